@@ -1,0 +1,137 @@
+/*
+ * blob.h: the STATS_ABI_V1 blob layout and the engine's internal interface
+ * between the template, update, render and statistic-family modules.
+ *
+ * A blob is one contiguous allocation of at most 65535 bytes, addressed by
+ * 16-bit offsets from its own start, so it can be copied byte for byte into
+ * shared memory, a file or another process and still be read:
+ *
+ *   0              32                stats_off            statsdata_off   cursz
+ *   +--------------+-----------------+--------------------+---------------+
+ *   | statsblobv1  | struct voi [N]  | struct voistat []  | statistic     |
+ *   | header       | indexed by id,  | one run per VOI,   | data, one     |
+ *   |              | vacant: id = -1 | indexed by stype,  | block per VOI |
+ *   |              |                 | vacant: stype = -1 |               |
+ *   +--------------+-----------------+--------------------+---------------+
+ *
+ * Adding a VOI to a template appends its struct voi (with vacant slots for
+ * any skipped ids) and puts its voistat run and its data block at the
+ * *front* of their regions, shifting the older ones: the FreeBSD order that
+ * gives the stats(3) page's 136-byte example. Within a data block the VOI
+ * state comes first, then each statistic in the order of the caller's spec
+ * array. statsd adds one rule FreeBSD lacks: each statistic's data starts on
+ * its natural alignment (4 bytes for 32-bit scalars, 8 for the rest) and each
+ * block is a multiple of 8 bytes, so typed loads are always aligned. The
+ * page's example is unchanged by it.
+ */
+#ifndef STATSD_BLOB_H
+#define STATSD_BLOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <statsd/stats.h>
+
+#define SB_V1_MAXSZ	65535
+#define SB_V1_HDRSZ	32
+
+/* voi.flags */
+#define VOI_REQSTATE	0x0001	/* the VOI keeps a VOISTATE (SB_VOI_RELUPDATE) */
+
+/* voistat.flags */
+#define VS_VSDVALID	0x01	/* updated since init or reset */
+
+#define VS_ERRS_MAX	UINT8_MAX
+
+struct voi {
+	int16_t		id;		/* -1: vacant */
+	uint8_t		dtype;		/* enum vsd_dtype */
+	int8_t		voistatmaxid;	/* highest stype of this VOI */
+	uint16_t	stats_off;	/* offset of its voistat run */
+	uint16_t	flags;		/* VOI_* */
+};
+
+struct voistat {
+	int8_t		stype;		/* -1: vacant */
+	uint8_t		dtype;		/* enum vsd_dtype of the data */
+	uint16_t	data_off;
+	uint16_t	dsz;
+	uint8_t		errs;		/* failed updates, saturating */
+	uint8_t		flags;		/* VS_* */
+};
+
+struct statsblobv1 {
+	uint8_t		abi;
+	uint8_t		endian;
+	uint16_t	flags;
+	uint16_t	maxsz;
+	uint16_t	cursz;
+	uint32_t	tplhash;
+	uint16_t	stats_off;
+	uint16_t	statsdata_off;
+	int64_t		created;	/* 32.32 fixed-point CLOCK_MONOTONIC s */
+	int64_t		lastrst;
+	struct voi	vois[];
+};
+
+_Static_assert(sizeof(struct voi) == 8, "struct voi is 8 bytes in ABI V1");
+_Static_assert(sizeof(struct voistat) == 8, "struct voistat is 8 bytes");
+_Static_assert(sizeof(struct statsblobv1) == SB_V1_HDRSZ, "V1 header size");
+_Static_assert(sizeof(struct voistatdata_numeric) == 8, "numeric is 8 bytes");
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SB_HOST_ENDIAN	SB_LE
+#elif __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define SB_HOST_ENDIAN	SB_BE
+#else
+#define SB_HOST_ENDIAN	SB_UE
+#endif
+
+static inline uint16_t
+blob_nvois(const struct statsblobv1 *sb)
+{
+	return (uint16_t)((sb->stats_off - SB_V1_HDRSZ) / sizeof(struct voi));
+}
+
+static inline struct voistat *
+blob_voistat(const struct statsblobv1 *sb, const struct voi *v, int stype)
+{
+	return (struct voistat *)((uintptr_t)sb + v->stats_off) + stype;
+}
+
+static inline struct voistatdata *
+blob_vsd(const struct statsblobv1 *sb, const struct voistat *vs)
+{
+	return (struct voistatdata *)((uintptr_t)sb + vs->data_off);
+}
+
+/* The current time as FreeBSD's sbintime_t: seconds << 32 | fraction. */
+int64_t blob_sbinuptime(void);
+
+/* Reset every statistic, as SB_CLONE_RSTSRC does. */
+void blob_reset_stats(struct statsblobv1 *sb);
+
+/*
+ * blob_check: structural validation of a blob of len bytes (header, every
+ * offset and size, statistic internals through the kind table).
+ * Returns: NULL when valid, else a static string naming what is wrong.
+ */
+const char *blob_check(const struct statsblobv1 *sb, size_t len);
+
+/*
+ * blob_iter: the walk behind stats_blob_visit() and the renderers. It calls
+ * cb for every populated statistic (VOISTATE included) or, with nulls, for
+ * vacant VOI slots (vs == NULL) and vacant statistic slots as well, with
+ * the SB_IT_* flags computed exactly. A non-zero return from cb stops the
+ * walk and is returned.
+ */
+typedef int (*blob_iter_cb)(struct statsblobv1 *sb, struct voi *v,
+    struct voistat *vs, uint32_t flags, void *ctx);
+int blob_iter(struct statsblobv1 *sb, bool nulls, blob_iter_cb cb, void *ctx);
+
+/* Template registry internals shared with the renderers. */
+const struct statsblob_tpl *tpl_by_hash(uint32_t hash);
+/* The hash of a template, as FreeBSD computes it (DJB2 step, seed 0). */
+uint32_t tpl_hash_buf(const void *buf, size_t len, uint32_t hash);
+
+#endif /* STATSD_BLOB_H */

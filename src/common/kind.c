@@ -1,0 +1,104 @@
+/*
+ * kind.c: the data-type and statistic-type tables, and the one place that
+ * renders a statistic's data by its family.
+ */
+#include <errno.h>
+
+#include "hist.h"
+#include "kind.h"
+#include "numeric.h"
+#include "tdgst_stat.h"
+
+#define SCALAR(nm, sz, sgn, q)	{ nm, sz, sz, DF_SCALAR, sgn, q }
+#define HIST(nm)		{ nm, 8, 8, DF_HIST, false, false }
+#define TDGST(nm)		{ nm, 8, 8, DF_TDGST, false, false }
+
+const struct dtype_info dtype_info[VSD_NUM_DTYPES] = {
+	[VSD_DTYPE_VOISTATE]	= { "VOISTATE", 8, 8, DF_VOISTATE, false, false },
+	[VSD_DTYPE_INT_S32]	= SCALAR("INT_S32", 4, true, false),
+	[VSD_DTYPE_INT_U32]	= SCALAR("INT_U32", 4, false, false),
+	[VSD_DTYPE_INT_S64]	= SCALAR("INT_S64", 8, true, false),
+	[VSD_DTYPE_INT_U64]	= SCALAR("INT_U64", 8, false, false),
+	[VSD_DTYPE_INT_SLONG]	= SCALAR("INT_SLONG", sizeof(long), true, false),
+	[VSD_DTYPE_INT_ULONG]	= SCALAR("INT_ULONG", sizeof(long), false, false),
+	[VSD_DTYPE_Q_S32]	= SCALAR("Q_S32", 4, true, true),
+	[VSD_DTYPE_Q_U32]	= SCALAR("Q_U32", 4, false, true),
+	[VSD_DTYPE_Q_S64]	= SCALAR("Q_S64", 8, true, true),
+	[VSD_DTYPE_Q_U64]	= SCALAR("Q_U64", 8, false, true),
+	[VSD_DTYPE_CRHIST32]	= HIST("CRHIST32"),
+	[VSD_DTYPE_DRHIST32]	= HIST("DRHIST32"),
+	[VSD_DTYPE_DVHIST32]	= HIST("DVHIST32"),
+	[VSD_DTYPE_CRHIST64]	= HIST("CRHIST64"),
+	[VSD_DTYPE_DRHIST64]	= HIST("DRHIST64"),
+	[VSD_DTYPE_DVHIST64]	= HIST("DVHIST64"),
+	[VSD_DTYPE_TDGSTCLUST32] = TDGST("TDGSTCLUST32"),
+	[VSD_DTYPE_TDGSTCLUST64] = TDGST("TDGSTCLUST64"),
+};
+
+const struct stype_ops stype_ops[VS_NUM_STYPES] = {
+	[VS_STYPE_VOISTATE] = {
+		.name = "VOISTATE",
+		.desc = "VOI related state data (not a real stat)",
+	},
+	[VS_STYPE_SUM] = {
+		.name = "SUM", .flatname = "sum",
+		.desc = "Simple arithmetic accumulator",
+		.update = numeric_sum_update, .reset = numeric_sum_reset,
+		.merge = numeric_sum_merge, .check = numeric_check,
+	},
+	[VS_STYPE_MAX] = {
+		.name = "MAX", .flatname = "max",
+		.desc = "Maximum observed VOI value",
+		.update = numeric_max_update, .reset = numeric_max_reset,
+		.merge = numeric_max_merge, .check = numeric_check,
+	},
+	[VS_STYPE_MIN] = {
+		.name = "MIN", .flatname = "min",
+		.desc = "Minimum observed VOI value",
+		.update = numeric_min_update, .reset = numeric_min_reset,
+		.merge = numeric_min_merge, .check = numeric_check,
+	},
+	[VS_STYPE_HIST] = {
+		.name = "HIST",
+		.desc = "Static bucket histogram of VOI values",
+		.update = hist_update, .reset = hist_reset,
+		.merge = hist_merge, .check = hist_check,
+		.quantile = hist_quantile, .cdf = hist_cdf,
+	},
+	[VS_STYPE_TDGST] = {
+		.name = "TDGST",
+		.desc = "t-digest of VOI values",
+		.update = tdgst_stat_update, .reset = tdgst_stat_reset,
+		.merge = tdgst_stat_merge, .check = tdgst_stat_check,
+		.quantile = tdgst_stat_quantile, .cdf = tdgst_stat_cdf,
+	},
+};
+
+int
+kind_render(struct sbuf *buf, const struct voistatdata *vsd,
+    enum vsd_dtype voi_dtype, enum vsd_dtype vs_dtype, uint16_t dsz,
+    enum sb_str_fmt fmt, bool objdump)
+{
+	if (buf == NULL || vsd == NULL || vs_dtype < 0 ||
+	    vs_dtype >= VSD_NUM_DTYPES || fmt < 0 || fmt >= SB_STRFMT_NUM_FMTS)
+		return EINVAL;
+	switch (dtype_info[vs_dtype].family) {
+	case DF_VOISTATE:
+		if (!dtype_is_scalar(voi_dtype))
+			voi_dtype = VSD_DTYPE_INT_S64;
+		sbuf_cat(buf, fmt == SB_STRFMT_JSON ? "\"prev\":" : "prev=");
+		return numeric_format(buf, voi_dtype, &vsd->voistate.prev);
+	case DF_SCALAR: {
+		struct voistatdata_numeric n;
+
+		numeric_load(vs_dtype, vsd, &n);
+		return numeric_format(buf, vs_dtype, &n);
+	}
+	case DF_HIST:
+		return hist_render(buf, vsd, vs_dtype, fmt, objdump);
+	case DF_TDGST:
+		return tdgst_stat_render(buf, vsd, dsz, vs_dtype, fmt, objdump);
+	default:
+		return EINVAL;
+	}
+}

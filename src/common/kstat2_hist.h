@@ -1,0 +1,53 @@
+/*
+ * kstat2_hist.h: seed 002's four histogram types (LINEAR, LOG2, LOG10,
+ * LOG10_LIN) as bucket-bound generators for the engine's one HIST kind:
+ * each produces the lower bounds of a CRHIST64 over an INT_U64 VOI.
+ */
+#ifndef STATSD_KSTAT2_HIST_H
+#define STATSD_KSTAT2_HIST_H
+
+#include <stdint.h>
+
+#include <statsd/stats.h>
+
+enum k2hist_type {
+	K2HIST_LINEAR = 0,
+	K2HIST_LOG2,
+	K2HIST_LOG10,
+	K2HIST_LOG10_LIN,
+};
+
+/* A LINEAR histogram with range_max = 0 grows on Solaris; ours is capped. */
+#define K2HIST_LINEAR_MAXBKTS	1024
+
+struct k2hist_spec {
+	struct vss_hist_hlpr_info	 info;
+	struct voistatdata_numeric	(*bkts)[2];
+	uint32_t			 nbkts;
+};
+
+/*
+ * k2hist_bounds: the lower bounds of the buckets of a kstat2 histogram.
+ * With lbs NULL only *nbkts is computed.
+ * Returns: 0; EINVAL for a bad type or parameters (stepping 0, range_max
+ * below range_min, LOG10_LIN decades past 10^19 or a stepping that does not
+ * divide a decade evenly); EOVERFLOW if *nbkts (in: capacity) is too small.
+ */
+int k2hist_bounds(enum k2hist_type type, uint64_t range_min,
+    uint64_t range_max, uint64_t stepping, uint64_t *lbs, uint32_t *nbkts);
+
+/*
+ * k2hist_spec_init: prepare a CRHIST64 voistatspec for a kstat2 histogram
+ * (use it with an INT_U64 VOI); k2hist_spec_done frees it.
+ * Returns: 0; EINVAL as k2hist_bounds; ENOMEM.
+ */
+int k2hist_spec_init(struct k2hist_spec *ks, enum k2hist_type type,
+    uint64_t range_min, uint64_t range_max, uint64_t stepping);
+struct voistatspec k2hist_vss(struct k2hist_spec *ks);
+void k2hist_spec_done(struct k2hist_spec *ks);
+
+/* k2hist_type_name, k2hist_type_from_name: "LINEAR", "LOG2", ... */
+const char *k2hist_type_name(enum k2hist_type type);
+int k2hist_type_from_name(const char *name);
+
+#endif /* STATSD_KSTAT2_HIST_H */

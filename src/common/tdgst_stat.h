@@ -1,0 +1,25 @@
+/*
+ * tdgst_stat.h: the TDGST statistic: the glue between the blob engine and
+ * the t-digest data structure in tdigest.c (which knows nothing of blobs).
+ */
+#ifndef STATSD_TDGST_STAT_H
+#define STATSD_TDGST_STAT_H
+
+#include "kind.h"
+
+int tdgst_stat_update(struct voistatdata *, uint16_t, enum vsd_dtype,
+    enum vsd_dtype, const struct voistatdata_numeric *, uint64_t, bool *);
+void tdgst_stat_reset(struct voistatdata *, uint16_t, enum vsd_dtype,
+    enum vsd_dtype);
+int tdgst_stat_merge(struct voistatdata *, const struct voistatdata *,
+    uint16_t, enum vsd_dtype, enum vsd_dtype);
+const char *tdgst_stat_check(const struct voistatdata *, uint16_t,
+    enum vsd_dtype, enum vsd_dtype);
+int tdgst_stat_quantile(const struct voistatdata *, uint16_t, enum vsd_dtype,
+    enum vsd_dtype, double, double *);
+int tdgst_stat_cdf(const struct voistatdata *, uint16_t, enum vsd_dtype,
+    enum vsd_dtype, double, double *);
+int tdgst_stat_render(struct sbuf *buf, const struct voistatdata *vsd,
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum sb_str_fmt fmt, bool objdump);
+
+#endif /* STATSD_TDGST_STAT_H */

@@ -1,0 +1,590 @@
+/*
+ * tpl.c: the template registry: allocation, VOI addition (which lays out
+ * the template blob every blob of it copies), the template hash, lookups
+ * by name, hash and spec string, and the list of all templates.
+ *
+ * Templates are never freed, so a slot id or a borrowed statsblob_tpl stays
+ * valid for the life of the process, as on FreeBSD. One rwlock guards the
+ * list; blobs made from templates need no lock of the registry's.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blob.h"
+#include "kind.h"
+#include "tpl.h"
+
+static pthread_rwlock_t tpl_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct statsblob_tpl **tpllist;
+static int ntpl;
+
+void
+tpl_rlock(void)
+{
+	pthread_rwlock_rdlock(&tpl_lock);
+}
+
+void
+tpl_runlock(void)
+{
+	pthread_rwlock_unlock(&tpl_lock);
+}
+
+const struct statsblob_tpl *
+tpl_get_locked(int id)
+{
+	return id >= 0 && id < ntpl ? tpllist[id] : NULL;
+}
+
+int
+tpl_count_locked(void)
+{
+	return ntpl;
+}
+
+static bool
+tpl_name_chars_ok(const char *name, size_t minlen)
+{
+	size_t n;
+
+	if (name == NULL)
+		return false;
+	n = strlen(name);
+	if (n < minlen || n > TPL_MAX_NAME_LEN)
+		return false;
+	/* Names travel unquoted in spec strings, flat names and JSON keys. */
+	return strspn(name, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+bool
+tpl_name_valid(const char *name)
+{
+	return tpl_name_chars_ok(name, 1);
+}
+
+bool
+tpl_voi_name_valid(const char *name)
+{
+	return tpl_name_chars_ok(name, 0);
+}
+
+uint32_t
+tpl_hash_buf(const void *buf, size_t len, uint32_t hash)
+{
+	const unsigned char *p = buf;
+
+	/* FreeBSD's hash32 step, h * 33 + c, seeded with 0 by the caller. */
+	while (len-- > 0)
+		hash = (hash << 5) + hash + *p++;
+	return hash;
+}
+
+static uint32_t
+tpl_hash_str(const char *s, uint32_t hash)
+{
+	return tpl_hash_buf(s, strlen(s), hash);
+}
+
+static void
+tpl_update_hash(struct statsblob_tpl *tpl)
+{
+	const struct statsblobv1 *sb = (const struct statsblobv1 *)tpl->sb;
+	uint32_t h;
+	uint16_t i, n = blob_nvois(sb);
+
+	h = tpl_hash_str(tpl->mb->tplname, 0);
+	for (i = 0; i < n; i++) {
+		if (tpl->mb->voi_meta[i].name != NULL)
+			h = tpl_hash_str(tpl->mb->voi_meta[i].name, h);
+	}
+	tpl->mb->tplhash = tpl_hash_buf(sb, sb->cursz, h);
+}
+
+/* With the lock held: newest template matching name (if any) and hash. */
+static int
+tpl_find_locked(const char *name, uint32_t hash)
+{
+	int i;
+
+	for (i = ntpl - 1; i >= 0; i--) {
+		const struct metablob *mb = tpllist[i]->mb;
+
+		if (name != NULL) {
+			if (strcmp(mb->tplname, name) != 0)
+				continue;
+			if (hash == 0 || mb->tplhash == hash)
+				return i;
+		} else if (mb->tplhash == hash) {
+			return i;
+		}
+	}
+	return -ESRCH;
+}
+
+int
+stats_tpl_alloc(const char *name, uint32_t flags)
+{
+	struct statsblob_tpl *tpl, **nlist;
+	struct statsblobv1 *sb;
+	int id;
+
+	(void)flags;
+	if (!tpl_name_valid(name))
+		return -EINVAL;
+	tpl = calloc(1, sizeof(*tpl));
+	if (tpl == NULL)
+		return -ENOMEM;
+	tpl->mb = calloc(1, sizeof(*tpl->mb));
+	sb = calloc(1, SB_V1_HDRSZ);
+	if (tpl->mb == NULL || sb == NULL ||
+	    (tpl->mb->tplname = strdup(name)) == NULL) {
+		if (tpl->mb != NULL)
+			free(tpl->mb->tplname);
+		free(tpl->mb);
+		free(sb);
+		free(tpl);
+		return -ENOMEM;
+	}
+	sb->abi = STATS_ABI_V1;
+	sb->endian = SB_HOST_ENDIAN;
+	sb->maxsz = sb->cursz = SB_V1_HDRSZ;
+	sb->stats_off = sb->statsdata_off = SB_V1_HDRSZ;
+	tpl->sb = (struct statsblob *)sb;
+
+	pthread_rwlock_wrlock(&tpl_lock);
+	if (tpl_find_locked(name, 0) >= 0) {
+		id = -EEXIST;
+	} else if ((nlist = realloc(tpllist,
+	    (size_t)(ntpl + 1) * sizeof(*tpllist))) == NULL) {
+		id = -ENOMEM;
+	} else {
+		tpllist = nlist;
+		tpl_update_hash(tpl);
+		id = ntpl;
+		tpllist[ntpl++] = tpl;
+	}
+	pthread_rwlock_unlock(&tpl_lock);
+	if (id < 0) {
+		free(tpl->mb->tplname);
+		free(tpl->mb);
+		free(sb);
+		free(tpl);
+	}
+	return id;
+}
+
+int
+stats_tpl_fetch_allocid(const char *name, uint32_t hash)
+{
+	int id;
+
+	pthread_rwlock_rdlock(&tpl_lock);
+	id = tpl_find_locked(name, hash);
+	pthread_rwlock_unlock(&tpl_lock);
+	return id;
+}
+
+int
+stats_tpl_fetch(int tpl_id, struct statsblob_tpl **tpl)
+{
+	int error = 0;
+
+	pthread_rwlock_rdlock(&tpl_lock);
+	if (tpl_id < 0 || tpl_id >= ntpl)
+		error = ENOENT;
+	else if (tpl != NULL)
+		*tpl = tpllist[tpl_id];
+	pthread_rwlock_unlock(&tpl_lock);
+	return error;
+}
+
+const struct statsblob_tpl *
+tpl_by_hash(uint32_t hash)
+{
+	const struct statsblob_tpl *tpl = NULL;
+	int id;
+
+	pthread_rwlock_rdlock(&tpl_lock);
+	id = tpl_find_locked(NULL, hash);
+	if (id >= 0)
+		tpl = tpllist[id];
+	pthread_rwlock_unlock(&tpl_lock);
+	return tpl;
+}
+
+int
+stats_tpl_id2name(uint32_t tpl_id, char *buf, size_t len)
+{
+	int error = 0;
+
+	pthread_rwlock_rdlock(&tpl_lock);
+	if (tpl_id >= (uint32_t)ntpl)
+		error = ENOENT;
+	else if (buf == NULL || len <= strlen(tpllist[tpl_id]->mb->tplname))
+		error = EOVERFLOW;
+	else
+		strcpy(buf, tpllist[tpl_id]->mb->tplname);
+	pthread_rwlock_unlock(&tpl_lock);
+	return error;
+}
+
+int
+stats_tpl_id2spec(uint32_t tpl_id, char *buf, size_t len)
+{
+	int error = 0, n;
+
+	pthread_rwlock_rdlock(&tpl_lock);
+	if (tpl_id >= (uint32_t)ntpl) {
+		error = ENOENT;
+	} else if (buf == NULL) {
+		error = EOVERFLOW;
+	} else {
+		n = snprintf(buf, len, "\"%s\":%" PRIu32,
+		    tpllist[tpl_id]->mb->tplname, tpllist[tpl_id]->mb->tplhash);
+		if (n < 0 || (size_t)n >= len)
+			error = EOVERFLOW;
+	}
+	pthread_rwlock_unlock(&tpl_lock);
+	return error;
+}
+
+int
+stats_tpl_spec_parse(const char *spec, char *name, size_t namelen,
+    uint32_t *hash)
+{
+	const char *p, *colon, *nend;
+	unsigned long long h = 0;
+	size_t n;
+	char *end;
+
+	if (spec == NULL || name == NULL || hash == NULL ||
+	    strlen(spec) > STATS_TPL_MAX_STR_SPEC_LEN)
+		return EINVAL;
+	p = spec;
+	if (*p == '"') {
+		nend = strchr(p + 1, '"');
+		if (nend == NULL)
+			return EINVAL;
+		p++;
+		colon = nend + 1;
+		if (*colon != ':' && *colon != '\0')
+			return EINVAL;
+	} else {
+		colon = strchr(p, ':');
+		nend = colon != NULL ? colon : p + strlen(p);
+	}
+	n = (size_t)(nend - p);
+	if (colon != NULL && *colon == ':') {
+		const char *digits = colon + 1;
+
+		if (*digits < '0' || *digits > '9')
+			return EINVAL;
+		errno = 0;
+		h = strtoull(digits, &end, 10);
+		if (*end != '\0' || errno == ERANGE || h > UINT32_MAX)
+			return EINVAL;
+	}
+	if (n == 0 && (colon == NULL || *colon != ':'))
+		return EINVAL;		/* neither a name nor a hash */
+	if (n >= namelen)
+		return EOVERFLOW;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	if (n > 0 && !tpl_name_valid(name))
+		return EINVAL;
+	*hash = (uint32_t)h;
+	return 0;
+}
+
+int
+stats_tpl_fetch_byspec(const char *spec)
+{
+	char name[TPL_MAX_NAME_LEN + 1];
+	uint32_t hash;
+	int error;
+
+	error = stats_tpl_spec_parse(spec, name, sizeof(name), &hash);
+	if (error != 0)
+		return -EINVAL;
+	return stats_tpl_fetch_allocid(name[0] != '\0' ? name : NULL, hash);
+}
+
+int
+stats_tpl_list(struct sbuf *buf)
+{
+	int i;
+
+	if (buf == NULL)
+		return EINVAL;
+	pthread_rwlock_rdlock(&tpl_lock);
+	for (i = 0; i < ntpl; i++)
+		sbuf_printf(buf, "%s\"%s\":%" PRIu32, i > 0 ? "," : "",
+		    tpllist[i]->mb->tplname, tpllist[i]->mb->tplhash);
+	pthread_rwlock_unlock(&tpl_lock);
+	return sbuf_error(buf);
+}
+
+const char *
+stats_vsd_dtype_name(enum vsd_dtype dtype)
+{
+	if ((int)dtype < 0 || dtype >= VSD_NUM_DTYPES)
+		return NULL;
+	return dtype_info[dtype].name;
+}
+
+const char *
+stats_voi_stype_name(enum voi_stype stype)
+{
+	if ((int)stype < 0 || stype >= VS_NUM_STYPES)
+		return NULL;
+	return stype_ops[stype].name;
+}
+
+const char *
+stats_strerror(int error)
+{
+	if (error < 0)
+		error = -error;
+	if (error == EFTYPE)
+		return "Inappropriate file type or format";
+	return strerror(error);
+}
+
+static size_t
+align_up(size_t v, size_t a)
+{
+	return (v + a - 1) & ~(a - 1);
+}
+
+/*
+ * Grow the template blob by one VOI, FreeBSD's way: the new VOI's voistat
+ * run and data block go to the front of their regions.
+ */
+static int
+tpl_add_voi_locked(struct statsblob_tpl *tpl, int32_t voi_id,
+    const char *voi_name, enum vsd_dtype voi_dtype, uint32_t nvss,
+    const struct voistatspec *vss, uint32_t flags)
+{
+	struct statsblobv1 *osb = (struct statsblobv1 *)tpl->sb, *nsb;
+	uint16_t onvois = blob_nvois(osb), nnvois, v;
+	size_t runsz, blksz, doff, oldstats, olddata, newsz, vshift, dshift;
+	uint16_t data_off[VS_NUM_STYPES];
+	struct voi_meta *nmeta;
+	int maxstype = 0;
+	uint32_t i;
+	char *namecopy;
+
+	if (voi_id < onvois && osb->vois[voi_id].id >= 0)
+		return EOPNOTSUPP;
+	for (i = 0; i < nvss; i++) {
+		if (vss[i].stype > maxstype)
+			maxstype = vss[i].stype;
+	}
+	nnvois = voi_id >= onvois ? (uint16_t)(voi_id + 1) : onvois;
+	runsz = (size_t)(maxstype + 1) * sizeof(struct voistat);
+
+	/* Lay the new data block out: VOI state, then specs in order. */
+	blksz = 0;
+	if (flags & SB_VOI_RELUPDATE)
+		blksz = sizeof(struct voistatdata_voistate);
+	for (i = 0; i < nvss; i++) {
+		size_t a = dtype_info[vss[i].vs_dtype].align;
+
+		blksz = align_up(blksz, a < 8 ? a : 8);
+		if (blksz > SB_V1_MAXSZ)
+			return EFBIG;
+		data_off[vss[i].stype] = (uint16_t)blksz;
+		blksz += vss[i].vsdsz;
+	}
+	blksz = align_up(blksz, 8);
+
+	oldstats = (size_t)osb->statsdata_off - osb->stats_off;
+	olddata = (size_t)osb->cursz - osb->statsdata_off;
+	vshift = (size_t)(nnvois - onvois) * sizeof(struct voi) + runsz;
+	newsz = SB_V1_HDRSZ + (size_t)nnvois * sizeof(struct voi) + runsz +
+	    oldstats + blksz + olddata;
+	if (newsz > SB_V1_MAXSZ)
+		return EFBIG;
+	dshift = vshift + blksz;
+
+	nsb = calloc(1, newsz);
+	namecopy = strdup(voi_name);
+	nmeta = calloc(nnvois, sizeof(*nmeta));
+	if (nsb == NULL || namecopy == NULL || nmeta == NULL) {
+		free(nsb);
+		free(namecopy);
+		free(nmeta);
+		return ENOMEM;
+	}
+
+	memcpy(nsb, osb, SB_V1_HDRSZ);
+	memcpy(nsb->vois, osb->vois, (size_t)onvois * sizeof(struct voi));
+	for (v = onvois; v < nnvois; v++) {
+		nsb->vois[v].id = -1;
+		nsb->vois[v].voistatmaxid = -1;
+	}
+	nsb->stats_off = (uint16_t)(SB_V1_HDRSZ + nnvois * sizeof(struct voi));
+	/* Old voistat runs and data move back; their offsets follow. */
+	memcpy((uint8_t *)nsb + nsb->stats_off + runsz,
+	    (uint8_t *)osb + osb->stats_off, oldstats);
+	nsb->statsdata_off = (uint16_t)(nsb->stats_off + runsz + oldstats);
+	memcpy((uint8_t *)nsb + nsb->statsdata_off + blksz,
+	    (uint8_t *)osb + osb->statsdata_off, olddata);
+	for (v = 0; v < onvois; v++) {
+		struct voi *vp = &nsb->vois[v];
+		int s;
+
+		if (vp->id < 0)
+			continue;
+		vp->stats_off = (uint16_t)(vp->stats_off + vshift);
+		for (s = 0; s <= vp->voistatmaxid; s++) {
+			struct voistat *vs = blob_voistat(nsb, vp, s);
+
+			if (vs->stype >= 0)
+				vs->data_off = (uint16_t)(vs->data_off + dshift);
+		}
+	}
+
+	/* The new VOI. */
+	struct voi *nv = &nsb->vois[voi_id];
+	nv->id = (int16_t)voi_id;
+	nv->dtype = (uint8_t)voi_dtype;
+	nv->voistatmaxid = (int8_t)maxstype;
+	nv->stats_off = nsb->stats_off;
+	nv->flags = (flags & SB_VOI_RELUPDATE) ? VOI_REQSTATE : 0;
+	doff = nsb->statsdata_off;
+	for (i = 0; i <= (uint32_t)maxstype; i++)
+		blob_voistat(nsb, nv, (int)i)->stype = -1;
+	if (flags & SB_VOI_RELUPDATE) {
+		struct voistat *vs = blob_voistat(nsb, nv, VS_STYPE_VOISTATE);
+
+		vs->stype = VS_STYPE_VOISTATE;
+		vs->dtype = VSD_DTYPE_VOISTATE;
+		vs->dsz = sizeof(struct voistatdata_voistate);
+		vs->data_off = (uint16_t)doff;
+	}
+	for (i = 0; i < nvss; i++) {
+		struct voistat *vs = blob_voistat(nsb, nv, vss[i].stype);
+
+		vs->stype = (int8_t)vss[i].stype;
+		vs->dtype = (uint8_t)vss[i].vs_dtype;
+		vs->dsz = (uint16_t)vss[i].vsdsz;
+		vs->data_off = (uint16_t)(doff + data_off[vss[i].stype]);
+		memcpy((uint8_t *)nsb + vs->data_off, vss[i].iv, vss[i].vsdsz);
+	}
+	nsb->cursz = nsb->maxsz = (uint16_t)newsz;
+
+	if (onvois > 0)
+		memcpy(nmeta, tpl->mb->voi_meta,
+		    (size_t)onvois * sizeof(*nmeta));
+	nmeta[voi_id].name = namecopy;
+	free(tpl->mb->voi_meta);
+	tpl->mb->voi_meta = nmeta;
+	free(osb);
+	tpl->sb = (struct statsblob *)nsb;
+	tpl_update_hash(tpl);
+	return 0;
+}
+
+static int
+tpl_check_vss(enum vsd_dtype voi_dtype, uint32_t nvss,
+    const struct voistatspec *vss)
+{
+	uint32_t seen = 0, i;
+
+	for (i = 0; i < nvss; i++) {
+		const struct voistatspec *s = &vss[i];
+
+		if (!stype_valid(s->stype) || !dtype_valid(s->vs_dtype) ||
+		    s->iv == NULL || s->vsdsz == 0 || s->vsdsz > SB_V1_MAXSZ)
+			return EINVAL;
+		if (seen & (1u << s->stype))
+			return EINVAL;	/* one statistic of each type */
+		seen |= 1u << s->stype;
+		/* Scalar statistics hold the VOI's own type. */
+		if (dtype_is_scalar(s->vs_dtype) && (s->vs_dtype != voi_dtype ||
+		    s->vsdsz != dtype_info[voi_dtype].size))
+			return EINVAL;
+		if (stype_ops[s->stype].check != NULL &&
+		    stype_ops[s->stype].check(s->iv, (uint16_t)s->vsdsz,
+		    s->vs_dtype, voi_dtype) != NULL)
+			return EINVAL;
+	}
+	return 0;
+}
+
+int
+stats_tpl_add_voistats(uint32_t tpl_id, int32_t voi_id, const char *voi_name,
+    enum vsd_dtype voi_dtype, uint32_t nvss, struct voistatspec *vss,
+    uint32_t flags)
+{
+	bool *owned = NULL;
+	uint32_t i;
+	int error = 0;
+
+	if (voi_id < 0 || voi_id > INT16_MAX || !dtype_is_scalar(voi_dtype) ||
+	    nvss == 0 || vss == NULL || !tpl_voi_name_valid(voi_name) ||
+	    (flags & ~SB_VOI_RELUPDATE) != 0)
+		return EINVAL;
+	owned = calloc(nvss, sizeof(*owned));
+	if (owned == NULL)
+		return ENOMEM;
+	/* Helpers run last to first and stop at the first failure. */
+	for (i = nvss; i-- > 0;) {
+		if (vss[i].hlpr == NULL)
+			continue;
+		error = vss[i].hlpr(voi_dtype, &vss[i], vss[i].hlprinfo);
+		if (error != 0)
+			break;
+		owned[i] = true;
+	}
+	if (error == 0)
+		error = tpl_check_vss(voi_dtype, nvss, vss);
+	if (error == 0) {
+		pthread_rwlock_wrlock(&tpl_lock);
+		if (tpl_id >= (uint32_t)ntpl)
+			error = EINVAL;
+		else
+			error = tpl_add_voi_locked(tpllist[tpl_id], voi_id,
+			    voi_name, voi_dtype, nvss, vss, flags);
+		pthread_rwlock_unlock(&tpl_lock);
+	}
+	/* The helpers' allocations are ours to free, whatever happened. */
+	for (i = 0; i < nvss; i++) {
+		if (owned[i]) {
+			free(vss[i].iv);
+			vss[i].iv = NULL;
+		}
+	}
+	free(owned);
+	return error;
+}
+
+int
+stats_vss_numeric_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
+    struct vss_numeric_hlpr_info *info)
+{
+	struct voistatdata_numeric *iv;
+
+	(void)info;
+	if (vss == NULL || !dtype_is_scalar(voi_dtype))
+		return EINVAL;
+	if (vss->stype != VS_STYPE_SUM && vss->stype != VS_STYPE_MIN &&
+	    vss->stype != VS_STYPE_MAX)
+		return EINVAL;
+	iv = calloc(1, sizeof(*iv));
+	if (iv == NULL)
+		return ENOMEM;
+	/* The reset state is the initial state: 0, type max, type min. */
+	stype_ops[vss->stype].reset((struct voistatdata *)iv,
+	    dtype_info[voi_dtype].size, voi_dtype, voi_dtype);
+	vss->iv = (struct voistatdata *)iv;
+	vss->vsdsz = dtype_info[voi_dtype].size;
+	vss->vs_dtype = voi_dtype;
+	return 0;
+}

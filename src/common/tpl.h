@@ -1,0 +1,24 @@
+/*
+ * tpl.h: the process-wide template registry (the one global src/common
+ * keeps) and the rules for names.
+ */
+#ifndef STATSD_TPL_H
+#define STATSD_TPL_H
+
+#include <stdbool.h>
+
+#include "blob.h"
+
+/* Template names: 1 to 64 of [A-Za-z0-9_.-]. */
+bool tpl_name_valid(const char *name);
+/* VOI names: 0 to 64 of [A-Za-z0-9_.-] (empty is allowed, as on FreeBSD). */
+bool tpl_voi_name_valid(const char *name);
+
+/* Run fn under the registry's read lock (rendering with META). */
+void tpl_rlock(void);
+void tpl_runlock(void);
+/* With the read lock held: the template at id, or NULL. */
+const struct statsblob_tpl *tpl_get_locked(int id);
+int tpl_count_locked(void);
+
+#endif /* STATSD_TPL_H */
