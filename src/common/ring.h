@@ -1,0 +1,429 @@
+/*
+ * ring.h: the per-thread single-producer single-consumer update ring that
+ * carries (X, Y) updates from an application thread to statsd, and its
+ * shared-memory layout. One ring per producing thread is what lets a push be
+ * plain stores plus one release store: no lock, no atomic read-modify-write,
+ * no system call on the fast path.
+ *
+ * The daemon creates the ring (a sealed memfd plus an eventfd) and is its
+ * consumer; the client maps it and is its producer. The daemon treats every
+ * byte a client can write as hostile: it keeps its own copy of the geometry,
+ * reads the producer index once per batch, bounds it, and validates each
+ * record after copying it out.
+ *
+ * Layout of the memfd (all fields native-endian; `endian` tells which):
+ *
+ *   0    +--------------------------------------------------------------+
+ *        | magic u64 "STDRING1"                                         |
+ *        | abi_major u16 | abi_minor u16 | hdr_size u32                 |
+ *        | compat u32    | incompat u32                                 |
+ *        | endian u32    | rec_size u32 (32)                            |
+ *        | cap_log2 u32  | reserved u32                                 |
+ *        | birth u64 (CLOCK_REALTIME ns at creation)                    |
+ *        | ... padding to 128                   identity: written once  |
+ *   128  +--------------------------------------------------------------+
+ *        | head u64     producer index (records ever pushed)            |
+ *        | dropped u64  records the producer could not push (full)      |
+ *        | wakeups u64  eventfd writes made by the producer             |
+ *        | closed u32   producer is gone; drain what is left, then free |
+ *        | ... padding to 256                   written by the producer |
+ *   256  +--------------------------------------------------------------+
+ *        | tail u64     consumer index, published once per batch       |
+ *        | ... padding to 384                   written by the consumer |
+ *   384  +--------------------------------------------------------------+
+ *        | sleeping u32 consumer is about to wait on the eventfd        |
+ *        | ... padding to 512              set by consumer, cleared by  |
+ *        |                                 the producer that wakes it   |
+ *   512  +--------------------------------------------------------------+
+ *        | rec[0]   slot u32 | voi u16 | op u8 | flags u8 |             |
+ *        |          x i64 | y i64 | time u64                  32 bytes  |
+ *        | rec[1] ...                                                   |
+ *        | rec[2^cap_log2 - 1]                                          |
+ *        +--------------------------------------------------------------+
+ *
+ * The producer and consumer lines are 128 bytes apart, not 64, because the
+ * adjacent-line prefetcher pulls cache lines in pairs. Indices are free
+ * running u64 counters; a record lives at rec[index & (capacity - 1)].
+ *
+ * Memory ordering:
+ *   producer: write record; store-release head. Before overwriting a slot it
+ *             has seen free via a load-acquire of tail.
+ *   consumer: load-acquire head; copy records; store-release tail.
+ *   wakeup:   the consumer stores sleeping = 1, issues a full fence, then
+ *             re-reads head; the producer, after its release of head, loads
+ *             sleeping relaxed and, if set, exchanges it to 0 and writes the
+ *             eventfd. The producer deliberately has no full fence (it would
+ *             cost as much as the atomic add the ring exists to beat), so a
+ *             wakeup can be lost in a narrow window; the consumer therefore
+ *             always waits with a time-out (the daemon's periodic drain).
+ */
+#ifndef STATSD_COMMON_RING_H
+#define STATSD_COMMON_RING_H
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define RING_MAGIC		UINT64_C(0x31474e4952445453)	/* "STDRING1" */
+#define RING_ABI_MAJOR		1
+#define RING_ABI_MINOR		0
+#define RING_ENDIAN		UINT32_C(0x01020304)
+#define RING_HDR_SIZE		512u
+#define RING_REC_SIZE		32u
+#define RING_CAP_LOG2_MIN	2u
+#define RING_CAP_LOG2_MAX	24u	/* 16 Mi records, 512 MiB */
+#define RING_PREFETCH		16u	/* records ahead the producer prefetches */
+
+/* Feature bits. None are defined yet: a consumer or producer refuses a ring
+ * with an incompatible bit it does not know, and ignores compatible ones. */
+#define RING_COMPAT_KNOWN	0u
+#define RING_INCOMPAT_KNOWN	0u
+
+/* One update as it sits in the ring. The layout is the wire format between
+ * client and daemon, so it is fixed here and checked by static asserts. */
+struct ring_rec {
+	uint32_t slot;		/* kstat table slot in the daemon's store */
+	uint16_t voi;		/* VOI id within the kstat's template */
+	uint8_t op;		/* enum ring_op */
+	uint8_t flags;		/* RING_F_* allowed for op */
+	int64_t x;		/* the value */
+	int64_t y;		/* the weight, for the ops that take one */
+	uint64_t time;		/* CLOCK_MONOTONIC ns; 0 = daemon stamps */
+};
+
+_Static_assert(sizeof(struct ring_rec) == RING_REC_SIZE, "ring record size");
+_Static_assert(offsetof(struct ring_rec, x) == 8, "ring record layout");
+_Static_assert(offsetof(struct ring_rec, time) == 24, "ring record layout");
+
+/*
+ * The operations a record can carry. The numbering is part of the ABI; the
+ * table in ring.c (name, allowed flags, what Y may hold) is the single
+ * definition the validator, ring_op_to_string() and the docs use.
+ */
+enum ring_op {
+	RING_OP_INVALID = 0,	/* a zeroed record is never valid */
+	RING_OP_ABS = 1,	/* absolute update (X, 1); Y must be 0 */
+	RING_OP_REL = 2,	/* relative update: X is added to the last value */
+	RING_OP_XY = 3,		/* (X, Y): X the value, Y its weight (>= 0) */
+	RING_OP_QENTER = 4,	/* queue enter at time; RING_F_RUNQ: run queue */
+	RING_OP_QEXIT = 5,	/* queue exit at time; RING_F_RUNQ: run queue */
+	RING_OP_QMOVE = 6,	/* wait -> run queue; RING_F_RUNQ: run -> wait */
+	RING_OP_TSTART = 7,	/* timer start at time */
+	RING_OP_TSTOP = 8,	/* timer stop at time */
+	RING_OP_SET = 9,	/* named value set to X */
+	RING_OP_HIST = 10,	/* histogram add: bucket of X += Y (>= 0) */
+	RING_OP__COUNT
+};
+
+#define RING_F_UNSIGNED		0x01u	/* X (and Y) are u64 bit patterns */
+#define RING_F_RUNQ		0x02u	/* queue ops: the run queue */
+
+struct ring_hdr {
+	uint64_t magic;
+	uint16_t abi_major;
+	uint16_t abi_minor;
+	uint32_t hdr_size;
+	uint32_t compat;
+	uint32_t incompat;
+	uint32_t endian;
+	uint32_t rec_size;
+	uint32_t cap_log2;
+	uint32_t reserved0;
+	uint64_t birth;
+	uint8_t pad0[128 - 48];
+
+	_Atomic uint64_t head;
+	_Atomic uint64_t dropped;
+	_Atomic uint64_t wakeups;
+	_Atomic uint32_t closed;
+	uint8_t pad1[128 - 28];
+
+	_Atomic uint64_t tail;
+	uint8_t pad2[128 - 8];
+
+	_Atomic uint32_t sleeping;
+	uint8_t pad3[128 - 4];
+};
+
+_Static_assert(sizeof(struct ring_hdr) == RING_HDR_SIZE, "ring header size");
+_Static_assert(offsetof(struct ring_hdr, head) == 128, "ring producer line");
+_Static_assert(offsetof(struct ring_hdr, tail) == 256, "ring consumer line");
+_Static_assert(offsetof(struct ring_hdr, sleeping) == 384, "ring wake line");
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "u64 atomics must be lock-free in shared memory");
+
+/*
+ * Check a record's op, flags and Y against the op table. Slot and VOI are not
+ * checked: only the daemon knows what the producer owns.
+ * Returns: 0 if valid; -EBADMSG otherwise.
+ */
+int ring_rec_check(const struct ring_rec *rec);
+
+/*
+ * The name of an op ("abs", "xy", ...).
+ * Returns: a static string; NULL for an op outside the table.
+ */
+const char *ring_op_to_string(unsigned op);
+
+/* ---------------------------------------------------------------- producer */
+
+/*
+ * The producer's private view of a ring. Public only so that the push fast
+ * path can be inlined; callers treat it as opaque. `head` is the producer's
+ * own copy of its index (it never re-reads it from shared memory) and
+ * `tail_cache` the consumer index as last seen, re-read only when the ring
+ * looks full.
+ */
+struct ring_producer {
+	struct ring_hdr *hdr;
+	struct ring_rec *recs;
+	uint64_t head;
+	uint64_t tail_cache;
+	uint64_t mask;
+	uint64_t dropped;
+	uint64_t wakeups;
+	size_t map_size;
+	int efd;
+};
+
+/*
+ * Client side: map a ring received from the daemon. `fd` is the ring's memfd
+ * and `efd` its eventfd; neither is taken over (both may be closed after the
+ * call; efd is duplicated). The header is validated: magic, ABI major,
+ * incompatible features, sizes, and that the memfd is sealed and large enough.
+ * Returns: 0 and *ret; -EPROTONOSUPPORT for another ABI major or unknown
+ * incompatible features; -EBADMSG for a malformed header or size; -EPERM if
+ * the memfd is not sealed; -ENOMEM; -errno from fstat, mmap or fcntl.
+ */
+int ring_map(int fd, int efd, struct ring_producer **ret);
+
+/*
+ * Mark the ring closed (the daemon frees it once drained), unmap it, close
+ * the eventfd, and unbind it if it is the calling thread's current ring.
+ * NULL-safe. Returns: NULL.
+ */
+struct ring_producer *ring_producer_free(struct ring_producer *p);
+
+/* Producer-side counters, kept in the producer's memory (and mirrored in the
+ * header for the daemon). */
+static inline uint64_t ring_producer_dropped(const struct ring_producer *p) { return p->dropped; }
+static inline uint64_t ring_producer_wakeups(const struct ring_producer *p) { return p->wakeups; }
+
+/* Slow paths of the inline push; not for direct use. */
+void ring_producer_wake(struct ring_producer *p);
+void ring_producer_drop(struct ring_producer *p, uint64_t n);
+
+/* The slot for the next record, or NULL if the ring is full even after
+ * re-reading the consumer index. A bogus tail (ahead of head) reads as full. */
+static inline struct ring_rec *
+ring_producer_next(struct ring_producer *p)
+{
+	uint64_t h = p->head;
+
+	if (h - p->tail_cache > p->mask) {
+		p->tail_cache = atomic_load_explicit(&p->hdr->tail, memory_order_acquire);
+		if (h - p->tail_cache > p->mask)
+			return NULL;
+	}
+	/* Ask for write ownership of a line some records ahead: the
+	 * consumer has read it on the last lap, so it must be fetched back
+	 * from the consumer's cache, and starting early hides that trip. */
+	__builtin_prefetch(&p->recs[(h + RING_PREFETCH) & p->mask], 1, 3);
+	return &p->recs[h & p->mask];
+}
+
+/* Publish records written since the last publish, and wake the consumer if
+ * it said it was going to sleep. */
+static inline void
+ring_producer_publish(struct ring_producer *p, uint64_t head)
+{
+	p->head = head;
+	atomic_store_explicit(&p->hdr->head, head, memory_order_release);
+	if (atomic_load_explicit(&p->hdr->sleeping, memory_order_relaxed) != 0)
+		ring_producer_wake(p);
+}
+
+/*
+ * Push one update. Never blocks, never makes a system call unless the
+ * consumer is asleep. The record is not validated here: the daemon does it.
+ * Returns: 0 if queued; -ENOSPC if the ring was full (the update is dropped
+ * and counted in the producer's drop counter).
+ */
+static inline int
+ring_push(struct ring_producer *p, uint32_t slot, uint16_t voi, uint8_t op,
+    uint8_t flags, int64_t x, int64_t y, uint64_t time_ns)
+{
+	struct ring_rec *r = ring_producer_next(p);
+
+	if (r == NULL) {
+		ring_producer_drop(p, 1);
+		return -ENOSPC;
+	}
+	r->slot = slot;
+	r->voi = voi;
+	r->op = op;
+	r->flags = flags;
+	r->x = x;
+	r->y = y;
+	r->time = time_ns;
+	ring_producer_publish(p, p->head + 1);
+	return 0;
+}
+
+/* Push one record built by the caller. Same contract as ring_push(). */
+static inline int
+ring_push_rec(struct ring_producer *p, const struct ring_rec *rec)
+{
+	struct ring_rec *r = ring_producer_next(p);
+
+	if (r == NULL) {
+		ring_producer_drop(p, 1);
+		return -ENOSPC;
+	}
+	*r = *rec;
+	ring_producer_publish(p, p->head + 1);
+	return 0;
+}
+
+/*
+ * Push up to n records with one publish and at most one wakeup. Records that
+ * do not fit are dropped and counted.
+ * Returns: the number of records queued (0..n).
+ */
+size_t ring_push_batch(struct ring_producer *p, const struct ring_rec *recs, size_t n);
+
+/*
+ * The calling thread's ring. The client library binds a ring on a thread's
+ * first update and unbinds it at thread exit and in the child after fork()
+ * (two producers on one ring would corrupt it). Initial-exec TLS keeps the
+ * lookup a single %fs-relative load even inside libstatsclient.so.
+ */
+extern _Thread_local struct ring_producer *ring_tls_current
+    __attribute__((tls_model("initial-exec")));
+
+/* Returns: the calling thread's ring, or NULL if none is bound. */
+static inline struct ring_producer *
+ring_producer_current(void)
+{
+	return ring_tls_current;
+}
+
+/* Bind p (or NULL) as the calling thread's ring. Returns: the previous one. */
+struct ring_producer *ring_producer_bind(struct ring_producer *p);
+
+/* ---------------------------------------------------------------- consumer */
+
+struct ring_consumer;
+
+struct ring_consumer_stats {
+	uint64_t applied;	/* records the apply callback accepted */
+	uint64_t rejected;	/* records failing ring_rec_check or refused */
+	uint64_t dropped;	/* the producer's drop counter, as reported */
+	uint64_t wakeups;	/* the producer's wakeup counter, as reported */
+	uint64_t sleeps;	/* times the consumer armed the sleeping flag */
+	int broken;		/* the producer index went out of bounds */
+	int closed;		/* the producer said it is gone */
+};
+
+/*
+ * Daemon side: create a ring of 2^cap_log2 records: a sealed memfd, mapped
+ * read-write, and a non-blocking eventfd. Both fds stay owned by the ring;
+ * send them to the client with SCM_RIGHTS.
+ * Returns: 0 and *ret; -EINVAL if cap_log2 is outside
+ * [RING_CAP_LOG2_MIN, RING_CAP_LOG2_MAX]; -ENOMEM; -errno from memfd_create,
+ * ftruncate, fcntl, mmap or eventfd.
+ */
+int ring_create(unsigned cap_log2, struct ring_consumer **ret);
+
+/*
+ * Daemon side, after a restart: adopt an existing ring (from the runtime
+ * directory) and resume at the consumer index it holds. Takes over fd and
+ * efd on success only. The header is validated as in ring_map(); an index
+ * already out of bounds marks the ring broken rather than failing.
+ * Returns: as ring_map().
+ */
+int ring_consumer_attach(int fd, int efd, struct ring_consumer **ret);
+
+/* Unmap and close both fds. NULL-safe. Returns: NULL. */
+struct ring_consumer *ring_consumer_free(struct ring_consumer *c);
+
+/* Returns: the ring's memfd / eventfd (owned by the ring). */
+int ring_consumer_fd(const struct ring_consumer *c);
+int ring_consumer_efd(const struct ring_consumer *c);
+
+/*
+ * Called for each record that passed ring_rec_check(), with a private copy
+ * whose time is already stamped. The daemon checks slot, VOI and ownership
+ * and applies the update.
+ * Returns: 0 if applied; negative if refused (counted as rejected).
+ */
+typedef int ring_apply_fn(void *arg, const struct ring_rec *rec);
+
+/*
+ * Consume up to max records (0: all that are there), calling apply for each
+ * valid one, then publish the consumer index once. Records with time 0 get
+ * `now`. The producer index is read once; if it is behind what was seen
+ * before or more than a capacity ahead of the consumer index, the ring is
+ * marked broken and nothing more is read from it, ever.
+ * Returns: the number of records consumed (applied or rejected), >= 0;
+ * -EPIPE if the ring is broken.
+ */
+int ring_drain(struct ring_consumer *c, unsigned max, uint64_t now,
+    ring_apply_fn *apply, void *arg);
+
+/*
+ * As ring_drain(), but copy up to max valid records into out[] instead of
+ * calling back; invalid ones are counted as rejected and skipped, valid ones
+ * counted as applied. Slot and VOI are left for the caller to check.
+ * Returns: the number of records written to out (0..max); -EPIPE if broken.
+ */
+int ring_pop(struct ring_consumer *c, struct ring_rec *out, unsigned max,
+    uint64_t now);
+
+/*
+ * How many records are waiting, reading the producer index once and
+ * bounding it as ring_drain() does. Lets a consumer that is caught up wait
+ * for a batch to build instead of reading the cache lines the producer is
+ * still writing.
+ * Returns: the count (0..capacity); -EPIPE if the ring is (now) broken.
+ */
+int64_t ring_consumer_pending(struct ring_consumer *c);
+
+/*
+ * The first half of going to sleep: set the sleeping flag, fence, and look
+ * for records once more. After 0, wait on the eventfd (with a time-out, as a
+ * wakeup can be lost) and then call ring_consumer_sleep_done().
+ * Returns: 0 if the ring is empty and the flag is armed; -EAGAIN if records
+ * arrived (the flag is cleared again); -EPIPE if broken.
+ */
+int ring_consumer_sleep_prepare(struct ring_consumer *c);
+
+/* Clear the sleeping flag and the eventfd counter after a wait. */
+void ring_consumer_sleep_done(struct ring_consumer *c);
+
+/*
+ * Prepare, poll the eventfd for at most timeout_ms, and finish, for
+ * consumers without an event loop (tests, benchmarks).
+ * Returns: 0 after a wakeup or the time-out (drain next either way);
+ * -EPIPE if broken; -errno from poll.
+ */
+int ring_consumer_wait(struct ring_consumer *c, int timeout_ms);
+
+/* Returns: 1 if the producer closed the ring and it is empty (or broken), so
+ * the daemon can free it; 0 otherwise. */
+int ring_consumer_done(struct ring_consumer *c);
+
+/* Fill *ret with the counters. */
+void ring_consumer_stats(struct ring_consumer *c, struct ring_consumer_stats *ret);
+
+/* Returns: the number of records in the ring as capacity (2^cap_log2). */
+uint64_t ring_consumer_capacity(const struct ring_consumer *c);
+
+/*
+ * The raw shared mapping as a producer sees it, for tests and fuzzers that
+ * play a hostile producer. *ret_size gets its length.
+ * Returns: the mapping's address.
+ */
+void *ring_consumer_mem(struct ring_consumer *c, size_t *ret_size);
+
+#endif

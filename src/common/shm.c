@@ -1,0 +1,97 @@
+/*
+ * shm.c: memfd creation, sealing, checking and mapping for the store
+ * segments and the rings. Nothing here knows any layout.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "shm.h"
+
+int
+shm_memfd_new(const char *name, size_t size, int *ret_fd)
+{
+	int fd, r;
+
+	if (size == 0 || size > (size_t)INT64_MAX)
+		return -EINVAL;
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	/* ftruncate on a fresh memfd only sets i_size: the pages stay
+	 * unallocated until first touched, which is what makes a large
+	 * fixed maximum size affordable. */
+	if (ftruncate(fd, (off_t)size) < 0)
+		goto fail;
+	if (fcntl(fd, F_ADD_SEALS, SHM_SEALS_REQUIRED | F_SEAL_SEAL) < 0)
+		goto fail;
+	*ret_fd = fd;
+	return 0;
+fail:
+	r = -errno;
+	close(fd);
+	return r;
+}
+
+int
+shm_fd_check(int fd, size_t *ret_size)
+{
+	struct stat st;
+	int seals;
+
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX / 2)
+		return -EBADMSG;
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0) {
+		if (errno != EINVAL)
+			return -errno;
+	} else if ((seals & SHM_SEALS_REQUIRED) != SHM_SEALS_REQUIRED) {
+		return -EPERM;
+	}
+	*ret_size = (size_t)st.st_size;
+	return 0;
+}
+
+int
+shm_map(int fd, size_t size, int writable, void **ret_addr)
+{
+	void *p;
+
+	p = mmap(NULL, size, writable ? PROT_READ | PROT_WRITE : PROT_READ,
+	    MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	*ret_addr = p;
+	return 0;
+}
+
+int
+shm_reopen_ro(int fd)
+{
+	char path[64];
+	int nfd;
+
+	/* Reopening through /proc makes a new open file description with
+	 * its own access mode; dup() would share the read-write one. */
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	nfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (nfd < 0)
+		return -errno;
+	return nfd;
+}
+
+uint64_t
+shm_birth_stamp(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,439 @@
+/*
+ * store.c: the writer side of a store segment, used only by statsd: making
+ * the segment, adding, re-laying and removing kstats, and bracketing blob
+ * writes with the per-kstat sequence counter. Layout and rules are in
+ * store.h; the reader is store_reader.c.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "shm.h"
+#include "store.h"
+
+/* GCC's ThreadSanitizer does not model atomic_thread_fence() and warns
+ * (-Wtsan). The seqlock needs the fences; under TSan the racy side is left
+ * uninstrumented instead (see store_copy_racy() in store_reader.c). */
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
+#define STORE_PAGE	4096u
+
+struct store_segment {
+	uint8_t *base;
+	size_t size;
+	int fd;
+	struct store_super *sb;
+	struct store_arena arena;
+	uint32_t slots;
+	/* Freed slots are reused oldest first, so a stale (slot, gen) held
+	 * by a reader is as unlikely as possible to meet its slot reused
+	 * even before the generation check. */
+	uint32_t *free_q;
+	uint32_t free_first;
+	uint32_t free_count;
+	uint32_t used;		/* fresh slots handed out: table_used */
+};
+
+static uint64_t
+store_round_up(uint64_t v, uint64_t to)
+{
+	return (v + to - 1) / to * to;
+}
+
+static struct store_kstat_hdr *
+store_hdr(const struct store_segment *s, uint32_t slot)
+{
+	return (struct store_kstat_hdr *)(s->base + s->sb->table_off +
+	    (uint64_t)slot * STORE_KSTAT_SIZE);
+}
+
+/* The writer half of the seqlock. A single writer (the daemon thread that
+ * owns the segment) means plain load + store, no read-modify-write. */
+static void
+store_seq_begin(struct store_kstat_hdr *k)
+{
+	uint32_t seq = atomic_load_explicit(&k->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&k->seq, seq + 1, memory_order_relaxed);
+	/* Readers must not see any write below before they see seq odd. */
+	atomic_thread_fence(memory_order_release);
+}
+
+static void
+store_seq_end(struct store_kstat_hdr *k)
+{
+	uint32_t seq = atomic_load_explicit(&k->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&k->seq, seq + 1, memory_order_release);
+}
+
+static void
+store_kcid_bump(struct store_segment *s)
+{
+	uint64_t v = atomic_load_explicit(&s->sb->kcid, memory_order_relaxed);
+
+	atomic_store_explicit(&s->sb->kcid, v + 1, memory_order_release);
+}
+
+int
+store_segment_new(const struct store_params *p, struct store_segment **ret)
+{
+	struct store_segment *s;
+	struct store_super *sb;
+	uint64_t table_off, arena_off, arena_size, size;
+	void *addr;
+	int r;
+
+	if (p->kind != STORE_SEG_PUBLIC && p->kind != STORE_SEG_PRIVATE)
+		return -EINVAL;
+	if (p->table_slots == 0 || p->table_slots > STORE_SLOTS_MAX)
+		return -EINVAL;
+	if (p->arena_size == 0 || p->arena_size > (UINT64_C(1) << 40))
+		return -EINVAL;
+	table_off = STORE_SUPER_SIZE;
+	arena_off = store_round_up(table_off +
+	    (uint64_t)p->table_slots * STORE_KSTAT_SIZE, STORE_PAGE);
+	arena_size = store_round_up(p->arena_size, STORE_PAGE);
+	size = arena_off + arena_size;
+
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return -ENOMEM;
+	s->fd = -1;
+	s->slots = p->table_slots;
+	s->free_q = calloc(p->table_slots, sizeof(*s->free_q));
+	if (s->free_q == NULL) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	r = shm_memfd_new(p->name != NULL ? p->name : "statsd-store",
+	    (size_t)size, &s->fd);
+	if (r < 0)
+		goto fail;
+	r = shm_map(s->fd, (size_t)size, 1, &addr);
+	if (r < 0)
+		goto fail;
+	s->base = addr;
+	s->size = (size_t)size;
+	s->sb = sb = addr;
+	sb->magic = STORE_MAGIC;
+	sb->abi_major = STORE_ABI_MAJOR;
+	sb->abi_minor = STORE_ABI_MINOR;
+	sb->hdr_size = STORE_SUPER_SIZE;
+	sb->endian = STORE_ENDIAN;
+	sb->kind = p->kind;
+	sb->seg_size = size;
+	sb->birth = shm_birth_stamp();
+	sb->table_off = table_off;
+	sb->table_slots = p->table_slots;
+	sb->kstat_size = STORE_KSTAT_SIZE;
+	sb->arena_off = arena_off;
+	sb->arena_size = arena_size;
+	sb->next_kid = 1;
+	atomic_store_explicit(&sb->kcid, 1, memory_order_relaxed);
+	store_arena_init(&s->arena, s->base, arena_off, arena_size);
+	/* Varnish's rule: the ready flag goes up after a barrier, so a
+	 * reader that sees it sees a whole superblock. */
+	atomic_store_explicit(&sb->ready, 1, memory_order_release);
+	*ret = s;
+	return 0;
+fail:
+	store_segment_free(s);
+	return r;
+}
+
+struct store_segment *
+store_segment_free(struct store_segment *s)
+{
+	if (s == NULL)
+		return NULL;
+	if (s->base != NULL)
+		munmap(s->base, s->size);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s->free_q);
+	free(s);
+	return NULL;
+}
+
+int
+store_segment_fd(const struct store_segment *s)
+{
+	return s->fd;
+}
+
+int
+store_segment_reader_fd(const struct store_segment *s)
+{
+	return shm_reopen_ro(s->fd);
+}
+
+uint64_t
+store_segment_kcid(const struct store_segment *s)
+{
+	return atomic_load_explicit(&s->sb->kcid, memory_order_relaxed);
+}
+
+/* Copy a string into a fixed field; the field is zero-filled first so
+ * nothing of a previous occupant of the slot shows through. */
+static int
+store_strset(char *dst, size_t len, const char *src)
+{
+	size_t n = src != NULL ? strlen(src) : 0;
+
+	if (n >= len)
+		return -ENAMETOOLONG;
+	memset(dst, 0, len);
+	if (n > 0)
+		memcpy(dst, src, n);
+	return 0;
+}
+
+static int
+store_desc_check(const struct store_kstat_desc *d, size_t *ret_plen,
+    size_t *ret_dlen)
+{
+	size_t plen, dlen;
+
+	if (d->module == NULL || d->name == NULL || d->module[0] == '\0' ||
+	    d->name[0] == '\0')
+		return -EINVAL;
+	if ((d->flags & ~(STORE_KF_KNOWN & ~STORE_KF_USED)) != 0)
+		return -EINVAL;
+	if (strlen(d->module) >= STORE_STRLEN || strlen(d->name) >= STORE_STRLEN ||
+	    (d->class_ != NULL && strlen(d->class_) >= STORE_STRLEN))
+		return -ENAMETOOLONG;
+	plen = d->path != NULL ? strlen(d->path) : 0;
+	dlen = d->desc != NULL ? strlen(d->desc) : 0;
+	if (plen > STORE_PATH_MAX || dlen > STORE_DESC_MAX)
+		return -ENAMETOOLONG;
+	*ret_plen = plen;
+	*ret_dlen = dlen;
+	return 0;
+}
+
+static int
+store_slot_take(struct store_segment *s, uint32_t *ret_slot)
+{
+	if (s->used < s->slots) {
+		*ret_slot = s->used++;
+		return 0;
+	}
+	if (s->free_count == 0)
+		return -ENOSPC;
+	*ret_slot = s->free_q[s->free_first];
+	s->free_first = (s->free_first + 1) % s->slots;
+	s->free_count--;
+	return 0;
+}
+
+static void
+store_slot_give(struct store_segment *s, uint32_t slot)
+{
+	s->free_q[(s->free_first + s->free_count) % s->slots] = slot;
+	s->free_count++;
+}
+
+/* Where the blob's text (path, description) starts inside its chunk. */
+static uint32_t
+store_text_off(uint32_t blob_size)
+{
+	return (uint32_t)store_round_up(blob_size, 8);
+}
+
+int
+store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
+    uint32_t blob_size, struct store_ref *ret_ref)
+{
+	struct store_kstat_hdr *k;
+	size_t plen, dlen;
+	uint64_t off, need;
+	uint32_t slot, chunk, toff = 0;
+	int r;
+
+	r = store_desc_check(d, &plen, &dlen);
+	if (r < 0)
+		return r;
+	if (blob_size > STORE_BLOB_MAX)
+		return -E2BIG;
+	need = blob_size;
+	if (plen > 0 || dlen > 0) {
+		toff = store_text_off(blob_size);
+		need = (uint64_t)toff + plen + 1 + dlen + 1;
+	}
+	if (need == 0)
+		need = 1;
+	r = store_arena_alloc(&s->arena, need, &off, &chunk);
+	if (r < 0)
+		return r;
+	r = store_slot_take(s, &slot);
+	if (r < 0) {
+		store_arena_free(&s->arena, off, chunk);
+		return r;
+	}
+	k = store_hdr(s, slot);
+	store_seq_begin(k);
+	memset(s->base + off, 0, chunk);
+	if (toff != 0) {
+		if (plen > 0)
+			memcpy(s->base + off + toff, d->path, plen);
+		if (dlen > 0)
+			memcpy(s->base + off + toff + plen + 1, d->desc, dlen);
+	}
+	k->gen++;
+	k->kid = d->kid != 0 ? d->kid : s->sb->next_kid++;
+	k->crtime = d->crtime;
+	k->snaptime = d->crtime;
+	k->blob_off = off;
+	k->blob_size = blob_size;
+	k->chunk_size = chunk;
+	k->tpl_hash = d->tpl_hash;
+	k->owner_uid = d->owner_uid;
+	k->instance = d->instance;
+	k->flags = d->flags | STORE_KF_USED;
+	k->type = d->type;
+	k->content = d->content;
+	k->ndata = d->ndata;
+	k->text_off = toff;
+	k->path_len = (uint16_t)plen;
+	k->desc_len = (uint16_t)dlen;
+	k->scale = d->scale;
+	store_strset(k->module, sizeof(k->module), d->module);
+	store_strset(k->name, sizeof(k->name), d->name);
+	store_strset(k->class_, sizeof(k->class_), d->class_);
+	store_seq_end(k);
+
+	if (slot + 1 > atomic_load_explicit(&s->sb->table_used, memory_order_relaxed))
+		atomic_store_explicit(&s->sb->table_used, slot + 1, memory_order_release);
+	atomic_store_explicit(&s->sb->nkstat,
+	    atomic_load_explicit(&s->sb->nkstat, memory_order_relaxed) + 1,
+	    memory_order_relaxed);
+	store_kcid_bump(s);
+	if (ret_ref != NULL) {
+		ret_ref->slot = slot;
+		ret_ref->gen = k->gen;
+	}
+	return 0;
+}
+
+static struct store_kstat_hdr *
+store_used_hdr(const struct store_segment *s, uint32_t slot)
+{
+	struct store_kstat_hdr *k;
+
+	if (slot >= s->used)
+		return NULL;
+	k = store_hdr(s, slot);
+	return (k->flags & STORE_KF_USED) != 0 ? k : NULL;
+}
+
+int
+store_kstat_remove(struct store_segment *s, uint32_t slot)
+{
+	struct store_kstat_hdr *k = store_used_hdr(s, slot);
+
+	if (k == NULL)
+		return -ENOENT;
+	store_seq_begin(k);
+	store_arena_free(&s->arena, k->blob_off, k->chunk_size);
+	k->flags = 0;
+	k->blob_off = 0;
+	k->blob_size = 0;
+	k->chunk_size = 0;
+	k->text_off = 0;
+	k->path_len = 0;
+	k->desc_len = 0;
+	store_seq_end(k);
+	store_slot_give(s, slot);
+	atomic_store_explicit(&s->sb->nkstat,
+	    atomic_load_explicit(&s->sb->nkstat, memory_order_relaxed) - 1,
+	    memory_order_relaxed);
+	store_kcid_bump(s);
+	return 0;
+}
+
+int
+store_kstat_relayout(struct store_segment *s, uint32_t slot, uint32_t blob_size)
+{
+	struct store_kstat_hdr *k = store_used_hdr(s, slot);
+	uint64_t off, need;
+	uint32_t chunk, toff = 0, tlen = 0;
+	int r;
+
+	if (k == NULL)
+		return -ENOENT;
+	if (blob_size > STORE_BLOB_MAX)
+		return -E2BIG;
+	need = blob_size;
+	if (k->text_off != 0) {
+		toff = store_text_off(blob_size);
+		tlen = (uint32_t)k->path_len + 1 + k->desc_len + 1;
+		need = (uint64_t)toff + tlen;
+	}
+	if (need == 0)
+		need = 1;
+	r = store_arena_alloc(&s->arena, need, &off, &chunk);
+	if (r < 0)
+		return r;
+	/* Built in a chunk no reader knows yet; the header switches to it
+	 * under the sequence counter. */
+	memset(s->base + off, 0, chunk);
+	if (tlen != 0)
+		memcpy(s->base + off + toff, s->base + k->blob_off + k->text_off, tlen);
+	store_seq_begin(k);
+	store_arena_free(&s->arena, k->blob_off, k->chunk_size);
+	k->blob_off = off;
+	k->blob_size = blob_size;
+	k->chunk_size = chunk;
+	k->text_off = toff;
+	store_seq_end(k);
+	store_kcid_bump(s);
+	return 0;
+}
+
+int
+store_kstat_set_flags(struct store_segment *s, uint32_t slot, uint32_t set,
+    uint32_t clear)
+{
+	struct store_kstat_hdr *k = store_used_hdr(s, slot);
+	const uint32_t mutable = STORE_KF_DORMANT | STORE_KF_WRITABLE;
+
+	if (k == NULL)
+		return -ENOENT;
+	if (((set | clear) & ~mutable) != 0)
+		return -EINVAL;
+	store_seq_begin(k);
+	k->flags = (k->flags & ~clear) | set;
+	store_seq_end(k);
+	return 0;
+}
+
+int
+store_kstat_write_begin(struct store_segment *s, uint32_t slot, void **ret_blob)
+{
+	struct store_kstat_hdr *k = store_used_hdr(s, slot);
+
+	if (k == NULL)
+		return -ENOENT;
+	store_seq_begin(k);
+	*ret_blob = s->base + k->blob_off;
+	return 0;
+}
+
+void
+store_kstat_write_end(struct store_segment *s, uint32_t slot, uint64_t snaptime)
+{
+	struct store_kstat_hdr *k;
+
+	if (slot >= s->used)
+		return;
+	k = store_hdr(s, slot);
+	if (snaptime != 0)
+		k->snaptime = snaptime;
+	store_seq_end(k);
+}

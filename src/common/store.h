@@ -1,0 +1,339 @@
+/*
+ * store.h: the shared-memory store segment that holds the kstat chain and
+ * the blobs — its layout (the versioned contract between statsd and every
+ * reader), the daemon's writer API and the readers' API. statsd keeps two
+ * segments: a public one (mode 0640 when kept as a file) and a private one
+ * for PRIV kstats (0600); both have this layout and differ only in `kind`.
+ *
+ * Layout (offsets from the start of the segment; native-endian, `endian`
+ * tells which; every offset is from the segment start, never a pointer):
+ *
+ *   0          +---------------------------------------------------------+
+ *              | superblock (256 bytes)                                  |
+ *              |   magic u64 "STDSTOR1" | abi_major u16 | abi_minor u16  |
+ *              |   hdr_size u32 | compat u32 | incompat u32 | endian u32 |
+ *              |   kind u32 | seg_size u64 | birth u64 | kcid u64        |
+ *              |   table_off u64 | table_slots u32 | kstat_size u32      |
+ *              |   arena_off u64 | arena_size u64                        |
+ *              |   table_used u32 | nkstat u32 | next_kid u64 | ready u32|
+ *   table_off  +---------------------------------------------------------+
+ *              | kstat header [0]            (kstat_size = 256 bytes)    |
+ *              |   seq u32 (odd while written) | gen u32 (bumped on      |
+ *              |   reuse) | kid | crtime | snaptime | blob_off u64 |      |
+ *              |   blob_size u32 | chunk_size u32 | tpl_hash u64 |       |
+ *              |   owner_uid u32 | instance i32 | flags u32 | type u8 |  |
+ *              |   content u8 | ndata u32 | text_off u32 | path_len u16 |
+ *              |   desc_len u16 | scale u64 | reserved |                 |
+ *              |   module[31] | name[31] | class[31]                     |
+ *              | kstat header [1] ...                                    |
+ *              | kstat header [table_slots - 1]                          |
+ *   arena_off  +---------------------------------------------------------+
+ *              | arena: chunks of 64 << k bytes, each holding one blob,  |
+ *              | then (at blob_off + text_off) the kstat2 path and the   |
+ *              | description, NUL-terminated                             |
+ *              |                              ...                        |
+ *   seg_size   +---------------------------------------------------------+
+ *
+ * The segment is a memfd of fixed maximum size, sparse (pages exist only
+ * once touched) and sealed against shrinking and growing, so a mapping of
+ * seg_size bytes can never fault.
+ *
+ * Consistency. Each kstat header has a sequence counter: the writer makes it
+ * odd, changes the header and/or the blob, makes it even (release). A reader
+ * loads it (acquire), copies header and blob, fences (acquire), loads it
+ * again, and retries a bounded number of times if it was odd or changed —
+ * the perf mmap-page loop. A slot is never reused without bumping its
+ * generation, so a (slot, gen) reference goes stale instead of silently
+ * naming another kstat. The chain id (KCID) changes whenever a kstat is
+ * added, removed or re-laid; a chain walk is consistent when the KCID is the
+ * same before and after it.
+ *
+ * Readers trust nothing: the superblock is validated once at open and its
+ * geometry kept privately; every header copy is checked (offsets inside the
+ * arena, sizes inside their chunk, strings terminated) after the sequence
+ * check says the copy is consistent.
+ */
+#ifndef STATSD_COMMON_STORE_H
+#define STATSD_COMMON_STORE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define STORE_MAGIC		UINT64_C(0x31524f5453445453)	/* "STDSTOR1" */
+#define STORE_ABI_MAJOR		1
+#define STORE_ABI_MINOR		0
+#define STORE_ENDIAN		UINT32_C(0x01020304)
+#define STORE_SUPER_SIZE	256u
+#define STORE_KSTAT_SIZE	256u
+#define STORE_STRLEN		31u	/* KSTAT_STRLEN: 30 characters + NUL */
+#define STORE_BLOB_MAX		65535u	/* stats(3) blob sizes are u16 */
+#define STORE_PATH_MAX		255u	/* kstat2 path, segments joined by '/' */
+#define STORE_DESC_MAX		1023u
+#define STORE_SLOTS_MAX		(1u << 22)
+#define STORE_READ_RETRIES	1024u
+
+#define STORE_COMPAT_KNOWN	0u
+#define STORE_INCOMPAT_KNOWN	0u
+
+enum store_seg_kind {
+	STORE_SEG_PUBLIC = 1,
+	STORE_SEG_PRIVATE = 2,
+};
+
+/* Header flags. USED is the store's own; the rest are the kstat's. */
+#define STORE_KF_USED		0x0001u	/* slot holds a kstat */
+#define STORE_KF_PERSISTENT	0x0002u
+#define STORE_KF_PRIV		0x0004u
+#define STORE_KF_WRITABLE	0x0008u
+#define STORE_KF_DORMANT	0x0010u
+#define STORE_KF_KNOWN		0x001fu
+
+struct store_super {
+	uint64_t magic;
+	uint16_t abi_major;
+	uint16_t abi_minor;
+	uint32_t hdr_size;
+	uint32_t compat;
+	uint32_t incompat;
+	uint32_t endian;
+	uint32_t kind;
+	uint64_t seg_size;
+	uint64_t birth;
+	_Atomic uint64_t kcid;
+	uint64_t table_off;
+	uint32_t table_slots;
+	uint32_t kstat_size;
+	uint64_t arena_off;
+	uint64_t arena_size;
+	_Atomic uint32_t table_used;	/* slots [0, table_used) were ever used */
+	_Atomic uint32_t nkstat;
+	uint64_t next_kid;		/* the writer's; readers ignore it */
+	_Atomic uint32_t ready;		/* 1 once the segment is initialised */
+	uint8_t reserved[256 - 108];
+};
+
+struct store_kstat_hdr {
+	_Atomic uint32_t seq;
+	uint32_t gen;
+	uint64_t kid;
+	uint64_t crtime;
+	uint64_t snaptime;
+	uint64_t blob_off;	/* from segment start; inside the arena */
+	uint32_t blob_size;
+	uint32_t chunk_size;	/* arena bytes behind blob_off */
+	uint64_t tpl_hash;
+	uint32_t owner_uid;
+	int32_t instance;
+	uint32_t flags;		/* STORE_KF_* */
+	uint8_t type;		/* kstat type: RAW, NAMED, INTR, IO, TIMER, HIST, BLOB */
+	uint8_t content;	/* kstat2 content type of the values */
+	uint16_t reserved0;
+	uint32_t ndata;
+	uint32_t text_off;	/* from blob_off; 0 = no text */
+	uint16_t path_len;	/* without the NUL */
+	uint16_t desc_len;
+	uint32_t reserved3;
+	uint64_t scale;
+	uint8_t reserved1[160 - 96];
+	char module[STORE_STRLEN];
+	char name[STORE_STRLEN];
+	char class_[STORE_STRLEN];
+	uint8_t reserved2[3];
+};
+
+_Static_assert(sizeof(struct store_super) == STORE_SUPER_SIZE, "superblock size");
+_Static_assert(offsetof(struct store_super, ready) == 104, "superblock layout");
+_Static_assert(sizeof(struct store_kstat_hdr) == STORE_KSTAT_SIZE, "kstat header size");
+_Static_assert(offsetof(struct store_kstat_hdr, scale) == 88, "kstat header layout");
+_Static_assert(offsetof(struct store_kstat_hdr, module) == 160, "kstat header layout");
+
+/* Names a kstat for readers: a slot and the generation it had. */
+struct store_ref {
+	uint32_t slot;
+	uint32_t gen;
+};
+
+/* ------------------------------------------------------------------ writer */
+
+struct store_segment;
+
+struct store_params {
+	const char *name;	/* memfd name, for /proc/<pid>/fd only */
+	unsigned kind;		/* enum store_seg_kind */
+	uint32_t table_slots;	/* 1..STORE_SLOTS_MAX */
+	uint64_t arena_size;	/* bytes; rounded up to the page size */
+};
+
+/* What the daemon says about a kstat when adding it. */
+struct store_kstat_desc {
+	uint64_t kid;		/* 0: take the segment's next one */
+	const char *module;	/* each < STORE_STRLEN characters */
+	const char *name;
+	const char *class_;
+	int32_t instance;
+	uint8_t type;
+	uint8_t content;
+	uint32_t flags;		/* STORE_KF_* other than USED */
+	uint32_t owner_uid;
+	uint64_t tpl_hash;
+	uint32_t ndata;
+	uint64_t scale;
+	uint64_t crtime;	/* ns */
+	const char *path;	/* kstat2 path or NULL, <= STORE_PATH_MAX */
+	const char *desc;	/* description or NULL, <= STORE_DESC_MAX */
+};
+
+/*
+ * Create a segment: a sealed memfd of the fixed size that table_slots and
+ * arena_size give, mapped read-write, initialised and marked ready.
+ * Returns: 0 and *ret; -EINVAL for a bad kind, slot count or arena size;
+ * -ENOMEM; -errno from memfd_create, ftruncate, fcntl or mmap.
+ */
+int store_segment_new(const struct store_params *p, struct store_segment **ret);
+
+/* Unmap and close. NULL-safe. Returns: NULL. */
+struct store_segment *store_segment_free(struct store_segment *s);
+
+/* Returns: the segment's read-write memfd (owned by the segment). */
+int store_segment_fd(const struct store_segment *s);
+
+/*
+ * A new read-only fd of the segment, to hand to a reader.
+ * Returns: the fd (caller owns it); -errno from open.
+ */
+int store_segment_reader_fd(const struct store_segment *s);
+
+/* Returns: the current chain id. */
+uint64_t store_segment_kcid(const struct store_segment *s);
+
+/*
+ * Add a kstat with a zeroed blob of blob_size bytes, and bump the KCID.
+ * Returns: 0 and *ret_ref (may be NULL); -EINVAL for a bad flag or a missing
+ * module or name; -ENAMETOOLONG for a string over its limit; -E2BIG for
+ * blob_size > STORE_BLOB_MAX; -ENOSPC if the table or the arena is full.
+ */
+int store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
+    uint32_t blob_size, struct store_ref *ret_ref);
+
+/*
+ * Remove a kstat: free its blob, clear its slot for later reuse (with a new
+ * generation), bump the KCID.
+ * Returns: 0; -ENOENT if the slot is out of range or unused.
+ */
+int store_kstat_remove(struct store_segment *s, uint32_t slot);
+
+/*
+ * Re-lay a kstat's blob at a new size (zeroed), e.g. after a definition
+ * change, and bump the KCID. On failure the old blob is kept.
+ * Returns: 0; -ENOENT; -E2BIG; -ENOSPC.
+ */
+int store_kstat_relayout(struct store_segment *s, uint32_t slot, uint32_t blob_size);
+
+/* Set or clear STORE_KF_DORMANT / WRITABLE (the kstat's mutable flags).
+ * Returns: 0; -ENOENT; -EINVAL for other bits. */
+int store_kstat_set_flags(struct store_segment *s, uint32_t slot,
+    uint32_t set, uint32_t clear);
+
+/*
+ * Open a write to a kstat: its sequence counter goes odd and *ret_blob gets
+ * a writable pointer to its blob (valid until the next relayout or
+ * remove). Every write to the blob must sit between this and
+ * store_kstat_write_end(); keep it short, readers spin meanwhile.
+ * Returns: 0; -ENOENT if the slot is out of range or unused.
+ */
+int store_kstat_write_begin(struct store_segment *s, uint32_t slot, void **ret_blob);
+
+/* Close a write: record snaptime (ns; 0 keeps the old one) and make the
+ * sequence counter even. */
+void store_kstat_write_end(struct store_segment *s, uint32_t slot, uint64_t snaptime);
+
+/* ------------------------------------------------------------------ reader */
+
+struct store_reader;
+
+/* A reader's validated, decoded copy of a kstat header. */
+struct store_kstat_info {
+	struct store_ref ref;
+	uint64_t kid;
+	uint64_t crtime;
+	uint64_t snaptime;
+	uint64_t tpl_hash;
+	uint64_t scale;
+	uint32_t flags;
+	uint32_t owner_uid;
+	uint32_t blob_size;
+	uint32_t ndata;
+	int32_t instance;
+	uint8_t type;
+	uint8_t content;
+	uint16_t path_len;
+	uint16_t desc_len;
+	char module[STORE_STRLEN + 1];
+	char name[STORE_STRLEN + 1];
+	char class_[STORE_STRLEN + 1];
+};
+
+/*
+ * Map a segment read-only and validate its superblock. fd is not taken
+ * over (it may be closed after the call).
+ * Returns: 0 and *ret; -EAGAIN if the segment is not ready yet;
+ * -EPROTONOSUPPORT for another ABI major or unknown incompatible features;
+ * -EBADMSG for a malformed superblock or one that does not fit the fd;
+ * -EPERM if the memfd is not sealed; -ENOMEM; -errno from fstat or mmap.
+ */
+int store_reader_open(int fd, struct store_reader **ret);
+
+/* Unmap. NULL-safe. Returns: NULL. */
+struct store_reader *store_reader_close(struct store_reader *r);
+
+/* Returns: the segment's current chain id (cheap; compare to see whether
+ * the chain changed since the last walk). */
+uint64_t store_reader_kcid(const struct store_reader *r);
+
+/* Returns: the segment's birth stamp and kind, as validated at open. */
+uint64_t store_reader_birth(const struct store_reader *r);
+unsigned store_reader_kind(const struct store_reader *r);
+
+/*
+ * Walk the chain: copy every used kstat's header into out[0..max).
+ * The result is consistent with one KCID, returned in *ret_kcid.
+ * Returns: 0 and *ret_n; -ENOBUFS if more than max kstats (*ret_n then holds
+ * how many there are); -EAGAIN if the chain kept changing or a header kept
+ * being written for STORE_READ_RETRIES tries; -EBADMSG if a header is
+ * malformed.
+ */
+int store_reader_chain(struct store_reader *r, struct store_kstat_info *out,
+    size_t max, size_t *ret_n, uint64_t *ret_kcid);
+
+/*
+ * Find a kstat by module, instance and name, like kstat_lookup(3KSTAT):
+ * NULL strings and instance -1 match anything.
+ * Returns: 0 and *ret; -ENOENT if none matches; errors as store_reader_chain().
+ */
+int store_reader_lookup(struct store_reader *r, const char *module,
+    int32_t instance, const char *name, struct store_kstat_info *ret);
+
+/*
+ * Copy a kstat's header and blob consistently. buf may be NULL to learn the
+ * size; *ret_info (may be NULL) and *ret_size are written on success and on
+ * -ENOBUFS.
+ * Returns: 0; -ENOBUFS if bufsize is smaller than the blob; -ESTALE if the
+ * slot now holds another generation or nothing; -ENOENT if the slot is out
+ * of range; -EAGAIN if the writer kept it busy for STORE_READ_RETRIES tries;
+ * -EBADMSG if its header is malformed.
+ */
+int store_reader_read(struct store_reader *r, struct store_ref ref,
+    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
+    size_t *ret_size);
+
+/*
+ * Copy a kstat's kstat2 path and description (either buffer may be NULL;
+ * each must hold STORE_PATH_MAX + 1 / STORE_DESC_MAX + 1 bytes). Strings
+ * absent are returned empty.
+ * Returns: as store_reader_read().
+ */
+int store_reader_read_text(struct store_reader *r, struct store_ref ref,
+    char *path, char *desc);
+
+#endif

@@ -1,0 +1,478 @@
+/*
+ * store_reader.c: the reader side of a store segment, for statsctl,
+ * libkstat-style consumers and anything else holding a read-only fd. It
+ * copies out under the per-kstat sequence counter with bounded retries and
+ * trusts nothing it reads: the geometry is validated once and kept
+ * privately, and every header copy is validated before any offset in it is
+ * followed. Layout and rules are in store.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "arena.h"
+#include "shm.h"
+#include "store.h"
+
+/* GCC's ThreadSanitizer does not model atomic_thread_fence() and warns
+ * (-Wtsan). The seqlock needs the fences; under TSan the racy side is left
+ * uninstrumented instead (see store_copy_racy() in store_reader.c). */
+#if defined(__SANITIZE_THREAD__) && !defined(__clang__) && __GNUC__ >= 12
+#pragma GCC diagnostic ignored "-Wtsan"
+#endif
+
+#define STORE_CHAIN_RETRIES	64u
+
+struct store_reader {
+	const uint8_t *base;
+	size_t map_size;
+	const struct store_super *sb;
+	/* Validated at open; never read from the mapping again. */
+	uint64_t birth;
+	uint64_t table_off;
+	uint64_t arena_off;
+	uint64_t arena_end;
+	uint32_t slots;
+	uint32_t kstat_size;
+	uint32_t kind;
+};
+
+/* A header copy that passed validation plus what the caller wants copied
+ * with it, inside the same sequence window. */
+struct store_snap {
+	struct store_kstat_hdr h;
+	struct store_ref want;	/* gen 0: any */
+	void *buf;
+	size_t bufsize;
+	char *path;
+	char *desc;
+	int text;
+};
+
+static inline void
+store_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/*
+ * Copy bytes the daemon may be writing at the same time. The race is the
+ * point of a seqlock: the copy is thrown away unless the sequence counter
+ * says it was quiet. Volatile word loads keep the compiler from turning
+ * this into a memcpy call (which ThreadSanitizer intercepts), and the
+ * attribute keeps TSan from reporting the race the protocol already
+ * handles. Bytes up to the first 8-byte boundary and after the last one
+ * are copied singly.
+ */
+__attribute__((no_sanitize("thread")))
+static void
+store_copy_racy(void *dst, const void *src, size_t n)
+{
+	const volatile uint8_t *s1 = src;
+	const volatile uint64_t *s8;
+	uint8_t *d = dst;
+	size_t i = 0, words;
+
+	for (; i < n && ((uintptr_t)(s1 + i) & 7) != 0; i++)
+		d[i] = s1[i];
+	s8 = (const volatile uint64_t *)(const volatile void *)(s1 + i);
+	for (words = (n - i) / 8; words > 0; words--, s8++, i += 8) {
+		uint64_t w = *s8;
+
+		memcpy(d + i, &w, sizeof(w));
+	}
+	for (; i < n; i++)
+		d[i] = s1[i];
+}
+
+/*
+ * Validate a consistent header copy against the reader's own geometry.
+ * Returns: 0; -ESTALE for an unused slot; -EBADMSG if anything is out of
+ * bounds.
+ */
+static int
+store_hdr_check(const struct store_reader *r, const struct store_kstat_hdr *h)
+{
+	uint64_t text_end, arena_size = r->arena_end - r->arena_off;
+
+	if ((h->flags & STORE_KF_USED) == 0)
+		return -ESTALE;
+	if ((h->flags & ~STORE_KF_KNOWN) != 0)
+		return -EBADMSG;
+	/* Written so that no subtraction can wrap: the chunk must fit in the
+	 * arena, then its start must leave room for it. */
+	if (h->chunk_size == 0 || h->chunk_size > STORE_ARENA_CHUNK_MAX ||
+	    h->chunk_size > arena_size || h->blob_off % 8 != 0 ||
+	    h->blob_off < r->arena_off ||
+	    h->blob_off - r->arena_off > arena_size - h->chunk_size)
+		return -EBADMSG;
+	if (h->blob_size > STORE_BLOB_MAX || h->blob_size > h->chunk_size)
+		return -EBADMSG;
+	if (h->text_off == 0) {
+		if (h->path_len != 0 || h->desc_len != 0)
+			return -EBADMSG;
+	} else {
+		if (h->text_off < h->blob_size || h->path_len > STORE_PATH_MAX ||
+		    h->desc_len > STORE_DESC_MAX)
+			return -EBADMSG;
+		text_end = (uint64_t)h->text_off + h->path_len + 1 + h->desc_len + 1;
+		if (text_end > h->chunk_size)
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+/* Everything copied under the sequence counter after the header: the
+ * header is checked first so no offset is followed before it is known to
+ * be in bounds. */
+static int
+store_snap_extra(const struct store_reader *r, struct store_snap *sn)
+{
+	const struct store_kstat_hdr *h = &sn->h;
+	const uint8_t *chunk;
+	int rc;
+
+	rc = store_hdr_check(r, h);
+	if (rc < 0)
+		return rc;
+	if (sn->want.gen != 0 && h->gen != sn->want.gen)
+		return -ESTALE;
+	chunk = r->base + h->blob_off;
+	if (sn->text) {
+		if (h->text_off == 0)
+			return 0;
+		if (sn->path != NULL)
+			store_copy_racy(sn->path, chunk + h->text_off, h->path_len);
+		if (sn->desc != NULL)
+			store_copy_racy(sn->desc,
+			    chunk + h->text_off + h->path_len + 1, h->desc_len);
+		return 0;
+	}
+	if (sn->bufsize == (size_t)-1)
+		return 0;		/* header only */
+	if (sn->buf == NULL || sn->bufsize < h->blob_size)
+		return -ENOBUFS;
+	store_copy_racy(sn->buf, chunk, h->blob_size);
+	return 0;
+}
+
+/*
+ * The seqlock read loop: sequence (acquire), copy, fence (acquire),
+ * sequence again; retry while odd or changed.
+ * Returns: the verdict on the one consistent copy; -EAGAIN if none was
+ * had in STORE_READ_RETRIES tries.
+ */
+static int
+store_snap(const struct store_reader *r, uint32_t slot, struct store_snap *sn)
+{
+	const struct store_kstat_hdr *k = (const struct store_kstat_hdr *)
+	    (r->base + r->table_off + (uint64_t)slot * r->kstat_size);
+	uint32_t s1, s2, tries;
+	int rc;
+
+	for (tries = 0; tries < STORE_READ_RETRIES; tries++) {
+		s1 = atomic_load_explicit(&k->seq, memory_order_acquire);
+		if (s1 & 1) {
+			store_cpu_relax();
+			continue;
+		}
+		store_copy_racy(&sn->h, k, sizeof(sn->h));
+		rc = store_snap_extra(r, sn);
+		atomic_thread_fence(memory_order_acquire);
+		s2 = atomic_load_explicit(&k->seq, memory_order_relaxed);
+		if (s1 == s2)
+			return rc;
+		store_cpu_relax();
+	}
+	return -EAGAIN;
+}
+
+static void
+store_strget(char *dst, const char *src, size_t len)
+{
+	size_t n = strnlen(src, len);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static void
+store_decode(uint32_t slot, const struct store_kstat_hdr *h,
+    struct store_kstat_info *ki)
+{
+	memset(ki, 0, sizeof(*ki));
+	ki->ref.slot = slot;
+	ki->ref.gen = h->gen;
+	ki->kid = h->kid;
+	ki->crtime = h->crtime;
+	ki->snaptime = h->snaptime;
+	ki->tpl_hash = h->tpl_hash;
+	ki->scale = h->scale;
+	ki->flags = h->flags;
+	ki->owner_uid = h->owner_uid;
+	ki->blob_size = h->blob_size;
+	ki->ndata = h->ndata;
+	ki->instance = h->instance;
+	ki->type = h->type;
+	ki->content = h->content;
+	ki->path_len = h->path_len;
+	ki->desc_len = h->desc_len;
+	store_strget(ki->module, h->module, sizeof(h->module));
+	store_strget(ki->name, h->name, sizeof(h->name));
+	store_strget(ki->class_, h->class_, sizeof(h->class_));
+}
+
+static int
+store_super_check(const struct store_super *sb, size_t size,
+    struct store_reader *r)
+{
+	uint64_t table_end;
+
+	if (sb->magic != STORE_MAGIC || sb->endian != STORE_ENDIAN)
+		return -EBADMSG;
+	if (sb->abi_major != STORE_ABI_MAJOR ||
+	    (sb->incompat & ~STORE_INCOMPAT_KNOWN) != 0)
+		return -EPROTONOSUPPORT;
+	/* Larger headers and kstat slots are allowed: a later minor version
+	 * may append fields, which this reader then skips. */
+	if (sb->hdr_size < STORE_SUPER_SIZE || sb->seg_size > size ||
+	    sb->hdr_size > sb->seg_size)
+		return -EBADMSG;
+	if (sb->kind != STORE_SEG_PUBLIC && sb->kind != STORE_SEG_PRIVATE)
+		return -EBADMSG;
+	if (sb->kstat_size < STORE_KSTAT_SIZE || sb->kstat_size > 4096 ||
+	    sb->kstat_size % 64 != 0)
+		return -EBADMSG;
+	if (sb->table_slots == 0 || sb->table_slots > STORE_SLOTS_MAX)
+		return -EBADMSG;
+	if (sb->table_off < sb->hdr_size || sb->table_off % 64 != 0 ||
+	    sb->table_off > sb->seg_size)
+		return -EBADMSG;
+	table_end = sb->table_off + (uint64_t)sb->table_slots * sb->kstat_size;
+	if (table_end > sb->seg_size)
+		return -EBADMSG;
+	if (sb->arena_off < table_end || sb->arena_off % 64 != 0 ||
+	    sb->arena_off > sb->seg_size ||
+	    sb->arena_size > sb->seg_size - sb->arena_off)
+		return -EBADMSG;
+	r->birth = sb->birth;
+	r->table_off = sb->table_off;
+	r->arena_off = sb->arena_off;
+	r->arena_end = sb->arena_off + sb->arena_size;
+	r->slots = sb->table_slots;
+	r->kstat_size = sb->kstat_size;
+	r->kind = sb->kind;
+	return 0;
+}
+
+int
+store_reader_open(int fd, struct store_reader **ret)
+{
+	struct store_reader *r;
+	struct store_super copy;
+	size_t size;
+	void *addr;
+	int rc;
+
+	rc = shm_fd_check(fd, &size);
+	if (rc < 0)
+		return rc;
+	if (size < STORE_SUPER_SIZE)
+		return -EBADMSG;
+	rc = shm_map(fd, size, 0, &addr);
+	if (rc < 0)
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	r->base = addr;
+	r->map_size = size;
+	r->sb = addr;
+	if (atomic_load_explicit(&r->sb->ready, memory_order_acquire) != 1) {
+		rc = -EAGAIN;
+		goto fail;
+	}
+	store_copy_racy(&copy, addr, sizeof(copy));
+	rc = store_super_check(&copy, size, r);
+	if (rc < 0)
+		goto fail;
+	*ret = r;
+	return 0;
+fail:
+	free(r);
+	munmap(addr, size);
+	return rc;
+}
+
+struct store_reader *
+store_reader_close(struct store_reader *r)
+{
+	if (r == NULL)
+		return NULL;
+	munmap((void *)r->base, r->map_size);
+	free(r);
+	return NULL;
+}
+
+uint64_t
+store_reader_kcid(const struct store_reader *r)
+{
+	return atomic_load_explicit(&r->sb->kcid, memory_order_acquire);
+}
+
+uint64_t
+store_reader_birth(const struct store_reader *r)
+{
+	return r->birth;
+}
+
+unsigned
+store_reader_kind(const struct store_reader *r)
+{
+	return r->kind;
+}
+
+/* One pass over the table; the KCID check around it is the caller's. */
+static int
+store_walk(struct store_reader *r, struct store_kstat_info *out, size_t max,
+    size_t *ret_n)
+{
+	struct store_snap sn;
+	uint32_t used, slot;
+	size_t n = 0;
+	int rc;
+
+	used = atomic_load_explicit(&r->sb->table_used, memory_order_acquire);
+	if (used > r->slots)
+		used = r->slots;
+	for (slot = 0; slot < used; slot++) {
+		memset(&sn, 0, sizeof(sn));
+		sn.bufsize = (size_t)-1;
+		rc = store_snap(r, slot, &sn);
+		if (rc == -ESTALE)
+			continue;
+		if (rc < 0)
+			return rc;
+		if (n < max)
+			store_decode(slot, &sn.h, &out[n]);
+		n++;
+	}
+	*ret_n = n;
+	return 0;
+}
+
+int
+store_reader_chain(struct store_reader *r, struct store_kstat_info *out,
+    size_t max, size_t *ret_n, uint64_t *ret_kcid)
+{
+	uint64_t k1, k2;
+	unsigned tries;
+	size_t n;
+	int rc;
+
+	for (tries = 0; tries < STORE_CHAIN_RETRIES; tries++) {
+		k1 = atomic_load_explicit(&r->sb->kcid, memory_order_acquire);
+		rc = store_walk(r, out, max, &n);
+		if (rc < 0 && rc != -EBADMSG)
+			return rc;
+		atomic_thread_fence(memory_order_acquire);
+		k2 = atomic_load_explicit(&r->sb->kcid, memory_order_relaxed);
+		if (k1 != k2)
+			continue;
+		/* A malformed header in a walk that saw a stable chain is
+		 * real, not a race. */
+		if (rc < 0)
+			return rc;
+		*ret_n = n;
+		if (ret_kcid != NULL)
+			*ret_kcid = k1;
+		return n > max ? -ENOBUFS : 0;
+	}
+	return -EAGAIN;
+}
+
+int
+store_reader_lookup(struct store_reader *r, const char *module,
+    int32_t instance, const char *name, struct store_kstat_info *ret)
+{
+	struct store_snap sn;
+	uint32_t used, slot;
+	int rc;
+
+	/* No KCID check needed: each header copy is consistent on its own,
+	 * and a lookup answers for one kstat. */
+	used = atomic_load_explicit(&r->sb->table_used, memory_order_acquire);
+	if (used > r->slots)
+		used = r->slots;
+	for (slot = 0; slot < used; slot++) {
+		memset(&sn, 0, sizeof(sn));
+		sn.bufsize = (size_t)-1;
+		rc = store_snap(r, slot, &sn);
+		if (rc == -ESTALE)
+			continue;
+		if (rc < 0)
+			return rc;
+		if (instance != -1 && sn.h.instance != instance)
+			continue;
+		if (module != NULL &&
+		    strncmp(sn.h.module, module, sizeof(sn.h.module)) != 0)
+			continue;
+		if (name != NULL &&
+		    strncmp(sn.h.name, name, sizeof(sn.h.name)) != 0)
+			continue;
+		store_decode(slot, &sn.h, ret);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int
+store_reader_read(struct store_reader *r, struct store_ref ref,
+    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
+    size_t *ret_size)
+{
+	struct store_snap sn;
+	int rc;
+
+	if (ref.slot >= r->slots)
+		return -ENOENT;
+	memset(&sn, 0, sizeof(sn));
+	sn.want = ref;
+	sn.buf = buf;
+	sn.bufsize = buf != NULL ? bufsize : 0;
+	rc = store_snap(r, ref.slot, &sn);
+	if (rc == 0 || rc == -ENOBUFS) {
+		if (ret_info != NULL)
+			store_decode(ref.slot, &sn.h, ret_info);
+		if (ret_size != NULL)
+			*ret_size = sn.h.blob_size;
+	}
+	return rc;
+}
+
+int
+store_reader_read_text(struct store_reader *r, struct store_ref ref,
+    char *path, char *desc)
+{
+	struct store_snap sn;
+	int rc;
+
+	if (ref.slot >= r->slots)
+		return -ENOENT;
+	memset(&sn, 0, sizeof(sn));
+	sn.want = ref;
+	sn.text = 1;
+	sn.path = path;
+	sn.desc = desc;
+	rc = store_snap(r, ref.slot, &sn);
+	if (path != NULL)
+		path[rc == 0 ? sn.h.path_len : 0] = '\0';
+	if (desc != NULL)
+		desc[rc == 0 ? sn.h.desc_len : 0] = '\0';
+	return rc;
+}

@@ -1,0 +1,147 @@
+/*
+ * gen_seeds.c: writes the seed corpus under tests/fuzz/corpus/: small but
+ * valid store segment images made by the real writer, and ring scripts
+ * that push valid records, wrap, and break the producer index. Run by hand
+ * after a layout change: gen_seeds <corpus dir>.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ring.h"
+#include "store.h"
+
+static void
+put(const char *dir, const char *name, const void *p, size_t n)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	if (f == NULL || fwrite(p, 1, n, f) != n || fclose(f) != 0) {
+		perror(path);
+		exit(1);
+	}
+}
+
+static void
+segment_seed(const char *dir, const char *name, int nk, int text)
+{
+	struct store_params p = { .kind = STORE_SEG_PUBLIC, .table_slots = 8,
+	    .arena_size = 4096 };
+	struct store_kstat_desc d = { .module = "app", .name = "lat",
+	    .class_ = "misc", .type = 7, .crtime = 1 };
+	struct store_segment *s;
+	uint8_t *img;
+	void *blob;
+	off_t len;
+	int i, fd;
+
+	if (store_segment_new(&p, &s) < 0)
+		exit(1);
+	for (i = 0; i < nk; i++) {
+		d.instance = i;
+		d.path = text && i % 2 ? "io/disk/sda" : NULL;
+		d.desc = text && i % 2 ? "queue latency" : NULL;
+		if (store_kstat_add(s, &d, (uint32_t)(24 + 40 * i), NULL) < 0)
+			exit(1);
+		store_kstat_write_begin(s, (uint32_t)i, &blob);
+		memset(blob, 0x11 * (i + 1), 24);
+		store_kstat_write_end(s, (uint32_t)i, 2);
+	}
+	if (nk > 2)
+		store_kstat_remove(s, 1);
+	fd = store_segment_fd(s);
+	len = lseek(fd, 0, SEEK_END);
+	img = malloc((size_t)len);
+	if (img == NULL || pread(fd, img, (size_t)len, 0) != len)
+		exit(1);
+	put(dir, name, img, (size_t)len);
+	free(img);
+	store_segment_free(s);
+}
+
+/* Ring scripts use fuzz_ring.c's opcodes: 0 head, 1 record, 2 drain,
+ * 3 header byte, 4 pop, 5 sleep/bookkeeping. */
+static size_t
+rec_step(uint8_t *b, uint8_t idx, uint8_t op, int64_t x, int64_t y)
+{
+	struct ring_rec r = { .slot = idx, .op = op, .x = x, .y = y, .time = 0 };
+
+	b[0] = 1;
+	b[1] = idx;
+	memcpy(b + 2, &r, sizeof(r));
+	return 2 + sizeof(r);
+}
+
+static size_t
+head_step(uint8_t *b, uint64_t head)
+{
+	b[0] = 0;
+	memcpy(b + 1, &head, sizeof(head));
+	return 1 + sizeof(head);
+}
+
+static void
+ring_seeds(const char *dir)
+{
+	uint8_t b[4096];
+	size_t n = 0;
+	uint8_t i;
+
+	for (i = 0; i < 6; i++)
+		n += rec_step(b + n, i, (uint8_t)(RING_OP_ABS + i), i, i == 2 ? 5 : 0);
+	n += head_step(b + n, 6);
+	b[n++] = 2;
+	b[n++] = 0;
+	put(dir, "valid", b, n);
+
+	n = 0;	/* wrap: 16 records twice */
+	for (i = 0; i < 16; i++)
+		n += rec_step(b + n, i, RING_OP_XY, i, 1);
+	n += head_step(b + n, 16);
+	b[n++] = 2;
+	b[n++] = 7;
+	b[n++] = 4;
+	b[n++] = 2;
+	b[n++] = 0;
+	n += head_step(b + n, 32);
+	b[n++] = 2;
+	b[n++] = 0;
+	b[n++] = 5;
+	put(dir, "wrap", b, n);
+
+	n = 0;	/* out of range, then backwards */
+	n += head_step(b + n, 17);
+	b[n++] = 2;
+	b[n++] = 0;
+	put(dir, "too-far", b, n);
+	n = 0;
+	n += head_step(b + n, 8);
+	b[n++] = 2;
+	b[n++] = 4;
+	n += head_step(b + n, 6);
+	b[n++] = 2;
+	b[n++] = 0;
+	put(dir, "backwards", b, n);
+}
+
+int
+main(int argc, char **argv)
+{
+	char d[4096];
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: gen_seeds <corpus dir>\n");
+		return 2;
+	}
+	snprintf(d, sizeof(d), "%s/store", argv[1]);
+	segment_seed(d, "empty", 0, 0);
+	segment_seed(d, "three", 3, 0);
+	segment_seed(d, "text", 5, 1);
+	snprintf(d, sizeof(d), "%s/ring", argv[1]);
+	ring_seeds(d);
+	return 0;
+}

@@ -1,0 +1,56 @@
+#!/bin/sh
+# run.sh [SECONDS]: build each libFuzzer target with clang straight from the
+# sources (so the library code is instrumented too) and run it for SECONDS
+# (default 60) on a scratch copy of its seed corpus. New inputs stay in the
+# scratch directory; crashes are written there as crash-*. Exits non-zero if
+# a target fails to build or finds a crash.
+set -eu
+secs=${1:-60}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${FUZZ_OUT:-$top/build-fuzz}
+cc=${FUZZ_CC:-}
+if [ -z "$cc" ]; then
+	for c in clang clang-14 clang-15 clang-16; do
+		if command -v "$c" >/dev/null 2>&1; then cc=$c; break; fi
+	done
+fi
+if [ -z "$cc" ]; then
+	echo "run.sh: clang not found (apt-get install clang libclang-rt-14-dev)" >&2
+	exit 1
+fi
+
+src="$top/src/common"
+lib="$src/ring.c $src/shm.c $src/store.c $src/store_reader.c $src/arena.c"
+flags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+	-I$top/include -I$src"
+# store images are 8 KiB; larger ones only slow the search
+maxlen_ring=4096
+maxlen_store=16384
+
+mkdir -p "$out"
+status=0
+for t in ring store; do
+	# shellcheck disable=SC2086
+	if ! $cc $flags "$top/tests/fuzz/fuzz_$t.c" $lib -o "$out/fuzz_$t"; then
+		echo "== fuzz_$t: build FAILED"
+		status=1
+		continue
+	fi
+	work="$out/corpus-$t"
+	mkdir -p "$work"
+	eval maxlen=\$maxlen_$t
+	echo "== fuzz_$t: ${secs}s"
+	if ! "$out/fuzz_$t" -max_total_time="$secs" -max_len="$maxlen" \
+	    -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix="$out/" "$work" "$top/tests/fuzz/corpus/$t" \
+	    >"$out/fuzz_$t.log" 2>&1; then
+		tail -n 60 "$out/fuzz_$t.log"
+		echo "== fuzz_$t: FAILED (log: $out/fuzz_$t.log)"
+		status=1
+		continue
+	fi
+	grep -E '^stat::number_of_executed_units|^stat::peak_rss_mb' "$out/fuzz_$t.log" || true
+	echo "== fuzz_$t: ok"
+done
+exit $status

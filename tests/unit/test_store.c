@@ -1,0 +1,667 @@
+/*
+ * test_store.c: the store segment — writer and reader round trips, the
+ * chain and its KCID, generations on slot reuse, resource limits, readers
+ * facing malformed superblocks and headers, and seqlock readers racing a
+ * writer without ever seeing a torn blob.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "shm.h"
+#include "store.h"
+
+static uint64_t
+rnd(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * UINT64_C(2685821657736338717);
+}
+
+static struct store_segment *
+seg_new(uint32_t slots, uint64_t arena)
+{
+	struct store_params p = {
+		.name = "test", .kind = STORE_SEG_PUBLIC,
+		.table_slots = slots, .arena_size = arena,
+	};
+	struct store_segment *s = NULL;
+
+	ck_assert_int_eq(store_segment_new(&p, &s), 0);
+	return s;
+}
+
+static struct store_reader *
+reader_new(struct store_segment *s)
+{
+	struct store_reader *r = NULL;
+	int fd = store_segment_reader_fd(s);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(store_reader_open(fd, &r), 0);
+	close(fd);
+	return r;
+}
+
+static struct store_kstat_desc
+desc(const char *module, int32_t instance, const char *name)
+{
+	struct store_kstat_desc d = {
+		.module = module, .instance = instance, .name = name,
+		.class_ = "misc", .type = 1, .owner_uid = 1000,
+		.tpl_hash = 0xabcdef, .ndata = 3, .crtime = 111,
+	};
+	return d;
+}
+
+START_TEST(test_roundtrip)
+{
+	struct store_segment *s = seg_new(16, 65536);
+	struct store_reader *r = reader_new(s);
+	struct store_kstat_desc d = desc("app", 0, "requests");
+	struct store_kstat_info ki;
+	struct store_ref ref;
+	uint8_t buf[200];
+	size_t size;
+	void *blob;
+	uint64_t kcid0 = store_reader_kcid(r);
+
+	ck_assert_uint_eq(store_reader_kind(r), STORE_SEG_PUBLIC);
+	ck_assert_uint_ne(store_reader_birth(r), 0);
+	ck_assert_int_eq(store_kstat_add(s, &d, 100, &ref), 0);
+	ck_assert_uint_eq(ref.slot, 0);
+	ck_assert_uint_eq(ref.gen, 1);
+	ck_assert_uint_gt(store_reader_kcid(r), kcid0);
+	ck_assert_uint_eq(store_reader_kcid(r), store_segment_kcid(s));
+
+	ck_assert_int_eq(store_kstat_write_begin(s, ref.slot, &blob), 0);
+	memset(blob, 0x5a, 100);
+	store_kstat_write_end(s, ref.slot, 222);
+
+	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &size), 0);
+	ck_assert_uint_eq(size, 100);
+	ck_assert_uint_eq(buf[0], 0x5a);
+	ck_assert_uint_eq(buf[99], 0x5a);
+	ck_assert_str_eq(ki.module, "app");
+	ck_assert_str_eq(ki.name, "requests");
+	ck_assert_str_eq(ki.class_, "misc");
+	ck_assert_int_eq(ki.instance, 0);
+	ck_assert_uint_eq(ki.kid, 1);
+	ck_assert_uint_eq(ki.crtime, 111);
+	ck_assert_uint_eq(ki.snaptime, 222);
+	ck_assert_uint_eq(ki.owner_uid, 1000);
+	ck_assert_uint_eq(ki.tpl_hash, 0xabcdef);
+	ck_assert_uint_eq(ki.ndata, 3);
+	ck_assert_uint_eq(ki.flags, STORE_KF_USED);
+
+	/* size query, and a buffer too small */
+	ck_assert_int_eq(store_reader_read(r, ref, NULL, NULL, 0, &size), -ENOBUFS);
+	ck_assert_uint_eq(size, 100);
+	ck_assert_int_eq(store_reader_read(r, ref, NULL, buf, 99, &size), -ENOBUFS);
+	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 16, 1 }, NULL, buf, 200, &size), -ENOENT);
+	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 1, 1 }, NULL, buf, 200, &size), -ESTALE);
+
+	store_reader_close(r);
+	store_segment_free(s);
+}
+END_TEST
+
+START_TEST(test_chain_and_reuse)
+{
+	struct store_segment *s = seg_new(4, 65536);
+	struct store_reader *r = reader_new(s);
+	struct store_kstat_desc d;
+	struct store_kstat_info ki[8];
+	struct store_ref ref[5];
+	uint64_t kcid, kcid2;
+	uint8_t buf[64];
+	size_t n;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		d = desc("disk", i, i % 2 ? "odd" : "even");
+		ck_assert_int_eq(store_kstat_add(s, &d, 64, &ref[i]), 0);
+	}
+	d = desc("disk", 9, "more");
+	ck_assert_int_eq(store_kstat_add(s, &d, 64, &ref[4]), -ENOSPC);
+
+	ck_assert_int_eq(store_reader_chain(r, ki, 8, &n, &kcid), 0);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(ki[3].instance, 3);
+	ck_assert_str_eq(ki[1].name, "odd");
+	ck_assert_int_eq(store_reader_chain(r, ki, 2, &n, &kcid), -ENOBUFS);
+	ck_assert_uint_eq(n, 4);
+
+	ck_assert_int_eq(store_reader_lookup(r, "disk", 2, NULL, &ki[0]), 0);
+	ck_assert_uint_eq(ki[0].ref.slot, 2);
+	ck_assert_int_eq(store_reader_lookup(r, NULL, -1, "odd", &ki[0]), 0);
+	ck_assert_int_eq(ki[0].instance, 1);
+	ck_assert_int_eq(store_reader_lookup(r, "net", -1, NULL, &ki[0]), -ENOENT);
+
+	ck_assert_int_eq(store_kstat_remove(s, 1), 0);
+	ck_assert_int_eq(store_kstat_remove(s, 1), -ENOENT);
+	ck_assert_int_eq(store_kstat_remove(s, 99), -ENOENT);
+	ck_assert_int_eq(store_reader_read(r, ref[1], NULL, buf, sizeof(buf), &n), -ESTALE);
+	ck_assert_int_eq(store_reader_chain(r, ki, 8, &n, &kcid2), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_uint_ne(kcid, kcid2);
+
+	/* the freed slot comes back with a new generation; the old ref is stale */
+	d = desc("disk", 7, "again");
+	ck_assert_int_eq(store_kstat_add(s, &d, 64, &ref[4]), 0);
+	ck_assert_uint_eq(ref[4].slot, 1);
+	ck_assert_uint_eq(ref[4].gen, 2);
+	ck_assert_int_eq(store_reader_read(r, ref[1], NULL, buf, sizeof(buf), &n), -ESTALE);
+	ck_assert_int_eq(store_reader_read(r, ref[4], &ki[0], buf, sizeof(buf), &n), 0);
+	ck_assert_str_eq(ki[0].name, "again");
+	ck_assert_str_eq(ki[0].class_, "misc");
+	ck_assert_uint_eq(ki[0].kid, 5);
+
+	store_reader_close(r);
+	store_segment_free(s);
+}
+END_TEST
+
+START_TEST(test_limits_and_text)
+{
+	struct store_segment *s = seg_new(64, 8192);
+	struct store_reader *r = reader_new(s);
+	struct store_kstat_desc d = desc("mod", 0, "hist");
+	struct store_kstat_info ki;
+	struct store_ref ref, ref2;
+	char path[STORE_PATH_MAX + 1], dsc[STORE_DESC_MAX + 1];
+	char longname[64];
+	uint8_t buf[4096];
+	void *blob;
+	size_t n;
+	uint64_t kcid;
+
+	memset(longname, 'x', sizeof(longname));
+	longname[STORE_STRLEN] = '\0';	/* 31 characters: one too many */
+	d.name = longname;
+	ck_assert_int_eq(store_kstat_add(s, &d, 8, NULL), -ENAMETOOLONG);
+	longname[STORE_STRLEN - 1] = '\0';
+	ck_assert_int_eq(store_kstat_add(s, &d, 8, &ref), 0);
+	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &n), 0);
+	ck_assert_uint_eq(strlen(ki.name), STORE_STRLEN - 1);
+	d.name = "";
+	ck_assert_int_eq(store_kstat_add(s, &d, 8, NULL), -EINVAL);
+	d.name = "hist";
+	d.flags = STORE_KF_USED;
+	ck_assert_int_eq(store_kstat_add(s, &d, 8, NULL), -EINVAL);
+	d.flags = STORE_KF_PERSISTENT;
+	ck_assert_int_eq(store_kstat_add(s, &d, STORE_BLOB_MAX + 1, NULL), -E2BIG);
+	ck_assert_int_eq(store_kstat_add(s, &d, 8192, NULL), -ENOSPC);	/* arena */
+
+	d.path = "a/b/c";
+	d.desc = "latency of the frobnicator";
+	ck_assert_int_eq(store_kstat_add(s, &d, 13, &ref), 0);
+	ck_assert_int_eq(store_reader_read_text(r, ref, path, dsc), 0);
+	ck_assert_str_eq(path, "a/b/c");
+	ck_assert_str_eq(dsc, "latency of the frobnicator");
+
+	/* re-lay: new size, zeroed, text kept, KCID bumped */
+	ck_assert_int_eq(store_kstat_write_begin(s, ref.slot, &blob), 0);
+	memset(blob, 0xff, 13);
+	store_kstat_write_end(s, ref.slot, 0);
+	kcid = store_reader_kcid(r);
+	ck_assert_int_eq(store_kstat_relayout(s, ref.slot, 1000), 0);
+	ck_assert_uint_gt(store_reader_kcid(r), kcid);
+	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &n), 0);
+	ck_assert_uint_eq(n, 1000);
+	ck_assert_uint_eq(buf[0], 0);
+	ck_assert_uint_eq(ki.flags, STORE_KF_USED | STORE_KF_PERSISTENT);
+	ck_assert_int_eq(store_reader_read_text(r, ref, path, NULL), 0);
+	ck_assert_str_eq(path, "a/b/c");
+	ck_assert_int_eq(store_kstat_relayout(s, ref.slot, 60000), -ENOSPC);
+	ck_assert_int_eq(store_reader_read(r, ref, NULL, buf, sizeof(buf), &n), 0);
+	ck_assert_uint_eq(n, 1000);
+
+	ck_assert_int_eq(store_kstat_set_flags(s, ref.slot, STORE_KF_DORMANT, 0), 0);
+	ck_assert_int_eq(store_kstat_set_flags(s, ref.slot, STORE_KF_PRIV, 0), -EINVAL);
+	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &n), 0);
+	ck_assert_uint_ne(ki.flags & STORE_KF_DORMANT, 0);
+
+	/* no text: empty strings */
+	d.path = d.desc = NULL;
+	ck_assert_int_eq(store_kstat_add(s, &d, 0, &ref2), 0);
+	ck_assert_int_eq(store_reader_read_text(r, ref2, path, dsc), 0);
+	ck_assert_str_eq(path, "");
+	ck_assert_str_eq(dsc, "");
+
+	store_reader_close(r);
+	store_segment_free(s);
+}
+END_TEST
+
+START_TEST(test_params_and_fds)
+{
+	struct store_params p = { .kind = 3, .table_slots = 4, .arena_size = 4096 };
+	struct store_segment *s;
+	struct store_reader *r;
+	void *m;
+	int fd;
+
+	ck_assert_int_eq(store_segment_new(&p, &s), -EINVAL);
+	p.kind = STORE_SEG_PRIVATE;
+	p.table_slots = 0;
+	ck_assert_int_eq(store_segment_new(&p, &s), -EINVAL);
+	p.table_slots = STORE_SLOTS_MAX + 1;
+	ck_assert_int_eq(store_segment_new(&p, &s), -EINVAL);
+	p.table_slots = 4;
+	p.arena_size = 0;
+	ck_assert_int_eq(store_segment_new(&p, &s), -EINVAL);
+	p.arena_size = 1;
+	ck_assert_int_eq(store_segment_new(&p, &s), 0);
+
+	/* a reader's fd cannot be mapped writable */
+	fd = store_segment_reader_fd(s);
+	ck_assert_int_ge(fd, 0);
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	ck_assert(m == MAP_FAILED);
+	ck_assert_int_eq(store_reader_open(fd, &r), 0);
+	ck_assert_uint_eq(store_reader_kind(r), STORE_SEG_PRIVATE);
+	store_reader_close(r);
+	close(fd);
+	ck_assert_ptr_null(store_segment_free(s));
+	ck_assert_ptr_null(store_segment_free(NULL));
+	ck_assert_ptr_null(store_reader_close(NULL));
+
+	/* an unsealed fd could shrink under the reader */
+	fd = memfd_create("unsealed", MFD_CLOEXEC);
+	ck_assert_int_eq(ftruncate(fd, 65536), 0);
+	ck_assert_int_eq(store_reader_open(fd, &r), -EPERM);
+	close(fd);
+}
+END_TEST
+
+START_TEST(test_arena)
+{
+	static uint8_t mem[1 << 16];
+	struct store_arena a;
+	uint64_t off[4];
+	uint32_t chunk;
+
+	store_arena_init(&a, mem, 4096, 4096);
+	ck_assert_int_eq(store_arena_alloc(&a, 0, &off[0], &chunk), -E2BIG);
+	ck_assert_int_eq(store_arena_alloc(&a, STORE_ARENA_CHUNK_MAX + 1, &off[0], &chunk), -E2BIG);
+	ck_assert_int_eq(store_arena_alloc(&a, 1, &off[0], &chunk), 0);
+	ck_assert_uint_eq(chunk, 64);
+	ck_assert_uint_eq(off[0], 4096);
+	ck_assert_int_eq(store_arena_alloc(&a, 65, &off[1], &chunk), 0);
+	ck_assert_uint_eq(chunk, 128);
+	ck_assert_uint_eq(off[1] % 64, 0);
+	ck_assert_int_eq(store_arena_alloc(&a, 4096, &off[2], &chunk), -ENOSPC);
+	store_arena_free(&a, off[0], 64);
+	ck_assert_int_eq(store_arena_alloc(&a, 33, &off[3], &chunk), 0);
+	ck_assert_uint_eq(off[3], off[0]);	/* reused from the free list */
+	ck_assert_uint_eq(a.in_use, 192);
+}
+END_TEST
+
+/* ---------------------------------------------------- malformed segments */
+
+/* A sealed memfd holding a copy of the segment, to be damaged at will. */
+static int
+image_fd(const uint8_t *img, size_t len)
+{
+	int fd;
+	void *m;
+
+	ck_assert_int_eq(shm_memfd_new("image", len, &fd), 0);
+	ck_assert_int_eq(shm_map(fd, len, 1, &m), 0);
+	memcpy(m, img, len);
+	munmap(m, len);
+	return fd;
+}
+
+static int
+image_open(const uint8_t *img, size_t len, struct store_reader **ret)
+{
+	int fd = image_fd(img, len), rc;
+
+	rc = store_reader_open(fd, ret);
+	close(fd);
+	return rc;
+}
+
+static uint8_t *
+image_of(struct store_segment *s, size_t *ret_len)
+{
+	int fd = store_segment_fd(s);
+	off_t len = lseek(fd, 0, SEEK_END);
+	uint8_t *img = malloc((size_t)len);
+
+	ck_assert_ptr_nonnull(img);
+	ck_assert_int_eq(pread(fd, img, (size_t)len, 0), len);
+	*ret_len = (size_t)len;
+	return img;
+}
+
+static struct store_segment *
+sample_segment(void)
+{
+	struct store_segment *s = seg_new(8, 16384);
+	struct store_kstat_desc d = desc("app", 0, "a");
+	void *blob;
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		d.instance = i;
+		d.path = i % 2 ? "x/y" : NULL;
+		d.desc = i % 2 ? "described" : NULL;
+		ck_assert_int_eq(store_kstat_add(s, &d, (uint32_t)(50 + i * 100), NULL), 0);
+		store_kstat_write_begin(s, (uint32_t)i, &blob);
+		memset(blob, i + 1, 50);
+		store_kstat_write_end(s, (uint32_t)i, 5);
+	}
+	store_kstat_remove(s, 2);
+	return s;
+}
+
+#define SB_FIELD(img, f) ((void *)((img) + offsetof(struct store_super, f)))
+#define KS_FIELD(img, slot, f) ((void *)((img) + STORE_SUPER_SIZE + \
+    (slot) * STORE_KSTAT_SIZE + offsetof(struct store_kstat_hdr, f)))
+
+START_TEST(test_bad_superblock)
+{
+	struct store_segment *s = sample_segment();
+	struct store_reader *r;
+	size_t len;
+	uint8_t *img = image_of(s, &len), *bad = malloc(len);
+	uint64_t v64;
+	uint32_t v32;
+	uint16_t v16;
+	struct { size_t off, size; uint64_t val; int want; } cases[] = {
+		{ offsetof(struct store_super, magic), 8, 1, -EBADMSG },
+		{ offsetof(struct store_super, abi_major), 2, 2, -EPROTONOSUPPORT },
+		{ offsetof(struct store_super, incompat), 4, 1, -EPROTONOSUPPORT },
+		{ offsetof(struct store_super, endian), 4, 0x04030201, -EBADMSG },
+		{ offsetof(struct store_super, hdr_size), 4, 8, -EBADMSG },
+		{ offsetof(struct store_super, kind), 4, 0, -EBADMSG },
+		{ offsetof(struct store_super, seg_size), 8, UINT64_MAX, -EBADMSG },
+		{ offsetof(struct store_super, table_off), 8, UINT64_MAX - 255, -EBADMSG },
+		{ offsetof(struct store_super, table_off), 8, 100, -EBADMSG },
+		{ offsetof(struct store_super, table_slots), 4, 0xffffffff, -EBADMSG },
+		{ offsetof(struct store_super, table_slots), 4, 1u << 21, -EBADMSG },
+		{ offsetof(struct store_super, kstat_size), 4, 8, -EBADMSG },
+		{ offsetof(struct store_super, arena_off), 8, 64, -EBADMSG },
+		{ offsetof(struct store_super, arena_size), 8, UINT64_MAX, -EBADMSG },
+		{ offsetof(struct store_super, ready), 4, 0, -EAGAIN },
+		{ offsetof(struct store_super, compat), 4, 0xff, 0 },
+	};
+	size_t i;
+
+	ck_assert_ptr_nonnull(bad);
+	ck_assert_int_eq(image_open(img, len, &r), 0);
+	store_reader_close(r);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memcpy(bad, img, len);
+		v64 = cases[i].val;
+		v32 = (uint32_t)v64;
+		v16 = (uint16_t)v64;
+		memcpy(bad + cases[i].off, cases[i].size == 8 ? (void *)&v64 :
+		    cases[i].size == 4 ? (void *)&v32 : (void *)&v16, cases[i].size);
+		r = NULL;
+		ck_assert_msg(image_open(bad, len, &r) == cases[i].want,
+		    "case %zu", i);
+		store_reader_close(r);
+	}
+	/* shorter than a superblock; shorter than it claims */
+	ck_assert_int_eq(image_open(img, 100, &r), -EBADMSG);
+	ck_assert_int_eq(image_open(img, len - 4096, &r), -EBADMSG);
+	free(bad);
+	free(img);
+	store_segment_free(s);
+}
+END_TEST
+
+START_TEST(test_bad_kstat_header)
+{
+	struct store_segment *s = sample_segment();
+	struct store_kstat_info ki[8];
+	struct store_reader *r;
+	size_t len, n;
+	uint8_t *img = image_of(s, &len), *bad = malloc(len);
+	uint8_t buf[1024];
+	uint64_t arena_off;
+	struct { size_t off, size; uint64_t val; } cases[] = {
+		{ offsetof(struct store_kstat_hdr, blob_off), 8, 0 },
+		{ offsetof(struct store_kstat_hdr, blob_off), 8, 8 },
+		{ offsetof(struct store_kstat_hdr, blob_off), 8, UINT64_MAX - 7 },
+		{ offsetof(struct store_kstat_hdr, blob_off), 8, 1u << 30 },
+		{ offsetof(struct store_kstat_hdr, chunk_size), 4, 0 },
+		{ offsetof(struct store_kstat_hdr, chunk_size), 4, 0xffffffffu },
+		{ offsetof(struct store_kstat_hdr, chunk_size), 4, 1u << 17 },
+		{ offsetof(struct store_kstat_hdr, blob_size), 4, 70000 },
+		{ offsetof(struct store_kstat_hdr, blob_size), 4, 1000 },
+		{ offsetof(struct store_kstat_hdr, flags), 4, 0x8001 },
+		{ offsetof(struct store_kstat_hdr, path_len), 2, 5 },
+		{ offsetof(struct store_kstat_hdr, text_off), 4, 0xfffffff0u },
+	};
+	size_t i;
+
+	ck_assert_ptr_nonnull(bad);
+	memcpy(&arena_off, SB_FIELD(img, arena_off), 8);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t v64 = cases[i].val;
+		uint32_t v32 = (uint32_t)v64;
+		uint16_t v16 = (uint16_t)v64;
+		uint8_t *f;
+
+		memcpy(bad, img, len);
+		f = (uint8_t *)KS_FIELD(bad, 0, seq) + cases[i].off;
+		memcpy(f, cases[i].size == 8 ? (void *)&v64 :
+		    cases[i].size == 4 ? (void *)&v32 : (void *)&v16, cases[i].size);
+		ck_assert_int_eq(image_open(bad, len, &r), 0);
+		ck_assert_msg(store_reader_read(r, (struct store_ref){ 0, 1 }, NULL,
+		    buf, sizeof(buf), &n) == -EBADMSG, "case %zu", i);
+		ck_assert_int_eq(store_reader_chain(r, ki, 8, &n, NULL), -EBADMSG);
+		/* the other kstats still read */
+		ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 1, 1 }, NULL,
+		    buf, sizeof(buf), &n), 0);
+		store_reader_close(r);
+	}
+	/* a writer stuck mid-write: odd sequence forever */
+	memcpy(bad, img, len);
+	*(uint32_t *)KS_FIELD(bad, 0, seq) |= 1;
+	ck_assert_int_eq(image_open(bad, len, &r), 0);
+	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 0, 1 }, NULL,
+	    buf, sizeof(buf), &n), -EAGAIN);
+	ck_assert_int_eq(store_reader_chain(r, ki, 8, &n, NULL), -EAGAIN);
+	store_reader_close(r);
+	/* unterminated strings come out terminated */
+	memcpy(bad, img, len);
+	memset(KS_FIELD(bad, 0, module), 'm', 3 * STORE_STRLEN);
+	ck_assert_int_eq(image_open(bad, len, &r), 0);
+	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 0, 1 }, &ki[0],
+	    buf, sizeof(buf), &n), 0);
+	ck_assert_uint_eq(strlen(ki[0].module), STORE_STRLEN);
+	ck_assert_uint_eq(strlen(ki[0].class_), STORE_STRLEN);
+	/* table_used beyond the table is clamped */
+	store_reader_close(r);
+	memcpy(bad, img, len);
+	*(uint32_t *)SB_FIELD(bad, table_used) = 0xffffffffu;
+	ck_assert_int_eq(image_open(bad, len, &r), 0);
+	ck_assert_int_eq(store_reader_chain(r, ki, 8, &n, NULL), 0);
+	ck_assert_uint_eq(n, 4);
+	store_reader_close(r);
+	free(bad);
+	free(img);
+	store_segment_free(s);
+}
+END_TEST
+
+START_TEST(test_random_corruption)
+{
+	struct store_segment *s = sample_segment();
+	struct store_kstat_info ki[8];
+	struct store_reader *r;
+	char path[STORE_PATH_MAX + 1], dsc[STORE_DESC_MAX + 1];
+	uint8_t buf[STORE_BLOB_MAX];
+	uint64_t seed = 77;
+	size_t len, n, i;
+	uint8_t *img = image_of(s, &len), *bad = malloc(len);
+	unsigned it;
+	uint32_t slot;
+
+	ck_assert_ptr_nonnull(bad);
+	for (it = 0; it < 400; it++) {
+		memcpy(bad, img, len);
+		/* damage the superblock and table, where the offsets live */
+		for (i = 0; i < 1 + rnd(&seed) % 16; i++)
+			bad[rnd(&seed) % (STORE_SUPER_SIZE + 8 * STORE_KSTAT_SIZE)] = (uint8_t)rnd(&seed);
+		if (image_open(bad, len, &r) != 0)
+			continue;
+		store_reader_chain(r, ki, 8, &n, NULL);
+		store_reader_lookup(r, "app", 3, "a", &ki[0]);
+		for (slot = 0; slot < 9; slot++) {
+			struct store_ref ref = { slot, 1 };
+
+			store_reader_read(r, ref, &ki[0], buf, sizeof(buf), &n);
+			store_reader_read_text(r, ref, path, dsc);
+			ck_assert_uint_le(strlen(path), STORE_PATH_MAX);
+			ck_assert_uint_le(strlen(dsc), STORE_DESC_MAX);
+		}
+		store_reader_close(r);
+	}
+	free(bad);
+	free(img);
+	store_segment_free(s);
+}
+END_TEST
+
+/* --------------------------------------------------------------- seqlock */
+
+struct race {
+	struct store_segment *s;
+	struct store_reader *r;
+	struct store_ref ref;
+	_Atomic int stop;
+	uint64_t writes;
+};
+
+static void *
+race_writer(void *arg)
+{
+	struct race *rc = arg;
+	uint64_t v = 0;
+	void *blob;
+	volatile int spin = 0;
+	int k;
+
+	while (!atomic_load_explicit(&rc->stop, memory_order_relaxed)) {
+		v++;
+		if (v % 64 == 0) {
+			/* a re-lay moves the blob and changes its size */
+			store_kstat_relayout(rc->s, rc->ref.slot, v % 128 ? 1000 : 3000);
+			continue;
+		}
+		if (store_kstat_write_begin(rc->s, rc->ref.slot, &blob) < 0)
+			break;
+		memset(blob, (int)(v & 0xff), 1000);
+		store_kstat_write_end(rc->s, rc->ref.slot, v);
+		rc->writes++;
+		/* A daemon writes in bursts; a writer that never lets go
+		 * would only measure the reader's retry limit. */
+		for (k = 0; k < 2000; k++)
+			spin++;
+	}
+	return NULL;
+}
+
+START_TEST(test_seqlock_no_torn_reads)
+{
+	struct store_kstat_desc d = desc("race", 0, "blob");
+	struct store_kstat_info ki;
+	struct race rc = { 0 };
+	uint8_t buf[4096];
+	pthread_t th;
+	unsigned i, ok = 0, busy = 0;
+	size_t n, j;
+	time_t t0;
+	int bad;
+
+	rc.s = seg_new(4, 1 << 20);
+	ck_assert_int_eq(store_kstat_add(rc.s, &d, 1000, &rc.ref), 0);
+	rc.r = reader_new(rc.s);
+	ck_assert_int_eq(pthread_create(&th, NULL, race_writer, &rc), 0);
+	/* Bounded by reads and by time: under a sanitizer or on a loaded
+	 * machine the writer may keep the reader spinning. */
+	t0 = time(NULL);
+	for (i = 0; i < 200000 && time(NULL) - t0 < 3; i++) {
+		int e = store_reader_read(rc.r, rc.ref, &ki, buf, sizeof(buf), &n);
+
+		if (e == -EAGAIN) {
+			busy++;
+			continue;
+		}
+		/* Check records every assertion it passes; count instead and
+		 * assert once per read. */
+		bad = e != 0 || (n != 1000 && n != 3000);
+		/* one write fills the first 1000 bytes with one value; a
+		 * re-lay zeroes everything */
+		for (j = 1; !bad && j < 1000; j++)
+			bad = buf[j] != buf[0];
+		bad |= buf[0] != 0 && buf[0] != (uint8_t)ki.snaptime;
+		for (j = 1000; !bad && j < n; j++)
+			bad = buf[j] != 0;
+		if (bad)
+			ck_abort_msg("torn read: e=%d size=%zu first=%u snaptime=%lu",
+			    e, n, buf[0], (unsigned long)ki.snaptime);
+		ok++;
+	}
+	atomic_store(&rc.stop, 1);
+	pthread_join(th, NULL);
+	ck_assert_uint_gt(ok, 0);
+	ck_assert_uint_gt(rc.writes, 0);
+	store_reader_close(rc.r);
+	store_segment_free(rc.s);
+}
+END_TEST
+
+static Suite *
+store_suite(void)
+{
+	Suite *s = suite_create("store");
+	TCase *tc = tcase_create("core");
+	TCase *tb = tcase_create("malformed");
+	TCase *tr = tcase_create("seqlock");
+
+	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_chain_and_reuse);
+	tcase_add_test(tc, test_limits_and_text);
+	tcase_add_test(tc, test_params_and_fds);
+	tcase_add_test(tc, test_arena);
+	suite_add_tcase(s, tc);
+	tcase_add_test(tb, test_bad_superblock);
+	tcase_add_test(tb, test_bad_kstat_header);
+	tcase_add_test(tb, test_random_corruption);
+	suite_add_tcase(s, tb);
+	tcase_set_timeout(tr, 300);
+	tcase_add_test(tr, test_seqlock_no_torn_reads);
+	suite_add_tcase(s, tr);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(store_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
