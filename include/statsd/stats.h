@@ -87,6 +87,14 @@ enum vsd_dtype {
 	VSD_DTYPE_DVHIST64,
 	VSD_DTYPE_TDGSTCLUST32,
 	VSD_DTYPE_TDGSTCLUST64,
+	/* statsd's own compound types (seeds 001 and 003); not FreeBSD's. */
+	VSD_DTYPE_LIST,		/* Linux list: X -> sum of Y, entries_max long */
+	VSD_DTYPE_HISTORY,	/* Linux history: ring of per-period results */
+	VSD_DTYPE_RAW,		/* Linux raw: ring of (time, serial, X, Y) */
+	VSD_DTYPE_IOQ,		/* kstat_io_t, kept from queue events */
+	VSD_DTYPE_TIMER,	/* kstat_timer_t without its name */
+	VSD_DTYPE_STRING,	/* a kstat CHAR or STRING named value */
+	VSD_DTYPE_DEFN,		/* a Linux statistic's run-time definition */
 	VSD_NUM_DTYPES
 };
 
@@ -98,6 +106,15 @@ enum voi_stype {
 	VS_STYPE_MIN,		/* min X */
 	VS_STYPE_HIST,		/* bucket[X] += Y, plus out-of-band */
 	VS_STYPE_TDGST,		/* t-digest of X weighted by Y */
+	/* statsd's own statistic types (seeds 001 and 003); not FreeBSD's. */
+	VS_STYPE_COUNT,		/* sum of Y */
+	VS_STYPE_LAST,		/* the last X (kstat named value), or a string */
+	VS_STYPE_LIST,		/* X -> sum of Y for up to entries_max X */
+	VS_STYPE_HISTORY,	/* per-period COUNT, SUM or num/min/avg/max */
+	VS_STYPE_RAW,		/* the last entries_max (time, serial, X, Y) */
+	VS_STYPE_IOQ,		/* kstat_io: wait and run queue Riemann sums */
+	VS_STYPE_TIMER,		/* kstat_timer: event count and durations */
+	VS_STYPE_DEFN,		/* internal: a Linux statistic's definition */
 	VS_NUM_STYPES
 };
 
@@ -528,14 +545,14 @@ stats_ctor_vsd_numeric(uint64_t val)
 	STATS_VSS_HIST(VSD_DTYPE_DVHIST64, STATS_VSS_HIST_HLPR_INFO_USR(	\
 	    VSD_DTYPE_DVHIST64, hbkts, vsdflags))
 
-#define STATS_VSS_TDGSTCLUST32(nctds, prec)				\
+#define STATS_VSS_TDGSTCLUST32(hnctds, hprec)				\
 	STATS_VSS(VS_STYPE_TDGST, 0, VSD_DTYPE_TDGSTCLUST32,		\
 	    stats_vss_tdgst_hlpr, (&(struct vss_tdgst_hlpr_info){		\
-	    .nctds = (nctds), .prec = (prec) }))
-#define STATS_VSS_TDGSTCLUST64(nctds, prec)				\
+	    .nctds = (hnctds), .prec = (hprec) }))
+#define STATS_VSS_TDGSTCLUST64(hnctds, hprec)				\
 	STATS_VSS(VS_STYPE_TDGST, 0, VSD_DTYPE_TDGSTCLUST64,		\
 	    stats_vss_tdgst_hlpr, (&(struct vss_tdgst_hlpr_info){		\
-	    .nctds = (nctds), .prec = (prec) }))
+	    .nctds = (hnctds), .prec = (hprec) }))
 
 /* Flags. */
 #define SB_VOI_RELUPDATE	0x00000001	/* VOI keeps state for rel updates */
@@ -668,7 +685,7 @@ STATS_API int stats_tpl_fetch_byspec(const char *spec);
 /*
  * stats_tpl_list: append the comma-separated normative specs of every
  * template, oldest first (FreeBSD's kern.stats.templates) to buf.
- * Returns: 0, or sbuf_error(buf).
+ * Returns: 0; EINVAL for a NULL buf; or sbuf_error(buf).
  */
 STATS_API int stats_tpl_list(struct sbuf *buf);
 
@@ -716,7 +733,8 @@ STATS_API int stats_tpl_sample_rollthedice(struct stats_tpl_sample_rate *rates,
  * voi_dtype, with the nvss statistics in vss, to a template. flags may hold
  * SB_VOI_RELUPDATE. The helpers' allocations in vss are always released.
  * Returns: 0; EINVAL for bad arguments (including a duplicate statistic type
- * in vss); EOPNOTSUPP if the VOI already exists; EFBIG if the blob would
+ * in vss, or a non-empty VOI name another VOI of the template has);
+ * EOPNOTSUPP if the VOI already exists; EFBIG if the blob would
  * exceed 65535 bytes; ENOMEM.
  */
 STATS_API int stats_tpl_add_voistats(uint32_t tpl_id, int32_t voi_id,
@@ -724,7 +742,7 @@ STATS_API int stats_tpl_add_voistats(uint32_t tpl_id, int32_t voi_id,
     struct voistatspec *vss, uint32_t flags);
 
 /*
- * stats_tpl_dtype_name, stats_tpl_stype_name: "INT_U64", "SUM", ...
+ * stats_vsd_dtype_name, stats_voi_stype_name: "INT_U64", "SUM", ...
  * Returns: the name, or NULL out of range.
  */
 STATS_API const char *stats_vsd_dtype_name(enum vsd_dtype dtype);
@@ -784,8 +802,10 @@ STATS_API int stats_blob_reset(struct statsblob *sb);
  * stats_blob_merge: fold src into dst, two blobs of the same template: SUM
  * adds, MIN and MAX combine, HIST adds buckets, TDGST merges digests,
  * VOISTATE keeps dst's. flags is unused.
+ * Unlike updates, which wrap as FreeBSD's do, a merge refuses to wrap.
  * Returns: 0; EINVAL for blobs of different templates or layouts;
- * EOVERFLOW if a sum or count would overflow (dst is unchanged).
+ * EOVERFLOW if any sum, histogram counter or digest count would overflow
+ * (dst is then unchanged); ENOMEM.
  */
 STATS_API int stats_blob_merge(struct statsblob *dst,
     const struct statsblob *src, uint32_t flags);

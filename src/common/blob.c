@@ -376,11 +376,32 @@ stats_blob_visit(struct statsblob *sb, stats_blob_visitcb_t func, void *usrctx)
 	return 0;
 }
 
+/*
+ * Claim [off, off + sz) in a bitmap of 4-byte units (data offsets are
+ * 4-aligned); true if part of it was claimed already.
+ */
+static bool
+blob_claim(uint64_t *used, uint16_t off, uint16_t sz)
+{
+	uint32_t u, end = ((uint32_t)off + sz + 3) / 4;
+
+	for (u = off / 4u; u < end; u++) {
+		if (used[u / 64] & (UINT64_C(1) << (u % 64)))
+			return true;
+		used[u / 64] |= UINT64_C(1) << (u % 64);
+	}
+	return false;
+}
+
 const char *
 blob_check(const struct statsblobv1 *sb, size_t len)
 {
+	/* Data that overlap would let one statistic rewrite another's sizes. */
+	uint64_t used[(SB_V1_MAXSZ / 4 + 64) / 64];
 	uint16_t n, v;
 	int s;
+
+	memset(used, 0, sizeof(used));
 
 	if (sb == NULL || len < SB_V1_HDRSZ)
 		return "blob shorter than its header";
@@ -416,6 +437,11 @@ blob_check(const struct statsblobv1 *sb, size_t len)
 			return "VOI statistics outside the statistics region";
 		if ((vp->flags & ~VOI_REQSTATE) != 0)
 			return "VOI with unknown flags";
+		/* Every update of such a VOI writes through slot 0. */
+		if ((vp->flags & VOI_REQSTATE) &&
+		    blob_voistat(sb, vp, VS_STYPE_VOISTATE)->stype !=
+		    VS_STYPE_VOISTATE)
+			return "VOI state missing";
 		for (s = 0; s <= vp->voistatmaxid; s++) {
 			const struct voistat *vs = blob_voistat(sb, vp, s);
 			const char *why;
@@ -428,15 +454,20 @@ blob_check(const struct statsblobv1 *sb, size_t len)
 			    (size_t)vs->data_off + vs->dsz > sb->cursz ||
 			    vs->data_off % 4 != 0)
 				return "statistic data outside the data region";
+			if (blob_claim(used, vs->data_off, vs->dsz))
+				return "statistics whose data overlap";
 			if (s == VS_STYPE_VOISTATE) {
 				if (vs->dtype != VSD_DTYPE_VOISTATE ||
-				    vs->dsz != 8 || !(vp->flags & VOI_REQSTATE))
+				    vs->dsz != 8 || vs->data_off % 8 != 0 ||
+				    !(vp->flags & VOI_REQSTATE))
 					return "bad VOI state";
 				continue;
 			}
 			if (!dtype_valid(vs->dtype) ||
 			    (dtype_info[vs->dtype].align > 4 && vs->data_off % 8))
 				return "statistic with a bad data type";
+			if (stype_ops[s].check == NULL)
+				return "statistic of a type that cannot be checked";
 			why = stype_ops[s].check(blob_vsd(sb, vs), vs->dsz,
 			    vs->dtype, vp->dtype);
 			if (why != NULL)

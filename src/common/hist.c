@@ -192,6 +192,9 @@ hist_ipow(uint64_t base, uint64_t exp, __int128 limit)
 {
 	__int128 r = 1;
 
+	/* Powers of 0 and 1 need no loop (stepexp may be 2^32 - 1). */
+	if (base <= 1)
+		return base == 0 && exp > 0 ? 0 : 1;
 	while (exp-- > 0) {
 		r *= base;
 		if (r > limit)
@@ -489,6 +492,7 @@ hist_merge(struct voistatdata *dst, const struct voistatdata *src,
 {
 	const struct hist_geom *g = hist_geom(vs_dtype);
 	uint16_t i, n = hist_nbkts(dst, g);
+	uint64_t max;
 
 	(void)dsz;
 	(void)voi_dtype;
@@ -498,6 +502,14 @@ hist_merge(struct voistatdata *dst, const struct voistatdata *src,
 		if (memcmp(hist_bkt(dst, g, i), hist_bkt(src, g, i),
 		    g->nbounds * 8u) != 0)
 			return EINVAL;
+	}
+	/* Updates wrap; a merge that would is refused (stats_blob_merge). */
+	max = g->cnt64 ? UINT64_MAX : UINT32_MAX;
+	if (hist_oob(src, g) > max - hist_oob(dst, g))
+		return EOVERFLOW;
+	for (i = 0; i < n; i++) {
+		if (hist_bkt_cnt(src, g, i) > max - hist_bkt_cnt(dst, g, i))
+			return EOVERFLOW;
 	}
 	hist_oob_add(dst, g, hist_oob(src, g));
 	for (i = 0; i < n; i++)

@@ -7,9 +7,17 @@
 #include "hist.h"
 #include "kind.h"
 #include "numeric.h"
+#include "stat_defn.h"
+#include "stat_history.h"
+#include "stat_ioq.h"
+#include "stat_list.h"
+#include "stat_raw.h"
+#include "stat_scalar.h"
+#include "stat_timer.h"
 #include "tdgst_stat.h"
 
 #define SCALAR(nm, sz, sgn, q)	{ nm, sz, sz, DF_SCALAR, sgn, q }
+/* Histogram and digest sizes vary; the size column is their alignment. */
 #define HIST(nm)		{ nm, 8, 8, DF_HIST, false, false }
 #define TDGST(nm)		{ nm, 8, 8, DF_TDGST, false, false }
 
@@ -33,6 +41,16 @@ const struct dtype_info dtype_info[VSD_NUM_DTYPES] = {
 	[VSD_DTYPE_DVHIST64]	= HIST("DVHIST64"),
 	[VSD_DTYPE_TDGSTCLUST32] = TDGST("TDGSTCLUST32"),
 	[VSD_DTYPE_TDGSTCLUST64] = TDGST("TDGSTCLUST64"),
+	[VSD_DTYPE_LIST]	= { "LIST", LIST_HDRSZ, 8, DF_LIST, false, false },
+	[VSD_DTYPE_HISTORY]	= { "HISTORY", HISTORY_HDRSZ, 8, DF_HISTORY,
+				    false, false },
+	[VSD_DTYPE_RAW]		= { "RAW", RAW_HDRSZ, 8, DF_RAW, false, false },
+	[VSD_DTYPE_IOQ]		= { "IOQ", IOQ_SIZE, 8, DF_IOQ, false, false },
+	[VSD_DTYPE_TIMER]	= { "TIMER", TIMER_SIZE, 8, DF_TIMER, false,
+				    false },
+	[VSD_DTYPE_STRING]	= { "STRING", STRING_HDRSZ, 8, DF_STRING, false,
+				    false },
+	[VSD_DTYPE_DEFN]	= { "DEFN", DEFN_SIZE, 8, DF_DEFN, false, false },
 };
 
 const struct stype_ops stype_ops[VS_NUM_STYPES] = {
@@ -45,6 +63,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.desc = "Simple arithmetic accumulator",
 		.update = numeric_sum_update, .reset = numeric_sum_reset,
 		.merge = numeric_sum_merge, .check = numeric_check,
+		.event = stat_sum_event,
 	},
 	[VS_STYPE_MAX] = {
 		.name = "MAX", .flatname = "max",
@@ -72,6 +91,56 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.merge = tdgst_stat_merge, .check = tdgst_stat_check,
 		.quantile = tdgst_stat_quantile, .cdf = tdgst_stat_cdf,
 	},
+	[VS_STYPE_COUNT] = {
+		.name = "COUNT", .flatname = "count",
+		.desc = "Sum of update weights",
+		.update = stat_count_update, .reset = numeric_sum_reset,
+		.merge = numeric_sum_merge, .check = numeric_check,
+	},
+	[VS_STYPE_LAST] = {
+		.name = "LAST", .flatname = "last",
+		.desc = "Last value set or updated (kstat named value)",
+		.update = stat_last_update, .reset = stat_last_reset,
+		.merge = stat_last_merge, .check = stat_last_check,
+		.event = stat_last_event,
+	},
+	[VS_STYPE_LIST] = {
+		.name = "LIST",
+		.desc = "Sum of weights per distinct VOI value",
+		.update = stat_list_update, .reset = stat_list_reset,
+		.merge = stat_list_merge, .check = stat_list_check,
+	},
+	[VS_STYPE_HISTORY] = {
+		.name = "HISTORY",
+		.desc = "Per-period count, sum or range, as a ring",
+		.reset = stat_history_reset, .merge = stat_history_merge,
+		.check = stat_history_check, .event = stat_history_event,
+	},
+	[VS_STYPE_RAW] = {
+		.name = "RAW",
+		.desc = "Ring of timestamped (X, Y) updates",
+		.reset = stat_raw_reset, .merge = stat_raw_merge,
+		.check = stat_raw_check, .event = stat_raw_event,
+	},
+	[VS_STYPE_IOQ] = {
+		.name = "IOQ",
+		.desc = "I/O counters and wait/run queue Riemann sums",
+		.update = stat_ioq_update, .reset = stat_ioq_reset,
+		.merge = stat_ioq_merge, .check = stat_ioq_check,
+		.event = stat_ioq_event,
+	},
+	[VS_STYPE_TIMER] = {
+		.name = "TIMER",
+		.desc = "Event count and durations from start/stop events",
+		.reset = stat_timer_reset, .merge = stat_timer_merge,
+		.check = stat_timer_check, .event = stat_timer_event,
+	},
+	[VS_STYPE_DEFN] = {
+		.name = "DEFN",
+		.desc = "Run-time definition of a Linux statistic",
+		.reset = stat_defn_reset, .merge = stat_defn_merge,
+		.check = stat_defn_check,
+	},
 };
 
 int
@@ -98,6 +167,20 @@ kind_render(struct sbuf *buf, const struct voistatdata *vsd,
 		return hist_render(buf, vsd, vs_dtype, fmt, objdump);
 	case DF_TDGST:
 		return tdgst_stat_render(buf, vsd, dsz, vs_dtype, fmt, objdump);
+	case DF_LIST:
+		return stat_list_render(buf, vsd, voi_dtype, fmt);
+	case DF_HISTORY:
+		return stat_history_render(buf, vsd, fmt);
+	case DF_RAW:
+		return stat_raw_render(buf, vsd, fmt);
+	case DF_IOQ:
+		return stat_ioq_render(buf, vsd, fmt);
+	case DF_TIMER:
+		return stat_timer_render(buf, vsd, fmt);
+	case DF_STRING:
+		return stat_string_render(buf, vsd, fmt);
+	case DF_DEFN:
+		return stat_defn_render(buf, vsd, fmt);
 	default:
 		return EINVAL;
 	}

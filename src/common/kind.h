@@ -12,17 +12,26 @@
 
 #include "blob.h"
 
+struct stats_event;
+
 enum dtype_family {
 	DF_NONE = 0,
 	DF_VOISTATE,
 	DF_SCALAR,
 	DF_HIST,
 	DF_TDGST,
+	DF_LIST,		/* stat_list.c */
+	DF_HISTORY,		/* stat_history.c */
+	DF_RAW,			/* stat_raw.c */
+	DF_IOQ,			/* stat_ioq.c */
+	DF_TIMER,		/* stat_timer.c */
+	DF_STRING,		/* stat_scalar.c */
+	DF_DEFN,		/* stat_defn.c */
 };
 
 struct dtype_info {
 	const char		*name;		/* "INT_U64" */
-	uint16_t		 size;		/* value size, or fixed header */
+	uint16_t		 size;		/* scalars: value size; else 8 */
 	uint8_t			 align;		/* alignment of the data */
 	uint8_t			 family;	/* enum dtype_family */
 	bool			 is_signed;	/* scalars: signed comparison */
@@ -48,6 +57,12 @@ dtype_is_scalar(int dtype)
  * weight (≥ 1). update returns 0 or an errno, and must leave the data
  * unchanged on error. merge folds src into dst (same type and layout);
  * check validates untrusted data; quantile and cdf are optional.
+ *
+ * event (optional) takes the operations of op.h that are not plain (X, Y)
+ * updates (queue and timer events, SET), and the (X, Y) updates too for a
+ * kind without update (those that need the time: HISTORY, RAW). It returns
+ * 0, EOPNOTSUPP when the op does not concern this kind (not an error), or
+ * an errno, leaving the data unchanged.
  */
 struct stype_ops {
 	const char	*name;		/* "SUM" */
@@ -70,6 +85,9 @@ struct stype_ops {
 	int		(*cdf)(const struct voistatdata *vsd, uint16_t dsz,
 			    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
 			    double x, double *ret);
+	int		(*event)(struct voistatdata *vsd, uint16_t dsz,
+			    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+			    const struct stats_event *ev, bool *changed);
 };
 
 extern const struct stype_ops stype_ops[VS_NUM_STYPES];
@@ -79,6 +97,13 @@ stype_valid(int stype)
 {
 	return stype > 0 && stype < VS_NUM_STYPES;
 }
+
+/*
+ * The most bytes one list or ring statistic may take: a blob's 65535 less
+ * room for the blob header, its VOI and that VOI's other statistics. The
+ * entries_max bounds of LIST, HISTORY and RAW derive from it.
+ */
+#define STAT_ROOM	(SB_V1_MAXSZ - 1024u)
 
 /*
  * Render one statistic's data (no key, no braces around the whole):

@@ -78,8 +78,10 @@ k2hist_bounds(enum k2hist_type type, uint64_t range_min, uint64_t range_max,
 		/* 0: v <= range_min; i: 1 + (v - range_min) / stepping. */
 		if (stepping == 0 || (range_max != 0 && range_max < range_min))
 			return EINVAL;
+		/* Compared before the + 2, which wraps for a full range. */
 		if (range_max == 0 ||
-		    (range_max - range_min) / stepping + 2 > K2HIST_LINEAR_MAXBKTS)
+		    (range_max - range_min) / stepping >
+		    K2HIST_LINEAR_MAXBKTS - 2)
 			nlin = K2HIST_LINEAR_MAXBKTS;
 		else
 			nlin = (uint32_t)((range_max - range_min) / stepping + 2);

@@ -118,38 +118,48 @@ numeric_cmp(enum vsd_dtype dtype, const struct voistatdata_numeric *a,
 	}
 }
 
+/*
+ * acc += x * y in exact arithmetic, then a range check: EOVERFLOW leaves
+ * acc unchanged. __int128 is a GCC and Clang extension on 64-bit targets,
+ * the only ones statsd builds for; it saves a hand-written overflow check
+ * per signedness and width.
+ */
+static int
+numeric_add_exact(enum vsd_dtype dtype, struct voistatdata_numeric *acc,
+    const struct voistatdata_numeric *x, uint64_t y)
+{
+	struct voistatdata_numeric lo = numeric_limit(dtype, false);
+	struct voistatdata_numeric hi = numeric_limit(dtype, true);
+
+	if (dtype_info[dtype].is_signed) {
+		__int128 sum = (__int128)numeric_s64(dtype, acc) +
+		    (__int128)numeric_s64(dtype, x) * (__int128)y;
+
+		if (sum < numeric_s64(dtype, &lo) ||
+		    sum > numeric_s64(dtype, &hi))
+			return EOVERFLOW;
+		numeric_set(dtype, acc, (uint64_t)sum);
+	} else {
+		/* v * y nears 2^128: exact only in unsigned 128 bits. */
+		unsigned __int128 sum = (unsigned __int128)numeric_u64(dtype,
+		    acc) + (unsigned __int128)numeric_u64(dtype, x) * y;
+
+		if (sum > numeric_u64(dtype, &hi))
+			return EOVERFLOW;
+		numeric_set(dtype, acc, (uint64_t)sum);
+	}
+	return 0;
+}
+
 int
 numeric_add(enum vsd_dtype dtype, struct voistatdata_numeric *acc,
     const struct voistatdata_numeric *x, uint64_t y)
 {
 	uint64_t a = numeric_u64(dtype, acc), v = numeric_u64(dtype, x);
 
-	if (!dtype_info[dtype].is_q) {
-		numeric_set(dtype, acc, a + v * y);
-		return 0;
-	}
-	/*
-	 * Fixed point: exact arithmetic in 128 bits, then a range check.
-	 * __int128 is a GCC and Clang extension on 64-bit targets, the only
-	 * ones statsd builds for; it saves a hand-written overflow check per
-	 * signedness and width.
-	 */
-	__int128 sum, lo, hi;
-	struct voistatdata_numeric lim;
-
-	if (dtype_info[dtype].is_signed)
-		sum = (__int128)numeric_s64(dtype, acc) +
-		    (__int128)numeric_s64(dtype, x) * (__int128)y;
-	else
-		sum = (__int128)(uint64_t)a + (__int128)v * (__int128)y;
-	lim = numeric_limit(dtype, false);
-	lo = dtype_info[dtype].is_signed ? numeric_s64(dtype, &lim) : 0;
-	lim = numeric_limit(dtype, true);
-	hi = dtype_info[dtype].is_signed ? (__int128)numeric_s64(dtype, &lim) :
-	    (__int128)(dtype == VSD_DTYPE_Q_U32 ? UINT32_MAX : UINT64_MAX);
-	if (sum < lo || sum > hi)
-		return EOVERFLOW;
-	numeric_set(dtype, acc, (uint64_t)sum);
+	if (dtype_info[dtype].is_q)
+		return numeric_add_exact(dtype, acc, x, y);
+	numeric_set(dtype, acc, a + v * y);
 	return 0;
 }
 
@@ -280,14 +290,19 @@ numeric_parse(const char *text, enum vsd_dtype dtype,
 		    STATS_Q64_FBITS;
 		long double d = strtold(text, &end), scaled;
 
-		if (end == text || *end != '\0')
+		if (end == text || *end != '\0' || d != d)
 			return EINVAL;
 		scaled = d * (long double)((uint64_t)1 << fbits);
+		/*
+		 * Compare with the raw limits, exact in long double; limits
+		 * rounded through double let 2^63 and 2^64 through.
+		 */
 		if (errno == ERANGE ||
-		    scaled < (long double)numeric_to_double(dtype, &lo) *
-		    (long double)((uint64_t)1 << fbits) ||
-		    scaled > (long double)numeric_to_double(dtype, &hi) *
-		    (long double)((uint64_t)1 << fbits))
+		    scaled < (dtype_info[dtype].is_signed ?
+		    (long double)numeric_s64(dtype, &lo) : 0.0L) ||
+		    scaled > (dtype_info[dtype].is_signed ?
+		    (long double)numeric_s64(dtype, &hi) :
+		    (long double)numeric_u64(dtype, &hi)))
 			return ERANGE;
 		if (dtype_info[dtype].is_signed)
 			numeric_set(dtype, n, (uint64_t)(int64_t)scaled);
@@ -415,12 +430,21 @@ int
 numeric_sum_merge(struct voistatdata *dst, const struct voistatdata *src,
     uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype)
 {
-	struct voistatdata_numeric s;
-	bool changed;
+	struct voistatdata_numeric d, s;
+	int error;
 
+	(void)dsz;
+	(void)voi_dtype;
+	/*
+	 * Updates of integer sums wrap, as FreeBSD's do, but a merge that
+	 * would wrap is refused: stats_blob_merge() promises EOVERFLOW.
+	 */
+	numeric_load(vs_dtype, dst, &d);
 	numeric_load(vs_dtype, src, &s);
-	return numeric_sum_update(dst, dsz, vs_dtype, voi_dtype, &s, 1,
-	    &changed);
+	error = numeric_add_exact(vs_dtype, &d, &s, 1);
+	if (error == 0)
+		numeric_store(vs_dtype, dst, &d);
+	return error;
 }
 
 int

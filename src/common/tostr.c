@@ -3,11 +3,12 @@
  * FreeBSD's freeform text or JSON, with or without its layout (OBJDUMP) and
  * names (META).
  *
- * The line shapes are FreeBSD's (reference sheet §8) with two choices of
- * ours: freeform shows "errs=N" only when a statistic has failed updates,
- * which keeps the stats(3) page's OBJDUMP example exact, and the JSON is
- * always well formed (FreeBSD's can leave a trailing comma after a vacant
- * slot).
+ * The line shapes are FreeBSD's (reference sheet §8) with three choices
+ * of ours: freeform shows "errs=N" only when a statistic has failed
+ * updates, which keeps the stats(3) page's OBJDUMP example exact; freeform
+ * with META names the template on its first line, as JSON does; and the
+ * JSON is always well formed (FreeBSD's can leave a trailing comma after a
+ * vacant slot).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -129,7 +130,8 @@ tostr_json_cb(struct statsblobv1 *sb, struct voi *v, struct voistat *vs,
 			    "\"stats\":{", v->flags,
 			    dtype_info[v->dtype].name, v->voistatmaxid,
 			    v->stats_off);
-		} else if (name != NULL) {
+		} else if (name != NULL && name[0] != '\0') {
+			/* Unnamed VOIs keep "[id]": "" keys would collide. */
 			sbuf_printf(buf, "\"%s\":{\"stats\":{", name);
 		} else {
 			sbuf_printf(buf, "\"[%hd]\":{\"stats\":{", v->id);

@@ -381,6 +381,13 @@ tpl_add_voi_locked(struct statsblob_tpl *tpl, int32_t voi_id,
 
 	if (voi_id < onvois && osb->vois[voi_id].id >= 0)
 		return EOPNOTSUPP;
+	/* Names key JSON objects and flat "<voi>.<kind>" names: unique. */
+	for (v = 0; v < onvois && voi_name[0] != '\0'; v++) {
+		const char *other = tpl->mb->voi_meta[v].name;
+
+		if (other != NULL && strcmp(other, voi_name) == 0)
+			return EINVAL;
+	}
 	for (i = 0; i < nvss; i++) {
 		if (vss[i].stype > maxstype)
 			maxstype = vss[i].stype;

@@ -1,13 +1,139 @@
 /*
  * update.c: the engine's one update path. Every front end (stats(3) abs
  * and rel updates, kstat named values and counters, Linux statistic_add,
- * ring records drained by the daemon) ends here with an (X, Y) pair.
+ * ring records drained by the daemon) ends here with an (X, Y) pair or one
+ * of the other operations of op.h, applied by update_voi() to each
+ * statistic of one VOI.
  */
 #include <errno.h>
+#include <time.h>
 
 #include "blob.h"
 #include "kind.h"
 #include "numeric.h"
+#include "op.h"
+#include "stat_defn.h"
+#include "stat_scalar.h"
+
+uint64_t
+engine_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A VOI's value as a sign- or zero-extended 64-bit integer (Q: raw). */
+static int64_t
+update_xs64(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
+{
+	if (dtype_info[dtype].size == 4)
+		return dtype_info[dtype].is_signed ? n->int32.s32 :
+		    (int64_t)n->int32.u32;
+	return n->int64.s64;
+}
+
+/* The VOI's populated statistic of type stype, or NULL. */
+static struct voistat *
+update_stat(struct statsblobv1 *b, const struct voi *v, int stype)
+{
+	struct voistat *vs;
+
+	if (stype > v->voistatmaxid)
+		return NULL;
+	vs = blob_voistat(b, v, stype);
+	return vs->stype == stype ? vs : NULL;
+}
+
+/*
+ * Apply ev to every statistic of v it concerns, highest statistic type
+ * first as FreeBSD does. A Linux statistic's definition is consulted
+ * first: an (X, Y) update it turns away (off, out of range) changes
+ * nothing else.
+ * Returns: 0; EOPNOTSUPP if no statistic takes the op; otherwise the error
+ * of the last statistic that failed (each failure counted in its errs).
+ */
+static int
+update_voi(struct statsblobv1 *b, struct voi *v, struct stats_event *ev)
+{
+	bool xy = engine_op_is_xy(ev->op), applied = false, any = false;
+	struct voistat *vs;
+	int s, e, error = 0;
+
+	if (xy && (vs = update_stat(b, v, VS_STYPE_DEFN)) != NULL &&
+	    !stat_defn_gate(blob_vsd(b, vs), ev->xs64)) {
+		/* Its hits_out_of_range may have moved: merges carry it. */
+		vs->flags |= VS_VSDVALID;
+		return 0;
+	}
+	for (s = v->voistatmaxid; s > VS_STYPE_VOISTATE; s--) {
+		const struct stype_ops *ops = &stype_ops[s];
+		bool changed = false;
+
+		vs = blob_voistat(b, v, s);
+		if (vs->stype < 0 || s == VS_STYPE_DEFN)
+			continue;
+		any = true;
+		if (xy && ops->update != NULL) {
+			e = ops->update(blob_vsd(b, vs), vs->dsz, vs->dtype,
+			    v->dtype, &ev->x, ev->y, &changed);
+		} else if (ev->op == STATS_OP_HIST) {
+			e = s != VS_STYPE_HIST ? EOPNOTSUPP :
+			    ops->update(blob_vsd(b, vs), vs->dsz, vs->dtype,
+			    v->dtype, &ev->x, ev->y, &changed);
+		} else if (ops->event != NULL) {
+			/* Stamp once, and only for a kind that keeps time. */
+			if (ev->time == 0)
+				ev->time = engine_now_ns();
+			e = ops->event(blob_vsd(b, vs), vs->dsz, vs->dtype,
+			    v->dtype, ev, &changed);
+		} else {
+			e = EOPNOTSUPP;
+		}
+		if (e == EOPNOTSUPP)
+			continue;
+		applied = true;
+		if (e != 0) {
+			if (vs->errs < VS_ERRS_MAX)
+				vs->errs++;
+			error = e;
+		} else if (changed) {
+			vs->flags |= VS_VSDVALID;
+		}
+	}
+	if (!applied && (any || !xy))
+		return EOPNOTSUPP;
+	return error;
+}
+
+/* Remember the value a relative update will start from. */
+static void
+update_voistate(struct statsblobv1 *b, struct voi *v,
+    const struct voistatdata_numeric *x)
+{
+	if (v->flags & VOI_REQSTATE)
+		blob_vsd(b, blob_voistat(b, v, VS_STYPE_VOISTATE))->voistate.prev =
+		    *x;
+}
+
+/* prev + rel, in place; fixed point refuses to overflow. */
+static int
+update_rel(struct statsblobv1 *b, struct voi *v,
+    struct voistatdata_numeric *x)
+{
+	struct voistatdata_numeric abs;
+	int e;
+
+	if (!(v->flags & VOI_REQSTATE))
+		return EINVAL;
+	abs = blob_vsd(b, blob_voistat(b, v, VS_STYPE_VOISTATE))->voistate.prev;
+	e = numeric_add(v->dtype, &abs, x, 1);
+	if (e != 0)
+		return e;
+	*x = abs;
+	return 0;
+}
 
 int
 stats_voi_update_xy(struct statsblob *sb, int32_t voi_id,
@@ -15,9 +141,9 @@ stats_voi_update_xy(struct statsblob *sb, int32_t voi_id,
     uint32_t flags)
 {
 	struct statsblobv1 *b = (struct statsblobv1 *)sb;
-	struct voistat *vs;
+	struct stats_event ev;
 	struct voi *v;
-	int s, error = 0, e;
+	int e;
 
 	if (b == NULL || b->abi != STATS_ABI_V1 || voival == NULL || y == 0 ||
 	    voi_id < 0 || voi_id >= blob_nvois(b) ||
@@ -27,38 +153,123 @@ stats_voi_update_xy(struct statsblob *sb, int32_t voi_id,
 	if (v->id < 0 || v->dtype != voi_dtype)
 		return EINVAL;
 	if (flags & SB_VOI_RELUPDATE) {
-		struct voistatdata_numeric abs;
-
-		if (!(v->flags & VOI_REQSTATE))
-			return EINVAL;
-		vs = blob_voistat(b, v, VS_STYPE_VOISTATE);
-		abs = blob_vsd(b, vs)->voistate.prev;
-		/* Fixed point refuses to overflow before any statistic moves. */
-		e = numeric_add(voi_dtype, &abs, voival, 1);
+		e = update_rel(b, v, voival);
 		if (e != 0)
 			return e;
-		*voival = abs;
 	}
-	/* Highest statistic type first, as FreeBSD does. */
-	for (s = v->voistatmaxid; s > VS_STYPE_VOISTATE; s--) {
-		bool changed = false;
+	ev.op = STATS_OP_XY;
+	ev.flags = 0;
+	ev.x = *voival;
+	ev.xs64 = update_xs64(voi_dtype, voival);
+	ev.y = y;
+	ev.time = 0;
+	e = update_voi(b, v, &ev);
+	update_voistate(b, v, voival);
+	return e;
+}
 
-		vs = blob_voistat(b, v, s);
-		if (vs->stype < 0)
-			continue;
-		e = stype_ops[s].update(blob_vsd(b, vs), vs->dsz, vs->dtype,
-		    voi_dtype, voival, y, &changed);
-		if (e != 0) {
-			if (vs->errs < VS_ERRS_MAX)
-				vs->errs++;
-			error = e;
-		} else if (changed) {
-			vs->flags |= VS_VSDVALID;
-		}
+/*
+ * x, as a ring record carries it, in the VOI's type: a signed value, or
+ * with STATS_OPF_UNSIGNED an unsigned one; refused if the type cannot hold
+ * it. Fixed-point types take their raw bits, ranged as their integer width.
+ */
+static int
+update_x(enum vsd_dtype dtype, int64_t x, bool is_unsigned,
+    struct voistatdata_numeric *n)
+{
+	bool sgn = dtype_info[dtype].is_signed;
+	uint64_t u = (uint64_t)x;
+
+	n->int64.u64 = 0;
+	if (dtype_info[dtype].size == 4) {
+		if (sgn ? (is_unsigned ? u > INT32_MAX :
+		    x < INT32_MIN || x > INT32_MAX) :
+		    (is_unsigned ? u > UINT32_MAX : x < 0 || x > UINT32_MAX))
+			return EINVAL;
+		n->int32.u32 = (uint32_t)u;
+		return 0;
 	}
-	if (v->flags & VOI_REQSTATE) {
-		vs = blob_voistat(b, v, VS_STYPE_VOISTATE);
-		blob_vsd(b, vs)->voistate.prev = *voival;
+	if (sgn ? (is_unsigned && u > INT64_MAX) : (!is_unsigned && x < 0))
+		return EINVAL;
+	n->int64.u64 = u;
+	return 0;
+}
+
+int
+engine_apply(struct statsblob *sb, uint16_t voi, uint8_t op, uint8_t flags,
+    int64_t x, int64_t y, uint64_t time_ns)
+{
+	struct statsblobv1 *b = (struct statsblobv1 *)sb;
+	bool weighted = op == STATS_OP_XY || op == STATS_OP_HIST;
+	bool queue = op == STATS_OP_QENTER || op == STATS_OP_QEXIT ||
+	    op == STATS_OP_QMOVE;
+	bool timer = op == STATS_OP_TSTART || op == STATS_OP_TSTOP;
+	struct stats_event ev;
+	struct voi *v;
+	int e;
+
+	if (b == NULL || b->abi != STATS_ABI_V1 || voi >= blob_nvois(b) ||
+	    b->vois[voi].id < 0)
+		return -EINVAL;
+	v = &b->vois[voi];
+	if (op == STATS_OP_INVALID || op >= STATS_OP_NUM ||
+	    (flags & ~STATS_OPF_KNOWN) != 0 ||
+	    ((flags & STATS_OPF_RUNQ) && !queue) ||
+	    ((flags & STATS_OPF_UNSIGNED) && (queue || timer)) ||
+	    time_ns > STATS_TIME_MAX)
+		return -EINVAL;
+	ev.op = op;
+	ev.flags = flags;
+	ev.time = time_ns;
+	if (weighted) {
+		if (y < 0 && !(flags & STATS_OPF_UNSIGNED))
+			return -EINVAL;
+		if (y == 0)
+			return 0;	/* no weight: nothing to add */
+		ev.y = (uint64_t)y;
+	} else {
+		if (y != 0)
+			return -EINVAL;
+		ev.y = 1;
 	}
-	return error;
+	if (queue || timer) {
+		/* Not a value of the VOI: QEXIT's X counts bytes moved. */
+		ev.x = stats_ctor_vsd_numeric((uint64_t)x);
+		ev.xs64 = x;
+	} else {
+		e = update_x(v->dtype, x, (flags & STATS_OPF_UNSIGNED) != 0,
+		    &ev.x);
+		if (e == 0 && op == STATS_OP_REL)
+			e = update_rel(b, v, &ev.x);
+		if (e != 0)
+			return -e;
+		ev.xs64 = update_xs64(v->dtype, &ev.x);
+	}
+	e = update_voi(b, v, &ev);
+	if (engine_op_is_xy(op) || op == STATS_OP_SET)
+		update_voistate(b, v, &ev.x);
+	return -e;
+}
+
+int
+engine_set_string(struct statsblob *sb, uint16_t voi, const char *s,
+    size_t len)
+{
+	struct statsblobv1 *b = (struct statsblobv1 *)sb;
+	struct voistat *vs;
+	struct voi *v;
+	int e;
+
+	if (b == NULL || b->abi != STATS_ABI_V1 || voi >= blob_nvois(b) ||
+	    b->vois[voi].id < 0 || (s == NULL && len > 0))
+		return -EINVAL;
+	v = &b->vois[voi];
+	vs = update_stat(b, v, VS_STYPE_LAST);
+	if (vs == NULL || vs->dtype != VSD_DTYPE_STRING)
+		return -EINVAL;
+	e = stat_string_set(blob_vsd(b, vs), s != NULL ? s : "", len);
+	if (e != 0)
+		return -e;
+	vs->flags |= VS_VSDVALID;
+	return 0;
 }

@@ -1,0 +1,171 @@
+/*
+ * kstat_hdr.h: a kstat's header as data (seeds 001 and 002): its names,
+ * kind, flags, kstat2 path, description and content type, with the rules
+ * for each field; lookups with illumos's wildcards; and kstat(1M)'s
+ * module:instance:name:statistic selectors, in shell-glob and /regex/
+ * forms.
+ */
+#ifndef STATSD_KSTAT_HDR_H
+#define STATSD_KSTAT_HDR_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <statsd/kstat.h>
+
+#define KS_PATH_MAX	255	/* kstat2 path: segments joined by '/' */
+#define KS_NPSEG_MIN	3	/* category, component and name */
+#define KS_NPSEG_MAX	16
+#define KS_DESC_MAX	1023
+
+/* Flags a creator may give; DORMANT, INVALID and LONGSTRINGS are ours. */
+#define KS_FLAGS_CREATOR	(KSTAT_FLAG_VIRTUAL | KSTAT_FLAG_VAR_SIZE | \
+				    KSTAT_FLAG_WRITABLE | \
+				    KSTAT_FLAG_PERSISTENT | KSTAT_FLAG_PRIV)
+#define KS_FLAGS_KNOWN		(KS_FLAGS_CREATOR | KSTAT_FLAG_DORMANT | \
+				    KSTAT_FLAG_INVALID | \
+				    KSTAT_FLAG_LONGSTRINGS)
+
+struct kstat_hdr {
+	char		module[KSTAT_STRLEN];
+	char		name[KSTAT_STRLEN];
+	char		class_[KSTAT_STRLEN];
+	uint8_t		type;		/* KSTAT_TYPE_* */
+	uint8_t		content;	/* enum kstat2_nv_metatype */
+	int32_t		instance;	/* ≥ 0 */
+	uint32_t	flags;		/* KSTAT_FLAG_* */
+	int64_t		kid;
+	uint64_t	scale;		/* ≥ 1: multiply values by it for units */
+	hrtime_t	crtime;
+	hrtime_t	snaptime;
+	char		path[KS_PATH_MAX + 1];	/* "" when not a kstat2 */
+	char		desc[KS_DESC_MAX + 1];
+};
+
+/* What was wrong, for a caller to report: the field and why. */
+struct ks_error {
+	const char	*field;		/* "module", "instance", ... */
+	char		 msg[160];
+};
+
+/*
+ * ks_hdr_init: fill h for a new kstat. module is 1 to 30 characters; name
+ * NULL means "<module><instance>" (truncated to 30), as on illumos; class_
+ * NULL means "misc"; instance ≥ 0; type a KSTAT_TYPE_*; flags of
+ * KS_FLAGS_CREATOR, PERSISTENT not with VIRTUAL. Names may hold any
+ * printable character but ':' (kstat(1M)'s separator). content is UNK and
+ * scale 1; kid, crtime and snaptime are 0 for the caller to set.
+ * Returns: 0; -EINVAL or -ENAMETOOLONG with err naming the field.
+ */
+int ks_hdr_init(struct kstat_hdr *h, const char *module, int32_t instance,
+    const char *name, const char *class_, uint8_t type, uint32_t flags,
+    struct ks_error *err);
+
+/*
+ * ks_hdr_set_path: the kstat2 path from npseg segments (0 clears it):
+ * KS_NPSEG_MIN..KS_NPSEG_MAX non-empty printable segments without '/',
+ * KS_PATH_MAX bytes in all once joined by '/'.
+ * Returns: 0; -EINVAL or -ENAMETOOLONG with err; h unchanged on error.
+ */
+int ks_hdr_set_path(struct kstat_hdr *h, const char *const *pseg,
+    uint32_t npseg, struct ks_error *err);
+
+/*
+ * ks_hdr_set_desc, ks_hdr_set_content: the description (printable, ≤
+ * KS_DESC_MAX), the content type and scale (≥ 1).
+ * Returns: 0; -EINVAL or -ENAMETOOLONG with err; h unchanged on error.
+ */
+int ks_hdr_set_desc(struct kstat_hdr *h, const char *desc,
+    struct ks_error *err);
+int ks_hdr_set_content(struct kstat_hdr *h, uint8_t content, uint64_t scale,
+    struct ks_error *err);
+
+/*
+ * ks_hdr_check: validate a header of unknown origin (a copy out of shared
+ * memory): terminated strings, the rules above, known type and flags.
+ * Returns: 0; -EINVAL with err naming the field.
+ */
+int ks_hdr_check(const struct kstat_hdr *h, struct ks_error *err);
+
+/* The path's segments: how many, and segment i into buf (≤ len bytes). */
+uint32_t ks_hdr_npseg(const struct kstat_hdr *h);
+int ks_hdr_pseg(const struct kstat_hdr *h, uint32_t i, char *buf, size_t len);
+
+/* The kstat type's name: "raw", "name=value", "interrupt", "i/o"... */
+const char *ks_type_name(uint8_t type);
+
+/*
+ * ks_hdr_matches: kstat_lookup(3KSTAT)'s test: module NULL, instance -1
+ * and name NULL match anything; the rest compare exactly.
+ */
+bool ks_hdr_matches(const struct kstat_hdr *h, const char *module,
+    int32_t instance, const char *name);
+
+/*
+ * ks_hdr_lookup: the first of n headers that ks_hdr_matches().
+ * Returns: its index; -ENOENT.
+ */
+ssize_t ks_hdr_lookup(const struct kstat_hdr *const *hdrs, size_t n,
+    const char *module, int32_t instance, const char *name);
+
+/*
+ * A kstat(1M) pattern: "/re/" is a POSIX extended regular expression,
+ * unanchored; anything else a shell glob matched against the whole string.
+ * An empty pattern, or "*", matches everything.
+ */
+struct ks_pattern {
+	bool		any;
+	bool		is_re;
+	char		*glob;
+	regex_t		re;
+};
+
+/*
+ * ks_pattern_init: compile text (NULL: match all).
+ * Returns: 0; -EINVAL for a bad regular expression (err->msg says why);
+ * -ENOMEM.
+ */
+int ks_pattern_init(struct ks_pattern *p, const char *text,
+    struct ks_error *err);
+bool ks_pattern_match(const struct ks_pattern *p, const char *s);
+void ks_pattern_done(struct ks_pattern *p);
+
+enum ks_field {
+	KS_F_MODULE = 0,
+	KS_F_INSTANCE,
+	KS_F_NAME,
+	KS_F_STATISTIC,
+	KS_NFIELDS
+};
+
+/* module:instance:name:statistic, each a pattern; the instance is matched
+ * as its decimal string. */
+struct ks_selector {
+	struct ks_pattern	f[KS_NFIELDS];
+};
+
+/*
+ * ks_selector_parse: a kstat(1M) operand: up to four ':'-separated
+ * patterns, an empty or absent one meaning "*". A /regex/ field may hold
+ * ':' itself; it ends at a '/' followed by ':' or the end.
+ * Returns: 0; -EINVAL with err naming the field (too many fields, a bad
+ * regular expression); -ENOMEM. On error sel needs no ks_selector_done.
+ */
+int ks_selector_parse(struct ks_selector *sel, const char *text,
+    struct ks_error *err);
+
+/* A selector that matches everything (then set fields, as -m/-i/-n/-s). */
+void ks_selector_all(struct ks_selector *sel);
+int ks_selector_set(struct ks_selector *sel, enum ks_field f,
+    const char *text, struct ks_error *err);
+
+bool ks_selector_match_kstat(const struct ks_selector *sel,
+    const struct kstat_hdr *h);
+bool ks_selector_match_stat(const struct ks_selector *sel,
+    const char *statistic);
+void ks_selector_done(struct ks_selector *sel);
+
+#endif /* STATSD_KSTAT_HDR_H */

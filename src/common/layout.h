@@ -1,0 +1,38 @@
+/*
+ * layout.h: building blobs without the template registry. A kstat whose
+ * statistics change at run time (a Linux definition that alters a
+ * statistic's shape, a statistic added to an interface) gets a new blob
+ * laid out here, with every statistic that did not change carried across
+ * byte for byte.
+ */
+#ifndef STATSD_LAYOUT_H
+#define STATSD_LAYOUT_H
+
+#include <stdint.h>
+
+#include "blob.h"
+
+/*
+ * layout_empty: a blob with no VOIs (free() it).
+ * Returns: the blob, or NULL when out of memory.
+ */
+struct statsblob *layout_empty(void);
+
+/*
+ * layout_set_voi: a new blob (free() it) that is old with VOI voi_id
+ * replaced by one of type voi_dtype carrying the nvss statistics in vss,
+ * each holding its data vss[i].iv (vss[i].vsdsz bytes); voi_id may be
+ * new, one past the last or further (the gap is vacant VOIs). Every other
+ * VOI keeps its statistics and their data; the header keeps its times. The
+ * layout hash (tplhash) becomes a hash of the new layout chained from the
+ * old hash, so blobs re-laid alike still merge and differ from the old.
+ * flags may hold SB_VOI_RELUPDATE (a zeroed VOI state is added).
+ * Returns: 0 and *ret; EINVAL for bad arguments (a duplicate or invalid
+ * statistic type, a scalar statistic of another type than the VOI); EFBIG
+ * if the blob would pass 65535 bytes; ENOMEM.
+ */
+int layout_set_voi(const struct statsblob *old, int32_t voi_id,
+    enum vsd_dtype voi_dtype, uint32_t flags, uint32_t nvss,
+    const struct voistatspec *vss, struct statsblob **ret);
+
+#endif /* STATSD_LAYOUT_H */

@@ -1,0 +1,286 @@
+/*
+ * stat_scalar.c: COUNT and LAST, the scalar statistics of the kstat and
+ * Linux front ends, and SET for SUM (a kstat counter written as a whole).
+ *
+ * COUNT is the Linux value statistic in mode increments and the "number"
+ * of a range: the sum of the weights. LAST is a kstat named value: the last
+ * X an update or SET gave it, or a CHAR or STRING value set as text.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <statsd/kstat.h>
+
+#include "numeric.h"
+#include "op.h"
+#include "stat_scalar.h"
+
+/* One weight in the VOI's units: 1, or 1.0 for a fixed-point type. */
+static struct voistatdata_numeric
+count_unit(enum vsd_dtype dtype)
+{
+	struct voistatdata_numeric one;
+	unsigned fbits = 0;
+
+	if (dtype_info[dtype].is_q)
+		fbits = (dtype == VSD_DTYPE_Q_S32 || dtype == VSD_DTYPE_Q_U32) ?
+		    STATS_Q32_FBITS : STATS_Q64_FBITS;
+	one.int64.u64 = 0;
+	if (dtype_info[dtype].size == 4)
+		one.int32.u32 = (uint32_t)1 << fbits;
+	else
+		one.int64.u64 = (uint64_t)1 << fbits;
+	return one;
+}
+
+static int
+scalar_vss(enum vsd_dtype voi_dtype, struct voistatspec *vss,
+    enum voi_stype stype)
+{
+	struct voistatdata_numeric *iv;
+
+	if (vss == NULL || !dtype_is_scalar(voi_dtype) || vss->stype != stype)
+		return EINVAL;
+	iv = calloc(1, sizeof(*iv));
+	if (iv == NULL)
+		return ENOMEM;
+	vss->iv = (struct voistatdata *)iv;
+	vss->vsdsz = dtype_info[voi_dtype].size;
+	vss->vs_dtype = voi_dtype;
+	return 0;
+}
+
+int
+stat_count_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
+    void *info)
+{
+	(void)info;
+	return scalar_vss(voi_dtype, vss, VS_STYPE_COUNT);
+}
+
+int
+stat_last_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
+    void *info)
+{
+	(void)info;
+	return scalar_vss(voi_dtype, vss, VS_STYPE_LAST);
+}
+
+int
+stat_string_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
+    struct vss_string_hlpr_info *info)
+{
+	struct vsd_string *iv;
+	uint32_t cap;
+
+	if (vss == NULL || info == NULL || !dtype_is_scalar(voi_dtype) ||
+	    vss->stype != VS_STYPE_LAST)
+		return EINVAL;
+	if (info->kind == KSTAT_DATA_CHAR)
+		cap = STRING_CHAR_MAX + 1;
+	else if (info->kind == KSTAT_DATA_STRING && info->maxlen >= 1 &&
+	    info->maxlen <= STRING_MAX)
+		cap = (uint32_t)info->maxlen + 1;
+	else
+		return EINVAL;
+	iv = calloc(1, STRING_HDRSZ + cap);
+	if (iv == NULL)
+		return ENOMEM;
+	iv->cap = (uint16_t)cap;
+	iv->kind = info->kind;
+	vss->iv = (struct voistatdata *)iv;
+	vss->vsdsz = STRING_HDRSZ + cap;
+	vss->vs_dtype = VSD_DTYPE_STRING;
+	return 0;
+}
+
+int
+stat_string_set(struct voistatdata *vsd, const char *s, size_t len)
+{
+	struct vsd_string *str = (struct vsd_string *)vsd;
+
+	if (len >= str->cap)
+		return E2BIG;
+	memcpy(str->s, s, len);
+	/* Clear the tail so a copy of the blob leaks no old text. */
+	memset(str->s + len, 0, str->cap - len);
+	str->len = (uint16_t)len;
+	return 0;
+}
+
+int
+stat_named_data_type(enum vsd_dtype voi_dtype, enum vsd_dtype vs_dtype,
+    const struct voistatdata *vsd)
+{
+	if (vs_dtype == VSD_DTYPE_STRING)
+		return ((const struct vsd_string *)vsd)->kind;
+	switch (voi_dtype) {
+	case VSD_DTYPE_INT_S32:
+		return KSTAT_DATA_INT32;
+	case VSD_DTYPE_INT_U32:
+		return KSTAT_DATA_UINT32;
+	case VSD_DTYPE_INT_S64:
+	case VSD_DTYPE_INT_SLONG:
+		return KSTAT_DATA_INT64;
+	case VSD_DTYPE_INT_U64:
+	case VSD_DTYPE_INT_ULONG:
+		return KSTAT_DATA_UINT64;
+	default:
+		return -1;
+	}
+}
+
+int
+stat_count_update(struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    const struct voistatdata_numeric *x, uint64_t y, bool *changed)
+{
+	struct voistatdata_numeric acc, one = count_unit(vs_dtype);
+	int error;
+
+	(void)dsz;
+	(void)voi_dtype;
+	(void)x;
+	numeric_load(vs_dtype, vsd, &acc);
+	error = numeric_add(vs_dtype, &acc, &one, y);
+	if (error != 0)
+		return error;
+	numeric_store(vs_dtype, vsd, &acc);
+	*changed = true;
+	return 0;
+}
+
+int
+stat_last_update(struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    const struct voistatdata_numeric *x, uint64_t y, bool *changed)
+{
+	(void)dsz;
+	(void)voi_dtype;
+	(void)y;
+	if (vs_dtype == VSD_DTYPE_STRING)
+		return EOPNOTSUPP;	/* text is set, never updated */
+	numeric_store(vs_dtype, vsd, x);
+	*changed = true;
+	return 0;
+}
+
+int
+stat_last_event(struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    const struct stats_event *ev, bool *changed)
+{
+	if (ev->op != STATS_OP_SET)
+		return EOPNOTSUPP;
+	return stat_last_update(vsd, dsz, vs_dtype, voi_dtype, &ev->x, 1,
+	    changed);
+}
+
+int
+stat_sum_event(struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    const struct stats_event *ev, bool *changed)
+{
+	(void)dsz;
+	(void)voi_dtype;
+	/* A kstat counter written as a whole (kstat_write, knp->value = v). */
+	if (ev->op != STATS_OP_SET)
+		return EOPNOTSUPP;
+	numeric_store(vs_dtype, vsd, &ev->x);
+	*changed = true;
+	return 0;
+}
+
+void
+stat_last_reset(struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype)
+{
+	(void)voi_dtype;
+	if (vs_dtype == VSD_DTYPE_STRING) {
+		struct vsd_string *str = (struct vsd_string *)vsd;
+
+		str->len = 0;
+		memset(str->s, 0, str->cap);
+		return;
+	}
+	memset(vsd, 0, dsz);
+}
+
+int
+stat_last_merge(struct voistatdata *dst, const struct voistatdata *src,
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype)
+{
+	(void)voi_dtype;
+	(void)vs_dtype;
+	/* The source is the later copy: its value is the last one. */
+	memcpy(dst, src, dsz);
+	return 0;
+}
+
+const char *
+stat_last_check(const struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype)
+{
+	const struct vsd_string *str = (const struct vsd_string *)vsd;
+
+	if (vs_dtype != VSD_DTYPE_STRING)
+		return numeric_check(vsd, dsz, vs_dtype, voi_dtype);
+	if (dsz < STRING_HDRSZ + 1u)
+		return "string value smaller than its header";
+	if (str->cap != dsz - STRING_HDRSZ)
+		return "string capacity disagrees with its size";
+	if (str->kind != KSTAT_DATA_CHAR && str->kind != KSTAT_DATA_STRING)
+		return "string value of an unknown kind";
+	if (str->len >= str->cap || str->s[str->len] != '\0')
+		return "string value not terminated";
+	return NULL;
+}
+
+void
+stat_json_string(struct sbuf *buf, const char *s, size_t len)
+{
+	size_t i;
+
+	sbuf_putc(buf, '"');
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		/*
+		 * RFC 8259's escapes only, never kstat(1M)'s invalid "\?";
+		 * bytes past ASCII are shown as code points, so the output is
+		 * valid JSON whatever a provider stored.
+		 */
+		if (c == '"' || c == '\\')
+			sbuf_printf(buf, "\\%c", c);
+		else if (c == '\n')
+			sbuf_cat(buf, "\\n");
+		else if (c == '\t')
+			sbuf_cat(buf, "\\t");
+		else if (c == '\r')
+			sbuf_cat(buf, "\\r");
+		else if (c < 0x20 || c >= 0x7f)
+			sbuf_printf(buf, "\\u%04x", c);
+		else
+			sbuf_putc(buf, c);
+	}
+	sbuf_putc(buf, '"');
+}
+
+int
+stat_string_render(struct sbuf *buf, const struct voistatdata *vsd,
+    enum sb_str_fmt fmt)
+{
+	const struct vsd_string *str = (const struct vsd_string *)vsd;
+	size_t len = strnlen(str->s, str->len);
+
+	if (fmt == SB_STRFMT_JSON) {
+		sbuf_cat(buf, "\"val\":");
+		stat_json_string(buf, str->s, len);
+	} else {
+		sbuf_putc(buf, '"');
+		sbuf_bcat(buf, str->s, len);
+		sbuf_putc(buf, '"');
+	}
+	return sbuf_error(buf);
+}

@@ -1,0 +1,45 @@
+/*
+ * stat_timer.h: the TIMER statistic: kstat_timer_t's fields (seed 001's
+ * event timer) kept from timer start and stop events; the timer's name is
+ * its VOI's.
+ */
+#ifndef STATSD_STAT_TIMER_H
+#define STATSD_STAT_TIMER_H
+
+#include <statsd/kstat.h>
+
+#include "kind.h"
+
+struct vsd_timer {
+	uint64_t	num_events;
+	hrtime_t	elapsed_time;
+	hrtime_t	min_time;
+	hrtime_t	max_time;
+	hrtime_t	start_time;
+	hrtime_t	stop_time;
+};
+
+#define TIMER_SIZE	((uint16_t)sizeof(struct vsd_timer))
+#define TIMER_NFIELDS	6
+extern const char *const stat_timer_field_names[TIMER_NFIELDS];
+void stat_timer_fields(const struct vsd_timer *t, uint64_t v[TIMER_NFIELDS]);
+
+/*
+ * stat_timer_vss_hlpr: a TIMER spec (vss_hlpr_fn signature; info unused).
+ * Returns: 0; EINVAL; ENOMEM.
+ */
+int stat_timer_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
+    void *info);
+
+int stat_timer_event(struct voistatdata *, uint16_t, enum vsd_dtype,
+    enum vsd_dtype, const struct stats_event *, bool *);
+void stat_timer_reset(struct voistatdata *, uint16_t, enum vsd_dtype,
+    enum vsd_dtype);
+int stat_timer_merge(struct voistatdata *, const struct voistatdata *,
+    uint16_t, enum vsd_dtype, enum vsd_dtype);
+const char *stat_timer_check(const struct voistatdata *, uint16_t,
+    enum vsd_dtype, enum vsd_dtype);
+int stat_timer_render(struct sbuf *buf, const struct voistatdata *vsd,
+    enum sb_str_fmt fmt);
+
+#endif /* STATSD_STAT_TIMER_H */

@@ -1,0 +1,541 @@
+/*
+ * config.c: the statsd.conf key table and everything driven by it —
+ * parsing, defaults, reload, the printed configuration and the man page's
+ * key list. Adding a key is one line in config_keys[] and a field in
+ * struct config.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "config.h"
+#include "log.h"
+
+enum cfg_type {
+	CFG_UINT,	/* unsigned, min..max */
+	CFG_SIZE,	/* uint64 bytes, optional K/M/G suffix (powers of 1024) */
+	CFG_MODE,	/* octal file mode */
+	CFG_STRING,	/* up to max characters, printable, no blanks */
+	CFG_ENUM,	/* one of names[] (stored as its index) */
+};
+
+struct cfg_key {
+	const char		*key;
+	enum cfg_type		 type;
+	size_t			 off;
+	const char		*def;		/* parsed like a file value */
+	uint64_t		 min, max;
+	bool			 reloadable;
+	const char *const	*names;		/* CFG_ENUM */
+	const char		*doc;
+};
+
+#define K(name, t, field, d, lo, hi, rel, doc)				\
+	{ name, t, offsetof(struct config, field), d, lo, hi, rel, NULL, doc }
+
+static const struct cfg_key config_keys[] = {
+	K("socket", CFG_STRING, socket, "", 0, 107, false,
+	    "Path of the control socket; empty means statsd.sock in the runtime directory. The --socket option overrides it."),
+	K("socket_mode", CFG_MODE, socket_mode, "0666", 0, 0777, false,
+	    "Mode of the control socket when statsd binds it itself. Rights are decided per peer (SO_PEERCRED), not by the mode."),
+	K("admin_group", CFG_STRING, admin_group, "statsd-admin", 0, 31, true,
+	    "Group whose members are privileged peers: they see PRIV kstats and may change, reset and delete any kstat. Empty means none; a group that does not exist is logged and ignored."),
+	{ "log_level", CFG_ENUM, offsetof(struct config, log_level), "info",
+	    0, 0, true, log_level_names,
+	    "Least important messages logged: error, warning, notice, info or debug." },
+	K("max_connections", CFG_UINT, max_connections, "1024", 1, 65536, true,
+	    "Most control connections open at once."),
+	K("max_connections_per_uid", CFG_UINT, max_connections_per_uid, "64", 1, 65536, true,
+	    "Most control connections one user may hold."),
+	K("max_message_size", CFG_UINT, max_message_size, "1M", 4096, 16777216, true,
+	    "Longest message a client may send, in bytes, its NUL included. A longer one is refused and the connection closed."),
+	K("max_output", CFG_SIZE, max_output, "16M", 65536, 1073741824, true,
+	    "Most reply bytes queued for one connection. A client that lets more pile up is disconnected; above a quarter of it statsd stops reading the client's calls and pauses its streams."),
+	K("idle_timeout_ms", CFG_UINT, idle_timeout_ms, "60000", 100, 86400000, true,
+	    "A connection that has sent nothing and taken no reply for this long is closed, unless it holds rings or a stream."),
+	K("max_templates", CFG_UINT, max_templates, "1024", 1, 65536, false,
+	    "Most templates (they are never freed)."),
+	K("max_kstats", CFG_UINT, max_kstats, "4096", 16, 4194304, false,
+	    "Kstat slots of each store segment (public and private)."),
+	K("max_kstats_per_uid", CFG_UINT, max_kstats_per_uid, "1024", 1, 4194304, true,
+	    "Most kstats one user may own."),
+	K("arena_size", CFG_SIZE, arena_size, "64M", 1048576, 68719476736ull, false,
+	    "Bytes for blobs in the public segment (sparse: only used pages cost memory)."),
+	K("private_arena_size", CFG_SIZE, private_arena_size, "8M", 1048576, 68719476736ull, false,
+	    "Bytes for blobs in the private segment (PRIV kstats)."),
+	K("max_rings", CFG_UINT, max_rings, "1024", 1, 65536, true,
+	    "Most update rings attached at once."),
+	K("max_rings_per_uid", CFG_UINT, max_rings_per_uid, "256", 1, 65536, true,
+	    "Most update rings one user may hold."),
+	K("ring_capacity_log2", CFG_UINT, ring_capacity_log2, "14", 2, 24, true,
+	    "Records in a new ring, as a power of two, unless the client asks for another size."),
+	K("ring_max_capacity_log2", CFG_UINT, ring_max_capacity_log2, "20", 2, 24, true,
+	    "Largest ring a client may ask for or hand back, as a power of two."),
+	K("drain_interval_ms", CFG_UINT, drain_interval_ms, "50", 1, 10000, true,
+	    "Period of the drain tick that empties every ring even when no wakeup came."),
+	K("drain_batch", CFG_UINT, drain_batch, "4096", 1, 1048576, true,
+	    "Most records taken from one ring per drain pass; the rest waits for the next loop turn, so control calls keep being served."),
+	K("checkpoint_interval_ms", CFG_UINT, checkpoint_interval_ms, "10000", 100, 86400000, true,
+	    "Period of the checkpoint of PERSISTENT kstats to the state directory (it is also written on every change of their set and at exit)."),
+	K("watch_min_interval_ms", CFG_UINT, watch_min_interval_ms, "100", 1, 3600000, true,
+	    "Shortest interval a streaming Read or Scrape may ask for."),
+};
+
+#define NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
+
+static void *
+cfg_field(struct config *c, const struct cfg_key *k)
+{
+	return (char *)c + k->off;
+}
+
+static const void *
+cfg_cfield(const struct config *c, const struct cfg_key *k)
+{
+	return (const char *)c + k->off;
+}
+
+/* Parse one value into c. Returns: NULL, or a static message. */
+static const char *
+cfg_parse_value(struct config *c, const struct cfg_key *k, const char *v)
+{
+	unsigned long long n;
+	char *end;
+	size_t i, len;
+
+	switch (k->type) {
+	case CFG_UINT:
+	case CFG_SIZE:
+	case CFG_MODE:
+		if (*v == '\0' || !isdigit((unsigned char)*v))
+			return "expected a number";
+		errno = 0;
+		n = strtoull(v, &end, k->type == CFG_MODE ? 8 : 10);
+		if (errno != 0)
+			return "number out of range";
+		if (k->type != CFG_MODE && *end != '\0') {
+			unsigned long long mul = 1;
+
+			if (strcmp(end, "K") == 0 || strcmp(end, "k") == 0)
+				mul = 1024;
+			else if (strcmp(end, "M") == 0)
+				mul = 1024 * 1024;
+			else if (strcmp(end, "G") == 0)
+				mul = 1024 * 1024 * 1024;
+			else
+				return "trailing characters after the number (suffixes: K, M, G)";
+			if (n > UINT64_MAX / mul)
+				return "number out of range";
+			n *= mul;
+		} else if (*end != '\0') {
+			return "expected an octal mode";
+		}
+		if (n < k->min || n > k->max)
+			return "value outside the allowed range";
+		if (k->type == CFG_SIZE && k->max > UINT32_MAX)
+			*(uint64_t *)cfg_field(c, k) = n;
+		else
+			*(unsigned *)cfg_field(c, k) = (unsigned)n;
+		return NULL;
+	case CFG_STRING:
+		len = strlen(v);
+		if (len > k->max)
+			return "string too long";
+		for (i = 0; i < len; i++)
+			if (!isgraph((unsigned char)v[i]))
+				return "blanks and control characters are not allowed";
+		end = strdup(v);
+		if (end == NULL)
+			return "out of memory";
+		free(*(char **)cfg_field(c, k));
+		*(char **)cfg_field(c, k) = end;
+		return NULL;
+	case CFG_ENUM:
+		for (i = 0; k->names[i] != NULL; i++)
+			if (strcmp(k->names[i], v) == 0) {
+				*(unsigned *)cfg_field(c, k) = (unsigned)i;
+				return NULL;
+			}
+		return "not one of the allowed words";
+	}
+	return "unknown key type";
+}
+
+int
+config_defaults(struct config *c)
+{
+	size_t i;
+
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < NKEYS; i++)
+		if (cfg_parse_value(c, &config_keys[i], config_keys[i].def) != NULL) {
+			config_done(c);
+			return -ENOMEM;
+		}
+	return 0;
+}
+
+void
+config_done(struct config *c)
+{
+	size_t i;
+
+	if (c == NULL)
+		return;
+	for (i = 0; i < NKEYS; i++)
+		if (config_keys[i].type == CFG_STRING) {
+			free(*(char **)cfg_field(c, &config_keys[i]));
+			*(char **)cfg_field(c, &config_keys[i]) = NULL;
+		}
+}
+
+static int
+cfg_fail(struct config_error *err, const char *path, unsigned line,
+    const char *key, const char *msg)
+{
+	snprintf(err->file, sizeof(err->file), "%s", path);
+	err->line = line;
+	snprintf(err->key, sizeof(err->key), "%s", key);
+	snprintf(err->msg, sizeof(err->msg), "%s", msg);
+	return -EINVAL;
+}
+
+static char *
+cfg_trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+		*--e = '\0';
+	return s;
+}
+
+int
+config_load(const char *path, bool required, struct config *out,
+    struct config_error *err)
+{
+	bool seen[NKEYS] = { false };
+	struct config c;
+	char *line = NULL, keybuf[64];
+	unsigned lineno = 0;
+	size_t cap = 0;
+	ssize_t n;
+	FILE *f;
+	int r;
+
+	memset(err, 0, sizeof(*err));
+	r = config_defaults(&c);
+	if (r < 0)
+		return r;
+	if (path == NULL) {
+		*out = c;
+		return 0;
+	}
+	f = fopen(path, "re");
+	if (f == NULL) {
+		r = -errno;
+		if (r == -ENOENT && !required) {
+			*out = c;
+			return 0;
+		}
+		snprintf(err->file, sizeof(err->file), "%s", path);
+		snprintf(err->msg, sizeof(err->msg), "cannot open: %s",
+		    strerror(-r));
+		config_done(&c);
+		return r;
+	}
+	while ((n = getline(&line, &cap, f)) >= 0) {
+		char *p, *eq, *key, *val, *hash;
+		const char *msg;
+		size_t i, len = (size_t)n;
+
+		lineno++;
+		if (len > 4096) {
+			r = cfg_fail(err, path, lineno, "", "line too long");
+			goto out;
+		}
+		if (len > 0 && line[len - 1] == '\n')
+			line[--len] = '\0';
+		if (strlen(line) != len) {
+			r = cfg_fail(err, path, lineno, "", "NUL byte in line");
+			goto out;
+		}
+		hash = strchr(line, '#');
+		if (hash != NULL)
+			*hash = '\0';
+		p = cfg_trim(line);
+		if (*p == '\0')
+			continue;
+		eq = strchr(p, '=');
+		if (eq == NULL) {
+			snprintf(keybuf, sizeof(keybuf), "%s", p);
+			r = cfg_fail(err, path, lineno, cfg_trim(keybuf),
+			    "expected `key = value'");
+			goto out;
+		}
+		*eq = '\0';
+		key = cfg_trim(p);
+		val = cfg_trim(eq + 1);
+		len = strlen(val);
+		if (len >= 2 && val[0] == '"' && val[len - 1] == '"') {
+			val[len - 1] = '\0';
+			val++;
+		}
+		for (i = 0; i < NKEYS; i++)
+			if (strcmp(config_keys[i].key, key) == 0)
+				break;
+		if (i == NKEYS) {
+			r = cfg_fail(err, path, lineno, key, "unknown key");
+			goto out;
+		}
+		if (seen[i]) {
+			r = cfg_fail(err, path, lineno, key,
+			    "key given twice");
+			goto out;
+		}
+		seen[i] = true;
+		msg = cfg_parse_value(&c, &config_keys[i], val);
+		if (msg != NULL) {
+			char m[200];
+
+			snprintf(m, sizeof(m), "bad value \"%.64s\": %s", val,
+			    msg);
+			r = cfg_fail(err, path, lineno, key, m);
+			goto out;
+		}
+	}
+	if (ferror(f)) {
+		r = cfg_fail(err, path, 0, "", "read error");
+		goto out;
+	}
+	if (c.ring_capacity_log2 > c.ring_max_capacity_log2) {
+		r = cfg_fail(err, path, 0, "ring_capacity_log2",
+		    "larger than ring_max_capacity_log2");
+		goto out;
+	}
+	r = 0;
+out:
+	free(line);
+	fclose(f);
+	if (r < 0) {
+		config_done(&c);
+		return r;
+	}
+	*out = c;
+	return 0;
+}
+
+void
+config_error_format(const struct config_error *err, char *buf, size_t len)
+{
+	if (err->line > 0)
+		snprintf(buf, len, "%s:%u: %s%s%s", err->file, err->line,
+		    err->key, err->key[0] != '\0' ? ": " : "", err->msg);
+	else
+		snprintf(buf, len, "%s: %s%s%s", err->file, err->key,
+		    err->key[0] != '\0' ? ": " : "", err->msg);
+}
+
+static bool
+cfg_equal(const struct config *a, const struct config *b,
+    const struct cfg_key *k)
+{
+	switch (k->type) {
+	case CFG_STRING:
+		return strcmp(*(char *const *)cfg_cfield(a, k),
+		    *(char *const *)cfg_cfield(b, k)) == 0;
+	case CFG_SIZE:
+		if (k->max > UINT32_MAX)
+			return *(const uint64_t *)cfg_cfield(a, k) ==
+			    *(const uint64_t *)cfg_cfield(b, k);
+		/* FALLTHROUGH */
+	default:
+		return *(const unsigned *)cfg_cfield(a, k) ==
+		    *(const unsigned *)cfg_cfield(b, k);
+	}
+}
+
+int
+config_reload_apply(struct config *c, const struct config *n, char *buf,
+    size_t len)
+{
+	size_t i, used = 0;
+	int kept = 0;
+
+	if (len > 0)
+		buf[0] = '\0';
+	for (i = 0; i < NKEYS; i++) {
+		const struct cfg_key *k = &config_keys[i];
+
+		if (cfg_equal(c, n, k))
+			continue;
+		if (!k->reloadable) {
+			if (used < len)
+				used += (size_t)snprintf(buf + used, len - used,
+				    "%s%s", kept > 0 ? ", " : "", k->key);
+			kept++;
+			continue;
+		}
+		if (k->type == CFG_STRING) {
+			char *s = strdup(*(char *const *)cfg_cfield(n, k));
+
+			if (s == NULL)
+				continue;
+			free(*(char **)cfg_field(c, k));
+			*(char **)cfg_field(c, k) = s;
+		} else if (k->type == CFG_SIZE && k->max > UINT32_MAX) {
+			*(uint64_t *)cfg_field(c, k) =
+			    *(const uint64_t *)cfg_cfield(n, k);
+		} else {
+			*(unsigned *)cfg_field(c, k) =
+			    *(const unsigned *)cfg_cfield(n, k);
+		}
+	}
+	return kept;
+}
+
+static void
+cfg_format(const struct config *c, const struct cfg_key *k, char *buf,
+    size_t len)
+{
+	uint64_t v;
+
+	switch (k->type) {
+	case CFG_STRING:
+		snprintf(buf, len, "%s", *(char *const *)cfg_cfield(c, k));
+		return;
+	case CFG_ENUM:
+		snprintf(buf, len, "%s",
+		    k->names[*(const unsigned *)cfg_cfield(c, k)]);
+		return;
+	case CFG_MODE:
+		snprintf(buf, len, "%04o", *(const unsigned *)cfg_cfield(c, k));
+		return;
+	case CFG_SIZE:
+		v = k->max > UINT32_MAX ? *(const uint64_t *)cfg_cfield(c, k) :
+		    *(const unsigned *)cfg_cfield(c, k);
+		if (v != 0 && v % (1024 * 1024 * 1024) == 0)
+			snprintf(buf, len, "%" PRIu64 "G", v >> 30);
+		else if (v != 0 && v % (1024 * 1024) == 0)
+			snprintf(buf, len, "%" PRIu64 "M", v >> 20);
+		else if (v != 0 && v % 1024 == 0)
+			snprintf(buf, len, "%" PRIu64 "K", v >> 10);
+		else
+			snprintf(buf, len, "%" PRIu64, v);
+		return;
+	case CFG_UINT:
+		snprintf(buf, len, "%u", *(const unsigned *)cfg_cfield(c, k));
+		return;
+	}
+}
+
+/* Print doc wrapped at 72 columns, each line prefixed. */
+static void
+cfg_wrap(FILE *f, const char *prefix, const char *doc)
+{
+	const char *p = doc;
+
+	while (*p != '\0') {
+		size_t n = strlen(p), cut = n;
+
+		if (n > 70) {
+			cut = 70;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = 70;
+		}
+		fprintf(f, "%s%.*s\n", prefix, (int)cut, p);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+void
+config_print(FILE *f, const struct config *c)
+{
+	char val[128];
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++) {
+		const struct cfg_key *k = &config_keys[i];
+
+		cfg_wrap(f, "# ", k->doc);
+		cfg_format(c, k, val, sizeof(val));
+		fprintf(f, "%s = %s\n%s", k->key, val, i + 1 < NKEYS ? "\n" : "");
+	}
+}
+
+static void
+cfg_range(const struct cfg_key *k, char *buf, size_t len)
+{
+	switch (k->type) {
+	case CFG_UINT:
+	case CFG_SIZE:
+		snprintf(buf, len, "%" PRIu64 " to %" PRIu64, k->min, k->max);
+		return;
+	case CFG_MODE:
+		snprintf(buf, len, "an octal mode");
+		return;
+	case CFG_STRING:
+		snprintf(buf, len, "up to %" PRIu64 " characters", k->max);
+		return;
+	case CFG_ENUM:
+		snprintf(buf, len, "a word");
+		return;
+	}
+}
+
+void
+config_print_mdoc(FILE *f)
+{
+	struct config c;
+	char val[128], range[64];
+	size_t i;
+
+	if (config_defaults(&c) < 0)
+		return;
+	fprintf(f, ".Bl -tag -width Ds\n");
+	for (i = 0; i < NKEYS; i++) {
+		const struct cfg_key *k = &config_keys[i];
+
+		cfg_format(&c, k, val, sizeof(val));
+		cfg_range(k, range, sizeof(range));
+		fprintf(f, ".It Ic %s No = Ar value\n", k->key);
+		fprintf(f, "%s\n", k->doc);
+		fprintf(f, "Default:\n.Ql %s ;\n%s%s.\n", val[0] != '\0' ?
+		    val : "\"\"", range, k->reloadable ?
+		    "; takes effect on reload (SIGHUP)" :
+		    "; needs a restart");
+	}
+	fprintf(f, ".El\n");
+	config_done(&c);
+}
+
+json_t *
+config_to_json(const struct config *c)
+{
+	json_t *o = json_object();
+	char val[128];
+	size_t i;
+
+	if (o == NULL)
+		return NULL;
+	for (i = 0; i < NKEYS; i++) {
+		const struct cfg_key *k = &config_keys[i];
+
+		cfg_format(c, k, val, sizeof(val));
+		json_object_set_new(o, k->key, json_string(val));
+	}
+	return o;
+}

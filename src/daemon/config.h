@@ -1,0 +1,90 @@
+/*
+ * config.h: statsd.conf — every key the daemon reads, as one table
+ * (config.c) that drives parsing, --check-config, the printed
+ * configuration and the key list of statsd.conf(5).
+ *
+ * The file is lines of `key = value`; '#' starts a comment; blank lines are
+ * ignored. Every key has a default, so an empty or absent file is valid. An
+ * unknown key, a repeated key or a bad value is an error naming the file,
+ * the line and the key.
+ */
+#ifndef STATSD_DAEMON_CONFIG_H
+#define STATSD_DAEMON_CONFIG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct config {
+	char		*socket;		/* "" = <runtime>/statsd.sock */
+	unsigned	 socket_mode;
+	char		*admin_group;		/* "" = none */
+	unsigned	 log_level;		/* enum log_level */
+	unsigned	 max_connections;
+	unsigned	 max_connections_per_uid;
+	unsigned	 max_message_size;
+	unsigned	 max_output;
+	unsigned	 idle_timeout_ms;
+	unsigned	 max_templates;
+	unsigned	 max_kstats;
+	unsigned	 max_kstats_per_uid;
+	uint64_t	 arena_size;
+	uint64_t	 private_arena_size;
+	unsigned	 max_rings;
+	unsigned	 max_rings_per_uid;
+	unsigned	 ring_capacity_log2;
+	unsigned	 ring_max_capacity_log2;
+	unsigned	 drain_interval_ms;
+	unsigned	 drain_batch;
+	unsigned	 checkpoint_interval_ms;
+	unsigned	 watch_min_interval_ms;
+};
+
+/* What went wrong in a config file: file, line (0: not a line) and key. */
+struct config_error {
+	char	file[256];
+	unsigned line;
+	char	key[64];
+	char	msg[256];
+};
+
+/* Fill c with every key's default. Returns: 0; -ENOMEM. */
+int config_defaults(struct config *c);
+
+/*
+ * config_load: the defaults, then the file's settings. path NULL loads the
+ * defaults only; a missing file is an error when required, else the
+ * defaults.
+ * Returns: 0 and a filled *c (config_done() it); -EINVAL with *err filled
+ * (c untouched); -ENOENT for a missing required file; -errno.
+ */
+int config_load(const char *path, bool required, struct config *c,
+    struct config_error *err);
+
+/* Free the strings of c. NULL-safe. */
+void config_done(struct config *c);
+
+/* Format err as "FILE:LINE: key: message". */
+void config_error_format(const struct config_error *err, char *buf,
+    size_t len);
+
+/*
+ * config_reload_apply: copy the reloadable keys of n into c, and name
+ * (in buf) the non-reloadable keys whose values differ, which keep their
+ * current values. Returns: the number of such keys.
+ */
+int config_reload_apply(struct config *c, const struct config *n, char *buf,
+    size_t len);
+
+/* Print every key as `key = value`, each after its description as a
+ * comment, so that the output is itself a valid statsd.conf. */
+void config_print(FILE *f, const struct config *c);
+
+/* The key list of statsd.conf(5), as mdoc, from the table. */
+void config_print_mdoc(FILE *f);
+
+/* Append the effective config as a JSON object (a json_t *) to *ret. */
+struct json_t;
+struct json_t *config_to_json(const struct config *c);
+
+#endif

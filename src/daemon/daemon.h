@@ -1,0 +1,55 @@
+/*
+ * daemon.h: the one context every part of statsd shares — configuration,
+ * paths, the event loop and the modules' handles — and the event
+ * priorities. main.c owns it; the modules borrow it.
+ */
+#ifndef STATSD_DAEMON_DAEMON_H
+#define STATSD_DAEMON_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+
+/* libevent priorities: lower runs first. Ring wakeups and the drain tick
+ * beat control traffic; backlog passes share a priority with it so that
+ * neither starves the other. */
+#define PRIO_DRAIN	0
+#define PRIO_CONTROL	1
+#define PRIO_NUM	2
+
+#define STATSD_PROTOCOL	1
+
+struct event_base;
+struct control;
+struct registry;
+struct drain;
+struct persist;
+
+struct statsd {
+	struct config	 cfg;
+	const char	*config_path;	/* NULL: built-in defaults */
+	bool		 config_required;
+	char		*runtime_dir;
+	char		*state_dir;
+	char		*socket_path;
+	bool		 socket_from_cli;
+
+	struct event_base *base;
+	struct control	*control;
+	struct registry	*reg;
+	struct drain	*drain;
+	struct persist	*persist;
+
+	uint64_t	 start_ns;	/* CLOCK_MONOTONIC */
+	uid_t		 self_uid;
+	gid_t		 admin_gid;
+	bool		 admin_gid_valid;
+	bool		 stopping;
+};
+
+/* CLOCK_MONOTONIC now, in ns. */
+uint64_t statsd_now_ns(void);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * m_info.c: the methods that describe — io.statsd.Hello (versions, the
+ * caller's identity and rights), io.statsd.Info (state, counters, the
+ * effective configuration) and org.varlink.service's GetInfo and
+ * GetInterfaceDescription.
+ */
+#include <string.h>
+
+#include "config.h"
+#include "control.h"
+#include "daemon.h"
+#include "drain.h"
+#include "methods.h"
+#include "registry.h"
+#include "ring.h"
+#include "store.h"
+
+#ifndef STATSD_VERSION
+#define STATSD_VERSION "0"
+#endif
+
+/* org.varlink.service, as every varlink service provides it. */
+static const char vl_idl_service[] =
+    "# The interface every varlink service implements: what the service "
+    "is,\n# and the descriptions of its interfaces.\n"
+    "interface org.varlink.service\n\n"
+    "# The service's vendor, product, version, URL and interfaces.\n"
+    "method GetInfo() -> (\n"
+    "  vendor: string,\n  product: string,\n  version: string,\n"
+    "  url: string,\n  interfaces: []string\n)\n\n"
+    "# The interface definition text of one interface.\n"
+    "method GetInterfaceDescription(interface: string) -> "
+    "(description: string)\n\n"
+    "# The interface is not served here.\n"
+    "error InterfaceNotFound (interface: string)\n\n"
+    "# The interface has no such method.\n"
+    "error MethodNotFound (method: string)\n\n"
+    "# The method is declared but not implemented.\n"
+    "error MethodNotImplemented (method: string)\n\n"
+    "# A parameter is missing, unknown or of the wrong type.\n"
+    "error InvalidParameter (parameter: string)\n";
+
+const struct vl_field m_hello_params[] = {
+	VLF_STR("client", true, 255),
+	VLF_END
+};
+
+const struct vl_field m_info_params[] = { VLF_END };
+const struct vl_field m_getinfo_params[] = { VLF_END };
+
+const struct vl_field m_getifdesc_params[] = {
+	VLF_STR("interface", false, 255),
+	VLF_END
+};
+
+void
+m_info_hello(struct vl_call *call, json_t *params)
+{
+	const struct peer *p = &call->conn->peer;
+
+	(void)params;
+	vl_reply(call, json_pack("{s:s, s:s, s:i, s:i, s:i, "
+	    "s:{s:I, s:I, s:I}, s:b, s:o}",
+	    "product", "statsd", "version", STATSD_VERSION,
+	    "protocol", STATSD_PROTOCOL, "store_abi", STORE_ABI_MAJOR,
+	    "ring_abi", RING_ABI_MAJOR,
+	    "peer", "uid", (json_int_t)p->uid, "gid", (json_int_t)p->gid,
+	    "pid", (json_int_t)p->pid, "privileged", p->privileged,
+	    "rights", rights_to_json(p)));
+}
+
+void
+m_info_info(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	struct drain_stats ds;
+	struct registry_stats rs;
+
+	(void)params;
+	drain_stats(d->drain, &ds);
+	registry_stats(d->reg, &rs);
+	vl_reply(call, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o}",
+	    "version", STATSD_VERSION,
+	    "uptime_ns", (json_int_t)(statsd_now_ns() - d->start_ns),
+	    "clients", (json_int_t)control_nconns(d->control),
+	    "rings", (json_int_t)ds.rings,
+	    "kstats", (json_int_t)rs.kstats,
+	    "dormant", (json_int_t)rs.dormant,
+	    "templates", (json_int_t)rs.templates,
+	    "kcid", (json_int_t)rs.kcid,
+	    "applied", (json_int_t)ds.applied,
+	    "rejected", (json_int_t)ds.rejected,
+	    "dropped", (json_int_t)ds.dropped,
+	    "drain_passes", (json_int_t)ds.passes,
+	    "drain_errors", (json_int_t)ds.errors,
+	    "runtime_dir", d->runtime_dir, "state_dir", d->state_dir,
+	    "socket", d->socket_path, "config", config_to_json(&d->cfg)));
+}
+
+void
+m_info_getinfo(struct vl_call *call, json_t *params)
+{
+	(void)params;
+	vl_reply(call, json_pack("{s:s, s:s, s:s, s:s, s:[s, s]}",
+	    "vendor", "statsd", "product", "statsd",
+	    "version", STATSD_VERSION,
+	    "url", "https://github.com/statsd-project/statsd",
+	    "interfaces", "org.varlink.service", "io.statsd"));
+}
+
+void
+m_info_getifdesc(struct vl_call *call, json_t *params)
+{
+	const char *name = vl_str(params, "interface", "");
+	const char *text = NULL;
+
+	if (strcmp(name, "io.statsd") == 0)
+		text = varlink_idl_io_statsd;
+	else if (strcmp(name, "org.varlink.service") == 0)
+		text = vl_idl_service;
+	if (text == NULL) {
+		vl_error(call, VL_E_INTERFACE_NOT_FOUND,
+		    json_pack("{s:s}", "interface", name));
+		return;
+	}
+	vl_reply(call, json_pack("{s:s}", "description", text));
+}

@@ -1,0 +1,42 @@
+/*
+ * methods.h: the method handlers, grouped by area, and their parameter
+ * tables. The method table in varlink.c ties each to its name and right.
+ */
+#ifndef STATSD_DAEMON_METHODS_H
+#define STATSD_DAEMON_METHODS_H
+
+#include "varlink.h"
+
+/* m_info.c: versions, identity, state; org.varlink.service. */
+extern const struct vl_field m_hello_params[], m_info_params[];
+extern const struct vl_field m_getinfo_params[], m_getifdesc_params[];
+vl_handler_fn m_info_hello, m_info_info, m_info_getinfo, m_info_getifdesc;
+
+/* m_template.c: templates. */
+extern const struct vl_field m_template_add_params[],
+    m_template_list_params[];
+vl_handler_fn m_template_add, m_template_list;
+
+/* m_kstat.c: kstat create and delete. */
+extern const struct vl_field m_kstat_create_params[],
+    m_kstat_delete_params[];
+vl_handler_fn m_kstat_create, m_kstat_delete;
+
+/* m_ring.c: rings and segments, with SCM_RIGHTS. */
+extern const struct vl_field m_ring_attach_params[],
+    m_segment_attach_params[];
+vl_handler_fn m_ring_attach, m_segment_attach;
+
+/* m_read.c: chain, lookup, read, write, snapshot, scrape. */
+extern const struct vl_field m_read_chain_params[], m_read_lookup_params[],
+    m_read_read_params[], m_read_write_params[], m_read_snapshot_params[],
+    m_read_scrape_params[];
+vl_handler_fn m_read_chain, m_read_lookup, m_read_read, m_read_write,
+    m_read_snapshot, m_read_scrape;
+
+/* m_defn.c: definitions and sample rates. */
+extern const struct vl_field m_defn_get_params[], m_defn_set_params[],
+    m_defn_rates_get_params[], m_defn_rates_set_params[];
+vl_handler_fn m_defn_get, m_defn_set, m_defn_rates_get, m_defn_rates_set;
+
+#endif

@@ -1,0 +1,713 @@
+/*
+ * registry.c: the daemon's template and kstat tables, the handle map the
+ * drain looks records up in, and the two store segments the kstats live
+ * in. Everything that adds, removes or re-lays a kstat goes through here.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <statsd/kstat.h>
+
+#include "blob.h"
+#include "daemon.h"
+#include "log.h"
+#include "persist.h"
+#include "registry.h"
+#include "tpl.h"
+#include "tpldef.h"
+
+struct registry {
+	struct statsd		 *d;
+	struct store_segment	 *pub, *priv;
+	struct reg_template	**tpls;
+	size_t			  ntpls, ctpls;
+	struct reg_kstat	**ks;
+	size_t			  nks, cks;
+	/* handle -> kstat: open addressing, linear probing, no tombstones
+	 * (deletion shifts entries back). */
+	struct reg_kstat	**map;
+	size_t			  mapmask;
+	uint32_t		  next_handle;
+	uint64_t		  ndormant;
+};
+
+static const char *const reg_type_names[KSTAT_NUM_TYPES] = {
+	"RAW", "NAMED", "INTR", "IO", "TIMER", "HIST", "BLOB",
+};
+
+static const struct {
+	uint32_t	 kflag;
+	uint32_t	 sflag;
+	const char	*name;
+} reg_flags[] = {
+	{ KSTAT_FLAG_PERSISTENT, STORE_KF_PERSISTENT, "PERSISTENT" },
+	{ KSTAT_FLAG_PRIV, STORE_KF_PRIV, "PRIV" },
+	{ KSTAT_FLAG_WRITABLE, STORE_KF_WRITABLE, "WRITABLE" },
+	{ KSTAT_FLAG_DORMANT, STORE_KF_DORMANT, "DORMANT" },
+};
+
+static uint32_t
+reg_store_flags(uint32_t kflags)
+{
+	uint32_t s = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(reg_flags) / sizeof(reg_flags[0]); i++)
+		if (kflags & reg_flags[i].kflag)
+			s |= reg_flags[i].sflag;
+	return s;
+}
+
+static int
+reg_segment(struct statsd *d, unsigned kind, uint64_t arena,
+    struct store_segment **ret)
+{
+	struct store_params p = {
+		.name = kind == STORE_SEG_PUBLIC ? "statsd-public" :
+		    "statsd-private",
+		.kind = kind,
+		.table_slots = d->cfg.max_kstats,
+		.arena_size = arena,
+	};
+	int r;
+
+	r = store_segment_new(&p, ret);
+	if (r < 0)
+		return r;
+	/* A memfd is born mode 0777, and anyone holding even a read-only
+	 * descriptor could reopen it read-write through /proc/self/fd.
+	 * Owner-read-only stops that for every other uid. */
+	if (fchmod(store_segment_fd(*ret), 0400) < 0) {
+		r = -errno;
+		*ret = store_segment_free(*ret);
+		return r;
+	}
+	return 0;
+}
+
+int
+registry_new(struct statsd *d, struct registry **ret)
+{
+	struct registry *r;
+	size_t cap = 64;
+	int e;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return -ENOMEM;
+	r->d = d;
+	r->next_handle = 1;
+	while (cap < 4 * 2 * (size_t)d->cfg.max_kstats)
+		cap <<= 1;
+	r->map = calloc(cap, sizeof(*r->map));
+	if (r->map == NULL) {
+		free(r);
+		return -ENOMEM;
+	}
+	r->mapmask = cap - 1;
+	e = reg_segment(d, STORE_SEG_PUBLIC, d->cfg.arena_size, &r->pub);
+	if (e == 0)
+		e = reg_segment(d, STORE_SEG_PRIVATE,
+		    d->cfg.private_arena_size, &r->priv);
+	if (e < 0) {
+		log_error("cannot create the store segments: %s",
+		    strerror(-e));
+		registry_free(r);
+		return e;
+	}
+	*ret = r;
+	return 0;
+}
+
+static void
+reg_template_free(struct reg_template *t)
+{
+	uint16_t i;
+
+	if (t == NULL)
+		return;
+	for (i = 0; i < t->nnames; i++)
+		free(t->names[i]);
+	free(t->names);
+	json_decref(t->def);
+	free(t);
+}
+
+struct registry *
+registry_free(struct registry *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return NULL;
+	for (i = 0; i < r->nks; i++) {
+		persist_mirror_close(r->ks[i]->mirror);
+		free(r->ks[i]);
+	}
+	free(r->ks);
+	for (i = 0; i < r->ntpls; i++)
+		reg_template_free(r->tpls[i]);
+	free(r->tpls);
+	free(r->map);
+	store_segment_free(r->pub);
+	store_segment_free(r->priv);
+	free(r);
+	return NULL;
+}
+
+void
+registry_stats(const struct registry *r, struct registry_stats *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (r == NULL)
+		return;
+	ret->kstats = r->nks - r->ndormant;
+	ret->dormant = r->ndormant;
+	ret->templates = r->ntpls;
+	ret->kcid = store_segment_kcid(r->pub);
+}
+
+struct store_segment *
+registry_segment(struct registry *r, bool priv)
+{
+	return priv ? r->priv : r->pub;
+}
+
+/* ---------------------------------------------------------------- templates */
+
+static int
+reg_template_fill(struct reg_template *t, int id)
+{
+	const struct statsblob_tpl *tpl;
+	const struct statsblobv1 *sb;
+	uint16_t i, n;
+	int e = 0;
+
+	t->id = id;
+	tpl_rlock();
+	tpl = tpl_get_locked(id);
+	if (tpl == NULL) {
+		tpl_runlock();
+		return -ENOENT;
+	}
+	sb = (const struct statsblobv1 *)tpl->sb;
+	snprintf(t->name, sizeof(t->name), "%s", tpl->mb->tplname);
+	t->hash = tpl->mb->tplhash;
+	t->size = sb->cursz;
+	n = blob_nvois(sb);
+	t->names = calloc(n > 0 ? n : 1, sizeof(*t->names));
+	if (t->names == NULL) {
+		e = -ENOMEM;
+	} else {
+		t->nnames = n;
+		for (i = 0; i < n; i++)
+			if (tpl->mb->voi_meta[i].name != NULL) {
+				t->names[i] =
+				    strdup(tpl->mb->voi_meta[i].name);
+				if (t->names[i] == NULL)
+					e = -ENOMEM;
+			}
+	}
+	tpl_runlock();
+	snprintf(t->spec, sizeof(t->spec), "\"%s\":%u", t->name, t->hash);
+	return e;
+}
+
+int
+registry_template_add(struct registry *r, json_t *def,
+    struct reg_template **ret, bool *ret_created, char *bad, size_t badlen,
+    char *reason, size_t reasonlen)
+{
+	const char *name = json_string_value(json_object_get(def, "name"));
+	struct tpldef_error err;
+	struct reg_template *t;
+	size_t i;
+	int id, e;
+
+	if (name == NULL)
+		return -EINVAL;
+	for (i = 0; i < r->ntpls; i++) {
+		if (strcmp(r->tpls[i]->name, name) != 0)
+			continue;
+		if (!json_equal(r->tpls[i]->def, def))
+			return -EEXIST;
+		*ret = r->tpls[i];
+		*ret_created = false;
+		return 0;
+	}
+	if (r->ntpls >= r->d->cfg.max_templates)
+		return -ENOSPC;
+	if (r->ntpls == r->ctpls) {
+		size_t nc = r->ctpls > 0 ? 2 * r->ctpls : 16;
+		void *p = realloc(r->tpls, nc * sizeof(*r->tpls));
+
+		if (p == NULL)
+			return -ENOMEM;
+		r->tpls = p;
+		r->ctpls = nc;
+	}
+	id = tpldef_register(def, &err);
+	if (id < 0) {
+		snprintf(bad, badlen, "%s", err.parameter);
+		snprintf(reason, reasonlen, "%s", err.reason);
+		return id;
+	}
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	e = reg_template_fill(t, id);
+	if (e < 0) {
+		reg_template_free(t);
+		return e;
+	}
+	t->def = json_deep_copy(def);
+	if (t->def == NULL) {
+		reg_template_free(t);
+		return -ENOMEM;
+	}
+	r->tpls[r->ntpls++] = t;
+	*ret = t;
+	*ret_created = true;
+	return 0;
+}
+
+struct reg_template *
+registry_template_find(struct registry *r, const char *spec)
+{
+	char name[TPL_MAX_NAME_LEN + 1];
+	uint32_t hash;
+	size_t i;
+
+	if (stats_tpl_spec_parse(spec, name, sizeof(name), &hash) != 0)
+		return NULL;
+	for (i = r->ntpls; i-- > 0;) {
+		struct reg_template *t = r->tpls[i];
+
+		if (name[0] != '\0' && strcmp(t->name, name) != 0)
+			continue;
+		if (hash != 0 && t->hash != hash)
+			continue;
+		return t;
+	}
+	return NULL;
+}
+
+size_t
+registry_templates(struct registry *r, struct reg_template ***ret)
+{
+	*ret = r->tpls;
+	return r->ntpls;
+}
+
+json_t *
+registry_template_json(const struct reg_template *t)
+{
+	return json_pack("{s:s, s:s, s:I, s:I, s:O}", "spec", t->spec,
+	    "name", t->name, "hash", (json_int_t)t->hash,
+	    "size", (json_int_t)t->size, "vois",
+	    json_object_get(t->def, "vois"));
+}
+
+/* ------------------------------------------------------------ handle map */
+
+static size_t
+reg_hash(const struct registry *r, uint32_t h)
+{
+	/* Fibonacci hashing spreads sequential handles. */
+	return (size_t)((h * UINT64_C(11400714819323198485)) >> 20) &
+	    r->mapmask;
+}
+
+static void
+reg_map_insert(struct registry *r, struct reg_kstat *k)
+{
+	size_t i = reg_hash(r, k->handle);
+
+	while (r->map[i] != NULL)
+		i = (i + 1) & r->mapmask;
+	r->map[i] = k;
+}
+
+static void
+reg_map_remove(struct registry *r, struct reg_kstat *k)
+{
+	size_t i = reg_hash(r, k->handle), j, home;
+
+	while (r->map[i] != k) {
+		if (r->map[i] == NULL)
+			return;
+		i = (i + 1) & r->mapmask;
+	}
+	r->map[i] = NULL;
+	/* Shift back the entries of the run that follows, so lookups
+	 * never stop early at the hole. */
+	j = i;
+	for (;;) {
+		j = (j + 1) & r->mapmask;
+		if (r->map[j] == NULL)
+			return;
+		home = reg_hash(r, r->map[j]->handle);
+		/* Move j to i unless home lies cyclically in (i, j]. */
+		if ((i < j) ? (home <= i || home > j) : (home <= i && home > j)) {
+			r->map[i] = r->map[j];
+			r->map[j] = NULL;
+			i = j;
+		}
+	}
+}
+
+struct reg_kstat *
+registry_kstat_by_handle(struct registry *r, uint32_t handle)
+{
+	size_t i = reg_hash(r, handle);
+
+	while (r->map[i] != NULL) {
+		if (r->map[i]->handle == handle)
+			return r->map[i];
+		i = (i + 1) & r->mapmask;
+	}
+	return NULL;
+}
+
+uint32_t
+registry_next_handle(const struct registry *r)
+{
+	return r->next_handle;
+}
+
+void
+registry_raise_next_handle(struct registry *r, uint32_t h)
+{
+	if (h > r->next_handle)
+		r->next_handle = h;
+}
+
+/* ------------------------------------------------------------------ kstats */
+
+struct reg_kstat *
+registry_kstat_find(struct registry *r, const char *module, int32_t instance,
+    const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nks; i++) {
+		struct reg_kstat *k = r->ks[i];
+
+		if (k->hdr.instance == instance &&
+		    strcmp(k->hdr.module, module) == 0 &&
+		    strcmp(k->hdr.name, name) == 0)
+			return k;
+	}
+	return NULL;
+}
+
+size_t
+registry_kstats(struct registry *r, struct reg_kstat ***ret)
+{
+	*ret = r->ks;
+	return r->nks;
+}
+
+unsigned
+registry_count_owner(struct registry *r, uid_t owner)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < r->nks; i++)
+		if (r->ks[i]->owner == owner)
+			n++;
+	return n;
+}
+
+void
+registry_kstat_name(const struct reg_kstat *k, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s:%d:%s", k->hdr.module, (int)k->hdr.instance,
+	    k->hdr.name);
+}
+
+/* Revive a dormant kstat: same template, back in the chain. */
+static int
+reg_revive(struct registry *r, struct reg_kstat *k,
+    const struct reg_kstat_new *n)
+{
+	int e;
+
+	if (k->tpl != n->tpl)
+		return -ESTALE;
+	e = store_kstat_set_flags(k->seg, k->ref.slot, 0, STORE_KF_DORMANT);
+	if (e < 0)
+		return e;
+	k->hdr.flags &= ~(uint32_t)KSTAT_FLAG_DORMANT;
+	k->dormant = false;
+	r->ndormant--;
+	return 0;
+}
+
+int
+registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
+    struct reg_kstat **ret, bool *ret_revived, struct ks_error *err)
+{
+	struct reg_kstat *k, *old;
+	struct store_kstat_desc sd;
+	bool priv = (n->flags & KSTAT_FLAG_PRIV) != 0;
+	void *blob;
+	uint32_t size;
+	int e;
+
+	memset(err, 0, sizeof(*err));
+	*ret_revived = false;
+	old = registry_kstat_find(r, n->module, n->instance, n->name);
+	if (old != NULL) {
+		if (!old->dormant)
+			return -EEXIST;
+		e = reg_revive(r, old, n);
+		if (e < 0)
+			return e;
+		*ret = old;
+		*ret_revived = true;
+		return 0;
+	}
+	if (r->nks == r->cks) {
+		size_t nc = r->cks > 0 ? 2 * r->cks : 64;
+		void *p = realloc(r->ks, nc * sizeof(*r->ks));
+
+		if (p == NULL)
+			return -ENOMEM;
+		r->ks = p;
+		r->cks = nc;
+	}
+	if (r->nks >= 2 * (size_t)r->d->cfg.max_kstats)
+		return -ENOSPC;
+	k = calloc(1, sizeof(*k));
+	if (k == NULL)
+		return -ENOMEM;
+	e = ks_hdr_init(&k->hdr, n->module, n->instance, n->name, n->class_,
+	    n->type, n->flags, err);
+	if (e == 0 && n->npath > 0)
+		e = ks_hdr_set_path(&k->hdr, n->path, n->npath, err);
+	if (e == 0 && n->desc != NULL)
+		e = ks_hdr_set_desc(&k->hdr, n->desc, err);
+	if (e < 0) {
+		free(k);
+		return e;
+	}
+	size = n->blob != NULL ? n->blob_size : n->tpl->size;
+	if (size < SB_V1_HDRSZ || size > STORE_BLOB_MAX) {
+		free(k);
+		return -E2BIG;
+	}
+	k->handle = n->handle != 0 ? n->handle : r->next_handle;
+	if (registry_kstat_by_handle(r, k->handle) != NULL) {
+		free(k);
+		return -EEXIST;
+	}
+	k->owner = n->owner;
+	k->tpl = n->tpl;
+	k->seg = priv ? r->priv : r->pub;
+	k->size = size;
+	k->hdr.crtime = (hrtime_t)(n->crtime != 0 ? n->crtime :
+	    statsd_now_ns());
+	memset(&sd, 0, sizeof(sd));
+	sd.module = k->hdr.module;
+	sd.name = k->hdr.name;
+	sd.class_ = k->hdr.class_;
+	sd.instance = k->hdr.instance;
+	sd.type = k->hdr.type;
+	sd.content = k->hdr.content;
+	sd.flags = reg_store_flags(k->hdr.flags | (n->dormant ?
+	    KSTAT_FLAG_DORMANT : 0));
+	sd.owner_uid = (uint32_t)n->owner;
+	sd.tpl_hash = n->tpl->hash;
+	sd.ndata = n->tpl->nnames;
+	sd.scale = k->hdr.scale;
+	sd.crtime = (uint64_t)k->hdr.crtime;
+	sd.path = k->hdr.path[0] != '\0' ? k->hdr.path : NULL;
+	sd.desc = k->hdr.desc[0] != '\0' ? k->hdr.desc : NULL;
+	e = store_kstat_add(k->seg, &sd, size, &k->ref);
+	if (e < 0) {
+		free(k);
+		return e;
+	}
+	(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
+	if (n->blob != NULL) {
+		memcpy(blob, n->blob, size);
+	} else {
+		((struct statsblob *)blob)->maxsz = (uint16_t)size;
+		e = stats_blob_init(blob, (uint32_t)n->tpl->id, 0);
+	}
+	store_kstat_write_end(k->seg, k->ref.slot, (uint64_t)k->hdr.crtime);
+	k->blob = blob;
+	k->hdr.snaptime = k->hdr.crtime;
+	if (e != 0) {
+		(void)store_kstat_remove(k->seg, k->ref.slot);
+		free(k);
+		return -EINVAL;
+	}
+	k->mirror = n->mirror;
+	if (n->dormant) {
+		k->dormant = true;
+		k->hdr.flags |= KSTAT_FLAG_DORMANT;
+		r->ndormant++;
+	}
+	if (k->handle >= r->next_handle)
+		r->next_handle = k->handle + 1;
+	if (r->next_handle == 0)	/* never give out 0 */
+		r->next_handle = 1;
+	r->ks[r->nks++] = k;
+	reg_map_insert(r, k);
+	*ret = k;
+	return 0;
+}
+
+int
+registry_kstat_delete(struct registry *r, struct reg_kstat *k)
+{
+	size_t i;
+
+	if (k->hdr.flags & KSTAT_FLAG_PERSISTENT) {
+		if (!k->dormant) {
+			registry_sync(r);
+			(void)store_kstat_set_flags(k->seg, k->ref.slot,
+			    STORE_KF_DORMANT, 0);
+			k->hdr.flags |= KSTAT_FLAG_DORMANT;
+			k->dormant = true;
+			r->ndormant++;
+		}
+		return 1;
+	}
+	(void)store_kstat_remove(k->seg, k->ref.slot);
+	reg_map_remove(r, k);
+	for (i = 0; i < r->nks; i++)
+		if (r->ks[i] == k) {
+			memmove(&r->ks[i], &r->ks[i + 1],
+			    (r->nks - i - 1) * sizeof(*r->ks));
+			r->nks--;
+			break;
+		}
+	persist_mirror_remove(k->mirror);
+	free(k);
+	return 0;
+}
+
+json_t *
+registry_kstat_json(struct registry *r, const struct reg_kstat *k)
+{
+	json_t *flags = json_array(), *path = json_array();
+	char seg[KS_PATH_MAX + 1];
+	uint32_t i, np;
+
+	for (i = 0; i < sizeof(reg_flags) / sizeof(reg_flags[0]); i++)
+		if (k->hdr.flags & reg_flags[i].kflag)
+			json_array_append_new(flags,
+			    json_string(reg_flags[i].name));
+	np = ks_hdr_npseg(&k->hdr);
+	for (i = 0; i < np; i++)
+		if (ks_hdr_pseg(&k->hdr, i, seg, sizeof(seg)) == 0)
+			json_array_append_new(path, json_string(seg));
+	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:s, "
+	    "s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:s, s:o}",
+	    "module", k->hdr.module, "instance", (int)k->hdr.instance,
+	    "name", k->hdr.name, "class", k->hdr.class_,
+	    "type", k->hdr.type < KSTAT_NUM_TYPES ?
+	    reg_type_names[k->hdr.type] : "RAW",
+	    "flags", flags, "kid", (json_int_t)k->hdr.kid,
+	    "handle", (json_int_t)k->handle,
+	    "segment", k->seg == r->priv ? "private" : "public",
+	    "slot", (json_int_t)k->ref.slot, "gen", (json_int_t)k->ref.gen,
+	    "owner", (json_int_t)k->owner, "template", k->tpl->spec,
+	    "size", (json_int_t)k->size,
+	    "crtime", (json_int_t)k->hdr.crtime,
+	    "snaptime", (json_int_t)k->hdr.snaptime,
+	    "description", k->hdr.desc, "path", path);
+}
+
+/* -------------------------------------------------------------------- blobs */
+
+struct statsblob *
+registry_blob_begin(struct registry *r, struct reg_kstat *k)
+{
+	void *blob;
+
+	(void)r;
+	if (k->mirror != NULL) {
+		k->dirty = true;
+		return persist_mirror_blob(k->mirror);
+	}
+	(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
+	return blob;
+}
+
+void
+registry_blob_end(struct registry *r, struct reg_kstat *k, uint64_t snaptime)
+{
+	(void)r;
+	k->hdr.snaptime = (hrtime_t)snaptime;
+	if (k->mirror == NULL)
+		store_kstat_write_end(k->seg, k->ref.slot, snaptime);
+}
+
+const struct statsblob *
+registry_blob_peek(const struct reg_kstat *k)
+{
+	if (k->mirror != NULL)
+		return persist_mirror_blob(k->mirror);
+	return k->blob;
+}
+
+/* Copy a PERSISTENT kstat's runtime file into its store blob. */
+static void
+reg_sync_one(struct reg_kstat *k)
+{
+	void *blob;
+
+	if (store_kstat_write_begin(k->seg, k->ref.slot, &blob) < 0)
+		return;
+	memcpy(blob, persist_mirror_blob(k->mirror), k->size);
+	store_kstat_write_end(k->seg, k->ref.slot,
+	    (uint64_t)k->hdr.snaptime);
+	k->dirty = false;
+}
+
+void
+registry_sync(struct registry *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nks; i++)
+		if (r->ks[i]->dirty)
+			reg_sync_one(r->ks[i]);
+}
+
+int
+registry_blob_replace(struct registry *r, struct reg_kstat *k,
+    const struct statsblob *nb, uint32_t size)
+{
+	void *blob;
+	int e;
+
+	(void)r;
+	if (size < SB_V1_HDRSZ || size > STORE_BLOB_MAX)
+		return -E2BIG;
+	if (size != k->size) {
+		e = store_kstat_relayout(k->seg, k->ref.slot, size);
+		if (e < 0)
+			return e;
+	}
+	if (k->mirror != NULL) {
+		memcpy(persist_mirror_blob(k->mirror), nb, size);
+		persist_mirror_set_size(k->mirror, size);
+	}
+	(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
+	memcpy(blob, nb, size);
+	k->hdr.snaptime = (hrtime_t)statsd_now_ns();
+	store_kstat_write_end(k->seg, k->ref.slot, (uint64_t)k->hdr.snaptime);
+	k->blob = blob;
+	k->size = size;
+	k->dirty = false;
+	return 0;
+}

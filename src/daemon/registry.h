@@ -1,0 +1,190 @@
+/*
+ * registry.h: the daemon's tables — templates (by the engine's id and by
+ * spec) and kstats (by handle, and by module:instance:name) — and its two
+ * store segments: the public one and the private one for PRIV kstats.
+ *
+ * A kstat's handle is a 32-bit number statsd gives it once and never
+ * reuses; update records carry it in their slot field, and it is kept
+ * across restarts for PERSISTENT kstats, so that records still in a ring
+ * when statsd restarted land where they were meant to.
+ *
+ * The canonical copy of a kstat's blob is its store blob, or, for a
+ * PERSISTENT kstat, its runtime file (persist.h); registry_blob_begin()
+ * and registry_blob_end() bracket every change and keep the two in step.
+ */
+#ifndef STATSD_DAEMON_REGISTRY_H
+#define STATSD_DAEMON_REGISTRY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include <statsd/stats.h>
+
+#include "kstat_hdr.h"
+#include "store.h"
+
+struct statsd;
+struct registry;
+struct persist_mirror;
+
+struct reg_template {
+	int		 id;		/* the engine's */
+	char		 name[TPL_MAX_NAME_LEN + 1];
+	uint32_t	 hash;
+	char		 spec[STATS_TPL_MAX_STR_SPEC_LEN + 8];
+	uint32_t	 size;		/* bytes of a blob */
+	uint16_t	 nnames;
+	char		**names;	/* VOI names by id; NULL: vacant */
+	json_t		*def;		/* the definition as given */
+};
+
+struct reg_kstat {
+	uint32_t		 handle;
+	struct kstat_hdr	 hdr;	/* flags: KSTAT_FLAG_* */
+	uid_t			 owner;
+	struct reg_template	*tpl;
+	struct store_segment	*seg;	/* public, or private for PRIV */
+	struct store_ref	 ref;
+	uint32_t		 size;	/* blob bytes now */
+	struct statsblob	*blob;	/* in the store segment */
+	struct persist_mirror	*mirror; /* PERSISTENT: the runtime file */
+	bool			 dirty;	/* mirror ahead of the store */
+	bool			 dormant;
+};
+
+struct registry_stats {
+	uint64_t	kstats;		/* active */
+	uint64_t	dormant;
+	uint64_t	templates;
+	uint64_t	kcid;		/* public segment's */
+};
+
+/* Make the two segments (sizes from the config). Returns: 0; -errno. */
+int registry_new(struct statsd *d, struct registry **ret);
+struct registry *registry_free(struct registry *r);
+
+void registry_stats(const struct registry *r, struct registry_stats *ret);
+struct store_segment *registry_segment(struct registry *r, bool priv);
+
+/* ---------------------------------------------------------------- templates */
+
+/*
+ * registry_template_add: register def (a TemplateAdd definition) unless
+ * the same definition is registered already.
+ * Returns: 0 and *ret, *ret_created; -EINVAL with bad/reason filled;
+ * -EEXIST if another definition has that name; -ENOSPC past
+ * max_templates; -ENOMEM.
+ */
+int registry_template_add(struct registry *r, json_t *def,
+    struct reg_template **ret, bool *ret_created, char *bad, size_t badlen,
+    char *reason, size_t reasonlen);
+
+/* The template a spec ("<name>":<hash>, "<name>", :<hash>) names, the
+ * newest if several match. Returns: it, or NULL. */
+struct reg_template *registry_template_find(struct registry *r,
+    const char *spec);
+
+/* All templates, oldest first (borrowed). */
+size_t registry_templates(struct registry *r, struct reg_template ***ret);
+
+/* A template as the IDL's Template type. */
+json_t *registry_template_json(const struct reg_template *t);
+
+/* ------------------------------------------------------------------ kstats */
+
+struct reg_kstat_new {
+	const char		*module;
+	int32_t			 instance;
+	const char		*name;
+	const char		*class_;	/* NULL: "misc" */
+	uint8_t			 type;		/* KSTAT_TYPE_* */
+	uint32_t		 flags;		/* KSTAT_FLAG_* of the creator */
+	const char		*desc;		/* NULL: none */
+	const char *const	*path;		/* kstat2 path segments */
+	uint32_t		 npath;
+	uid_t			 owner;
+	struct reg_template	*tpl;
+	/* Restoring (persist.c) only: */
+	uint32_t		 handle;	/* 0: a new one */
+	uint64_t		 crtime;	/* 0: now */
+	struct persist_mirror	*mirror;	/* taken over */
+	const void		*blob;		/* initial data, or NULL */
+	uint32_t		 blob_size;
+	bool			 dormant;
+};
+
+/*
+ * registry_kstat_create: add a kstat with a blob laid out from its
+ * template — or revive a dormant PERSISTENT one of that name.
+ * Returns: 0 and *ret (*ret_revived); -EINVAL or -ENAMETOOLONG with err;
+ * -EEXIST if an active kstat has the name; -ESTALE if a dormant one
+ * has another template; -ENOSPC if the segment is full; -errno.
+ */
+int registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
+    struct reg_kstat **ret, bool *ret_revived, struct ks_error *err);
+
+/*
+ * registry_kstat_delete: remove a kstat, or make a PERSISTENT one
+ * dormant (it keeps its data and its handle).
+ * Returns: 1 if it went dormant; 0 if removed.
+ */
+int registry_kstat_delete(struct registry *r, struct reg_kstat *k);
+
+/* By name (dormant ones too). Returns: it, or NULL. */
+struct reg_kstat *registry_kstat_find(struct registry *r, const char *module,
+    int32_t instance, const char *name);
+
+/* By handle, O(1): the drain's lookup. Returns: it, or NULL. */
+struct reg_kstat *registry_kstat_by_handle(struct registry *r,
+    uint32_t handle);
+
+/* All kstats, in creation order (borrowed; valid until the next create
+ * or delete). */
+size_t registry_kstats(struct registry *r, struct reg_kstat ***ret);
+
+/* How many kstats owner has. */
+unsigned registry_count_owner(struct registry *r, uid_t owner);
+
+/* The next handle to give out, and raise it (persist.c). */
+uint32_t registry_next_handle(const struct registry *r);
+void registry_raise_next_handle(struct registry *r, uint32_t h);
+
+/* "module:instance:name" into buf. */
+void registry_kstat_name(const struct reg_kstat *k, char *buf, size_t len);
+
+/* A kstat as the IDL's Kstat type. */
+json_t *registry_kstat_json(struct registry *r, const struct reg_kstat *k);
+
+/* VOI names of a kstat by id (from its template). */
+static inline const char *const *
+registry_kstat_names(const struct reg_kstat *k, uint16_t *ret_n)
+{
+	*ret_n = k->tpl->nnames;
+	return (const char *const *)k->tpl->names;
+}
+
+/* -------------------------------------------------------------------- blobs */
+
+/* The canonical blob, to change: bracket every change with these two. */
+struct statsblob *registry_blob_begin(struct registry *r, struct reg_kstat *k);
+void registry_blob_end(struct registry *r, struct reg_kstat *k,
+    uint64_t snaptime);
+
+/* The canonical blob, to read (statsd is its only writer). */
+const struct statsblob *registry_blob_peek(const struct reg_kstat *k);
+
+/*
+ * registry_blob_replace: install a new blob (of size bytes) for k, e.g.
+ * after a definition change re-laid it.
+ * Returns: 0; -E2BIG; -ENOSPC (the old blob is kept); -errno.
+ */
+int registry_blob_replace(struct registry *r, struct reg_kstat *k,
+    const struct statsblob *nb, uint32_t size);
+
+/* Copy every PERSISTENT blob changed since the last sync into the store. */
+void registry_sync(struct registry *r);
+
+#endif

@@ -1,0 +1,123 @@
+/*
+ * rights.c: peer credentials, the admin group and the per-object checks
+ * behind the read/owner/admin rights.
+ */
+#include <errno.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "daemon.h"
+#include "log.h"
+#include "rights.h"
+#include "store.h"
+
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59
+#endif
+
+const char *const right_names[RIGHT_NUM] = { "read", "owner", "admin" };
+
+/* Is gid among fd's peer's groups? SO_PEERGROUPS (Linux 4.13) gives the
+ * supplementary groups as they were at connect(). */
+static bool
+rights_peer_in_group(int fd, gid_t gid)
+{
+	gid_t groups[64], *g = groups;
+	socklen_t len = sizeof(groups);
+	bool found = false;
+	size_t i;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
+		if (errno != ERANGE)
+			return false;
+		/* len now says how much is needed. */
+		if (len == 0 || len > 65536 * sizeof(gid_t))
+			return false;
+		g = malloc(len);
+		if (g == NULL)
+			return false;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
+			free(g);
+			return false;
+		}
+	}
+	for (i = 0; i < len / sizeof(gid_t); i++)
+		if (g[i] == gid) {
+			found = true;
+			break;
+		}
+	if (g != groups)
+		free(g);
+	return found;
+}
+
+int
+rights_peer_init(const struct statsd *d, int fd, struct peer *ret)
+{
+	struct ucred uc;
+	socklen_t len = sizeof(uc);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0)
+		return -errno;
+	if (len != sizeof(uc))
+		return -EIO;
+	ret->uid = uc.uid;
+	ret->gid = uc.gid;
+	ret->pid = uc.pid;
+	ret->privileged = uc.uid == 0 || uc.uid == d->self_uid ||
+	    (d->admin_gid_valid && (uc.gid == d->admin_gid ||
+	    rights_peer_in_group(fd, d->admin_gid)));
+	return 0;
+}
+
+void
+rights_admin_group_update(struct statsd *d)
+{
+	struct group *gr;
+
+	d->admin_gid_valid = false;
+	if (d->cfg.admin_group == NULL || d->cfg.admin_group[0] == '\0')
+		return;
+	errno = 0;
+	gr = getgrnam(d->cfg.admin_group);
+	if (gr == NULL) {
+		log_notice("admin group \"%s\" does not exist; only uid 0 and "
+		    "statsd's own uid are privileged", d->cfg.admin_group);
+		return;
+	}
+	d->admin_gid = gr->gr_gid;
+	d->admin_gid_valid = true;
+}
+
+bool
+rights_allows(const struct peer *p, enum right r)
+{
+	return r != RIGHT_ADMIN || p->privileged;
+}
+
+bool
+rights_may_modify(const struct peer *p, uid_t owner)
+{
+	return p->privileged || p->uid == owner;
+}
+
+bool
+rights_may_see(const struct peer *p, uint32_t store_flags)
+{
+	return p->privileged || (store_flags & STORE_KF_PRIV) == 0;
+}
+
+json_t *
+rights_to_json(const struct peer *p)
+{
+	json_t *a = json_array();
+	int r;
+
+	for (r = 0; r < RIGHT_NUM; r++)
+		if (rights_allows(p, (enum right)r))
+			json_array_append_new(a, json_string(right_names[r]));
+	return a;
+}

@@ -1,0 +1,37 @@
+/*
+ * tpldef.h: template definitions as JSON — the VoiSpec/StatSpec shape of
+ * io.statsd.varlink — turned into stats(3) statistic specs and registered
+ * with the engine. A definition is checked completely (by laying a scratch
+ * blob out with it) before the engine's registry, which never forgets a
+ * template, sees it.
+ */
+#ifndef STATSD_DAEMON_TPLDEF_H
+#define STATSD_DAEMON_TPLDEF_H
+
+#include <jansson.h>
+
+#include "varlink.h"
+
+/* The StatSpec and VoiSpec parameter tables (shared with the IDL). */
+extern const struct vl_field tpldef_statspec_fields[];
+extern const struct vl_field tpldef_voispec_fields[];
+
+#define TPLDEF_MAX_VOIS		256
+#define TPLDEF_MAX_STATS	16
+#define TPLDEF_MAX_VOI_ID	4095
+#define TPLDEF_MAX_BUCKETS	1024
+
+struct tpldef_error {
+	char	parameter[128];		/* "vois[0].stats[1].lb" */
+	char	reason[160];
+};
+
+/*
+ * tpldef_register: check a definition ({"name":..., "vois":[...]},
+ * shaped by the tables above) and register it with the engine.
+ * Returns: the engine's template id (>= 0); -EINVAL with *err; -EEXIST if
+ * the engine has a template of that name; -ENOMEM.
+ */
+int tpldef_register(json_t *def, struct tpldef_error *err);
+
+#endif

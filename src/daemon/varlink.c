@@ -1,0 +1,756 @@
+/*
+ * varlink.c: the varlink protocol over control.c's connections — message
+ * parsing, the method table, parameter validation by table, error
+ * replies, streams ("more"/"continues"), "oneway", and the tables' dump
+ * for the IDL agreement test.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event2/event.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "drain.h"
+#include "log.h"
+#include "methods.h"
+#include "varlink.h"
+
+/* ------------------------------------------------------------ the tables */
+
+/* Every error a method may answer, with its parameters, as the IDL
+ * declares them (checked by tests/integration/test_idl.py). */
+static const struct {
+	const char	*name;
+	const char	*params[4];
+} vl_errors[VL_E_NUM] = {
+	[VL_E_INTERFACE_NOT_FOUND] = { "org.varlink.service.InterfaceNotFound", { "interface" } },
+	[VL_E_METHOD_NOT_FOUND] = { "org.varlink.service.MethodNotFound", { "method" } },
+	[VL_E_METHOD_NOT_IMPLEMENTED] = { "org.varlink.service.MethodNotImplemented", { "method" } },
+	[VL_E_INVALID_PARAMETER] = { "org.varlink.service.InvalidParameter", { "parameter" } },
+	[VL_E_NO_SUCH_KSTAT] = { "io.statsd.NoSuchKstat", { "kstat" } },
+	[VL_E_KSTAT_EXISTS] = { "io.statsd.KstatExists", { "kstat" } },
+	[VL_E_NO_SUCH_TEMPLATE] = { "io.statsd.NoSuchTemplate", { "template" } },
+	[VL_E_TEMPLATE_EXISTS] = { "io.statsd.TemplateExists", { "template" } },
+	[VL_E_TEMPLATE_MISMATCH] = { "io.statsd.TemplateMismatch", { "kstat", "template" } },
+	[VL_E_INVALID_TEMPLATE] = { "io.statsd.InvalidTemplate", { "parameter", "reason" } },
+	[VL_E_INVALID_VALUE] = { "io.statsd.InvalidValue", { "parameter", "reason" } },
+	[VL_E_PERMISSION_DENIED] = { "io.statsd.PermissionDenied", { "method", "right" } },
+	[VL_E_LIMIT_REACHED] = { "io.statsd.LimitReached", { "limit", "value" } },
+	[VL_E_NOT_WRITABLE] = { "io.statsd.NotWritable", { "kstat", "statistic" } },
+	[VL_E_INVALID_DEFINITION] = { "io.statsd.InvalidDefinition", { "line", "column", "attribute", "reason" } },
+	[VL_E_NOT_SUPPORTED] = { "io.statsd.NotSupported", { "method", "reason" } },
+	[VL_E_INVALID_MESSAGE] = { "io.statsd.InvalidMessage", { "reason" } },
+	[VL_E_MESSAGE_TOO_LARGE] = { "io.statsd.MessageTooLarge", { "limit" } },
+	[VL_E_TOO_MANY_CONNECTIONS] = { "io.statsd.TooManyConnections", { "limit" } },
+	[VL_E_SYSTEM_ERROR] = { "io.statsd.SystemError", { "errno", "reason" } },
+};
+
+/* The methods: name, handler, parameters, right, flags. */
+static const struct vl_method vl_methods[] = {
+	{ "org.varlink.service.GetInfo", m_info_getinfo, m_getinfo_params, RIGHT_READ, 0 },
+	{ "org.varlink.service.GetInterfaceDescription", m_info_getifdesc, m_getifdesc_params, RIGHT_READ, 0 },
+	{ "io.statsd.Hello", m_info_hello, m_hello_params, RIGHT_READ, 0 },
+	{ "io.statsd.Info", m_info_info, m_info_params, RIGHT_READ, 0 },
+	{ "io.statsd.TemplateAdd", m_template_add, m_template_add_params, RIGHT_OWNER, 0 },
+	{ "io.statsd.TemplateList", m_template_list, m_template_list_params, RIGHT_READ, 0 },
+	{ "io.statsd.KstatCreate", m_kstat_create, m_kstat_create_params, RIGHT_OWNER, 0 },
+	{ "io.statsd.KstatDelete", m_kstat_delete, m_kstat_delete_params, RIGHT_OWNER, 0 },
+	{ "io.statsd.RingAttach", m_ring_attach, m_ring_attach_params, RIGHT_OWNER, 0 },
+	{ "io.statsd.SegmentAttach", m_segment_attach, m_segment_attach_params, RIGHT_READ, 0 },
+	{ "io.statsd.Chain", m_read_chain, m_read_chain_params, RIGHT_READ, 0 },
+	{ "io.statsd.Lookup", m_read_lookup, m_read_lookup_params, RIGHT_READ, 0 },
+	{ "io.statsd.Read", m_read_read, m_read_read_params, RIGHT_READ, VL_M_STREAMS },
+	{ "io.statsd.Write", m_read_write, m_read_write_params, RIGHT_OWNER, 0 },
+	{ "io.statsd.Snapshot", m_read_snapshot, m_read_snapshot_params, RIGHT_READ, 0 },
+	{ "io.statsd.DefinitionGet", m_defn_get, m_defn_get_params, RIGHT_READ, 0 },
+	{ "io.statsd.DefinitionSet", m_defn_set, m_defn_set_params, RIGHT_OWNER, 0 },
+	{ "io.statsd.SampleRatesGet", m_defn_rates_get, m_defn_rates_get_params, RIGHT_READ, 0 },
+	{ "io.statsd.SampleRatesSet", m_defn_rates_set, m_defn_rates_set_params, RIGHT_ADMIN, 0 },
+	{ "io.statsd.Scrape", m_read_scrape, m_read_scrape_params, RIGHT_READ, VL_M_STREAMS },
+};
+
+#define NMETHODS	(sizeof(vl_methods) / sizeof(vl_methods[0]))
+
+/* The call envelope. */
+static const struct vl_field vl_envelope[] = {
+	VLF_STR("method", false, 255),
+	VLF_OBJ("parameters", true),
+	VLF_BOOL("more", true),
+	VLF_BOOL("oneway", true),
+	VLF_BOOL("upgrade", true),
+	VLF_END
+};
+
+/* --------------------------------------------------- per-connection state */
+
+struct vl_stream {
+	struct vl_call	 call;
+	json_t		*params;
+	struct event	*ev;
+	struct timeval	 interval;
+	int64_t		 remaining;	/* replies left; -1: until closed */
+	bool		 errored;
+};
+
+struct vl_conn {
+	struct vl_stream *stream;
+	struct vl_call	 *current;	/* the call being dispatched */
+	bool		  errored;	/* the current call got an error */
+};
+
+static struct vl_conn *
+vl_conn_get(struct conn *c)
+{
+	if (c->vl == NULL)
+		c->vl = calloc(1, sizeof(struct vl_conn));
+	return c->vl;
+}
+
+static void
+vl_stream_free(struct conn *c, struct vl_stream *s)
+{
+	struct vl_conn *vc = c->vl;
+
+	if (s == NULL)
+		return;
+	if (vc != NULL && vc->stream == s)
+		vc->stream = NULL;
+	event_free(s->ev);
+	json_decref(s->params);
+	free(s);
+	c->streaming = false;
+}
+
+/* ------------------------------------------------------------- validation */
+
+static void
+vl_path_join(char *path, size_t len, const char *prefix, const char *name,
+    long index)
+{
+	if (index >= 0)
+		snprintf(path, len, "%s%s%s[%ld]", prefix, prefix[0] != '\0' &&
+		    name[0] != '\0' ? "." : "", name, index);
+	else
+		snprintf(path, len, "%s%s%s", prefix, prefix[0] != '\0' ?
+		    "." : "", name);
+}
+
+static int vl_check_struct(json_t *obj, const struct vl_field *fields,
+    const char *prefix, char *bad, size_t badlen, unsigned depth);
+
+/* Check one value against a field's type (elem: the array's element). */
+static int
+vl_check_value(json_t *v, const struct vl_field *f, uint8_t type,
+    const char *path, char *bad, size_t badlen, unsigned depth)
+{
+	switch (type) {
+	case VL_BOOL:
+		if (!json_is_boolean(v))
+			goto bad;
+		return 0;
+	case VL_INT:
+		if (!json_is_integer(v) || json_integer_value(v) < f->min ||
+		    json_integer_value(v) > f->max)
+			goto bad;
+		return 0;
+	case VL_STRING:
+		if (!json_is_string(v) ||
+		    json_string_length(v) > (size_t)f->max ||
+		    strlen(json_string_value(v)) != json_string_length(v))
+			goto bad;
+		return 0;
+	case VL_OBJECT:
+		if (!json_is_object(v))
+			goto bad;
+		return 0;
+	case VL_STRUCT:
+		if (!json_is_object(v))
+			goto bad;
+		return vl_check_struct(v, f->fields, path, bad, badlen,
+		    depth + 1);
+	}
+bad:
+	snprintf(bad, badlen, "%s", path);
+	return -EINVAL;
+}
+
+static int
+vl_check_struct(json_t *obj, const struct vl_field *fields,
+    const char *prefix, char *bad, size_t badlen, unsigned depth)
+{
+	const struct vl_field *f;
+	const char *key;
+	json_t *v;
+	char path[256];
+
+	if (depth > 8) {
+		snprintf(bad, badlen, "%s", prefix);
+		return -EINVAL;
+	}
+	/* Unknown fields first: a misspelt optional field is named as
+	 * what it is, not reported as something else missing. */
+	json_object_foreach(obj, key, v) {
+		for (f = fields; f->name != NULL; f++)
+			if (strcmp(f->name, key) == 0)
+				break;
+		if (f->name == NULL) {
+			vl_path_join(bad, badlen, prefix, key, -1);
+			return -EINVAL;
+		}
+	}
+	for (f = fields; f->name != NULL; f++) {
+		v = json_object_get(obj, f->name);
+		vl_path_join(path, sizeof(path), prefix, f->name, -1);
+		if (v == NULL || json_is_null(v)) {
+			if (f->optional)
+				continue;
+			snprintf(bad, badlen, "%s", path);
+			return -EINVAL;
+		}
+		if (f->type == VL_ARRAY) {
+			size_t i;
+			json_t *e;
+
+			if (!json_is_array(v) || json_array_size(v) > f->maxn) {
+				snprintf(bad, badlen, "%s", path);
+				return -EINVAL;
+			}
+			json_array_foreach(v, i, e) {
+				char epath[256];
+
+				vl_path_join(epath, sizeof(epath), prefix,
+				    f->name, (long)i);
+				if (vl_check_value(e, f, f->elem, epath, bad,
+				    badlen, depth) < 0)
+					return -EINVAL;
+			}
+			continue;
+		}
+		if (vl_check_value(v, f, f->type, path, bad, badlen,
+		    depth) < 0)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- replies */
+
+static int
+vl_send(struct vl_call *call, json_t *msg, int *fds, size_t nfds)
+{
+	size_t i, len, max = call->d->cfg.max_output;
+	char *s;
+
+	s = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	if (s == NULL) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return -ENOMEM;
+	}
+	len = strlen(s) + 1;
+	if (len > max / 2) {
+		/* One reply that could never be queued: say so instead of
+		 * dropping the client. */
+		free(s);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		log_notice("%s: reply of %zu bytes over max_output / 2",
+		    call->method != NULL ? call->method->name : "?", len);
+		msg = json_pack("{s:s, s:{s:s, s:I}}", "error",
+		    vl_errors[VL_E_LIMIT_REACHED].name, "parameters",
+		    "limit", "max_output", "value", (json_int_t)max);
+		s = msg != NULL ? json_dumps(msg, JSON_COMPACT) : NULL;
+		json_decref(msg);
+		if (s == NULL)
+			return -ENOMEM;
+		len = strlen(s) + 1;
+		nfds = 0;
+	}
+	return control_send(call->conn, s, len, fds, nfds);
+}
+
+int
+vl_reply_fds(struct vl_call *call, json_t *params, int *fds, size_t nfds)
+{
+	json_t *msg;
+	size_t i;
+
+	if (call->answered) {
+		log_error("%s: answered twice", call->method->name);
+		json_decref(params);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return -EALREADY;
+	}
+	call->answered = true;
+	if (params == NULL)
+		params = json_object();
+	if (call->oneway) {
+		json_decref(params);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return 0;
+	}
+	msg = json_object();
+	if (msg == NULL || params == NULL) {
+		json_decref(msg);
+		json_decref(params);
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return -ENOMEM;
+	}
+	json_object_set_new(msg, "parameters", params);
+	if (call->more && !call->last)
+		json_object_set_new(msg, "continues", json_true());
+	return vl_send(call, msg, fds, nfds);
+}
+
+int
+vl_reply(struct vl_call *call, json_t *params)
+{
+	return vl_reply_fds(call, params, NULL, 0);
+}
+
+int
+vl_error(struct vl_call *call, enum vl_err e, json_t *params)
+{
+	struct vl_conn *vc = call->conn->vl;
+	json_t *msg;
+
+	if (call->answered) {
+		json_decref(params);
+		return -EALREADY;
+	}
+	call->answered = true;
+	if (vc != NULL)
+		vc->errored = true;
+	if (params == NULL)
+		params = json_object();
+	if (call->oneway) {
+		json_decref(params);
+		return 0;
+	}
+	msg = json_object();
+	if (msg == NULL) {
+		json_decref(params);
+		return -ENOMEM;
+	}
+	json_object_set_new(msg, "error", json_string(vl_errors[e].name));
+	json_object_set_new(msg, "parameters", params);
+	return vl_send(call, msg, NULL, 0);
+}
+
+int
+vl_error_param(struct vl_call *call, const char *parameter)
+{
+	return vl_error(call, VL_E_INVALID_PARAMETER,
+	    json_pack("{s:s}", "parameter", parameter));
+}
+
+int
+vl_error_value(struct vl_call *call, const char *parameter,
+    const char *fmt, ...)
+{
+	char reason[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	return vl_error(call, VL_E_INVALID_VALUE, json_pack("{s:s, s:s}",
+	    "parameter", parameter, "reason", reason));
+}
+
+int
+vl_error_errno(struct vl_call *call, int err, const char *what)
+{
+	char reason[256];
+
+	if (err < 0)
+		err = -err;
+	snprintf(reason, sizeof(reason), "%s: %s", what, strerror(err));
+	return vl_error(call, VL_E_SYSTEM_ERROR, json_pack("{s:i, s:s}",
+	    "errno", err, "reason", reason));
+}
+
+int
+vl_error_denied(struct vl_call *call, enum right r)
+{
+	return vl_error(call, VL_E_PERMISSION_DENIED, json_pack("{s:s, s:s}",
+	    "method", call->method->name, "right", right_names[r]));
+}
+
+int
+vl_error_limit(struct vl_call *call, const char *limit, int64_t value)
+{
+	return vl_error(call, VL_E_LIMIT_REACHED, json_pack("{s:s, s:I}",
+	    "limit", limit, "value", (json_int_t)value));
+}
+
+int
+vl_error_unsupported(struct vl_call *call, const char *reason)
+{
+	return vl_error(call, VL_E_NOT_SUPPORTED, json_pack("{s:s, s:s}",
+	    "method", call->method->name, "reason", reason));
+}
+
+const char *
+vl_str(json_t *params, const char *name, const char *def)
+{
+	json_t *v = json_object_get(params, name);
+
+	return json_is_string(v) ? json_string_value(v) : def;
+}
+
+int64_t
+vl_int(json_t *params, const char *name, int64_t def)
+{
+	json_t *v = json_object_get(params, name);
+
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
+}
+
+bool
+vl_bool(json_t *params, const char *name, bool def)
+{
+	json_t *v = json_object_get(params, name);
+
+	return json_is_boolean(v) ? json_is_true(v) : def;
+}
+
+/* ---------------------------------------------------------------- dispatch */
+
+/* Run a handler once and make sure it answered. */
+static void
+vl_run(struct vl_call *call, json_t *params)
+{
+	struct vl_conn *vc = call->conn->vl;
+
+	if (vc != NULL) {
+		vc->current = call;
+		vc->errored = false;
+	}
+	call->answered = false;
+	call->method->handler(call, params);
+	if (!call->answered) {
+		log_error("%s: handler gave no answer", call->method->name);
+		vl_error_errno(call, EPROTO, "no answer");
+	}
+	if (vc != NULL)
+		vc->current = NULL;
+}
+
+static void
+vl_stream_tick(evutil_socket_t fd, short what, void *arg)
+{
+	struct vl_stream *s = arg;
+	struct conn *c = s->call.conn;
+	struct vl_conn *vc = c->vl;
+
+	(void)fd;
+	(void)what;
+	/* A client that does not read gets no new replies (watch semantics:
+	 * the next one is as fresh as the skipped one would have been). */
+	if (!control_output_high(c)) {
+		s->call.last = s->remaining == 1;
+		vl_run(&s->call, s->params);
+		if (vc->errored || s->call.last) {
+			control_hold_input(c, false);
+			vl_stream_free(c, s);
+			return;
+		}
+		if (s->remaining > 0)
+			s->remaining--;
+	}
+	event_add(s->ev, &s->interval);
+}
+
+static void
+vl_start_stream(struct vl_call *call, json_t *params)
+{
+	struct conn *c = call->conn;
+	struct vl_conn *vc = c->vl;
+	int64_t interval = vl_int(params, "interval_ms", 1000);
+	int64_t count = vl_int(params, "count", -1);
+	struct vl_stream *s;
+
+	if (interval < call->d->cfg.watch_min_interval_ms) {
+		vl_error_value(call, "interval_ms", "below "
+		    "watch_min_interval_ms (%u)",
+		    call->d->cfg.watch_min_interval_ms);
+		return;
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		vl_error_errno(call, ENOMEM, "stream");
+		return;
+	}
+	s->call = *call;
+	s->params = json_incref(params);
+	s->remaining = count;
+	s->interval.tv_sec = interval / 1000;
+	s->interval.tv_usec = (interval % 1000) * 1000;
+	s->ev = evtimer_new(call->d->base, vl_stream_tick, s);
+	if (s->ev == NULL) {
+		json_decref(s->params);
+		free(s);
+		vl_error_errno(call, ENOMEM, "stream");
+		return;
+	}
+	event_priority_set(s->ev, PRIO_CONTROL);
+	vc->stream = s;
+	c->streaming = true;
+	/* The first reply now; the connection's next calls wait until the
+	 * stream ends (one call at a time, as varlink has it). */
+	s->call.last = count == 1;
+	vl_run(&s->call, params);
+	call->answered = true;
+	if (vc->errored || s->call.last) {
+		vl_stream_free(c, s);
+		return;
+	}
+	if (s->remaining > 0)
+		s->remaining--;
+	control_hold_input(c, true);
+	event_add(s->ev, &s->interval);
+}
+
+static const struct vl_method *
+vl_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < NMETHODS; i++)
+		if (strcmp(vl_methods[i].name, name) == 0)
+			return &vl_methods[i];
+	return NULL;
+}
+
+/* Is name's interface part one we serve? */
+static bool
+vl_interface_known(const char *name, char *iface, size_t len)
+{
+	const char *dot = strrchr(name, '.');
+	size_t n = dot != NULL ? (size_t)(dot - name) : 0;
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(iface, name, n);
+	iface[n] = '\0';
+	return strcmp(iface, "io.statsd") == 0 ||
+	    strcmp(iface, "org.varlink.service") == 0;
+}
+
+static void
+vl_protocol_error(struct conn *c, enum vl_err e, json_t *params)
+{
+	struct vl_call call = { .d = c->d, .conn = c };
+
+	vl_error(&call, e, params);
+}
+
+void
+varlink_conn_message(struct conn *c, const char *msg, size_t len)
+{
+	struct vl_call call = { .d = c->d, .conn = c };
+	const struct vl_method *m;
+	json_error_t jerr;
+	json_t *root, *params;
+	char bad[256], iface[256];
+	const char *name;
+
+	if (vl_conn_get(c) == NULL) {
+		control_close(c);
+		return;
+	}
+	root = json_loadb(msg, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (root == NULL) {
+		char reason[300];
+
+		snprintf(reason, sizeof(reason), "not JSON: %s at line %d, "
+		    "column %d", jerr.text, jerr.line, jerr.column);
+		vl_protocol_error(c, VL_E_INVALID_MESSAGE,
+		    json_pack("{s:s}", "reason", reason));
+		return;
+	}
+	if (!json_is_object(root)) {
+		vl_protocol_error(c, VL_E_INVALID_MESSAGE,
+		    json_pack("{s:s}", "reason", "not a JSON object"));
+		goto out;
+	}
+	if (!json_is_string(json_object_get(root, "method"))) {
+		vl_protocol_error(c, VL_E_INVALID_MESSAGE, json_pack("{s:s}",
+		    "reason", "no \"method\" string"));
+		goto out;
+	}
+	params = json_object_get(root, "parameters");
+	if (params != NULL && !json_is_object(params)) {
+		vl_protocol_error(c, VL_E_INVALID_MESSAGE, json_pack("{s:s}",
+		    "reason", "\"parameters\" is not an object"));
+		goto out;
+	}
+	if (vl_check_struct(root, vl_envelope, "", bad, sizeof(bad), 0) < 0) {
+		vl_protocol_error(c, VL_E_INVALID_PARAMETER,
+		    json_pack("{s:s}", "parameter", bad));
+		goto out;
+	}
+	call.more = json_is_true(json_object_get(root, "more"));
+	call.oneway = json_is_true(json_object_get(root, "oneway"));
+	name = json_string_value(json_object_get(root, "method"));
+	m = vl_find(name);
+	if (m == NULL) {
+		if (!vl_interface_known(name, iface, sizeof(iface)))
+			vl_error(&call, VL_E_INTERFACE_NOT_FOUND,
+			    json_pack("{s:s}", "interface", iface));
+		else
+			vl_error(&call, VL_E_METHOD_NOT_FOUND,
+			    json_pack("{s:s}", "method", name));
+		goto out;
+	}
+	call.method = m;
+	if (json_is_true(json_object_get(root, "upgrade"))) {
+		vl_error_param(&call, "upgrade");
+		goto out;
+	}
+	if (call.more && (m->flags & VL_M_STREAMS) == 0) {
+		call.more = false;
+		vl_error_param(&call, "more");
+		goto out;
+	}
+	if (call.more && call.oneway) {
+		call.more = false;
+		vl_error_param(&call, "oneway");
+		goto out;
+	}
+	if (!rights_allows(&c->peer, m->right)) {
+		vl_error_denied(&call, m->right);
+		goto out;
+	}
+	if (params == NULL) {
+		params = json_object();
+		json_object_set_new(root, "parameters", params);
+	}
+	if (vl_check_struct(params, m->params, "", bad, sizeof(bad), 0) < 0) {
+		vl_error_param(&call, bad);
+		goto out;
+	}
+	log_debug("uid %u: %s", (unsigned)c->peer.uid, m->name);
+	if (call.more)
+		vl_start_stream(&call, params);
+	else
+		vl_run(&call, params);
+out:
+	json_decref(root);
+}
+
+void
+varlink_conn_too_large(struct conn *c, size_t limit)
+{
+	log_notice("connection %llu (uid %u): message over %zu bytes; "
+	    "closing", (unsigned long long)c->id, (unsigned)c->peer.uid,
+	    limit);
+	vl_protocol_error(c, VL_E_MESSAGE_TOO_LARGE,
+	    json_pack("{s:I}", "limit", (json_int_t)limit));
+}
+
+void
+varlink_conn_closed(struct conn *c)
+{
+	struct vl_conn *vc = c->vl;
+
+	if (c->d->drain != NULL)
+		drain_conn_closed(c->d->drain, c);
+	if (vc != NULL) {
+		vl_stream_free(c, vc->stream);
+		free(vc);
+		c->vl = NULL;
+	}
+}
+
+void
+varlink_conn_drained(struct conn *c)
+{
+	(void)c;
+	/* Streams re-check the output level at each tick, and control.c
+	 * resumes reading by itself: nothing to do here yet. */
+}
+
+/* ------------------------------------------------------------------- dump */
+
+static json_t *
+vl_type_json(const struct vl_field *f)
+{
+	static const char *const base[] = {
+		[VL_BOOL] = "bool", [VL_INT] = "int", [VL_STRING] = "string",
+		[VL_OBJECT] = "object",
+	};
+	char buf[128];
+	const char *t;
+
+	if (f->type == VL_ARRAY)
+		t = f->elem == VL_STRUCT ? f->type_name : base[f->elem];
+	else if (f->type == VL_STRUCT)
+		t = f->type_name;
+	else
+		t = base[f->type];
+	snprintf(buf, sizeof(buf), "%s%s%s", f->optional ? "?" : "",
+	    f->type == VL_ARRAY ? "[]" : "", t);
+	return json_string(buf);
+}
+
+static json_t *
+vl_fields_json(const struct vl_field *fields, json_t *types)
+{
+	const struct vl_field *f;
+	json_t *a = json_array();
+
+	for (f = fields; f->name != NULL; f++) {
+		json_array_append_new(a, json_pack("{s:s, s:o}", "name",
+		    f->name, "type", vl_type_json(f)));
+		if (f->fields != NULL && json_object_get(types,
+		    f->type_name) == NULL)
+			json_object_set_new(types, f->type_name,
+			    vl_fields_json(f->fields, types));
+	}
+	return a;
+}
+
+void
+varlink_dump_tables(FILE *f)
+{
+	json_t *root = json_object(), *ms = json_array(), *es = json_array();
+	json_t *types = json_object();
+	size_t i, j;
+	char *s;
+
+	for (i = 0; i < NMETHODS; i++) {
+		const struct vl_method *m = &vl_methods[i];
+
+		json_array_append_new(ms, json_pack("{s:s, s:s, s:b, s:o}",
+		    "name", m->name, "right", right_names[m->right],
+		    "streams", (m->flags & VL_M_STREAMS) != 0,
+		    "params", vl_fields_json(m->params, types)));
+	}
+	for (i = 0; i < VL_E_NUM; i++) {
+		json_t *p = json_array();
+
+		for (j = 0; j < 4 && vl_errors[i].params[j] != NULL; j++)
+			json_array_append_new(p,
+			    json_string(vl_errors[i].params[j]));
+		json_array_append_new(es, json_pack("{s:s, s:o}", "name",
+		    vl_errors[i].name, "params", p));
+	}
+	json_object_set_new(root, "methods", ms);
+	json_object_set_new(root, "errors", es);
+	json_object_set_new(root, "types", types);
+	s = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
+	if (s != NULL)
+		fprintf(f, "%s\n", s);
+	free(s);
+	json_decref(root);
+}

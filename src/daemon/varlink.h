@@ -1,0 +1,158 @@
+/*
+ * varlink.h: the protocol layer — one JSON object per NUL-terminated
+ * message, parsed with jansson; the method table (name, handler,
+ * parameter table, right); declarative parameter tables that reject
+ * unknown and mistyped fields by name; error replies; org.varlink.service
+ * introspection; "more"/"continues" streams and "oneway" calls.
+ *
+ * A handler gets its call and its validated parameters, and answers with
+ * exactly one vl_reply*() or vl_error*(). For a method that streams, a
+ * call with "more" runs the handler again every interval_ms (its
+ * parameter) until count replies (its parameter) are sent or the client
+ * leaves; the handler need not know.
+ */
+#ifndef STATSD_DAEMON_VARLINK_H
+#define STATSD_DAEMON_VARLINK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "rights.h"
+
+struct conn;
+struct statsd;
+
+/* ------------------------------------------------------ parameter tables */
+
+enum vl_type {
+	VL_BOOL = 1,
+	VL_INT,
+	VL_STRING,
+	VL_OBJECT,	/* any JSON object (varlink "object") */
+	VL_STRUCT,	/* a named varlink type: fields below */
+	VL_ARRAY,	/* of elem; VL_STRUCT elements use fields */
+};
+
+struct vl_field {
+	const char		*name;		/* NULL ends a table */
+	uint8_t			 type;		/* enum vl_type */
+	uint8_t			 elem;		/* VL_ARRAY: element type */
+	bool			 optional;
+	int64_t			 min, max;	/* INT: bounds; STRING: max
+						 * bytes; for an ARRAY, of
+						 * each element */
+	size_t			 maxn;		/* ARRAY: most elements */
+	const struct vl_field	*fields;	/* VL_STRUCT, arrays of it */
+	const char		*type_name;	/* VL_STRUCT: the IDL type */
+};
+
+#define VLF_BOOL(n, opt)	{ .name = (n), .type = VL_BOOL, .optional = (opt) }
+#define VLF_INT(n, opt, lo, hi)	{ .name = (n), .type = VL_INT, .optional = (opt), \
+				  .min = (lo), .max = (hi) }
+#define VLF_STR(n, opt, len)	{ .name = (n), .type = VL_STRING, \
+				  .optional = (opt), .max = (len) }
+#define VLF_OBJ(n, opt)		{ .name = (n), .type = VL_OBJECT, .optional = (opt) }
+#define VLF_ARRAY(n, opt, el, nmax, lo, hi) { .name = (n), .type = VL_ARRAY, \
+				  .elem = (el), .optional = (opt), \
+				  .min = (lo), .max = (hi), .maxn = (nmax) }
+#define VLF_STRUCTS(n, opt, tn, f, nmax) { .name = (n), .type = VL_ARRAY, \
+				  .elem = VL_STRUCT, .optional = (opt), \
+				  .maxn = (nmax), .fields = (f), .type_name = (tn) }
+#define VLF_END			{ .name = NULL }
+
+/* ----------------------------------------------------------------- errors */
+
+enum vl_err {
+	VL_E_INTERFACE_NOT_FOUND = 0,
+	VL_E_METHOD_NOT_FOUND,
+	VL_E_METHOD_NOT_IMPLEMENTED,
+	VL_E_INVALID_PARAMETER,
+	VL_E_NO_SUCH_KSTAT,
+	VL_E_KSTAT_EXISTS,
+	VL_E_NO_SUCH_TEMPLATE,
+	VL_E_TEMPLATE_EXISTS,
+	VL_E_TEMPLATE_MISMATCH,
+	VL_E_INVALID_TEMPLATE,
+	VL_E_INVALID_VALUE,
+	VL_E_PERMISSION_DENIED,
+	VL_E_LIMIT_REACHED,
+	VL_E_NOT_WRITABLE,
+	VL_E_INVALID_DEFINITION,
+	VL_E_NOT_SUPPORTED,
+	VL_E_INVALID_MESSAGE,
+	VL_E_MESSAGE_TOO_LARGE,
+	VL_E_TOO_MANY_CONNECTIONS,
+	VL_E_SYSTEM_ERROR,
+	VL_E_NUM
+};
+
+/* ---------------------------------------------------------------- methods */
+
+struct vl_call;
+
+typedef void vl_handler_fn(struct vl_call *call, json_t *params);
+
+#define VL_M_STREAMS	0x01u	/* "more" repeats it every interval_ms */
+
+struct vl_method {
+	const char		*name;		/* fully qualified */
+	vl_handler_fn		*handler;
+	const struct vl_field	*params;
+	enum right		 right;
+	unsigned		 flags;
+};
+
+struct vl_call {
+	struct statsd		*d;
+	struct conn		*conn;
+	const struct vl_method	*method;
+	bool			 more;
+	bool			 oneway;
+	bool			 answered;
+	bool			 last;		/* this reply ends the stream */
+};
+
+/* Reply with params (taken over; NULL = {}). Returns: 0; -errno. */
+int vl_reply(struct vl_call *call, json_t *params);
+
+/* Reply with descriptors (taken over either way; closed after sending). */
+int vl_reply_fds(struct vl_call *call, json_t *params, int *fds,
+    size_t nfds);
+
+/* Reply with an error; params taken over (NULL = {}). Returns: 0. */
+int vl_error(struct vl_call *call, enum vl_err e, json_t *params);
+
+/* Shorthands for the common errors. */
+int vl_error_param(struct vl_call *call, const char *parameter);
+int vl_error_value(struct vl_call *call, const char *parameter,
+    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int vl_error_errno(struct vl_call *call, int err, const char *what);
+int vl_error_denied(struct vl_call *call, enum right r);
+int vl_error_limit(struct vl_call *call, const char *limit, int64_t value);
+int vl_error_unsupported(struct vl_call *call, const char *reason);
+
+/* Parameter accessors (the table has already checked type and bounds). */
+const char *vl_str(json_t *params, const char *name, const char *def);
+int64_t vl_int(json_t *params, const char *name, int64_t def);
+bool vl_bool(json_t *params, const char *name, bool def);
+
+/* ---------------------------------------------------- connection events */
+
+/* From control.c: a complete message (len bytes, no NUL), a message past
+ * the size limit, a closed connection, output below the low mark. */
+void varlink_conn_message(struct conn *c, const char *msg, size_t len);
+void varlink_conn_too_large(struct conn *c, size_t limit);
+void varlink_conn_closed(struct conn *c);
+void varlink_conn_drained(struct conn *c);
+
+/* The method table and the error table as JSON, for the test that checks
+ * them against io.statsd.varlink (statsd --dump-methods). */
+void varlink_dump_tables(FILE *f);
+
+/* The embedded interface description. */
+extern const char varlink_idl_io_statsd[];
+
+#endif

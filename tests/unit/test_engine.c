@@ -1,0 +1,341 @@
+/*
+ * test_engine.c: engine_apply() and engine_set_string(), the one entry
+ * point of op.h: value conversion into each VOI type, the rules on flags,
+ * weights and times, dispatch to the statistics an op concerns (COUNT,
+ * LAST, SUM's SET, HIST's op), relative updates, and that the op numbering
+ * is the ring record's.
+ */
+#include <errno.h>
+
+#include <statsd/kstat.h>
+
+#include "unit.h"
+#include "blob.h"
+#include "op.h"
+#include "ring.h"
+#include "stat_scalar.h"
+#include "stat_timer.h"
+
+/* The ring carries engine ops without translation. */
+#define SAME(a, b)	((int)(a) == (int)(b))
+_Static_assert(SAME(RING_OP_ABS, STATS_OP_ABS) &&
+    SAME(RING_OP_REL, STATS_OP_REL) && SAME(RING_OP_XY, STATS_OP_XY) &&
+    SAME(RING_OP_QENTER, STATS_OP_QENTER) &&
+    SAME(RING_OP_QEXIT, STATS_OP_QEXIT) &&
+    SAME(RING_OP_QMOVE, STATS_OP_QMOVE) &&
+    SAME(RING_OP_TSTART, STATS_OP_TSTART) &&
+    SAME(RING_OP_TSTOP, STATS_OP_TSTOP) && SAME(RING_OP_SET, STATS_OP_SET) &&
+    SAME(RING_OP_HIST, STATS_OP_HIST) && SAME(RING_OP__COUNT, STATS_OP_NUM),
+    "ring ops are engine ops");
+_Static_assert(RING_F_UNSIGNED == STATS_OPF_UNSIGNED &&
+    RING_F_RUNQ == STATS_OPF_RUNQ, "ring flags are engine flags");
+
+static struct statsblob *
+blob_of(int tpl)
+{
+	struct statsblob *sb = stats_blob_alloc((uint32_t)tpl, 0);
+
+	ck_assert_ptr_nonnull(sb);
+	return sb;
+}
+
+START_TEST(count_sum_min_max_from_xy)
+{
+	int tpl = unit_tpl("eng");
+	struct statsblob *sb;
+	int64_t v;
+
+	UNIT_ADD(tpl, 0, "lat", VSD_DTYPE_INT_S64, 0,
+	    STATS_VSS(VS_STYPE_COUNT, 0, 0, stat_count_vss_hlpr, NULL),
+	    STATS_VSS_SUM(), STATS_VSS_MIN(), STATS_VSS_MAX());
+	sb = blob_of(tpl);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, 10, 3, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, -4, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, 7, 2, 0), 0);
+	/* COUNT = 3 + 1 + 2; SUM = 30 - 4 + 14. */
+	ck_assert_int_eq(stats_voistat_fetch_s64(sb, 0, VS_STYPE_COUNT, &v), 0);
+	ck_assert_int_eq(v, 6);
+	ck_assert_int_eq(stats_voistat_fetch_s64(sb, 0, VS_STYPE_SUM, &v), 0);
+	ck_assert_int_eq(v, 40);
+	ck_assert_int_eq(stats_voistat_fetch_s64(sb, 0, VS_STYPE_MIN, &v), 0);
+	ck_assert_int_eq(v, -4);
+	ck_assert_int_eq(stats_voistat_fetch_s64(sb, 0, VS_STYPE_MAX, &v), 0);
+	ck_assert_int_eq(v, 10);
+	/* A zero weight changes nothing; a negative one is refused. */
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, 99, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, 99, -1, 0),
+	    -EINVAL);
+	ck_assert_int_eq(stats_voistat_fetch_s64(sb, 0, VS_STYPE_COUNT, &v), 0);
+	ck_assert_int_eq(v, 6);
+	/* stats(3)'s path counts too. */
+	ck_assert_int_eq(stats_voi_update_abs_s64(sb, 0, 5), 0);
+	ck_assert_int_eq(stats_voistat_fetch_s64(sb, 0, VS_STYPE_COUNT, &v), 0);
+	ck_assert_int_eq(v, 7);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(count_of_fixed_point_counts_units)
+{
+	int tpl = unit_tpl("engq");
+	struct statsblob *sb;
+	s64q_t q;
+
+	UNIT_ADD(tpl, 0, "q", VSD_DTYPE_Q_S64, 0,
+	    STATS_VSS(VS_STYPE_COUNT, 0, 0, stat_count_vss_hlpr, NULL));
+	sb = blob_of(tpl);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0,
+	    STATS_SQ64(2.5), 4, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_sq64(sb, 0, VS_STYPE_COUNT, &q), 0);
+	ck_assert(q == STATS_SQ64(4.0));
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(values_must_fit_the_voi_type)
+{
+	int tpl = unit_tpl("engfit");
+	struct statsblob *sb;
+	uint32_t u;
+	int32_t s;
+	uint64_t u64;
+
+	UNIT_ADD(tpl, 0, "u32", VSD_DTYPE_INT_U32, 0,
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL));
+	UNIT_ADD(tpl, 1, "s32", VSD_DTYPE_INT_S32, 0,
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL));
+	UNIT_ADD(tpl, 2, "u64", VSD_DTYPE_INT_U64, 0,
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL));
+	sb = blob_of(tpl);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_SET, 0,
+	    (int64_t)UINT32_MAX, 0, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_u32(sb, 0, VS_STYPE_LAST, &u), 0);
+	ck_assert_uint_eq(u, UINT32_MAX);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_SET, 0,
+	    (int64_t)UINT32_MAX + 1, 0, 0), -EINVAL);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_SET, 0, -1, 0, 0),
+	    -EINVAL);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_SET, 0, INT32_MIN, 0, 0),
+	    0);
+	ck_assert_int_eq(stats_voistat_fetch_s32(sb, 1, VS_STYPE_LAST, &s), 0);
+	ck_assert_int_eq(s, INT32_MIN);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_SET, 0,
+	    (int64_t)INT32_MIN - 1, 0, 0), -EINVAL);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_SET, STATS_OPF_UNSIGNED,
+	    (int64_t)INT32_MAX + 1, 0, 0), -EINVAL);
+	/* A u64 past INT64_MAX travels as its bit pattern. */
+	ck_assert_int_eq(engine_apply(sb, 2, STATS_OP_SET, STATS_OPF_UNSIGNED,
+	    -1, 0, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_u64(sb, 2, VS_STYPE_LAST, &u64),
+	    0);
+	ck_assert(u64 == UINT64_MAX);
+	ck_assert_int_eq(engine_apply(sb, 2, STATS_OP_SET, 0, -1, 0, 0),
+	    -EINVAL);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+	int tpl = unit_tpl("engbad");
+	struct statsblob *sb;
+
+	UNIT_ADD(tpl, 1, "c", VSD_DTYPE_INT_S64, 0, STATS_VSS_SUM());
+	sb = blob_of(tpl);
+	ck_assert_int_eq(engine_apply(NULL, 1, STATS_OP_XY, 0, 1, 1, 0),
+	    -EINVAL);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, 1, 1, 0),
+	    -EINVAL);	/* vacant VOI */
+	ck_assert_int_eq(engine_apply(sb, 2, STATS_OP_XY, 0, 1, 1, 0),
+	    -EINVAL);
+	ck_assert_int_eq(engine_apply(sb, 1, 0, 0, 1, 1, 0), -EINVAL);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_NUM, 0, 1, 1, 0),
+	    -EINVAL);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_XY, 0x80, 1, 1, 0),
+	    -EINVAL);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_XY, STATS_OPF_RUNQ, 1, 1,
+	    0), -EINVAL);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_QENTER,
+	    STATS_OPF_UNSIGNED, 0, 0, 0), -EINVAL);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_ABS, 0, 1, 1, 0),
+	    -EINVAL);	/* ABS takes no weight */
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_XY, 0, 1, 1,
+	    (uint64_t)INT64_MAX + 1), -EINVAL);
+	/* REL needs VOI state. */
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_REL, 0, 1, 0, 0),
+	    -EINVAL);
+	/* No statistic of a SUM-only VOI takes a queue or timer event. */
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_QENTER, 0, 0, 0, 5),
+	    -EOPNOTSUPP);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_TSTART, 0, 0, 0, 5),
+	    -EOPNOTSUPP);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_HIST, 0, 1, 1, 0),
+	    -EOPNOTSUPP);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(relative_updates_and_set)
+{
+	int tpl = unit_tpl("engrel");
+	struct statsblob *sb;
+	int64_t v;
+
+	UNIT_ADD(tpl, 0, "lvl", VSD_DTYPE_INT_S64, SB_VOI_RELUPDATE,
+	    STATS_VSS_MAX(),
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL));
+	sb = blob_of(tpl);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_REL, 0, 5, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_REL, 0, 3, 0, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_s64(sb, 0, VS_STYPE_LAST, &v), 0);
+	ck_assert_int_eq(v, 8);
+	/* SET moves the value a later relative update starts from. */
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_SET, 0, 100, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_REL, 0, -1, 0, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_s64(sb, 0, VS_STYPE_LAST, &v), 0);
+	ck_assert_int_eq(v, 99);
+	/* SET is not an update: MAX saw 5 and 8 and 99 only. */
+	ck_assert_int_eq(stats_voistat_fetch_s64(sb, 0, VS_STYPE_MAX, &v), 0);
+	ck_assert_int_eq(v, 99);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(set_writes_a_counter)
+{
+	int tpl = unit_tpl("engset");
+	struct statsblob *sb;
+	uint32_t v;
+
+	/* An INTR counter: a u32 SUM bumped by ABS 1 and written by SET. */
+	UNIT_ADD(tpl, KSTAT_INTR_HARD, "hard", VSD_DTYPE_INT_U32, 0,
+	    STATS_VSS_SUM());
+	sb = blob_of(tpl);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 1, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 1, 0, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_u32(sb, 0, VS_STYPE_SUM, &v), 0);
+	ck_assert_uint_eq(v, 2);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_SET, 0, 40, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 1, 0, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_u32(sb, 0, VS_STYPE_SUM, &v), 0);
+	ck_assert_uint_eq(v, 41);
+	/* The counter wraps at its width, as a kstat uint_t does. */
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_SET, 0, UINT32_MAX, 0,
+	    0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 1, 0, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_u32(sb, 0, VS_STYPE_SUM, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(hist_op_reaches_only_histograms)
+{
+	int tpl = unit_tpl("enghist");
+	struct statsblob *sb;
+	struct voistatdata *vsd;
+	int64_t v;
+
+	UNIT_ADD(tpl, 0, "h", VSD_DTYPE_INT_U64, 0, STATS_VSS_SUM(),
+	    STATS_VSS_CRHIST64_LIN(0, 100, 10, 0));
+	sb = blob_of(tpl);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_HIST, 0, 25, 3, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_s64(sb, 0, VS_STYPE_SUM, &v),
+	    EFTYPE);
+	ck_assert_int_eq(stats_voistat_fetch_dptr(sb, 0, VS_STYPE_SUM, NULL,
+	    &vsd, NULL), 0);
+	ck_assert_int_eq(vsd->int64.u64, 0);
+	ck_assert_int_eq(stats_voistat_fetch_dptr(sb, 0, VS_STYPE_HIST, NULL,
+	    &vsd, NULL), 0);
+	ck_assert_int_eq(vsd->hist.crhist64.bkts[2].cnt, 3);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(strings_and_chars)
+{
+	int tpl = unit_tpl("engstr");
+	struct statsblob *sb;
+	struct voistatdata *vsd;
+	struct vsd_string *s;
+	char *txt;
+
+	UNIT_ADD(tpl, 0, "model", VSD_DTYPE_INT_U64, 0,
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_string_vss_hlpr,
+	    (&(struct vss_string_hlpr_info){ KSTAT_DATA_STRING, 32 })));
+	UNIT_ADD(tpl, 1, "state", VSD_DTYPE_INT_U64, 0,
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_string_vss_hlpr,
+	    (&(struct vss_string_hlpr_info){ KSTAT_DATA_CHAR, 0 })));
+	UNIT_ADD(tpl, 2, "n", VSD_DTYPE_INT_U64, 0, STATS_VSS_SUM());
+	sb = blob_of(tpl);
+	ck_assert_int_eq(engine_set_string(sb, 0, "Fast \"disk\"\n", 12), 0);
+	ck_assert_int_eq(engine_set_string(sb, 1, "online", 6), 0);
+	ck_assert_int_eq(engine_set_string(sb, 1, "0123456789abcdef", 16), 0);
+	ck_assert_int_eq(engine_set_string(sb, 1, "0123456789abcdefX", 17),
+	    -E2BIG);
+	ck_assert_int_eq(engine_set_string(sb, 2, "x", 1), -EINVAL);
+	/* Text is never updated by a value. */
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, 1, 1, 0),
+	    -EOPNOTSUPP);
+	ck_assert_int_eq(stats_voistat_fetch_dptr(sb, 1, VS_STYPE_LAST, NULL,
+	    &vsd, NULL), 0);
+	s = (struct vsd_string *)vsd;
+	ck_assert_int_eq(s->len, 16);
+	ck_assert_str_eq(s->s, "0123456789abcdef");
+	txt = unit_tostr(sb, SB_STRFMT_JSON, SB_TOSTR_META);
+	ck_assert_ptr_nonnull(strstr(txt,
+	    "\"LAST\":{\"errs\":0,\"val\":\"Fast \\\"disk\\\"\\n\"}"));
+	free(txt);
+	ck_assert_int_eq(stats_blob_validate(sb, sb->cursz), 0);
+	/* A length that overruns the capacity is caught by validation. */
+	stats_voistat_fetch_dptr(sb, 0, VS_STYPE_LAST, NULL, &vsd, NULL);
+	((struct vsd_string *)vsd)->len = 40;
+	ck_assert_int_ne(stats_blob_validate(sb, sb->cursz), 0);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(time_is_stamped_when_zero)
+{
+	int tpl = unit_tpl("engtime");
+	struct statsblob *sb;
+	struct voistatdata *vsd;
+	uint64_t before = engine_now_ns(), t;
+
+	UNIT_ADD(tpl, 0, "t", VSD_DTYPE_INT_S64, 0,
+	    STATS_VSS(VS_STYPE_TIMER, 0, 0, stat_timer_vss_hlpr, NULL));
+	sb = blob_of(tpl);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_TSTART, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_dptr(sb, 0, VS_STYPE_TIMER, NULL,
+	    &vsd, NULL), 0);
+	t = (uint64_t)((struct vsd_timer *)vsd)->start_time;
+	ck_assert_uint_ge(t, before);
+	ck_assert_uint_le(t, engine_now_ns());
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+static Suite *
+engine_suite(void)
+{
+	Suite *s = suite_create("engine");
+	TCase *tc = tcase_create("apply");
+
+	tcase_add_test(tc, count_sum_min_max_from_xy);
+	tcase_add_test(tc, count_of_fixed_point_counts_units);
+	tcase_add_test(tc, values_must_fit_the_voi_type);
+	tcase_add_test(tc, bad_arguments);
+	tcase_add_test(tc, relative_updates_and_set);
+	tcase_add_test(tc, set_writes_a_counter);
+	tcase_add_test(tc, hist_op_reaches_only_histograms);
+	tcase_add_test(tc, strings_and_chars);
+	tcase_add_test(tc, time_is_stamped_when_zero);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_main(engine_suite());
+}

@@ -1,0 +1,147 @@
+/*
+ * test_layout.c: blobs built without the registry: an empty blob, VOIs
+ * added, replaced and appended past a gap, every other statistic's data
+ * carried across byte for byte, the layout hash, and refusals.
+ */
+#include <errno.h>
+
+#include "unit.h"
+#include "blob.h"
+#include "layout.h"
+#include "op.h"
+#include "stat_list.h"
+#include "stat_scalar.h"
+
+static struct voistatspec
+spec(enum voi_stype st, vss_hlpr_fn fn, void *info)
+{
+	struct voistatspec v = { .stype = st };
+
+	ck_assert_int_eq(fn(VSD_DTYPE_INT_S64, &v, info), 0);
+	return v;
+}
+
+START_TEST(build_replace_append)
+{
+	struct statsblob *e = layout_empty(), *a, *b, *c;
+	struct voistatspec v[3];
+	struct vss_list_hlpr_info li = { 8 };
+	int64_t x;
+	uint32_t h;
+
+	ck_assert_ptr_nonnull(e);
+	ck_assert_int_eq(stats_blob_validate(e, e->cursz), 0);
+	v[0] = spec(VS_STYPE_SUM, (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL);
+	v[1] = spec(VS_STYPE_COUNT, (vss_hlpr_fn)stat_count_vss_hlpr, NULL);
+	ck_assert_int_eq(layout_set_voi(e, 0, VSD_DTYPE_INT_S64, 0, 2, v, &a),
+	    0);
+	ck_assert_int_eq(stats_blob_validate(a, a->cursz), 0);
+	ck_assert_int_eq(engine_apply(a, 0, STATS_OP_XY, 0, 5, 3, 0), 0);
+	/* Append VOI 3 past a gap; VOI 0's data comes across. */
+	v[2] = spec(VS_STYPE_LIST, (vss_hlpr_fn)stat_list_vss_hlpr, &li);
+	ck_assert_int_eq(layout_set_voi(a, 3, VSD_DTYPE_INT_S64,
+	    SB_VOI_RELUPDATE, 1, &v[2], &b), 0);
+	ck_assert_int_eq(stats_blob_validate(b, b->cursz), 0);
+	ck_assert_int_eq(((struct statsblobv1 *)b)->vois[1].id, -1);
+	ck_assert_int_eq(((struct statsblobv1 *)b)->vois[2].id, -1);
+	ck_assert_int_eq(stats_voistat_fetch_s64(b, 0, VS_STYPE_SUM, &x), 0);
+	ck_assert_int_eq(x, 15);
+	ck_assert_int_eq(stats_voistat_fetch_s64(b, 0, VS_STYPE_COUNT, &x), 0);
+	ck_assert_int_eq(x, 3);
+	ck_assert_int_eq(engine_apply(b, 3, STATS_OP_REL, 0, 2, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(b, 3, STATS_OP_REL, 0, 2, 0, 0), 0);
+	/* Replace VOI 0 by a COUNT only: VOI 3 keeps its list and state. */
+	h = ((struct statsblobv1 *)b)->tplhash;
+	ck_assert_int_eq(layout_set_voi(b, 0, VSD_DTYPE_INT_S64, 0, 1, &v[1],
+	    &c), 0);
+	ck_assert_int_eq(stats_blob_validate(c, c->cursz), 0);
+	ck_assert_uint_ne(((struct statsblobv1 *)c)->tplhash, h);
+	ck_assert_int_eq(stats_voistat_fetch_s64(c, 0, VS_STYPE_SUM, &x),
+	    EFTYPE);
+	ck_assert_int_eq(stats_voistat_fetch_s64(c, 0, VS_STYPE_COUNT, &x), 0);
+	ck_assert_int_eq(x, 0);		/* the new statistic starts fresh */
+	{
+		struct voistatdata *vsd;
+		const struct vsd_list *l;
+
+		ck_assert_int_eq(stats_voistat_fetch_dptr(c, 3, VS_STYPE_LIST,
+		    NULL, &vsd, NULL), 0);
+		l = (const struct vsd_list *)vsd;
+		ck_assert_uint_eq(l->nentries, 2);
+		ck_assert_int_eq(l->ent[0].x.int64.s64, 2);
+		ck_assert_int_eq(l->ent[1].x.int64.s64, 4);
+	}
+	ck_assert_int_eq(engine_apply(c, 3, STATS_OP_REL, 0, 1, 0, 0), 0);
+	/* The same change made twice lays out alike: same hash. */
+	{
+		struct statsblob *d;
+
+		ck_assert_int_eq(layout_set_voi(b, 0, VSD_DTYPE_INT_S64, 0, 1,
+		    &v[1], &d), 0);
+		ck_assert_uint_eq(((struct statsblobv1 *)d)->tplhash,
+		    ((struct statsblobv1 *)c)->tplhash);
+		ck_assert_int_eq(stats_blob_merge(d, c, 0), 0);
+		free(d);
+	}
+	free(v[0].iv);
+	free(v[1].iv);
+	free(v[2].iv);
+	free(e);
+	free(a);
+	free(b);
+	free(c);
+}
+END_TEST
+
+START_TEST(refusals)
+{
+	struct statsblob *e = layout_empty(), *a;
+	struct voistatspec v[2];
+	struct vss_list_hlpr_info li = { LIST_ENTRIES_MAX };
+
+	v[0] = spec(VS_STYPE_SUM, (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL);
+	v[1] = v[0];
+	/* One statistic of each type. */
+	ck_assert_int_eq(layout_set_voi(e, 0, VSD_DTYPE_INT_S64, 0, 2, v, &a),
+	    EINVAL);
+	/* A scalar statistic holds its VOI's type. */
+	ck_assert_int_eq(layout_set_voi(e, 0, VSD_DTYPE_INT_U32, 0, 1, v, &a),
+	    EINVAL);
+	ck_assert_int_eq(layout_set_voi(e, -1, VSD_DTYPE_INT_S64, 0, 1, v, &a),
+	    EINVAL);
+	ck_assert_int_eq(layout_set_voi(e, 0, VSD_DTYPE_LIST, 0, 1, v, &a),
+	    EINVAL);
+	free(v[0].iv);
+	/* Two maximal lists do not fit one blob. */
+	v[0] = spec(VS_STYPE_LIST, (vss_hlpr_fn)stat_list_vss_hlpr, &li);
+	ck_assert_int_eq(layout_set_voi(e, 0, VSD_DTYPE_INT_S64, 0, 1, v, &a),
+	    0);
+	{
+		struct statsblob *b;
+
+		ck_assert_int_eq(layout_set_voi(a, 1, VSD_DTYPE_INT_S64, 0, 1,
+		    v, &b), EFBIG);
+	}
+	free(v[0].iv);
+	free(a);
+	free(e);
+}
+END_TEST
+
+static Suite *
+layout_suite(void)
+{
+	Suite *s = suite_create("layout");
+	TCase *tc = tcase_create("layout");
+
+	tcase_add_test(tc, build_replace_append);
+	tcase_add_test(tc, refusals);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_main(layout_suite());
+}

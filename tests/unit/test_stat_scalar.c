@@ -1,0 +1,153 @@
+/*
+ * test_stat_scalar.c: COUNT and LAST against hand-computed values in
+ * 32-bit, 64-bit and fixed-point VOIs: counting, wrap, reset, merge (COUNT
+ * adds, LAST takes the later copy's), validation, flat names and the
+ * helpers' refusals.
+ */
+#include <errno.h>
+
+#include <statsd/kstat.h>
+
+#include "unit.h"
+#include "op.h"
+#include "stat_scalar.h"
+
+#define COUNT	STATS_VSS(VS_STYPE_COUNT, 0, 0, stat_count_vss_hlpr, NULL)
+#define LAST	STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL)
+
+START_TEST(count_and_last)
+{
+	int tpl = unit_tpl("scalar");
+	struct statsblob *a, *b;
+	uint32_t u;
+	int32_t s;
+	char *txt;
+
+	UNIT_ADD(tpl, 0, "u", VSD_DTYPE_INT_U32, 0, COUNT, LAST);
+	UNIT_ADD(tpl, 1, "s", VSD_DTYPE_INT_S32, 0, COUNT, LAST);
+	a = stats_blob_alloc((uint32_t)tpl, 0);
+	ck_assert_int_eq(engine_apply(a, 0, STATS_OP_XY, 0, 7, 3, 0), 0);
+	ck_assert_int_eq(engine_apply(a, 0, STATS_OP_XY, 0, 9,
+	    (int64_t)UINT32_MAX, 0), 0);
+	/* A 32-bit COUNT wraps: 3 + (2^32 - 1) = 2 (mod 2^32). */
+	ck_assert_int_eq(stats_voistat_fetch_u32(a, 0, VS_STYPE_COUNT, &u), 0);
+	ck_assert_uint_eq(u, 2);
+	ck_assert_int_eq(stats_voistat_fetch_u32(a, 0, VS_STYPE_LAST, &u), 0);
+	ck_assert_uint_eq(u, 9);
+	ck_assert_int_eq(engine_apply(a, 1, STATS_OP_ABS, 0, -4, 0, 0), 0);
+	ck_assert_int_eq(stats_blob_clone(&b, 0, a, SB_CLONE_ALLOCDST), 0);
+	ck_assert_int_eq(engine_apply(b, 1, STATS_OP_ABS, 0, 12, 0, 0), 0);
+	ck_assert_int_eq(stats_blob_merge(a, b, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_s32(a, 1, VS_STYPE_COUNT, &s), 0);
+	ck_assert_int_eq(s, 3);		/* 1 + 2 */
+	ck_assert_int_eq(stats_voistat_fetch_s32(a, 1, VS_STYPE_LAST, &s), 0);
+	ck_assert_int_eq(s, 12);	/* the later copy's */
+	txt = unit_tostr(a, SB_STRFMT_JSON, SB_TOSTR_META);
+	ck_assert_ptr_nonnull(strstr(txt, "\"s\":{\"stats\":{\"COUNT\":{"
+	    "\"errs\":0,\"val\":3},\"LAST\":{\"errs\":0,\"val\":12}}}"));
+	free(txt);
+	ck_assert_int_eq(stats_blob_reset(a), 0);
+	ck_assert_int_eq(stats_voistat_fetch_s32(a, 1, VS_STYPE_LAST, &s), 0);
+	ck_assert_int_eq(s, 0);
+	stats_blob_destroy(a);
+	stats_blob_destroy(b);
+}
+END_TEST
+
+START_TEST(strings)
+{
+	int tpl = unit_tpl("str");
+	struct statsblob *a, *b;
+	struct voistatdata *vsd;
+	char *txt;
+
+	UNIT_ADD(tpl, 0, "c", VSD_DTYPE_INT_U64, 0,
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_string_vss_hlpr,
+	    (&(struct vss_string_hlpr_info){ KSTAT_DATA_CHAR, 0 })));
+	a = stats_blob_alloc((uint32_t)tpl, 0);
+	ck_assert_int_eq(engine_set_string(a, 0, "up", 2), 0);
+	ck_assert_int_eq(stats_blob_clone(&b, 0, a, SB_CLONE_ALLOCDST), 0);
+	ck_assert_int_eq(engine_set_string(b, 0, "down", 4), 0);
+	ck_assert_int_eq(stats_blob_merge(a, b, 0), 0);
+	stats_voistat_fetch_dptr(a, 0, VS_STYPE_LAST, NULL, &vsd, NULL);
+	ck_assert_str_eq(((struct vsd_string *)vsd)->s, "down");
+	txt = unit_tostr(a, SB_STRFMT_FREEFORM, 0);
+	ck_assert_ptr_nonnull(strstr(txt, "voistatdata: \"down\""));
+	free(txt);
+	/* Shorter text leaves no trace of the longer. */
+	ck_assert_int_eq(engine_set_string(a, 0, "x", 1), 0);
+	ck_assert_int_eq(memcmp(((struct vsd_string *)vsd)->s, "x\0\0\0\0", 5),
+	    0);
+	ck_assert_int_eq(stats_blob_reset(a), 0);
+	ck_assert_uint_eq(((struct vsd_string *)vsd)->len, 0);
+	((struct vsd_string *)vsd)->kind = 7;
+	ck_assert_str_eq(stats_blob_validate_why(a, a->cursz),
+	    "string value of an unknown kind");
+	stats_blob_destroy(a);
+	stats_blob_destroy(b);
+}
+END_TEST
+
+START_TEST(helper_refusals)
+{
+	struct voistatspec v = { .stype = VS_STYPE_SUM };
+	struct vss_string_hlpr_info si = { KSTAT_DATA_STRING, 0 };
+
+	ck_assert_int_eq(stat_count_vss_hlpr(VSD_DTYPE_INT_S64, &v, NULL),
+	    EINVAL);	/* wrong stype */
+	v.stype = VS_STYPE_LAST;
+	ck_assert_int_eq(stat_string_vss_hlpr(VSD_DTYPE_INT_S64, &v, &si),
+	    EINVAL);	/* no room */
+	si.maxlen = STRING_MAX + 1;
+	ck_assert_int_eq(stat_string_vss_hlpr(VSD_DTYPE_INT_S64, &v, &si),
+	    EINVAL);
+	si.kind = KSTAT_DATA_INT32;
+	si.maxlen = 8;
+	ck_assert_int_eq(stat_string_vss_hlpr(VSD_DTYPE_INT_S64, &v, &si),
+	    EINVAL);
+	ck_assert_int_eq(stat_last_vss_hlpr(VSD_DTYPE_LIST, &v, NULL), EINVAL);
+}
+END_TEST
+
+START_TEST(named_data_types)
+{
+	struct vss_string_hlpr_info si = { KSTAT_DATA_CHAR, 0 };
+	struct voistatspec v = { .stype = VS_STYPE_LAST };
+
+	ck_assert_int_eq(stat_named_data_type(VSD_DTYPE_INT_S32,
+	    VSD_DTYPE_INT_S32, NULL), KSTAT_DATA_INT32);
+	ck_assert_int_eq(stat_named_data_type(VSD_DTYPE_INT_U32,
+	    VSD_DTYPE_INT_U32, NULL), KSTAT_DATA_UINT32);
+	ck_assert_int_eq(stat_named_data_type(VSD_DTYPE_INT_SLONG,
+	    VSD_DTYPE_INT_SLONG, NULL), KSTAT_DATA_INT64);
+	ck_assert_int_eq(stat_named_data_type(VSD_DTYPE_INT_U64,
+	    VSD_DTYPE_INT_U64, NULL), KSTAT_DATA_UINT64);
+	ck_assert_int_eq(stat_named_data_type(VSD_DTYPE_Q_S64,
+	    VSD_DTYPE_Q_S64, NULL), -1);
+	ck_assert_int_eq(stat_string_vss_hlpr(VSD_DTYPE_INT_U64, &v, &si), 0);
+	ck_assert_int_eq(stat_named_data_type(VSD_DTYPE_INT_U64,
+	    VSD_DTYPE_STRING, v.iv), KSTAT_DATA_CHAR);
+	ck_assert_uint_eq(v.vsdsz, STRING_HDRSZ + STRING_CHAR_MAX + 1);
+	free(v.iv);
+}
+END_TEST
+
+static Suite *
+stat_scalar_suite(void)
+{
+	Suite *s = suite_create("stat_scalar");
+	TCase *tc = tcase_create("scalar");
+
+	tcase_add_test(tc, count_and_last);
+	tcase_add_test(tc, strings);
+	tcase_add_test(tc, helper_refusals);
+	tcase_add_test(tc, named_data_types);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_main(stat_scalar_suite());
+}

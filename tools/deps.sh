@@ -1,0 +1,29 @@
+#!/bin/sh
+# deps.sh: install what building and testing statsd needs, from Debian's
+# packages, without prompting. Does nothing when everything is present, so
+# the Quick start commands are cheap to re-run.
+set -eu
+
+PKGS="gcc libc6-dev meson ninja-build pkg-config python3 git
+libevent-dev libjansson-dev libsystemd-dev check libck-dev
+clang libclang-rt-14-dev llvm systemd util-linux procps"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+	    grep -q '^install ok installed$'; then
+		missing="$missing $p"
+	fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps.sh: missing packages:$missing" >&2
+	echo "deps.sh: run as root, or: sudo apt-get install$missing" >&2
+	exit 1
+fi
+echo "deps.sh: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,62 @@
+#!/bin/sh
+# test.sh: the whole test suite, as the README's Quick start runs it.
+#
+# Installs what is missing, then builds twice, once with warnings as errors
+# and once with AddressSanitizer and UndefinedBehaviorSanitizer, and runs
+# every `meson test` in both; then builds the concurrency code under
+# ThreadSanitizer and runs its tests. Ends with one line,
+# "N passed, N failed", counting every Check test case (and every test that
+# is not a Check suite as one), and exits non-zero on any failure.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+sh tools/deps.sh
+
+jobs=$(nproc 2>/dev/null || echo 2)
+status=0
+
+setup() {	# dir, meson options...
+	dir=$1
+	shift
+	if [ -d "$dir" ]; then
+		meson setup --reconfigure "$dir" "$@" >/dev/null
+	else
+		meson setup "$dir" "$@" >/dev/null
+	fi
+}
+
+run_build() {	# dir, description, meson test args...
+	dir=$1
+	what=$2
+	shift 2
+	echo "== $what ($dir)"
+	if ! ninja -C "$dir" -j "$jobs" >"$dir/build.log" 2>&1; then
+		tail -n 40 "$dir/build.log"
+		echo "== $what: build FAILED"
+		status=1
+		return
+	fi
+	if ! meson test -C "$dir" --print-errorlogs --num-processes "$jobs" \
+	    "$@"; then
+		status=1
+	fi
+}
+
+export ASAN_OPTIONS="abort_on_error=1:detect_leaks=1:strict_string_checks=1"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
+
+setup build-werror -Dwerror=true -Dbuildtype=debugoptimized
+run_build build-werror "gcc -Werror"
+
+setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
+    -Db_lundef=false -Dbuildtype=debug
+run_build build-asan "ASan+UBSan"
+
+# The lock-free ring and the seqlock store, under ThreadSanitizer.
+setup build-tsan -Dwerror=true -Db_sanitize=thread -Dbuildtype=debug \
+    -Dbench=false
+run_build build-tsan "TSan" --suite tsan
+
+python3 tools/testsummary.py build-werror build-asan build-tsan || status=1
+exit "$status"

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Sum up meson test logs: every Check test case counts, and every test
+that is not a Check suite counts as one. Prints "N passed, N failed"."""
+import json
+import os
+import re
+import sys
+
+CHECK = re.compile(r"(\d+)%: Checks: (\d+), Failures: (\d+), Errors: (\d+)")
+
+
+def tally(logfile):
+    passed = failed = 0
+    bad = []
+    with open(logfile, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            t = json.loads(line)
+            ok = t.get("result") in ("OK", "EXPECTEDFAIL", "SKIP")
+            m = None
+            for m in CHECK.finditer(t.get("stdout") or ""):
+                pass
+            if m:
+                n, fl, er = int(m.group(2)), int(m.group(3)), int(m.group(4))
+                passed += n - fl - er
+                failed += fl + er
+                if not ok and fl + er == 0:
+                    failed += 1     # crashed or timed out after its report
+            elif t.get("result") != "SKIP":
+                passed += ok
+                failed += not ok
+            if not ok:
+                bad.append(t.get("name"))
+    return passed, failed, bad
+
+
+def main():
+    tp = tf = 0
+    for d in sys.argv[1:]:
+        log = os.path.join(d, "meson-logs", "testlog.json")
+        if not os.path.exists(log):
+            print(f"{d}: no test log (build failed?)")
+            tf += 1
+            continue
+        p, f, bad = tally(log)
+        tp += p
+        tf += f
+        print(f"{d}: {p} passed, {f} failed" +
+              (f" ({', '.join(bad)})" if bad else ""))
+    print(f"{tp} passed, {tf} failed")
+    return 1 if tf else 0
+
+
+sys.exit(main())
