@@ -3,9 +3,9 @@
  * and the single entry point every front end and the daemon's ring drain
  * use to apply them: engine_apply().
  *
- * The numbering is the ring record's op byte (ring.h's enum ring_op, which
- * must stay equal; tests/unit/test_engine.c checks that it does), so a
- * drained record is applied without translation.
+ * The numbering is also the ring record's op byte (ring.h carries these
+ * values as they are), so a drained record is applied without translation:
+ * it is part of the ring ABI and never renumbered.
  */
 #ifndef STATSD_OP_H
 #define STATSD_OP_H

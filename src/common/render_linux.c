@@ -84,9 +84,10 @@ lx_value(struct sbuf *buf, const char *name, const struct statsblobv1 *b,
 	sbuf_printf(buf, "%s %" PRId64 "\n", name, lx_s64(vsd));
 }
 
+/* The figures of a range after its name: " num min avg max". */
 static void
-lx_range(struct sbuf *buf, const char *name, uint64_t num, int64_t acc,
-    int64_t min, int64_t max)
+lx_range(struct sbuf *buf, uint64_t num, int64_t acc, int64_t min,
+    int64_t max)
 {
 	char avg[48];
 
@@ -97,7 +98,6 @@ lx_range(struct sbuf *buf, const char *name, uint64_t num, int64_t acc,
 	linux_avg(avg, sizeof(avg), acc, num);
 	sbuf_printf(buf, " %" PRIu64 " %" PRId64 " %s %" PRId64 "\n", num, min,
 	    avg, max);
-	(void)name;
 }
 
 static void
@@ -148,7 +148,7 @@ lx_history_one(const struct history_entry *e, void *ctx)
 	linux_timestamp(ts, sizeof(ts), e->end_ns);
 	sbuf_printf(c->buf, "%s %s", c->name, ts);
 	if (c->range)
-		lx_range(c->buf, c->name, e->num, e->acc, e->min, e->max);
+		lx_range(c->buf, e->num, e->acc, e->min, e->max);
 	else
 		sbuf_printf(c->buf, " %" PRId64 "\n", e->total);
 	return 0;
@@ -202,7 +202,7 @@ linux_data_format(struct sbuf *buf, const struct statsblob *sb,
 			break;
 		case DEFN_RANGE:
 			sbuf_cat(buf, c.name);
-			lx_range(buf, c.name,
+			lx_range(buf,
 			    (uint64_t)lx_s64(lx_stat(b, v, VS_STYPE_COUNT, NULL)),
 			    lx_s64(lx_stat(b, v, VS_STYPE_SUM, NULL)),
 			    lx_s64(lx_stat(b, v, VS_STYPE_MIN, NULL)),

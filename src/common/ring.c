@@ -27,17 +27,17 @@ struct ring_op_info {
 };
 
 /* The one definition of what each op may carry. */
-static const struct ring_op_info ring_ops[RING_OP__COUNT] = {
-	[RING_OP_ABS]    = { "abs",    RING_F_UNSIGNED, RING_Y_ZERO },
-	[RING_OP_REL]    = { "rel",    RING_F_UNSIGNED, RING_Y_ZERO },
-	[RING_OP_XY]     = { "xy",     RING_F_UNSIGNED, RING_Y_WEIGHT },
-	[RING_OP_QENTER] = { "qenter", RING_F_RUNQ,     RING_Y_ZERO },
-	[RING_OP_QEXIT]  = { "qexit",  RING_F_RUNQ,     RING_Y_ZERO },
-	[RING_OP_QMOVE]  = { "qmove",  RING_F_RUNQ,     RING_Y_ZERO },
-	[RING_OP_TSTART] = { "tstart", 0,               RING_Y_ZERO },
-	[RING_OP_TSTOP]  = { "tstop",  0,               RING_Y_ZERO },
-	[RING_OP_SET]    = { "set",    RING_F_UNSIGNED, RING_Y_ZERO },
-	[RING_OP_HIST]   = { "hist",   RING_F_UNSIGNED, RING_Y_WEIGHT },
+static const struct ring_op_info ring_ops[STATS_OP_NUM] = {
+	[STATS_OP_ABS]    = { "abs",    STATS_OPF_UNSIGNED, RING_Y_ZERO },
+	[STATS_OP_REL]    = { "rel",    STATS_OPF_UNSIGNED, RING_Y_ZERO },
+	[STATS_OP_XY]     = { "xy",     STATS_OPF_UNSIGNED, RING_Y_WEIGHT },
+	[STATS_OP_QENTER] = { "qenter", STATS_OPF_RUNQ,     RING_Y_ZERO },
+	[STATS_OP_QEXIT]  = { "qexit",  STATS_OPF_RUNQ,     RING_Y_ZERO },
+	[STATS_OP_QMOVE]  = { "qmove",  STATS_OPF_RUNQ,     RING_Y_ZERO },
+	[STATS_OP_TSTART] = { "tstart", 0,               RING_Y_ZERO },
+	[STATS_OP_TSTOP]  = { "tstop",  0,               RING_Y_ZERO },
+	[STATS_OP_SET]    = { "set",    STATS_OPF_UNSIGNED, RING_Y_ZERO },
+	[STATS_OP_HIST]   = { "hist",   STATS_OPF_UNSIGNED, RING_Y_WEIGHT },
 };
 
 _Thread_local struct ring_producer *ring_tls_current
@@ -69,7 +69,7 @@ ring_rec_valid(const struct ring_rec *rec)
 {
 	const struct ring_op_info *oi;
 
-	if (rec->op == RING_OP_INVALID || rec->op >= RING_OP__COUNT)
+	if (rec->op == STATS_OP_INVALID || rec->op >= STATS_OP_NUM)
 		return -EBADMSG;
 	oi = &ring_ops[rec->op];
 	if ((rec->flags & ~oi->flags) != 0)
@@ -80,7 +80,7 @@ ring_rec_valid(const struct ring_rec *rec)
 			return -EBADMSG;
 		break;
 	case RING_Y_WEIGHT:
-		if (rec->y < 0 && (rec->flags & RING_F_UNSIGNED) == 0)
+		if (rec->y < 0 && (rec->flags & STATS_OPF_UNSIGNED) == 0)
 			return -EBADMSG;
 		break;
 	}
@@ -96,7 +96,7 @@ ring_rec_check(const struct ring_rec *rec)
 const char *
 ring_op_to_string(unsigned op)
 {
-	if (op == RING_OP_INVALID || op >= RING_OP__COUNT)
+	if (op == STATS_OP_INVALID || op >= STATS_OP_NUM)
 		return NULL;
 	return ring_ops[op].name;
 }

@@ -65,6 +65,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "op.h"
+
 #define RING_MAGIC		UINT64_C(0x31474e4952445453)	/* "STDRING1" */
 #define RING_ABI_MAJOR		1
 #define RING_ABI_MINOR		0
@@ -85,7 +87,7 @@
 struct ring_rec {
 	uint32_t slot;		/* kstat table slot in the daemon's store */
 	uint16_t voi;		/* VOI id within the kstat's template */
-	uint8_t op;		/* enum ring_op */
+	uint8_t op;		/* enum stats_op */
 	uint8_t flags;		/* RING_F_* allowed for op */
 	int64_t x;		/* the value */
 	int64_t y;		/* the weight, for the ops that take one */
@@ -97,27 +99,11 @@ _Static_assert(offsetof(struct ring_rec, x) == 8, "ring record layout");
 _Static_assert(offsetof(struct ring_rec, time) == 24, "ring record layout");
 
 /*
- * The operations a record can carry. The numbering is part of the ABI; the
- * table in ring.c (name, allowed flags, what Y may hold) is the single
- * definition the validator, ring_op_to_string() and the docs use.
+ * A record's op byte and flags are the engine's operations (op.h): the
+ * numbering is part of the ring ABI, and the table in ring.c (allowed
+ * flags, what Y may hold) is what the validator and ring_op_to_string()
+ * use.
  */
-enum ring_op {
-	RING_OP_INVALID = 0,	/* a zeroed record is never valid */
-	RING_OP_ABS = 1,	/* absolute update (X, 1); Y must be 0 */
-	RING_OP_REL = 2,	/* relative update: X is added to the last value */
-	RING_OP_XY = 3,		/* (X, Y): X the value, Y its weight (>= 0) */
-	RING_OP_QENTER = 4,	/* queue enter at time; RING_F_RUNQ: run queue */
-	RING_OP_QEXIT = 5,	/* queue exit at time; RING_F_RUNQ: run queue */
-	RING_OP_QMOVE = 6,	/* wait -> run queue; RING_F_RUNQ: run -> wait */
-	RING_OP_TSTART = 7,	/* timer start at time */
-	RING_OP_TSTOP = 8,	/* timer stop at time */
-	RING_OP_SET = 9,	/* named value set to X */
-	RING_OP_HIST = 10,	/* histogram add: bucket of X += Y (>= 0) */
-	RING_OP__COUNT
-};
-
-#define RING_F_UNSIGNED		0x01u	/* X (and Y) are u64 bit patterns */
-#define RING_F_RUNQ		0x02u	/* queue ops: the run queue */
 
 struct ring_hdr {
 	uint64_t magic;

@@ -268,11 +268,11 @@ bench_push(uint32_t nk, uint64_t n, enum push_mode mode)
 
 			while ((r = ring_producer_next(p)) == NULL)
 				cpu_relax();
-			*r = (struct ring_rec){ .slot = slot, .op = RING_OP_ABS,
+			*r = (struct ring_rec){ .slot = slot, .op = STATS_OP_ABS,
 			    .x = (int64_t)(x >> 40), .time = 1 };
 			ring_producer_publish(p, p->head + 1);
 		} else {
-			ring_push(p, slot, 0, RING_OP_ABS, 0, (int64_t)(x >> 40), 0, 1);
+			ring_push(p, slot, 0, STATS_OP_ABS, 0, (int64_t)(x >> 40), 0, 1);
 		}
 	}
 	t1 = now_ns();
@@ -317,7 +317,7 @@ bench_push_solo(uint32_t nk)
 			t0 = now_ns();
 		}
 		x = x * 6364136223846793005u + 1442695040888963407u;
-		ring_push(p, pick(x, nk), 0, RING_OP_ABS, 0,
+		ring_push(p, pick(x, nk), 0, STATS_OP_ABS, 0,
 		    (int64_t)(x >> 40), 0, 1);
 	}
 	busy += now_ns() - t0;
@@ -347,7 +347,7 @@ bench_drain(uint32_t nk)
 	for (i = 0; i < cap; i++) {
 		x = x * 6364136223846793005u + 1442695040888963407u;
 		batch[i] = (struct ring_rec){ .slot = pick(x, nk),
-		    .op = RING_OP_ABS, .x = (int64_t)(x >> 40), .time = 1 };
+		    .op = STATS_OP_ABS, .x = (int64_t)(x >> 40), .time = 1 };
 	}
 	while (done < n) {
 		ring_push_batch(p, batch, cap);
@@ -417,7 +417,7 @@ bench_ck(uint32_t nk, uint64_t n)
 
 		x = x * 6364136223846793005u + 1442695040888963407u;
 		r = (struct ring_rec){ .slot = pick(x, nk),
-		    .op = RING_OP_ABS, .x = (int64_t)(x >> 40), .time = 1 };
+		    .op = STATS_OP_ABS, .x = (int64_t)(x >> 40), .time = 1 };
 		while (!ck_ring_enqueue_spsc_rec(&ring, cc.buf, &r))
 			cpu_relax();
 	}

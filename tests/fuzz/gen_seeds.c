@@ -92,7 +92,7 @@ ring_seeds(const char *dir)
 	uint8_t i;
 
 	for (i = 0; i < 6; i++)
-		n += rec_step(b + n, i, (uint8_t)(RING_OP_ABS + i), i, i == 2 ? 5 : 0);
+		n += rec_step(b + n, i, (uint8_t)(STATS_OP_ABS + i), i, i == 2 ? 5 : 0);
 	n += head_step(b + n, 6);
 	b[n++] = 2;
 	b[n++] = 0;
@@ -100,7 +100,7 @@ ring_seeds(const char *dir)
 
 	n = 0;	/* wrap: 16 records twice */
 	for (i = 0; i < 16; i++)
-		n += rec_step(b + n, i, RING_OP_XY, i, 1);
+		n += rec_step(b + n, i, STATS_OP_XY, i, 1);
 	n += head_step(b + n, 16);
 	b[n++] = 2;
 	b[n++] = 7;

@@ -16,20 +16,6 @@
 #include "stat_scalar.h"
 #include "stat_timer.h"
 
-/* The ring carries engine ops without translation. */
-#define SAME(a, b)	((int)(a) == (int)(b))
-_Static_assert(SAME(RING_OP_ABS, STATS_OP_ABS) &&
-    SAME(RING_OP_REL, STATS_OP_REL) && SAME(RING_OP_XY, STATS_OP_XY) &&
-    SAME(RING_OP_QENTER, STATS_OP_QENTER) &&
-    SAME(RING_OP_QEXIT, STATS_OP_QEXIT) &&
-    SAME(RING_OP_QMOVE, STATS_OP_QMOVE) &&
-    SAME(RING_OP_TSTART, STATS_OP_TSTART) &&
-    SAME(RING_OP_TSTOP, STATS_OP_TSTOP) && SAME(RING_OP_SET, STATS_OP_SET) &&
-    SAME(RING_OP_HIST, STATS_OP_HIST) && SAME(RING_OP__COUNT, STATS_OP_NUM),
-    "ring ops are engine ops");
-_Static_assert(RING_F_UNSIGNED == STATS_OPF_UNSIGNED &&
-    RING_F_RUNQ == STATS_OPF_RUNQ, "ring flags are engine flags");
-
 static struct statsblob *
 blob_of(int tpl)
 {

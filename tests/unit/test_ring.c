@@ -90,13 +90,13 @@ seen_init(struct seen *s)
 
 START_TEST(test_record_layout)
 {
-	struct ring_rec r = { .op = RING_OP_ABS };
+	struct ring_rec r = { .op = STATS_OP_ABS };
 
 	ck_assert_uint_eq(sizeof(struct ring_rec), 32);
 	ck_assert_int_eq(ring_rec_check(&r), 0);
-	ck_assert_str_eq(ring_op_to_string(RING_OP_XY), "xy");
+	ck_assert_str_eq(ring_op_to_string(STATS_OP_XY), "xy");
 	ck_assert_ptr_null(ring_op_to_string(0));
-	ck_assert_ptr_null(ring_op_to_string(RING_OP__COUNT));
+	ck_assert_ptr_null(ring_op_to_string(STATS_OP_NUM));
 }
 END_TEST
 
@@ -107,17 +107,17 @@ START_TEST(test_roundtrip)
 
 	pair_open(&pr, 4);
 	ck_assert_uint_eq(ring_consumer_capacity(pr.c), 16);
-	ck_assert_int_eq(ring_push(pr.p, 7, 3, RING_OP_XY, 0, 42, 5, 1234), 0);
+	ck_assert_int_eq(ring_push(pr.p, 7, 3, STATS_OP_XY, 0, 42, 5, 1234), 0);
 	seen_init(&s);
 	ck_assert_int_eq(ring_drain(pr.c, 0, 999, seen_apply, &s), 1);
 	ck_assert_uint_eq(s.last_rec.slot, 7);
 	ck_assert_uint_eq(s.last_rec.voi, 3);
-	ck_assert_uint_eq(s.last_rec.op, RING_OP_XY);
+	ck_assert_uint_eq(s.last_rec.op, STATS_OP_XY);
 	ck_assert_int_eq(s.last_rec.x, 42);
 	ck_assert_int_eq(s.last_rec.y, 5);
 	ck_assert_uint_eq(s.last_rec.time, 1234);
 	/* time 0 is stamped by the consumer */
-	ck_assert_int_eq(ring_push(pr.p, 7, 3, RING_OP_ABS, 0, 43, 0, 0), 0);
+	ck_assert_int_eq(ring_push(pr.p, 7, 3, STATS_OP_ABS, 0, 43, 0, 0), 0);
 	ck_assert_int_eq(ring_drain(pr.c, 0, 999, seen_apply, &s), 1);
 	ck_assert_uint_eq(s.last_rec.time, 999);
 	ck_assert_int_eq(ring_drain(pr.c, 0, 999, seen_apply, &s), 0);
@@ -141,7 +141,7 @@ START_TEST(test_wraparound)
 		unsigned room = 8 - (unsigned)(pushed - s.n);
 
 		for (k = 0; k < want && k < room; k++) {
-			ck_assert_int_eq(ring_push(pr.p, 1, 0, RING_OP_ABS, 0, next++, 0, 1), 0);
+			ck_assert_int_eq(ring_push(pr.p, 1, 0, STATS_OP_ABS, 0, next++, 0, 1), 0);
 			pushed++;
 		}
 		n = ring_drain(pr.c, 1 + round % 5, 1, seen_apply, &s);
@@ -168,7 +168,7 @@ START_TEST(test_full_drops_exact)
 
 	pair_open(&pr, 2);	/* 4 records */
 	for (i = 1; i <= 10; i++) {
-		int r = ring_push(pr.p, 0, 0, RING_OP_ABS, 0, i, 0, 1);
+		int r = ring_push(pr.p, 0, 0, STATS_OP_ABS, 0, i, 0, 1);
 
 		if (r == 0)
 			ok++;
@@ -182,7 +182,7 @@ START_TEST(test_full_drops_exact)
 	ck_assert_int_eq(ring_drain(pr.c, 0, 1, seen_apply, &s), 4);
 	ck_assert_int_eq(s.last, 4);
 	for (i = 11; i <= 15; i++)
-		ring_push(pr.p, 0, 0, RING_OP_ABS, 0, i, 0, 1);
+		ring_push(pr.p, 0, 0, STATS_OP_ABS, 0, i, 0, 1);
 	ck_assert_int_eq(ring_drain(pr.c, 0, 1, seen_apply, &s), 4);
 	ring_consumer_stats(pr.c, &st);
 	ck_assert_uint_eq(st.applied, 8);
@@ -203,7 +203,7 @@ START_TEST(test_batch)
 
 	pair_open(&pr, 3);
 	for (i = 0; i < 12; i++)
-		recs[i] = (struct ring_rec){ .slot = 1, .op = RING_OP_ABS, .x = i + 1, .time = 1 };
+		recs[i] = (struct ring_rec){ .slot = 1, .op = STATS_OP_ABS, .x = i + 1, .time = 1 };
 	ck_assert_uint_eq(ring_push_batch(pr.p, recs, 5), 5);
 	seen_init(&s);
 	ck_assert_int_eq(ring_drain(pr.c, 3, 1, seen_apply, &s), 3);
@@ -224,23 +224,23 @@ END_TEST
 START_TEST(test_validation_counts)
 {
 	static const struct ring_rec bad[] = {
-		{ .op = RING_OP_INVALID },
-		{ .op = RING_OP__COUNT },
+		{ .op = STATS_OP_INVALID },
+		{ .op = STATS_OP_NUM },
 		{ .op = 0xff },
-		{ .op = RING_OP_ABS, .flags = RING_F_RUNQ },
-		{ .op = RING_OP_ABS, .flags = 0x80 },
-		{ .op = RING_OP_ABS, .y = 1 },
-		{ .op = RING_OP_XY, .y = -1 },
-		{ .op = RING_OP_TSTART, .flags = RING_F_UNSIGNED },
-		{ .op = RING_OP_QENTER, .y = 3 },
+		{ .op = STATS_OP_ABS, .flags = STATS_OPF_RUNQ },
+		{ .op = STATS_OP_ABS, .flags = 0x80 },
+		{ .op = STATS_OP_ABS, .y = 1 },
+		{ .op = STATS_OP_XY, .y = -1 },
+		{ .op = STATS_OP_TSTART, .flags = STATS_OPF_UNSIGNED },
+		{ .op = STATS_OP_QENTER, .y = 3 },
 	};
 	static const struct ring_rec good[] = {
-		{ .op = RING_OP_ABS, .x = 1 },
-		{ .op = RING_OP_XY, .x = 2, .y = 7 },
-		{ .op = RING_OP_XY, .x = 3, .y = -1, .flags = RING_F_UNSIGNED },
-		{ .op = RING_OP_QMOVE, .x = 4, .flags = RING_F_RUNQ },
-		{ .op = RING_OP_HIST, .x = 5, .y = 1 },
-		{ .op = RING_OP_SET, .x = 6, .slot = 500 },	/* refused by callback */
+		{ .op = STATS_OP_ABS, .x = 1 },
+		{ .op = STATS_OP_XY, .x = 2, .y = 7 },
+		{ .op = STATS_OP_XY, .x = 3, .y = -1, .flags = STATS_OPF_UNSIGNED },
+		{ .op = STATS_OP_QMOVE, .x = 4, .flags = STATS_OPF_RUNQ },
+		{ .op = STATS_OP_HIST, .x = 5, .y = 1 },
+		{ .op = STATS_OP_SET, .x = 6, .slot = 500 },	/* refused by callback */
 	};
 	struct ring_consumer_stats st;
 	struct ring_rec out[16];
@@ -344,7 +344,7 @@ START_TEST(test_wakeup)
 	pfd.events = POLLIN;
 
 	/* no sleeper: no wakeup */
-	ring_push(pr.p, 0, 0, RING_OP_ABS, 0, 1, 0, 1);
+	ring_push(pr.p, 0, 0, STATS_OP_ABS, 0, 1, 0, 1);
 	ck_assert_uint_eq(ring_producer_wakeups(pr.p), 0);
 	/* records pending: the consumer must not go to sleep */
 	ck_assert_int_eq(ring_consumer_sleep_prepare(pr.c), -EAGAIN);
@@ -353,8 +353,8 @@ START_TEST(test_wakeup)
 
 	ck_assert_int_eq(ring_consumer_sleep_prepare(pr.c), 0);
 	ck_assert_int_eq(poll(&pfd, 1, 0), 0);
-	ring_push(pr.p, 0, 0, RING_OP_ABS, 0, 2, 0, 1);
-	ring_push(pr.p, 0, 0, RING_OP_ABS, 0, 3, 0, 1);
+	ring_push(pr.p, 0, 0, STATS_OP_ABS, 0, 2, 0, 1);
+	ring_push(pr.p, 0, 0, STATS_OP_ABS, 0, 3, 0, 1);
 	/* one wakeup per sleep, however many pushes */
 	ck_assert_uint_eq(ring_producer_wakeups(pr.p), 1);
 	ck_assert_int_eq(poll(&pfd, 1, 0), 1);
@@ -382,9 +382,9 @@ START_TEST(test_tls_and_close)
 	ck_assert_ptr_null(ring_producer_current());
 	ck_assert_ptr_null(ring_producer_bind(pr.p));
 	ck_assert_ptr_eq(ring_producer_current(), pr.p);
-	ring_push(ring_producer_current(), 0, 0, RING_OP_ABS, 0, 1, 0, 1);
-	ring_push(ring_producer_current(), 0, 0, RING_OP_ABS, 0, 2, 0, 1);
-	ring_push(ring_producer_current(), 0, 0, RING_OP_ABS, 0, 3, 0, 1);
+	ring_push(ring_producer_current(), 0, 0, STATS_OP_ABS, 0, 1, 0, 1);
+	ring_push(ring_producer_current(), 0, 0, STATS_OP_ABS, 0, 2, 0, 1);
+	ring_push(ring_producer_current(), 0, 0, STATS_OP_ABS, 0, 3, 0, 1);
 	seen_init(&s);
 	ck_assert_int_eq(ring_drain(pr.c, 1, 1, seen_apply, &s), 1);
 
@@ -397,7 +397,7 @@ START_TEST(test_tls_and_close)
 	ck_assert_int_eq(s.last, 3);
 
 	ck_assert_int_eq(ring_consumer_done(c2), 0);
-	ring_push(pr.p, 0, 0, RING_OP_ABS, 0, 4, 0, 1);
+	ring_push(pr.p, 0, 0, STATS_OP_ABS, 0, 4, 0, 1);
 	pr.p = ring_producer_free(pr.p);
 	ck_assert_ptr_null(ring_producer_current());
 	ck_assert_int_eq(ring_consumer_done(c2), 0);	/* one left */
@@ -449,7 +449,7 @@ START_TEST(test_hostile_random_records)
 			((uint64_t *)pr.recs)[i] = rnd(&seed);
 		/* make some records plausible so both paths run */
 		for (i = 0; i < 32; i += 3) {
-			pr.recs[i].op = (uint8_t)(rnd(&seed) % RING_OP__COUNT);
+			pr.recs[i].op = (uint8_t)(rnd(&seed) % STATS_OP_NUM);
 			pr.recs[i].flags = (uint8_t)(rnd(&seed) & 3);
 			pr.recs[i].y = 0;
 		}
@@ -478,7 +478,7 @@ START_TEST(test_hostile_random_header)
 		struct ring_consumer_stats st;
 
 		pair_open(&pr, 4);
-		ring_push(pr.p, 0, 0, RING_OP_ABS, 0, 1, 0, 1);
+		ring_push(pr.p, 0, 0, STATS_OP_ABS, 0, 1, 0, 1);
 		for (i = 0; i < RING_HDR_SIZE / 8; i++)
 			if (rnd(&seed) % 4 == 0)
 				((uint64_t *)pr.hdr)[i] = rnd(&seed);
@@ -543,7 +543,7 @@ START_TEST(test_hostile_head_backwards)
 
 	pair_open(&pr, 4);
 	for (i = 1; i <= 6; i++)
-		ring_push(pr.p, 0, 0, RING_OP_ABS, 0, i, 0, 1);
+		ring_push(pr.p, 0, 0, STATS_OP_ABS, 0, i, 0, 1);
 	seen_init(&s);
 	ck_assert_int_eq(ring_drain(pr.c, 2, 1, seen_apply, &s), 2);
 	/* head goes 6 -> 4: still ahead of the tail (2), but backwards */
@@ -557,7 +557,7 @@ START_TEST(test_hostile_head_backwards)
 	/* behind the tail */
 	pair_open(&pr, 4);
 	for (i = 1; i <= 6; i++)
-		ring_push(pr.p, 0, 0, RING_OP_ABS, 0, i, 0, 1);
+		ring_push(pr.p, 0, 0, STATS_OP_ABS, 0, i, 0, 1);
 	ck_assert_int_eq(ring_drain(pr.c, 0, 1, seen_apply, &s), 6);
 	atomic_store(&pr.hdr->head, 5);
 	ck_assert_int_eq(ring_drain(pr.c, 0, 1, seen_apply, &s), -EPIPE);
@@ -649,7 +649,7 @@ START_TEST(test_stress_two_threads)
 	seen_init(&st->s);
 	ck_assert_int_eq(pthread_create(&th, NULL, stress_consumer, st), 0);
 	for (i = 1; i <= st->records; i++) {
-		if (ring_push(st->pr.p, (uint32_t)(i & 1023), 0, RING_OP_ABS, 0,
+		if (ring_push(st->pr.p, (uint32_t)(i & 1023), 0, STATS_OP_ABS, 0,
 		    (int64_t)i, 0, 1) == 0) {
 			st->pushed++;
 			st->pushed_sum += i;
