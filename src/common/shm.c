@@ -30,6 +30,13 @@ shm_memfd_new(const char *name, size_t size, int *ret_fd)
 		goto fail;
 	if (fcntl(fd, F_ADD_SEALS, SHM_SEALS_REQUIRED | F_SEAL_SEAL) < 0)
 		goto fail;
+	/*
+	 * A memfd is born mode 0777, and anyone handed a read-only
+	 * descriptor could reopen it read-write through /proc/self/fd.
+	 * Only the creator's uid may reopen it at all.
+	 */
+	if (fchmod(fd, 0600) < 0)
+		goto fail;
 	*ret_fd = fd;
 	return 0;
 fail:
@@ -48,13 +55,15 @@ shm_fd_check(int fd, size_t *ret_size)
 		return -errno;
 	if (st.st_size <= 0 || (uint64_t)st.st_size > SIZE_MAX / 2)
 		return -EBADMSG;
+	/*
+	 * Only a memfd sealed against shrinking can be mapped without risking
+	 * SIGBUS: a file that cannot be sealed (EINVAL) is refused too.
+	 */
 	seals = fcntl(fd, F_GET_SEALS);
-	if (seals < 0) {
-		if (errno != EINVAL)
-			return -errno;
-	} else if ((seals & SHM_SEALS_REQUIRED) != SHM_SEALS_REQUIRED) {
+	if (seals < 0)
+		return errno == EINVAL ? -EPERM : -errno;
+	if ((seals & SHM_SEALS_REQUIRED) != SHM_SEALS_REQUIRED)
 		return -EPERM;
-	}
 	*ret_size = (size_t)st.st_size;
 	return 0;
 }

@@ -26,10 +26,10 @@ int shm_memfd_new(const char *name, size_t size, int *ret_fd);
 
 /*
  * Check that `fd` cannot change size under a mapping and return its size.
- * A file that does not support seals at all (a plain file in the runtime
- * directory, writable only by the daemon) is accepted.
- * Returns: 0 and *ret_size on success; -EPERM if the fd supports seals but
- * lacks SHM_SEALS_REQUIRED; -EBADMSG if it is empty or too large to map;
+ * Only a memfd sealed with SHM_SEALS_REQUIRED passes: a descriptor from
+ * another process could otherwise be truncated under our mapping (SIGBUS).
+ * Returns: 0 and *ret_size on success; -EPERM if the fd lacks the seals or
+ * cannot be sealed at all; -EBADMSG if it is empty or too large to map;
  * -errno from fstat or fcntl.
  */
 int shm_fd_check(int fd, size_t *ret_size);

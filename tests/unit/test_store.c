@@ -5,6 +5,7 @@
  * writer without ever seeing a torn blob.
  */
 #include <check.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -63,6 +65,41 @@ desc(const char *module, int32_t instance, const char *name)
 	};
 	return d;
 }
+
+/* Regression: a memfd is born 0777, so a read-only holder could reopen
+ * it read-write through /proc/self/fd. */
+START_TEST(test_shm_memfd_mode_is_private)
+{
+	struct stat st;
+	int fd;
+
+	ck_assert_int_eq(shm_memfd_new("mode", 4096, &fd), 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0600);
+	close(fd);
+}
+END_TEST
+
+/* Regression: a plain file cannot be sealed and could be truncated under
+ * a mapping (SIGBUS); the check must refuse it, not wave it through. */
+START_TEST(test_shm_check_refuses_unsealable)
+{
+	char path[] = "/tmp/statsd-shm-XXXXXX";
+	size_t size;
+	int fd;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(ftruncate(fd, 4096), 0);
+	ck_assert_int_eq(shm_fd_check(fd, &size), -EPERM);
+	close(fd);
+	ck_assert_int_eq(shm_memfd_new("ok", 4096, &fd), 0);
+	ck_assert_int_eq(shm_fd_check(fd, &size), 0);
+	ck_assert_uint_eq(size, 4096);
+	close(fd);
+}
+END_TEST
 
 START_TEST(test_roundtrip)
 {
@@ -639,6 +676,8 @@ store_suite(void)
 	TCase *tr = tcase_create("seqlock");
 
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_shm_memfd_mode_is_private);
+	tcase_add_test(tc, test_shm_check_refuses_unsealable);
 	tcase_add_test(tc, test_chain_and_reuse);
 	tcase_add_test(tc, test_limits_and_text);
 	tcase_add_test(tc, test_params_and_fds);
