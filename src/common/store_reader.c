@@ -7,6 +7,7 @@
  * followed. Layout and rules are in store.h.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -56,6 +57,24 @@ store_cpu_relax(void)
 #if defined(__x86_64__) || defined(__i386__)
 	__builtin_ia32_pause();
 #endif
+}
+
+/*
+ * Wait before retry number `tries` of a seqlock read. A writer's critical
+ * section is short, so spin first; but a writer preempted mid-write (two
+ * cores, a busy machine) keeps the sequence odd for a whole time slice,
+ * and spinning through every retry would give up long before it runs
+ * again. Later retries yield the CPU to it.
+ */
+#define STORE_SPIN_RETRIES	64u
+
+static inline void
+store_backoff(uint32_t tries)
+{
+	if (tries < STORE_SPIN_RETRIES)
+		store_cpu_relax();
+	else
+		sched_yield();
 }
 
 /*
@@ -176,7 +195,7 @@ store_snap(const struct store_reader *r, uint32_t slot, struct store_snap *sn)
 	for (tries = 0; tries < STORE_READ_RETRIES; tries++) {
 		s1 = atomic_load_explicit(&k->seq, memory_order_acquire);
 		if (s1 & 1) {
-			store_cpu_relax();
+			store_backoff(tries);
 			continue;
 		}
 		store_copy_racy(&sn->h, k, sizeof(sn->h));
@@ -185,7 +204,7 @@ store_snap(const struct store_reader *r, uint32_t slot, struct store_snap *sn)
 		s2 = atomic_load_explicit(&k->seq, memory_order_relaxed);
 		if (s1 == s2)
 			return rc;
-		store_cpu_relax();
+		store_backoff(tries);
 	}
 	return -EAGAIN;
 }
@@ -475,4 +494,25 @@ store_reader_read_text(struct store_reader *r, struct store_ref ref,
 	if (desc != NULL)
 		desc[rc == 0 ? sn.h.desc_len : 0] = '\0';
 	return rc;
+}
+
+int
+store_reader_blob_span(struct store_reader *r, struct store_ref ref,
+    uint64_t *ret_off, uint32_t *ret_size, uint32_t *ret_chunk)
+{
+	struct store_snap sn;
+	int rc;
+
+	if (ref.slot >= r->slots)
+		return -ENOENT;
+	memset(&sn, 0, sizeof(sn));
+	sn.want = ref;
+	sn.bufsize = (size_t)-1;	/* the validated header only */
+	rc = store_snap(r, ref.slot, &sn);
+	if (rc < 0)
+		return rc;
+	*ret_off = sn.h.blob_off;
+	*ret_size = sn.h.blob_size;
+	*ret_chunk = sn.h.chunk_size;
+	return 0;
 }
