@@ -6,7 +6,7 @@ set -eu
 
 PKGS="gcc libc6-dev meson ninja-build pkg-config python3 git
 libevent-dev libjansson-dev libsystemd-dev check libck-dev
-clang libclang-rt-14-dev llvm systemd util-linux procps"
+clang libclang-rt-14-dev llvm systemd util-linux procps socat"
 
 missing=""
 for p in $PKGS; do

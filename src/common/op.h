@@ -87,4 +87,21 @@ int engine_apply(struct statsblob *sb, uint16_t voi, uint8_t op,
 int engine_set_string(struct statsblob *sb, uint16_t voi, const char *s,
     size_t len);
 
+/*
+ * Blobs that live elsewhere. libstatsclient shows the daemon's copy of a
+ * published blob to its application through a read-only mapping inside one
+ * address range; stats_voi_update_xy() on such a blob must not write it but
+ * hand the update to the library, which sends it over its ring. The check
+ * is one compare of the blob's address against the range (no lock, no
+ * system call); src/common knows nothing else of what fn does.
+ *
+ * engine_remote_set: route updates of blobs inside [base, base + len) to
+ * fn, whose return value stats_voi_update_xy() returns. Call it once,
+ * before any blob in the range is handed out; len 0 turns routing off.
+ */
+typedef int engine_remote_fn(struct statsblob *sb, int32_t voi_id,
+    enum vsd_dtype voi_dtype, const struct voistatdata_numeric *voival,
+    uint64_t y, uint32_t flags);
+void engine_remote_set(const void *base, size_t len, engine_remote_fn *fn);
+
 #endif /* STATSD_OP_H */

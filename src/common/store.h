@@ -336,4 +336,15 @@ int store_reader_read(struct store_reader *r, struct store_ref ref,
 int store_reader_read_text(struct store_reader *r, struct store_ref ref,
     char *path, char *desc);
 
+/*
+ * Where a kstat's blob lies in the segment, for a reader that maps that
+ * part itself (libstatsclient shows a published blob to its application in
+ * place). The header is validated as for a read, so the span is inside the
+ * arena.
+ * Returns: 0, *ret_off (from the segment start), *ret_size (blob bytes) and
+ * *ret_chunk (arena bytes from *ret_off); errors as store_reader_read().
+ */
+int store_reader_blob_span(struct store_reader *r, struct store_ref ref,
+    uint64_t *ret_off, uint32_t *ret_size, uint32_t *ret_chunk);
+
 #endif

@@ -6,6 +6,7 @@
  * statistic of one VOI.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <time.h>
 
 #include "blob.h"
@@ -135,6 +136,23 @@ update_rel(struct statsblobv1 *b, struct voi *v,
 	return 0;
 }
 
+/* The remote range of op.h: len is stored last and loaded first, so a
+ * reader that sees it also sees base and fn. */
+static _Atomic(uintptr_t) remote_base;
+static _Atomic(size_t) remote_len;
+static engine_remote_fn *_Atomic remote_fn;
+
+void
+engine_remote_set(const void *base, size_t len, engine_remote_fn *fn)
+{
+	atomic_store_explicit(&remote_len, 0, memory_order_release);
+	atomic_store_explicit(&remote_fn, fn, memory_order_relaxed);
+	atomic_store_explicit(&remote_base, (uintptr_t)base,
+	    memory_order_relaxed);
+	atomic_store_explicit(&remote_len, fn != NULL ? len : 0,
+	    memory_order_release);
+}
+
 int
 stats_voi_update_xy(struct statsblob *sb, int32_t voi_id,
     enum vsd_dtype voi_dtype, struct voistatdata_numeric *voival, uint64_t y,
@@ -143,8 +161,14 @@ stats_voi_update_xy(struct statsblob *sb, int32_t voi_id,
 	struct statsblobv1 *b = (struct statsblobv1 *)sb;
 	struct stats_event ev;
 	struct voi *v;
+	size_t rlen;
 	int e;
 
+	rlen = atomic_load_explicit(&remote_len, memory_order_acquire);
+	if (__builtin_expect((uintptr_t)sb - atomic_load_explicit(&remote_base,
+	    memory_order_relaxed) < rlen, 0))
+		return atomic_load_explicit(&remote_fn, memory_order_relaxed)(
+		    sb, voi_id, voi_dtype, voival, y, flags);
 	if (b == NULL || b->abi != STATS_ABI_V1 || voival == NULL || y == 0 ||
 	    voi_id < 0 || voi_id >= blob_nvois(b) ||
 	    (flags & ~SB_VOI_RELUPDATE) != 0)

@@ -53,7 +53,7 @@ static const struct cfg_key config_keys[] = {
 	    "Most control connections open at once."),
 	K("max_connections_per_uid", CFG_UINT, max_connections_per_uid, "64", 1, 65536, true,
 	    "Most control connections one user may hold."),
-	K("max_message_size", CFG_UINT, max_message_size, "1M", 4096, 16777216, true,
+	K("max_message_size", CFG_SIZE, max_message_size, "1M", 4096, 16777216, true,
 	    "Longest message a client may send, in bytes, its NUL included. A longer one is refused and the connection closed."),
 	K("max_output", CFG_SIZE, max_output, "16M", 65536, 1073741824, true,
 	    "Most reply bytes queued for one connection. A client that lets more pile up is disconnected; above a quarter of it statsd stops reading the client's calls and pauses its streams."),

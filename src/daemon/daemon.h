@@ -47,6 +47,7 @@ struct statsd {
 	gid_t		 admin_gid;
 	bool		 admin_gid_valid;
 	bool		 stopping;
+	char		*sample_rates;	/* stats(3) text; "" = none */
 };
 
 /* CLOCK_MONOTONIC now, in ns. */

@@ -47,5 +47,6 @@ log_msg(unsigned level, const char *fmt, ...)
 	if (log_syslog)
 		syslog(log_syslog_prio[level], "%s", line);
 	else
-		fprintf(stderr, "<%d>statsd: %s\n", log_syslog_prio[level], line);
+		fprintf(stderr, "<%d>statsd: %s\n", log_syslog_prio[level],
+		    line);
 }

@@ -5,6 +5,7 @@
  * GetInterfaceDescription.
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "control.h"
@@ -59,7 +60,7 @@ m_info_hello(struct vl_call *call, json_t *params)
 	const struct peer *p = &call->conn->peer;
 
 	(void)params;
-	vl_reply(call, json_pack("{s:s, s:s, s:i, s:i, s:i, "
+	varlink_reply(call, json_pack("{s:s, s:s, s:i, s:i, s:i, "
 	    "s:{s:I, s:I, s:I}, s:b, s:o}",
 	    "product", "statsd", "version", STATSD_VERSION,
 	    "protocol", STATSD_PROTOCOL, "store_abi", STORE_ABI_MAJOR,
@@ -79,9 +80,10 @@ m_info_info(struct vl_call *call, json_t *params)
 	(void)params;
 	drain_stats(d->drain, &ds);
 	registry_stats(d->reg, &rs);
-	vl_reply(call, json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o}",
-	    "version", STATSD_VERSION,
+	varlink_reply(call,
+	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+	    "s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o}",
+	    "version", STATSD_VERSION, "pid", (json_int_t)getpid(),
 	    "uptime_ns", (json_int_t)(statsd_now_ns() - d->start_ns),
 	    "clients", (json_int_t)control_nconns(d->control),
 	    "rings", (json_int_t)ds.rings,
@@ -102,7 +104,7 @@ void
 m_info_getinfo(struct vl_call *call, json_t *params)
 {
 	(void)params;
-	vl_reply(call, json_pack("{s:s, s:s, s:s, s:s, s:[s, s]}",
+	varlink_reply(call, json_pack("{s:s, s:s, s:s, s:s, s:[s, s]}",
 	    "vendor", "statsd", "product", "statsd",
 	    "version", STATSD_VERSION,
 	    "url", "https://github.com/statsd-project/statsd",
@@ -112,7 +114,7 @@ m_info_getinfo(struct vl_call *call, json_t *params)
 void
 m_info_getifdesc(struct vl_call *call, json_t *params)
 {
-	const char *name = vl_str(params, "interface", "");
+	const char *name = varlink_str(params, "interface", "");
 	const char *text = NULL;
 
 	if (strcmp(name, "io.statsd") == 0)
@@ -120,9 +122,9 @@ m_info_getifdesc(struct vl_call *call, json_t *params)
 	else if (strcmp(name, "org.varlink.service") == 0)
 		text = vl_idl_service;
 	if (text == NULL) {
-		vl_error(call, VL_E_INTERFACE_NOT_FOUND,
+		varlink_error(call, VL_E_INTERFACE_NOT_FOUND,
 		    json_pack("{s:s}", "interface", name));
 		return;
 	}
-	vl_reply(call, json_pack("{s:s}", "description", text));
+	varlink_reply(call, json_pack("{s:s}", "description", text));
 }

@@ -18,14 +18,19 @@ extern const struct vl_field m_template_add_params[],
 vl_handler_fn m_template_add, m_template_list;
 
 /* m_kstat.c: kstat create and delete. */
+struct reg_kstat;
+/* The kstat module/instance/name in params name, if the caller may see
+ * it; otherwise answer NoSuchKstat and return NULL. */
+struct reg_kstat *m_kstat_get(struct vl_call *call, json_t *params,
+    bool dormant_too);
 extern const struct vl_field m_kstat_create_params[],
     m_kstat_delete_params[];
 vl_handler_fn m_kstat_create, m_kstat_delete;
 
 /* m_ring.c: rings and segments, with SCM_RIGHTS. */
 extern const struct vl_field m_ring_attach_params[],
-    m_segment_attach_params[];
-vl_handler_fn m_ring_attach, m_segment_attach;
+    m_ring_segment_params[];
+vl_handler_fn m_ring_attach, m_ring_segment;
 
 /* m_read.c: chain, lookup, read, write, snapshot, scrape. */
 extern const struct vl_field m_read_chain_params[], m_read_lookup_params[],

@@ -20,7 +20,9 @@
 #ifndef STATSD_DAEMON_PERSIST_H
 #define STATSD_DAEMON_PERSIST_H
 
+#include <stdatomic.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct statsd;
 struct persist;
@@ -44,10 +46,6 @@ int persist_load(struct persist *p);
  * (logged once per failure streak). */
 int persist_checkpoint(struct persist *p);
 
-/* Mark the checkpoint stale: it is rewritten at the next chance (the
- * end of the current loop turn). */
-void persist_dirty(struct persist *p);
-
 /*
  * persist_mirror_create: a new runtime file for kstat handle holding the
  * size bytes of blob (replacing any old file).
@@ -58,9 +56,9 @@ int persist_mirror_create(struct persist *p, uint32_t handle,
 
 /*
  * persist_mirror_open: map an existing runtime file for handle if it was
- * born at birth and holds a valid blob.
- * Returns: 0 and *ret; -ENOENT; -EBADMSG for a file that does not match
- * or validate; -errno.
+ * born at birth (the caller validates the blob in it).
+ * Returns: 0 and *ret; -ENOENT; -EBADMSG for a file that does not match;
+ * -errno.
  */
 int persist_mirror_open(struct persist *p, uint32_t handle, uint64_t birth,
     struct persist_mirror **ret);
@@ -70,6 +68,80 @@ uint32_t persist_mirror_size(const struct persist_mirror *m);
 uint64_t persist_mirror_birth(const struct persist_mirror *m);
 /* After a re-layout: the blob's new size (<= PERSIST_BLOB_CAP). */
 void persist_mirror_set_size(struct persist_mirror *m, uint32_t size);
+
+/*
+ * The ring journal (<runtime>/persist/rings.journal) makes a kill -9 in
+ * the middle of a drain pass neither lose nor repeat updates. A ring's
+ * consumer index is published once per pass, after the pass; updates are
+ * applied to the runtime files record by record. For each ring the
+ * journal holds the index the current pass started from (base) and how
+ * many records of the pass were applied (done). A restarted statsd that
+ * is handed the ring back finds it by its birth stamp: if the ring's
+ * published index is still base, the first done records were applied
+ * already and are skipped. (done is bumped right after each record is
+ * applied: a kill between the two stores, a window of a few
+ * instructions, still repeats that one record.)
+ */
+struct persist_ring {
+	_Atomic uint64_t	birth;		/* the ring header's */
+	_Atomic uint64_t	base;		/* consumer index at pass start */
+	_Atomic uint64_t	done;		/* records of the pass applied */
+	_Atomic uint32_t	uid;
+	_Atomic uint32_t	used;		/* 0: free; else the epoch */
+	uint8_t			pad[32];
+};
+
+/* A journal slot for a new ring. Returns: it, or NULL (journal full or
+ * unavailable: the ring then runs without one). */
+struct persist_ring *persist_ring_new(struct persist *p, uint64_t birth,
+    uid_t uid);
+
+/* The slot of a ring handed back: *ret_skip gets how many of its records
+ * to skip (0 if none, or no slot matches). Returns: a slot, or NULL. */
+struct persist_ring *persist_ring_adopt(struct persist *p, uint64_t birth,
+    uid_t uid, uint64_t tail, uint64_t *ret_skip);
+
+/* A drain pass starts at consumer index base, with the first done
+ * records of it applied already (records a killed statsd applied, being
+ * skipped now; usually 0). */
+static inline void
+persist_ring_pass(struct persist_ring *j, uint64_t base, uint64_t done)
+{
+	if (j == NULL)
+		return;
+	/* done first: a kill between the two stores must not pair the new
+	 * base with the old count. */
+	atomic_store_explicit(&j->done, done, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&j->base, base, memory_order_relaxed);
+}
+
+/* One more record of the pass is applied. */
+static inline void
+persist_ring_done(struct persist_ring *j)
+{
+	if (j == NULL)
+		return;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&j->done, atomic_load_explicit(&j->done,
+	    memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+/* The ring is gone (drained and published). NULL-safe. */
+void persist_ring_release(struct persist_ring *j);
+
+/*
+ * The one update in flight on a PERSISTENT kstat. Before it is applied
+ * to the runtime file, what it can change (the blob header, the VOI's
+ * statistics and their data) is saved in the journal; after it is
+ * applied and counted (persist_ring_done), the save is dropped. A statsd
+ * killed in between finds the save at start and, unless the update was
+ * counted, puts those bytes back: the update is then applied once, when
+ * the ring is handed back. No-ops without a journal slot (j NULL).
+ */
+void persist_undo_begin(struct persist *p, struct persist_ring *j,
+    uint32_t handle, const void *blob, uint32_t size, uint16_t voi);
+void persist_undo_end(struct persist *p);
 
 /* Unmap (the file stays, for the next start). NULL-safe. */
 void persist_mirror_close(struct persist_mirror *m);

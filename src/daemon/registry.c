@@ -32,6 +32,9 @@ struct registry {
 	size_t			  mapmask;
 	uint32_t		  next_handle;
 	uint64_t		  ndormant;
+	/* PERSISTENT kstats changed since the last registry_sync(). */
+	struct reg_kstat	**dirty;
+	size_t			  ndirty, cdirty;
 };
 
 static const char *const reg_type_names[KSTAT_NUM_TYPES] = {
@@ -148,6 +151,7 @@ registry_free(struct registry *r)
 		free(r->ks[i]);
 	}
 	free(r->ks);
+	free(r->dirty);
 	for (i = 0; i < r->ntpls; i++)
 		reg_template_free(r->tpls[i]);
 	free(r->tpls);
@@ -418,7 +422,7 @@ registry_count_owner(struct registry *r, uid_t owner)
 	size_t i;
 
 	for (i = 0; i < r->nks; i++)
-		if (r->ks[i]->owner == owner)
+		if (r->ks[i]->owner == owner && !r->ks[i]->internal)
 			n++;
 	return n;
 }
@@ -512,7 +516,9 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	k->size = size;
 	k->hdr.crtime = (hrtime_t)(n->crtime != 0 ? n->crtime :
 	    statsd_now_ns());
+	k->hdr.kid = (int64_t)k->handle;
 	memset(&sd, 0, sizeof(sd));
+	sd.kid = k->handle;
 	sd.module = k->hdr.module;
 	sd.name = k->hdr.name;
 	sd.class_ = k->hdr.class_;
@@ -580,6 +586,9 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 		}
 		return 1;
 	}
+	for (i = r->ndirty; i-- > 0;)
+		if (r->dirty[i] == k)
+			r->dirty[i] = r->dirty[--r->ndirty];
 	(void)store_kstat_remove(k->seg, k->ref.slot);
 	reg_map_remove(r, k);
 	for (i = 0; i < r->nks; i++)
@@ -633,14 +642,30 @@ registry_blob_begin(struct registry *r, struct reg_kstat *k)
 {
 	void *blob;
 
-	(void)r;
 	if (k->mirror != NULL) {
-		k->dirty = true;
+		if (!k->dirty) {
+			if (r->ndirty == r->cdirty) {
+				size_t nc = r->cdirty > 0 ? 2 * r->cdirty : 64;
+				void *p = realloc(r->dirty,
+				    nc * sizeof(*r->dirty));
+
+				if (p == NULL) {
+					/* Sync this one now instead. */
+					return persist_mirror_blob(k->mirror);
+				}
+				r->dirty = p;
+				r->cdirty = nc;
+			}
+			r->dirty[r->ndirty++] = k;
+			k->dirty = true;
+		}
 		return persist_mirror_blob(k->mirror);
 	}
 	(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
 	return blob;
 }
+
+static void reg_sync_one(struct reg_kstat *k);
 
 void
 registry_blob_end(struct registry *r, struct reg_kstat *k, uint64_t snaptime)
@@ -649,6 +674,8 @@ registry_blob_end(struct registry *r, struct reg_kstat *k, uint64_t snaptime)
 	k->hdr.snaptime = (hrtime_t)snaptime;
 	if (k->mirror == NULL)
 		store_kstat_write_end(k->seg, k->ref.slot, snaptime);
+	else if (!k->dirty)
+		reg_sync_one(k);	/* the dirty list could not grow */
 }
 
 const struct statsblob *
@@ -678,9 +705,10 @@ registry_sync(struct registry *r)
 {
 	size_t i;
 
-	for (i = 0; i < r->nks; i++)
-		if (r->ks[i]->dirty)
-			reg_sync_one(r->ks[i]);
+	for (i = 0; i < r->ndirty; i++)
+		if (r->dirty[i]->dirty)
+			reg_sync_one(r->dirty[i]);
+	r->ndirty = 0;
 }
 
 int

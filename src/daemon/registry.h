@@ -53,6 +53,7 @@ struct reg_kstat {
 	struct persist_mirror	*mirror; /* PERSISTENT: the runtime file */
 	bool			 dirty;	/* mirror ahead of the store */
 	bool			 dormant;
+	bool			 internal; /* statsd's own: not deletable */
 };
 
 struct registry_stats {

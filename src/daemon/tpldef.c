@@ -12,6 +12,7 @@
 #include "kind.h"
 #include "kstat2_hist.h"
 #include "layout.h"
+#include "op.h"
 #include "stat_defn.h"
 #include "stat_history.h"
 #include "stat_list.h"
@@ -89,11 +90,11 @@ struct tpldef_voi {
 
 static int
 td_fail(struct tpldef_error *err, const char *prefix, const char *field,
-    const char *fmt, const char *arg)
+    const char *reason)
 {
 	snprintf(err->parameter, sizeof(err->parameter), "%s%s%s", prefix,
 	    field[0] != '\0' ? "." : "", field);
-	snprintf(err->reason, sizeof(err->reason), fmt, arg);
+	snprintf(err->reason, sizeof(err->reason), "%s", reason);
 	return -EINVAL;
 }
 
@@ -150,10 +151,10 @@ td_hlpr(struct voistatspec *vss, enum voi_stype stype, vss_hlpr_fn fn,
 	if (e == 0)
 		return 0;
 	if (e == EFBIG)
-		return td_fail(err, path, "", "%s", "too large for a blob");
+		return td_fail(err, path, "", "too large for a blob");
 	if (e == ENOMEM)
 		return -ENOMEM;
-	return td_fail(err, path, "", "%s",
+	return td_fail(err, path, "",
 	    "parameters refused for this kind and data type");
 }
 
@@ -173,7 +174,7 @@ td_hist(struct tpldef_voi *tv, json_t *st, const char *path,
 	int r;
 
 	if (counters != 32 && counters != 64)
-		return td_fail(err, path, "counters", "%s", "32 or 64");
+		return td_fail(err, path, "counters", "32 or 64");
 	if (strcmp(range, "CR") == 0)
 		hd = counters == 32 ? VSD_DTYPE_CRHIST32 : VSD_DTYPE_CRHIST64;
 	else if (dr)
@@ -181,7 +182,7 @@ td_hist(struct tpldef_voi *tv, json_t *st, const char *path,
 	else if (strcmp(range, "DV") == 0)
 		hd = counters == 32 ? VSD_DTYPE_DVHIST32 : VSD_DTYPE_DVHIST64;
 	else
-		return td_fail(err, path, "range", "%s", "CR, DR or DV");
+		return td_fail(err, path, "range", "CR, DR or DV");
 	if (json_is_true(json_object_get(st, "lbinf")))
 		fl |= VSD_HIST_LBOUND_INF;
 	if (json_is_true(json_object_get(st, "ubinf")))
@@ -193,14 +194,14 @@ td_hist(struct tpldef_voi *tv, json_t *st, const char *path,
 		size_t n = json_array_size(b), i, nb;
 
 		if (!json_is_array(b) || n == 0)
-			return td_fail(err, path, "buckets", "%s",
+			return td_fail(err, path, "buckets",
 			    "USR needs buckets");
 		if (dr && n % 2 != 0)
-			return td_fail(err, path, "buckets", "%s",
+			return td_fail(err, path, "buckets",
 			    "DR buckets are lb, ub pairs");
 		nb = dr ? n / 2 : n;
 		if (nb > TPLDEF_MAX_BUCKETS)
-			return td_fail(err, path, "buckets", "%s",
+			return td_fail(err, path, "buckets",
 			    "too many buckets");
 		bkts = calloc(nb, sizeof(*bkts));
 		if (bkts == NULL)
@@ -225,12 +226,11 @@ td_hist(struct tpldef_voi *tv, json_t *st, const char *path,
 		    path, err);
 		free(bkts);
 	} else if (strcmp(range, "CR") != 0) {
-		return td_fail(err, path, "scheme", "%s",
+		return td_fail(err, path, "scheme",
 		    "DR and DV histograms take USR buckets");
 	} else if (strcmp(scheme, "LIN") == 0) {
 		if (!td_has(st, "step"))
-			return td_fail(err, path, "step", "%s",
-			    "LIN needs step");
+			return td_fail(err, path, "step", "LIN needs step");
 		struct vss_hist_hlpr_info info = {
 			.scheme = BKT_LIN, .voi_dtype = tv->dtype,
 			.hist_dtype = hd, .flags = fl, .lb = lb, .ub = ub,
@@ -262,8 +262,7 @@ td_hist(struct tpldef_voi *tv, json_t *st, const char *path,
 		    (vss_hlpr_fn)stats_vss_hist_hlpr, &info, tv->dtype, hd,
 		    path, err);
 	} else {
-		return td_fail(err, path, "scheme", "%s",
-		    "LIN, EXP, LINEXP or USR");
+		return td_fail(err, path, "scheme", "LIN, EXP, LINEXP or USR");
 	}
 	if (r == 0)
 		tv->nvss++;
@@ -278,11 +277,11 @@ td_k2hist(struct tpldef_voi *tv, json_t *st, const char *path,
 	int type, e;
 
 	if (tv->dtype != VSD_DTYPE_INT_U64)
-		return td_fail(err, path, "kind", "%s",
+		return td_fail(err, path, "kind",
 		    "K2HIST needs an INT_U64 VOI");
 	type = k2hist_type_from_name(td_str(st, "scheme", "LINEAR"));
 	if (type < 0)
-		return td_fail(err, path, "scheme", "%s",
+		return td_fail(err, path, "scheme",
 		    "LINEAR, LOG2, LOG10 or LOG10_LIN");
 	e = k2hist_spec_init(&ks, (enum k2hist_type)type,
 	    (uint64_t)td_int(st, "lb", 0), (uint64_t)td_int(st, "ub", 0),
@@ -290,7 +289,7 @@ td_k2hist(struct tpldef_voi *tv, json_t *st, const char *path,
 	if (e == ENOMEM)
 		return -ENOMEM;
 	if (e != 0)
-		return td_fail(err, path, "", "%s",
+		return td_fail(err, path, "",
 		    "bad kstat2 histogram parameters");
 	tv->vss[tv->nvss] = k2hist_vss(&ks);
 	e = td_hlpr(&tv->vss[tv->nvss], VS_STYPE_HIST,
@@ -313,21 +312,20 @@ td_defn(struct tpldef_voi *tv, json_t *st, const char *path,
 	int e;
 
 	if (tv->dtype != VSD_DTYPE_INT_S64)
-		return td_fail(err, path, "kind", "%s",
-		    "DEFN needs an INT_S64 VOI");
+		return td_fail(err, path, "kind", "DEFN needs an INT_S64 VOI");
 	if (tv->nvss != 0)
-		return td_fail(err, path, "kind", "%s",
+		return td_fail(err, path, "kind",
 		    "DEFN must be the VOI's only statistic");
 	for (i = 0; units[i] != '\0'; i++)
 		if (units[i] <= ' ' || units[i] > '~')
-			return td_fail(err, path, "units", "%s",
+			return td_fail(err, path, "units",
 			    "printable, without blanks");
 	stat_defn_default(&d, units, engine_now_ns());
 	e = stat_defn_vss(&d, tv->vss, &n);
 	if (e == ENOMEM)
 		return -ENOMEM;
 	if (e != 0)
-		return td_fail(err, path, "", "%s", "bad definition");
+		return td_fail(err, path, "", "bad definition");
 	tv->nvss = n;
 	return 0;
 }
@@ -346,16 +344,20 @@ td_stat(struct tpldef_voi *tv, json_t *st, const char *path,
 		if (strcmp(tpldef_kinds[k].kind, kind) == 0)
 			break;
 	if (k == sizeof(tpldef_kinds) / sizeof(tpldef_kinds[0]))
-		return td_fail(err, path, "kind", "%s", "unknown kind");
+		return td_fail(err, path, "kind", "unknown kind");
 	json_object_foreach(st, key, v) {
 		if (strcmp(key, "kind") == 0 || json_is_null(v))
 			continue;
-		if (!td_word_in(key, tpldef_kinds[k].params))
-			return td_fail(err, path, key, "not a parameter of %s",
+		if (!td_word_in(key, tpldef_kinds[k].params)) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "not a parameter of %s",
 			    kind);
+			return td_fail(err, path, key, why);
+		}
 	}
 	if (tv->nvss > 0 && tv->vss[0].stype == VS_STYPE_DEFN)
-		return td_fail(err, path, "kind", "%s",
+		return td_fail(err, path, "kind",
 		    "DEFN must be the VOI's only statistic");
 	if (strcmp(kind, "SUM") == 0 || strcmp(kind, "MIN") == 0 ||
 	    strcmp(kind, "MAX") == 0) {
@@ -399,8 +401,7 @@ td_stat(struct tpldef_voi *tv, json_t *st, const char *path,
 		};
 
 		if (counters != 32 && counters != 64)
-			return td_fail(err, path, "counters", "%s",
-			    "32 or 64");
+			return td_fail(err, path, "counters", "32 or 64");
 		if (td_hlpr(vss, VS_STYPE_TDGST,
 		    (vss_hlpr_fn)stats_vss_tdgst_hlpr, &ti, tv->dtype,
 		    counters == 32 ? VSD_DTYPE_TDGSTCLUST32 :
@@ -427,7 +428,7 @@ td_stat(struct tpldef_voi *tv, json_t *st, const char *path,
 			if (strcmp(stat_defn_mode_names[m], mode) == 0)
 				break;
 		if (m == DEFN_NUM_MODES)
-			return td_fail(err, path, "mode", "%s",
+			return td_fail(err, path, "mode",
 			    "increments, products or range");
 		hi.mode = (uint8_t)m;
 		if (td_hlpr(vss, VS_STYPE_HISTORY,
@@ -484,21 +485,21 @@ td_voi(struct tpldef_voi *tv, json_t *voi, size_t index,
 	tv->id = (int32_t)td_int(voi, "id", 0);
 	tv->name = td_str(voi, "name", "");
 	if (!tpl_voi_name_valid(tv->name))
-		return td_fail(err, path, "name", "%s",
-		    "0 to 64 of [A-Za-z0-9_.-]");
+		return td_fail(err, path, "name", "0 to 64 of [A-Za-z0-9_.-]");
 	for (d = 1; d < VSD_NUM_DTYPES; d++)
 		if (dtype_is_scalar(d) &&
-		    strcmp(stats_vsd_dtype_name((enum vsd_dtype)d), dtname) == 0)
+		    strcmp(stats_vsd_dtype_name((enum vsd_dtype)d),
+		    dtname) == 0)
 			break;
 	if (d == VSD_NUM_DTYPES)
-		return td_fail(err, path, "dtype", "%s",
+		return td_fail(err, path, "dtype",
 		    "not a scalar data type (INT_S32 .. Q_U64)");
 	tv->dtype = (enum vsd_dtype)d;
 	if (json_is_true(json_object_get(voi, "relupdate")))
 		tv->flags |= SB_VOI_RELUPDATE;
 	stats = json_object_get(voi, "stats");
 	if (json_array_size(stats) == 0)
-		return td_fail(err, path, "stats", "%s",
+		return td_fail(err, path, "stats",
 		    "a VOI needs at least one statistic");
 	json_array_foreach(stats, i, st) {
 		snprintf(spath, sizeof(spath), "%s.stats[%zu]", path, i);
@@ -532,7 +533,7 @@ td_dry_run(struct tpldef_voi *tvs, size_t n, struct tpldef_error *err)
 			if (e == ENOMEM)
 				return -ENOMEM;
 			snprintf(path, sizeof(path), "vois[%zu]", i);
-			return td_fail(err, path, "", "%s", e == EFBIG ?
+			return td_fail(err, path, "", e == EFBIG ?
 			    "the blob would pass 65535 bytes" :
 			    "statistics refused (a repeated kind, or a type "
 			    "that does not fit the VOI)");
@@ -555,10 +556,9 @@ tpldef_register(json_t *def, struct tpldef_error *err)
 
 	memset(err, 0, sizeof(*err));
 	if (!tpl_name_valid(name))
-		return td_fail(err, "name", "", "%s",
-		    "1 to 64 of [A-Za-z0-9_.-]");
+		return td_fail(err, "name", "", "1 to 64 of [A-Za-z0-9_.-]");
 	if (n == 0)
-		return td_fail(err, "vois", "", "%s",
+		return td_fail(err, "vois", "",
 		    "a template needs at least one VOI");
 	tvs = calloc(n, sizeof(*tvs));
 	if (tvs == NULL)
@@ -574,13 +574,13 @@ tpldef_register(json_t *def, struct tpldef_error *err)
 
 			snprintf(path, sizeof(path), "vois[%zu]", i);
 			if (tvs[j].id == tvs[i].id) {
-				id = td_fail(err, path, "id", "%s",
+				id = td_fail(err, path, "id",
 				    "two VOIs with one id");
 				goto out;
 			}
 			if (tvs[i].name[0] != '\0' &&
 			    strcmp(tvs[j].name, tvs[i].name) == 0) {
-				id = td_fail(err, path, "name", "%s",
+				id = td_fail(err, path, "name",
 				    "two VOIs with one name");
 				goto out;
 			}
@@ -605,7 +605,7 @@ tpldef_register(json_t *def, struct tpldef_error *err)
 
 			snprintf(path, sizeof(path), "vois[%zu]", i);
 			id = e == ENOMEM ? -ENOMEM : td_fail(err, path, "",
-			    "%s", "refused by the engine");
+			    "refused by the engine");
 			goto out;
 		}
 	}

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <event2/event.h>
 
@@ -27,50 +28,79 @@ static const struct {
 	const char	*name;
 	const char	*params[4];
 } vl_errors[VL_E_NUM] = {
-	[VL_E_INTERFACE_NOT_FOUND] = { "org.varlink.service.InterfaceNotFound", { "interface" } },
-	[VL_E_METHOD_NOT_FOUND] = { "org.varlink.service.MethodNotFound", { "method" } },
+	[VL_E_INTERFACE_NOT_FOUND] = { "org.varlink.service.InterfaceNotFound",
+	    { "interface" } },
+	[VL_E_METHOD_NOT_FOUND] = { "org.varlink.service.MethodNotFound",
+	    { "method" } },
 	[VL_E_METHOD_NOT_IMPLEMENTED] = { "org.varlink.service.MethodNotImplemented", { "method" } },
-	[VL_E_INVALID_PARAMETER] = { "org.varlink.service.InvalidParameter", { "parameter" } },
+	[VL_E_INVALID_PARAMETER] = { "org.varlink.service.InvalidParameter",
+	    { "parameter" } },
 	[VL_E_NO_SUCH_KSTAT] = { "io.statsd.NoSuchKstat", { "kstat" } },
 	[VL_E_KSTAT_EXISTS] = { "io.statsd.KstatExists", { "kstat" } },
-	[VL_E_NO_SUCH_TEMPLATE] = { "io.statsd.NoSuchTemplate", { "template" } },
+	[VL_E_NO_SUCH_TEMPLATE] = { "io.statsd.NoSuchTemplate",
+	    { "template" } },
 	[VL_E_TEMPLATE_EXISTS] = { "io.statsd.TemplateExists", { "template" } },
-	[VL_E_TEMPLATE_MISMATCH] = { "io.statsd.TemplateMismatch", { "kstat", "template" } },
-	[VL_E_INVALID_TEMPLATE] = { "io.statsd.InvalidTemplate", { "parameter", "reason" } },
-	[VL_E_INVALID_VALUE] = { "io.statsd.InvalidValue", { "parameter", "reason" } },
-	[VL_E_PERMISSION_DENIED] = { "io.statsd.PermissionDenied", { "method", "right" } },
-	[VL_E_LIMIT_REACHED] = { "io.statsd.LimitReached", { "limit", "value" } },
-	[VL_E_NOT_WRITABLE] = { "io.statsd.NotWritable", { "kstat", "statistic" } },
-	[VL_E_INVALID_DEFINITION] = { "io.statsd.InvalidDefinition", { "line", "column", "attribute", "reason" } },
-	[VL_E_NOT_SUPPORTED] = { "io.statsd.NotSupported", { "method", "reason" } },
+	[VL_E_TEMPLATE_MISMATCH] = { "io.statsd.TemplateMismatch", { "kstat",
+	    "template" } },
+	[VL_E_INVALID_TEMPLATE] = { "io.statsd.InvalidTemplate", { "parameter",
+	    "reason" } },
+	[VL_E_INVALID_VALUE] = { "io.statsd.InvalidValue", { "parameter",
+	    "reason" } },
+	[VL_E_PERMISSION_DENIED] = { "io.statsd.PermissionDenied", { "method",
+	    "right" } },
+	[VL_E_LIMIT_REACHED] = { "io.statsd.LimitReached", { "limit",
+	    "value" } },
+	[VL_E_NOT_WRITABLE] = { "io.statsd.NotWritable", { "kstat",
+	    "statistic" } },
+	[VL_E_INVALID_DEFINITION] = { "io.statsd.InvalidDefinition", { "line",
+	    "column", "attribute", "reason" } },
 	[VL_E_INVALID_MESSAGE] = { "io.statsd.InvalidMessage", { "reason" } },
 	[VL_E_MESSAGE_TOO_LARGE] = { "io.statsd.MessageTooLarge", { "limit" } },
-	[VL_E_TOO_MANY_CONNECTIONS] = { "io.statsd.TooManyConnections", { "limit" } },
-	[VL_E_SYSTEM_ERROR] = { "io.statsd.SystemError", { "errno", "reason" } },
+	[VL_E_TOO_MANY_CONNECTIONS] = { "io.statsd.TooManyConnections",
+	    { "limit" } },
+	[VL_E_SYSTEM_ERROR] = { "io.statsd.SystemError", { "errno",
+	    "reason" } },
 };
 
 /* The methods: name, handler, parameters, right, flags. */
 static const struct vl_method vl_methods[] = {
-	{ "org.varlink.service.GetInfo", m_info_getinfo, m_getinfo_params, RIGHT_READ, 0 },
-	{ "org.varlink.service.GetInterfaceDescription", m_info_getifdesc, m_getifdesc_params, RIGHT_READ, 0 },
+	{ "org.varlink.service.GetInfo", m_info_getinfo, m_getinfo_params,
+	    RIGHT_READ, 0 },
+	{ "org.varlink.service.GetInterfaceDescription", m_info_getifdesc,
+	    m_getifdesc_params, RIGHT_READ, 0 },
 	{ "io.statsd.Hello", m_info_hello, m_hello_params, RIGHT_READ, 0 },
 	{ "io.statsd.Info", m_info_info, m_info_params, RIGHT_READ, 0 },
-	{ "io.statsd.TemplateAdd", m_template_add, m_template_add_params, RIGHT_OWNER, 0 },
-	{ "io.statsd.TemplateList", m_template_list, m_template_list_params, RIGHT_READ, 0 },
-	{ "io.statsd.KstatCreate", m_kstat_create, m_kstat_create_params, RIGHT_OWNER, 0 },
-	{ "io.statsd.KstatDelete", m_kstat_delete, m_kstat_delete_params, RIGHT_OWNER, 0 },
-	{ "io.statsd.RingAttach", m_ring_attach, m_ring_attach_params, RIGHT_OWNER, 0 },
-	{ "io.statsd.SegmentAttach", m_segment_attach, m_segment_attach_params, RIGHT_READ, 0 },
+	{ "io.statsd.TemplateAdd", m_template_add, m_template_add_params,
+	    RIGHT_OWNER, 0 },
+	{ "io.statsd.TemplateList", m_template_list, m_template_list_params,
+	    RIGHT_READ, 0 },
+	{ "io.statsd.KstatCreate", m_kstat_create, m_kstat_create_params,
+	    RIGHT_OWNER, 0 },
+	{ "io.statsd.KstatDelete", m_kstat_delete, m_kstat_delete_params,
+	    RIGHT_OWNER, 0 },
+	{ "io.statsd.RingAttach", m_ring_attach, m_ring_attach_params,
+	    RIGHT_OWNER, 0 },
+	{ "io.statsd.SegmentAttach", m_ring_segment, m_ring_segment_params,
+	    RIGHT_READ, 0 },
 	{ "io.statsd.Chain", m_read_chain, m_read_chain_params, RIGHT_READ, 0 },
-	{ "io.statsd.Lookup", m_read_lookup, m_read_lookup_params, RIGHT_READ, 0 },
-	{ "io.statsd.Read", m_read_read, m_read_read_params, RIGHT_READ, VL_M_STREAMS },
-	{ "io.statsd.Write", m_read_write, m_read_write_params, RIGHT_OWNER, 0 },
-	{ "io.statsd.Snapshot", m_read_snapshot, m_read_snapshot_params, RIGHT_READ, 0 },
-	{ "io.statsd.DefinitionGet", m_defn_get, m_defn_get_params, RIGHT_READ, 0 },
-	{ "io.statsd.DefinitionSet", m_defn_set, m_defn_set_params, RIGHT_OWNER, 0 },
-	{ "io.statsd.SampleRatesGet", m_defn_rates_get, m_defn_rates_get_params, RIGHT_READ, 0 },
-	{ "io.statsd.SampleRatesSet", m_defn_rates_set, m_defn_rates_set_params, RIGHT_ADMIN, 0 },
-	{ "io.statsd.Scrape", m_read_scrape, m_read_scrape_params, RIGHT_READ, VL_M_STREAMS },
+	{ "io.statsd.Lookup", m_read_lookup, m_read_lookup_params, RIGHT_READ,
+	    0 },
+	{ "io.statsd.Read", m_read_read, m_read_read_params, RIGHT_READ,
+	    VL_M_STREAMS },
+	{ "io.statsd.Write", m_read_write, m_read_write_params, RIGHT_OWNER,
+	    0 },
+	{ "io.statsd.Snapshot", m_read_snapshot, m_read_snapshot_params,
+	    RIGHT_READ, 0 },
+	{ "io.statsd.DefinitionGet", m_defn_get, m_defn_get_params, RIGHT_READ,
+	    0 },
+	{ "io.statsd.DefinitionSet", m_defn_set, m_defn_set_params, RIGHT_OWNER,
+	    0 },
+	{ "io.statsd.SampleRatesGet", m_defn_rates_get, m_defn_rates_get_params,
+	    RIGHT_READ, 0 },
+	{ "io.statsd.SampleRatesSet", m_defn_rates_set, m_defn_rates_set_params,
+	    RIGHT_ADMIN, 0 },
+	{ "io.statsd.Scrape", m_read_scrape, m_read_scrape_params, RIGHT_READ,
+	    VL_M_STREAMS },
 };
 
 #define NMETHODS	(sizeof(vl_methods) / sizeof(vl_methods[0]))
@@ -275,7 +305,7 @@ vl_send(struct vl_call *call, json_t *msg, int *fds, size_t nfds)
 }
 
 int
-vl_reply_fds(struct vl_call *call, json_t *params, int *fds, size_t nfds)
+varlink_reply_fds(struct vl_call *call, json_t *params, int *fds, size_t nfds)
 {
 	json_t *msg;
 	size_t i;
@@ -311,13 +341,13 @@ vl_reply_fds(struct vl_call *call, json_t *params, int *fds, size_t nfds)
 }
 
 int
-vl_reply(struct vl_call *call, json_t *params)
+varlink_reply(struct vl_call *call, json_t *params)
 {
-	return vl_reply_fds(call, params, NULL, 0);
+	return varlink_reply_fds(call, params, NULL, 0);
 }
 
 int
-vl_error(struct vl_call *call, enum vl_err e, json_t *params)
+varlink_error(struct vl_call *call, enum vl_err e, json_t *params)
 {
 	struct vl_conn *vc = call->conn->vl;
 	json_t *msg;
@@ -346,14 +376,14 @@ vl_error(struct vl_call *call, enum vl_err e, json_t *params)
 }
 
 int
-vl_error_param(struct vl_call *call, const char *parameter)
+varlink_error_param(struct vl_call *call, const char *parameter)
 {
-	return vl_error(call, VL_E_INVALID_PARAMETER,
+	return varlink_error(call, VL_E_INVALID_PARAMETER,
 	    json_pack("{s:s}", "parameter", parameter));
 }
 
 int
-vl_error_value(struct vl_call *call, const char *parameter,
+varlink_error_value(struct vl_call *call, const char *parameter,
     const char *fmt, ...)
 {
 	char reason[256];
@@ -362,45 +392,39 @@ vl_error_value(struct vl_call *call, const char *parameter,
 	va_start(ap, fmt);
 	vsnprintf(reason, sizeof(reason), fmt, ap);
 	va_end(ap);
-	return vl_error(call, VL_E_INVALID_VALUE, json_pack("{s:s, s:s}",
+	return varlink_error(call, VL_E_INVALID_VALUE, json_pack("{s:s, s:s}",
 	    "parameter", parameter, "reason", reason));
 }
 
 int
-vl_error_errno(struct vl_call *call, int err, const char *what)
+varlink_error_errno(struct vl_call *call, int err, const char *what)
 {
 	char reason[256];
 
 	if (err < 0)
 		err = -err;
 	snprintf(reason, sizeof(reason), "%s: %s", what, strerror(err));
-	return vl_error(call, VL_E_SYSTEM_ERROR, json_pack("{s:i, s:s}",
+	return varlink_error(call, VL_E_SYSTEM_ERROR, json_pack("{s:i, s:s}",
 	    "errno", err, "reason", reason));
 }
 
 int
-vl_error_denied(struct vl_call *call, enum right r)
+varlink_error_denied(struct vl_call *call, enum right r)
 {
-	return vl_error(call, VL_E_PERMISSION_DENIED, json_pack("{s:s, s:s}",
+	return varlink_error(call, VL_E_PERMISSION_DENIED,
+	    json_pack("{s:s, s:s}",
 	    "method", call->method->name, "right", right_names[r]));
 }
 
 int
-vl_error_limit(struct vl_call *call, const char *limit, int64_t value)
+varlink_error_limit(struct vl_call *call, const char *limit, int64_t value)
 {
-	return vl_error(call, VL_E_LIMIT_REACHED, json_pack("{s:s, s:I}",
+	return varlink_error(call, VL_E_LIMIT_REACHED, json_pack("{s:s, s:I}",
 	    "limit", limit, "value", (json_int_t)value));
 }
 
-int
-vl_error_unsupported(struct vl_call *call, const char *reason)
-{
-	return vl_error(call, VL_E_NOT_SUPPORTED, json_pack("{s:s, s:s}",
-	    "method", call->method->name, "reason", reason));
-}
-
 const char *
-vl_str(json_t *params, const char *name, const char *def)
+varlink_str(json_t *params, const char *name, const char *def)
 {
 	json_t *v = json_object_get(params, name);
 
@@ -408,7 +432,7 @@ vl_str(json_t *params, const char *name, const char *def)
 }
 
 int64_t
-vl_int(json_t *params, const char *name, int64_t def)
+varlink_int(json_t *params, const char *name, int64_t def)
 {
 	json_t *v = json_object_get(params, name);
 
@@ -416,7 +440,7 @@ vl_int(json_t *params, const char *name, int64_t def)
 }
 
 bool
-vl_bool(json_t *params, const char *name, bool def)
+varlink_bool(json_t *params, const char *name, bool def)
 {
 	json_t *v = json_object_get(params, name);
 
@@ -439,7 +463,7 @@ vl_run(struct vl_call *call, json_t *params)
 	call->method->handler(call, params);
 	if (!call->answered) {
 		log_error("%s: handler gave no answer", call->method->name);
-		vl_error_errno(call, EPROTO, "no answer");
+		varlink_error_errno(call, EPROTO, "no answer");
 	}
 	if (vc != NULL)
 		vc->current = NULL;
@@ -475,19 +499,19 @@ vl_start_stream(struct vl_call *call, json_t *params)
 {
 	struct conn *c = call->conn;
 	struct vl_conn *vc = c->vl;
-	int64_t interval = vl_int(params, "interval_ms", 1000);
-	int64_t count = vl_int(params, "count", -1);
+	int64_t interval = varlink_int(params, "interval_ms", 1000);
+	int64_t count = varlink_int(params, "count", -1);
 	struct vl_stream *s;
 
 	if (interval < call->d->cfg.watch_min_interval_ms) {
-		vl_error_value(call, "interval_ms", "below "
+		varlink_error_value(call, "interval_ms", "below "
 		    "watch_min_interval_ms (%u)",
 		    call->d->cfg.watch_min_interval_ms);
 		return;
 	}
 	s = calloc(1, sizeof(*s));
 	if (s == NULL) {
-		vl_error_errno(call, ENOMEM, "stream");
+		varlink_error_errno(call, ENOMEM, "stream");
 		return;
 	}
 	s->call = *call;
@@ -499,7 +523,7 @@ vl_start_stream(struct vl_call *call, json_t *params)
 	if (s->ev == NULL) {
 		json_decref(s->params);
 		free(s);
-		vl_error_errno(call, ENOMEM, "stream");
+		varlink_error_errno(call, ENOMEM, "stream");
 		return;
 	}
 	event_priority_set(s->ev, PRIO_CONTROL);
@@ -551,7 +575,7 @@ vl_protocol_error(struct conn *c, enum vl_err e, json_t *params)
 {
 	struct vl_call call = { .d = c->d, .conn = c };
 
-	vl_error(&call, e, params);
+	varlink_error(&call, e, params);
 }
 
 void
@@ -605,30 +629,31 @@ varlink_conn_message(struct conn *c, const char *msg, size_t len)
 	m = vl_find(name);
 	if (m == NULL) {
 		if (!vl_interface_known(name, iface, sizeof(iface)))
-			vl_error(&call, VL_E_INTERFACE_NOT_FOUND,
+			varlink_error(&call, VL_E_INTERFACE_NOT_FOUND,
 			    json_pack("{s:s}", "interface", iface));
 		else
-			vl_error(&call, VL_E_METHOD_NOT_FOUND,
+			varlink_error(&call, VL_E_METHOD_NOT_FOUND,
 			    json_pack("{s:s}", "method", name));
 		goto out;
 	}
 	call.method = m;
 	if (json_is_true(json_object_get(root, "upgrade"))) {
-		vl_error_param(&call, "upgrade");
+		varlink_error_param(&call, "upgrade");
 		goto out;
 	}
 	if (call.more && (m->flags & VL_M_STREAMS) == 0) {
 		call.more = false;
-		vl_error_param(&call, "more");
+		varlink_error_param(&call, "more");
 		goto out;
 	}
 	if (call.more && call.oneway) {
 		call.more = false;
-		vl_error_param(&call, "oneway");
+		call.oneway = false;
+		varlink_error_param(&call, "oneway");
 		goto out;
 	}
 	if (!rights_allows(&c->peer, m->right)) {
-		vl_error_denied(&call, m->right);
+		varlink_error_denied(&call, m->right);
 		goto out;
 	}
 	if (params == NULL) {
@@ -636,7 +661,7 @@ varlink_conn_message(struct conn *c, const char *msg, size_t len)
 		json_object_set_new(root, "parameters", params);
 	}
 	if (vl_check_struct(params, m->params, "", bad, sizeof(bad), 0) < 0) {
-		vl_error_param(&call, bad);
+		varlink_error_param(&call, bad);
 		goto out;
 	}
 	log_debug("uid %u: %s", (unsigned)c->peer.uid, m->name);

@@ -6,10 +6,10 @@
  * introspection; "more"/"continues" streams and "oneway" calls.
  *
  * A handler gets its call and its validated parameters, and answers with
- * exactly one vl_reply*() or vl_error*(). For a method that streams, a
- * call with "more" runs the handler again every interval_ms (its
- * parameter) until count replies (its parameter) are sent or the client
- * leaves; the handler need not know.
+ * exactly one varlink_reply*() or varlink_error*(). For a method that
+ * streams, a call with "more" runs the handler again every interval_ms
+ * (its parameter) until count replies (its parameter) are sent or the
+ * client leaves; the handler need not know.
  */
 #ifndef STATSD_DAEMON_VARLINK_H
 #define STATSD_DAEMON_VARLINK_H
@@ -81,7 +81,6 @@ enum vl_err {
 	VL_E_LIMIT_REACHED,
 	VL_E_NOT_WRITABLE,
 	VL_E_INVALID_DEFINITION,
-	VL_E_NOT_SUPPORTED,
 	VL_E_INVALID_MESSAGE,
 	VL_E_MESSAGE_TOO_LARGE,
 	VL_E_TOO_MANY_CONNECTIONS,
@@ -116,28 +115,27 @@ struct vl_call {
 };
 
 /* Reply with params (taken over; NULL = {}). Returns: 0; -errno. */
-int vl_reply(struct vl_call *call, json_t *params);
+int varlink_reply(struct vl_call *call, json_t *params);
 
 /* Reply with descriptors (taken over either way; closed after sending). */
-int vl_reply_fds(struct vl_call *call, json_t *params, int *fds,
+int varlink_reply_fds(struct vl_call *call, json_t *params, int *fds,
     size_t nfds);
 
 /* Reply with an error; params taken over (NULL = {}). Returns: 0. */
-int vl_error(struct vl_call *call, enum vl_err e, json_t *params);
+int varlink_error(struct vl_call *call, enum vl_err e, json_t *params);
 
 /* Shorthands for the common errors. */
-int vl_error_param(struct vl_call *call, const char *parameter);
-int vl_error_value(struct vl_call *call, const char *parameter,
+int varlink_error_param(struct vl_call *call, const char *parameter);
+int varlink_error_value(struct vl_call *call, const char *parameter,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-int vl_error_errno(struct vl_call *call, int err, const char *what);
-int vl_error_denied(struct vl_call *call, enum right r);
-int vl_error_limit(struct vl_call *call, const char *limit, int64_t value);
-int vl_error_unsupported(struct vl_call *call, const char *reason);
+int varlink_error_errno(struct vl_call *call, int err, const char *what);
+int varlink_error_denied(struct vl_call *call, enum right r);
+int varlink_error_limit(struct vl_call *call, const char *limit, int64_t value);
 
 /* Parameter accessors (the table has already checked type and bounds). */
-const char *vl_str(json_t *params, const char *name, const char *def);
-int64_t vl_int(json_t *params, const char *name, int64_t def);
-bool vl_bool(json_t *params, const char *name, bool def);
+const char *varlink_str(json_t *params, const char *name, const char *def);
+int64_t varlink_int(json_t *params, const char *name, int64_t def);
+bool varlink_bool(json_t *params, const char *name, bool def);
 
 /* ---------------------------------------------------- connection events */
 

@@ -1,0 +1,178 @@
+/*
+ * client.h: libstatsclient's connection to statsd, the node-local
+ * statistics service, and stats(3) blobs published through it.
+ *
+ * A process has one connection to statsd (its "client"). Every update the
+ * process makes — stats_voi_update_*() on a published blob, the kstat
+ * provider calls of <statsd/kstat.h>, statistic_add() of
+ * <statsd/statistic.h> — goes into an update ring of the calling thread:
+ * a shared-memory queue statsd drains. A thread gets its ring on its first
+ * update (the one slow path: a call over the socket); after that an update
+ * is a few plain stores, with no lock, no system call and no atomic
+ * read-modify-write. An update call never blocks and never fails because
+ * of statsd: with no connection, or a full ring, the update is dropped and
+ * counted (stats_client_dropped()).
+ *
+ * The library reconnects by itself when statsd restarts (a small library
+ * thread watches the socket and retries with back-off), hands its rings
+ * back to the new statsd so that what they hold is applied, and re-creates
+ * what it had created. After fork() the child forgets the parent's rings
+ * and connection; it connects again on its first use and gets rings of its
+ * own.
+ *
+ * Nothing in the library prints. Calls return -errno (or NULL with errno
+ * set) and keep a text of the last error on the client handle
+ * (stats_client_strerror()).
+ */
+#ifndef STATSD_CLIENT_H
+#define STATSD_CLIENT_H
+
+#include <stdint.h>
+
+#include <statsd/stats.h>
+
+#ifndef STATS_API
+#define STATS_API __attribute__((visibility("default")))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The socket used when neither the caller nor $STATSD_SOCKET names one. */
+#define STATS_DEFAULT_SOCKET	"/run/statsd/statsd.sock"
+
+typedef struct stats_client stats_client_t;
+
+/* stats_client_open() flags. */
+#define STATS_CLIENT_LAZY		0x0001	/* succeed with no statsd yet */
+#define STATS_CLIENT_NORECONNECT	0x0002	/* no background reconnection */
+/* Ask for rings of 2^n records (2..24; statsd may refuse large ones). */
+#define STATS_CLIENT_RING_LOG2(n)	(((n) & 0x1f) << 8)
+
+/*
+ * stats_client_open: the process's connection to statsd at socket_path
+ * (NULL: $STATSD_SOCKET, else STATS_DEFAULT_SOCKET). A process has one
+ * client: opening again with the same path (or NULL) returns the same
+ * client with one more reference; stats_client_close() drops one. Without
+ * STATS_CLIENT_LAZY, the call fails unless statsd answers; with it, the
+ * client connects in the background.
+ * Returns: the client; NULL with errno set: EINVAL (bad flags or path),
+ * EBUSY (the process's client uses another socket), ENOENT or ECONNREFUSED
+ * (no statsd there), EPROTONOSUPPORT (a statsd of another protocol or ABI),
+ * ETIMEDOUT, ENOMEM.
+ */
+STATS_API stats_client_t *stats_client_open(const char *socket_path,
+    int flags);
+
+/*
+ * stats_client_close: drop a reference; the last one closes the connection
+ * and the rings (statsd applies what they still hold) and unpublishes
+ * nothing: kstats stay with statsd until deleted (PERSISTENT ones across
+ * restarts). Only call it once no thread updates through the client any
+ * more; published blob pointers stay readable until the process exits.
+ * NULL-safe.
+ */
+STATS_API void stats_client_close(stats_client_t *c);
+
+/*
+ * stats_client_default: the process's client, opening it lazily (NULL
+ * path, STATS_CLIENT_LAZY) if it is not open yet. The kstat and statistic
+ * calls, which take no client, use it.
+ * Returns: the client (the reference is the library's: do not close it);
+ * NULL with errno set (ENOMEM).
+ */
+STATS_API stats_client_t *stats_client_default(void);
+
+/*
+ * stats_client_flush: wait until every update this process pushed before
+ * the call has been applied by statsd (or dropped), at most timeout_ms
+ * (negative: no limit). After it returns 0, applied + dropped = pushed,
+ * exactly, for those updates. With no connection it waits for the
+ * background reconnection.
+ * Returns: 0; -ETIMEDOUT; -ENOTCONN if the client does not reconnect
+ * (STATS_CLIENT_NORECONNECT) and is not connected; -EINVAL for NULL.
+ */
+STATS_API int stats_client_flush(stats_client_t *c, int timeout_ms);
+
+/*
+ * stats_client_dropped: the updates this process dropped: with no ring (no
+ * connection, or statsd refused a ring) or a full ring, and those lost in a
+ * ring a restarted statsd would not take back.
+ * Returns: the count (0 for NULL).
+ */
+STATS_API uint64_t stats_client_dropped(stats_client_t *c);
+
+/*
+ * stats_client_pushed: the updates this process made through the library
+ * (into rings, or dropped), for checking applied + dropped = pushed.
+ * Returns: the count (0 for NULL).
+ */
+STATS_API uint64_t stats_client_pushed(stats_client_t *c);
+
+/*
+ * stats_client_connected: whether the client is connected now.
+ * Returns: 1; 0 (also for NULL).
+ */
+STATS_API int stats_client_connected(stats_client_t *c);
+
+/*
+ * stats_client_reconnects: how many times the client connected again after
+ * losing statsd (a restart), for tests and monitoring.
+ * Returns: the count (0 for NULL).
+ */
+STATS_API uint64_t stats_client_reconnects(stats_client_t *c);
+
+/*
+ * stats_client_strerror: the text of the client's last error, e.g.
+ * "KstatCreate: io.statsd.KstatExists: kstat=app:0:requests".
+ * Returns: the text ("" if none; valid until the next call that fails).
+ */
+STATS_API const char *stats_client_strerror(stats_client_t *c);
+
+/* ------------------------------------------------------ stats(3) publish */
+
+/* stats_blob_publish() flags; the same bits as KSTAT_FLAG_PERSISTENT and
+ * KSTAT_FLAG_PRIV of <statsd/kstat.h>. */
+#define STATS_PUBLISH_PERSISTENT	0x0008	/* survives statsd restarts */
+#define STATS_PUBLISH_PRIV		0x0100	/* private: privileged readers */
+
+/*
+ * stats_blob_publish: register template tpl_id (of stats_tpl_alloc() and
+ * stats_tpl_add_voistats()) with statsd under its "<name>":<hash> spec, and
+ * create kstat module:instance:name of class ks_class (NULL: "misc") with a
+ * blob of it. If the kstat exists already with the same template (another
+ * process of the same user published it), the caller joins it.
+ *
+ * The blob returned is statsd's, seen through a read-only mapping:
+ * stats_voistat_fetch_*(), the quantile calls and stats_blob_tostr() read
+ * it in place, and stats_voi_update_*() on it travels over the calling
+ * thread's ring, never blocking (a relative update leaves *voival as it
+ * was: statsd keeps the previous value). Writing it by any other means
+ * (stats_blob_reset(), a snapshot with SB_CLONE_RSTSRC, a merge into it)
+ * faults: take a copy with stats_blob_clone() for those.
+ *
+ * Returns: the blob, valid until the process exits; NULL with errno set:
+ * EINVAL (bad arguments or flags, or a template statsd cannot lay out; the
+ * reason is in stats_client_strerror()), ENOENT (no such template), EEXIST
+ * (the kstat exists with another template), EPERM (PRIV without the right),
+ * ENOSPC (a statsd limit), ENOTCONN, ETIMEDOUT, ENOMEM.
+ */
+STATS_API struct statsblob *stats_blob_publish(stats_client_t *c, int tpl_id,
+    const char *module, int instance, const char *name, const char *ks_class,
+    uint32_t flags);
+
+/*
+ * stats_blob_unpublish: delete the kstat behind a published blob (a
+ * PERSISTENT one goes dormant and keeps its data). The blob stays mapped
+ * (reads show its last data); updates to it are refused with EINVAL.
+ * Returns: 0; -EINVAL if sb is not a published blob; -ENOTCONN; -EPERM;
+ * -errno of the call.
+ */
+STATS_API int stats_blob_unpublish(stats_client_t *c, struct statsblob *sb);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* STATSD_CLIENT_H */

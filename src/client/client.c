@@ -1,0 +1,535 @@
+/*
+ * client.c: the process's connection to statsd — open and close, the
+ * handshake, reconnection after statsd restarts (a small watcher thread
+ * that notices the socket closing and retries with back-off), fork
+ * handling, and the last error text.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client_priv.h"
+
+#define CL_PROTOCOL		1
+#define CL_FLAGS_KNOWN		(STATS_CLIENT_LAZY | STATS_CLIENT_NORECONNECT | \
+				    STATS_CLIENT_RING_LOG2(0x1f))
+
+struct stats_client cl = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.wakefd = -1,
+	.seg = { { .fd = -1 }, { .fd = -1 } },
+};
+
+static pthread_once_t cl_once = PTHREAD_ONCE_INIT;
+
+uint64_t
+cl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int
+cl_fail(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err < 0)
+		err = -err;
+	va_start(ap, fmt);
+	vsnprintf(cl.err, sizeof(cl.err), fmt, ap);
+	va_end(ap);
+	return -err;
+}
+
+/* ------------------------------------------------------------- the calls */
+
+void
+cl_disconnect_locked(const char *why)
+{
+	if (cl.vlc == NULL)
+		return;
+	cl.vlc = vlc_free(cl.vlc);
+	atomic_store_explicit(&cl.connected, 0, memory_order_release);
+	if (why != NULL)
+		(void)cl_fail(ENOTCONN, "disconnected from %s: %s", cl.path,
+		    why);
+	cl_kick_locked();
+}
+
+int
+cl_call_locked(const char *method, json_t *params, const int *fds,
+    size_t nfds, struct vlc_reply *ret)
+{
+	char desc[400];
+	const char *m;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (cl.vlc == NULL) {
+		json_decref(params);
+		return cl_fail(ENOTCONN, "%s: not connected to statsd",
+		    method);
+	}
+	r = vlc_call(cl.vlc, method, params, 0, fds, nfds, CL_CALL_TIMEOUT_MS,
+	    ret);
+	json_decref(params);
+	m = strrchr(method, '.') != NULL ? strrchr(method, '.') + 1 : method;
+	if (r == -EREMOTEIO) {
+		r = vlc_error_errno(ret->error);
+		(void)cl_fail(r, "%s: %s", m,
+		    vlc_reply_describe(ret, desc, sizeof(desc)));
+		return -r;
+	}
+	if (r == -ETIMEDOUT || r == -ENOMEM)
+		return cl_fail(r, "%s: %s", m, strerror(-r));
+	if (r < 0) {
+		/* Gone, or the framing is lost: the connection cannot be
+		 * used again. (A late reply is skipped by vlclient.) */
+		cl_disconnect_locked(strerror(-r));
+		(void)cl_fail(r, "%s: %s", m, strerror(-r));
+		return r == -EPIPE ? -ENOTCONN : r;
+	}
+	return 0;
+}
+
+/* Hello: check that statsd speaks our protocol and layouts. */
+static int
+cl_hello_locked(void)
+{
+	struct vlc_reply rep;
+	json_int_t proto, sabi, rabi;
+	int priv = 0, r;
+
+	r = cl_call_locked("io.statsd.Hello", json_pack("{s:s}", "client",
+	    "libstatsclient"), NULL, 0, &rep);
+	if (r < 0)
+		return r;
+	if (json_unpack(rep.params, "{s:I, s:I, s:I, s?b}", "protocol",
+	    &proto, "store_abi", &sabi, "ring_abi", &rabi, "privileged",
+	    &priv) != 0) {
+		vlc_reply_done(&rep);
+		return cl_fail(EPROTO, "Hello: a reply without protocol, "
+		    "store_abi and ring_abi");
+	}
+	vlc_reply_done(&rep);
+	if (proto != CL_PROTOCOL || sabi != STORE_ABI_MAJOR ||
+	    rabi != RING_ABI_MAJOR)
+		return cl_fail(EPROTONOSUPPORT, "Hello: statsd speaks protocol "
+		    "%lld (store ABI %lld, ring ABI %lld); this library %d "
+		    "(%d, %d)", (long long)proto, (long long)sabi,
+		    (long long)rabi, CL_PROTOCOL, STORE_ABI_MAJOR,
+		    RING_ABI_MAJOR);
+	cl.privileged = priv != 0;
+	return 0;
+}
+
+/*
+ * Connect and bring everything back: rings, segments, kstats, mapped
+ * blobs. Returns: 0; -errno (the last error says why).
+ */
+static int cl_connect_steps_locked(void);
+
+static int
+cl_connect_locked(void)
+{
+	int r;
+
+	if (cl.vlc != NULL)
+		return 0;
+	atomic_store_explicit(&cl.connecting, 1, memory_order_relaxed);
+	r = cl_connect_steps_locked();
+	atomic_store_explicit(&cl.connecting, 0, memory_order_relaxed);
+	return r;
+}
+
+static int
+cl_connect_steps_locked(void)
+{
+	struct vlc *v;
+	int r;
+
+	r = vlc_connect(cl.path, CL_CALL_TIMEOUT_MS, &v);
+	if (r < 0)
+		return cl_fail(r, "connect %s: %s", cl.path, strerror(-r));
+	cl.vlc = v;
+	r = cl_hello_locked();
+	if (r < 0) {
+		cl.vlc = vlc_free(cl.vlc);
+		return r;
+	}
+	cl_rings_adopt_locked();
+	r = cl_segments_attach_locked();
+	if (r < 0 && cl.vlc == NULL)
+		return r;
+	cl_kobjs_recreate_locked();
+	cl_windows_remap_locked();
+	if (cl.vlc == NULL)
+		return -ENOTCONN;
+	if (cl.gen++ > 0)
+		atomic_fetch_add_explicit(&cl.reconnects, 1,
+		    memory_order_relaxed);
+	atomic_store_explicit(&cl.connected, 1, memory_order_release);
+	return 0;
+}
+
+int
+cl_ensure_locked(void)
+{
+	if (cl.refs == 0)
+		return cl_fail(ENOTCONN, "the client is closed");
+	if (cl.vlc != NULL)
+		return 0;
+	/* The last error keeps why (no socket, refused, another ABI). */
+	return cl_connect_locked() < 0 ? -ENOTCONN : 0;
+}
+
+/* ------------------------------------------------------------ the watcher */
+
+static void
+cl_wait_wake(int fd, int wakefd, int timeout_ms, short *ret_revents)
+{
+	struct pollfd p[2] = {
+		{ .fd = wakefd, .events = POLLIN },
+		{ .fd = fd, .events = POLLRDHUP },
+	};
+	uint64_t v;
+
+	*ret_revents = 0;
+	if (poll(p, fd >= 0 ? 2 : 1, timeout_ms) > 0) {
+		if (p[0].revents & POLLIN)
+			(void)!read(wakefd, &v, sizeof(v));
+		if (fd >= 0)
+			*ret_revents = p[1].revents;
+	}
+}
+
+static void *
+cl_watch(void *arg)
+{
+	int backoff = CL_BACKOFF_MIN_MS;
+
+	(void)arg;
+	pthread_mutex_lock(&cl.lock);
+	while (!cl.stopping) {
+		int wakefd = cl.wakefd, fd;
+		struct vlc *v = cl.vlc;
+		short rev;
+
+		if (v != NULL) {
+			/* Connected: sleep until statsd hangs up (or we are
+			 * woken), then tidy dead rings. */
+			fd = vlc_fd(v);
+			pthread_mutex_unlock(&cl.lock);
+			cl_wait_wake(fd, wakefd, 1000, &rev);
+			pthread_mutex_lock(&cl.lock);
+			if (cl.stopping)
+				break;
+			if (cl.vlc == v && (rev & (POLLRDHUP | POLLHUP |
+			    POLLERR | POLLNVAL)))
+				cl_disconnect_locked("statsd closed the "
+				    "connection");
+			cl_rings_discard_locked();
+			backoff = CL_BACKOFF_MIN_MS;
+			continue;
+		}
+		if (cl_connect_locked() == 0)
+			continue;
+		pthread_mutex_unlock(&cl.lock);
+		cl_wait_wake(-1, wakefd, backoff, &rev);
+		pthread_mutex_lock(&cl.lock);
+		backoff = backoff * 2 > CL_BACKOFF_MAX_MS ? CL_BACKOFF_MAX_MS :
+		    backoff * 2;
+	}
+	cl.thr_running = false;
+	pthread_mutex_unlock(&cl.lock);
+	return NULL;
+}
+
+void
+cl_kick_locked(void)
+{
+	uint64_t one = 1;
+	sigset_t all, old;
+
+	if (cl.refs == 0 || cl.stopping ||
+	    (cl.flags & STATS_CLIENT_NORECONNECT))
+		return;
+	if (cl.wakefd < 0) {
+		cl.wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (cl.wakefd < 0)
+			return;
+	}
+	if (!cl.thr_running) {
+		/* The watcher takes no signal meant for the application. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		if (pthread_create(&cl.thr, NULL, cl_watch, NULL) == 0)
+			cl.thr_running = true;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	(void)!write(cl.wakefd, &one, sizeof(one));
+}
+
+/* Stop the watcher; cl.lock held on entry and on return. */
+static void
+cl_watch_stop_locked(void)
+{
+	uint64_t one = 1;
+	pthread_t t = cl.thr;
+
+	if (!cl.thr_running)
+		return;
+	cl.stopping = true;
+	(void)!write(cl.wakefd, &one, sizeof(one));
+	pthread_mutex_unlock(&cl.lock);
+	pthread_join(t, NULL);
+	pthread_mutex_lock(&cl.lock);
+	cl.stopping = false;
+}
+
+/* ------------------------------------------------------------------ fork */
+
+static void
+cl_atfork_prepare(void)
+{
+	pthread_mutex_lock(&cl.lock);
+}
+
+static void
+cl_atfork_parent(void)
+{
+	pthread_mutex_unlock(&cl.lock);
+}
+
+/* The child shares the parent's socket and rings: it must use neither. It
+ * keeps the read-only maps and what the parent created (same user), and
+ * connects again on first use. */
+static void
+cl_atfork_child(void)
+{
+	if (cl.refs > 0) {
+		cl.vlc = vlc_free(cl.vlc);
+		atomic_store_explicit(&cl.connected, 0, memory_order_relaxed);
+		cl.thr_running = false;
+		cl.stopping = false;
+		if (cl.wakefd >= 0)
+			close(cl.wakefd);
+		cl.wakefd = -1;
+		cl.pid = getpid();
+		cl.gen = 0;
+		cl_rings_forget_locked();
+	}
+	cl_producer_child();
+	pthread_mutex_unlock(&cl.lock);
+}
+
+static void
+cl_init_once(void)
+{
+	pthread_atfork(cl_atfork_prepare, cl_atfork_parent, cl_atfork_child);
+	cl_producer_init_once();
+}
+
+/* ------------------------------------------------------------ public API */
+
+static int
+cl_open_locked(const char *path, int flags, bool implicit)
+{
+	int r;
+
+	if (path == NULL)
+		path = vlc_default_socket();
+	if (cl.refs > 0) {
+		if (strcmp(path, cl.path) != 0)
+			return cl_fail(EBUSY, "the process is connected to %s",
+			    cl.path);
+		cl.refs++;
+		return 0;
+	}
+	cl.path = strdup(path);
+	if (cl.path == NULL)
+		return -ENOMEM;
+	cl.flags = flags;
+	cl.implicit = implicit;
+	cl.ring_log2 = ((unsigned)flags >> 8) & 0x1f;
+	cl.pid = getpid();
+	cl.gen = 0;
+	cl.err[0] = '\0';
+	cl.refs = 1;
+	r = cl_connect_locked();
+	if (r < 0 && !(flags & STATS_CLIENT_LAZY)) {
+		cl.refs = 0;
+		free(cl.path);
+		cl.path = NULL;
+		return r;
+	}
+	cl_kick_locked();
+	return 0;
+}
+
+stats_client_t *
+stats_client_open(const char *socket_path, int flags)
+{
+	int r;
+
+	if ((flags & ~CL_FLAGS_KNOWN) != 0 || (socket_path != NULL &&
+	    socket_path[0] == '\0')) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_once(&cl_once, cl_init_once);
+	pthread_mutex_lock(&cl.lock);
+	r = cl_open_locked(socket_path, flags, false);
+	pthread_mutex_unlock(&cl.lock);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	return &cl;
+}
+
+stats_client_t *
+stats_client_default(void)
+{
+	int r = 0;
+
+	pthread_once(&cl_once, cl_init_once);
+	pthread_mutex_lock(&cl.lock);
+	if (cl.refs == 0)
+		r = cl_open_locked(NULL, STATS_CLIENT_LAZY, true);
+	pthread_mutex_unlock(&cl.lock);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	return &cl;
+}
+
+void
+stats_client_close(stats_client_t *c)
+{
+	if (c != &cl)
+		return;
+	pthread_mutex_lock(&cl.lock);
+	if (cl.refs == 0 || --cl.refs > 0) {
+		pthread_mutex_unlock(&cl.lock);
+		return;
+	}
+	cl_watch_stop_locked();
+	cl_rings_free_locked();
+	cl.vlc = vlc_free(cl.vlc);
+	atomic_store_explicit(&cl.connected, 0, memory_order_release);
+	cl_segments_free_locked();
+	/* What was created stays with statsd; forget how to re-create it. */
+	while (cl.objs != NULL) {
+		struct cl_kobj *o = cl.objs;
+
+		cl.objs = o->next;
+		o->next = NULL;
+		o->listed = false;
+	}
+	if (cl.wakefd >= 0)
+		close(cl.wakefd);
+	cl.wakefd = -1;
+	free(cl.path);
+	cl.path = NULL;
+	pthread_mutex_unlock(&cl.lock);
+}
+
+int
+stats_client_flush(stats_client_t *c, int timeout_ms)
+{
+	uint64_t start = cl_now_ns();
+	int left;
+
+	if (c != &cl)
+		return -EINVAL;
+	pthread_mutex_lock(&cl.lock);
+	if (cl.refs == 0) {
+		pthread_mutex_unlock(&cl.lock);
+		return -EINVAL;
+	}
+	if (cl.vlc == NULL && (cl.flags & STATS_CLIENT_NORECONNECT) &&
+	    cl_connect_locked() < 0) {
+		pthread_mutex_unlock(&cl.lock);
+		return -ENOTCONN;
+	}
+	if (cl.vlc == NULL)
+		cl_kick_locked();
+	pthread_mutex_unlock(&cl.lock);
+	/* Rings wait in a dead statsd: they drain once the client is back. */
+	while (!atomic_load_explicit(&cl.connected, memory_order_acquire)) {
+		struct timespec ts = { 0, 2000000 };
+
+		if (timeout_ms >= 0 && cl_now_ns() - start >=
+		    (uint64_t)timeout_ms * 1000000u)
+			return -ETIMEDOUT;
+		nanosleep(&ts, NULL);
+	}
+	left = timeout_ms < 0 ? -1 : timeout_ms - (int)((cl_now_ns() - start) /
+	    1000000u);
+	return cl_rings_flush(timeout_ms < 0 ? -1 : left > 0 ? left : 0);
+}
+
+uint64_t
+stats_client_dropped(stats_client_t *c)
+{
+	uint64_t pushed, dropped;
+
+	if (c != &cl)
+		return 0;
+	pthread_mutex_lock(&cl.lock);
+	cl_rings_count_locked(&pushed, &dropped);
+	pthread_mutex_unlock(&cl.lock);
+	return dropped;
+}
+
+uint64_t
+stats_client_pushed(stats_client_t *c)
+{
+	uint64_t pushed, dropped;
+
+	if (c != &cl)
+		return 0;
+	pthread_mutex_lock(&cl.lock);
+	cl_rings_count_locked(&pushed, &dropped);
+	pthread_mutex_unlock(&cl.lock);
+	return pushed;
+}
+
+int
+stats_client_connected(stats_client_t *c)
+{
+	return c == &cl && atomic_load_explicit(&cl.connected,
+	    memory_order_acquire) != 0;
+}
+
+uint64_t
+stats_client_reconnects(stats_client_t *c)
+{
+	return c == &cl ? atomic_load_explicit(&cl.reconnects,
+	    memory_order_relaxed) : 0;
+}
+
+const char *
+stats_client_strerror(stats_client_t *c)
+{
+	static _Thread_local char copy[sizeof(cl.err)];
+
+	if (c != &cl)
+		return "not a client";
+	pthread_mutex_lock(&cl.lock);
+	memcpy(copy, cl.err, sizeof(copy));
+	pthread_mutex_unlock(&cl.lock);
+	return copy;
+}

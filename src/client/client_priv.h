@@ -1,0 +1,248 @@
+/*
+ * client_priv.h: libstatsclient's internals shared by its files — the one
+ * process-wide client (connection, rings, segments, what it created), the
+ * update fast path every front end uses, and the calls over the socket.
+ *
+ *   client.c     open/close, connecting and reconnecting, the watcher
+ *                thread, fork handling, the last error
+ *   producer.c   per-thread rings: attach, bind, retire, flush, counters
+ *   kobj.c       kstats the process created, and re-creating them
+ *   publish.c    stats_blob_publish(): templates as JSON, mapped blobs,
+ *                the engine's remote-update hook
+ *   kstat_*.c, statistic.c   the seeds' APIs over the above
+ *
+ * Locking: cl.lock guards everything in struct stats_client except the
+ * fields marked atomic. The update fast path takes no lock.
+ */
+#ifndef STATSD_CLIENT_PRIV_H
+#define STATSD_CLIENT_PRIV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include <statsd/client.h>
+#include <statsd/kstat.h>
+
+#include "op.h"
+#include "ring.h"
+#include "store.h"
+#include "vlclient.h"
+
+/* How long one call over the socket may take. */
+#define CL_CALL_TIMEOUT_MS	5000
+/* Back-off of the background reconnection. */
+#define CL_BACKOFF_MIN_MS	20
+#define CL_BACKOFF_MAX_MS	1000
+/* A thread that could not get a ring tries again after this long. */
+#define CL_RING_RETRY_NS	(100u * 1000000u)
+
+/* One update ring this process holds. */
+struct cl_ring {
+	struct ring_producer	*p;
+	int			 memfd;		/* kept to hand back */
+	int			 efd;
+	uint32_t		 id;		/* statsd's */
+	bool			 bound;		/* a thread produces into it */
+	bool			 orphan;	/* client closed while bound */
+	bool			 dead;		/* no statsd drains it */
+	uint64_t		 lost;		/* records emptied while dead */
+	struct cl_ring		*next;
+};
+
+/* A store segment mapped read-only. */
+struct cl_seg {
+	int			 fd;		/* -1: none */
+	struct store_reader	*r;
+	uint64_t		 birth;
+};
+
+enum cl_seg_kind { CL_SEG_PUBLIC = 0, CL_SEG_PRIVATE = 1, CL_NSEGS };
+
+struct cl_kobj;
+
+/* Called under cl.lock after a kstat was created (or re-created after a
+ * restart): revived says statsd had it (dormant) with its data. */
+typedef void cl_kobj_created_fn(struct cl_kobj *o, bool revived);
+
+/*
+ * A kstat this process created: what it takes to create it again after
+ * statsd restarts, and the handle its update records carry.
+ */
+struct cl_kobj {
+	_Atomic uint32_t	 handle;	/* 0: not created (yet) */
+	char			 module[KSTAT_STRLEN];
+	char			 name[KSTAT_STRLEN];
+	char			 class_[KSTAT_STRLEN];
+	int32_t			 instance;
+	const char		*type;		/* "BLOB", "NAMED", ... */
+	uint32_t		 flags;		/* KSTAT_FLAG_* */
+	char			*desc;		/* NULL: none */
+	char			**path;		/* kstat2 segments */
+	uint32_t		 npath;
+	json_t			*tpl;		/* TemplateAdd parameters */
+	char			*tplspec;	/* statsd's "<name>":<hash> */
+	bool			 join;		/* may join one that exists */
+	bool			 listed;	/* on cl.objs */
+	bool			 deleted;
+	struct store_ref	 ref;		/* in its segment */
+	bool			 priv;		/* private segment */
+	cl_kobj_created_fn	*created;	/* may be NULL */
+	void			*owner;		/* the front end's object */
+	struct cl_kobj		*next;
+};
+
+struct stats_client {
+	pthread_mutex_t		 lock;
+	unsigned		 refs;		/* 0: closed */
+	bool			 implicit;	/* opened by stats_client_default */
+	int			 flags;
+	char			*path;
+	pid_t			 pid;
+	unsigned		 ring_log2;	/* 0: statsd's default */
+
+	struct vlc		*vlc;		/* NULL: not connected */
+	_Atomic int		 connected;
+	_Atomic int		 connecting;	/* a (re)connection runs */
+	bool			 privileged;
+	uint64_t		 gen;		/* connections made */
+	_Atomic uint64_t	 reconnects;
+
+	struct cl_ring		*rings;
+	uint64_t		 gone_pushed;	/* of rings freed */
+	uint64_t		 gone_dropped;
+	_Atomic uint64_t	 nodrop;	/* dropped with no ring */
+
+	struct cl_seg		 seg[CL_NSEGS];
+	struct cl_kobj		*objs;
+
+	pthread_t		 thr;
+	bool			 thr_running;
+	bool			 stopping;
+	int			 wakefd;	/* eventfd: wake the watcher */
+
+	char			 err[512];
+};
+
+/* The process's client. Never freed, so no pointer to it dangles. */
+extern struct stats_client cl;
+
+/* ---------------------------------------------------------------- client.c */
+
+/* Record the last error (printf-style) on the client. Returns: -err. */
+int cl_fail(int err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * cl_call: one call over the connection, with cl.lock held; params is
+ * taken over (NULL: {}). On a lost or
+ * confused connection the client disconnects and the watcher is woken.
+ * Error replies are recorded as the last error ("Method: error: params").
+ * Returns: 0 and *ret (vlc_reply_done() it); -ENOTCONN; the errno of an
+ * error reply (vlc_error_errno(), *ret then holds it too); -errno.
+ */
+int cl_call_locked(const char *method, json_t *params, const int *fds,
+    size_t nfds, struct vlc_reply *ret);
+
+/* Wake the watcher thread, starting it if it is not running. cl.lock held. */
+void cl_kick_locked(void);
+
+/* Make sure the client is open (stats_client_default()) and connected,
+ * connecting now if not. cl.lock held. Returns: 0; -errno. */
+int cl_ensure_locked(void);
+
+/* Drop the connection (statsd went away, or a call failed mid-way). */
+void cl_disconnect_locked(const char *why);
+
+/* ------------------------------------------------------------- producer.c */
+
+/* Slow path of cl_push(): get the thread a ring, or count a drop. */
+void cl_push_slow(uint32_t handle, uint16_t voi, uint8_t op, uint8_t flags,
+    int64_t x, int64_t y, uint64_t time_ns);
+
+/*
+ * cl_push: send one update record. Never blocks, never fails: with no
+ * ring (or no handle yet) the update is counted as dropped. The fast path
+ * is one TLS load and ring_push().
+ */
+static inline void
+cl_push(uint32_t handle, uint16_t voi, uint8_t op, uint8_t flags, int64_t x,
+    int64_t y, uint64_t time_ns)
+{
+	struct ring_producer *p = ring_producer_current();
+
+	if (__builtin_expect(p != NULL && handle != 0, 1)) {
+		(void)ring_push(p, handle, voi, op, flags, x, y, time_ns);
+		return;
+	}
+	cl_push_slow(handle, voi, op, flags, x, y, time_ns);
+}
+
+/* Hand every ring back to a new statsd (RingAttach adopt); those it
+ * refuses are marked dead. cl.lock held. */
+void cl_rings_adopt_locked(void);
+
+/* Empty the dead rings, counting their records as dropped. cl.lock held. */
+void cl_rings_discard_locked(void);
+
+/* Free every ring (close) or forget them (fork child). cl.lock held. */
+void cl_rings_free_locked(void);
+void cl_rings_forget_locked(void);
+
+/* Counters over every ring, live and gone. cl.lock held. */
+void cl_rings_count_locked(uint64_t *pushed, uint64_t *dropped);
+
+/* Wait until the rings hold nothing pushed before the call. */
+int cl_rings_flush(int timeout_ms);
+
+/* Thread and fork plumbing of producer.c. */
+void cl_producer_init_once(void);
+void cl_producer_child(void);
+
+/* ----------------------------------------------------------------- kobj.c */
+
+/*
+ * cl_kobj_create_locked: register o's template and create its kstat (or,
+ * with o->join, join an existing kstat of that template), then put o on
+ * cl.objs so that it is created again after a restart.
+ * Returns: 0; -errno (the last error says why).
+ */
+int cl_kobj_create_locked(struct cl_kobj *o);
+
+/* Delete o's kstat and take it off cl.objs. Returns: 0; -errno. */
+int cl_kobj_delete_locked(struct cl_kobj *o);
+
+/* After a reconnect: create every listed kobj again. cl.lock held. */
+void cl_kobjs_recreate_locked(void);
+
+/* Free a kobj that is not listed. NULL-safe. */
+void cl_kobj_free(struct cl_kobj *o);
+
+/* Fill o's names. Returns: 0; -EINVAL/-ENAMETOOLONG (last error set). */
+int cl_kobj_names(struct cl_kobj *o, const char *module, int instance,
+    const char *name, const char *class_);
+
+/* Map both segments (SegmentAttach). cl.lock held. Returns: 0; -errno. */
+int cl_segments_attach_locked(void);
+void cl_segments_free_locked(void);
+
+/* ---------------------------------------------------------------- publish.c */
+
+/* After a reconnect: map the published blobs of the new statsd. */
+void cl_windows_remap_locked(void);
+
+/* --------------------------------------------------------------- helpers */
+
+/* Values of the ring's op for an (X, Y) update of a VOI of type dtype:
+ * x as the record carries it, and whether it needs STATS_OPF_UNSIGNED. */
+int64_t cl_x_of(enum vsd_dtype dtype, const struct voistatdata_numeric *v,
+    uint8_t *flags);
+
+/* CLOCK_MONOTONIC in ns. */
+uint64_t cl_now_ns(void);
+
+#endif

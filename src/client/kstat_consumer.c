@@ -1,0 +1,871 @@
+/*
+ * kstat_consumer.c: illumos's libkstat consumer API (seed 001) over statsd:
+ * the chain, lookups, reads and writes. Reads copy blobs out of the store
+ * segments mapped read-only (under each kstat's sequence counter); where
+ * statsd gives no segment they go over the socket (Chain, Snapshot). VOI
+ * names, which the segment does not hold, come from TemplateList.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client_priv.h"
+#include "kstat_data.h"
+
+#define KC_MAGIC	0x6b63746cu	/* "kctl" */
+#define KS_MAGIC	0x6b737463u	/* "kstc" */
+#define KC_SEGS		2
+
+/* A template's VOI names, by its hash. */
+struct kc_tpl {
+	uint32_t	 hash;
+	uint16_t	 nnames;
+	char		**names;
+};
+
+struct kc_state {
+	kstat_ctl_t		 kc;		/* first: the caller's handle */
+	uint32_t		 magic;
+	struct vlc		*vlc;
+	bool			 socket_only;
+	struct store_reader	*r[KC_SEGS];
+	int			 fd[KC_SEGS];
+	struct kc_tpl		*tpls;
+	size_t			 ntpls;
+	void			*blob;		/* a read's copy */
+	char			 err[256];
+};
+
+struct kc_ks {
+	kstat_t			 ks;		/* first */
+	uint32_t		 magic;
+	int			 seg;		/* -1: known over the socket */
+	struct store_ref	 ref;
+	uint8_t			 type;		/* statsd's */
+	uint32_t		 ndata;		/* the header's */
+	uint32_t		 tpl_hash;
+};
+
+static struct kc_state *
+kc_state(kstat_ctl_t *kc)
+{
+	struct kc_state *s = (struct kc_state *)kc;
+
+	return s != NULL && s->magic == KC_MAGIC ? s : NULL;
+}
+
+static struct kc_ks *
+kc_ks(kstat_t *ksp)
+{
+	struct kc_ks *k = (struct kc_ks *)ksp;
+
+	return k != NULL && k->magic == KS_MAGIC ? k : NULL;
+}
+
+static int
+kc_errno(int r)
+{
+	errno = r < 0 ? -r : r;
+	return -1;
+}
+
+static int
+kc_call(struct kc_state *s, const char *method, json_t *params,
+    struct vlc_reply *rep)
+{
+	int r;
+
+	r = vlc_call(s->vlc, method, params, 0, NULL, 0, CL_CALL_TIMEOUT_MS,
+	    rep);
+	json_decref(params);
+	if (r == -EREMOTEIO)
+		return -vlc_error_errno(rep->error);
+	return r;
+}
+
+/* ---------------------------------------------------------------- names */
+
+static void
+kc_tpls_free(struct kc_state *s)
+{
+	size_t i;
+	uint16_t k;
+
+	for (i = 0; i < s->ntpls; i++) {
+		for (k = 0; k < s->tpls[i].nnames; k++)
+			free(s->tpls[i].names[k]);
+		free(s->tpls[i].names);
+	}
+	free(s->tpls);
+	s->tpls = NULL;
+	s->ntpls = 0;
+}
+
+/* Load every template's VOI names (TemplateList). Returns: 0; -errno. */
+static int
+kc_tpls_load(struct kc_state *s)
+{
+	struct vlc_reply rep;
+	json_t *tl, *t, *vois, *v;
+	size_t i, j;
+	int r;
+
+	r = kc_call(s, "io.statsd.TemplateList", NULL, &rep);
+	if (r < 0) {
+		vlc_reply_done(&rep);
+		return r;
+	}
+	kc_tpls_free(s);
+	tl = json_object_get(rep.params, "templates");
+	s->tpls = calloc(json_array_size(tl) + 1, sizeof(*s->tpls));
+	if (s->tpls == NULL) {
+		vlc_reply_done(&rep);
+		return -ENOMEM;
+	}
+	json_array_foreach(tl, i, t) {
+		struct kc_tpl *kt = &s->tpls[s->ntpls];
+		json_int_t hash = 0, maxid = -1;
+
+		(void)json_unpack(t, "{s:I}", "hash", &hash);
+		vois = json_object_get(t, "vois");
+		json_array_foreach(vois, j, v) {
+			json_int_t id = json_integer_value(json_object_get(v,
+			    "id"));
+
+			if (id > maxid && id < 65536)
+				maxid = id;
+		}
+		kt->hash = (uint32_t)hash;
+		kt->nnames = (uint16_t)(maxid + 1);
+		kt->names = calloc(kt->nnames + 1u, sizeof(char *));
+		if (kt->names == NULL)
+			break;
+		json_array_foreach(vois, j, v) {
+			json_int_t id = json_integer_value(json_object_get(v,
+			    "id"));
+			const char *n = json_string_value(json_object_get(v,
+			    "name"));
+
+			if (id >= 0 && id < kt->nnames && n != NULL)
+				kt->names[id] = strdup(n);
+		}
+		s->ntpls++;
+	}
+	vlc_reply_done(&rep);
+	return 0;
+}
+
+static const struct kc_tpl *
+kc_tpl_find(struct kc_state *s, uint32_t hash, bool reload)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntpls; i++)
+		if (s->tpls[i].hash == hash)
+			return &s->tpls[i];
+	if (reload && kc_tpls_load(s) == 0)
+		return kc_tpl_find(s, hash, false);
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- chain */
+
+static const struct {
+	const char	*name;
+	uint32_t	 kflag;
+	uint32_t	 sflag;
+} kc_flags[] = {
+	{ "PERSISTENT", KSTAT_FLAG_PERSISTENT, STORE_KF_PERSISTENT },
+	{ "PRIV", KSTAT_FLAG_PRIV, STORE_KF_PRIV },
+	{ "WRITABLE", KSTAT_FLAG_WRITABLE, STORE_KF_WRITABLE },
+	{ "DORMANT", KSTAT_FLAG_DORMANT, STORE_KF_DORMANT },
+};
+
+static const char *const kc_type_names[KSTAT_NUM_TYPES] = {
+	"RAW", "NAMED", "INTR", "IO", "TIMER", "HIST", "BLOB",
+};
+
+/* What consumers see of a type: blobs and histograms as NAMED. */
+static uint8_t
+kc_shown_type(uint8_t t)
+{
+	return t == KSTAT_TYPE_BLOB || t == KSTAT_TYPE_HIST ||
+	    t >= KSTAT_NUM_TYPES ? KSTAT_TYPE_NAMED : t;
+}
+
+static size_t
+kc_fixed_size(uint8_t type, uint32_t ndata)
+{
+	switch (type) {
+	case KSTAT_TYPE_INTR:
+		return sizeof(kstat_intr_t);
+	case KSTAT_TYPE_IO:
+		return sizeof(kstat_io_t);
+	case KSTAT_TYPE_TIMER:
+		return (size_t)ndata * sizeof(kstat_timer_t);
+	case KSTAT_TYPE_RAW:
+		return (size_t)ndata * 8;	/* words */
+	default:
+		return 0;	/* known after a read */
+	}
+}
+
+/* One kstat of a new chain, as the segment or the socket described it. */
+struct kc_entry {
+	int			 seg;
+	struct store_ref	 ref;
+	uint64_t		 kid;
+	uint64_t		 crtime, snaptime;
+	uint32_t		 flags;		/* KSTAT_FLAG_* */
+	uint32_t		 ndata;
+	uint32_t		 tpl_hash;
+	int32_t			 instance;
+	uint8_t			 type;
+	char			 module[KSTAT_STRLEN];
+	char			 name[KSTAT_STRLEN];
+	char			 class_[KSTAT_STRLEN];
+};
+
+static int
+kc_entry_cmp(const void *a, const void *b)
+{
+	const struct kc_entry *x = a, *y = b;
+
+	return x->kid < y->kid ? -1 : x->kid > y->kid;
+}
+
+static int
+kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
+    uint64_t *ret_kcid)
+{
+	struct store_kstat_info *info = NULL;
+	struct kc_entry *e = NULL;
+	size_t n = 0, cap = 0, got, i, max = 256;
+	uint64_t kcid = 0, k1;
+	int seg, r;
+
+	for (seg = 0; seg < KC_SEGS; seg++) {
+		if (s->r[seg] == NULL)
+			continue;
+		for (;;) {
+			struct store_kstat_info *ni = realloc(info,
+			    max * sizeof(*info));
+
+			if (ni == NULL) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			info = ni;
+			r = store_reader_chain(s->r[seg], info, max, &got, &k1);
+			if (r != -ENOBUFS)
+				break;
+			max = got + 64;
+		}
+		if (r < 0)
+			goto fail;
+		kcid += k1;
+		if (n + got > cap) {
+			struct kc_entry *ne;
+
+			cap = n + got + 16;
+			ne = realloc(e, cap * sizeof(*e));
+			if (ne == NULL) {
+				r = -ENOMEM;
+				goto fail;
+			}
+			e = ne;
+		}
+		for (i = 0; i < got; i++) {
+			struct kc_entry *x = &e[n++];
+			size_t k;
+
+			memset(x, 0, sizeof(*x));
+			x->seg = seg;
+			x->ref = info[i].ref;
+			x->kid = info[i].kid;
+			x->crtime = info[i].crtime;
+			x->snaptime = info[i].snaptime;
+			x->ndata = info[i].ndata;
+			x->tpl_hash = (uint32_t)info[i].tpl_hash;
+			x->instance = info[i].instance;
+			x->type = info[i].type;
+			for (k = 0; k < sizeof(kc_flags) / sizeof(kc_flags[0]);
+			    k++)
+				if (info[i].flags & kc_flags[k].sflag)
+					x->flags |= kc_flags[k].kflag;
+			memcpy(x->module, info[i].module, KSTAT_STRLEN - 1);
+			memcpy(x->name, info[i].name, KSTAT_STRLEN - 1);
+			memcpy(x->class_, info[i].class_, KSTAT_STRLEN - 1);
+		}
+	}
+	free(info);
+	*ret = e;
+	*ret_n = n;
+	*ret_kcid = kcid;
+	return 0;
+fail:
+	free(info);
+	free(e);
+	return r;
+}
+
+static uint32_t
+kc_spec_hash(const char *spec)
+{
+	const char *colon = spec != NULL ? strrchr(spec, ':') : NULL;
+
+	return colon != NULL ? (uint32_t)strtoul(colon + 1, NULL, 10) : 0;
+}
+
+static int
+kc_entries_socket(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
+    uint64_t *ret_kcid)
+{
+	struct vlc_reply rep;
+	struct kc_entry *e;
+	json_t *ks, *k, *fl, *f;
+	json_int_t kcid = 0;
+	size_t i, j, n = 0, t;
+	int r;
+
+	r = kc_call(s, "io.statsd.Chain", json_pack("{s:b}", "dormant", 1),
+	    &rep);
+	if (r < 0) {
+		vlc_reply_done(&rep);
+		return r;
+	}
+	(void)json_unpack(rep.params, "{s:I}", "kcid", &kcid);
+	ks = json_object_get(rep.params, "kstats");
+	e = calloc(json_array_size(ks) + 1, sizeof(*e));
+	if (e == NULL) {
+		vlc_reply_done(&rep);
+		return -ENOMEM;
+	}
+	json_array_foreach(ks, i, k) {
+		struct kc_entry *x = &e[n];
+		const char *mod = "", *name = "", *cls = "", *type = "",
+		    *tpl = "";
+		json_int_t inst = 0, kid = 0, cr = 0, snap = 0;
+
+		if (json_unpack(k, "{s:s, s:I, s:s, s:s, s:s, s:I, s?I, s?I, "
+		    "s?s}", "module", &mod, "instance", &inst, "name", &name,
+		    "class", &cls, "type", &type, "kid", &kid, "crtime", &cr,
+		    "snaptime", &snap, "template", &tpl) != 0)
+			continue;
+		x->seg = -1;
+		x->kid = (uint64_t)kid;
+		x->crtime = (uint64_t)cr;
+		x->snaptime = (uint64_t)snap;
+		x->instance = (int32_t)inst;
+		x->tpl_hash = kc_spec_hash(tpl);
+		for (t = 0; t < KSTAT_NUM_TYPES; t++)
+			if (strcmp(kc_type_names[t], type) == 0)
+				x->type = (uint8_t)t;
+		fl = json_object_get(k, "flags");
+		json_array_foreach(fl, j, f) {
+			for (t = 0; t < sizeof(kc_flags) / sizeof(kc_flags[0]);
+			    t++)
+				if (json_is_string(f) && strcmp(kc_flags[t].name,
+				    json_string_value(f)) == 0)
+					x->flags |= kc_flags[t].kflag;
+		}
+		strncpy(x->module, mod, KSTAT_STRLEN - 1);
+		strncpy(x->name, name, KSTAT_STRLEN - 1);
+		strncpy(x->class_, cls, KSTAT_STRLEN - 1);
+		n++;
+	}
+	vlc_reply_done(&rep);
+	*ret = e;
+	*ret_n = n;
+	*ret_kcid = (uint64_t)kcid;
+	return 0;
+}
+
+static uint64_t
+kc_kcid_now(struct kc_state *s)
+{
+	uint64_t k = 0;
+	int seg;
+
+	for (seg = 0; seg < KC_SEGS; seg++)
+		if (s->r[seg] != NULL)
+			k += store_reader_kcid(s->r[seg]);
+	return k;
+}
+
+static void
+kc_ks_free(kstat_t *ksp)
+{
+	free(ksp->ks_data);
+	free(ksp);
+}
+
+/* Build the chain from entries, keeping the kstat_t of those that stay. */
+static int
+kc_rebuild(struct kc_state *s, struct kc_entry *e, size_t n)
+{
+	kstat_t *old = s->kc.kc_chain, *head = NULL, **tail = &head, *p, *q;
+	size_t i;
+
+	qsort(e, n, sizeof(*e), kc_entry_cmp);
+	for (i = 0; i < n; i++) {
+		struct kc_ks *k = NULL;
+
+		/* The old chain is in KID order too. */
+		for (p = old, q = NULL; p != NULL; q = p, p = p->ks_next) {
+			struct kc_ks *o = (struct kc_ks *)p;
+
+			if ((uint64_t)p->ks_kid == e[i].kid && o->seg ==
+			    e[i].seg && o->ref.slot == e[i].ref.slot &&
+			    o->ref.gen == e[i].ref.gen) {
+				if (q != NULL)
+					q->ks_next = p->ks_next;
+				else
+					old = p->ks_next;
+				k = o;
+				break;
+			}
+		}
+		if (k == NULL) {
+			k = calloc(1, sizeof(*k));
+			if (k == NULL) {
+				*tail = NULL;
+				while (head != NULL) {
+					p = head->ks_next;
+					kc_ks_free(head);
+					head = p;
+				}
+				s->kc.kc_chain = old;
+				return -ENOMEM;
+			}
+			k->magic = KS_MAGIC;
+			k->ks.ks_data_size = kc_fixed_size(e[i].type,
+			    e[i].ndata);
+		}
+		k->seg = e[i].seg;
+		k->ref = e[i].ref;
+		k->type = e[i].type;
+		k->ndata = e[i].ndata;
+		k->tpl_hash = e[i].tpl_hash;
+		k->ks.ks_kid = (kid_t)e[i].kid;
+		k->ks.ks_crtime = (hrtime_t)e[i].crtime;
+		if (k->ks.ks_snaptime == 0)
+			k->ks.ks_snaptime = (hrtime_t)e[i].snaptime;
+		k->ks.ks_instance = e[i].instance;
+		k->ks.ks_type = kc_shown_type(e[i].type);
+		k->ks.ks_flags = e[i].flags;
+		memcpy(k->ks.ks_module, e[i].module, KSTAT_STRLEN);
+		memcpy(k->ks.ks_name, e[i].name, KSTAT_STRLEN);
+		memcpy(k->ks.ks_class, e[i].class_, KSTAT_STRLEN);
+		*tail = &k->ks;
+		tail = &k->ks.ks_next;
+	}
+	*tail = NULL;
+	while (old != NULL) {
+		p = old->ks_next;
+		kc_ks_free(old);
+		old = p;
+	}
+	s->kc.kc_chain = head;
+	return 0;
+}
+
+static kid_t
+kc_update(struct kc_state *s, bool force)
+{
+	struct kc_entry *e = NULL;
+	uint64_t kcid = 0;
+	size_t n = 0;
+	int r, tries;
+
+	if (!s->socket_only && !force &&
+	    (kid_t)kc_kcid_now(s) == s->kc.kc_chain_id)
+		return 0;
+	for (tries = 0; tries < 16; tries++) {
+		r = s->socket_only ? kc_entries_socket(s, &e, &n, &kcid) :
+		    kc_entries_segments(s, &e, &n, &kcid);
+		/* Consistent across the two segments: same KCIDs after. */
+		if (r < 0 || s->socket_only || kc_kcid_now(s) == kcid)
+			break;
+		free(e);
+		e = NULL;
+	}
+	if (r < 0)
+		return kc_errno(r);
+	if (tries == 16) {
+		free(e);
+		return kc_errno(EAGAIN);
+	}
+	if (!force && (kid_t)kcid == s->kc.kc_chain_id && s->kc.kc_chain !=
+	    NULL) {
+		free(e);
+		return 0;
+	}
+	r = kc_rebuild(s, e, n);
+	free(e);
+	if (r < 0)
+		return kc_errno(r);
+	/* A KCID is never 0 (0 means "unchanged"). */
+	s->kc.kc_chain_id = (kid_t)(kcid == 0 ? 1 : kcid & 0x7fffffff);
+	return s->kc.kc_chain_id;
+}
+
+/* ------------------------------------------------------------------ API */
+
+kstat_ctl_t *
+kstat_open(void)
+{
+	struct kc_state *s;
+	struct vlc_reply rep;
+	const char *env = getenv("STATSD_KSTAT_SOCKET");
+	static const char *const names[KC_SEGS] = { "public", "private" };
+	char *path;
+	int r, seg;
+
+	s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	s->magic = KC_MAGIC;
+	s->fd[0] = s->fd[1] = -1;
+	s->blob = malloc(STORE_BLOB_MAX + 1);
+	if (s->blob == NULL) {
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	/* The process's client socket, if it has one, else the default. */
+	pthread_mutex_lock(&cl.lock);
+	path = cl.refs > 0 ? strdup(cl.path) : strdup(vlc_default_socket());
+	pthread_mutex_unlock(&cl.lock);
+	r = path != NULL ? vlc_connect(path, CL_CALL_TIMEOUT_MS, &s->vlc) :
+	    -ENOMEM;
+	free(path);
+	if (r < 0)
+		goto fail;
+	s->kc.kc_kd = vlc_fd(s->vlc);
+	s->socket_only = env != NULL && strcmp(env, "1") == 0;
+	if (!s->socket_only) {
+		r = kc_call(s, "io.statsd.SegmentAttach", NULL, &rep);
+		for (seg = 0; r == 0 && seg < KC_SEGS; seg++) {
+			json_t *o = json_object_get(rep.params, names[seg]);
+			json_int_t idx = -1;
+			int fd;
+
+			if (o == NULL || json_is_null(o))
+				continue;
+			(void)json_unpack(o, "{s:I}", "fd", &idx);
+			fd = idx >= 0 ? vlc_reply_take_fd(&rep, (size_t)idx) :
+			    -1;
+			if (fd < 0 || store_reader_open(fd, &s->r[seg]) < 0) {
+				if (fd >= 0)
+					close(fd);
+				continue;
+			}
+			s->fd[seg] = fd;
+		}
+		vlc_reply_done(&rep);
+		/* Without the public segment, the socket does it all. */
+		if (s->r[0] == NULL)
+			s->socket_only = true;
+	}
+	if (kc_update(s, true) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	return &s->kc;
+fail:
+	(void)kstat_close(&s->kc);
+	errno = -r;
+	return NULL;
+}
+
+int
+kstat_close(kstat_ctl_t *kc)
+{
+	struct kc_state *s = kc_state(kc);
+	kstat_t *p;
+	int seg;
+
+	if (s == NULL)
+		return kc_errno(EINVAL);
+	while ((p = s->kc.kc_chain) != NULL) {
+		s->kc.kc_chain = p->ks_next;
+		kc_ks_free(p);
+	}
+	for (seg = 0; seg < KC_SEGS; seg++) {
+		store_reader_close(s->r[seg]);
+		if (s->fd[seg] >= 0)
+			close(s->fd[seg]);
+	}
+	kc_tpls_free(s);
+	vlc_free(s->vlc);
+	free(s->blob);
+	s->magic = 0;
+	free(s);
+	return 0;
+}
+
+kid_t
+kstat_chain_update(kstat_ctl_t *kc)
+{
+	struct kc_state *s = kc_state(kc);
+
+	if (s == NULL)
+		return kc_errno(EINVAL);
+	return kc_update(s, false);
+}
+
+kstat_t *
+kstat_lookup(kstat_ctl_t *kc, const char *ks_module, int ks_instance,
+    const char *ks_name)
+{
+	kstat_t *p;
+
+	if (kc_state(kc) == NULL) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (p = kc->kc_chain; p != NULL; p = p->ks_next) {
+		if ((ks_module == NULL || strcmp(p->ks_module, ks_module) == 0)
+		    && (ks_instance == -1 || p->ks_instance == ks_instance) &&
+		    (ks_name == NULL || strcmp(p->ks_name, ks_name) == 0))
+			return p;
+	}
+	errno = ENOENT;
+	return NULL;
+}
+
+/* Base64 (RFC 4648, with padding) into out. Returns: bytes; -EBADMSG. */
+static ssize_t
+kc_b64_decode(const char *in, uint8_t *out, size_t cap)
+{
+	uint32_t acc = 0;
+	size_t n = 0;
+	int bits = 0;
+
+	for (; *in != '\0' && *in != '='; in++) {
+		const char *al = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		    "0123456789+/";
+		const char *c = strchr(al, *in);
+
+		if (c == NULL)
+			return -EBADMSG;
+		acc = acc << 6 | (uint32_t)(c - al);
+		bits += 6;
+		if (bits >= 8) {
+			bits -= 8;
+			if (n == cap)
+				return -EBADMSG;
+			out[n++] = (uint8_t)(acc >> bits);
+		}
+	}
+	return (ssize_t)n;
+}
+
+/* Copy ksp's blob into s->blob. Returns: its size; -errno. */
+static ssize_t
+kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
+    uint32_t *ret_flags)
+{
+	struct store_kstat_info info;
+	struct vlc_reply rep;
+	const char *raw = NULL;
+	json_int_t snap = 0;
+	size_t size = 0;
+	ssize_t n;
+	size_t i;
+	int r;
+
+	if (k->seg >= 0 && s->r[k->seg] != NULL) {
+		r = store_reader_read(s->r[k->seg], k->ref, &info, s->blob,
+		    STORE_BLOB_MAX + 1, &size);
+		if (r == -ESTALE || r == -ENOENT)
+			return -ENXIO;
+		if (r < 0)
+			return r;
+		*ret_snap = info.snaptime;
+		*ret_flags = 0;
+		for (i = 0; i < sizeof(kc_flags) / sizeof(kc_flags[0]); i++)
+			if (info.flags & kc_flags[i].sflag)
+				*ret_flags |= kc_flags[i].kflag;
+		return (ssize_t)size;
+	}
+	r = kc_call(s, "io.statsd.Snapshot", json_pack("{s:s, s:i, s:s}",
+	    "module", k->ks.ks_module, "instance", k->ks.ks_instance, "name",
+	    k->ks.ks_name), &rep);
+	if (r < 0) {
+		vlc_reply_done(&rep);
+		return r == -ENOENT ? -ENXIO : r;
+	}
+	(void)json_unpack(rep.params, "{s:s, s:I}", "raw", &raw, "snaptime",
+	    &snap);
+	n = raw != NULL ? kc_b64_decode(raw, s->blob, STORE_BLOB_MAX + 1) :
+	    -EBADMSG;
+	*ret_snap = (uint64_t)snap;
+	*ret_flags = k->ks.ks_flags;
+	vlc_reply_done(&rep);
+	return n;
+}
+
+kid_t
+kstat_read(kstat_ctl_t *kc, kstat_t *ksp, void *buf)
+{
+	struct kc_state *s = kc_state(kc);
+	struct kc_ks *k = kc_ks(ksp);
+	const struct kc_tpl *t;
+	struct kd_out out;
+	uint64_t snap = 0;
+	uint32_t flags = 0;
+	ssize_t n;
+	int r;
+
+	if (s == NULL || k == NULL)
+		return kc_errno(EINVAL);
+	n = kc_fetch(s, k, &snap, &flags);
+	if (n < 0)
+		return kc_errno((int)n);
+	if (stats_blob_validate(s->blob, (size_t)n) != 0)
+		return kc_errno(EINVAL);
+	t = kc_tpl_find(s, k->tpl_hash, true);
+	r = kd_convert(k->type, k->ndata, s->blob, t != NULL ?
+	    (const char *const *)t->names : NULL, t != NULL ? t->nnames : 0,
+	    (hrtime_t)snap, &out);
+	if (r < 0)
+		return kc_errno(r);
+	free(ksp->ks_data);
+	ksp->ks_data = out.data;
+	ksp->ks_ndata = out.ndata;
+	ksp->ks_data_size = out.size;
+	ksp->ks_type = out.type;
+	ksp->ks_snaptime = (hrtime_t)snap;
+	ksp->ks_flags = flags;
+	if (buf != NULL && out.size > 0) {
+		memcpy(buf, out.data, out.size);
+		if (out.type == KSTAT_TYPE_NAMED) {
+			kstat_named_t *kn = buf;
+			unsigned i;
+
+			/* Strings point into buf, as illumos rebases them. */
+			for (i = 0; i < out.ndata; i++)
+				if (kn[i].data_type == KSTAT_DATA_STRING &&
+				    kn[i].value.str.addr.ptr != NULL)
+					kn[i].value.str.addr.ptr = (char *)buf +
+					    (kn[i].value.str.addr.ptr -
+					    (char *)out.data);
+		}
+	}
+	return s->socket_only ? s->kc.kc_chain_id : (kid_t)(kc_kcid_now(s) &
+	    0x7fffffff);
+}
+
+/* Is name one of the template's VOI names (a named value of its own)? */
+static bool
+kc_is_voi(const struct kc_tpl *t, const char *name)
+{
+	uint16_t i;
+
+	for (i = 0; t != NULL && i < t->nnames; i++)
+		if (t->names[i] != NULL && strncmp(t->names[i], name,
+		    KSTAT_STRLEN - 1) == 0)
+			return true;
+	return false;
+}
+
+kid_t
+kstat_write(kstat_ctl_t *kc, kstat_t *ksp, void *buf)
+{
+	struct kc_state *s = kc_state(kc);
+	struct kc_ks *k = kc_ks(ksp);
+	const kstat_named_t *kn;
+	const struct kc_tpl *t;
+	struct vlc_reply rep;
+	json_t *vals;
+	unsigned i;
+	int r;
+
+	if (s == NULL || k == NULL)
+		return kc_errno(EINVAL);
+	if (k->type != KSTAT_TYPE_NAMED ||
+	    !(ksp->ks_flags & KSTAT_FLAG_WRITABLE))
+		return kc_errno(EACCES);
+	t = kc_tpl_find(s, k->tpl_hash, true);
+	kn = buf != NULL ? buf : ksp->ks_data;
+	if (kn == NULL)
+		return kc_errno(EINVAL);
+	vals = json_object();
+	for (i = 0; i < ksp->ks_ndata; i++) {
+		char name[KSTAT_STRLEN];
+		json_t *v;
+
+		memcpy(name, kn[i].name, sizeof(name));
+		name[KSTAT_STRLEN - 1] = '\0';
+		if (!kc_is_voi(t, name))
+			continue;	/* "<voi>.<kind>": read-only */
+		switch (kn[i].data_type) {
+		case KSTAT_DATA_INT32:
+			v = json_integer(kn[i].value.i32);
+			break;
+		case KSTAT_DATA_UINT32:
+			v = json_integer(kn[i].value.ui32);
+			break;
+		case KSTAT_DATA_INT64:
+			v = json_integer(kn[i].value.i64);
+			break;
+		case KSTAT_DATA_UINT64:
+			v = json_integer((json_int_t)kn[i].value.ui64);
+			break;
+		case KSTAT_DATA_CHAR:
+			v = json_stringn_nocheck(kn[i].value.c,
+			    strnlen(kn[i].value.c, sizeof(kn[i].value.c)));
+			break;
+		case KSTAT_DATA_STRING:
+			v = json_string(kn[i].value.str.addr.ptr != NULL ?
+			    kn[i].value.str.addr.ptr : "");
+			break;
+		default:
+			json_decref(vals);
+			return kc_errno(EINVAL);
+		}
+		json_object_set_new(vals, name, v);
+	}
+	r = kc_call(s, "io.statsd.Write", json_pack("{s:s, s:i, s:s, s:o}",
+	    "module", ksp->ks_module, "instance", ksp->ks_instance, "name",
+	    ksp->ks_name, "values", vals), &rep);
+	vlc_reply_done(&rep);
+	if (r == -ENOENT)
+		r = -ENXIO;
+	if (r < 0)
+		return kc_errno(r);
+	return s->socket_only ? s->kc.kc_chain_id : (kid_t)(kc_kcid_now(s) &
+	    0x7fffffff);
+}
+
+void *
+kstat_data_lookup(kstat_t *ksp, const char *name)
+{
+	unsigned i;
+
+	if (ksp == NULL || name == NULL || (ksp->ks_type != KSTAT_TYPE_NAMED &&
+	    ksp->ks_type != KSTAT_TYPE_TIMER)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	for (i = 0; i < ksp->ks_ndata && ksp->ks_data != NULL; i++) {
+		if (ksp->ks_type == KSTAT_TYPE_NAMED) {
+			kstat_named_t *kn = (kstat_named_t *)ksp->ks_data + i;
+
+			if (strcmp(kn->name, name) == 0)
+				return kn;
+		} else {
+			kstat_timer_t *kt = (kstat_timer_t *)ksp->ks_data + i;
+
+			if (strcmp(kt->name, name) == 0)
+				return kt;
+		}
+	}
+	errno = ENOENT;
+	return NULL;
+}

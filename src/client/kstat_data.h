@@ -1,0 +1,34 @@
+/*
+ * kstat_data.h: turning a kstat's blob into the records libkstat consumers
+ * read (kstat_data.c).
+ */
+#ifndef STATSD_CLIENT_KSTAT_DATA_H
+#define STATSD_CLIENT_KSTAT_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <statsd/kstat.h>
+#include <statsd/stats.h>
+
+/* The converted data: one allocation (free() it); strings of NAMED values
+ * are packed after the array and pointed to from it. */
+struct kd_out {
+	void		*data;
+	unsigned	 ndata;
+	size_t		 size;
+	uint8_t		 type;		/* the KSTAT_TYPE_* consumers see */
+};
+
+/*
+ * kd_convert: the data of a kstat of statsd type type (KSTAT_TYPE_*;
+ * HIST and BLOB show as NAMED) and header ndata, from its validated blob
+ * sb, its VOI names (names[id], nnames of them; missing ones read
+ * "voi<id>") and its snapshot time (IO integrals are carried up to it).
+ * Returns: 0 and *out; -ENOMEM.
+ */
+int kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
+    const char *const *names, uint16_t nnames, hrtime_t snaptime,
+    struct kd_out *out);
+
+#endif

@@ -1,0 +1,304 @@
+/*
+ * conn.c: statsctl's connection to statsd — connect on first use, calls
+ * and streams through vlclient, and the table that turns each of the
+ * daemon's error replies into a sentence naming what was wrong.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../vlclient.h"
+#include "conn.h"
+
+#define SC_IFACE	"io.statsd."
+
+/*
+ * Each error the daemon may send, as the message statsctl prints: {field}
+ * is the reply parameter of that name. Written once, here; the man page's
+ * DIAGNOSTICS follow it.
+ */
+static const struct {
+	const char	*error;
+	const char	*text;
+} sc_errors[] = {
+	{ "io.statsd.NoSuchKstat", "no such kstat: {kstat}" },
+	{ "io.statsd.KstatExists", "kstat exists already: {kstat}" },
+	{ "io.statsd.NoSuchTemplate", "no such template: {template}" },
+	{ "io.statsd.TemplateExists", "another template is named {template}" },
+	{ "io.statsd.TemplateMismatch",
+	    "{kstat} was made from another template than {template}" },
+	{ "io.statsd.InvalidTemplate", "invalid template, {parameter}: "
+	    "{reason}" },
+	{ "io.statsd.InvalidValue", "invalid {parameter}: {reason}" },
+	{ "io.statsd.PermissionDenied", "permission denied: {method} needs "
+	    "the {right} right" },
+	{ "io.statsd.LimitReached", "limit reached: {limit} is {value}" },
+	{ "io.statsd.NotWritable", "not writable: {kstat} {statistic}" },
+	{ "io.statsd.InvalidDefinition", "invalid definition: line {line}, "
+	    "column {column}, {attribute}: {reason}" },
+	{ "io.statsd.NotSupported", "not supported by this statsd: {method}: "
+	    "{reason}" },
+	{ "io.statsd.InvalidMessage", "statsd refused the call: {reason}" },
+	{ "io.statsd.MessageTooLarge", "message too large for statsd (limit "
+	    "{limit} bytes)" },
+	{ "io.statsd.TooManyConnections", "statsd has too many connections "
+	    "(limit {limit})" },
+	{ "io.statsd.SystemError", "statsd failed: {reason} (errno {errno})" },
+	{ "org.varlink.service.InvalidParameter", "statsd refused parameter "
+	    "{parameter}" },
+	{ "org.varlink.service.MethodNotFound", "statsd does not know "
+	    "{method} (an older statsd?)" },
+	{ "org.varlink.service.MethodNotImplemented", "statsd does not "
+	    "implement {method}" },
+	{ "org.varlink.service.InterfaceNotFound", "statsd does not serve "
+	    "{interface}" },
+};
+
+const char *
+js_str(const json_t *o, const char *key, const char *dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+long long
+js_int(const json_t *o, const char *key, long long dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (json_is_integer(v))
+		return (long long)json_integer_value(v);
+	if (json_is_real(v))
+		return (long long)json_real_value(v);
+	return dflt;
+}
+
+double
+js_num(const json_t *o, const char *key, double dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+/* Append text to buf at *off, truncating; buf stays terminated. */
+static void
+sc_append(char *buf, size_t len, size_t *off, const char *s, size_t n)
+{
+	if (*off + 1 >= len)
+		return;
+	if (n > len - 1 - *off)
+		n = len - 1 - *off;
+	memcpy(buf + *off, s, n);
+	*off += n;
+	buf[*off] = '\0';
+}
+
+/* Expand {field} from params; a missing field expands to "?". */
+static void
+sc_expand(const char *tmpl, json_t *params, char *buf, size_t len)
+{
+	size_t off = 0;
+	const char *p = tmpl, *close;
+
+	buf[0] = '\0';
+	while (*p != '\0') {
+		char key[64], *val;
+		json_t *v;
+
+		if (*p != '{' || (close = strchr(p, '}')) == NULL ||
+		    (size_t)(close - p - 1) >= sizeof(key)) {
+			sc_append(buf, len, &off, p, 1);
+			p++;
+			continue;
+		}
+		memcpy(key, p + 1, (size_t)(close - p - 1));
+		key[close - p - 1] = '\0';
+		v = json_object_get(params, key);
+		if (json_is_string(v)) {
+			const char *s = json_string_value(v);
+
+			/* Methods by their short names: "Snapshot". */
+			if (strncmp(s, SC_IFACE, strlen(SC_IFACE)) == 0)
+				s += strlen(SC_IFACE);
+			sc_append(buf, len, &off, s, strlen(s));
+		} else if (v != NULL) {
+			val = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+			if (val != NULL)
+				sc_append(buf, len, &off, val, strlen(val));
+			free(val);
+		} else {
+			sc_append(buf, len, &off, "?", 1);
+		}
+		p = close + 1;
+	}
+}
+
+char *
+sc_describe_error(const char *error, json_t *params, char *buf, size_t len)
+{
+	struct vlc_reply r = { .params = params, .error = (char *)error };
+	size_t i;
+
+	if (len == 0)
+		return buf;
+	for (i = 0; i < sizeof(sc_errors) / sizeof(sc_errors[0]); i++) {
+		if (strcmp(sc_errors[i].error, error) == 0) {
+			sc_expand(sc_errors[i].text, params, buf, len);
+			return buf;
+		}
+	}
+	return vlc_reply_describe(&r, buf, len);
+}
+
+/* A transport failure of a call as a sentence. */
+static int
+sc_transport_error(const struct sc *sc, const char *method, int r)
+{
+	switch (r) {
+	case -ETIMEDOUT:
+		return sc_error("statsd did not answer %s in time (%s)",
+		    method, sc->socket);
+	case -EPIPE:
+		return sc_error("statsd closed the connection during %s",
+		    method);
+	case -EPROTO:
+		return sc_error("statsd sent a reply to %s that is not "
+		    "varlink", method);
+	default:
+		return sc_error("%s: %s", method, strerror(-r));
+	}
+}
+
+struct vlc *
+sc_conn(struct sc *sc)
+{
+	int r;
+
+	if (sc->vlc != NULL)
+		return sc->vlc;
+	r = vlc_connect(sc->socket, SC_TIMEOUT_MS, &sc->vlc);
+	if (r < 0) {
+		sc->vlc = NULL;
+		sc_error("cannot connect to %s: %s%s", sc->socket,
+		    strerror(-r), r == -ENOENT || r == -ECONNREFUSED ?
+		    " (is statsd running?)" : "");
+	}
+	return sc->vlc;
+}
+
+void
+sc_conn_close(struct sc *sc)
+{
+	sc->vlc = vlc_free(sc->vlc);
+}
+
+/* Take a reply's outcome: its parameters, or the error (printed unless
+ * ret_error is given). */
+static int
+sc_take(struct vlc_reply *rep, int r, const char *subject,
+    json_t **ret_params, char **ret_error)
+{
+	char msg[1024];
+
+	if (r == -EREMOTEIO) {
+		if (ret_error != NULL)
+			*ret_error = strdup(rep->error);
+		else
+			sc_error("%s%s%s", subject != NULL ? subject : "",
+			    subject != NULL ? ": " : "", sc_describe_error(
+			    rep->error, rep->params, msg, sizeof(msg)));
+		vlc_reply_done(rep);
+		return SC_EXIT_FAIL;
+	}
+	if (ret_params != NULL)
+		*ret_params = json_incref(rep->params);
+	vlc_reply_done(rep);
+	return 0;
+}
+
+static int
+sc_call_full(struct sc *sc, const char *method, json_t *params,
+    json_t **ret_params, char **ret_error)
+{
+	struct vlc_reply rep;
+	struct vlc *c = sc_conn(sc);
+	char full[96];
+	int r;
+
+	if (ret_params != NULL)
+		*ret_params = NULL;
+	if (ret_error != NULL)
+		*ret_error = NULL;
+	if (c == NULL) {
+		json_decref(params);
+		return SC_EXIT_FAIL;
+	}
+	snprintf(full, sizeof(full), SC_IFACE "%s", method);
+	memset(&rep, 0, sizeof(rep));
+	r = vlc_call(c, full, params, 0, NULL, 0, SC_TIMEOUT_MS, &rep);
+	json_decref(params);
+	if (r < 0 && r != -EREMOTEIO)
+		return sc_transport_error(sc, method, r);
+	return sc_take(&rep, r, sc->subject, ret_params, ret_error);
+}
+
+int
+sc_call(struct sc *sc, const char *method, json_t *params,
+    json_t **ret_params)
+{
+	return sc_call_full(sc, method, params, ret_params, NULL);
+}
+
+int
+sc_call_quiet(struct sc *sc, const char *method, json_t *params,
+    json_t **ret_params, char **ret_error)
+{
+	char *err = NULL;
+	int r;
+
+	r = sc_call_full(sc, method, params, ret_params, &err);
+	if (ret_error != NULL)
+		*ret_error = err;
+	else
+		free(err);
+	return r;
+}
+
+int
+sc_stream_start(struct sc *sc, const char *method, json_t *params)
+{
+	struct vlc *c = sc_conn(sc);
+	char full[96];
+	int r;
+
+	if (c == NULL) {
+		json_decref(params);
+		return SC_EXIT_FAIL;
+	}
+	snprintf(full, sizeof(full), SC_IFACE "%s", method);
+	r = vlc_send(c, full, params, VLC_MORE, NULL, 0, SC_TIMEOUT_MS);
+	json_decref(params);
+	if (r < 0)
+		return sc_transport_error(sc, method, r);
+	return 0;
+}
+
+int
+sc_stream_next(struct sc *sc, int timeout_ms, json_t **ret_params,
+    bool *ret_more)
+{
+	struct vlc_reply rep;
+	int r;
+
+	*ret_params = NULL;
+	*ret_more = false;
+	memset(&rep, 0, sizeof(rep));
+	r = vlc_recv(sc->vlc, timeout_ms, &rep);
+	if (r < 0 && r != -EREMOTEIO)
+		return sc_transport_error(sc, "the stream", r);
+	*ret_more = r == 0 && rep.continues;
+	return sc_take(&rep, r, sc->subject, ret_params, NULL);
+}

@@ -1,0 +1,72 @@
+/*
+ * conn.h: statsctl's side of the control socket — connect once, make a
+ * call, and turn a failure (no daemon, a time-out, an io.statsd error)
+ * into one message on stderr that says what was wrong.
+ */
+#ifndef STATSCTL_CONN_H
+#define STATSCTL_CONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "statsctl.h"
+
+/* Replies wait this long, except a stream's, which waits for its
+ * interval as well. */
+#define SC_TIMEOUT_MS	10000
+
+/*
+ * sc_conn: the connection, made on first use to sc->socket. On failure
+ * prints "statsctl: cannot connect to PATH: <why> (is statsd running?)".
+ * Returns: the connection; NULL.
+ */
+struct vlc *sc_conn(struct sc *sc);
+
+/* Close the connection, if any. */
+void sc_conn_close(struct sc *sc);
+
+/*
+ * sc_call: call io.statsd.<method> with params (stolen; NULL: {}) and
+ * wait for its reply. On success *ret_params (may be NULL) is the reply's
+ * parameters (the caller json_decref()s it). On failure the error is
+ * printed, unless quiet, in which case *ret_error (may be NULL) gets the
+ * error's name ("io.statsd.NoSuchKstat"; the caller free()s it) and
+ * nothing is printed.
+ * Returns: 0; SC_EXIT_FAIL.
+ */
+int sc_call(struct sc *sc, const char *method, json_t *params,
+    json_t **ret_params);
+int sc_call_quiet(struct sc *sc, const char *method, json_t *params,
+    json_t **ret_params, char **ret_error);
+
+/*
+ * sc_stream_start: start a streamed call of io.statsd.<method>
+ * ("more": the daemon replies every interval). params is stolen.
+ * Returns: 0; SC_EXIT_FAIL (printed).
+ */
+int sc_stream_start(struct sc *sc, const char *method, json_t *params);
+
+/*
+ * sc_stream_next: the next reply of the stream, waiting at most
+ * timeout_ms. *ret_more says whether more replies follow.
+ * Returns: 0 and *ret_params; SC_EXIT_FAIL (printed).
+ */
+int sc_stream_next(struct sc *sc, int timeout_ms, json_t **ret_params,
+    bool *ret_more);
+
+/*
+ * sc_describe_error: the text statsctl prints for an error reply of the
+ * daemon: its name and parameters made into a sentence.
+ * Returns: buf.
+ */
+char *sc_describe_error(const char *error, json_t *params, char *buf,
+    size_t len);
+
+/* Helpers for reading replies: a member or a default. */
+const char *js_str(const json_t *o, const char *key, const char *dflt);
+long long js_int(const json_t *o, const char *key, long long dflt);
+double js_num(const json_t *o, const char *key, double dflt);
+
+#endif /* STATSCTL_CONN_H */

@@ -1,0 +1,100 @@
+/*
+ * output.h: statsctl's one output vtable (as bgpctl's struct output).
+ * Verbs fetch and compute; an output only prints what it is handed, in
+ * one of three forms: text for people (output_text.c), JSON
+ * (output_json.c) and tab-separated lines for scripts (output_parse.c).
+ * show and scrape are not here: their forms are kstat(1M)'s, rendered by
+ * the daemon.
+ */
+#ifndef STATSCTL_OUTPUT_H
+#define STATSCTL_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* One bucket of a distribution: [lb, ub) (DV: lb == ub; DR: [lb, ub]).
+ * label is what the text form prints in the value column. */
+struct dist_row {
+	char	label[96];
+	double	lb;
+	double	ub;
+	double	count;
+};
+
+/* One quantile of a t-digest. */
+struct dist_quantile {
+	char	label[16];	/* "p50", "p99.9" */
+	double	q;		/* 0.5, 0.999 */
+	double	value;
+};
+
+/* A distribution of one statistic of a VOI: a histogram (HIST, K2HIST,
+ * or a Linux array) or a t-digest (digest set). */
+struct dist {
+	char			 key[160];	/* module:instance:name:voi */
+	char			 kind[16];	/* HIST, K2HIST, array, TDGST */
+	bool			 digest;
+	struct dist_row		*rows;
+	size_t			 nrows;
+	double			 oob;		/* HIST: values outside */
+	double			 count;		/* TDGST: samples */
+	double			 min;
+	double			 max;
+	struct dist_quantile	 quant[8];
+	size_t			 nquant;
+};
+
+/* One statistic of a watch report. */
+struct watch_row {
+	char	 key[160];	/* module:instance:name:statistic */
+	double	 value;		/* now */
+	double	 rate;		/* counters: per second over the interval */
+	bool	 counter;	/* rate is meaningful */
+};
+
+/* One watch report. */
+struct watch_frame {
+	double			 wall;		/* seconds since the epoch */
+	uint64_t		 interval_ms;
+	unsigned		 seq;		/* 1, 2, ... */
+	bool			 tty;		/* redraw a table */
+	const struct watch_row	*rows;
+	size_t			 nrows;
+};
+
+struct output {
+	const char	*name;
+	/* info: Hello's and Info's parameters; with_config adds Info's
+	 * config. */
+	void	(*info)(const json_t *hello, const json_t *info,
+		    bool with_config);
+	/* templates: TemplateList's parameters; long_form lists VOIs. */
+	void	(*templates)(const json_t *reply, bool long_form);
+	/* sample-rates: a SampleRatesGet/Set reply. */
+	void	(*rates)(const json_t *reply);
+	/* definition: one kstat's Linux definition lines. */
+	void	(*definition)(const char *text);
+	/* data: one kstat's Linux data lines. */
+	void	(*data)(const char *text);
+	/* hist: the distributions of one kstat. */
+	void	(*dists)(const struct dist *d, size_t n);
+	/* snapshot: Snapshot's parameters (raw already dropped or kept). */
+	void	(*snapshot)(const json_t *reply);
+	/* watch: one report. */
+	void	(*watch)(const struct watch_frame *f);
+};
+
+extern const struct output output_text, output_json, output_parseable;
+
+/* Shared by the outputs: a number as statsctl prints values: integers
+ * without decimals, others with up to six significant decimals. */
+void fmt_number(char *buf, size_t len, double v);
+
+/* A template spec "\"NAME\":HASH" split into its name and hash. */
+int spec_split(const char *spec, char *name, size_t len,
+    unsigned long long *ret_hash);
+
+#endif /* STATSCTL_OUTPUT_H */

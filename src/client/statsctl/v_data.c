@@ -1,0 +1,91 @@
+/*
+ * v_data.c: `statsctl data KSTAT` — the Linux data lines of one kstat's
+ * statistics (seed 003's "data" file), as the daemon renders them.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "linuxstat.h"
+#include "output.h"
+#include "statsctl.h"
+
+int
+linux_data_get(struct sc *sc, const struct kref *k, char **ret_text)
+{
+	char sel[256], full[128];
+	const char *text, *body;
+	json_t *reply = NULL;
+	int r;
+
+	*ret_text = NULL;
+	r = linux_require(sc, k);
+	if (r != 0)
+		return r;
+	r = sc_call(sc, "Scrape", json_pack("{s:s, s:s}", "format", "linux",
+	    "selector", kref_selector(k, sel, sizeof(sel))), &reply);
+	if (r != 0)
+		return r;
+	/* One kstat: drop the "# module:instance:name" line before it. */
+	text = js_str(reply, "text", "");
+	body = text;
+	if (body[0] == '#') {
+		body = strchr(body, '\n');
+		body = body != NULL ? body + 1 : "";
+	}
+	*ret_text = strdup(body);
+	json_decref(reply);
+	if (*ret_text == NULL)
+		return sc_error("%s: out of memory", kref_format(k, full,
+		    sizeof(full)));
+	return 0;
+}
+
+static int
+data_run(struct sc *sc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "parseable", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum sc_format fmt = SC_FMT_TEXT;
+	struct kref k;
+	char *text;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, ":jp", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			fmt = SC_FMT_JSON;
+			break;
+		case 'p':
+			fmt = SC_FMT_PARSEABLE;
+			break;
+		default:
+			return sc_optbad(sc, c, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return sc_usage(sc, "one KSTAT, please");
+	if (kref_parse(argv[optind], false, &k) < 0)
+		return sc_usage(sc, "'%s' is not module:instance:name",
+		    argv[optind]);
+	r = linux_data_get(sc, &k, &text);
+	if (r == 0)
+		sc_output(sc, fmt)->data(text);
+	free(text);
+	return r;
+}
+
+const struct verb verb_data = {
+	.name = "data",
+	.run = data_run,
+	.usage = "data [-j|-p] KSTAT",
+	.summary = "print a kstat's Linux data lines",
+	.help =
+	    "  KSTAT            module:instance:name, literally\n"
+	    "  -j, --json       the lines as JSON: statistic and values\n"
+	    "  -p, --parseable  the lines as they are\n",
+};

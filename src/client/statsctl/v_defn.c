@@ -1,0 +1,263 @@
+/*
+ * v_defn.c: the verbs on Linux statistic definitions — `definition`
+ * (read the definition lines), `define` (write attribute=value lines),
+ * and `on` / `off` (start and stop statistics).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "linuxstat.h"
+#include "output.h"
+#include "statsctl.h"
+
+#define DEFN_TEXT_MAX	65536
+
+int
+linux_defn_get(struct sc *sc, const struct kref *k, char **ret_text)
+{
+	json_t *params, *reply = NULL;
+	int r;
+
+	*ret_text = NULL;
+	params = json_pack("{s:s, s:i, s:s}", "module", k->module,
+	    "instance", (int)k->instance, "name", k->name);
+	r = sc_call(sc, "DefinitionGet", params, &reply);
+	if (r != 0)
+		return r;
+	*ret_text = strdup(js_str(reply, "text", ""));
+	json_decref(reply);
+	return *ret_text != NULL ? 0 : sc_error("out of memory");
+}
+
+int
+linux_require(struct sc *sc, const struct kref *k)
+{
+	char *text, full[128];
+	bool any;
+	int r;
+
+	r = linux_defn_get(sc, k, &text);
+	if (r != 0)
+		return r;
+	any = strncmp(text, "name=", 5) == 0;
+	free(text);
+	if (!any)
+		return sc_error("%s has no Linux statistics (no VOI of its "
+		    "template has a DEFN statistic)", kref_format(k, full,
+		    sizeof(full)));
+	return 0;
+}
+
+int
+linux_defn_set(struct sc *sc, const struct kref *k, const char *text)
+{
+	char full[128];
+	json_t *params;
+	int r;
+
+	/* A refused line is named by its number: say whose lines. */
+	sc->subject = kref_format(k, full, sizeof(full));
+	params = json_pack("{s:s, s:i, s:s, s:s}", "module", k->module,
+	    "instance", (int)k->instance, "name", k->name, "text", text);
+	r = sc_call(sc, "DefinitionSet", params, NULL);
+	sc->subject = NULL;
+	return r;
+}
+
+/* The KSTAT operand of the verbs here. */
+static int
+defn_kstat(struct sc *sc, const char *arg, struct kref *k)
+{
+	if (kref_parse(arg, false, k) < 0)
+		return sc_usage(sc, "'%s' is not module:instance:name", arg);
+	return 0;
+}
+
+static int
+definition_run(struct sc *sc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "parseable", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum sc_format fmt = SC_FMT_TEXT;
+	struct kref k;
+	char *text = NULL;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, ":jp", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			fmt = SC_FMT_JSON;
+			break;
+		case 'p':
+			fmt = SC_FMT_PARSEABLE;
+			break;
+		default:
+			return sc_optbad(sc, c, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return sc_usage(sc, "one KSTAT, please");
+	if ((r = defn_kstat(sc, argv[optind], &k)) != 0)
+		return r;
+	r = linux_require(sc, &k);
+	if (r == 0)
+		r = linux_defn_get(sc, &k, &text);
+	if (r == 0)
+		sc_output(sc, fmt)->definition(text);
+	free(text);
+	return r;
+}
+
+/* Standard input, whole, as definition text. */
+static char *
+defn_read_stdin(void)
+{
+	size_t len = 0, n;
+	char *buf = malloc(DEFN_TEXT_MAX + 1);
+
+	if (buf == NULL)
+		return NULL;
+	while (len < DEFN_TEXT_MAX &&
+	    (n = fread(buf + len, 1, DEFN_TEXT_MAX - len, stdin)) > 0)
+		len += n;
+	buf[len] = '\0';
+	return buf;
+}
+
+static int
+define_run(struct sc *sc, int argc, char **argv)
+{
+	struct kref k;
+	size_t len = 1, off = 0;
+	char *text;
+	int c, i, r;
+
+	while ((c = getopt_long(argc, argv, "+:", NULL, NULL)) != -1)
+		return sc_optbad(sc, c, argv);
+	if (argc - optind < 2)
+		return sc_usage(sc, "KSTAT and at least one line of "
+		    "attribute=value tokens, please");
+	if ((r = defn_kstat(sc, argv[optind], &k)) != 0)
+		return r;
+	if (argc - optind == 2 && strcmp(argv[optind + 1], "-") == 0) {
+		text = defn_read_stdin();
+	} else {
+		/* Each argument is one line. */
+		for (i = optind + 1; i < argc; i++)
+			len += strlen(argv[i]) + 1;
+		text = malloc(len);
+		if (text != NULL) {
+			for (i = optind + 1; i < argc; i++)
+				off += (size_t)sprintf(text + off, "%s\n",
+				    argv[i]);
+			text[off] = '\0';
+		}
+	}
+	if (text == NULL)
+		return sc_error("cannot read the definition: %s",
+		    strerror(errno));
+	r = linux_require(sc, &k);
+	if (r == 0)
+		r = linux_defn_set(sc, &k, text);
+	free(text);
+	return r;
+}
+
+/* on and off: "on=1" for every statistic, or "name=S on=1" for each S. */
+static int
+onoff_run(struct sc *sc, int argc, char **argv, int on)
+{
+	struct kref k;
+	size_t len = 16, off = 0;
+	char *text;
+	int c, i, r;
+
+	while ((c = getopt_long(argc, argv, "+:", NULL, NULL)) != -1)
+		return sc_optbad(sc, c, argv);
+	if (argc - optind < 1)
+		return sc_usage(sc, "a KSTAT, please");
+	if ((r = defn_kstat(sc, argv[optind], &k)) != 0)
+		return r;
+	for (i = optind + 1; i < argc; i++) {
+		if (argv[i][0] == '\0' || strpbrk(argv[i], " \t\n=") != NULL)
+			return sc_usage(sc, "'%s' is not a statistic's name",
+			    argv[i]);
+		len += strlen(argv[i]) + 16;
+	}
+	text = malloc(len);
+	if (text == NULL)
+		return sc_error("out of memory");
+	if (argc - optind == 1)
+		off = (size_t)sprintf(text, "on=%d\n", on);
+	for (i = optind + 1; i < argc; i++)
+		off += (size_t)sprintf(text + off, "name=%s on=%d\n", argv[i],
+		    on);
+	r = linux_require(sc, &k);
+	if (r == 0)
+		r = linux_defn_set(sc, &k, text);
+	free(text);
+	return r;
+}
+
+static int
+on_run(struct sc *sc, int argc, char **argv)
+{
+	return onoff_run(sc, argc, argv, 1);
+}
+
+static int
+off_run(struct sc *sc, int argc, char **argv)
+{
+	return onoff_run(sc, argc, argv, 0);
+}
+
+const struct verb verb_definition = {
+	.name = "definition",
+	.run = definition_run,
+	.usage = "definition [-j|-p] KSTAT",
+	.summary = "print a kstat's Linux definition lines",
+	.help =
+	    "  KSTAT            module:instance:name, literally\n"
+	    "  -j, --json       one object per statistic, attribute: value\n"
+	    "  -p, --parseable  the lines as they are\n",
+};
+
+const struct verb verb_define = {
+	.name = "define",
+	.run = define_run,
+	.usage = "define KSTAT 'attr=value ...' ... | define KSTAT -",
+	.summary = "change Linux statistics' definitions",
+	.help =
+	    "  KSTAT            module:instance:name, literally\n"
+	    "  'attr=value ...' one definition line per argument (name=,\n"
+	    "                   type=, on=, data=reset, range_min=, ...);\n"
+	    "                   all lines apply, or none\n"
+	    "  -                read the lines from standard input\n",
+};
+
+const struct verb verb_on = {
+	.name = "on",
+	.run = on_run,
+	.usage = "on KSTAT [STATISTIC...]",
+	.summary = "turn Linux statistics on (all of a kstat's, or those named)",
+	.help =
+	    "  KSTAT            module:instance:name, literally\n"
+	    "  STATISTIC...     only these statistics (default: all)\n",
+};
+
+const struct verb verb_off = {
+	.name = "off",
+	.run = off_run,
+	.usage = "off KSTAT [STATISTIC...]",
+	.summary = "turn Linux statistics off (all of a kstat's, or those named)",
+	.help =
+	    "  KSTAT            module:instance:name, literally\n"
+	    "  STATISTIC...     only these statistics (default: all)\n",
+};

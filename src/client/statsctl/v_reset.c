@@ -1,0 +1,126 @@
+/*
+ * v_reset.c: `statsctl reset` (zero a kstat's data, or named Linux
+ * statistics') and `statsctl snapshot` (a coherent copy of a kstat as
+ * JSON, optionally resetting it in the same step).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "linuxstat.h"
+#include "output.h"
+#include "statsctl.h"
+
+static json_t *
+reset_params(const struct kref *k, bool reset)
+{
+	return json_pack("{s:s, s:i, s:s, s:b}", "module", k->module,
+	    "instance", (int)k->instance, "name", k->name, "reset", reset);
+}
+
+static int
+reset_run(struct sc *sc, int argc, char **argv)
+{
+	struct kref k;
+	size_t len = 1, off = 0;
+	char *text;
+	int c, i, r;
+
+	while ((c = getopt_long(argc, argv, "+:", NULL, NULL)) != -1)
+		return sc_optbad(sc, c, argv);
+	if (argc - optind < 1)
+		return sc_usage(sc, "a KSTAT, please");
+	if (kref_parse(argv[optind], false, &k) < 0)
+		return sc_usage(sc, "'%s' is not module:instance:name",
+		    argv[optind]);
+	/* The whole blob: a snapshot with reset, its copy thrown away. */
+	if (argc - optind == 1)
+		return sc_call(sc, "Snapshot", reset_params(&k, true), NULL);
+	/* Named Linux statistics: data=reset for each. */
+	for (i = optind + 1; i < argc; i++) {
+		if (argv[i][0] == '\0' || strpbrk(argv[i], " \t\n=") != NULL)
+			return sc_usage(sc, "'%s' is not a statistic's name",
+			    argv[i]);
+		len += strlen(argv[i]) + 24;
+	}
+	text = malloc(len);
+	if (text == NULL)
+		return sc_error("out of memory");
+	for (i = optind + 1; i < argc; i++)
+		off += (size_t)sprintf(text + off, "name=%s data=reset\n",
+		    argv[i]);
+	r = linux_require(sc, &k);
+	if (r == 0)
+		r = linux_defn_set(sc, &k, text);
+	free(text);
+	return r;
+}
+
+static int
+snapshot_run(struct sc *sc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "reset", no_argument, NULL, 'r' },
+		{ "raw", no_argument, NULL, 'R' },
+		{ "parseable", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum sc_format fmt = SC_FMT_JSON;
+	bool reset = false, raw = false;
+	json_t *reply = NULL;
+	struct kref k;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, ":p", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r':
+			reset = true;
+			break;
+		case 'R':
+			raw = true;
+			break;
+		case 'p':
+			fmt = SC_FMT_PARSEABLE;
+			break;
+		default:
+			return sc_optbad(sc, c, argv);
+		}
+	}
+	if (argc - optind != 1)
+		return sc_usage(sc, "one KSTAT, please");
+	if (kref_parse(argv[optind], false, &k) < 0)
+		return sc_usage(sc, "'%s' is not module:instance:name",
+		    argv[optind]);
+	r = sc_call(sc, "Snapshot", reset_params(&k, reset), &reply);
+	if (r != 0)
+		return r;
+	/* The blob's bytes (base64) only on request: they are for tools. */
+	if (!raw)
+		json_object_del(reply, "raw");
+	sc_output(sc, fmt)->snapshot(reply);
+	json_decref(reply);
+	return 0;
+}
+
+const struct verb verb_reset = {
+	.name = "reset",
+	.run = reset_run,
+	.usage = "reset KSTAT [STATISTIC...]",
+	.summary = "zero a kstat's data, or named Linux statistics'",
+	.help =
+	    "  KSTAT            module:instance:name, literally\n"
+	    "  STATISTIC...     reset only these Linux statistics (data=reset)\n",
+};
+
+const struct verb verb_snapshot = {
+	.name = "snapshot",
+	.run = snapshot_run,
+	.usage = "snapshot [--reset] [--raw] [-p] KSTAT",
+	.summary = "print a coherent copy of a kstat as JSON",
+	.help =
+	    "  --reset          zero the kstat in the same step (owner right)\n"
+	    "  --raw            add the blob's bytes, base64, as \"raw\"\n"
+	    "  -p, --parseable  module:instance:name:statistic<TAB>value lines\n",
+};

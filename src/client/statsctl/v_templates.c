@@ -1,0 +1,59 @@
+/*
+ * v_templates.c: `statsctl templates` — the registered templates, as
+ * stats(3)'s comma-separated "<name>":<hash> list, or with -l each
+ * template's VOIs and statistics.
+ */
+#include <getopt.h>
+
+#include "conn.h"
+#include "output.h"
+#include "statsctl.h"
+
+static int
+templates_run(struct sc *sc, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "parseable", no_argument, NULL, 'p' },
+		{ "long", no_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum sc_format fmt = SC_FMT_TEXT;
+	json_t *reply = NULL;
+	bool long_form = false;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, ":jpl", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			fmt = SC_FMT_JSON;
+			break;
+		case 'p':
+			fmt = SC_FMT_PARSEABLE;
+			break;
+		case 'l':
+			long_form = true;
+			break;
+		default:
+			return sc_optbad(sc, c, argv);
+		}
+	}
+	if (optind < argc)
+		return sc_usage(sc, "unexpected argument '%s'", argv[optind]);
+	r = sc_call(sc, "TemplateList", NULL, &reply);
+	if (r == 0)
+		sc_output(sc, fmt)->templates(reply, long_form);
+	json_decref(reply);
+	return r;
+}
+
+const struct verb verb_templates = {
+	.name = "templates",
+	.run = templates_run,
+	.usage = "templates [-j|-p] [-l]",
+	.summary = "list the templates as \"<name>\":<hash>,...",
+	.help =
+	    "  -l, --long       each template's VOIs and statistics\n"
+	    "  -j, --json       the templates as JSON\n"
+	    "  -p, --parseable  name<TAB>hash<TAB>size<TAB>VOIs lines\n",
+};

@@ -1,0 +1,589 @@
+/*
+ * vlclient.c: the varlink client of vlclient.h — framing (JSON + NUL),
+ * SCM_RIGHTS in both directions, time-outs with poll(2), and the table that
+ * maps statsd's error names to errno values.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <statsd/client.h>
+
+#include "vlclient.h"
+
+#define VLC_DEFAULT_TIMEOUT_MS	5000
+#define VLC_READ_CHUNK		65536u
+
+struct vlc {
+	int	 fd;
+	bool	 broken;	/* framing lost: refuse further use */
+	unsigned stale;		/* calls given up on: replies to skip */
+	char	*path;
+	/* Bytes received and not yet handed out as a reply. */
+	char	*buf;
+	size_t	 len;
+	size_t	 cap;
+	/* Descriptors received for the message that starts at buf[0]. */
+	int	 fds[VLC_MAX_FDS];
+	size_t	 nfds;
+	/* Descriptors that arrived with bytes of a later message. */
+	int	 nextfds[VLC_MAX_FDS];
+	size_t	 nnextfds;
+	size_t	 next_off;	/* where that later message starts in buf */
+};
+
+static uint64_t
+vlc_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static uint64_t
+vlc_deadline(int timeout_ms)
+{
+	return vlc_now_ms() + (uint64_t)(timeout_ms < 0 ?
+	    VLC_DEFAULT_TIMEOUT_MS : timeout_ms);
+}
+
+/* Wait for events on fd until the deadline. Returns: 0; -ETIMEDOUT; -errno. */
+static int
+vlc_wait(int fd, short events, uint64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	uint64_t now;
+	int r;
+
+	for (;;) {
+		now = vlc_now_ms();
+		if (now >= deadline)
+			return -ETIMEDOUT;
+		r = poll(&p, 1, (int)(deadline - now > INT32_MAX ? INT32_MAX :
+		    deadline - now));
+		if (r > 0)
+			return 0;
+		if (r == 0)
+			return -ETIMEDOUT;
+		if (errno != EINTR)
+			return -errno;
+	}
+}
+
+const char *
+vlc_default_socket(void)
+{
+	const char *s = getenv("STATSD_SOCKET");
+
+	return s != NULL && s[0] != '\0' ? s : STATS_DEFAULT_SOCKET;
+}
+
+int
+vlc_connect(const char *path, int timeout_ms, struct vlc **ret)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	uint64_t deadline = vlc_deadline(timeout_ms);
+	struct vlc *c;
+	socklen_t elen = sizeof(int);
+	int fd, r, err = 0;
+
+	if (path == NULL || path[0] == '\0' ||
+	    strlen(path) >= sizeof(sa.sun_path))
+		return -EINVAL;
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	c->path = strdup(path);
+	if (c->path == NULL) {
+		free(c);
+		return -ENOMEM;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	c->fd = fd;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		if (errno != EINPROGRESS && errno != EAGAIN) {
+			r = -errno;
+			goto fail_fd;
+		}
+		/* A full backlog: wait until the daemon takes us. */
+		r = vlc_wait(fd, POLLOUT, deadline);
+		if (r < 0)
+			goto fail_fd;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) < 0) {
+			r = -errno;
+			goto fail_fd;
+		}
+		if (err != 0) {
+			r = -err;
+			goto fail_fd;
+		}
+	}
+	*ret = c;
+	return 0;
+fail_fd:
+	close(fd);
+fail:
+	free(c->path);
+	free(c);
+	return r;
+}
+
+static void
+vlc_close_fds(int *fds, size_t *n)
+{
+	while (*n > 0)
+		close(fds[--*n]);
+}
+
+struct vlc *
+vlc_free(struct vlc *c)
+{
+	if (c == NULL)
+		return NULL;
+	vlc_close_fds(c->fds, &c->nfds);
+	vlc_close_fds(c->nextfds, &c->nnextfds);
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->buf);
+	free(c->path);
+	free(c);
+	return NULL;
+}
+
+int
+vlc_fd(const struct vlc *c)
+{
+	return c->fd;
+}
+
+const char *
+vlc_path(const struct vlc *c)
+{
+	return c->path;
+}
+
+int
+vlc_send(struct vlc *c, const char *method, json_t *params, unsigned flags,
+    const int *fds, size_t nfds, int timeout_ms)
+{
+	uint64_t deadline = vlc_deadline(timeout_ms);
+	union {
+		struct cmsghdr	align;
+		char		buf[CMSG_SPACE(sizeof(int) * VLC_MAX_FDS)];
+	} ctl;
+	json_t *msg;
+	char *text;
+	size_t len, off = 0;
+	int r = 0;
+
+	if (c->broken)
+		return -EPIPE;
+	if (method == NULL || method[0] == '\0' || nfds > VLC_MAX_FDS ||
+	    (nfds > 0 && fds == NULL))
+		return -EINVAL;
+	msg = json_pack("{s:s, s:o}", "method", method, "parameters",
+	    params != NULL ? json_incref(params) : json_object());
+	if (msg == NULL)
+		return -ENOMEM;
+	if (flags & VLC_MORE)
+		json_object_set_new(msg, "more", json_true());
+	if (flags & VLC_ONEWAY)
+		json_object_set_new(msg, "oneway", json_true());
+	text = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	if (text == NULL)
+		return -ENOMEM;
+	len = strlen(text) + 1;		/* the NUL is the frame's end */
+	while (off < len) {
+		struct iovec iov = { text + off, len - off };
+		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+		ssize_t n;
+
+		if (off == 0 && nfds > 0) {
+			struct cmsghdr *cm;
+
+			memset(&ctl, 0, sizeof(ctl));
+			mh.msg_control = ctl.buf;
+			mh.msg_controllen = CMSG_SPACE(sizeof(int) * nfds);
+			cm = CMSG_FIRSTHDR(&mh);
+			cm->cmsg_level = SOL_SOCKET;
+			cm->cmsg_type = SCM_RIGHTS;
+			cm->cmsg_len = CMSG_LEN(sizeof(int) * nfds);
+			memcpy(CMSG_DATA(cm), fds, sizeof(int) * nfds);
+		}
+		n = sendmsg(c->fd, &mh, MSG_NOSIGNAL);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			r = vlc_wait(c->fd, POLLOUT, deadline);
+			if (r < 0)
+				break;
+			continue;
+		}
+		r = n < 0 && errno != ECONNRESET ? -errno : -EPIPE;
+		break;
+	}
+	free(text);
+	if (r < 0 && off > 0)
+		c->broken = true;	/* half a message went out */
+	if (r == -EPIPE)
+		c->broken = true;
+	return r;
+}
+
+/*
+ * Keep the descriptors of one recvmsg. statsd sends each message with its
+ * own sendmsg, the descriptors with its first byte, and the kernel ends a
+ * read after the data that came with descriptors: so they belong to the
+ * last message that starts within the bytes this read brought,
+ * [start, start + n) — or, if none starts there, to the one in progress.
+ */
+static int
+vlc_keep_fds(struct vlc *c, struct msghdr *mh, size_t start, size_t n)
+{
+	struct cmsghdr *cm;
+	size_t i, k, nf, at = 0;
+
+	for (i = start; i < start + n; i++)
+		if (i == 0 || c->buf[i - 1] == '\0')
+			at = i;
+	if (at == 0) {
+		/* None starts here: the last start before this read. */
+		for (i = start; i > 0; i--)
+			if (c->buf[i - 1] == '\0') {
+				at = i;
+				break;
+			}
+	}
+	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
+		bool later = at > 0;
+		int *fds, *dst;
+		size_t *dn;
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		fds = (int *)CMSG_DATA(cm);
+		nf = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		/* One later message with descriptors at most: a second
+		 * cannot happen with one call at a time. */
+		if (later && c->nnextfds > 0 && c->next_off != at)
+			c->broken = true;
+		dst = later ? c->nextfds : c->fds;
+		dn = later ? &c->nnextfds : &c->nfds;
+		for (k = 0; k < nf; k++) {
+			if (c->broken || *dn >= VLC_MAX_FDS) {
+				close(fds[k]);
+				c->broken = true;
+				continue;
+			}
+			dst[(*dn)++] = fds[k];
+		}
+		if (later)
+			c->next_off = at;
+	}
+	return c->broken ? -EPROTO : 0;
+}
+
+/* Read once (non-blocking). Returns: bytes read (> 0); -EAGAIN; -EPIPE at
+ * end of stream; -EPROTO; -errno. */
+static int
+vlc_read_some(struct vlc *c)
+{
+	union {
+		struct cmsghdr	align;
+		char		buf[CMSG_SPACE(sizeof(int) * VLC_MAX_FDS)];
+	} ctl;
+	struct iovec iov;
+	struct msghdr mh = { 0 };
+	ssize_t n;
+	int r;
+
+	if (c->cap - c->len < VLC_READ_CHUNK) {
+		size_t ncap = c->cap == 0 ? VLC_READ_CHUNK * 2 : c->cap * 2;
+		char *nb;
+
+		if (ncap > VLC_MAX_MESSAGE + VLC_READ_CHUNK)
+			ncap = VLC_MAX_MESSAGE + VLC_READ_CHUNK;
+		if (ncap - c->len == 0)
+			return -EPROTO;
+		nb = realloc(c->buf, ncap);
+		if (nb == NULL)
+			return -ENOMEM;
+		c->buf = nb;
+		c->cap = ncap;
+	}
+	iov.iov_base = c->buf + c->len;
+	iov.iov_len = c->cap - c->len;
+	mh.msg_iov = &iov;
+	mh.msg_iovlen = 1;
+	mh.msg_control = ctl.buf;
+	mh.msg_controllen = sizeof(ctl.buf);
+	do {
+		n = recvmsg(c->fd, &mh, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK ? -EAGAIN :
+		    errno == ECONNRESET ? -EPIPE : -errno;
+	if (n == 0)
+		return -EPIPE;
+	c->len += (size_t)n;
+	r = vlc_keep_fds(c, &mh, c->len - (size_t)n, (size_t)n);
+	if (mh.msg_flags & MSG_CTRUNC)
+		r = -EPROTO;	/* the kernel closed descriptors we lost */
+	if (r < 0) {
+		c->broken = true;
+		return r;
+	}
+	return (int)n;
+}
+
+static void
+vlc_reply_init(struct vlc_reply *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+/* Parse the message buf[0, end) (without its NUL) into *ret. */
+static int
+vlc_parse(struct vlc *c, size_t end, struct vlc_reply *ret)
+{
+	json_error_t jerr;
+	json_t *m, *p, *e, *cont;
+
+	m = json_loadb(c->buf, end, JSON_REJECT_DUPLICATES, &jerr);
+	if (m == NULL || !json_is_object(m)) {
+		json_decref(m);
+		return -EPROTO;
+	}
+	p = json_object_get(m, "parameters");
+	e = json_object_get(m, "error");
+	cont = json_object_get(m, "continues");
+	if ((p != NULL && !json_is_object(p)) ||
+	    (e != NULL && !json_is_string(e)) ||
+	    (cont != NULL && !json_is_boolean(cont))) {
+		json_decref(m);
+		return -EPROTO;
+	}
+	ret->params = p != NULL ? json_incref(p) : json_object();
+	ret->error = e != NULL ? strdup(json_string_value(e)) : NULL;
+	ret->continues = json_is_true(cont);
+	json_decref(m);
+	if (ret->params == NULL || (e != NULL && ret->error == NULL)) {
+		vlc_reply_done(ret);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The next message, whatever call it answers. */
+static int
+vlc_recv_one(struct vlc *c, uint64_t deadline, struct vlc_reply *ret)
+{
+	char *nul;
+	size_t end, rest, k;
+	int r;
+
+	vlc_reply_init(ret);
+	if (c->broken)
+		return -EPIPE;
+	for (;;) {
+		nul = c->len > 0 ? memchr(c->buf, '\0', c->len) : NULL;
+		if (nul != NULL)
+			break;
+		if (c->len >= VLC_MAX_MESSAGE) {
+			c->broken = true;
+			return -EPROTO;
+		}
+		r = vlc_read_some(c);
+		if (r == -EAGAIN) {
+			r = vlc_wait(c->fd, POLLIN, deadline);
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (r < 0) {
+			if (r == -EPIPE)
+				c->broken = true;
+			return r;
+		}
+	}
+	end = (size_t)(nul - c->buf);
+	r = vlc_parse(c, end, ret);
+	if (r < 0) {
+		c->broken = r == -EPROTO;
+		return r;
+	}
+	for (k = 0; k < c->nfds; k++)
+		ret->fds[k] = c->fds[k];
+	ret->nfds = c->nfds;
+	c->nfds = 0;
+	/* Shift the rest down; descriptors of the next message move up. */
+	rest = c->len - end - 1;
+	memmove(c->buf, nul + 1, rest);
+	c->len = rest;
+	if (c->nnextfds > 0 && c->next_off == end + 1) {
+		memcpy(c->fds, c->nextfds, c->nnextfds * sizeof(int));
+		c->nfds = c->nnextfds;
+		c->nnextfds = 0;
+	} else if (c->nnextfds > 0) {
+		c->next_off -= end + 1;
+	}
+	return ret->error != NULL ? -EREMOTEIO : 0;
+}
+
+int
+vlc_recv(struct vlc *c, int timeout_ms, struct vlc_reply *ret)
+{
+	uint64_t deadline = vlc_deadline(timeout_ms);
+	int r;
+
+	/* Replies to calls whose caller timed out come first (in call
+	 * order, as varlink answers): drop them, and their descriptors. */
+	while (c->stale > 0) {
+		r = vlc_recv_one(c, deadline, ret);
+		if (r < 0 && r != -EREMOTEIO)
+			return r;
+		if (!ret->continues)
+			c->stale--;
+		vlc_reply_done(ret);
+	}
+	r = vlc_recv_one(c, deadline, ret);
+	if (r == -ETIMEDOUT)
+		c->stale++;	/* its reply may still come */
+	return r;
+}
+
+int
+vlc_call(struct vlc *c, const char *method, json_t *params, unsigned flags,
+    const int *fds, size_t nfds, int timeout_ms, struct vlc_reply *ret)
+{
+	uint64_t start = vlc_now_ms();
+	int r, left;
+
+	vlc_reply_init(ret);
+	r = vlc_send(c, method, params, flags, fds, nfds, timeout_ms);
+	if (r < 0 || (flags & VLC_ONEWAY))
+		return r;
+	if (timeout_ms < 0)
+		timeout_ms = VLC_DEFAULT_TIMEOUT_MS;
+	left = timeout_ms - (int)(vlc_now_ms() - start);
+	return vlc_recv(c, left > 0 ? left : 0, ret);
+}
+
+int
+vlc_reply_take_fd(struct vlc_reply *r, size_t i)
+{
+	int fd;
+
+	if (i >= r->nfds || r->fds[i] < 0)
+		return -EBADMSG;
+	fd = r->fds[i];
+	r->fds[i] = -1;
+	return fd;
+}
+
+void
+vlc_reply_done(struct vlc_reply *r)
+{
+	size_t i;
+
+	if (r == NULL)
+		return;
+	for (i = 0; i < r->nfds; i++)
+		if (r->fds[i] >= 0)
+			close(r->fds[i]);
+	json_decref(r->params);
+	free(r->error);
+	vlc_reply_init(r);
+}
+
+/* Error names and what they mean to a C caller, once. */
+static const struct {
+	const char	*name;
+	int		 err;
+} vlc_errors[] = {
+	{ "io.statsd.NoSuchKstat", ENOENT },
+	{ "io.statsd.KstatExists", EEXIST },
+	{ "io.statsd.NoSuchTemplate", ENOENT },
+	{ "io.statsd.TemplateExists", EEXIST },
+	{ "io.statsd.TemplateMismatch", ESTALE },
+	{ "io.statsd.InvalidTemplate", EINVAL },
+	{ "io.statsd.InvalidValue", EINVAL },
+	{ "io.statsd.PermissionDenied", EPERM },
+	{ "io.statsd.LimitReached", ENOSPC },
+	{ "io.statsd.NotWritable", EACCES },
+	{ "io.statsd.InvalidDefinition", EINVAL },
+	{ "io.statsd.NotSupported", EOPNOTSUPP },
+	{ "io.statsd.InvalidMessage", EPROTO },
+	{ "io.statsd.MessageTooLarge", EMSGSIZE },
+	{ "io.statsd.TooManyConnections", EUSERS },
+	{ "io.statsd.SystemError", EIO },
+	{ "org.varlink.service.InvalidParameter", EINVAL },
+	{ "org.varlink.service.MethodNotFound", EOPNOTSUPP },
+	{ "org.varlink.service.MethodNotImplemented", EOPNOTSUPP },
+	{ "org.varlink.service.InterfaceNotFound", EOPNOTSUPP },
+};
+
+int
+vlc_error_errno(const char *error)
+{
+	size_t i;
+
+	if (error == NULL)
+		return EPROTO;
+	for (i = 0; i < sizeof(vlc_errors) / sizeof(vlc_errors[0]); i++)
+		if (strcmp(vlc_errors[i].name, error) == 0)
+			return vlc_errors[i].err;
+	return EPROTO;
+}
+
+char *
+vlc_reply_describe(const struct vlc_reply *r, char *buf, size_t len)
+{
+	const char *key;
+	bool first = true;
+	json_t *v;
+	size_t off;
+	int n;
+
+	if (len == 0)
+		return buf;
+	n = snprintf(buf, len, "%s", r->error != NULL ? r->error : "ok");
+	off = n < 0 ? 0 : (size_t)n;
+	if (r->params == NULL)
+		return buf;
+	json_object_foreach(r->params, key, v) {
+		char *val;
+
+		if (off + 1 >= len)
+			break;
+		val = json_is_string(v) ? strdup(json_string_value(v)) :
+		    json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		n = snprintf(buf + off, len - off, "%s%s=%s",
+		    first ? ": " : ", ", key, val != NULL ? val : "?");
+		free(val);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+		first = false;
+	}
+	return buf;
+}

@@ -1,0 +1,673 @@
+/*
+ * drain.c: the update rings and the drain — eventfd wakeups at drain
+ * priority, the periodic tick, bounded batches with a backlog pass at
+ * control priority, the per-record checks, and statsd's own kstat.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+
+#include <statsd/kstat.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "drain.h"
+#include "log.h"
+#include "op.h"
+#include "persist.h"
+#include "registry.h"
+#include "ring.h"
+#include "shm.h"
+
+struct ring {
+	struct drain		*dr;
+	struct ring		*prev, *next;
+	struct conn		*conn;
+	uid_t			 uid;
+	bool			 privileged;
+	uint32_t		 id;
+	struct ring_consumer	*c;
+	struct event		*ev;
+	bool			 backlog;	/* records left after a batch */
+	bool			 broken_logged;
+	struct persist_ring	*journal;	/* progress of the pass */
+	uint64_t		 skip;		/* applied before a restart */
+};
+
+struct drain {
+	struct statsd		*d;
+	struct ring		*rings;
+	unsigned		 nrings;
+	uint32_t		 next_id;
+	struct event		*ev_tick;
+	struct event		*ev_pump;
+	bool			 pump_armed;
+	unsigned		 rr;		/* where the next pass starts */
+	uint64_t		 passes;
+	uint64_t		 errors;
+	/* Counters of rings already freed. */
+	uint64_t		 gone_applied, gone_rejected, gone_dropped;
+	uint64_t		 gone_wakeups;
+	struct reg_kstat	*self;
+	uint64_t		 now;		/* the current pass's time */
+};
+
+/* statsd's own kstat: one LAST value per VOI, in this order. */
+static const char *const drain_self_vois[] = {
+	"uptime_ns", "clients", "rings", "kstats", "templates", "applied",
+	"rejected", "dropped", "wakeups", "drain_passes", "drain_errors",
+};
+#define NSELF	(sizeof(drain_self_vois) / sizeof(drain_self_vois[0]))
+
+static void drain_pump_arm(struct drain *dr);
+
+/* The consumer index as published in the ring (statsd is its only
+ * writer; a producer that scribbles on it spoils only its own journal). */
+static uint64_t
+drain_ring_tail(struct ring *rg)
+{
+	size_t size;
+	struct ring_hdr *h = ring_consumer_mem(rg->c, &size);
+
+	return atomic_load_explicit(&h->tail, memory_order_relaxed);
+}
+
+static uint64_t
+drain_ring_birth(struct ring *rg)
+{
+	size_t size;
+	struct ring_hdr *h = ring_consumer_mem(rg->c, &size);
+
+	return h->birth;
+}
+
+/* ---------------------------------------------------------- applying */
+
+static int
+drain_apply(void *arg, const struct ring_rec *rec)
+{
+	struct ring *rg = arg;
+	struct registry *reg = rg->dr->d->reg;
+	struct reg_kstat *k;
+	struct statsblob *sb;
+	int r;
+
+	if (rg->skip > 0) {
+		/* Applied by the statsd that was killed mid-pass; the journal
+		 * counted it at the start of this pass. */
+		rg->skip--;
+		return 0;
+	}
+	k = registry_kstat_by_handle(reg, rec->slot);
+	if (k == NULL || k->dormant) {
+		persist_ring_done(rg->journal);
+		return -ENOENT;
+	}
+	if (k->owner != rg->uid && !rg->privileged) {
+		persist_ring_done(rg->journal);
+		return -EPERM;
+	}
+	sb = registry_blob_begin(reg, k);
+	if (k->mirror != NULL)
+		persist_undo_begin(rg->dr->d->persist, rg->journal, k->handle,
+		    sb, k->size, rec->voi);
+	r = engine_apply(sb, rec->voi, rec->op, rec->flags, rec->x, rec->y,
+	    rec->time);
+	registry_blob_end(reg, k, rg->dr->now);
+	persist_ring_done(rg->journal);
+	if (k->mirror != NULL)
+		persist_undo_end(rg->dr->d->persist);
+	/* A statistic that failed (a queue exit from an empty queue) is
+	 * counted in its errs; the record itself reached the blob. */
+	return r == -EINVAL || r == -EOPNOTSUPP ? r : 0;
+}
+
+/* One pass over one ring. Returns: records taken. */
+static int
+drain_ring(struct drain *dr, struct ring *rg)
+{
+	unsigned batch = dr->d->cfg.drain_batch;
+	int n;
+
+	persist_ring_pass(rg->journal, drain_ring_tail(rg), rg->skip);
+	n = ring_drain(rg->c, batch, dr->now, drain_apply, rg);
+	if (n == -EPIPE) {
+		if (!rg->broken_logged) {
+			log_warning("ring %u (uid %u): producer index out of "
+			    "bounds; the ring is no longer read", rg->id,
+			    (unsigned)rg->uid);
+			dr->errors++;
+			rg->broken_logged = true;
+		}
+		rg->backlog = false;
+		return 0;
+	}
+	if (n < 0)
+		return 0;
+	if (n > 0)
+		dr->passes++;
+	rg->backlog = (unsigned)n == batch;
+	if (!rg->backlog) {
+		/* Caught up: ask the producer for a wakeup, unless records
+		 * came in meanwhile. */
+		if (ring_consumer_sleep_prepare(rg->c) == -EAGAIN)
+			rg->backlog = true;
+	}
+	if (rg->backlog)
+		drain_pump_arm(dr);
+	return n;
+}
+
+static void
+drain_ring_free(struct drain *dr, struct ring *rg)
+{
+	struct ring_consumer_stats st;
+
+	ring_consumer_stats(rg->c, &st);
+	dr->gone_applied += st.applied;
+	dr->gone_rejected += st.rejected;
+	dr->gone_dropped += st.dropped;
+	dr->gone_wakeups += st.wakeups;
+	if (rg->prev != NULL)
+		rg->prev->next = rg->next;
+	else
+		dr->rings = rg->next;
+	if (rg->next != NULL)
+		rg->next->prev = rg->prev;
+	dr->nrings--;
+	if (rg->conn != NULL && rg->conn->nrings > 0)
+		rg->conn->nrings--;
+	persist_ring_release(rg->journal);
+	event_free(rg->ev);
+	ring_consumer_free(rg->c);
+	free(rg);
+}
+
+/* Drain a ring until empty (bounded by its capacity plus what a producer
+ * can add meanwhile: a few passes). */
+static void
+drain_ring_empty(struct drain *dr, struct ring *rg)
+{
+	uint64_t cap = ring_consumer_capacity(rg->c), taken = 0;
+	int n;
+
+	do {
+		n = drain_ring(dr, rg);
+		taken += n > 0 ? (uint64_t)n : 0;
+	} while (n > 0 && taken < 2 * cap);
+	registry_sync(dr->d->reg);
+}
+
+/* Finish a pass: persistent blobs to the store, closed rings freed. */
+static void
+drain_pass_end(struct drain *dr)
+{
+	struct ring *rg, *next;
+
+	registry_sync(dr->d->reg);
+	for (rg = dr->rings; rg != NULL; rg = next) {
+		next = rg->next;
+		if (ring_consumer_done(rg->c))
+			drain_ring_free(dr, rg);
+	}
+}
+
+static void
+drain_wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct ring *rg = arg;
+	struct drain *dr = rg->dr;
+
+	(void)fd;
+	(void)what;
+	ring_consumer_sleep_done(rg->c);
+	dr->now = statsd_now_ns();
+	(void)drain_ring(dr, rg);
+	registry_sync(dr->d->reg);
+}
+
+/*
+ * One pass over the rings that need it (all with records waiting, or
+ * only those left with a backlog), within a budget of records per loop
+ * turn. Passes start one ring further each time, so that under a flood
+ * every ring gets its turn; rings the budget did not reach keep their
+ * backlog and the pump brings them back at the next turn.
+ */
+static void
+drain_pass(struct drain *dr, bool backlog_only)
+{
+	uint64_t budget = 16 * (uint64_t)dr->d->cfg.drain_batch, taken = 0;
+	unsigned start, i, n = dr->nrings;
+	struct ring *rg;
+
+	dr->now = statsd_now_ns();
+	if (n == 0)
+		return;
+	start = dr->rr++ % n;
+	for (rg = dr->rings, i = 0; i < start && rg != NULL; i++)
+		rg = rg->next;
+	for (i = 0; i < n; i++, rg = rg->next) {
+		if (rg == NULL)
+			rg = dr->rings;
+		if (taken >= budget) {
+			if (ring_consumer_pending(rg->c) > 0) {
+				rg->backlog = true;
+				drain_pump_arm(dr);
+			}
+			continue;
+		}
+		if (rg->backlog || (!backlog_only &&
+		    ring_consumer_pending(rg->c) > 0))
+			taken += (uint64_t)drain_ring(dr, rg);
+	}
+	drain_pass_end(dr);
+}
+
+static void
+drain_pump_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct drain *dr = arg;
+
+	(void)fd;
+	(void)what;
+	dr->pump_armed = false;
+	drain_pass(dr, true);
+}
+
+static void
+drain_pump_arm(struct drain *dr)
+{
+	static const struct timeval zero = { 0, 0 };
+
+	if (dr->pump_armed)
+		return;
+	dr->pump_armed = true;
+	/* A zero time-out, not event_active(): it becomes active at the
+	 * next loop turn, after control events already waiting. */
+	event_add(dr->ev_pump, &zero);
+}
+
+/* -------------------------------------------------------- self kstat */
+
+static void
+drain_self_update(struct drain *dr)
+{
+	struct statsd *d = dr->d;
+	struct registry_stats rs;
+	struct drain_stats ds;
+	struct statsblob *sb;
+	uint64_t v[NSELF];
+	size_t i;
+
+	if (dr->self == NULL)
+		return;
+	drain_stats(dr, &ds);
+	registry_stats(d->reg, &rs);
+	v[0] = dr->now - d->start_ns;
+	v[1] = control_nconns(d->control);
+	v[2] = ds.rings;
+	v[3] = rs.kstats;
+	v[4] = rs.templates;
+	v[5] = ds.applied;
+	v[6] = ds.rejected;
+	v[7] = ds.dropped;
+	v[8] = ds.wakeups;
+	v[9] = ds.passes;
+	v[10] = ds.errors;
+	sb = registry_blob_begin(d->reg, dr->self);
+	for (i = 0; i < NSELF; i++)
+		(void)engine_apply(sb, (uint16_t)i, STATS_OP_SET,
+		    STATS_OPF_UNSIGNED, (int64_t)v[i], 0, dr->now);
+	registry_blob_end(d->reg, dr->self, dr->now);
+}
+
+static int
+drain_self_create(struct drain *dr)
+{
+	struct statsd *d = dr->d;
+	struct reg_kstat_new n;
+	struct reg_template *t;
+	struct ks_error kerr;
+	json_t *def, *vois;
+	char bad[128], reason[160];
+	bool created, revived;
+	size_t i;
+	int r;
+
+	vois = json_array();
+	for (i = 0; i < NSELF; i++)
+		json_array_append_new(vois, json_pack("{s:I, s:s, s:s, "
+		    "s:[{s:s}]}", "id", (json_int_t)i, "name",
+		    drain_self_vois[i], "dtype", "INT_U64", "stats",
+		    "kind", "LAST"));
+	def = json_pack("{s:s, s:o}", "name", "statsd.self", "vois", vois);
+	if (def == NULL)
+		return -ENOMEM;
+	r = registry_template_add(d->reg, def, &t, &created, bad, sizeof(bad),
+	    reason, sizeof(reason));
+	json_decref(def);
+	if (r < 0) {
+		log_error("statsd's own template: %s %s", bad, reason);
+		return r;
+	}
+	memset(&n, 0, sizeof(n));
+	n.module = "statsd";
+	n.instance = 0;
+	n.name = "daemon";
+	n.class_ = "misc";
+	n.type = KSTAT_TYPE_NAMED;
+	n.desc = "statsd itself: uptime, clients, rings, records";
+	n.owner = d->self_uid;
+	n.tpl = t;
+	r = registry_kstat_create(d->reg, &n, &dr->self, &revived, &kerr);
+	if (r < 0) {
+		log_error("statsd's own kstat: %s", strerror(-r));
+		dr->self = NULL;
+		return r;
+	}
+	dr->self->internal = true;
+	return 0;
+}
+
+/* ------------------------------------------------------------- the tick */
+
+static void
+drain_tick_arm(struct drain *dr)
+{
+	unsigned ms = dr->d->cfg.drain_interval_ms;
+	struct timeval tv = { ms / 1000, (long)(ms % 1000) * 1000 };
+
+	event_add(dr->ev_tick, &tv);
+}
+
+static void
+drain_tick_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct drain *dr = arg;
+
+	(void)fd;
+	(void)what;
+	drain_pass(dr, false);
+	drain_self_update(dr);
+	drain_tick_arm(dr);
+}
+
+int
+drain_new(struct statsd *d, struct drain **ret)
+{
+	struct drain *dr;
+
+	dr = calloc(1, sizeof(*dr));
+	if (dr == NULL)
+		return -ENOMEM;
+	dr->d = d;
+	dr->next_id = 1;
+	dr->ev_tick = evtimer_new(d->base, drain_tick_cb, dr);
+	dr->ev_pump = evtimer_new(d->base, drain_pump_cb, dr);
+	if (dr->ev_tick == NULL || dr->ev_pump == NULL) {
+		drain_free(dr);
+		return -ENOMEM;
+	}
+	event_priority_set(dr->ev_tick, PRIO_DRAIN);
+	event_priority_set(dr->ev_pump, PRIO_CONTROL);
+	(void)drain_self_create(dr);
+	dr->now = statsd_now_ns();
+	drain_self_update(dr);
+	drain_tick_arm(dr);
+	*ret = dr;
+	return 0;
+}
+
+struct drain *
+drain_free(struct drain *dr)
+{
+	if (dr == NULL)
+		return NULL;
+	drain_all(dr);
+	while (dr->rings != NULL)
+		drain_ring_free(dr, dr->rings);
+	if (dr->ev_tick != NULL)
+		event_free(dr->ev_tick);
+	if (dr->ev_pump != NULL)
+		event_free(dr->ev_pump);
+	free(dr);
+	return NULL;
+}
+
+void
+drain_reload(struct drain *dr)
+{
+	drain_tick_arm(dr);
+}
+
+void
+drain_stats(const struct drain *dr, struct drain_stats *ret)
+{
+	const struct ring *rg;
+
+	memset(ret, 0, sizeof(*ret));
+	if (dr == NULL)
+		return;
+	ret->applied = dr->gone_applied;
+	ret->rejected = dr->gone_rejected;
+	ret->dropped = dr->gone_dropped;
+	ret->wakeups = dr->gone_wakeups;
+	for (rg = dr->rings; rg != NULL; rg = rg->next) {
+		struct ring_consumer_stats st;
+
+		ring_consumer_stats(rg->c, &st);
+		ret->applied += st.applied;
+		ret->rejected += st.rejected;
+		ret->dropped += st.dropped;
+		ret->wakeups += st.wakeups;
+	}
+	ret->passes = dr->passes;
+	ret->errors = dr->errors;
+	ret->rings = dr->nrings;
+}
+
+void
+drain_all(struct drain *dr)
+{
+	struct ring *rg;
+
+	dr->now = statsd_now_ns();
+	for (rg = dr->rings; rg != NULL; rg = rg->next)
+		drain_ring_empty(dr, rg);
+	registry_sync(dr->d->reg);
+}
+
+/* ---------------------------------------------------------- attaching */
+
+static int
+drain_check_limits(struct drain *dr, struct conn *c, const char **ret_limit)
+{
+	const struct ring *rg;
+	unsigned same = 0;
+
+	if (dr->nrings >= dr->d->cfg.max_rings) {
+		*ret_limit = "max_rings";
+		return -EMFILE;
+	}
+	for (rg = dr->rings; rg != NULL; rg = rg->next)
+		if (rg->uid == c->peer.uid)
+			same++;
+	if (same >= dr->d->cfg.max_rings_per_uid) {
+		*ret_limit = "max_rings_per_uid";
+		return -EMFILE;
+	}
+	return 0;
+}
+
+static int
+drain_ring_add(struct drain *dr, struct conn *c, struct ring_consumer *rc,
+    uint32_t *ret_id)
+{
+	struct ring *rg;
+
+	rg = calloc(1, sizeof(*rg));
+	if (rg == NULL)
+		return -ENOMEM;
+	rg->dr = dr;
+	rg->conn = c;
+	rg->uid = c->peer.uid;
+	rg->privileged = c->peer.privileged;
+	rg->c = rc;
+	rg->id = dr->next_id++;
+	rg->ev = event_new(dr->d->base, ring_consumer_efd(rc),
+	    EV_READ | EV_PERSIST, drain_wake_cb, rg);
+	if (rg->ev == NULL) {
+		free(rg);
+		return -ENOMEM;
+	}
+	event_priority_set(rg->ev, PRIO_DRAIN);
+	event_add(rg->ev, NULL);
+	rg->next = dr->rings;
+	if (dr->rings != NULL)
+		dr->rings->prev = rg;
+	dr->rings = rg;
+	dr->nrings++;
+	c->nrings++;
+	*ret_id = rg->id;
+	return 0;
+}
+
+int
+drain_ring_new(struct drain *dr, struct conn *c, unsigned cap_log2,
+    uint32_t *ret_id, int *ret_fd, int *ret_efd, const char **ret_limit)
+{
+	struct ring_consumer *rc;
+	int r, fd, efd;
+
+	r = drain_check_limits(dr, c, ret_limit);
+	if (r < 0)
+		return r;
+	r = ring_create(cap_log2, &rc);
+	if (r < 0)
+		return r;
+	/* Only the client it is sent to may map it; see registry.c. */
+	(void)fchmod(ring_consumer_fd(rc), 0600);
+	fd = fcntl(ring_consumer_fd(rc), F_DUPFD_CLOEXEC, 3);
+	efd = fcntl(ring_consumer_efd(rc), F_DUPFD_CLOEXEC, 3);
+	if (fd < 0 || efd < 0) {
+		r = -errno;
+		goto fail;
+	}
+	r = drain_ring_add(dr, c, rc, ret_id);
+	if (r < 0)
+		goto fail;
+	dr->rings->journal = persist_ring_new(dr->d->persist,
+	    drain_ring_birth(dr->rings), c->peer.uid);
+	/* Armed from the start: the first push wakes the daemon. */
+	(void)ring_consumer_sleep_prepare(rc);
+	*ret_fd = fd;
+	*ret_efd = efd;
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	if (efd >= 0)
+		close(efd);
+	ring_consumer_free(rc);
+	return r;
+}
+
+static bool
+drain_is_eventfd(int fd)
+{
+	char path[64], target[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, "anon_inode:[eventfd]") == 0;
+}
+
+int
+drain_ring_adopt(struct drain *dr, struct conn *c, int fd, int efd,
+    uint32_t *ret_id, uint64_t *ret_capacity, uint64_t *ret_pending,
+    const char **ret_limit)
+{
+	struct ring_consumer *rc;
+	struct ring *rg;
+	struct stat st;
+	uint64_t max;
+	int64_t pending;
+	int seals, r;
+
+	r = drain_check_limits(dr, c, ret_limit);
+	if (r < 0)
+		goto fail;
+	/* The client made no promise: insist on a sealed memfd (a plain
+	 * file could be truncated under the mapping) and a real eventfd. */
+	r = -EPERM;
+	seals = fcntl(fd, F_GET_SEALS);
+	if (seals < 0 || (seals & SHM_SEALS_REQUIRED) != SHM_SEALS_REQUIRED)
+		goto fail;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto fail;
+	max = RING_HDR_SIZE + ((uint64_t)RING_REC_SIZE <<
+	    dr->d->cfg.ring_max_capacity_log2);
+	r = -EFBIG;
+	if ((uint64_t)st.st_size > max)
+		goto fail;
+	r = -EBADF;
+	if (!drain_is_eventfd(efd))
+		goto fail;
+	(void)fcntl(efd, F_SETFL, O_NONBLOCK);
+	r = ring_consumer_attach(fd, efd, &rc);
+	if (r < 0)
+		goto fail;
+	r = drain_ring_add(dr, c, rc, ret_id);
+	if (r < 0) {
+		ring_consumer_free(rc);		/* closes both */
+		return r;
+	}
+	pending = ring_consumer_pending(rc);
+	*ret_pending = pending > 0 ? (uint64_t)pending : 0;
+	*ret_capacity = ring_consumer_capacity(rc);
+	/* drain_ring_add() put it first. What was left in it is drained at
+	 * once, less what the journal says was applied already. */
+	rg = dr->rings;
+	rg->journal = persist_ring_adopt(dr->d->persist, drain_ring_birth(rg),
+	    c->peer.uid, drain_ring_tail(rg), &rg->skip);
+	if (rg->skip > *ret_pending)
+		rg->skip = *ret_pending;
+	if (rg->skip > 0)
+		log_notice("ring %u (uid %u): %llu records were applied before "
+		    "statsd restarted; skipped", rg->id, (unsigned)rg->uid,
+		    (unsigned long long)rg->skip);
+	rg->backlog = true;
+	drain_pump_arm(dr);
+	return 0;
+fail:
+	close(fd);
+	close(efd);
+	return r;
+}
+
+void
+drain_conn_closed(struct drain *dr, struct conn *c)
+{
+	struct ring *rg, *next;
+
+	dr->now = statsd_now_ns();
+	for (rg = dr->rings; rg != NULL; rg = next) {
+		next = rg->next;
+		if (rg->conn != c)
+			continue;
+		drain_ring_empty(dr, rg);
+		rg->conn = NULL;
+		drain_ring_free(dr, rg);
+	}
+}

@@ -1,0 +1,232 @@
+/*
+ * m_defn.c: Linux statistic definitions (io.statsd.DefinitionGet and
+ * DefinitionSet) and the templates' sample rates (SampleRatesGet and
+ * SampleRatesSet).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <statsd/kstat.h>
+#include <statsd/sbuf.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "defn.h"
+#include "log.h"
+#include "methods.h"
+#include "persist.h"
+#include "registry.h"
+
+#define M_NAME_FIELDS							\
+	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
+	VLF_INT("instance", false, 0, INT32_MAX),			\
+	VLF_STR("name", false, KSTAT_STRLEN - 1)
+
+#define M_TEXT_MAX	65536
+
+const struct vl_field m_defn_get_params[] = {
+	M_NAME_FIELDS,
+	VLF_END
+};
+
+const struct vl_field m_defn_set_params[] = {
+	M_NAME_FIELDS,
+	VLF_STR("text", false, M_TEXT_MAX),
+	VLF_END
+};
+
+const struct vl_field m_defn_rates_get_params[] = { VLF_END };
+
+const struct vl_field m_defn_rates_set_params[] = {
+	VLF_STR("text", false, M_TEXT_MAX),
+	VLF_END
+};
+
+static char *
+m_defn_text(const struct reg_kstat *k)
+{
+	const struct statsblob *sb = registry_blob_peek(k);
+	const char *const *names;
+	struct sbuf *buf = sbuf_new_auto();
+	uint16_t nn;
+	char *s = NULL;
+
+	if (buf == NULL)
+		return NULL;
+	names = registry_kstat_names(k, &nn);
+	if (defn_format(buf, sb, names, nn) == 0 && sbuf_finish(buf) == 0)
+		s = strdup(sbuf_data(buf));
+	sbuf_delete(buf);
+	return s;
+}
+
+void
+m_defn_get(struct vl_call *call, json_t *params)
+{
+	struct reg_kstat *k;
+	char *text;
+
+	k = m_kstat_get(call, params, false);
+	if (k == NULL)
+		return;
+	text = m_defn_text(k);
+	if (text == NULL) {
+		varlink_error_errno(call, ENOMEM, "definition");
+		return;
+	}
+	varlink_reply(call, json_pack("{s:s}", "text", text));
+	free(text);
+}
+
+void
+m_defn_set(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	const char *const *names;
+	struct defn_error derr;
+	struct statsblob *nb = NULL, *sb;
+	struct reg_kstat *k;
+	uint64_t now = statsd_now_ns();
+	uint32_t size;
+	uint16_t nn;
+	bool relaid = false;
+	char *text;
+	int r;
+
+	k = m_kstat_get(call, params, false);
+	if (k == NULL)
+		return;
+	if (!rights_may_modify(&call->conn->peer, k->owner)) {
+		varlink_error_denied(call, RIGHT_OWNER);
+		return;
+	}
+	names = registry_kstat_names(k, &nn);
+	memset(&derr, 0, sizeof(derr));
+	r = defn_apply(registry_blob_peek(k), names, nn,
+	    varlink_str(params, "text", ""), now, &nb, &relaid, &derr);
+	if (r == -EINVAL || r == -ENOENT) {
+		varlink_error(call, VL_E_INVALID_DEFINITION,
+		    json_pack("{s:i, s:i, "
+		    "s:s, s:s}", "line", (int)derr.line, "column",
+		    (int)derr.col, "attribute", derr.attr, "reason",
+		    derr.msg[0] != '\0' ? derr.msg : "refused"));
+		return;
+	}
+	if (r == -EFBIG) {
+		varlink_error_value(call, "text",
+		    "the statistics would not fit a "
+		    "blob");
+		return;
+	}
+	if (r < 0) {
+		varlink_error_errno(call, r, "definition");
+		return;
+	}
+	size = ((const struct statsblob *)nb)->cursz;
+	if (size == k->size) {
+		sb = registry_blob_begin(d->reg, k);
+		memcpy(sb, nb, size);
+		registry_blob_end(d->reg, k, now);
+		registry_sync(d->reg);
+	} else {
+		r = registry_blob_replace(d->reg, k, nb, size);
+		if (r < 0) {
+			free(nb);
+			if (r == -ENOSPC)
+				varlink_error_limit(call, "arena_size",
+				    (int64_t)d->cfg.arena_size);
+			else
+				varlink_error_errno(call, r, "definition");
+			return;
+		}
+		if (k->hdr.flags & KSTAT_FLAG_PERSISTENT)
+			(void)persist_checkpoint(d->persist);
+	}
+	free(nb);
+	text = m_defn_text(k);
+	varlink_reply(call, json_pack("{s:s, s:b}", "text",
+	    text != NULL ? text :
+	    "", "relaid", relaid));
+	free(text);
+}
+
+/* The rates of text as the IDL's []SampleRate; NULL if text is bad. */
+static json_t *
+m_rates_json(const char *text)
+{
+	struct stats_tpl_sample_rate *rates = NULL;
+	json_t *a;
+	char spec[STATS_TPL_MAX_STR_SPEC_LEN + 8];
+	int n = 0, i;
+
+	if (text[0] == '\0')
+		return json_array();
+	if (stats_tpl_sample_rates_parse(text, &rates, &n, NULL) != 0)
+		return NULL;
+	a = json_array();
+	for (i = 0; i < n; i++) {
+		if (stats_tpl_id2spec((uint32_t)rates[i].tpl_slot_id, spec,
+		    sizeof(spec)) != 0)
+			continue;
+		json_array_append_new(a, json_pack("{s:s, s:I}", "template",
+		    spec, "pct", (json_int_t)rates[i].tpl_sample_pct));
+	}
+	free(rates);
+	return a;
+}
+
+void
+m_defn_rates_get(struct vl_call *call, json_t *params)
+{
+	const char *text = call->d->sample_rates != NULL ?
+	    call->d->sample_rates : "";
+	json_t *a;
+
+	(void)params;
+	a = m_rates_json(text);
+	varlink_reply(call, json_pack("{s:s, s:o}", "text", text, "rates",
+	    a != NULL ? a : json_array()));
+}
+
+void
+m_defn_rates_set(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	const char *text = varlink_str(params, "text", "");
+	struct stats_tpl_sample_rate *rates = NULL;
+	struct sbuf *buf;
+	size_t errpos = 0;
+	char *canon;
+	int n = 0, r;
+
+	if (text[0] != '\0') {
+		r = stats_tpl_sample_rates_parse(text, &rates, &n, &errpos);
+		if (r == ESRCH) {
+			varlink_error_value(call, "text", "no such template at "
+			    "byte %zu", errpos);
+			return;
+		}
+		if (r != 0) {
+			varlink_error_value(call, "text",
+			    "malformed at byte %zu, "
+			    "or a total over 100", errpos);
+			return;
+		}
+	}
+	buf = sbuf_new_auto();
+	if (buf == NULL || stats_tpl_sample_rates_format(rates, n, buf) != 0 ||
+	    sbuf_finish(buf) != 0 || (canon = strdup(sbuf_data(buf))) == NULL) {
+		sbuf_delete(buf);
+		free(rates);
+		varlink_error_errno(call, ENOMEM, "sample rates");
+		return;
+	}
+	sbuf_delete(buf);
+	free(rates);
+	free(d->sample_rates);
+	d->sample_rates = canon;
+	(void)persist_checkpoint(d->persist);
+	varlink_reply(call, json_pack("{s:s, s:o}", "text", canon, "rates",
+	    m_rates_json(canon)));
+}

@@ -1,0 +1,242 @@
+/*
+ * m_kstat.c: io.statsd.KstatCreate and io.statsd.KstatDelete, and the
+ * by-name lookup (with its visibility rule) the other handlers share.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <statsd/kstat.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "log.h"
+#include "methods.h"
+#include "persist.h"
+#include "registry.h"
+
+#define M_NAME_FIELDS							\
+	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
+	VLF_INT("instance", false, 0, INT32_MAX),			\
+	VLF_STR("name", false, KSTAT_STRLEN - 1)
+
+const struct vl_field m_kstat_create_params[] = {
+	M_NAME_FIELDS,
+	VLF_STR("class", true, KSTAT_STRLEN - 1),
+	VLF_STR("template", false, STATS_TPL_MAX_STR_SPEC_LEN),
+	VLF_STR("type", true, 8),
+	VLF_ARRAY("flags", true, VL_STRING, 8, 0, 16),
+	VLF_STR("description", true, KS_DESC_MAX),
+	VLF_ARRAY("path", true, VL_STRING, KS_NPSEG_MAX, 0, KS_PATH_MAX),
+	VLF_END
+};
+
+const struct vl_field m_kstat_delete_params[] = {
+	M_NAME_FIELDS,
+	VLF_END
+};
+
+static const char *const m_type_names[KSTAT_NUM_TYPES] = {
+	"RAW", "NAMED", "INTR", "IO", "TIMER", "HIST", "BLOB",
+};
+
+static const struct {
+	const char	*name;
+	uint32_t	 flag;
+} m_flag_names[] = {
+	{ "PERSISTENT", KSTAT_FLAG_PERSISTENT },
+	{ "PRIV", KSTAT_FLAG_PRIV },
+	{ "WRITABLE", KSTAT_FLAG_WRITABLE },
+	{ "VIRTUAL", KSTAT_FLAG_VIRTUAL },
+	{ "VAR_SIZE", KSTAT_FLAG_VAR_SIZE },
+};
+
+struct reg_kstat *
+m_kstat_get(struct vl_call *call, json_t *params, bool dormant_too)
+{
+	const char *module = varlink_str(params, "module", "");
+	const char *name = varlink_str(params, "name", "");
+	int32_t instance = (int32_t)varlink_int(params, "instance", 0);
+	struct reg_kstat *k;
+	char full[128];
+
+	k = registry_kstat_find(call->d->reg, module, instance, name);
+	if (k != NULL && (!dormant_too && k->dormant))
+		k = NULL;
+	/* A PRIV kstat does not exist for an unprivileged peer. */
+	if (k != NULL && (k->hdr.flags & KSTAT_FLAG_PRIV) &&
+	    !call->conn->peer.privileged)
+		k = NULL;
+	if (k == NULL) {
+		snprintf(full, sizeof(full), "%s:%d:%s", module, (int)instance,
+		    name);
+		varlink_error(call, VL_E_NO_SUCH_KSTAT, json_pack("{s:s}",
+		    "kstat",
+		    full));
+	}
+	return k;
+}
+
+static void
+m_kstat_fail(struct vl_call *call, int r, const struct ks_error *kerr,
+    const char *full, const char *spec)
+{
+	switch (r) {
+	case -EINVAL:
+	case -ENAMETOOLONG:
+		varlink_error(call, VL_E_INVALID_VALUE, json_pack("{s:s, s:s}",
+		    "parameter", kerr->field != NULL ? kerr->field : "",
+		    "reason", kerr->msg[0] != '\0' ? kerr->msg :
+		    "refused"));
+		return;
+	case -EEXIST:
+		varlink_error(call, VL_E_KSTAT_EXISTS, json_pack("{s:s}",
+		    "kstat",
+		    full));
+		return;
+	case -ESTALE:
+		varlink_error(call, VL_E_TEMPLATE_MISMATCH,
+		    json_pack("{s:s, s:s}",
+		    "kstat", full, "template", spec));
+		return;
+	case -ENOSPC:
+		varlink_error_limit(call, "max_kstats",
+		    call->d->cfg.max_kstats);
+		return;
+	default:
+		varlink_error_errno(call, r, "kstat create");
+		return;
+	}
+}
+
+void
+m_kstat_create(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	const struct peer *peer = &call->conn->peer;
+	const char *pseg[KS_NPSEG_MAX];
+	const char *tname = varlink_str(params, "type", "BLOB");
+	struct reg_kstat_new n;
+	struct reg_kstat *k;
+	struct ks_error kerr = { 0 };
+	json_t *a, *e;
+	char full[128], idx[32];
+	bool revived;
+	size_t i, j;
+	int r;
+
+	memset(&n, 0, sizeof(n));
+	n.module = varlink_str(params, "module", "");
+	n.instance = (int32_t)varlink_int(params, "instance", 0);
+	n.name = varlink_str(params, "name", "");
+	n.class_ = varlink_str(params, "class", NULL);
+	n.desc = varlink_str(params, "description", NULL);
+	n.owner = peer->uid;
+	snprintf(full, sizeof(full), "%s:%d:%s", n.module, (int)n.instance,
+	    n.name);
+	for (i = 0; i < KSTAT_NUM_TYPES; i++)
+		if (strcmp(m_type_names[i], tname) == 0)
+			break;
+	if (i == KSTAT_NUM_TYPES) {
+		varlink_error_value(call, "type",
+		    "one of RAW, NAMED, INTR, IO, "
+		    "TIMER, HIST, BLOB");
+		return;
+	}
+	n.type = (uint8_t)i;
+	a = json_object_get(params, "flags");
+	json_array_foreach(a, i, e) {
+		for (j = 0; j < sizeof(m_flag_names) / sizeof(m_flag_names[0]);
+		    j++)
+			if (strcmp(m_flag_names[j].name,
+			    json_string_value(e)) == 0)
+				break;
+		if (j == sizeof(m_flag_names) / sizeof(m_flag_names[0])) {
+			snprintf(idx, sizeof(idx), "flags[%zu]", i);
+			varlink_error_value(call, idx,
+			    "one of PERSISTENT, PRIV, "
+			    "WRITABLE, VIRTUAL, VAR_SIZE");
+			return;
+		}
+		n.flags |= m_flag_names[j].flag;
+	}
+	a = json_object_get(params, "path");
+	json_array_foreach(a, i, e)
+		pseg[i] = json_string_value(e);
+	n.path = pseg;
+	n.npath = (uint32_t)json_array_size(a);
+	if ((n.flags & KSTAT_FLAG_PRIV) && !peer->privileged) {
+		varlink_error_denied(call, RIGHT_ADMIN);
+		return;
+	}
+	n.tpl = registry_template_find(d->reg, varlink_str(params, "template",
+	    ""));
+	if (n.tpl == NULL) {
+		varlink_error(call, VL_E_NO_SUCH_TEMPLATE, json_pack("{s:s}",
+		    "template", varlink_str(params, "template", "")));
+		return;
+	}
+	k = registry_kstat_find(d->reg, n.module, n.instance, n.name);
+	if (k != NULL && k->dormant) {
+		/* Reviving: only its owner or an admin may, and PRIV ones stay
+		 * hidden from the others. */
+		if ((k->hdr.flags & KSTAT_FLAG_PRIV) && !peer->privileged) {
+			m_kstat_fail(call, -EEXIST, &kerr, full, "");
+			return;
+		}
+		if (!rights_may_modify(peer, k->owner)) {
+			varlink_error_denied(call, RIGHT_OWNER);
+			return;
+		}
+	} else if (k == NULL && registry_count_owner(d->reg, peer->uid) >=
+	    d->cfg.max_kstats_per_uid) {
+		varlink_error_limit(call, "max_kstats_per_uid",
+		    d->cfg.max_kstats_per_uid);
+		return;
+	}
+	r = registry_kstat_create(d->reg, &n, &k, &revived, &kerr);
+	if (r < 0) {
+		m_kstat_fail(call, r, &kerr, full, n.tpl->spec);
+		return;
+	}
+	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && k->mirror == NULL) {
+		r = persist_mirror_create(d->persist, k->handle,
+		    registry_blob_peek(k), k->size, &k->mirror);
+		if (r < 0) {
+			(void)registry_kstat_delete(d->reg, k);
+			varlink_error_errno(call, r, "persistent kstat file");
+			return;
+		}
+	}
+	if (k->hdr.flags & KSTAT_FLAG_PERSISTENT)
+		(void)persist_checkpoint(d->persist);
+	log_debug("uid %u %s kstat %s (handle %u)", (unsigned)peer->uid,
+	    revived ? "revived" : "created", full, k->handle);
+	varlink_reply(call, json_pack("{s:o, s:b}", "kstat",
+	    registry_kstat_json(d->reg, k), "revived", revived));
+}
+
+void
+m_kstat_delete(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	struct reg_kstat *k;
+	bool persistent;
+	int dormant;
+
+	k = m_kstat_get(call, params, false);
+	if (k == NULL)
+		return;
+	if (!rights_may_modify(&call->conn->peer, k->owner)) {
+		varlink_error_denied(call, RIGHT_OWNER);
+		return;
+	}
+	if (k->internal) {
+		varlink_error_value(call, "name", "statsd's own kstat stays");
+		return;
+	}
+	persistent = (k->hdr.flags & KSTAT_FLAG_PERSISTENT) != 0;
+	dormant = registry_kstat_delete(d->reg, k);
+	if (persistent)
+		(void)persist_checkpoint(d->persist);
+	varlink_reply(call, json_pack("{s:b}", "dormant", dormant == 1));
+}

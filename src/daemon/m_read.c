@@ -1,0 +1,536 @@
+/*
+ * m_read.c: the methods that read and change kstat data —
+ * io.statsd.Chain, Lookup, Read, Write, Snapshot and Scrape.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <statsd/kstat.h>
+#include <statsd/sbuf.h>
+
+#include "b64.h"
+#include "blob.h"
+#include "control.h"
+#include "daemon.h"
+#include "methods.h"
+#include "op.h"
+#include "persist.h"
+#include "registry.h"
+#include "render_kstat.h"
+#include "render_linux.h"
+
+#define M_NAME_FIELDS							\
+	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
+	VLF_INT("instance", false, 0, INT32_MAX),			\
+	VLF_STR("name", false, KSTAT_STRLEN - 1)
+
+#define M_WATCH_FIELDS							\
+	VLF_INT("interval_ms", true, 1, 3600000),			\
+	VLF_INT("count", true, 1, INT32_MAX)
+
+const struct vl_field m_read_chain_params[] = {
+	VLF_BOOL("dormant", true),
+	VLF_END
+};
+
+const struct vl_field m_read_lookup_params[] = {
+	VLF_STR("module", true, 255),
+	VLF_INT("instance", true, -1, INT32_MAX),
+	VLF_STR("name", true, 255),
+	VLF_STR("class", true, 255),
+	VLF_END
+};
+
+const struct vl_field m_read_read_params[] = {
+	M_NAME_FIELDS,
+	M_WATCH_FIELDS,
+	VLF_END
+};
+
+const struct vl_field m_read_write_params[] = {
+	M_NAME_FIELDS,
+	VLF_OBJ("values", false),
+	VLF_END
+};
+
+const struct vl_field m_read_snapshot_params[] = {
+	M_NAME_FIELDS,
+	VLF_BOOL("reset", true),
+	VLF_END
+};
+
+const struct vl_field m_read_scrape_params[] = {
+	VLF_STR("format", true, 16),
+	VLF_STR("selector", true, 1024),
+	VLF_STR("class", true, 255),
+	M_WATCH_FIELDS,
+	VLF_END
+};
+
+static bool
+m_visible(const struct vl_call *call, const struct reg_kstat *k)
+{
+	return (k->hdr.flags & KSTAT_FLAG_PRIV) == 0 ||
+	    call->conn->peer.privileged;
+}
+
+static void
+m_view(const struct reg_kstat *k, const struct statsblob *sb,
+    struct ks_view *v)
+{
+	v->hdr = &k->hdr;
+	v->sb = sb;
+	v->names = registry_kstat_names(k, &v->nnames);
+}
+
+/* Parse JSON the renderers wrote. An unsigned 64-bit value past
+ * INT64_MAX is valid JSON that jansson's integers cannot hold: then the
+ * text is read again with numbers as doubles (for one flat value, only
+ * that value; for a whole blob, all of its numbers). */
+static json_t *
+m_json_parse(const char *text, size_t flags)
+{
+	json_t *v = json_loads(text, flags, NULL);
+
+	if (v == NULL)
+		v = json_loads(text, flags | JSON_DECODE_INT_AS_REAL, NULL);
+	return v;
+}
+
+static int
+m_view_cmp(const void *a, const void *b)
+{
+	const struct kstat_hdr *x = ((const struct ks_view *)a)->hdr;
+	const struct kstat_hdr *y = ((const struct ks_view *)b)->hdr;
+	int c = strcasecmp(x->module, y->module);
+
+	if (c != 0)
+		return c;
+	if (x->instance != y->instance)
+		return x->instance < y->instance ? -1 : 1;
+	return strcasecmp(x->name, y->name);
+}
+
+/* A flat statistic's text as a JSON value: numbers stay numbers. */
+static json_t *
+m_flat_value(const struct ksfmt_stat *st)
+{
+	json_t *v;
+
+	if (st->quoted)
+		return json_string(st->value);
+	v = m_json_parse(st->value, JSON_DECODE_ANY);
+	if (v == NULL || !json_is_number(v)) {
+		json_decref(v);
+		return json_string(st->value);
+	}
+	return v;
+}
+
+static json_t *
+m_flat_json(const struct reg_kstat *k, const struct statsblob *sb)
+{
+	struct ksfmt_stat *st;
+	struct ks_view view;
+	json_t *o = json_object();
+	size_t n, i;
+
+	m_view(k, sb, &view);
+	if (o == NULL || ksfmt_stats(&view, false, &st, &n) < 0)
+		return o;
+	for (i = 0; i < n; i++)
+		json_object_set_new(o, st[i].name, m_flat_value(&st[i]));
+	ksfmt_stats_free(st, n);
+	return o;
+}
+
+/* The blob rendered by stats(3)'s JSON renderer, named by its template
+ * while the layout is still the template's. */
+static json_t *
+m_blob_json(const struct reg_kstat *k, struct statsblob *copy)
+{
+	const struct statsblobv1 *b = (const struct statsblobv1 *)copy;
+	struct sbuf *sb = sbuf_new_auto();
+	json_t *o = NULL;
+
+	if (sb == NULL)
+		return json_object();
+	if (stats_blob_tostr(copy, sb, SB_STRFMT_JSON, b->tplhash ==
+	    k->tpl->hash ? SB_TOSTR_META : 0) == 0 && sbuf_finish(sb) == 0)
+		o = m_json_parse(sbuf_data(sb), 0);
+	sbuf_delete(sb);
+	return o != NULL ? o : json_object();
+}
+
+static struct statsblob *
+m_blob_copy(const struct reg_kstat *k)
+{
+	struct statsblob *c = malloc(k->size);
+
+	if (c != NULL)
+		memcpy(c, registry_blob_peek(k), k->size);
+	return c;
+}
+
+void
+m_read_chain(struct vl_call *call, json_t *params)
+{
+	struct registry *reg = call->d->reg;
+	bool dormant = varlink_bool(params, "dormant", false);
+	struct reg_kstat **ks;
+	json_t *a = json_array();
+	size_t n, i;
+
+	n = registry_kstats(reg, &ks);
+	for (i = 0; i < n; i++)
+		if (m_visible(call, ks[i]) && (dormant || !ks[i]->dormant))
+			json_array_append_new(a, registry_kstat_json(reg,
+			    ks[i]));
+	varlink_reply(call, json_pack("{s:I, s:o}", "kcid",
+	    (json_int_t)store_segment_kcid(registry_segment(reg, false)),
+	    "kstats", a));
+}
+
+void
+m_read_lookup(struct vl_call *call, json_t *params)
+{
+	static const char *const fields[] = { "module", "name", "class" };
+	struct registry *reg = call->d->reg;
+	int64_t instance = varlink_int(params, "instance", -1);
+	struct ks_pattern pat[3];
+	struct ks_error kerr;
+	struct reg_kstat **ks;
+	json_t *a;
+	size_t n, i, j;
+
+	for (j = 0; j < 3; j++) {
+		memset(&kerr, 0, sizeof(kerr));
+		if (ks_pattern_init(&pat[j], varlink_str(params, fields[j],
+		    NULL),
+		    &kerr) < 0) {
+			varlink_error_value(call, fields[j], "%s", kerr.msg);
+			while (j-- > 0)
+				ks_pattern_done(&pat[j]);
+			return;
+		}
+	}
+	a = json_array();
+	n = registry_kstats(reg, &ks);
+	for (i = 0; i < n; i++) {
+		const struct reg_kstat *k = ks[i];
+
+		if (!m_visible(call, k) || k->dormant ||
+		    (instance >= 0 && k->hdr.instance != instance) ||
+		    !ks_pattern_match(&pat[0], k->hdr.module) ||
+		    !ks_pattern_match(&pat[1], k->hdr.name) ||
+		    !ks_pattern_match(&pat[2], k->hdr.class_))
+			continue;
+		json_array_append_new(a, registry_kstat_json(reg, k));
+	}
+	for (j = 0; j < 3; j++)
+		ks_pattern_done(&pat[j]);
+	varlink_reply(call, json_pack("{s:I, s:o}", "kcid",
+	    (json_int_t)store_segment_kcid(registry_segment(reg, false)),
+	    "kstats", a));
+}
+
+void
+m_read_read(struct vl_call *call, json_t *params)
+{
+	struct reg_kstat *k;
+	struct statsblob *copy;
+
+	k = m_kstat_get(call, params, false);
+	if (k == NULL)
+		return;
+	copy = m_blob_copy(k);
+	if (copy == NULL) {
+		varlink_error_errno(call, ENOMEM, "read");
+		return;
+	}
+	varlink_reply(call, json_pack("{s:o, s:I, s:o, s:o}", "kstat",
+	    registry_kstat_json(call->d->reg, k), "snaptime",
+	    (json_int_t)k->hdr.snaptime, "data", m_flat_json(k, copy),
+	    "blob", m_blob_json(k, copy)));
+	free(copy);
+}
+
+/* The VOI id of a name in k's template, or -1. */
+static int
+m_voi_id(const struct reg_kstat *k, const char *name)
+{
+	uint16_t n, i;
+	const char *const *names = registry_kstat_names(k, &n);
+
+	for (i = 0; i < n; i++)
+		if (names[i] != NULL && strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
+void
+m_read_write(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	json_t *values = json_object_get(params, "values"), *v;
+	struct reg_kstat *k;
+	struct statsblob *copy, *sb;
+	char full[128], path[320];
+	const char *key;
+	uint64_t now = statsd_now_ns();
+	int voi, r = 0;
+
+	k = m_kstat_get(call, params, false);
+	if (k == NULL)
+		return;
+	registry_kstat_name(k, full, sizeof(full));
+	if (!rights_may_modify(&call->conn->peer, k->owner)) {
+		varlink_error_denied(call, RIGHT_OWNER);
+		return;
+	}
+	if ((k->hdr.flags & KSTAT_FLAG_WRITABLE) == 0) {
+		varlink_error(call, VL_E_NOT_WRITABLE, json_pack("{s:s, s:s}",
+		    "kstat", full, "statistic", ""));
+		return;
+	}
+	/* All values apply or none: change a copy, then install it. */
+	copy = m_blob_copy(k);
+	if (copy == NULL) {
+		varlink_error_errno(call, ENOMEM, "write");
+		return;
+	}
+	json_object_foreach(values, key, v) {
+		snprintf(path, sizeof(path), "values.%s", key);
+		voi = m_voi_id(k, key);
+		if (voi < 0) {
+			varlink_error(call, VL_E_NOT_WRITABLE,
+			    json_pack("{s:s, "
+			    "s:s}", "kstat", full, "statistic", key));
+			free(copy);
+			return;
+		}
+		if (json_is_integer(v))
+			r = engine_apply(copy, (uint16_t)voi, STATS_OP_SET, 0,
+			    (int64_t)json_integer_value(v), 0, now);
+		else if (json_is_string(v))
+			r = engine_set_string(copy, (uint16_t)voi,
+			    json_string_value(v), json_string_length(v));
+		else {
+			varlink_error_param(call, path);
+			free(copy);
+			return;
+		}
+		if (r == -E2BIG) {
+			varlink_error_value(call, path,
+			    "string too long for the "
+			    "value");
+			free(copy);
+			return;
+		}
+		if (r != 0) {
+			varlink_error(call, VL_E_NOT_WRITABLE,
+			    json_pack("{s:s, "
+			    "s:s}", "kstat", full, "statistic", key));
+			free(copy);
+			return;
+		}
+	}
+	sb = registry_blob_begin(d->reg, k);
+	memcpy(sb, copy, k->size);
+	registry_blob_end(d->reg, k, now);
+	registry_sync(d->reg);
+	free(copy);
+	varlink_reply(call, json_pack("{s:o}", "kstat",
+	    registry_kstat_json(d->reg, k)));
+}
+
+void
+m_read_snapshot(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	bool reset = varlink_bool(params, "reset", false);
+	struct reg_kstat *k;
+	struct statsblob *copy, *sb;
+	uint64_t now = statsd_now_ns();
+	char *raw;
+
+	k = m_kstat_get(call, params, false);
+	if (k == NULL)
+		return;
+	if (reset && !rights_may_modify(&call->conn->peer, k->owner)) {
+		varlink_error_denied(call, RIGHT_OWNER);
+		return;
+	}
+	copy = m_blob_copy(k);
+	raw = copy != NULL ? b64_encode(copy, k->size) : NULL;
+	if (raw == NULL) {
+		free(copy);
+		varlink_error_errno(call, ENOMEM, "snapshot");
+		return;
+	}
+	if (reset) {
+		sb = registry_blob_begin(d->reg, k);
+		(void)stats_blob_reset(sb);
+		registry_blob_end(d->reg, k, now);
+		registry_sync(d->reg);
+	}
+	varlink_reply(call, json_pack("{s:o, s:I, s:o, s:o, s:s}", "kstat",
+	    registry_kstat_json(d->reg, k), "snaptime", (json_int_t)now,
+	    "data", m_flat_json(k, copy), "blob", m_blob_json(k, copy),
+	    "raw", raw));
+	free(raw);
+	free(copy);
+}
+
+/* The Linux data lines of every selected kstat that has definitions. */
+static int
+m_scrape_linux(struct vl_call *call, struct ks_view *views, size_t n,
+    const struct ks_selector *sel, const struct ks_pattern *cls,
+    struct sbuf *out)
+{
+	struct sbuf *one = sbuf_new_auto();
+	uint64_t now = statsd_now_ns();
+	size_t i;
+	int r = 0;
+
+	(void)call;
+	if (one == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		const struct kstat_hdr *h = views[i].hdr;
+
+		if ((sel != NULL && !ks_selector_match_kstat(sel, h)) ||
+		    !ks_pattern_match(cls, h->class_))
+			continue;
+		sbuf_clear(one);
+		r = linux_data_format(one, views[i].sb, views[i].names,
+		    views[i].nnames, now);
+		if (r < 0)
+			break;
+		if (sbuf_finish(one) != 0 || sbuf_len(one) <= 0)
+			continue;
+		sbuf_printf(out, "# %s:%d:%s\n", h->module, (int)h->instance,
+		    h->name);
+		sbuf_cat(out, sbuf_data(one));
+	}
+	sbuf_delete(one);
+	return r;
+}
+
+/* kstat -j's objects as JSON values, in kstat's order. */
+static json_t *
+m_scrape_json(struct ks_view *views, size_t n, const struct ks_selector *sel,
+    const struct ks_pattern *cls)
+{
+	json_t *a = json_array();
+	struct ksfmt_stat *st;
+	char t[40];
+	size_t i, j, ns;
+
+	qsort(views, n, sizeof(*views), m_view_cmp);
+	for (i = 0; i < n; i++) {
+		const struct kstat_hdr *h = views[i].hdr;
+		json_t *data, *o;
+
+		if ((sel != NULL && !ks_selector_match_kstat(sel, h)) ||
+		    !ks_pattern_match(cls, h->class_))
+			continue;
+		if (ksfmt_stats(&views[i], false, &st, &ns) < 0)
+			continue;
+		data = json_object();
+		for (j = 0; j < ns; j++)
+			if (sel == NULL || ks_selector_match_stat(sel,
+			    st[j].name))
+				json_object_set_new(data, st[j].name,
+				    m_flat_value(&st[j]));
+		ksfmt_stats_free(st, ns);
+		if (json_object_size(data) == 0) {
+			json_decref(data);
+			continue;
+		}
+		ksfmt_time(t, sizeof(t), h->snaptime);
+		o = json_pack("{s:s, s:i, s:s, s:s, s:i, s:o, s:o}",
+		    "module", h->module, "instance", (int)h->instance,
+		    "name", h->name, "class", h->class_, "type", (int)h->type,
+		    "snaptime", m_json_parse(t, JSON_DECODE_ANY), "data",
+		    data);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+void
+m_read_scrape(struct vl_call *call, json_t *params)
+{
+	struct registry *reg = call->d->reg;
+	const char *format = varlink_str(params, "format", "json");
+	const char *seltext = varlink_str(params, "selector", NULL);
+	struct ks_selector sel;
+	struct ks_pattern cls;
+	struct ks_error kerr;
+	struct ks_view *views;
+	struct reg_kstat **ks;
+	struct sbuf *out;
+	json_t *reply;
+	size_t n, nv = 0, i;
+	int r;
+
+	if (strcmp(format, "json") != 0 && strcmp(format, "kstat") != 0 &&
+	    strcmp(format, "linux") != 0) {
+		varlink_error_value(call, "format", "json, kstat or linux");
+		return;
+	}
+	memset(&kerr, 0, sizeof(kerr));
+	if (seltext != NULL && ks_selector_parse(&sel, seltext, &kerr) < 0) {
+		varlink_error_value(call, "selector", "%s", kerr.msg);
+		return;
+	}
+	if (ks_pattern_init(&cls, varlink_str(params, "class", NULL),
+	    &kerr) < 0) {
+		if (seltext != NULL)
+			ks_selector_done(&sel);
+		varlink_error_value(call, "class", "%s", kerr.msg);
+		return;
+	}
+	n = registry_kstats(reg, &ks);
+	views = calloc(n > 0 ? n : 1, sizeof(*views));
+	out = sbuf_new_auto();
+	if (views == NULL || out == NULL) {
+		r = -ENOMEM;
+		goto done;
+	}
+	for (i = 0; i < n; i++)
+		if (m_visible(call, ks[i]) && !ks[i]->dormant)
+			m_view(ks[i], registry_blob_peek(ks[i]), &views[nv++]);
+	if (strcmp(format, "linux") == 0)
+		r = m_scrape_linux(call, views, nv, seltext != NULL ? &sel :
+		    NULL, &cls, out);
+	else
+		r = ksfmt_render(out, strcmp(format, "json") == 0 ?
+		    KSFMT_JSON : KSFMT_PARSEABLE, views, nv, seltext != NULL ?
+		    &sel : NULL, &cls, NULL);
+	if (r == 0 && sbuf_finish(out) != 0)
+		r = -ENOMEM;
+done:
+	if (r < 0) {
+		varlink_error_errno(call, r, "scrape");
+	} else {
+		reply = json_pack("{s:s, s:I}", "format", format, "kcid",
+		    (json_int_t)store_segment_kcid(registry_segment(reg,
+		    false)));
+		/* json: the objects as values, and kstat -j's text. */
+		if (strcmp(format, "json") == 0)
+			json_object_set_new(reply, "kstats", m_scrape_json(
+			    views, nv, seltext != NULL ? &sel : NULL, &cls));
+		json_object_set_new(reply, "text",
+		    json_string(sbuf_data(out)));
+		varlink_reply(call, reply);
+	}
+	sbuf_delete(out);
+	free(views);
+	ks_pattern_done(&cls);
+	if (seltext != NULL)
+		ks_selector_done(&sel);
+}

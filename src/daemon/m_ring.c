@@ -1,0 +1,159 @@
+/*
+ * m_ring.c: io.statsd.RingAttach (new rings, and rings handed back after
+ * a restart) and io.statsd.SegmentAttach (read-only store segments). The
+ * descriptors travel with the reply, or with the call, as SCM_RIGHTS.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "drain.h"
+#include "methods.h"
+#include "registry.h"
+#include "ring.h"
+#include "store.h"
+
+const struct vl_field m_ring_attach_params[] = {
+	VLF_INT("capacity_log2", true, RING_CAP_LOG2_MIN, RING_CAP_LOG2_MAX),
+	VLF_BOOL("adopt", true),
+	VLF_END
+};
+
+const struct vl_field m_ring_segment_params[] = { VLF_END };
+
+static void
+m_ring_limit(struct vl_call *call, const char *limit)
+{
+	const struct config *cfg = &call->d->cfg;
+
+	varlink_error_limit(call, limit, strcmp(limit, "max_rings") == 0 ?
+	    cfg->max_rings : cfg->max_rings_per_uid);
+}
+
+static void
+m_ring_adopt(struct vl_call *call)
+{
+	struct statsd *d = call->d;
+	const char *limit = "";
+	uint64_t cap = 0, pending = 0;
+	uint32_t id;
+	size_t n;
+	int fds[2], r;
+
+	n = control_take_fds(call->conn, fds, 2);
+	if (n != 2) {
+		while (n > 0)
+			close(fds[--n]);
+		varlink_error_value(call, "adopt",
+		    "the call must carry the ring's "
+		    "memfd and eventfd (SCM_RIGHTS)");
+		return;
+	}
+	r = drain_ring_adopt(d->drain, call->conn, fds[0], fds[1], &id, &cap,
+	    &pending, &limit);
+	switch (r) {
+	case 0:
+		break;
+	case -EMFILE:
+		m_ring_limit(call, limit);
+		return;
+	case -EPERM:
+		varlink_error_value(call, "adopt",
+		    "descriptor 0 is not a sealed "
+		    "memfd");
+		return;
+	case -EBADF:
+		varlink_error_value(call, "adopt", "descriptor 1 is not an "
+		    "eventfd");
+		return;
+	case -EFBIG:
+		varlink_error_value(call, "adopt", "ring larger than "
+		    "ring_max_capacity_log2");
+		return;
+	default:
+		varlink_error_value(call, "adopt", "not a ring this statsd can "
+		    "read (%s)", strerror(-r));
+		return;
+	}
+	varlink_reply(call, json_pack("{s:I, s:I, s:b, s:I}", "ring",
+	    (json_int_t)id, "capacity", (json_int_t)cap, "adopted", 1,
+	    "pending", (json_int_t)pending));
+}
+
+void
+m_ring_attach(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	const char *limit = "";
+	int64_t log2;
+	uint32_t id;
+	int fds[2], r;
+
+	if (varlink_bool(params, "adopt", false)) {
+		if (json_object_get(params, "capacity_log2") != NULL) {
+			varlink_error_param(call, "capacity_log2");
+			return;
+		}
+		m_ring_adopt(call);
+		return;
+	}
+	log2 = varlink_int(params, "capacity_log2", d->cfg.ring_capacity_log2);
+	if (log2 > d->cfg.ring_max_capacity_log2) {
+		varlink_error_value(call, "capacity_log2", "above "
+		    "ring_max_capacity_log2 (%u)",
+		    d->cfg.ring_max_capacity_log2);
+		return;
+	}
+	r = drain_ring_new(d->drain, call->conn, (unsigned)log2, &id, &fds[0],
+	    &fds[1], &limit);
+	if (r == -EMFILE) {
+		m_ring_limit(call, limit);
+		return;
+	}
+	if (r < 0) {
+		varlink_error_errno(call, r, "ring");
+		return;
+	}
+	varlink_reply_fds(call, json_pack("{s:I, s:I, s:b, s:I}", "ring",
+	    (json_int_t)id, "capacity", (json_int_t)1 << log2, "adopted", 0,
+	    "pending", (json_int_t)0), fds, 2);
+}
+
+void
+m_ring_segment(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	struct store_segment *seg;
+	json_t *reply;
+	int fds[2], n = 0;
+
+	(void)params;
+	seg = registry_segment(d->reg, false);
+	fds[n] = store_segment_reader_fd(seg);
+	if (fds[n] < 0) {
+		varlink_error_errno(call, fds[n], "segment");
+		return;
+	}
+	reply = json_pack("{s:{s:i, s:s, s:I}}", "public", "fd", n,
+	    "kind", "public", "kcid", (json_int_t)store_segment_kcid(seg));
+	n++;
+	/* The private segment's descriptor goes only to privileged peers:
+	 * the kernel then enforces what the socket's rights decided. */
+	if (call->conn->peer.privileged) {
+		seg = registry_segment(d->reg, true);
+		fds[n] = store_segment_reader_fd(seg);
+		if (fds[n] < 0) {
+			close(fds[0]);
+			json_decref(reply);
+			varlink_error_errno(call, fds[n], "segment");
+			return;
+		}
+		json_object_set_new(reply, "private", json_pack("{s:i, s:s, "
+		    "s:I}", "fd", n, "kind", "private", "kcid",
+		    (json_int_t)store_segment_kcid(seg)));
+		n++;
+	}
+	varlink_reply_fds(call, reply, fds, (size_t)n);
+}

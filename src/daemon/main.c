@@ -1,0 +1,518 @@
+/*
+ * main.c: statsd's command line, start-up and shutdown — paths, the
+ * config, the runtime directory's lock, socket activation, signals
+ * (SIGTERM/SIGINT stop, SIGHUP reloads), sd_notify (READY, STATUS,
+ * RELOADING, STOPPING) and the watchdog.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+#include <jansson.h>
+#include <systemd/sd-daemon.h>
+
+#include "config.h"
+#include "control.h"
+#include "daemon.h"
+#include "drain.h"
+#include "log.h"
+#include "persist.h"
+#include "registry.h"
+#include "rights.h"
+#include "varlink.h"
+
+#ifndef STATSD_VERSION
+#define STATSD_VERSION "0"
+#endif
+#ifndef STATSD_SYSCONFDIR
+#define STATSD_SYSCONFDIR "/etc"
+#endif
+
+#define STATUS_PERIOD_S	5
+
+uint64_t
+statsd_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+struct opts {
+	bool		 foreground;
+	bool		 check_config;
+	bool		 print_config;
+	bool		 dump_methods;
+	bool		 config_mdoc;
+	const char	*config;
+	const char	*runtime_dir;
+	const char	*state_dir;
+	const char	*socket;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: statsd [--foreground] [--config FILE] [--runtime-dir DIR]\n"
+	    "              [--state-dir DIR] [--socket PATH] [--check-config]\n"
+	    "       statsd --print-config | --version | --help\n");
+}
+
+static int
+parse_args(int argc, char **argv, struct opts *o)
+{
+	enum { O_DUMP = 256, O_MDOC, O_PRINT, O_VERSION };
+	static const struct option lo[] = {
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "runtime-dir", required_argument, NULL, 'r' },
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "socket", required_argument, NULL, 'S' },
+		{ "check-config", no_argument, NULL, 'n' },
+		{ "print-config", no_argument, NULL, O_PRINT },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, O_VERSION },
+		/* For the build's tests and the man page. */
+		{ "dump-methods", no_argument, NULL, O_DUMP },
+		{ "config-mdoc", no_argument, NULL, O_MDOC },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	while ((c = getopt_long(argc, argv, "fc:r:s:S:nh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'f': o->foreground = true; break;
+		case 'c': o->config = optarg; break;
+		case 'r': o->runtime_dir = optarg; break;
+		case 's': o->state_dir = optarg; break;
+		case 'S': o->socket = optarg; break;
+		case 'n': o->check_config = true; break;
+		case O_PRINT: o->print_config = true; break;
+		case O_DUMP: o->dump_methods = true; break;
+		case O_MDOC: o->config_mdoc = true; break;
+		case 'h': usage(stdout); exit(0);
+		case O_VERSION: printf("statsd %s\n", STATSD_VERSION); exit(0);
+		default: usage(stderr); return -1;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/* The first of a colon-separated list, as systemd sets $*_DIRECTORY. */
+static char *
+first_dir(const char *opt, const char *env, const char *def)
+{
+	const char *v = opt != NULL ? opt : getenv(env);
+	size_t n;
+
+	if (v == NULL || v[0] == '\0')
+		v = def;
+	n = opt != NULL ? strlen(v) : strcspn(v, ":");
+	return strndup(v, n);
+}
+
+static int
+mkdir_p(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX], *p;
+
+	if (strlen(path) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, path);
+	for (p = buf + 1; *p != '\0'; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, mode) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+/* ------------------------------------------------------------ signals */
+
+struct mainloop {
+	struct statsd	*d;
+	struct event	*ev_term, *ev_int, *ev_hup;
+	struct event	*ev_watchdog, *ev_status;
+	struct timeval	 watchdog_tv;
+};
+
+static void
+notify_status(struct statsd *d)
+{
+	struct registry_stats rs;
+	struct drain_stats ds;
+
+	registry_stats(d->reg, &rs);
+	drain_stats(d->drain, &ds);
+	sd_notifyf(0, "STATUS=serving %u clients, %llu kstats, %u rings",
+	    control_nconns(d->control), (unsigned long long)rs.kstats,
+	    ds.rings);
+}
+
+static void
+on_stop(evutil_socket_t sig, short what, void *arg)
+{
+	struct mainloop *ml = arg;
+
+	(void)what;
+	log_info("signal %d: stopping", (int)sig);
+	sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+	ml->d->stopping = true;
+	event_base_loopbreak(ml->d->base);
+}
+
+static void
+on_reload(evutil_socket_t sig, short what, void *arg)
+{
+	struct mainloop *ml = arg;
+	struct statsd *d = ml->d;
+	struct config_error err;
+	struct config n;
+	char kept[512], msg[600];
+
+	(void)sig;
+	(void)what;
+	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading\nMONOTONIC_USEC=%llu",
+	    (unsigned long long)(statsd_now_ns() / 1000));
+	if (config_load(d->config_path, d->config_required, &n, &err) < 0) {
+		config_error_format(&err, msg, sizeof(msg));
+		log_error("reload refused, configuration kept: %s", msg);
+	} else {
+		if (config_reload_apply(&d->cfg, &n, kept, sizeof(kept)) > 0)
+			log_warning("reload: %s need a restart; their old "
+			    "values stay", kept);
+		config_done(&n);
+		log_set_level(d->cfg.log_level);
+		rights_admin_group_update(d);
+		control_reload(d->control);
+		drain_reload(d->drain);
+		log_info("configuration reloaded");
+	}
+	sd_notify(0, "READY=1");
+	notify_status(d);
+}
+
+static void
+on_watchdog(evutil_socket_t fd, short what, void *arg)
+{
+	struct mainloop *ml = arg;
+
+	(void)fd;
+	(void)what;
+	sd_notify(0, "WATCHDOG=1");
+	event_add(ml->ev_watchdog, &ml->watchdog_tv);
+}
+
+static void
+on_status(evutil_socket_t fd, short what, void *arg)
+{
+	struct mainloop *ml = arg;
+	struct timeval tv = { STATUS_PERIOD_S, 0 };
+
+	(void)fd;
+	(void)what;
+	notify_status(ml->d);
+	event_add(ml->ev_status, &tv);
+}
+
+/* --------------------------------------------------------------- start */
+
+/* Socket activation: the stream sockets systemd passed, if any. */
+static int
+listen_fds(int **ret)
+{
+	int n, i, k = 0, *fds;
+
+	n = sd_listen_fds(1);
+	if (n < 0) {
+		log_error("sd_listen_fds: %s", strerror(-n));
+		return n;
+	}
+	*ret = NULL;
+	if (n == 0)
+		return 0;
+	fds = calloc((size_t)n, sizeof(*fds));
+	if (fds == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		int fd = SD_LISTEN_FDS_START + i;
+
+		if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) > 0) {
+			fds[k++] = fd;
+		} else {
+			log_warning("passed descriptor %d is not a listening "
+			    "Unix stream socket; ignored", fd);
+			close(fd);
+		}
+	}
+	*ret = fds;
+	return k;
+}
+
+static int
+lock_runtime(const char *dir)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/statsd.lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		log_error("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		log_error("another statsd runs on %s", dir);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Fork into the background; the parent exits once the child says it is
+ * ready (a byte on the pipe), so `statsd && client` works. */
+static int
+daemonize(int *ret_wfd)
+{
+	int p[2], devnull;
+	pid_t pid;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid > 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	close(p[0]);
+	if (setsid() < 0)
+		return -errno;
+	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+		if (devnull > 2)
+			close(devnull);
+	}
+	log_to_syslog();
+	*ret_wfd = p[1];
+	return 0;
+}
+
+static int
+run(struct statsd *d, bool foreground)
+{
+	struct mainloop ml = { .d = d };
+	struct event_config *ecfg;
+	uint64_t wd_usec = 0;
+	int *lfds = NULL, nl, lockfd, r, ready_fd = -1;
+
+	if (!foreground && daemonize(&ready_fd) < 0) {
+		log_error("cannot go to the background: %s", strerror(errno));
+		return 1;
+	}
+	if (mkdir_p(d->runtime_dir, 0755) < 0 ||
+	    mkdir_p(d->state_dir, 0750) < 0) {
+		log_error("cannot create %s or %s: %s", d->runtime_dir,
+		    d->state_dir, strerror(errno));
+		return 1;
+	}
+	lockfd = lock_runtime(d->runtime_dir);
+	if (lockfd < 0)
+		return 1;
+	signal(SIGPIPE, SIG_IGN);
+	ecfg = event_config_new();
+	if (ecfg == NULL)
+		return 1;
+	d->base = event_base_new_with_config(ecfg);
+	event_config_free(ecfg);
+	if (d->base == NULL || event_base_priority_init(d->base,
+	    PRIO_NUM) < 0) {
+		log_error("cannot set up the event loop");
+		return 1;
+	}
+	d->start_ns = statsd_now_ns();
+	d->self_uid = geteuid();
+	rights_admin_group_update(d);
+	r = registry_new(d, &d->reg);
+	if (r == 0)
+		r = persist_new(d, &d->persist);
+	if (r == 0)
+		r = persist_load(d->persist);
+	if (r == 0)
+		r = drain_new(d, &d->drain);
+	if (r < 0)
+		goto out;
+	nl = listen_fds(&lfds);
+	if (nl < 0) {
+		r = nl;
+		goto out;
+	}
+	r = control_new(d, lfds, (size_t)nl, &d->control);
+	free(lfds);
+	if (r < 0)
+		goto out;
+	ml.ev_term = evsignal_new(d->base, SIGTERM, on_stop, &ml);
+	ml.ev_int = evsignal_new(d->base, SIGINT, on_stop, &ml);
+	ml.ev_hup = evsignal_new(d->base, SIGHUP, on_reload, &ml);
+	ml.ev_status = evtimer_new(d->base, on_status, &ml);
+	ml.ev_watchdog = evtimer_new(d->base, on_watchdog, &ml);
+	if (ml.ev_term == NULL || ml.ev_int == NULL || ml.ev_hup == NULL ||
+	    ml.ev_status == NULL || ml.ev_watchdog == NULL) {
+		r = -ENOMEM;
+		goto out;
+	}
+	event_add(ml.ev_term, NULL);
+	event_add(ml.ev_int, NULL);
+	event_add(ml.ev_hup, NULL);
+	{
+		struct timeval tv = { STATUS_PERIOD_S, 0 };
+
+		event_priority_set(ml.ev_status, PRIO_CONTROL);
+		event_add(ml.ev_status, &tv);
+	}
+	/* The watchdog is pinged at half its period from the control
+	 * priority: a loop that stops serving control stops pinging. */
+	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
+		uint64_t half = wd_usec / 2;
+
+		ml.watchdog_tv.tv_sec = (time_t)(half / 1000000);
+		ml.watchdog_tv.tv_usec = (suseconds_t)(half % 1000000);
+		event_priority_set(ml.ev_watchdog, PRIO_CONTROL);
+		event_add(ml.ev_watchdog, &ml.watchdog_tv);
+		sd_notify(0, "WATCHDOG=1");
+	}
+	log_info("statsd %s ready on %s (runtime %s, state %s)",
+	    STATSD_VERSION, nl > 0 ? "activated sockets" : d->socket_path,
+	    d->runtime_dir, d->state_dir);
+	sd_notify(0, "READY=1");
+	notify_status(d);
+	if (ready_fd >= 0) {
+		(void)write(ready_fd, "", 1);
+		close(ready_fd);
+	}
+	event_base_dispatch(d->base);
+	r = 0;
+out:
+	/* Everything in the rings goes into the blobs, the blobs into the
+	 * checkpoint, before anything is freed. */
+	if (d->drain != NULL)
+		drain_all(d->drain);
+	if (d->persist != NULL && d->reg != NULL)
+		(void)persist_checkpoint(d->persist);
+	d->control = control_free(d->control);
+	d->drain = drain_free(d->drain);
+	d->persist = persist_free(d->persist);
+	d->reg = registry_free(d->reg);
+	if (ml.ev_term != NULL)
+		event_free(ml.ev_term);
+	if (ml.ev_int != NULL)
+		event_free(ml.ev_int);
+	if (ml.ev_hup != NULL)
+		event_free(ml.ev_hup);
+	if (ml.ev_status != NULL)
+		event_free(ml.ev_status);
+	if (ml.ev_watchdog != NULL)
+		event_free(ml.ev_watchdog);
+	event_base_free(d->base);
+	close(lockfd);
+	if (r < 0) {
+		log_error("start-up failed: %s", strerror(-r));
+		return 1;
+	}
+	log_info("stopped");
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct statsd d;
+	struct config_error err;
+	char msg[600], defconf[PATH_MAX];
+	struct opts o;
+	int rc;
+
+	if (parse_args(argc, argv, &o) < 0)
+		return 2;
+	if (o.dump_methods) {
+		varlink_dump_tables(stdout);
+		return 0;
+	}
+	if (o.config_mdoc) {
+		config_print_mdoc(stdout);
+		return 0;
+	}
+	snprintf(defconf, sizeof(defconf), "%s/statsd/statsd.conf",
+	    STATSD_SYSCONFDIR);
+	d.config_path = o.config != NULL ? o.config : defconf;
+	d.config_required = o.config != NULL;
+	if (config_load(d.config_path, d.config_required, &d.cfg, &err) < 0) {
+		config_error_format(&err, msg, sizeof(msg));
+		fprintf(stderr, "statsd: %s\n", msg);
+		return 1;
+	}
+	if (o.check_config || o.print_config) {
+		if (o.check_config)
+			fprintf(stderr, "statsd: %s: configuration OK\n",
+			    access(d.config_path, F_OK) == 0 ?
+			    d.config_path : "built-in defaults");
+		config_print(stdout, &d.cfg);
+		config_done(&d.cfg);
+		return 0;
+	}
+	log_set_level(d.cfg.log_level);
+	d.runtime_dir = first_dir(o.runtime_dir, "RUNTIME_DIRECTORY",
+	    "/run/statsd");
+	d.state_dir = first_dir(o.state_dir, "STATE_DIRECTORY",
+	    "/var/lib/statsd");
+	if (o.socket != NULL)
+		d.socket_path = strdup(o.socket);
+	else if (d.cfg.socket[0] != '\0')
+		d.socket_path = strdup(d.cfg.socket);
+	else if (d.runtime_dir != NULL &&
+	    asprintf(&d.socket_path, "%s/statsd.sock", d.runtime_dir) < 0)
+		d.socket_path = NULL;
+	d.sample_rates = strdup("");
+	if (d.runtime_dir == NULL || d.state_dir == NULL ||
+	    d.socket_path == NULL || d.sample_rates == NULL) {
+		fprintf(stderr, "statsd: out of memory\n");
+		return 1;
+	}
+	rc = run(&d, o.foreground);
+	config_done(&d.cfg);
+	free(d.runtime_dir);
+	free(d.state_dir);
+	free(d.socket_path);
+	free(d.sample_rates);
+	return rc;
+}

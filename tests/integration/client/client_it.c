@@ -1,0 +1,772 @@
+/*
+ * client_it.c: a libstatsclient application for the integration tests. Each
+ * mode exercises one part of the library against a real statsd and checks
+ * what it can see itself; test_client.py starts statsd, runs the modes and
+ * checks the daemon's side. Output: "FAIL: ..." lines, "key=value" result
+ * lines, then "N passed, N failed"; the exit status is 1 on any failure.
+ *
+ *   client_it MODE SOCKET [ARGS...]
+ *
+ * CLIENT_IT_RING_LOG2=n in the environment asks for rings of 2^n records.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <statsd/client.h>
+#include <statsd/kstat.h>
+#include <statsd/statistic.h>
+#include <statsd/stats.h>
+
+static int npassed, nfailed;
+static const char *sock;
+static stats_client_t *cli;
+
+static void
+check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cond) {
+		npassed++;
+		return;
+	}
+	nfailed++;
+	printf("FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static int
+finish(void)
+{
+	printf("%d passed, %d failed\n", npassed, nfailed);
+	return nfailed > 0;
+}
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A template with one counter VOI ("n": SUM) and one value VOI ("v": SUM,
+ * MIN, MAX, a histogram and a t-digest). */
+static int
+make_tpl(const char *name)
+{
+	struct voistatspec n[] = { STATS_VSS_SUM() };
+	struct voistatspec v[] = {
+		STATS_VSS_SUM(), STATS_VSS_MIN(), STATS_VSS_MAX(),
+		STATS_VSS_CRHIST64_LIN(0, 1000, 100, VSD_HIST_UBOUND_INF),
+		STATS_VSS_TDGSTCLUST64(32, 0),
+	};
+	int id = stats_tpl_fetch_allocid(name, 0);
+
+	if (id >= 0)
+		return id;
+	id = stats_tpl_alloc(name, 0);
+	check(id >= 0, "stats_tpl_alloc %s: %d", name, id);
+	check(stats_tpl_add_voistats((uint32_t)id, 0, "n", VSD_DTYPE_INT_U64,
+	    NVSS(n), n, 0) == 0, "add VOI n");
+	check(stats_tpl_add_voistats((uint32_t)id, 1, "v", VSD_DTYPE_INT_S64,
+	    NVSS(v), v, SB_VOI_RELUPDATE) == 0, "add VOI v");
+	return id;
+}
+
+static struct statsblob *
+publish(const char *name, uint32_t flags)
+{
+	struct statsblob *sb;
+
+	sb = stats_blob_publish(cli, make_tpl("it_tpl"), "it", 0, name,
+	    "test", flags);
+	check(sb != NULL, "publish %s: %s (%s)", name, strerror(errno),
+	    stats_client_strerror(cli));
+	return sb;
+}
+
+static uint64_t
+fetch_u64(struct statsblob *sb, int voi, enum voi_stype st)
+{
+	uint64_t v = 0;
+
+	check(stats_voistat_fetch_u64(sb, voi, st, &v) == 0, "fetch u64");
+	return v;
+}
+
+static int64_t
+fetch_s64(struct statsblob *sb, int voi, enum voi_stype st)
+{
+	int64_t v = 0;
+
+	check(stats_voistat_fetch_s64(sb, voi, st, &v) == 0, "fetch s64");
+	return v;
+}
+
+/* Wait until a statistic of a published blob reaches want (the store copy
+ * of a PERSISTENT kstat follows each drain pass). */
+static uint64_t
+wait_u64(struct statsblob *sb, int voi, uint64_t want)
+{
+	double end = now_s() + 20;
+	uint64_t v = 0;
+
+	while (now_s() < end) {
+		stats_voistat_fetch_u64(sb, voi, VS_STYPE_SUM, &v);
+		if (v == want)
+			break;
+		usleep(2000);
+	}
+	return v;
+}
+
+/* --------------------------------------------------------------- threads */
+
+struct thr_arg {
+	struct statsblob	*sb;
+	long			 n;
+	pthread_barrier_t	 go;
+};
+
+static void *
+thr_main(void *p)
+{
+	struct thr_arg *a = p;
+	long i;
+
+	/* The first update gets the thread its ring (a call to statsd);
+	 * the flood starts once every thread has one. */
+	stats_voi_update_abs_u64(a->sb, 0, 1);
+	pthread_barrier_wait(&a->go);
+	for (i = 1; i < a->n; i++)
+		stats_voi_update_abs_u64(a->sb, 0, 1);
+	return NULL;
+}
+
+/* T threads x N updates each; after a flush, applied + dropped = pushed. */
+static void
+mode_threads(int argc, char **argv)
+{
+	long nthr = argc > 0 ? atol(argv[0]) : 8;
+	long n = argc > 1 ? atol(argv[1]) : 1000000;
+	pthread_t t[64];
+	struct thr_arg a;
+	uint64_t p0, d0, s0, sum, pushed, dropped;
+	double t0;
+	long i;
+	int r;
+
+	a.sb = publish("threads", 0);
+	a.n = n;
+	if (a.sb == NULL || nthr > 64)
+		return;
+	p0 = stats_client_pushed(cli);
+	d0 = stats_client_dropped(cli);
+	s0 = fetch_u64(a.sb, 0, VS_STYPE_SUM);	/* an earlier run's */
+	t0 = now_s();
+	pthread_barrier_init(&a.go, NULL, (unsigned)nthr);
+	for (i = 0; i < nthr; i++)
+		pthread_create(&t[i], NULL, thr_main, &a);
+	for (i = 0; i < nthr; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&a.go);
+	r = stats_client_flush(cli, 60000);
+	check(r == 0, "flush: %d", r);
+	pushed = stats_client_pushed(cli) - p0;
+	dropped = stats_client_dropped(cli) - d0;
+	sum = fetch_u64(a.sb, 0, VS_STYPE_SUM) - s0;
+	check(pushed == (uint64_t)(nthr * n), "pushed %" PRIu64 " = %ld",
+	    pushed, nthr * n);
+	check(sum + dropped == pushed, "applied %" PRIu64 " + dropped %"
+	    PRIu64 " = pushed %" PRIu64, sum, dropped, pushed);
+	if (dropped > 0)
+		printf("note: reconnects %" PRIu64 ", last error: %s\n",
+		    stats_client_reconnects(cli), stats_client_strerror(cli));
+	printf("threads=%ld updates=%ld applied=%" PRIu64 " dropped=%" PRIu64
+	    " seconds=%.3f\n", nthr, n, sum, dropped, now_s() - t0);
+}
+
+/* --------------------------------------------------------------- publish */
+
+static void
+mode_publish(int argc, char **argv)
+{
+	struct statsblob *sb;
+	struct sbuf *b;
+	char spec[128];
+	double q = 0;
+	int64_t rel = 0;
+	int i, r;
+
+	(void)argc;
+	(void)argv;
+	sb = publish("pub", 0);
+	if (sb == NULL)
+		return;
+	check(stats_client_strerror(cli)[0] == '\0',
+	    "statsd laid the template out as we did: %s",
+	    stats_client_strerror(cli));
+	for (i = 1; i <= 100; i++) {
+		check(stats_voi_update_abs_s64(sb, 1, i * 10) == 0, "abs");
+		stats_voi_update_abs_u64(sb, 0, 2);
+	}
+	/* Relative updates: statsd keeps the previous value. */
+	stats_voi_update_rel_s64(sb, 1, 5);
+	check(stats_voi_update_abs_u64(sb, 1, 1) == EINVAL,
+	    "a VOI type mismatch is refused");
+	check(stats_voi_update_abs_u64(sb, 7, 1) == EINVAL,
+	    "an absent VOI is refused");
+	r = stats_client_flush(cli, 10000);
+	check(r == 0, "flush: %d", r);
+	check(fetch_u64(sb, 0, VS_STYPE_SUM) == 200, "n.sum == 200");
+	check(fetch_s64(sb, 1, VS_STYPE_SUM) == 50500 + 1005,
+	    "v.sum == 51505 (got %" PRId64 ")", fetch_s64(sb, 1, VS_STYPE_SUM));
+	check(fetch_s64(sb, 1, VS_STYPE_MIN) == 10, "v.min == 10");
+	check(fetch_s64(sb, 1, VS_STYPE_MAX) == 1005, "v.max == 1005");
+	check(stats_voistat_fetch_quantile(sb, 1, VS_STYPE_TDGST, 0.5, &q) == 0
+	    && q > 400 && q < 600, "median of the digest %.1f", q);
+	(void)rel;
+	b = sbuf_new_auto();
+	check(stats_blob_tostr(sb, b, SB_STRFMT_JSON, SB_TOSTR_META) == 0,
+	    "tostr with META finds the template by statsd's hash");
+	sbuf_finish(b);
+	check(strstr(sbuf_data(b), "\"it_tpl\"") != NULL, "tostr names it");
+	sbuf_delete(b);
+	check(stats_tpl_id2spec((uint32_t)make_tpl("it_tpl"), spec,
+	    sizeof(spec)) == 0, "spec");
+	printf("spec=%s\n", spec);
+	/* Publishing again joins the same kstat. */
+	check(stats_blob_publish(cli, make_tpl("it_tpl"), "it", 0, "pub",
+	    "test", 0) != NULL, "a second publish joins");
+	check(stats_blob_unpublish(cli, sb) == 0, "unpublish: %s",
+	    stats_client_strerror(cli));
+	check(stats_voi_update_abs_u64(sb, 0, 1) == EINVAL,
+	    "an unpublished blob refuses updates");
+}
+
+/* ------------------------------------------------------ two processes */
+
+/* Feed kstat it:0:shared with N updates of 1; print what we did. */
+static void
+mode_feed(int argc, char **argv)
+{
+	long n = argc > 0 ? atol(argv[0]) : 100000, i;
+	struct statsblob *sb = publish("shared", 0);
+
+	if (sb == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		stats_voi_update_abs_u64(sb, 0, 1);
+	check(stats_client_flush(cli, 30000) == 0, "flush");
+	printf("pushed=%" PRIu64 " dropped=%" PRIu64 "\n",
+	    stats_client_pushed(cli), stats_client_dropped(cli));
+}
+
+/* ------------------------------------------------------------------ fork */
+
+static void
+mode_fork(int argc, char **argv)
+{
+	struct statsblob *sb = publish("forked", 0);
+	uint64_t before, sum;
+	int status = 0;
+	pid_t pid;
+	long i;
+
+	(void)argc;
+	(void)argv;
+	if (sb == NULL)
+		return;
+	for (i = 0; i < 1000; i++)
+		stats_voi_update_abs_u64(sb, 0, 1);
+	check(stats_client_flush(cli, 10000) == 0, "parent flush");
+	before = stats_client_pushed(cli);
+	pid = fork();
+	if (pid == 0) {
+		/* The child: its own rings, its own counters. Until it is
+		 * connected its updates would be dropped: a flush waits. */
+		int ok = stats_client_pushed(cli) == 0;
+
+		ok = ok && stats_client_flush(cli, 20000) == 0;
+		for (i = 0; i < 5000; i++)
+			stats_voi_update_abs_u64(sb, 0, 1);
+		ok = ok && stats_client_flush(cli, 20000) == 0;
+		ok = ok && stats_client_pushed(cli) == 5000 &&
+		    stats_client_dropped(cli) == 0;
+		printf("child pushed=%" PRIu64 " dropped=%" PRIu64 "\n",
+		    stats_client_pushed(cli), stats_client_dropped(cli));
+		fflush(stdout);
+		_exit(ok ? 0 : 1);
+	}
+	for (i = 0; i < 2000; i++)
+		stats_voi_update_abs_u64(sb, 0, 1);
+	waitpid(pid, &status, 0);
+	check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "the child pushed and flushed its own updates");
+	check(stats_client_flush(cli, 10000) == 0, "parent flush after");
+	check(stats_client_pushed(cli) == before + 2000, "parent counters "
+	    "untouched by the child");
+	sum = wait_u64(sb, 0, 8000 - stats_client_dropped(cli));
+	printf("fork sum=%" PRIu64 " parent_dropped=%" PRIu64 "\n", sum,
+	    stats_client_dropped(cli));
+}
+
+/* --------------------------------------------------------------- restart */
+
+static char *
+wait_line(char *buf, size_t len)
+{
+	return fgets(buf, (int)len, stdin);
+}
+
+/*
+ * Survive a restart: publish a PERSISTENT kstat, push, say "ready", wait
+ * for the test to restart statsd ("go"), push while it may be down, wait
+ * for the reconnection, push again, flush, print the totals.
+ */
+static void
+mode_restart(int argc, char **argv)
+{
+	struct statsblob *sb = publish("survivor", STATS_PUBLISH_PERSISTENT);
+	char line[64];
+	double end;
+	long i;
+
+	(void)argc;
+	(void)argv;
+	if (sb == NULL)
+		return;
+	for (i = 0; i < 10000; i++)
+		stats_voi_update_abs_u64(sb, 0, 1);
+	check(stats_client_flush(cli, 10000) == 0, "flush before");
+	printf("ready\n");
+	fflush(stdout);
+	if (wait_line(line, sizeof(line)) == NULL)
+		return;
+	for (i = 0; i < 10000; i++)
+		stats_voi_update_abs_u64(sb, 0, 1);
+	end = now_s() + 30;
+	while (stats_client_reconnects(cli) == 0 && now_s() < end)
+		usleep(10000);
+	check(stats_client_reconnects(cli) >= 1, "reconnected: %s",
+	    stats_client_strerror(cli));
+	for (i = 0; i < 10000; i++)
+		stats_voi_update_abs_u64(sb, 0, 1);
+	check(stats_client_flush(cli, 20000) == 0, "flush after");
+	printf("pushed=%" PRIu64 " dropped=%" PRIu64 " reconnects=%" PRIu64
+	    "\n", stats_client_pushed(cli), stats_client_dropped(cli),
+	    stats_client_reconnects(cli));
+}
+
+
+/* ----------------------------------------------------------------- kstat */
+
+static kstat_named_t *
+named(kstat_t *ksp, const char *name)
+{
+	kstat_named_t *kn = kstat_data_lookup(ksp, name);
+
+	check(kn != NULL, "named value %s:%s: %s", ksp->ks_name, name,
+	    strerror(errno));
+	return kn;
+}
+
+/* What the "kstat" mode's provider did, as a consumer sees it. */
+static void
+kstat_verify(kstat_ctl_t *kc, const char *sfx)
+{
+	char nm[32];
+	kstat_t *ksp;
+	kstat_named_t *kn;
+	kstat_io_t kio;
+	kstat_intr_t *ki;
+	kstat_timer_t *kt;
+	kid_t kid;
+
+	snprintf(nm, sizeof(nm), "named%s", sfx);
+	ksp = kstat_lookup(kc, "it", 0, nm);
+	check(ksp != NULL && ksp->ks_type == KSTAT_TYPE_NAMED,
+	    "lookup it:0:%s", nm);
+	if (ksp != NULL) {
+		kid = kstat_read(kc, ksp, NULL);
+		check(kid > 0, "kstat_read: %s", strerror(errno));
+		check(ksp->ks_ndata >= 3, "3 named values (%u)", ksp->ks_ndata);
+		if ((kn = named(ksp, "reqs")) != NULL)
+			check(kn->data_type == KSTAT_DATA_UINT64 &&
+			    kn->value.ui64 == 1010, "reqs == 1010 (%" PRIu64
+			    ")", kn->value.ui64);
+		if ((kn = named(ksp, "level")) != NULL)
+			check(kn->data_type == KSTAT_DATA_INT32 &&
+			    kn->value.i32 == -7, "level == -7 (%d)",
+			    kn->value.i32);
+		if ((kn = named(ksp, "label")) != NULL)
+			check(kn->data_type == KSTAT_DATA_STRING &&
+			    strcmp(KSTAT_NAMED_STR_PTR(kn), "hello") == 0,
+			    "label == hello");
+		check(ksp->ks_flags & KSTAT_FLAG_WRITABLE, "WRITABLE shown");
+		check(kstat_data_lookup(ksp, "nope") == NULL &&
+		    errno == ENOENT, "data lookup ENOENT");
+	}
+	snprintf(nm, sizeof(nm), "intr%s", sfx);
+	ksp = kstat_lookup(kc, "it", -1, nm);
+	check(ksp != NULL && ksp->ks_type == KSTAT_TYPE_INTR, "lookup intr");
+	if (ksp != NULL && kstat_read(kc, ksp, NULL) > 0) {
+		ki = KSTAT_INTR_PTR(ksp);
+		check(ki->intrs[KSTAT_INTR_HARD] == 5 &&
+		    ki->intrs[KSTAT_INTR_SOFT] == 2 &&
+		    ki->intrs[KSTAT_INTR_SPURIOUS] == 0, "intrs 5 2 . 0");
+		check(kstat_write(kc, ksp, NULL) == -1 && errno == EACCES,
+		    "kstat_write on INTR: EACCES");
+	}
+	snprintf(nm, sizeof(nm), "disk%s", sfx);
+	ksp = kstat_lookup(kc, NULL, -1, nm);
+	check(ksp != NULL && ksp->ks_type == KSTAT_TYPE_IO, "lookup disk");
+	if (ksp != NULL && kstat_read(kc, ksp, &kio) > 0) {
+		check(kio.reads == 2 && kio.nread == 4096 + 100,
+		    "reads 2, nread 4196 (%u, %" PRIu64 ")", kio.reads,
+		    kio.nread);
+		check(kio.writes == 1 && kio.nwritten == 512, "writes 1 512");
+		check(kio.wcnt == 0 && kio.rcnt == 1, "wcnt 0, rcnt 1 (%u %u)",
+		    kio.wcnt, kio.rcnt);
+		check(kio.wtime > 0 && kio.rtime > 0, "wtime, rtime > 0");
+	}
+	snprintf(nm, sizeof(nm), "timers%s", sfx);
+	ksp = kstat_lookup(kc, "it", 0, nm);
+	check(ksp != NULL && ksp->ks_type == KSTAT_TYPE_TIMER, "lookup timer");
+	if (ksp != NULL && kstat_read(kc, ksp, NULL) > 0) {
+		check(ksp->ks_ndata == 2, "2 timers");
+		kt = kstat_data_lookup(ksp, "t1");
+		check(kt != NULL && kt->num_events == 3 && kt->min_time > 0 &&
+		    kt->max_time >= kt->min_time && kt->elapsed_time >=
+		    3 * kt->min_time, "t1: 3 events");
+		kt = kstat_data_lookup(ksp, "t0");
+		check(kt != NULL && kt->num_events == 1, "t0: 1 event");
+	}
+	snprintf(nm, sizeof(nm), "raw%s", sfx);
+	ksp = kstat_lookup(kc, "it", 0, nm);
+	check(ksp != NULL && ksp->ks_type == KSTAT_TYPE_RAW, "lookup raw");
+	if (ksp != NULL && kstat_read(kc, ksp, NULL) > 0)
+		check(ksp->ks_data_size == 16 && memcmp(ksp->ks_data,
+		    "hello world!\0\0\0", 16) == 0, "raw bytes, whole words");
+	ksp = kstat_lookup(kc, "it", 0, "pub");
+	if (ksp != NULL && kstat_read(kc, ksp, NULL) > 0)
+		check(kstat_data_lookup(ksp, "v.max") != NULL,
+		    "a blob shows its scalars flat");
+}
+
+/* The kstats stay for the test to read after this process: kept where
+ * the leak checker sees them. */
+static kstat_t *kn, *ki, *kio, *kt, *kr;
+static kstat2_t *h, *h2;
+static struct statistic_interface *si;
+static struct statistic *reqs, *lat, *sizes, *hist, *lst, *raw;
+
+/* Providers of every kstat type, then a consumer reads them back. */
+static void
+mode_kstat(int argc, char **argv)
+{
+	const char *sfx = argc > 0 ? argv[0] : "";
+	char nm[32];
+	kstat_t *kx;
+	kstat_named_t *v;
+	kstat_timer_t *t;
+	kstat_ctl_t *kc;
+	kid_t k0, k1;
+	int i;
+
+	snprintf(nm, sizeof(nm), "named%s", sfx);
+	kn = kstat_create("it", 0, nm, "test", KSTAT_TYPE_NAMED, 3,
+	    KSTAT_FLAG_WRITABLE);
+	check(kn != NULL && (kn->ks_flags & KSTAT_FLAG_INVALID),
+	    "kstat_create NAMED");
+	if (kn == NULL)
+		return;
+	v = KSTAT_NAMED_PTR(kn);
+	kstat_named_init(&v[0], "reqs", KSTAT_DATA_UINT64);
+	kstat_named_init(&v[1], "level", KSTAT_DATA_INT32);
+	kstat_named_init(&v[2], "label", KSTAT_DATA_STRING);
+	kstat_named_setstr(&v[2], "hello");
+	kstat_install(kn);
+	check(!(kn->ks_flags & KSTAT_FLAG_INVALID), "installed: %s",
+	    stats_client_strerror(cli));
+	kstat_named_set_u64(kn, &v[0], 10);
+	for (i = 0; i < 1000; i++)
+		kstat_named_add(kn, &v[0], 1);
+	kstat_named_set(kn, &v[1], -7);
+
+	snprintf(nm, sizeof(nm), "intr%s", sfx);
+	ki = kstat_create("it", 0, nm, "test", KSTAT_TYPE_INTR, 1, 0);
+	kstat_install(ki);
+	kstat_intr_add(ki, KSTAT_INTR_HARD, 3);
+	kstat_intr_add(ki, KSTAT_INTR_HARD, 2);
+	kstat_intr_add(ki, KSTAT_INTR_SOFT, 2);
+
+	snprintf(nm, sizeof(nm), "disk%s", sfx);
+	kio = kstat_create("it", 0, nm, "disk", KSTAT_TYPE_IO, 1, 0);
+	kstat_install(kio);
+	kstat_waitq_enter(KSTAT_IO_PTR(kio));
+	usleep(1000);
+	kstat_waitq_to_runq(KSTAT_IO_PTR(kio));
+	usleep(1000);
+	kstat_runq_exit(KSTAT_IO_PTR(kio));
+	kstat_io_read(KSTAT_IO_PTR(kio), 4096);
+	kstat_waitq_enter(KSTAT_IO_PTR(kio));
+	kstat_waitq_to_runq(KSTAT_IO_PTR(kio));
+	kstat_runq_back_to_waitq(KSTAT_IO_PTR(kio));
+	kstat_waitq_exit(KSTAT_IO_PTR(kio));
+	kstat_runq_enter(KSTAT_IO_PTR(kio));
+	kstat_io_read(KSTAT_IO_PTR(kio), 100);
+	kstat_io_write(KSTAT_IO_PTR(kio), 512);
+
+	snprintf(nm, sizeof(nm), "timers%s", sfx);
+	kt = kstat_create("it", 0, nm, "test", KSTAT_TYPE_TIMER, 2, 0);
+	t = KSTAT_TIMER_PTR(kt);
+	kstat_timer_init(&t[0], "t0");
+	kstat_timer_init(&t[1], "t1");
+	kstat_install(kt);
+	kstat_timer_start(&t[0]);
+	usleep(500);
+	kstat_timer_stop(&t[0]);
+	for (i = 0; i < 3; i++) {
+		kstat_timer_start(&t[1]);
+		usleep(200);
+		kstat_timer_stop(&t[1]);
+	}
+
+	snprintf(nm, sizeof(nm), "raw%s", sfx);
+	kr = kstat_create("it", 0, nm, "test", KSTAT_TYPE_RAW, 12, 0);
+	kstat_install(kr);
+	kstat_raw_update(kr, 0, "hello", 5);
+	kstat_raw_update(kr, 5, " world!", 7);
+
+	check(kstat_create("it", 0, "bad:name", NULL, KSTAT_TYPE_NAMED, 1,
+	    0) == NULL && errno == EINVAL, "a name with ':' is refused");
+	check(kstat_create("it", 0, "x", NULL, KSTAT_TYPE_INTR, 2, 0) ==
+	    NULL && errno == EINVAL, "INTR takes one record");
+
+	check(stats_client_flush(cli, 10000) == 0, "flush");
+	check(stats_client_dropped(cli) == 0, "no drops");
+
+	kc = kstat_open();
+	check(kc != NULL, "kstat_open: %s", strerror(errno));
+	if (kc == NULL)
+		return;
+	check(kc->kc_chain_id > 0 && kc->kc_chain != NULL, "a chain");
+	kstat_verify(kc, sfx);
+	check(kstat_chain_update(kc) == 0, "chain unchanged: 0");
+	k0 = kc->kc_chain_id;
+	snprintf(nm, sizeof(nm), "extra%s", sfx);
+	kx = kstat_create("it", 0, nm, "test", KSTAT_TYPE_INTR, 1, 0);
+	kstat_install(kx);
+	k1 = kstat_chain_update(kc);
+	check(k1 > 0 && k1 != k0 && k1 == kc->kc_chain_id,
+	    "a new kstat gives a new KCID (%d -> %d)", (int)k0, (int)k1);
+	check(kstat_lookup(kc, "it", 0, nm) != NULL, "the new kstat is there");
+	kstat_delete(kx);
+	check(kstat_chain_update(kc) > 0 && kstat_lookup(kc, "it", 0, nm) ==
+	    NULL, "a deleted kstat leaves the chain");
+	/* kstat_write: a writable NAMED kstat. */
+	{
+		kstat_t *w;
+		kstat_named_t *lv;
+
+		snprintf(nm, sizeof(nm), "named%s", sfx);
+		w = kstat_lookup(kc, "it", 0, nm);
+		if (w != NULL && kstat_read(kc, w, NULL) > 0 &&
+		    (lv = kstat_data_lookup(w, "level")) != NULL) {
+			lv->value.i32 = 42;
+			check(kstat_write(kc, w, NULL) > 0, "kstat_write: %s",
+			    strerror(errno));
+			check(kstat_read(kc, w, NULL) > 0 &&
+			    (lv = kstat_data_lookup(w, "level")) != NULL &&
+			    lv->value.i32 == 42, "written value read back");
+			lv->value.i32 = -7;
+			(void)kstat_write(kc, w, NULL);
+		}
+	}
+	check(kstat_close(kc) == 0, "kstat_close");
+	printf("kstat providers done\n");
+}
+
+/* Only read what mode_kstat made (run with STATSD_KSTAT_SOCKET=1 too). */
+static void
+mode_kread(int argc, char **argv)
+{
+	kstat_ctl_t *kc = kstat_open();
+
+	check(kc != NULL, "kstat_open: %s", strerror(errno));
+	if (kc == NULL)
+		return;
+	kstat_verify(kc, argc > 0 ? argv[0] : "");
+	kstat_close(kc);
+}
+
+/* ---------------------------------------------------------------- kstat2 */
+
+static void
+mode_kstat2(int argc, char **argv)
+{
+	const char *pseg[] = { "misc", "it_drv", "1", "data_in" };
+	const char *pseg2[] = { "misc", "it_drv", "lat", "2" };
+	uint64_t pre[] = { 1, 2, 3 };
+	uint64_t v;
+
+	(void)argc;
+	(void)argv;
+	h = kstat2_create_histogram(pseg, 4, ALL_ZONES, KSTAT2_NVHIST_LINEAR,
+	    KSTAT2_NVMT_BYTES, 1, KSTAT2_NVMF_NONE, pre, 3, 0, 1024, 128,
+	    KSTAT2_FLAG_PERSISTENT, "data read by it_drv", KSTAT2_MF_NONE);
+	check(h != NULL, "kstat2_create_histogram: %s", strerror(errno));
+	if (h == NULL)
+		return;
+	check(strcmp(h->ks1.ks_module, "it_drv") == 0 &&
+	    h->ks1.ks_instance == 1 && strcmp(h->ks1.ks_name, "data_in") == 0
+	    && strcmp(h->ks1.ks_class, "misc") == 0 &&
+	    strcmp(h->ks2_path, "misc/it_drv/1/data_in") == 0,
+	    "kstat2 names: %s:%d:%s %s", h->ks1.ks_module, h->ks1.ks_instance,
+	    h->ks1.ks_name, h->ks2_path);
+	kstat2_install(h);
+	for (v = 0; v < 2048; v += 16)
+		kstat2_hist_add_value(h, v);
+	h2 = kstat2_create_histogram(pseg2, 4, ALL_ZONES, KSTAT2_NVHIST_LOG2,
+	    KSTAT2_NVMT_T_REL, 1000000, KSTAT2_NVMF_FRACT, NULL, 0, 0, 0, 0,
+	    0, "latency", KSTAT2_MF_NONE);
+	check(h2 != NULL, "a LOG2 histogram");
+	kstat2_install(h2);
+	kstat2_hist_add_value(h2, 0);
+	kstat2_hist_add_value(h2, 1);
+	kstat2_hist_add_values(h2, 1000, 10);
+	check(kstat2_create_histogram(pseg, 2, ALL_ZONES, KSTAT2_NVHIST_LOG2,
+	    KSTAT2_NVMT_CNT, 1, 0, NULL, 0, 0, 0, 0, 0, "x", 0) == NULL &&
+	    errno == EINVAL, "two segments are too few");
+	check(kstat2_create_histogram(pseg, 4, ALL_ZONES,
+	    KSTAT2_NVHIST_LOG10_LIN, KSTAT2_NVMT_CNT, 1, 0, NULL, 0, 2, 4, 3,
+	    0, "x", 0) == NULL && errno == EINVAL,
+	    "LOG10_LIN stepping 3 is refused");
+	check(stats_client_flush(cli, 10000) == 0, "flush");
+}
+
+/* ------------------------------------------------------------- statistic */
+
+static void
+mode_statistic(int argc, char **argv)
+{
+	struct statistic_interface *si2 = NULL;
+	struct statistic *late = NULL;
+	int i;
+
+	(void)argc;
+	(void)argv;
+	check(statistic_create_interface(&si, "it-linux") == 0, "interface");
+	check(statistic_create_interface(&si, "again") == -EINVAL,
+	    "*iface must be NULL");
+	check(statistic_create_interface(&si2, "bad:name") == -EINVAL,
+	    "a ':' in the name");
+	check(statistic_create(&reqs, si, "bytes", "bytes/request") == 0,
+	    "create bytes");
+	check(statistic_create(&lat, si, "latency", "us/request") == 0,
+	    "create latency");
+	check(statistic_create(&sizes, si, "sizes", "bytes/request") == 0,
+	    "create sizes");
+	check(statistic_create(&hist, si, "util", "slots/incidents") == 0,
+	    "create util");
+	check(statistic_create(&lst, si, "codes", "code/occurrence") == 0,
+	    "create codes");
+	check(statistic_create(&raw, si, "events", "x/y") == 0, "create raw");
+	check(statistic_create(&late, si, "bytes", NULL) == -EEXIST,
+	    "a name twice");
+	check(statistic_define_value(reqs, STATISTIC_RANGE_MIN,
+	    STATISTIC_RANGE_MAX, STATISTIC_DEF_MODE_PROD) == 0,
+	    "define value: %s", stats_client_strerror(cli));
+	check(statistic_define_range(lat, 0, 1000) == 0, "define range");
+	check(statistic_define_array(sizes, 0, 1024, 256,
+	    STATISTIC_DEF_SCALE_LIN) == 0, "define array");
+	check(statistic_define_history(hist, 0, 127, 8, 1000000,
+	    STATISTIC_DEF_MODE_RANGE) == 0, "define history");
+	check(statistic_define_list(lst, 0, 1000, 4) == 0, "define list");
+	check(statistic_define_raw(raw, 0, 100, 4) == 0, "define raw");
+	check(statistic_define_array(sizes, 0, 1024, 0,
+	    STATISTIC_DEF_SCALE_LIN) == -EINVAL, "base_interval 0");
+	/* Off: nothing counts. */
+	statistic_add(reqs, 100, 1);
+	check(statistic_start(reqs) == STATISTIC_DEF_OFF, "start: was off");
+	check(statistic_start(reqs) == STATISTIC_DEF_ON, "start: was on");
+	statistic_start(lat);
+	statistic_start(sizes);
+	statistic_start(hist);
+	statistic_start(lst);
+	statistic_start(raw);
+	for (i = 0; i < 10; i++) {
+		statistic_add(reqs, 512, 2);
+		statistic_inc(lat, i * 100);
+		statistic_inc(sizes, i * 150);
+		statistic_inc(hist, 5);
+		statistic_inc(lst, 200 + i % 3);
+		statistic_add_nolock(raw, i, 1);
+	}
+	statistic_inc(lat, 5000);	/* out of range */
+	check(stats_client_flush(cli, 10000) == 0, "flush");
+	check(statistic_stop(raw) == STATISTIC_DEF_ON, "stop: was on");
+	printf("statistic done\n");
+}
+
+static const struct {
+	const char	*name;
+	void		(*fn)(int, char **);
+} modes[] = {
+	{ "threads", mode_threads },
+	{ "publish", mode_publish },
+	{ "feed", mode_feed },
+	{ "fork", mode_fork },
+	{ "restart", mode_restart },
+	{ "kstat", mode_kstat },
+	{ "kread", mode_kread },
+	{ "kstat2", mode_kstat2 },
+	{ "statistic", mode_statistic },
+};
+
+int
+main(int argc, char **argv)
+{
+	size_t i;
+	int flags = 0;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: client_it MODE SOCKET [ARGS...]\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	sock = argv[2];
+	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+		if (strcmp(modes[i].name, argv[1]) == 0)
+			break;
+	if (i == sizeof(modes) / sizeof(modes[0])) {
+		fprintf(stderr, "client_it: no mode %s\n", argv[1]);
+		return 2;
+	}
+	/* CLIENT_IT_RING_LOG2: ask for rings of that size. */
+	if (getenv("CLIENT_IT_RING_LOG2") != NULL)
+		flags |= STATS_CLIENT_RING_LOG2(atoi(getenv(
+		    "CLIENT_IT_RING_LOG2")));
+	cli = stats_client_open(sock, flags);
+	check(cli != NULL, "stats_client_open %s: %s", sock, strerror(errno));
+	if (cli != NULL) {
+		modes[i].fn(argc - 3, argv + 3);
+		stats_client_close(cli);
+	}
+	return finish();
+}

@@ -1,0 +1,194 @@
+"""test_client.py: libstatsclient end to end. A real statsd on a temporary
+directory; client_it (a C application of the library) in its modes; the
+daemon's view of what it did read over the control socket. Covers the
+connection and rings (8 threads x 1M updates, exact totals after a flush),
+stats_blob_publish, two processes feeding one kstat, fork, and a client
+that survives a restart of statsd."""
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                ".."))
+from harness import (DEADLINE, Daemon, check, finish, ok,  # noqa: E402
+                     read_data, wait_for)
+
+CLIENT_IT = os.environ.get("CLIENT_IT", "client_it")
+EXAMPLES = os.environ.get("EXAMPLES_DIR", "examples")
+
+
+def run(d, mode, *args, timeout=DEADLINE * 10, env=None):
+    """Run one mode to its end; its own checks must pass. Returns its
+    key=value results."""
+    p = subprocess.run([CLIENT_IT, mode, d.sock] + [str(a) for a in args],
+                       stdin=subprocess.DEVNULL, capture_output=True,
+                       text=True, timeout=timeout,
+                       env=dict(os.environ, **(env or {})))
+    check(p.returncode == 0, "client_it %s exited %d:\n%s%s" % (
+        mode, p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
+    check("Sanitizer" not in p.stderr and "runtime error" not in p.stderr,
+          "client_it %s: sanitizer report:\n%s" % (mode, p.stderr[-3000:]))
+    return results(p.stdout)
+
+
+def results(text):
+    out = {"_out": text}
+    for m in re.finditer(r"(\w+)=(\S+)", text):
+        out[m.group(1)] = m.group(2)
+    return out
+
+
+def data_of(d, name):
+    return read_data(d, module="it", instance=0, name=name)
+
+
+d = Daemon().start()
+
+# 8 threads x 1M updates; the program checks applied + dropped = pushed
+# from its own view; statsd must agree.
+r = run(d, "threads", 8, 1000000)
+n = None
+if "applied" in r:
+    n = data_of(d, "threads").get("n.sum")
+    check(n == int(r["applied"]), "statsd's n.sum %s == applied %s" % (
+        n, r["applied"]))
+    check(int(r["applied"]) + int(r["dropped"]) == 8000000,
+          "applied + dropped == 8M")
+    print("threads: %s applied, %s dropped in %ss" % (
+        r["applied"], r["dropped"], r["seconds"]))
+
+# The same with rings that hold a thread's million: nothing is dropped,
+# statsd applies all 8M.
+r = run(d, "threads", 8, 1000000, env={"CLIENT_IT_RING_LOG2": "20"})
+if "applied" in r:
+    check(r["dropped"] == "0", "no drops with 2^20 rings (%s): %s" % (
+        r["dropped"], r.get("_out")))
+    check(r["applied"] == "8000000", "all 8M applied (%s)" % r["applied"])
+    n2 = data_of(d, "threads").get("n.sum")
+    check(n2 == n + 8000000, "statsd's n.sum grew by exactly 8M (%s, %s)"
+          % (n, n2))
+    print("threads, 2^20 rings: %s applied, %s dropped in %ss" % (
+        r["applied"], r["dropped"], r["seconds"]))
+
+# stats(3) over the daemon.
+r = run(d, "publish")
+check(r.get("spec", "").startswith('"it_tpl":'), "spec printed")
+
+# The kstat providers of every type, read back by the libkstat consumer
+# through the segments; then over the socket only.
+r = run(d, "kstat")
+run(d, "kread")
+run(d, "kread", env={"STATSD_KSTAT_SOCKET": "1"})
+nd = read_data(d, module="it", instance=0, name="named")
+check(nd.get("reqs") == 1010 and nd.get("level") == -7,
+      "statsd's view of the NAMED kstat: %s" % nd)
+io = read_data(d, module="it", instance=0, name="disk")
+check(io.get("nread") == 4196 and io.get("writes") == 1,
+      "statsd's view of the IO kstat: %s" % io)
+
+# kstat2 histograms.
+run(d, "kstat2")
+rd = ok(d.call("io.statsd.Read", {"module": "it_drv", "instance": 1,
+                                  "name": "data_in"}), "Read data_in")
+print("kstat2:", json.dumps(rd.get("blob"))[:600])
+check(rd.get("kstat", {}).get("path") == ["misc", "it_drv", "1", "data_in"],
+      "kstat2 path kept")
+check(rd.get("kstat", {}).get("description") == "data read by it_drv",
+      "kstat2 description kept")
+check("PERSISTENT" in rd.get("kstat", {}).get("flags", []), "PERSISTENT")
+
+# The Linux exploiter API, seen as seed 003's data lines.
+run(d, "statistic")
+sc = ok(d.call("io.statsd.Scrape", {"format": "linux",
+                                    "selector": "linux:0:it-linux"}),
+        "Scrape linux")
+text = sc.get("text", "")
+print(text)
+check("bytes 10240" in text, "value/products: 10 x 512 x 2 = 10240")
+check(re.search(r"^latency 10 0 450\.000 900$", text, re.M) is not None,
+      "range: 10 0 450.000 900")
+check("sizes <=0 1" in text and "sizes >1024 1" not in text,
+      "array lines")
+check(re.search(r"^codes 0xc8 4$", text, re.M) is not None, "list lines")
+df = ok(d.call("io.statsd.DefinitionGet", {"module": "linux", "instance": 0,
+                                           "name": "it-linux"}),
+        "DefinitionGet").get("text", "")
+check("name=latency on=1 type=range range_min=0 range_max=1000" in df and
+      "hits_out_of_range=1" in df, "definition lines:\n" + df)
+check("name=events on=0 type=raw" in df, "raw stopped")
+
+# Two processes feeding one kstat of one template.
+procs = [subprocess.Popen([CLIENT_IT, "feed", d.sock, "200000"],
+                          stdout=subprocess.PIPE, text=True)
+         for _ in range(2)]
+applied = 0
+for p in procs:
+    out, _ = p.communicate(timeout=DEADLINE * 4)
+    check(p.returncode == 0, "feed exited %d: %s" % (p.returncode, out))
+    rr = results(out)
+    applied += int(rr.get("pushed", 0)) - int(rr.get("dropped", 0))
+n = data_of(d, "shared").get("n.sum")
+check(n == applied, "two feeders: n.sum %s == %d" % (n, applied))
+
+# fork: the child gets rings of its own. (ThreadSanitizer refuses a thread
+# started in the child of a threaded parent unless told otherwise; the
+# library's watcher is one.)
+tsan = os.environ.get("TSAN_OPTIONS", "")
+r = run(d, "fork", env={"TSAN_OPTIONS": (tsan + ":" if tsan else "") +
+                        "die_after_fork=0"})
+n = data_of(d, "forked").get("n.sum")
+check(n is not None and int(r.get("sum", -1)) == n,
+      "fork: statsd's sum %s == what the parent read %s" % (n, r.get("sum")))
+
+# A client that survives a restart of statsd (PERSISTENT kstat): stopped
+# cleanly, then killed. Its ring is handed back; what it pushed while
+# statsd was away is applied.
+base = 0
+for how in ("SIGTERM", "SIGKILL"):
+    p = subprocess.Popen([CLIENT_IT, "restart", d.sock],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                         text=True, bufsize=1)
+    line = p.stdout.readline().strip()
+    check(line == "ready", "restart: client ready (%r)" % line)
+    if how == "SIGTERM":
+        d.stop()
+    else:
+        d.kill9()
+    d.start()
+    p.stdin.write("go\n")
+    p.stdin.flush()
+    out, _ = p.communicate(timeout=DEADLINE * 4)
+    check(p.returncode == 0, "restart (%s) exited %d:\n%s" % (
+        how, p.returncode, out))
+    rr = results(out)
+    if "pushed" in rr:
+        want = base + int(rr["pushed"]) - int(rr["dropped"])
+        got = wait_for(lambda: data_of(d, "survivor").get("n.sum") == want,
+                       "survivor n.sum == %d" % want)
+        check(got, "restart (%s): applied + dropped == pushed (%s; %s)" % (
+            how, out.strip(), data_of(d, "survivor").get("n.sum")))
+        base = want
+
+# The examples: each runs to its end against statsd.
+env = dict(os.environ, STATSD_SOCKET=d.sock)
+for ex, args in (("stats_server", [d.sock, "20000"]),
+                 ("kstat_server", ["300"]), ("linux_server", ["5000"]),
+                 ("kstat_reader", ["example"])):
+    p = subprocess.run([os.path.join(EXAMPLES, ex)] + args, env=env,
+                       capture_output=True, text=True, timeout=DEADLINE * 4)
+    check(p.returncode == 0 and "Sanitizer" not in p.stderr,
+          "example %s exited %d: %s%s" % (ex, p.returncode, p.stdout[-2000:],
+                                          p.stderr[-2000:]))
+    if ex == "kstat_reader":
+        check("example:0:disk0:reads\t200" in p.stdout and
+              "example:0:counters:requests\t300" in p.stdout,
+              "kstat_reader shows kstat_server's kstats:\n" + p.stdout)
+    if ex == "stats_server":
+        check("20000 requests" in p.stdout, "stats_server: " + p.stdout)
+
+d.stop()
+d.cleanup()
+finish()

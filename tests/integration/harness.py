@@ -1,0 +1,416 @@
+"""harness.py: the integration tests' harness. It starts a real statsd on a
+private temporary directory with its stderr captured, waits for its socket
+(by polling, with a deadline; never a fixed sleep), makes varlink calls,
+checks every reply against io.statsd.varlink, and fails the test when the
+daemon's stderr shows a sanitizer report. Standard library only.
+
+Environment (set by meson): STATSD (the daemon), RING_CLIENT (the C
+producer), STATSD_SRCDIR (the source tree).
+"""
+import array
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+STATSD = os.environ.get("STATSD", "statsd")
+RING_CLIENT = os.environ.get("RING_CLIENT", "ring_client")
+SRCDIR = os.environ.get("STATSD_SRCDIR",
+                        os.path.join(os.path.dirname(__file__), "..", ".."))
+IDL_PATH = os.path.join(SRCDIR, "src", "daemon", "io.statsd.varlink")
+SANITIZER_MARKS = ("AddressSanitizer", "runtime error:", "LeakSanitizer",
+                   "ThreadSanitizer")
+# Sanitizer builds are slow; every wait has this much room.
+DEADLINE = float(os.environ.get("STATSD_TEST_DEADLINE", "30"))
+
+_passed = 0
+_failed = 0
+
+
+def check(cond, what, count=True):
+    """Record one check (a pass only when count: polling loops do not
+    inflate the total); print failures with what was expected."""
+    global _passed, _failed
+    if cond:
+        _passed += count
+    else:
+        _failed += 1
+        print("FAIL: %s" % what, flush=True)
+    return cond
+
+
+def finish():
+    """Print the summary line and exit with the verdict."""
+    print("%d passed, %d failed" % (_passed, _failed), flush=True)
+    sys.exit(1 if _failed else 0)
+
+
+def wait_for(pred, what, deadline=DEADLINE, step=0.02):
+    """Poll pred() until it is true or the deadline passes."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        v = pred()
+        if v:
+            return v
+        time.sleep(step)
+    check(False, "timed out waiting for " + what)
+    return None
+
+
+# ------------------------------------------------------------------ IDL
+
+def parse_idl(text):
+    """The IDL's types, methods (inputs, outputs) and errors, as
+    {name: [(field, type)]}; comments dropped."""
+    text = re.sub(r"#[^\n]*", "", text)
+
+    def fields(s):
+        out = []
+        for part in s.split(","):
+            part = part.strip()
+            if not part:
+                continue
+            name, typ = part.split(":", 1)
+            out.append((name.strip(), typ.strip().replace(" ", "")))
+        return out
+
+    idl = {"types": {}, "methods": {}, "errors": {}}
+    for m in re.finditer(r"\btype\s+(\w+)\s*\(([^)]*)\)", text):
+        idl["types"][m.group(1)] = fields(m.group(2))
+    for m in re.finditer(r"\bmethod\s+(\w+)\s*\(([^)]*)\)\s*->\s*\(([^)]*)\)",
+                         text):
+        idl["methods"][m.group(1)] = (fields(m.group(2)), fields(m.group(3)))
+    for m in re.finditer(r"\berror\s+(\w+)\s*\(([^)]*)\)", text):
+        idl["errors"][m.group(1)] = fields(m.group(2))
+    iface = re.search(r"\binterface\s+([\w.]+)", text)
+    idl["interface"] = iface.group(1) if iface else ""
+    return idl
+
+
+with open(IDL_PATH, encoding="utf-8") as _f:
+    IDL_TEXT = _f.read()
+IDL = parse_idl(IDL_TEXT)
+SERVICE_ERRORS = {"InterfaceNotFound": ["interface"],
+                  "MethodNotFound": ["method"],
+                  "MethodNotImplemented": ["method"],
+                  "InvalidParameter": ["parameter"]}
+
+
+def check_reply(method, reply):
+    """Check a reply's shape against the IDL."""
+    if not isinstance(reply, dict):
+        check(False, "%s: reply is not an object: %r" % (method, reply))
+        return
+    if "error" in reply:
+        err = reply["error"]
+        params = reply.get("parameters", {})
+        if err.startswith("org.varlink.service."):
+            want = SERVICE_ERRORS.get(err.rsplit(".", 1)[1])
+        elif err.startswith("io.statsd."):
+            decl = IDL["errors"].get(err.rsplit(".", 1)[1])
+            want = [f for f, _ in decl] if decl is not None else None
+        else:
+            want = None
+        check(want is not None, "%s: undeclared error %s" % (method, err))
+        if want is not None:
+            check(sorted(params) == sorted(want),
+                  "%s: error %s has parameters %s, IDL says %s"
+                  % (method, err, sorted(params), sorted(want)))
+        return
+    if not method.startswith("io.statsd."):
+        return
+    decl = IDL["methods"].get(method.rsplit(".", 1)[1])
+    if not check(decl is not None, "reply from undeclared " + method):
+        return
+    outs = dict(decl[1])
+    params = reply.get("parameters", {})
+    for k in params:
+        check(k in outs, "%s: reply field %s not in the IDL" % (method, k))
+    for k, t in outs.items():
+        if not t.startswith("?"):
+            check(k in params, "%s: reply lacks %s" % (method, k))
+
+
+# ------------------------------------------------------------- the wire
+
+class Conn:
+    """One varlink connection: NUL-framed JSON, fds with SCM_RIGHTS."""
+
+    def __init__(self, path, timeout=DEADLINE):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        self.sock.connect(path)
+        self.buf = b""
+        self.fds = []
+
+    def send_raw(self, data, fds=None):
+        if fds:
+            self.sock.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
+                                        array.array("i", fds))])
+        else:
+            self.sock.sendall(data)
+
+    def send(self, method, params=None, more=False, oneway=False, fds=None,
+             **extra):
+        msg = {"method": method}
+        if params is not None:
+            msg["parameters"] = params
+        if more:
+            msg["more"] = True
+        if oneway:
+            msg["oneway"] = True
+        msg.update(extra)
+        self.send_raw(json.dumps(msg).encode() + b"\0", fds)
+
+    def recv(self):
+        """One reply as a dict, or None at end of stream."""
+        while b"\0" not in self.buf:
+            fdsize = array.array("i").itemsize
+            try:
+                data, anc, _flags, _addr = self.sock.recvmsg(
+                    1 << 16, socket.CMSG_SPACE(8 * fdsize))
+            except ConnectionResetError:
+                # Closed with our bytes unread: as good as an end.
+                return None
+            for level, typ, payload in anc:
+                if level == socket.SOL_SOCKET and typ == socket.SCM_RIGHTS:
+                    a = array.array("i")
+                    a.frombytes(payload[:len(payload) - len(payload) % fdsize])
+                    self.fds.extend(a)
+            if not data:
+                return None
+            self.buf += data
+        msg, self.buf = self.buf.split(b"\0", 1)
+        return json.loads(msg)
+
+    def call(self, method, params=None, **kw):
+        self.send(method, params, **kw)
+        reply = self.recv()
+        check_reply(method, reply)
+        return reply
+
+    def take_fds(self):
+        fds, self.fds = self.fds, []
+        return fds
+
+    def close(self):
+        for fd in self.fds:
+            os.close(fd)
+        self.fds = []
+        self.sock.close()
+
+
+def ok(reply, what, count=True):
+    """Check a reply is not an error; return its parameters."""
+    good = isinstance(reply, dict) and "error" not in reply
+    check(good, "%s: %s" % (what, json.dumps(reply)[:400]), count)
+    return reply.get("parameters", {}) if good else {}
+
+
+def expect_error(reply, name, what, **params):
+    """Check a reply is error `name` whose parameters include params."""
+    good = isinstance(reply, dict) and reply.get("error") == name
+    if good:
+        for k, v in params.items():
+            good = good and reply.get("parameters", {}).get(k) == v
+    check(good, "%s: expected %s %s, got %s" % (
+        what, name, params, json.dumps(reply)[:400]))
+    return good
+
+
+# ----------------------------------------------------------- the daemon
+
+class Daemon:
+    """A statsd on a private runtime and state directory."""
+
+    def __init__(self, tmp=None, config="", name="statsd"):
+        self.tmp = tmp or tempfile.mkdtemp(prefix="statsd-it-")
+        # Reachable by the unprivileged test user: rights, not file modes,
+        # decide what it may do.
+        os.chmod(self.tmp, 0o755)
+        self.run = os.path.join(self.tmp, "run")
+        self.state = os.path.join(self.tmp, "state")
+        self.sock = os.path.join(self.run, "statsd.sock")
+        self.conf = os.path.join(self.tmp, name + ".conf")
+        with open(self.conf, "w") as f:
+            f.write(config)
+        self.logpath = os.path.join(self.tmp, name + ".stderr")
+        self.proc = None
+        self.logs = []
+
+    def argv(self):
+        return [STATSD, "--foreground", "--config", self.conf,
+                "--runtime-dir", self.run, "--state-dir", self.state]
+
+    def start(self, wait=True):
+        self.log = open(self.logpath, "ab")
+        self.proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL,
+                                     stdout=self.log, stderr=self.log)
+        if wait:
+            self.wait_ready()
+        return self
+
+    def wait_ready(self):
+        def up():
+            if self.proc.poll() is not None:
+                return "dead"
+            try:
+                c = Conn(self.sock, timeout=2)
+                r = c.call("io.statsd.Hello", {})
+                c.close()
+                return "error" not in r
+            except OSError:
+                return False
+        state = wait_for(up, "statsd to answer on " + self.sock)
+        check(state is True, "statsd started (exit %s)" % self.proc.poll())
+
+    def conn(self):
+        return Conn(self.sock)
+
+    def call(self, method, params=None, **kw):
+        c = Conn(self.sock)
+        try:
+            return c.call(method, params, **kw)
+        finally:
+            c.close()
+
+    def alive(self):
+        """The daemon still runs and answers."""
+        try:
+            r = self.call("io.statsd.Hello", {})
+            return self.proc.poll() is None and "error" not in r
+        except OSError:
+            return False
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        try:
+            rc = self.proc.wait(timeout=DEADLINE)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+            check(False, "statsd did not stop on signal %d" % sig)
+        if sig == signal.SIGTERM:
+            check(rc == 0, "statsd exited 0 on SIGTERM (got %s)" % rc)
+        self.proc = None
+        self.log.close()
+        self.scan()
+
+    def kill9(self):
+        self.proc.kill()
+        self.proc.wait()
+        self.proc = None
+        self.log.close()
+        self.scan()
+
+    def scan(self):
+        """Fail on sanitizer reports in everything statsd wrote."""
+        with open(self.logpath, "rb") as f:
+            text = f.read().decode("utf-8", "replace")
+        for mark in SANITIZER_MARKS:
+            if mark in text:
+                check(False, "sanitizer report in statsd's stderr:\n" +
+                      text[-4000:])
+                break
+
+    def stderr(self):
+        with open(self.logpath, "rb") as f:
+            return f.read().decode("utf-8", "replace")
+
+    def cleanup(self):
+        if self.proc is not None:
+            self.stop()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+class RingClient:
+    """The C producer (tests/integration/ring_client.c), driven by lines."""
+
+    def __init__(self, sock, prefix=()):
+        self.proc = subprocess.Popen(list(prefix) + [RING_CLIENT, sock],
+                                     stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True,
+                                     bufsize=1)
+
+    def cmd(self, line):
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        out = self.proc.stdout.readline().strip()
+        return out
+
+    def counters(self, line="counters"):
+        out = self.cmd(line)
+        m = re.match(r"ok pushed=(\d+) dropped=(\d+)", out)
+        check(m is not None, "ring_client %s: %s" % (line, out))
+        return (int(m.group(1)), int(m.group(2))) if m else (0, 0)
+
+    def quit(self):
+        try:
+            self.proc.stdin.write("quit\n")
+            self.proc.stdin.close()
+        except BrokenPipeError:
+            pass
+        self.proc.wait(timeout=DEADLINE)
+
+
+# Templates the tests share.
+TPL_APP = {"name": "APP", "vois": [
+    {"id": 0, "name": "requests", "dtype": "INT_U64",
+     "stats": [{"kind": "SUM"}, {"kind": "COUNT"}]},
+    {"id": 1, "name": "latency", "dtype": "INT_U64",
+     "stats": [{"kind": "SUM"}, {"kind": "MIN"}, {"kind": "MAX"},
+               {"kind": "HIST", "scheme": "LIN", "lb": 0, "ub": 1000,
+                "step": 100},
+               {"kind": "TDGST", "nctds": 32}]},
+    {"id": 2, "name": "state", "dtype": "INT_S64",
+     "stats": [{"kind": "LAST"}]},
+]}
+
+
+def setup_kstat(d, module="app", instance=0, name="req", flags=None,
+                tpl=TPL_APP, conn=None):
+    """Add TPL_APP and a kstat of it; return the kstat."""
+    c = conn or d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", tpl), "TemplateAdd")[
+        "template"]["spec"]
+    p = {"module": module, "instance": instance, "name": name,
+         "template": spec}
+    if flags:
+        p["flags"] = flags
+    k = ok(c.call("io.statsd.KstatCreate", p), "KstatCreate")["kstat"]
+    if conn is None:
+        c.close()
+    return k
+
+
+def read_data(d, module="app", instance=0, name="req"):
+    r = d.call("io.statsd.Read", {"module": module, "instance": instance,
+                                  "name": name})
+    return ok(r, "Read %s:%d:%s" % (module, instance, name),
+              False).get("data", {})
+
+
+def info(d):
+    return ok(d.call("io.statsd.Info", {}), "Info", False)
+
+
+if __name__ == "__main__" and len(sys.argv) == 3 and sys.argv[1] == "--client":
+    # A plain client for other users: each stdin line is a call as JSON
+    # {"method":..., "parameters":...}; each reply is printed as one line.
+    _c = Conn(sys.argv[2])
+    for _line in sys.stdin:
+        _m = json.loads(_line)
+        _c.send(_m["method"], _m.get("parameters"))
+        _r = _c.recv()
+        print(json.dumps({"reply": _r, "nfds": len(_c.take_fds())}),
+              flush=True)
+    _c.close()

@@ -1,0 +1,455 @@
+"""test_statsctl.py: statsctl against a real statsd. Every verb and every
+output format is run on a fixed set of kstats and compared with a golden
+file under golden/ (times, hashes, ids and paths normalised); exit
+statuses 0, 1 and 2 with the message on stderr; --help of every verb; the
+watch table on a pseudo-terminal; rates from live updates; the bash
+completion.
+
+STATSCTL_GOLDEN_UPDATE=1 writes the golden files instead of comparing:
+review every change by eye before accepting it.
+"""
+import difflib
+import os
+import pty
+import re
+import select
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from harness import (SANITIZER_MARKS, TPL_APP, Daemon, RingClient,  # noqa
+                     check, finish, info, ok, wait_for)
+
+STATSCTL = os.environ.get("STATSCTL", "statsctl")
+GOLDEN = os.path.join(HERE, "golden")
+UPDATE = os.environ.get("STATSCTL_GOLDEN_UPDATE") == "1"
+COMPLETION = os.path.join(os.environ.get("STATSD_SRCDIR",
+                                         os.path.join(HERE, "..", "..", "..")),
+                          "src", "client", "statsctl", "completion",
+                          "statsctl.bash")
+
+KINDS = {"name": "KINDS", "vois": [
+    {"id": 0, "name": "a", "dtype": "INT_S64", "stats": [
+        {"kind": "SUM"}, {"kind": "COUNT"},
+        {"kind": "HIST", "scheme": "EXP", "lb": 1, "ub": 1024,
+         "stepbase": 2, "stepexp": 1, "counters": 32},
+        {"kind": "TDGST", "nctds": 16, "counters": 32}]},
+    {"id": 1, "name": "b", "dtype": "INT_U64", "stats": [
+        {"kind": "K2HIST", "scheme": "LOG2", "lb": 1, "ub": 1 << 20}]},
+    {"id": 2, "name": "c", "dtype": "INT_U32", "stats": [
+        {"kind": "HIST", "range": "DV", "scheme": "USR",
+         "buckets": [1, 2, 3]}]},
+    {"id": 3, "name": "d", "dtype": "INT_U32", "stats": [
+        {"kind": "HIST", "range": "DR", "scheme": "USR",
+         "buckets": [0, 10, 10, 20]}]},
+]}
+DISK = {"name": "DISK", "vois": [
+    {"id": 0, "name": "io", "dtype": "INT_S64", "stats": [{"kind": "IOQ"}]}]}
+LNX = {"name": "LNX", "vois": [
+    {"id": 0, "name": "ops", "dtype": "INT_S64",
+     "stats": [{"kind": "DEFN", "units": "ops"}]},
+    {"id": 1, "name": "lat", "dtype": "INT_S64",
+     "stats": [{"kind": "DEFN", "units": "us"}]}]}
+
+# Normalisation, for every output: what changes from run to run.
+RULES = [
+    # kstat times (crtime, snaptime) in every form: -p, -C, default, JSON.
+    (r'(\b(?:crtime|snaptime)"?(?::|\t| )\s*)-?\d+(?:\.\d+)?', r"\1<T>"),
+    (r"\b\d+\.\d{9}\b", "<T>"),
+    # Linux timestamps.
+    (r"\[\s*\d+\.\d{6}\]", "[<TS>]"),
+    (r'("(?:data|started|stopped)": )"\d+\.\d{6}"', r'\1"<TS>"'),
+    # watch's wall clock.
+    (r"(?m)^\d{9,11}\.\d{3}\b", "<WALL>"),
+    (r'"time":[\d.e+]+', '"time":<WALL>'),
+    # Template hashes, in specs and as numbers (not watch -j's keys).
+    (r'((?:\\?")(?!(?:report|value|rate)")[A-Za-z_][\w.]*(?:\\?")):\d+',
+     r"\1:<HASH>"),
+    (r'("(?:hash|tplhash)": )[\d.e+]+', r"\1<HASH>"),
+    # Ids, owners and processes.
+    (r'("(?:kid|handle|slot|gen|owner|pid|uid|gid|uptime_ns|clients|'
+     r'rings|drain_passes|kcid)": )\d+', r"\1<N>"),
+    (r'"raw": "[^"]*"', '"raw": "<BASE64>"'),
+]
+# Extra rules for some cases.
+TAB_HASH = [(r"(?m)^(\S+)\t\d+\t", r"\1\t<HASH>\t")]
+INFO = [
+    (r"(?m)^(\s+(?:PID|Clients|Rings|Chain ID)): \d+", r"\1: <N>"),
+    (r"(?m)^(\s+Uptime): .*", r"\1: <SPAN>"),
+    (r"(?m)^(\s+Drain): \d+ passes", r"\1: <N> passes"),
+    (r"(uid|gid|pid) \d+", r"\1 <N>"),
+    (r"(?m)^((?:pid|uptime_ns|clients|rings|drain_passes|kcid|peer\.pid|"
+     r"peer\.uid|peer\.gid)\t)\d+", r"\1<N>"),
+]
+
+d = Daemon().start()
+ENV = dict(os.environ, STATSD_SOCKET=d.sock, LC_ALL="C", TZ="UTC")
+ENV.pop("COLUMNS", None)
+
+
+def norm(text, extra=()):
+    text = text.replace(d.tmp, "<TMP>")
+    for pat, rep in list(RULES) + list(extra):
+        text = re.sub(pat, rep, text)
+    return text
+
+
+def run(argv, stdin=None, env=None, prefix=()):
+    p = subprocess.run(list(prefix) + [STATSCTL] + argv, input=stdin,
+                       capture_output=True, text=True, env=env or ENV,
+                       timeout=60)
+    for mark in SANITIZER_MARKS:
+        check(mark not in p.stderr, "statsctl %s: sanitizer report:\n%s"
+              % (" ".join(argv), p.stderr[-3000:]))
+    return p
+
+
+def golden(name, text):
+    """Compare text with golden/<name>.txt (or write it)."""
+    path = os.path.join(GOLDEN, name + ".txt")
+    if UPDATE:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return
+    try:
+        with open(path, encoding="utf-8") as f:
+            want = f.read()
+    except FileNotFoundError:
+        check(False, "no golden file %s" % path)
+        return
+    if not check(text == want, "golden %s differs" % name):
+        sys.stdout.writelines(difflib.unified_diff(
+            want.splitlines(True), text.splitlines(True),
+            "golden/" + name + ".txt", "statsctl"))
+
+
+def case(name, argv, rc=0, stdin=None, extra=(), stderr_has=None):
+    """Run statsctl, check its exit status (and stderr), and compare a
+    transcript (command, stdout, stderr, exit) with golden/<name>.txt."""
+    p = run(argv, stdin=stdin)
+    check(p.returncode == rc, "%s: exit %d, expected %d; stderr: %s"
+          % (name, p.returncode, rc, p.stderr))
+    if rc == 0:
+        check(p.stderr == "", "%s: quiet stderr: %r" % (name, p.stderr))
+    else:
+        check(p.stderr.startswith("statsctl: ") or p.stderr == "",
+              "%s: stderr starts with statsctl: %r" % (name, p.stderr))
+    if rc == 2:
+        check("\nusage: statsctl " in p.stderr, "%s: the usage follows a "
+              "usage error: %r" % (name, p.stderr))
+    if stderr_has is not None:
+        check(stderr_has in p.stderr, "%s: stderr has %r: %r"
+              % (name, stderr_has, p.stderr))
+    text = "$ statsctl %s\n" % " ".join(argv)
+    if stdin is not None:
+        text += "--- stdin\n" + stdin + "--- stdout\n"
+    text += p.stdout
+    if p.stderr:
+        text += "--- stderr\n" + p.stderr
+    text += "--- exit %d\n" % p.returncode
+    golden(name, norm(text, extra))
+    return p
+
+
+# ------------------------------------------------------------ fixture
+c = d.conn()
+specs = {}
+for tpl in (TPL_APP, KINDS, DISK, LNX):
+    specs[tpl["name"]] = ok(c.call("io.statsd.TemplateAdd", tpl),
+                            "TemplateAdd " + tpl["name"])["template"]["spec"]
+for m, n, t, cls, typ, flags in (
+        ("app", "req", "APP", "net", "BLOB", ["WRITABLE"]),
+        ("app", "kinds", "KINDS", "test", "BLOB", []),
+        ("sd", "sd0", "DISK", "disk", "IO", []),
+        ("lnx", "dev", "LNX", "scsi", "BLOB", [])):
+    ok(c.call("io.statsd.KstatCreate", {
+        "module": m, "instance": 0, "name": n, "template": specs[t],
+        "class": cls, "type": typ, "flags": flags}), "KstatCreate " + n)
+ok(c.call("io.statsd.Write", {"module": "app", "instance": 0, "name": "req",
+                              "values": {"state": -7}}), "Write state")
+c.close()
+
+# Linux statistics are created off: statsctl turns them on and makes lat
+# an array before data arrives (these are also the on and define cases).
+case("on-all", ["on", "lnx:0:dev"])
+case("define", ["define", "lnx:0:dev", "name=lat type=array "
+                "base_interval=100 scale=lin range_min=0 range_max=500"])
+
+rc = RingClient(d.sock)
+pushes = ["handle app 0 kinds", "attach"]
+for v in (1, 2, 3, 5, 100, 700):
+    pushes += ["push 3 0 %d" % v, "push 2 1 %d" % v, "push 1 2 %d" % (v % 4),
+               "push 1 3 %d" % (v % 25)]
+pushes += ["handle app 0 req"]
+for v in (10, 20, 250, 999):
+    pushes += ["push 2 1 %d" % v, "push 1 0 %d" % v]
+pushes += ["handle sd 0 sd0", "pushxy 1 0 4096 2", "pushxy 1 0 -512 1",
+           "handle lnx 0 dev", "push 3 0 1", "push 1 1 50", "push 2 1 150",
+           "push 1 1 420", "push 1 1 9999"]
+check(rc.cmd("connect").startswith("ok"), "ring_client connects")
+for line in pushes:
+    out = rc.cmd(line)
+    check(out.startswith("ok"), "ring_client %s: %s" % (line, out))
+pushed = rc.counters()[0]
+wait_for(lambda: info(d).get("applied", 0) >= pushed,
+         "statsd to apply %d updates" % pushed)
+
+# --------------------------------------------------------------- show
+case("show-default", ["show", "app::req"])
+case("show-p", ["show", "-p", "app::req"])
+case("show-j", ["show", "-j", "app::req"])
+case("show-C", ["show", "-C", "app::/^(kinds|req)$/:/^[lr]/"])
+case("show-l", ["show", "-l", "app"])
+case("show-options", ["show", "-p", "-m", "app", "-n", "req", "-s",
+                      "requests*"])
+case("show-class", ["show", "-c", "disk"])
+case("show-io-p", ["show", "-p", "sd:0:sd0"])
+case("show-two", ["show", "-p", "app::req:requests.count",
+                  "app::req:state*"])
+case("show-j-two", ["show", "-j", "app::req:state*", "nope",
+                    "sd:::reads"])
+case("show-j-none", ["show", "-j", "nope"], rc=1,
+     stderr_has="no kstat matches 'nope'")
+case("show-global-json", ["--json", "show", "app::req:state*"])
+case("show-interval", ["show", "-p", "app::req:requests.count", "1", "2"])
+case("show-T-u", ["show", "-T", "u", "-p", "app::req:requests.count"],
+     extra=[(r"(?m)^\d{9,11}$", "<EPOCH>")])
+case("show-q", ["show", "-q", "app"])
+case("show-q-none", ["show", "-q", "nope"], rc=1)
+case("show-none", ["show", "app:7"], rc=1,
+     stderr_has="statsctl: show: no kstat matches 'app:7'")
+case("show-bad-option", ["show", "-x"], rc=2,
+     stderr_has="unknown option -x")
+case("show-three-numbers", ["show", "app", "1", "2", "3"], rc=2)
+case("show-zero-interval", ["show", "app", "0"], rc=2)
+case("show-q-p", ["show", "-q", "-p"], rc=2)
+case("show-bad-regex", ["show", ":::/(/"], rc=2,
+     stderr_has="bad selector ':::/(/'")
+case("show-mixed", ["show", "-m", "app", "app::req"], rc=2)
+case("show-bad-T", ["show", "-T", "x"], rc=2)
+
+# -------------------------------------------------------------- watch
+case("watch-lines", ["watch", "-i", "0.2", "-n", "2", "app::req"])
+case("watch-p", ["watch", "-p", "-i", "0.2", "-n", "1", "app::req"])
+case("watch-j", ["watch", "-j", "-i", "0.2", "-n", "1", "sd:0:sd0"])
+case("watch-io", ["watch", "-i", "0.2", "-n", "1", "-c", "disk"])
+case("watch-too-fast", ["watch", "-i", "0.01", "-n", "1"], rc=1,
+     stderr_has="watch_min_interval_ms")
+case("watch-zero-count", ["watch", "-n", "0"], rc=2)
+case("watch-bad-interval", ["watch", "-i", "x"], rc=2)
+
+
+def watch_tty():
+    """watch on a pseudo-terminal: the table, redrawn."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([STATSCTL, "watch", "-i", "0.2", "-n", "2",
+                          "app::req"], stdin=subprocess.DEVNULL,
+                         stdout=slave, stderr=subprocess.PIPE, env=ENV)
+    os.close(slave)
+    out = b""
+    while True:
+        r, _, _ = select.select([master], [], [], 30)
+        if not r:
+            break
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        out += chunk
+    os.close(master)
+    rcode = p.wait(timeout=30)
+    err = p.stderr.read().decode()
+    p.stderr.close()
+    check(rcode == 0, "watch on a terminal exits 0: %s" % err)
+    text = out.decode().replace("\r\n", "\n").replace("\x1b[H\x1b[2J",
+                                                       "<CLEAR>")
+    check(text.count("<CLEAR>") == 2, "the table is redrawn per report")
+    text = re.sub(r"\d\d:\d\d:\d\d", "<HH:MM:SS>", text)
+    golden("watch-tty", "$ statsctl watch -i 0.2 -n 2 app::req "
+           "(on a terminal)\n" + text)
+
+
+watch_tty()
+
+
+
+# --------------------------------------------------------------- hist
+case("hist-all", ["hist", "app:0:kinds"])
+case("hist-voi", ["hist", "app:0:req:latency"])
+case("hist-p", ["hist", "-p", "app:0:kinds"])
+case("hist-j", ["hist", "-j", "app:0:req:latency"])
+case("hist-array", ["hist", "lnx:0:dev"])
+case("hist-none", ["hist", "app:0:req:state"], rc=1,
+     stderr_has="app:0:req:state has no histogram")
+case("hist-no-voi", ["hist", "app:0:req:nope"], rc=1,
+     stderr_has="app:0:req has no VOI 'nope'")
+case("hist-no-kstat", ["hist", "app:7:req"], rc=1,
+     stderr_has="no such kstat: app:7:req")
+case("hist-bad-kstat", ["hist", "app"], rc=2)
+
+# ------------------------------------------------- data and definitions
+case("data", ["data", "lnx:0:dev"])
+case("data-j", ["data", "-j", "lnx:0:dev"])
+case("data-p", ["data", "-p", "lnx:0:dev"])
+case("data-not-linux", ["data", "app:0:req"], rc=1,
+     stderr_has="app:0:req has no Linux statistics")
+case("data-no-kstat", ["data", "app:9:x"], rc=1,
+     stderr_has="no such kstat: app:9:x")
+case("definition", ["definition", "lnx:0:dev"])
+case("definition-j", ["definition", "-j", "lnx:0:dev"])
+case("definition-p", ["definition", "-p", "lnx:0:dev"])
+case("define-bad", ["define", "lnx:0:dev", "name=lat range_min=zz"], rc=1,
+     stderr_has="line 1, column 10, range_min:")
+case("define-stdin", ["define", "lnx:0:dev", "-"],
+     stdin="name=ops on=0\nname=lat on=1\n")
+case("define-no-text", ["define", "lnx:0:dev"], rc=2)
+case("off-one", ["off", "lnx:0:dev", "lat"])
+case("definition-after", ["definition", "lnx:0:dev"])
+case("on-unknown", ["on", "lnx:0:dev", "nope"], rc=1,
+     stderr_has="lnx:0:dev: invalid definition: line 1, column 1, name: "
+     "no statistic named 'nope'")
+case("on-not-linux", ["on", "app:0:req"], rc=1)
+case("reset-one", ["reset", "lnx:0:dev", "lat"])
+case("data-after-reset", ["data", "lnx:0:dev"])
+
+# ----------------------------------------------- snapshot, templates...
+case("snapshot", ["snapshot", "app:0:req"])
+case("snapshot-p", ["snapshot", "-p", "app:0:req"])
+case("snapshot-raw", ["snapshot", "--raw", "-p", "sd:0:sd0"])
+p = run(["snapshot", "--raw", "sd:0:sd0"])
+check(p.returncode == 0 and '"raw": "' in p.stdout, "--raw adds the blob")
+case("snapshot-reset", ["snapshot", "--reset", "-p", "app:0:kinds"])
+case("after-snapshot-reset", ["show", "-p", "app::kinds"])
+case("reset", ["reset", "app:0:req"])
+case("after-reset", ["show", "-p", "app::req"])
+case("reset-no-kstat", ["reset", "app:9:req"], rc=1)
+case("templates", ["templates"])
+case("templates-l", ["templates", "-l"])
+case("templates-p", ["templates", "-p"], extra=TAB_HASH)
+case("templates-j", ["templates", "-j"])
+case("templates-extra", ["templates", "x"], rc=2)
+case("sample-rates-none", ["sample-rates"])
+case("sample-rates-set", ["sample-rates", "APP=40,KINDS=10"])
+case("sample-rates-p", ["sample-rates", "-p"], extra=TAB_HASH)
+case("sample-rates-j", ["sample-rates", "-j"])
+case("sample-rates-bad", ["sample-rates", "NOPE=5"], rc=1,
+     stderr_has="no such template")
+case("scrape", ["scrape", "app::req"])
+case("scrape-kstat", ["scrape", "--format", "kstat", "-c", "net"])
+case("scrape-linux", ["scrape", "--format", "linux"])
+case("scrape-bad-format", ["scrape", "--format", "xml"], rc=2)
+case("scrape-bad-selector", ["scrape", "a:b:c:d:e"], rc=2)
+case("info", ["info"], extra=INFO)
+case("info-p", ["info", "-p"], extra=INFO)
+case("info-j", ["info", "-j"], extra=INFO)
+case("info-c", ["info", "-c"], extra=INFO)
+
+# Errors before any call: no daemon, no verb, an unknown verb.
+case("no-daemon", ["--socket", "/nonexistent/statsd.sock", "info"], rc=1,
+     stderr_has="cannot connect to /nonexistent/statsd.sock: No such file "
+     "or directory (is statsd running?)")
+case("no-verb", [], rc=2)
+case("unknown-verb", ["frobnicate"], rc=2)
+
+# The admin right, as nobody (root and setpriv only).
+SETPRIV = shutil.which("setpriv")
+if os.getuid() == 0 and SETPRIV is not None:
+    os.chmod(d.run, 0o755)
+    p = run(["sample-rates", "APP=1"], prefix=[
+        SETPRIV, "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+    check(p.returncode == 1 and p.stderr == "statsctl: sample rates: "
+          "permission denied: SampleRatesSet needs the admin right\n",
+          "permission denied as nobody: %d %r" % (p.returncode, p.stderr))
+
+def watch_rates():
+    """Rates come from live updates: 10 updates every 0.1 s is about
+    100/s, seen in at least one report."""
+    stop = threading.Event()
+
+    def feed():
+        while not stop.is_set():
+            rc.cmd("push 10 0 1")
+            time.sleep(0.1)
+
+    rc.cmd("handle app 0 req")
+    t = threading.Thread(target=feed)
+    t.start()
+    try:
+        p = run(["watch", "-p", "-i", "0.3", "-n", "4",
+                 "app::req:requests.count"])
+    finally:
+        stop.set()
+        t.join()
+    rates = [float(line.split("\t")[3]) for line in p.stdout.splitlines()
+             if line.count("\t") == 3]
+    check(p.returncode == 0 and len(rates) == 4,
+          "watch -p gives 4 reports: %r %s" % (p.stdout, p.stderr))
+    check(any(30 < r < 300 for r in rates),
+          "a rate near 100/s among %s" % rates)
+    wait_for(lambda: info(d).get("applied", 0) >= rc.counters()[0],
+             "statsd to apply the fed updates")
+
+
+watch_rates()
+
+# --help for every verb, and the global help and version.
+VERBS = ["show", "watch", "hist", "data", "definition", "define", "on",
+         "off", "reset", "snapshot", "templates", "sample-rates", "scrape",
+         "info"]
+helps = ""
+for v in VERBS:
+    p = run([v, "--help"])
+    check(p.returncode == 0 and p.stdout.startswith("usage: statsctl " + v)
+          and p.stderr == "", "%s --help" % v)
+    helps += "$ statsctl %s --help\n%s" % (v, p.stdout)
+    p2 = run(["help", v])
+    check(p2.stdout == p.stdout, "statsctl help %s is %s --help" % (v, v))
+p = run(["--help"])
+check(p.returncode == 0 and all("  %s " % v in p.stdout for v in VERBS),
+      "statsctl --help lists every verb")
+helps += "$ statsctl --help\n" + p.stdout
+golden("help", helps)
+p = run(["--version"])
+check(p.returncode == 0 and re.match(r"statsctl \d+\.\d+", p.stdout),
+      "--version: %r" % p.stdout)
+
+# The bash completion completes verbs, options and kstats.
+BASH = shutil.which("bash")
+if BASH is not None:
+    def complete(words, breaks=" "):
+        """COMPREPLY for the line; with ':' out of COMP_WORDBREAKS (the
+        default here) replies are whole words."""
+        script = ('source "%s"; COMP_WORDBREAKS="%s"; COMP_LINE="%s"; '
+                  'COMP_POINT=${#COMP_LINE}; _statsctl; '
+                  'printf "%%s\\n" "${COMPREPLY[@]}"'
+                  % (COMPLETION, breaks, " ".join(words)))
+        p = subprocess.run([BASH, "--norc", "-c", script],
+                           capture_output=True, text=True, env=dict(
+                               ENV, PATH=os.path.dirname(STATSCTL) + ":" +
+                               ENV.get("PATH", "")), timeout=30)
+        return p.stdout.split()
+    check(complete(["statsctl", "sh"]) == ["show"], "completes a verb")
+    check("sample-rates" in complete(["statsctl", ""]), "lists every verb")
+    check("--reset" in complete(["statsctl", "snapshot", "--r"]),
+          "completes a verb's option")
+    check(complete(["statsctl", "hist", "app:0:k"]) == ["app:0:kinds"],
+          "completes a kstat name from the daemon: %s"
+          % complete(["statsctl", "hist", "app:0:k"]))
+    check(complete(["statsctl", "hist", "app:0:k"], breaks=" :") ==
+          ["kinds"], "with ':' a word break, only what follows the last "
+          "':' is offered")
+    check(complete(["statsctl", "on", "lnx:0:dev", "o"]) == ["ops"],
+          "completes a Linux statistic's name")
+    check(complete(["statsctl", "scrape", "--format", ""]) ==
+          ["json", "kstat", "linux"], "completes a format")
+
+rc.quit()
+d.stop()
+d.cleanup()
+finish()

@@ -1,0 +1,179 @@
+"""test_persist.py: PERSISTENT kstats across kill -9 and restarts. The
+counts are intact after kill -9; updates a producer pushed while statsd
+was down wait in its ring and are drained once it hands the ring back;
+pushed = applied + dropped holds across it all. A deleted PERSISTENT
+kstat goes dormant and comes back with its data; a cleared runtime
+directory (a reboot) falls back to the checkpoint."""
+import glob
+import os
+import random
+import shutil
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import (Daemon, RingClient, check, expect_error,  # noqa: E402
+                     finish, info, ok, read_data, setup_kstat, wait_for)
+
+P = {"module": "p", "instance": 0, "name": "counts"}
+d = Daemon(config="checkpoint_interval_ms = 100000\n").start()
+k = setup_kstat(d, "p", 0, "counts", flags=["PERSISTENT"])
+check(k["flags"] == ["PERSISTENT"], "a PERSISTENT kstat")
+setup_kstat(d, "plain", 0, "x")
+priv = setup_kstat(d, "p", 1, "secret", flags=["PERSISTENT", "PRIV"])
+
+
+def psum(name="counts", instance=0):
+    return read_data(d, "p", instance, name).get("requests.sum")
+
+
+# Phase 1: statsd up.
+rc = RingClient(d.sock)
+check(rc.cmd("connect") == "ok", "producer connects")
+check(rc.cmd("handle p 0 counts") == "ok handle=%d" % k["handle"], "handle")
+check(rc.cmd("attach 10").startswith("ok"), "a 1024-record ring")
+p1, d1 = rc.counters("push 5000 0")
+wait_for(lambda: psum() == p1 - d1, "phase 1 applied")
+s1 = psum()
+rc.cmd("handle p 1 secret")
+rc.counters("push 7 0")
+wait_for(lambda: psum("secret", 1) == 7, "the PRIV kstat updated")
+rc.cmd("handle p 0 counts")
+
+# kill -9: nothing flushed, nothing said.
+d.kill9()
+check(not os.path.exists(os.path.join(d.state, "statsd.checkpoint.tmp")),
+      "no half-written checkpoint")
+# Phase 2: statsd down; the ring keeps what fits, the rest is dropped.
+p2, d2 = rc.counters("push 3000 0")
+check(d2 - d1 >= 3000 - 1024, "a full ring drops while statsd is down")
+
+# Restart: the counts are intact.
+d.start()
+check(psum() == s1, "after kill -9 the counts are intact (%s == %s)"
+      % (psum(), s1))
+check(psum("secret", 1) == 7, "the PRIV PERSISTENT kstat is intact")
+expect_error(d.call("io.statsd.Read", {"module": "plain", "instance": 0,
+                                       "name": "x"}),
+             "io.statsd.NoSuchKstat", "a plain kstat did not survive")
+lst = ok(d.call("io.statsd.TemplateList", {}), "TemplateList")["list"]
+check(k["template"] in lst.split(","), "the template survived")
+kk = ok(d.call("io.statsd.Read", P), "Read")["kstat"]
+check(kk["handle"] == k["handle"], "the handle survived")
+
+# The producer reconnects and hands its ring back: what waited is drained.
+check(rc.cmd("disconnect") == "ok" and rc.cmd("connect") == "ok",
+      "producer reconnects")
+out = rc.cmd("adopt")
+check(out.startswith("ok") and '"adopted":true' in out, "adopt: " + out)
+# Seven of the pushes went to p:1:secret.
+pushed, dropped = rc.counters()
+pushed -= 7
+wait_for(lambda: psum() == pushed - dropped,
+         "pushed = applied + dropped after the restart (%d - %d)"
+         % (pushed, dropped))
+p3, d3 = rc.counters("push 2000 0")
+p3 -= 7
+wait_for(lambda: psum() == p3 - d3, "updates after adoption")
+check(p3 == 10000, "10000 pushes in all")
+
+# Again, with kill -9 while the producer is still pushing.
+rc.proc.stdin.write("push 20000 0\n")
+rc.proc.stdin.flush()
+d.kill9()
+p4, d4 = [int(x.split("=")[1]) for x in
+          rc.proc.stdout.readline().split()[1:]]
+p4 -= 7
+d.start()
+rc.cmd("disconnect")
+rc.cmd("connect")
+check(rc.cmd("adopt").startswith("ok"), "adopt after the second kill")
+wait_for(lambda: psum() == p4 - d4,
+         "pushed = applied + dropped across a kill mid-stream "
+         "(%s vs %d)" % (psum(), p4 - d4))
+
+# Delete: dormant, hidden, updates refused; revive brings the data back.
+before = psum()
+r = ok(d.call("io.statsd.KstatDelete", P), "KstatDelete")
+check(r.get("dormant") is True, "a PERSISTENT kstat goes dormant")
+expect_error(d.call("io.statsd.Read", P), "io.statsd.NoSuchKstat",
+             "a dormant kstat is not read")
+chain = ok(d.call("io.statsd.Chain", {"dormant": True}), "Chain")["kstats"]
+dorm = [x for x in chain if x["module"] == "p" and x["instance"] == 0]
+check(dorm and "DORMANT" in dorm[0]["flags"], "Chain shows it dormant")
+rej0 = info(d)["rejected"]
+rc.counters("push 10 0")
+wait_for(lambda: info(d)["rejected"] - rej0 == 10,
+         "updates to a dormant kstat are rejected")
+rc.quit()
+d.stop()
+d.start()
+chain = ok(d.call("io.statsd.Chain", {"dormant": True}), "Chain")["kstats"]
+check(any("DORMANT" in x["flags"] for x in chain
+          if x["module"] == "p" and x["instance"] == 0),
+      "still dormant after a restart")
+expect_error(d.call("io.statsd.KstatCreate", dict(
+    P, template='"OTHER":1')), "io.statsd.NoSuchTemplate",
+    "revive with a missing template")
+ok(d.call("io.statsd.TemplateAdd", {"name": "OTHER", "vois": [
+    {"id": 0, "name": "x", "dtype": "INT_U64",
+     "stats": [{"kind": "SUM"}]}]}), "another template")
+spec_other = ok(d.call("io.statsd.TemplateList", {}), "list")[
+    "templates"][-1]["spec"]
+expect_error(d.call("io.statsd.KstatCreate", dict(P, template=spec_other)),
+             "io.statsd.TemplateMismatch", "revive with another template",
+             kstat="p:0:counts")
+r = ok(d.call("io.statsd.KstatCreate", dict(P, template=k["template"])),
+       "revive")
+check(r.get("revived") is True, "KstatCreate revives the dormant kstat")
+check(psum() == before, "it comes back with its data")
+
+# A reboot clears the runtime directory: the checkpoint has the data.
+d.stop()
+shutil.rmtree(d.run)
+d.start()
+check(psum() == before, "the checkpoint restores the data after a reboot")
+check(glob.glob(os.path.join(d.run, "persist", "*.kstat")),
+      "runtime files are made again")
+
+# A damaged checkpoint is set aside, not trusted.
+d.stop()
+with open(os.path.join(d.state, "statsd.checkpoint"), "w") as f:
+    f.write('{"format": "statsd-checkpoint", "version": 1, "kstats": [1, ')
+shutil.rmtree(d.run)
+d.start()
+check(os.path.exists(os.path.join(d.state, "statsd.checkpoint.bad")),
+      "the damaged checkpoint is set aside")
+check("set aside" in d.stderr(), "and the reason is logged")
+expect_error(d.call("io.statsd.Read", P), "io.statsd.NoSuchKstat",
+             "nothing restored from a damaged checkpoint")
+d.stop()
+d.cleanup()
+
+# kill -9 in the middle of long drain passes, again and again: the ring
+# journal keeps every count exact (no update lost, none applied twice).
+d = Daemon(config="drain_batch = 65536\n").start()
+setup_kstat(d, "p", 0, "c", flags=["PERSISTENT"])
+rc = RingClient(d.sock)
+rc.cmd("connect")
+rc.cmd("handle p 0 c")
+rc.cmd("attach 17")
+for cycle in range(6):
+    rc.proc.stdin.write("push 400000 0\n")
+    rc.proc.stdin.flush()
+    time.sleep(random.uniform(0.0, 0.02))
+    d.kill9()
+    rc.proc.stdout.readline()
+    d.start()
+    rc.cmd("disconnect")
+    rc.cmd("connect")
+    check(rc.cmd("adopt").startswith("ok"), "adopt after kill %d" % cycle)
+pushed, dropped = rc.counters()
+wait_for(lambda: read_data(d, "p", 0, "c").get("requests.sum") ==
+         pushed - dropped, "pushed = applied + dropped over six kills "
+         "mid-drain (%d - %d vs %s)" % (pushed, dropped,
+                                      read_data(d, "p", 0, "c")))
+rc.quit()
+d.stop()
+d.cleanup()
+finish()
