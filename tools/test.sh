@@ -3,8 +3,8 @@
 #
 # Installs what is missing, then builds twice, once with warnings as errors
 # and once with AddressSanitizer and UndefinedBehaviorSanitizer, and runs
-# every `meson test` in both; then builds the concurrency code under
-# ThreadSanitizer and runs its tests. Ends with one line,
+# every `meson test` in both; compiles an optimised -Werror build; then
+# builds the concurrency code under ThreadSanitizer and runs its tests. Ends with one line,
 # "N passed, N failed", counting every Check test case (and every test that
 # is not a Check suite as one), and exits non-zero on any failure.
 set -eu
@@ -52,6 +52,16 @@ run_build build-werror "gcc -Werror"
 setup build-asan -Dwerror=true -Db_sanitize=address,undefined \
     -Db_lundef=false -Dbuildtype=debug
 run_build build-asan "ASan+UBSan"
+
+# An optimised build: -O3 inlining finds warnings the others do not.
+# Compiled only; the tests above cover its code.
+setup build-release -Dwerror=true -Dbuildtype=release
+echo "== gcc -O3 -Werror (build-release)"
+if ! ninja -C build-release -j "$jobs" >build-release/build.log 2>&1; then
+	tail -n 40 build-release/build.log
+	echo "== gcc -O3 -Werror: build FAILED"
+	status=1
+fi
 
 # The lock-free ring and the seqlock store, under ThreadSanitizer.
 setup build-tsan -Dwerror=true -Db_sanitize=thread -Dbuildtype=debug \

@@ -375,7 +375,7 @@ static uint32_t
 cluster_run(const struct lay *L, int64_t from, int64_t to, int step,
     uint32_t count, double t, double n, double ec, bool from_tail)
 {
-	struct clus c;
+	struct clus c = { 0 };	/* -O3 cannot see it is set before use */
 	uint32_t o = 0;
 
 	for (uint32_t k = 0; k < count; k++, from += step) {
@@ -1073,7 +1073,7 @@ pieces(struct view *sv, uint32_t first, uint32_t stride, struct pt *out,
     uint8_t *pure, uint32_t *nout, uint32_t cap)
 {
 	struct view walk;
-	struct qwalk qw;
+	struct qwalk qw = { 0 };	/* -O3 cannot see it is set before use */
 	double m, acc = 0;
 	uint64_t w;
 	bool p;
