@@ -188,19 +188,29 @@ numeric_to_double(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
 	}
 }
 
+/*
+ * Constant-size copies: a memcpy whose size comes from the table is an
+ * out-of-line call on the update path, these are single moves.
+ */
 void
 numeric_load(enum vsd_dtype dtype, const void *data,
     struct voistatdata_numeric *n)
 {
 	n->int64.u64 = 0;
-	memcpy(n, data, dtype_info[dtype].size);
+	if (dtype_info[dtype].size == 4)
+		memcpy(n, data, 4);
+	else
+		memcpy(n, data, 8);
 }
 
 void
 numeric_store(enum vsd_dtype dtype, void *data,
     const struct voistatdata_numeric *n)
 {
-	memcpy(data, n, dtype_info[dtype].size);
+	if (dtype_info[dtype].size == 4)
+		memcpy(data, n, 4);
+	else
+		memcpy(data, n, 8);
 }
 
 /* Exact decimal of a fixed-point number with fbits fractional bits. */
