@@ -4,6 +4,7 @@
  * numbers and intervals checked for range.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +101,84 @@ kref_parse(const char *text, bool allow_stat, struct kref *ret)
 		return -EINVAL;
 	k.instance = (int32_t)v;
 	*ret = k;
+	return 0;
+}
+
+int
+sc_kstat_arg(const struct sc *sc, const char *arg, bool allow_stat,
+    struct kref *k)
+{
+	if (kref_parse(arg, allow_stat, k) < 0)
+		return sc_usage(sc, "'%s' is not module:instance:name%s", arg,
+		    allow_stat ? "[:voi]" : "");
+	return 0;
+}
+
+int
+sc_one_kstat(const struct sc *sc, int argc, char **argv, bool allow_stat,
+    struct kref *k)
+{
+	if (argc - optind != 1)
+		return sc_usage(sc, "one KSTAT%s, please",
+		    allow_stat ? "[:VOI]" : "");
+	return sc_kstat_arg(sc, argv[optind], allow_stat, k);
+}
+
+int
+sc_lead_kstat(struct sc *sc, int argc, char **argv, int min,
+    const char *missing, struct kref *k)
+{
+	int r;
+
+	if ((r = sc_getopt(sc, argc, argv, "+:", NULL, NULL, NULL, NULL)) != 0)
+		return r;
+	if (argc - optind < min)
+		return sc_usage(sc, "%s", missing);
+	return sc_kstat_arg(sc, argv[optind], false, k);
+}
+
+int
+sc_stat_names(const struct sc *sc, int argc, char **argv, size_t per,
+    size_t *len)
+{
+	int i;
+
+	for (i = optind + 1; i < argc; i++) {
+		if (argv[i][0] == '\0' || strpbrk(argv[i], " \t\n=") != NULL)
+			return sc_usage(sc, "'%s' is not a statistic's name",
+			    argv[i]);
+		*len += strlen(argv[i]) + per;
+	}
+	return 0;
+}
+
+int
+sc_opt_flag(struct sc *sc, int c, const char *arg, void *ctx)
+{
+	(void)sc;
+	(void)c;
+	(void)arg;
+	*(bool *)ctx = true;
+	return 0;
+}
+
+int
+sc_getopt(struct sc *sc, int argc, char **argv, const char *shortopts,
+    const struct option *opts, enum sc_format *fmt, sc_opt_fn fn, void *ctx)
+{
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
+		if (c == 'j' && fmt != NULL)
+			*fmt = SC_FMT_JSON;
+		else if (c == 'p' && fmt != NULL)
+			*fmt = SC_FMT_PARSEABLE;
+		else if (c != ':' && c != '?' && fn != NULL) {
+			if ((r = fn(sc, c, optarg, ctx)) != 0)
+				return r;
+		} else
+			return sc_optbad(sc, c, argv);
+	}
 	return 0;
 }
 

@@ -35,4 +35,10 @@ int linux_data_get(struct sc *sc, const struct kref *k, char **ret_text);
  */
 int linux_defn_set(struct sc *sc, const struct kref *k, const char *text);
 
+/*
+ * linux_defn_apply: linux_require, then linux_defn_set; frees text.
+ * Returns: 0; SC_EXIT_FAIL (printed).
+ */
+int linux_defn_apply(struct sc *sc, const struct kref *k, char *text);
+
 #endif /* STATSCTL_LINUXSTAT_H */

@@ -16,6 +16,7 @@
 #define SC_EXIT_FAIL	1	/* an error, named on stderr */
 #define SC_EXIT_USAGE	2	/* a usage error: the verb's usage on stderr */
 
+struct option;
 struct output;
 struct sc;
 
@@ -90,6 +91,64 @@ struct kref {
  * Returns: 0; -EINVAL (the caller reports a usage error).
  */
 int kref_parse(const char *text, bool allow_stat, struct kref *ret);
+
+/*
+ * sc_kstat_arg: arg as a KSTAT (kref_parse), or the usage error "'ARG' is
+ * not module:instance:name" ("...name[:voi]" with allow_stat).
+ * Returns: 0 and *k; SC_EXIT_USAGE (reported).
+ */
+int sc_kstat_arg(const struct sc *sc, const char *arg, bool allow_stat,
+    struct kref *k);
+
+/*
+ * sc_one_kstat: the operands after the options (argv[optind...]) are
+ * exactly one KSTAT ("one KSTAT, please" or, with allow_stat, "one
+ * KSTAT[:VOI], please" otherwise), parsed as sc_kstat_arg does.
+ * Returns: 0 and *k; SC_EXIT_USAGE (reported).
+ */
+int sc_one_kstat(const struct sc *sc, int argc, char **argv,
+    bool allow_stat, struct kref *k);
+
+/*
+ * sc_lead_kstat: for a verb with no options ("+:"), whose operands are a
+ * KSTAT then more: at least min operands (else the usage error missing),
+ * the first parsed as sc_kstat_arg does.
+ * Returns: 0 and *k (the KSTAT is argv[optind]); an exit status (reported).
+ */
+int sc_lead_kstat(struct sc *sc, int argc, char **argv, int min,
+    const char *missing, struct kref *k);
+
+/*
+ * sc_stat_names: the operands after the KSTAT (argv[optind + 1...]) are
+ * statistics' names (no blank, '=' or empty one: a usage error); adds
+ * each one's length plus per to *len.
+ * Returns: 0; SC_EXIT_USAGE (reported).
+ */
+int sc_stat_names(const struct sc *sc, int argc, char **argv, size_t per,
+    size_t *len);
+
+/* The long options -j and -p, for a verb's option table. */
+#define SC_OPTS_OUTPUT \
+	{ "json", no_argument, NULL, 'j' }, \
+	{ "parseable", no_argument, NULL, 'p' }
+
+/* A verb's own option c (optarg is arg): 0, or an exit status. */
+typedef int (*sc_opt_fn)(struct sc *sc, int c, const char *arg, void *ctx);
+
+/* sc_opt_flag: an sc_opt_fn for a verb's one flag: *(bool *)ctx = true. */
+int sc_opt_flag(struct sc *sc, int c, const char *arg, void *ctx);
+
+/*
+ * sc_getopt: run getopt_long over a verb's arguments with shortopts
+ * (which starts with ':' or "+:") and opts. -j and -p set *fmt (JSON,
+ * parseable); any other option goes to fn (with ctx); an unknown option
+ * or a missing argument is sc_optbad's usage error. fmt and fn may be
+ * NULL when the verb has no such options.
+ * Returns: 0 (the operands start at optind); an exit status (reported).
+ */
+int sc_getopt(struct sc *sc, int argc, char **argv, const char *shortopts,
+    const struct option *opts, enum sc_format *fmt, sc_opt_fn fn,
+    void *ctx);
 
 /* "module:instance:name" into buf. Returns: buf. */
 char *kref_format(const struct kref *k, char *buf, size_t len);

@@ -46,32 +46,17 @@ static int
 data_run(struct sc *sc, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "parseable", no_argument, NULL, 'p' },
+		SC_OPTS_OUTPUT,
 		{ NULL, 0, NULL, 0 },
 	};
 	enum sc_format fmt = SC_FMT_TEXT;
 	struct kref k;
 	char *text;
-	int c, r;
+	int r;
 
-	while ((c = getopt_long(argc, argv, ":jp", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			fmt = SC_FMT_JSON;
-			break;
-		case 'p':
-			fmt = SC_FMT_PARSEABLE;
-			break;
-		default:
-			return sc_optbad(sc, c, argv);
-		}
-	}
-	if (argc - optind != 1)
-		return sc_usage(sc, "one KSTAT, please");
-	if (kref_parse(argv[optind], false, &k) < 0)
-		return sc_usage(sc, "'%s' is not module:instance:name",
-		    argv[optind]);
+	if ((r = sc_getopt(sc, argc, argv, ":jp", opts, &fmt, NULL,
+	    NULL)) != 0 || (r = sc_one_kstat(sc, argc, argv, false, &k)) != 0)
+		return r;
 	r = linux_data_get(sc, &k, &text);
 	if (r == 0)
 		sc_output(sc, fmt)->data(text);

@@ -68,49 +68,38 @@ linux_defn_set(struct sc *sc, const struct kref *k, const char *text)
 	return r;
 }
 
-/* The KSTAT operand of the verbs here. */
-static int
-defn_kstat(struct sc *sc, const char *arg, struct kref *k)
-{
-	if (kref_parse(arg, false, k) < 0)
-		return sc_usage(sc, "'%s' is not module:instance:name", arg);
-	return 0;
-}
-
 static int
 definition_run(struct sc *sc, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "parseable", no_argument, NULL, 'p' },
+		SC_OPTS_OUTPUT,
 		{ NULL, 0, NULL, 0 },
 	};
 	enum sc_format fmt = SC_FMT_TEXT;
 	struct kref k;
 	char *text = NULL;
-	int c, r;
+	int r;
 
-	while ((c = getopt_long(argc, argv, ":jp", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			fmt = SC_FMT_JSON;
-			break;
-		case 'p':
-			fmt = SC_FMT_PARSEABLE;
-			break;
-		default:
-			return sc_optbad(sc, c, argv);
-		}
-	}
-	if (argc - optind != 1)
-		return sc_usage(sc, "one KSTAT, please");
-	if ((r = defn_kstat(sc, argv[optind], &k)) != 0)
+	if ((r = sc_getopt(sc, argc, argv, ":jp", opts, &fmt, NULL,
+	    NULL)) != 0 || (r = sc_one_kstat(sc, argc, argv, false, &k)) != 0)
 		return r;
 	r = linux_require(sc, &k);
 	if (r == 0)
 		r = linux_defn_get(sc, &k, &text);
 	if (r == 0)
 		sc_output(sc, fmt)->definition(text);
+	free(text);
+	return r;
+}
+
+int
+linux_defn_apply(struct sc *sc, const struct kref *k, char *text)
+{
+	int r;
+
+	r = linux_require(sc, k);
+	if (r == 0)
+		r = linux_defn_set(sc, k, text);
 	free(text);
 	return r;
 }
@@ -137,14 +126,10 @@ define_run(struct sc *sc, int argc, char **argv)
 	struct kref k;
 	size_t len = 1, off = 0;
 	char *text;
-	int c, i, r;
+	int i, r;
 
-	while ((c = getopt_long(argc, argv, "+:", NULL, NULL)) != -1)
-		return sc_optbad(sc, c, argv);
-	if (argc - optind < 2)
-		return sc_usage(sc, "KSTAT and at least one line of "
-		    "attribute=value tokens, please");
-	if ((r = defn_kstat(sc, argv[optind], &k)) != 0)
+	if ((r = sc_lead_kstat(sc, argc, argv, 2, "KSTAT and at least one "
+	    "line of attribute=value tokens, please", &k)) != 0)
 		return r;
 	if (argc - optind == 2 && strcmp(argv[optind + 1], "-") == 0) {
 		text = defn_read_stdin();
@@ -163,11 +148,7 @@ define_run(struct sc *sc, int argc, char **argv)
 	if (text == NULL)
 		return sc_error("cannot read the definition: %s",
 		    strerror(errno));
-	r = linux_require(sc, &k);
-	if (r == 0)
-		r = linux_defn_set(sc, &k, text);
-	free(text);
-	return r;
+	return linux_defn_apply(sc, &k, text);
 }
 
 /* on and off: "on=1" for every statistic, or "name=S on=1" for each S. */
@@ -177,20 +158,13 @@ onoff_run(struct sc *sc, int argc, char **argv, int on)
 	struct kref k;
 	size_t len = 16, off = 0;
 	char *text;
-	int c, i, r;
+	int i, r;
 
-	while ((c = getopt_long(argc, argv, "+:", NULL, NULL)) != -1)
-		return sc_optbad(sc, c, argv);
-	if (argc - optind < 1)
-		return sc_usage(sc, "a KSTAT, please");
-	if ((r = defn_kstat(sc, argv[optind], &k)) != 0)
+	if ((r = sc_lead_kstat(sc, argc, argv, 1, "a KSTAT, please",
+	    &k)) != 0)
 		return r;
-	for (i = optind + 1; i < argc; i++) {
-		if (argv[i][0] == '\0' || strpbrk(argv[i], " \t\n=") != NULL)
-			return sc_usage(sc, "'%s' is not a statistic's name",
-			    argv[i]);
-		len += strlen(argv[i]) + 16;
-	}
+	if ((r = sc_stat_names(sc, argc, argv, 16, &len)) != 0)
+		return r;
 	text = malloc(len);
 	if (text == NULL)
 		return sc_error("out of memory");
@@ -199,11 +173,7 @@ onoff_run(struct sc *sc, int argc, char **argv, int on)
 	for (i = optind + 1; i < argc; i++)
 		off += (size_t)sprintf(text + off, "name=%s on=%d\n", argv[i],
 		    on);
-	r = linux_require(sc, &k);
-	if (r == 0)
-		r = linux_defn_set(sc, &k, text);
-	free(text);
-	return r;
+	return linux_defn_apply(sc, &k, text);
 }
 
 static int

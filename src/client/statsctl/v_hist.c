@@ -315,8 +315,7 @@ static int
 hist_run(struct sc *sc, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "parseable", no_argument, NULL, 'p' },
+		SC_OPTS_OUTPUT,
 		{ NULL, 0, NULL, 0 },
 	};
 	enum sc_format fmt = SC_FMT_TEXT;
@@ -325,32 +324,18 @@ hist_run(struct sc *sc, int argc, char **argv)
 	const char *voi, *key;
 	bool found = false;
 	char full[128];
+	struct kref k;
 	size_t i;
-	int c, r;
+	int r;
 
-	while ((c = getopt_long(argc, argv, ":jp", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			fmt = SC_FMT_JSON;
-			break;
-		case 'p':
-			fmt = SC_FMT_PARSEABLE;
-			break;
-		default:
-			return sc_optbad(sc, c, argv);
-		}
-	}
-	if (argc - optind != 1)
-		return sc_usage(sc, "one KSTAT[:VOI], please");
+	if ((r = sc_getopt(sc, argc, argv, ":jp", opts, &fmt, NULL,
+	    NULL)) != 0 || (r = sc_one_kstat(sc, argc, argv, true, &k)) != 0)
+		return r;
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
 		return sc_error("out of memory");
 	h->sc = sc;
-	if (kref_parse(argv[optind], true, &h->k) < 0) {
-		free(h);
-		return sc_usage(sc, "'%s' is not module:instance:name[:voi]",
-		    argv[optind]);
-	}
+	h->k = k;
 	kref_format(&h->k, full, sizeof(full));
 	r = sc_call(sc, "Read", json_pack("{s:s, s:i, s:s}", "module",
 	    h->k.module, "instance", (int)h->k.instance, "name", h->k.name),

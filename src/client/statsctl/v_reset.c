@@ -26,36 +26,43 @@ reset_run(struct sc *sc, int argc, char **argv)
 	struct kref k;
 	size_t len = 1, off = 0;
 	char *text;
-	int c, i, r;
+	int i, r;
 
-	while ((c = getopt_long(argc, argv, "+:", NULL, NULL)) != -1)
-		return sc_optbad(sc, c, argv);
-	if (argc - optind < 1)
-		return sc_usage(sc, "a KSTAT, please");
-	if (kref_parse(argv[optind], false, &k) < 0)
-		return sc_usage(sc, "'%s' is not module:instance:name",
-		    argv[optind]);
+	if ((r = sc_lead_kstat(sc, argc, argv, 1, "a KSTAT, please",
+	    &k)) != 0)
+		return r;
 	/* The whole blob: a snapshot with reset, its copy thrown away. */
 	if (argc - optind == 1)
 		return sc_call(sc, "Snapshot", reset_params(&k, true), NULL);
 	/* Named Linux statistics: data=reset for each. */
-	for (i = optind + 1; i < argc; i++) {
-		if (argv[i][0] == '\0' || strpbrk(argv[i], " \t\n=") != NULL)
-			return sc_usage(sc, "'%s' is not a statistic's name",
-			    argv[i]);
-		len += strlen(argv[i]) + 24;
-	}
+	if ((r = sc_stat_names(sc, argc, argv, 24, &len)) != 0)
+		return r;
 	text = malloc(len);
 	if (text == NULL)
 		return sc_error("out of memory");
 	for (i = optind + 1; i < argc; i++)
 		off += (size_t)sprintf(text + off, "name=%s data=reset\n",
 		    argv[i]);
-	r = linux_require(sc, &k);
-	if (r == 0)
-		r = linux_defn_set(sc, &k, text);
-	free(text);
-	return r;
+	return linux_defn_apply(sc, &k, text);
+}
+
+struct snapshot_opts {
+	bool	reset;	/* --reset */
+	bool	raw;	/* --raw */
+};
+
+static int
+snapshot_opt(struct sc *sc, int c, const char *arg, void *ctx)
+{
+	struct snapshot_opts *so = ctx;
+
+	(void)sc;
+	(void)arg;
+	if (c == 'r')
+		so->reset = true;
+	else
+		so->raw = true;
+	return 0;
 }
 
 static int
@@ -68,36 +75,19 @@ snapshot_run(struct sc *sc, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum sc_format fmt = SC_FMT_JSON;
-	bool reset = false, raw = false;
+	struct snapshot_opts so = { false, false };
 	json_t *reply = NULL;
 	struct kref k;
-	int c, r;
+	int r;
 
-	while ((c = getopt_long(argc, argv, ":p", opts, NULL)) != -1) {
-		switch (c) {
-		case 'r':
-			reset = true;
-			break;
-		case 'R':
-			raw = true;
-			break;
-		case 'p':
-			fmt = SC_FMT_PARSEABLE;
-			break;
-		default:
-			return sc_optbad(sc, c, argv);
-		}
-	}
-	if (argc - optind != 1)
-		return sc_usage(sc, "one KSTAT, please");
-	if (kref_parse(argv[optind], false, &k) < 0)
-		return sc_usage(sc, "'%s' is not module:instance:name",
-		    argv[optind]);
-	r = sc_call(sc, "Snapshot", reset_params(&k, reset), &reply);
+	if ((r = sc_getopt(sc, argc, argv, ":p", opts, &fmt, snapshot_opt,
+	    &so)) != 0 || (r = sc_one_kstat(sc, argc, argv, false, &k)) != 0)
+		return r;
+	r = sc_call(sc, "Snapshot", reset_params(&k, so.reset), &reply);
 	if (r != 0)
 		return r;
 	/* The blob's bytes (base64) only on request: they are for tools. */
-	if (!raw)
+	if (!so.raw)
 		json_object_del(reply, "raw");
 	sc_output(sc, fmt)->snapshot(reply);
 	json_decref(reply);

@@ -13,26 +13,16 @@ static int
 sample_run(struct sc *sc, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "parseable", no_argument, NULL, 'p' },
+		SC_OPTS_OUTPUT,
 		{ NULL, 0, NULL, 0 },
 	};
 	enum sc_format fmt = SC_FMT_TEXT;
 	json_t *reply = NULL;
-	int c, r;
+	int r;
 
-	while ((c = getopt_long(argc, argv, ":jp", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			fmt = SC_FMT_JSON;
-			break;
-		case 'p':
-			fmt = SC_FMT_PARSEABLE;
-			break;
-		default:
-			return sc_optbad(sc, c, argv);
-		}
-	}
+	if ((r = sc_getopt(sc, argc, argv, ":jp", opts, &fmt, NULL,
+	    NULL)) != 0)
+		return r;
 	if (argc - optind > 1)
 		return sc_usage(sc, "one SPEC=PCT,... list at most (got %d "
 		    "arguments)", argc - optind);

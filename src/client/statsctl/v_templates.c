@@ -13,31 +13,18 @@ static int
 templates_run(struct sc *sc, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "parseable", no_argument, NULL, 'p' },
+		SC_OPTS_OUTPUT,
 		{ "long", no_argument, NULL, 'l' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum sc_format fmt = SC_FMT_TEXT;
 	json_t *reply = NULL;
 	bool long_form = false;
-	int c, r;
+	int r;
 
-	while ((c = getopt_long(argc, argv, ":jpl", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			fmt = SC_FMT_JSON;
-			break;
-		case 'p':
-			fmt = SC_FMT_PARSEABLE;
-			break;
-		case 'l':
-			long_form = true;
-			break;
-		default:
-			return sc_optbad(sc, c, argv);
-		}
-	}
+	if ((r = sc_getopt(sc, argc, argv, ":jpl", opts, &fmt, sc_opt_flag,
+	    &long_form)) != 0)
+		return r;
 	if (optind < argc)
 		return sc_usage(sc, "unexpected argument '%s'", argv[optind]);
 	r = sc_call(sc, "TemplateList", NULL, &reply);

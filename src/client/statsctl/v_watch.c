@@ -214,12 +214,41 @@ watch_rows(struct watch *w, const json_t *reply)
 	return 0;
 }
 
+/* watch's own options: -i, -n and -c. */
+struct watch_opts {
+	uint64_t	 ival;	/* ms */
+	uint64_t	 count;	/* 0: never stop */
+	const char	*cls;
+};
+
+static int
+watch_opt(struct sc *sc, int c, const char *arg, void *ctx)
+{
+	struct watch_opts *wo = ctx;
+
+	switch (c) {
+	case 'i':
+		if (sc_parse_seconds(arg, 1, 3600000, &wo->ival) < 0)
+			return sc_usage(sc, "interval '%s' must be seconds, "
+			    "0.001 to 3600", arg);
+		break;
+	case 'n':
+		if (sc_parse_uint(arg, 1, INT32_MAX - 1, &wo->count) < 0)
+			return sc_usage(sc, "count '%s' must be at least 1",
+			    arg);
+		break;
+	default:
+		wo->cls = arg;
+		break;
+	}
+	return 0;
+}
+
 static int
 watch_run(struct sc *sc, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "parseable", no_argument, NULL, 'p' },
+		SC_OPTS_OUTPUT,
 		{ "interval", required_argument, NULL, 'i' },
 		{ "count", required_argument, NULL, 'n' },
 		{ "class", required_argument, NULL, 'c' },
@@ -230,38 +259,20 @@ watch_run(struct sc *sc, int argc, char **argv)
 	struct watch_frame f;
 	const struct output *out;
 	struct timespec now;
-	uint64_t ival = 1000, count = 0;
-	const char *cls = NULL;
+	struct watch_opts wo = { 1000, 0, NULL };
+	uint64_t ival, count;
+	const char *cls;
 	json_t *params, *reply;
 	bool more = true;
 	unsigned seq = 0;
-	int c, r;
+	int r;
 
-	while ((c = getopt_long(argc, argv, ":jpi:n:c:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			fmt = SC_FMT_JSON;
-			break;
-		case 'p':
-			fmt = SC_FMT_PARSEABLE;
-			break;
-		case 'i':
-			if (sc_parse_seconds(optarg, 1, 3600000, &ival) < 0)
-				return sc_usage(sc, "interval '%s' must be "
-				    "seconds, 0.001 to 3600", optarg);
-			break;
-		case 'n':
-			if (sc_parse_uint(optarg, 1, INT32_MAX - 1, &count) < 0)
-				return sc_usage(sc, "count '%s' must be at "
-				    "least 1", optarg);
-			break;
-		case 'c':
-			cls = optarg;
-			break;
-		default:
-			return sc_optbad(sc, c, argv);
-		}
-	}
+	if ((r = sc_getopt(sc, argc, argv, ":jpi:n:c:", opts, &fmt, watch_opt,
+	    &wo)) != 0)
+		return r;
+	ival = wo.ival;
+	count = wo.count;
+	cls = wo.cls;
 	if (argc - optind > 1)
 		return sc_usage(sc, "one PATTERN at most");
 	if (optind < argc && (r = sc_check_selector(sc, argv[optind])) != 0)
