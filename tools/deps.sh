@@ -6,7 +6,8 @@ set -eu
 
 PKGS="gcc libc6-dev meson ninja-build pkg-config python3 git
 libevent-dev libjansson-dev libsystemd-dev check libck-dev
-clang libclang-rt-14-dev llvm systemd util-linux procps socat"
+clang libclang-rt-14-dev llvm systemd util-linux procps socat
+groff-base mandoc"
 
 missing=""
 for p in $PKGS; do

@@ -496,6 +496,53 @@ cfg_range(const struct cfg_key *k, char *buf, size_t len)
 	}
 }
 
+/*
+ * Prints prose as mdoc source: each sentence starts a new line (roff
+ * reads a full stop at the end of a line as a sentence end) and lines
+ * wrap at 72 columns, so that mandoc -T lint has nothing to say.  A line
+ * that would begin with '.' or '\'' is escaped with \& so that roff
+ * does not take it for a request.
+ */
+static void
+mdoc_text(FILE *f, const char *text)
+{
+	const char *p = text;
+	size_t col = 0;
+
+	while (*p != '\0') {
+		const char *w;
+		size_t n;
+
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			break;
+		for (w = p, n = 0; w[n] != '\0' && w[n] != ' '; n++)
+			;
+		if (col > 0 && col + 1 + n > 72) {
+			fputc('\n', f);
+			col = 0;
+		}
+		if (col > 0) {
+			fputc(' ', f);
+			col++;
+		} else if (*w == '.' || *w == '\'') {
+			fputs("\\&", f);
+			col += 2;
+		}
+		fwrite(w, 1, n, f);
+		col += n;
+		p = w + n;
+		/* A sentence ends the line. */
+		if (n > 0 && strchr(".?!", w[n - 1]) != NULL && col > 0) {
+			fputc('\n', f);
+			col = 0;
+		}
+	}
+	if (col > 0)
+		fputc('\n', f);
+}
+
 void
 config_print_mdoc(FILE *f)
 {
@@ -512,7 +559,7 @@ config_print_mdoc(FILE *f)
 		cfg_format(&c, k, val, sizeof(val));
 		cfg_range(k, range, sizeof(range));
 		fprintf(f, ".It Ic %s No = Ar value\n", k->key);
-		fprintf(f, "%s\n", k->doc);
+		mdoc_text(f, k->doc);
 		fprintf(f, "Default:\n.Ql %s ;\n%s%s.\n", val[0] != '\0' ?
 		    val : "\"\"", range, k->reloadable ?
 		    "; takes effect on reload (SIGHUP)" :
