@@ -4,10 +4,22 @@ private temporary directory with its stderr captured, waits for its socket
 checks every reply against io.statsd.varlink, and fails the test when the
 daemon's stderr shows a sanitizer report. Standard library only.
 
+Every process a test starts goes through spawn() or run() and dies with
+the test: one cleanup path (cleanup_all) runs at exit, whether the script
+finishes, fails a check, raises, or is stopped by a signal; and each child
+carries a parent-death signal (setpriv --pdeathsig), so even a test killed
+with SIGKILL leaves nothing behind. Processes run as another user get
+copies of what they need in a world-readable directory (stage()), since a
+checkout under a 0700 home is out of their reach.
+
 Environment (set by meson): STATSD (the daemon), RING_CLIENT (the C
-producer), STATSD_SRCDIR (the source tree).
+producer), STATSD_SRCDIR (the source tree). STATSD_TEST_TMPDIR: where the
+temporary directories go (default: the system's). STATSD_TEST_FAIL_ON_PURPOSE
+(check, raise, term or kill): fail in that way as soon as the first ring
+client has started, so that test_cleanup.py can prove the cleanup.
 """
 import array
+import atexit
 import json
 import os
 import re
@@ -24,6 +36,9 @@ RING_CLIENT = os.environ.get("RING_CLIENT", "ring_client")
 SRCDIR = os.environ.get("STATSD_SRCDIR",
                         os.path.join(os.path.dirname(__file__), "..", ".."))
 IDL_PATH = os.path.join(SRCDIR, "src", "daemon", "io.statsd.varlink")
+SETPRIV = shutil.which("setpriv")
+TMPDIR = os.environ.get("STATSD_TEST_TMPDIR") or None
+FAIL_ON_PURPOSE = os.environ.get("STATSD_TEST_FAIL_ON_PURPOSE", "")
 SANITIZER_MARKS = ("AddressSanitizer", "runtime error:", "LeakSanitizer",
                    "ThreadSanitizer")
 # Sanitizer builds are slow; every wait has this much room.
@@ -46,9 +61,172 @@ def check(cond, what, count=True):
 
 
 def finish():
-    """Print the summary line and exit with the verdict."""
+    """Stop everything the test started, print the summary line and exit
+    with the verdict."""
+    cleanup_all()
     print("%d passed, %d failed" % (_passed, _failed), flush=True)
     sys.exit(1 if _failed else 0)
+
+
+# ------------------------------------------------------------ processes
+
+_live = []     # what cleanup_all() stops: Daemons, Popens, staging dirs
+
+
+def _guard(argv):
+    """argv run under setpriv --pdeathsig: the child is killed when this
+    process dies, however it dies."""
+    argv = [str(a) for a in argv]
+    if SETPRIV is None:
+        return argv
+    return [SETPRIV, "--pdeathsig", "SIGKILL", "--"] + argv
+
+
+def spawn(argv, **kw):
+    """subprocess.Popen for a test: guarded, and stopped at exit."""
+    p = subprocess.Popen(_guard(argv), **kw)
+    _live.append(p)
+    return p
+
+
+def run(argv, **kw):
+    """subprocess.run for a test: guarded (subprocess.run itself kills
+    the child on a time-out or an exception)."""
+    return subprocess.run(_guard(argv), **kw)
+
+
+def _stop_proc(p):
+    if p.poll() is None:
+        p.terminate()
+        try:
+            p.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+    for f in (p.stdin, p.stdout, p.stderr):
+        if f is not None:
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+def cleanup_all():
+    """The one cleanup path: stop every process and daemon the test
+    started, newest first, and remove their directories. Safe to call
+    more than once."""
+    while _live:
+        obj = _live.pop()
+        try:
+            if isinstance(obj, subprocess.Popen):
+                _stop_proc(obj)
+            elif isinstance(obj, str):
+                shutil.rmtree(obj, ignore_errors=True)
+            else:
+                obj.cleanup()
+        except Exception as e:  # keep cleaning up the rest
+            print("cleanup: %r" % e, file=sys.stderr, flush=True)
+
+
+class _Pid:
+    """A process the test did not start itself (a daemon that forked into
+    the background): killed at exit if it still runs."""
+
+    def __init__(self, pid):
+        self.pid = pid
+        self.cmdline = self._cmdline()
+
+    def _cmdline(self):
+        try:
+            with open("/proc/%d/cmdline" % self.pid, "rb") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def cleanup(self):
+        # Only the process seen at track_pid(), not a later one that got
+        # its pid.
+        if self.cmdline is not None and self._cmdline() == self.cmdline:
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+def track_pid(pid):
+    """Make cleanup_all() kill pid too."""
+    _live.append(_Pid(pid))
+
+
+def _on_signal(signum, _frame):
+    # Unwind through the normal exit path, so that atexit runs.
+    raise SystemExit(128 + signum)
+
+
+atexit.register(cleanup_all)
+for _sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+    signal.signal(_sig, _on_signal)
+
+
+def mkdtemp(prefix="statsd-it-"):
+    """A temporary directory removed at exit."""
+    path = tempfile.mkdtemp(prefix=prefix, dir=TMPDIR)
+    _live.append(path)
+    return path
+
+
+_stage_dir = None
+
+
+def stage(path):
+    """A copy of path (a program or script of the build or source tree) in
+    a world-readable directory, for a process run as another user."""
+    global _stage_dir
+    if _stage_dir is None:
+        _stage_dir = mkdtemp(prefix="statsd-stage-")
+        os.chmod(_stage_dir, 0o755)
+    dst = os.path.join(_stage_dir, os.path.basename(path))
+    if not os.path.exists(dst):
+        shutil.copy(path, dst)
+        os.chmod(dst, 0o755)
+    return dst
+
+
+def as_user(argv, uid=None, regid=None, groups=None):
+    """argv run as another user (nobody by default) through setpriv, with
+    every file of the checkout it names staged where that user can read
+    it."""
+    import pwd
+    import grp
+    pw = pwd.getpwnam("nobody") if uid is None else pwd.getpwuid(uid)
+    gid = pw.pw_gid if regid is None else regid
+    if isinstance(gid, str):
+        gid = grp.getgrnam(gid).gr_gid
+    # --pdeathsig again: changing the uid clears the one _guard() set.
+    out = [SETPRIV, "--reuid=%d" % pw.pw_uid, "--regid=%d" % gid,
+           "--pdeathsig", "SIGKILL"]
+    out += ["--groups=%s" % groups] if groups else ["--clear-groups"]
+    for a in argv:
+        a = str(a)
+        if os.path.isfile(a) and not a.startswith(("/usr/", "/bin/",
+                                                    "/lib")):
+            a = stage(a)
+        out.append(a)
+    return out
+
+
+def fail_on_purpose():
+    """What STATSD_TEST_FAIL_ON_PURPOSE asks for (once)."""
+    global FAIL_ON_PURPOSE
+    how, FAIL_ON_PURPOSE = FAIL_ON_PURPOSE, ""
+    if how == "check":
+        check(False, "failing on purpose (STATSD_TEST_FAIL_ON_PURPOSE)")
+    elif how == "raise":
+        raise RuntimeError("failing on purpose (STATSD_TEST_FAIL_ON_PURPOSE)")
+    elif how == "term":
+        os.kill(os.getpid(), signal.SIGTERM)
+    elif how == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
 
 
 def wait_for(pred, what, deadline=DEADLINE, step=0.02):
@@ -93,9 +271,22 @@ def parse_idl(text):
     return idl
 
 
-with open(IDL_PATH, encoding="utf-8") as _f:
-    IDL_TEXT = _f.read()
-IDL = parse_idl(IDL_TEXT)
+class _Idl(dict):
+    """The IDL, read when first used: a client run as another user
+    through `harness.py --client` cannot read the checkout."""
+
+    def _load(self):
+        if not dict.__len__(self):
+            with open(IDL_PATH, encoding="utf-8") as f:
+                self["text"] = f.read()
+            self.update(parse_idl(self["text"]))
+
+    def __getitem__(self, k):
+        self._load()
+        return dict.__getitem__(self, k)
+
+
+IDL = _Idl()
 SERVICE_ERRORS = {"InterfaceNotFound": ["interface"],
                   "MethodNotFound": ["method"],
                   "MethodNotImplemented": ["method"],
@@ -230,7 +421,8 @@ class Daemon:
     """A statsd on a private runtime and state directory."""
 
     def __init__(self, tmp=None, config="", name="statsd"):
-        self.tmp = tmp or tempfile.mkdtemp(prefix="statsd-it-")
+        self.tmp = tmp or tempfile.mkdtemp(prefix="statsd-it-", dir=TMPDIR)
+        _live.append(self)
         # Reachable by the unprivileged test user: rights, not file modes,
         # decide what it may do.
         os.chmod(self.tmp, 0o755)
@@ -250,7 +442,8 @@ class Daemon:
 
     def start(self, wait=True):
         self.log = open(self.logpath, "ab")
-        self.proc = subprocess.Popen(self.argv(), stdin=subprocess.DEVNULL,
+        self.proc = subprocess.Popen(_guard(self.argv()),
+                                     stdin=subprocess.DEVNULL,
                                      stdout=self.log, stderr=self.log)
         if wait:
             self.wait_ready()
@@ -327,19 +520,27 @@ class Daemon:
             return f.read().decode("utf-8", "replace")
 
     def cleanup(self):
+        """Stop the daemon (SIGTERM, then SIGKILL) and remove its
+        directory. Called by the test, and again by cleanup_all()."""
         if self.proc is not None:
             self.stop()
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp = None
+        if self in _live:
+            _live.remove(self)
 
 
 class RingClient:
     """The C producer (tests/integration/ring_client.c), driven by lines."""
 
     def __init__(self, sock, prefix=()):
-        self.proc = subprocess.Popen(list(prefix) + [RING_CLIENT, sock],
-                                     stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True,
-                                     bufsize=1)
+        argv = [RING_CLIENT, sock]
+        argv = as_user(argv, **prefix) if isinstance(prefix, dict) else \
+            list(prefix) + argv
+        self.proc = spawn(argv, stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE, text=True, bufsize=1)
+        fail_on_purpose()
 
     def cmd(self, line):
         self.proc.stdin.write(line + "\n")

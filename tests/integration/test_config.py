@@ -6,10 +6,10 @@ reloadable keys only; the paths default as documented."""
 import os
 import re
 import signal
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
 from harness import (SRCDIR, STATSD, Daemon, check, finish,  # noqa: E402
                      info, ok, wait_for)
 
@@ -23,7 +23,7 @@ def run(*args, conf=None):
         with open(path, "w") as f:
             f.write(conf)
         argv += ["--config", path]
-    return subprocess.run(argv, capture_output=True, text=True, timeout=30)
+    return harness.run(argv, capture_output=True, text=True, timeout=30)
 
 
 p = run("--check-config", conf="# comment\n\nidle_timeout_ms = 5000  # x\n"
@@ -67,7 +67,7 @@ p = run("--bogus")
 check(p.returncode == 2 and "usage" in p.stderr, "a bad option: usage")
 
 # The man page lists exactly the table's keys, as the table says.
-mdoc = subprocess.run([STATSD, "--config-mdoc"], capture_output=True,
+mdoc = harness.run([STATSD, "--config-mdoc"], capture_output=True,
                       text=True, check=True).stdout
 with open(os.path.join(SRCDIR, "man", "statsd.conf.5")) as f:
     page = f.read()
@@ -82,7 +82,7 @@ d.start()
 inf = ok(d.call("io.statsd.Info", {}), "Info")
 check(inf["socket"] == os.path.join(d.run, "statsd.sock"),
       "the socket defaults to RUNTIME/statsd.sock")
-p = subprocess.run(d.argv(), capture_output=True, text=True, timeout=30)
+p = harness.run(d.argv(), capture_output=True, text=True, timeout=30)
 check(p.returncode == 1 and "another statsd runs" in p.stderr,
       "a second statsd on the same runtime directory refuses: %r"
       % p.stderr)

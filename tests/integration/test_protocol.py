@@ -8,12 +8,12 @@ import os
 import re
 import signal
 import socket
-import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (IDL, IDL_TEXT, SRCDIR, STATSD, Conn, Daemon,  # noqa
+import harness  # noqa: E402
+from harness import (IDL, SRCDIR, STATSD, Daemon,  # noqa
                      check, expect_error, finish, ok, setup_kstat, wait_for)
 
 MAXMSG = 65536
@@ -43,7 +43,7 @@ gi = ok(d.call("org.varlink.service.GetInfo", {}), "GetInfo")
 check("io.statsd" in gi.get("interfaces", []), "GetInfo lists io.statsd")
 desc = ok(d.call("org.varlink.service.GetInterfaceDescription",
                  {"interface": "io.statsd"}), "GetInterfaceDescription")
-check(desc.get("description") == IDL_TEXT,
+check(desc.get("description") == IDL["text"],
       "the served description is io.statsd.varlink byte for byte")
 desc = ok(d.call("org.varlink.service.GetInterfaceDescription",
                  {"interface": "org.varlink.service"}), "service desc")
@@ -55,7 +55,7 @@ expect_error(d.call("org.varlink.service.GetInterfaceDescription",
              interface="com.example.nope")
 
 # ------------------------------------------ IDL <-> method/error tables
-tables = json.loads(subprocess.run([STATSD, "--dump-methods"], check=True,
+tables = json.loads(harness.run([STATSD, "--dump-methods"], check=True,
                                    capture_output=True, text=True).stdout)
 table = {m["name"].rsplit(".", 1)[1]: m for m in tables["methods"]
          if m["name"].startswith("io.statsd.")}
@@ -218,7 +218,7 @@ for script in (
         "true,\"parameters\":{\"module\":\"statsd\",\"instance\":0,"
         "\"name\":\"daemon\",\"interval_ms\":100}}\\0')\n"
         "s.recv(10)\nos.kill(os.getpid(), signal.SIGKILL)\n"):
-    p = subprocess.run([sys.executable, "-c", script % d.sock])
+    p = harness.run([sys.executable, "-c", script % d.sock])
     check(p.returncode == -signal.SIGKILL, "the client died")
     alive("a client that died mid-call")
 

@@ -7,17 +7,14 @@ import grp
 import json
 import os
 import pwd
-import shutil
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (TPL_APP, Daemon, RingClient, check,  # noqa: E402
-                     expect_error, finish, ok, read_data, setup_kstat,
-                     wait_for)
+from harness import (SETPRIV, TPL_APP, Daemon, RingClient,  # noqa: E402
+                     as_user, check, expect_error, finish, ok, read_data,
+                     run, setup_kstat, wait_for)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SETPRIV = shutil.which("setpriv")
 if os.getuid() != 0 or SETPRIV is None:
     print("needs root and setpriv; skipped")
     sys.exit(77)
@@ -37,15 +34,13 @@ check(priv["segment"] == "private", "a PRIV kstat lives in the private "
       "segment")
 
 
-def as_user(calls, groups=None, regid=NOGROUP):
+def as_nobody(calls, groups=None, regid=NOGROUP):
     """Run harness.py's plain client as nobody; return its replies."""
-    cmd = [SETPRIV, "--reuid=%d" % NOBODY.pw_uid, "--regid=%s" % regid]
-    cmd += ["--groups=%s" % groups] if groups else ["--clear-groups"]
-    cmd += ["/usr/bin/python3", os.path.join(HERE, "harness.py"), "--client",
-            d.sock]
-    p = subprocess.run(cmd, input="".join(json.dumps(
-        {"method": m, "parameters": p}) + "\n" for m, p in calls),
-        capture_output=True, text=True, timeout=60)
+    p = run(as_user(["/usr/bin/python3", os.path.join(HERE, "harness.py"),
+                     "--client", d.sock], regid=regid, groups=groups),
+            input="".join(json.dumps({"method": m, "parameters": p}) + "\n"
+                          for m, p in calls),
+            capture_output=True, text=True, timeout=60)
     check(p.returncode == 0, "the unprivileged client ran: " + p.stderr)
     return [json.loads(line) for line in p.stdout.splitlines()]
 
@@ -77,7 +72,7 @@ calls = [
     ("io.statsd.Snapshot", dict(MINE, reset=True)),
     ("io.statsd.KstatDelete", MINE),
 ]
-R = as_user(calls)
+R = as_nobody(calls)
 rep = [r["reply"] for r in R]
 h = ok(rep[0], "Hello as nobody")
 check(h.get("peer", {}).get("uid") == NOBODY.pw_uid, "peer is nobody")
@@ -126,10 +121,8 @@ probe = ("import array,json,os,socket,sys\n"
          "fd=array.array('i',a[0][2][:4])[0]\n"
          "try:\n os.open('/proc/self/fd/%d'%fd,os.O_RDWR);print('rw')\n"
          "except PermissionError:\n print('denied')\n")
-p = subprocess.run([SETPRIV, "--reuid=%d" % NOBODY.pw_uid,
-                    "--regid=%s" % NOGROUP, "--clear-groups",
-                    "/usr/bin/python3", "-c", probe, d.sock],
-                   capture_output=True, text=True, timeout=60)
+p = run(as_user(["/usr/bin/python3", "-c", probe, d.sock]),
+        capture_output=True, text=True, timeout=60)
 check(p.stdout.strip() == "denied",
       "nobody cannot reopen the segment read-write: %r %r"
       % (p.stdout, p.stderr))
@@ -137,8 +130,7 @@ check(p.stdout.strip() == "denied",
 # nobody's ring cannot update root's kstat; its own, yes.
 before = read_data(d)["requests.sum"]
 rej0 = ok(d.call("io.statsd.Info", {}), "Info")["rejected"]
-rc = RingClient(d.sock, prefix=[SETPRIV, "--reuid=%d" % NOBODY.pw_uid,
-                                "--regid=%s" % NOGROUP, "--clear-groups"])
+rc = RingClient(d.sock, prefix={"regid": NOGROUP})
 check(rc.cmd("connect") == "ok", "nobody's producer connects")
 rc.cmd("handle app 0 req")
 check(rc.cmd("attach 8").startswith("ok"), "nobody attaches a ring")
@@ -159,8 +151,8 @@ rc.quit()
 # The admin group, as a supplementary group and as the primary group.
 for how, kw in (("supplementary", {"groups": str(ADMIN_GID)}),
                 ("primary", {"regid": ADMIN})):
-    R = as_user([("io.statsd.Hello", {}), ("io.statsd.Read", S),
-                 ("io.statsd.SegmentAttach", {})], **kw)
+    R = as_nobody([("io.statsd.Hello", {}), ("io.statsd.Read", S),
+                   ("io.statsd.SegmentAttach", {})], **kw)
     check(ok(R[0]["reply"], "Hello").get("privileged") is True,
           "admin group (%s) is privileged" % how)
     ok(R[1]["reply"], "an admin reads PRIV (%s)" % how)

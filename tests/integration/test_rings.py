@@ -2,11 +2,9 @@
 attach rings (descriptors over SCM_RIGHTS), push, and every update is
 either applied or counted as dropped, exactly; bad records are rejected
 and counted; statsd's own kstat agrees; segments attach read-only."""
-import json
 import mmap
 import os
 import signal
-import socket
 import sys
 import tempfile
 

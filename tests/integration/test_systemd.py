@@ -12,6 +12,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
 from harness import (DEADLINE, STATSD, Conn, Daemon, check,  # noqa: E402
                      finish, ok, wait_for)
 
@@ -46,7 +47,7 @@ sock = os.path.join(d.tmp, "activated.sock")
 env = dict(os.environ, NOTIFY_SOCKET=notify_path, WATCHDOG_USEC="400000")
 os.makedirs(d.run, exist_ok=True)
 log = open(d.logpath, "ab")
-proc = subprocess.Popen([ACTIVATE, "-l", sock, "--fdname=varlink",
+proc = harness.spawn([ACTIVATE, "-l", sock, "--fdname=varlink",
                          "-E", "NOTIFY_SOCKET", "-E", "WATCHDOG_USEC",
                          STATSD, "--foreground", "--config", d.conf,
                          "--runtime-dir", d.run, "--state-dir", d.state],
@@ -93,7 +94,7 @@ d.scan()
 messages.clear()
 env = dict(os.environ, NOTIFY_SOCKET=notify_path)
 argv = [a for a in d.argv() if a != "--foreground"]
-p = subprocess.run(argv, env=env, timeout=DEADLINE,
+p = harness.run(argv, env=env, timeout=DEADLINE,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 check(p.returncode == 0, "the parent exits 0 once statsd is ready")
 info = ok(Conn(d.sock).call("io.statsd.Info", {}),
@@ -101,6 +102,8 @@ info = ok(Conn(d.sock).call("io.statsd.Info", {}),
 wait_for(lambda: seen(lambda m: "READY=1" in m), "READY=1 (not activated)")
 pid = info.get("pid", 0)
 check(pid > 0 and pid != p.returncode, "a daemon pid")
+if pid > 0:
+    harness.track_pid(pid)
 os.kill(pid, signal.SIGTERM)
 wait_for(lambda: not os.path.exists("/proc/%d" % pid) or
          open("/proc/%d/stat" % pid).read().split()[2] == "Z",

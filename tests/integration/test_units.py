@@ -6,11 +6,11 @@ a scratch root."""
 import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
 from harness import SRCDIR, check, finish  # noqa: E402
 
 ANALYZE = shutil.which("systemd-analyze")
@@ -26,13 +26,13 @@ shutil.copy(os.path.join(SRCDIR, "systemd", "statsd.socket"), tmp)
 svc = os.path.join(tmp, "statsd.service")
 sockunit = os.path.join(tmp, "statsd.socket")
 
-p = subprocess.run([ANALYZE, "verify", "--man=no", "--recursive-errors=no",
+p = harness.run([ANALYZE, "verify", "--man=no", "--recursive-errors=no",
                     sockunit, svc], capture_output=True, text=True, cwd=tmp)
 check(p.returncode == 0, "systemd-analyze verify exits 0: %s" % p.stderr)
 ours = [line for line in p.stderr.splitlines() if "statsd" in line]
 check(ours == [], "verify says nothing about statsd's units: %s" % ours)
 
-p = subprocess.run([ANALYZE, "security", "--offline=yes", "--threshold=20",
+p = harness.run([ANALYZE, "security", "--offline=yes", "--threshold=20",
                     svc], capture_output=True, text=True, cwd=tmp)
 m = re.search(r"Overall exposure level for statsd.service: ([0-9.]+)",
               p.stdout)
@@ -43,7 +43,7 @@ check(p.returncode == 0, "security --threshold=20 passes")
 
 root = os.path.join(tmp, "root")
 os.makedirs(os.path.join(root, "etc"))
-p = subprocess.run(["systemd-sysusers", "--root=" + root,
+p = harness.run(["systemd-sysusers", "--root=" + root,
                     os.path.join(SRCDIR, "systemd", "statsd.sysusers")],
                    capture_output=True, text=True)
 check(p.returncode == 0, "sysusers applies: " + p.stderr)
@@ -51,7 +51,7 @@ with open(os.path.join(root, "etc", "passwd")) as f:
     check("_statsd:" in f.read(), "the _statsd user")
 with open(os.path.join(root, "etc", "group")) as f:
     check("statsd-admin:" in f.read(), "the statsd-admin group")
-p = subprocess.run(["systemd-tmpfiles", "--create", "--root=" + root,
+p = harness.run(["systemd-tmpfiles", "--create", "--root=" + root,
                     os.path.join(SRCDIR, "systemd", "statsd.tmpfiles")],
                    capture_output=True, text=True)
 check(p.returncode == 0, "tmpfiles applies: " + p.stderr)

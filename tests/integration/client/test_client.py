@@ -7,12 +7,12 @@ that survives a restart of statsd."""
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                 ".."))
+import harness  # noqa: E402
 from harness import (DEADLINE, Daemon, check, finish, ok,  # noqa: E402
                      read_data, wait_for)
 
@@ -23,7 +23,7 @@ EXAMPLES = os.environ.get("EXAMPLES_DIR", "examples")
 def run(d, mode, *args, timeout=DEADLINE * 10, env=None):
     """Run one mode to its end; its own checks must pass. Returns its
     key=value results."""
-    p = subprocess.run([CLIENT_IT, mode, d.sock] + [str(a) for a in args],
+    p = harness.run([CLIENT_IT, mode, d.sock] + [str(a) for a in args],
                        stdin=subprocess.DEVNULL, capture_output=True,
                        text=True, timeout=timeout,
                        env=dict(os.environ, **(env or {})))
@@ -121,7 +121,7 @@ check("name=latency on=1 type=range range_min=0 range_max=1000" in df and
 check("name=events on=0 type=raw" in df, "raw stopped")
 
 # Two processes feeding one kstat of one template.
-procs = [subprocess.Popen([CLIENT_IT, "feed", d.sock, "200000"],
+procs = [harness.spawn([CLIENT_IT, "feed", d.sock, "200000"],
                           stdout=subprocess.PIPE, text=True)
          for _ in range(2)]
 applied = 0
@@ -148,7 +148,7 @@ check(n is not None and int(r.get("sum", -1)) == n,
 # statsd was away is applied.
 base = 0
 for how in ("SIGTERM", "SIGKILL"):
-    p = subprocess.Popen([CLIENT_IT, "restart", d.sock],
+    p = harness.spawn([CLIENT_IT, "restart", d.sock],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          text=True, bufsize=1)
     line = p.stdout.readline().strip()
@@ -177,7 +177,7 @@ env = dict(os.environ, STATSD_SOCKET=d.sock)
 for ex, args in (("stats_server", [d.sock, "20000"]),
                  ("kstat_server", ["300"]), ("linux_server", ["5000"]),
                  ("kstat_reader", ["example"])):
-    p = subprocess.run([os.path.join(EXAMPLES, ex)] + args, env=env,
+    p = harness.run([os.path.join(EXAMPLES, ex)] + args, env=env,
                        capture_output=True, text=True, timeout=DEADLINE * 4)
     check(p.returncode == 0 and "Sanitizer" not in p.stderr,
           "example %s exited %d: %s%s" % (ex, p.returncode, p.stdout[-2000:],

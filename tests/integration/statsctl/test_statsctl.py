@@ -21,8 +21,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
-from harness import (SANITIZER_MARKS, TPL_APP, Daemon, RingClient,  # noqa
-                     check, finish, info, ok, wait_for)
+import harness  # noqa: E402
+from harness import (SANITIZER_MARKS, SETPRIV, TPL_APP, Daemon,  # noqa
+                     RingClient, as_user, check, finish, info, ok, spawn,
+                     wait_for)
 
 STATSCTL = os.environ.get("STATSCTL", "statsctl")
 GOLDEN = os.path.join(HERE, "golden")
@@ -98,10 +100,12 @@ def norm(text, extra=()):
     return text
 
 
-def run(argv, stdin=None, env=None, prefix=()):
-    p = subprocess.run(list(prefix) + [STATSCTL] + argv, input=stdin,
-                       capture_output=True, text=True, env=env or ENV,
-                       timeout=60)
+def run(argv, stdin=None, env=None, user=False):
+    """statsctl argv; as nobody when user is true."""
+    argv = [STATSCTL] + argv
+    p = harness.run(as_user(argv) if user else argv, input=stdin,
+                    capture_output=True, text=True, env=env or ENV,
+                    timeout=60)
     for mark in SANITIZER_MARKS:
         check(mark not in p.stderr, "statsctl %s: sanitizer report:\n%s"
               % (" ".join(argv), p.stderr[-3000:]))
@@ -246,9 +250,9 @@ case("watch-bad-interval", ["watch", "-i", "x"], rc=2)
 def watch_tty():
     """watch on a pseudo-terminal: the table, redrawn."""
     master, slave = pty.openpty()
-    p = subprocess.Popen([STATSCTL, "watch", "-i", "0.2", "-n", "2",
-                          "app::req"], stdin=subprocess.DEVNULL,
-                         stdout=slave, stderr=subprocess.PIPE, env=ENV)
+    p = spawn([STATSCTL, "watch", "-i", "0.2", "-n", "2", "app::req"],
+              stdin=subprocess.DEVNULL, stdout=slave,
+              stderr=subprocess.PIPE, env=ENV)
     os.close(slave)
     out = b""
     while True:
@@ -358,11 +362,9 @@ case("no-verb", [], rc=2)
 case("unknown-verb", ["frobnicate"], rc=2)
 
 # The admin right, as nobody (root and setpriv only).
-SETPRIV = shutil.which("setpriv")
 if os.getuid() == 0 and SETPRIV is not None:
     os.chmod(d.run, 0o755)
-    p = run(["sample-rates", "APP=1"], prefix=[
-        SETPRIV, "--reuid=nobody", "--regid=nogroup", "--clear-groups"])
+    p = run(["sample-rates", "APP=1"], user=True)
     check(p.returncode == 1 and p.stderr == "statsctl: sample rates: "
           "permission denied: SampleRatesSet needs the admin right\n",
           "permission denied as nobody: %d %r" % (p.returncode, p.stderr))
@@ -429,10 +431,10 @@ if BASH is not None:
                   'COMP_POINT=${#COMP_LINE}; _statsctl; '
                   'printf "%%s\\n" "${COMPREPLY[@]}"'
                   % (COMPLETION, breaks, " ".join(words)))
-        p = subprocess.run([BASH, "--norc", "-c", script],
-                           capture_output=True, text=True, env=dict(
-                               ENV, PATH=os.path.dirname(STATSCTL) + ":" +
-                               ENV.get("PATH", "")), timeout=30)
+        p = harness.run([BASH, "--norc", "-c", script],
+                        capture_output=True, text=True, env=dict(
+                            ENV, PATH=os.path.dirname(STATSCTL) + ":" +
+                            ENV.get("PATH", "")), timeout=30)
         return p.stdout.split()
     check(complete(["statsctl", "sh"]) == ["show"], "completes a verb")
     check("sample-rates" in complete(["statsctl", ""]), "lists every verb")
