@@ -1,6 +1,11 @@
 #!/usr/bin/env python3
 """Sum up meson test logs: every Check test case counts, and every test
-that is not a Check suite counts as one. Prints "N passed, N failed"."""
+that is not a Check suite counts as one. A build directory whose build
+failed (tools/test.sh writes "failed" to its build-status until the build
+succeeds), or that has no test log, counts as one failure. Directories
+after --compile-only are builds without tests: each counts as one test,
+passed if it compiled. Prints "N passed, N failed"; exits 1 on any
+failure."""
 import json
 import os
 import re
@@ -33,12 +38,33 @@ def tally(logfile):
     return passed, failed, bad
 
 
+def built(d):
+    """Whether tools/test.sh saw d's build succeed."""
+    try:
+        with open(os.path.join(d, "build-status"), encoding="utf-8") as f:
+            return f.read().strip() == "ok"
+    except OSError:
+        return False
+
+
 def main():
     tp = tf = 0
+    compile_only = False
     for d in sys.argv[1:]:
+        if d == "--compile-only":
+            compile_only = True
+            continue
+        if not built(d):
+            print(f"{d}: build failed")
+            tf += 1
+            continue
+        if compile_only:
+            print(f"{d}: compiled")
+            tp += 1
+            continue
         log = os.path.join(d, "meson-logs", "testlog.json")
         if not os.path.exists(log):
-            print(f"{d}: no test log (build failed?)")
+            print(f"{d}: no test log")
             tf += 1
             continue
         p, f, bad = tally(log)
@@ -50,4 +76,5 @@ def main():
     return 1 if tf else 0
 
 
-sys.exit(main())
+if __name__ == "__main__":
+    sys.exit(main())

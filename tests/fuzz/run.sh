@@ -3,8 +3,14 @@
 # sources (so the library code is instrumented too) and run it for SECONDS
 # (default 60) on a scratch copy of its seed corpus. New inputs stay in the
 # scratch directory; crashes are written there as crash-*. Exits non-zero if
-# a target fails to build or finds a crash. FUZZ_TARGETS picks targets.
+# a target fails to build or finds a crash. FUZZ_TARGETS picks targets;
+# `run.sh --list` prints them all.
 set -eu
+all="ring store text"
+if [ "${1:-}" = "--list" ]; then
+	echo "$all"
+	exit 0
+fi
 secs=${1:-60}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${FUZZ_OUT:-$top/build-fuzz}
@@ -35,7 +41,7 @@ maxlen_text=4096
 
 mkdir -p "$out"
 status=0
-for t in ${FUZZ_TARGETS:-ring store text}; do
+for t in ${FUZZ_TARGETS:-$all}; do
 	# shellcheck disable=SC2086
 	eval lib=\$lib_$t
 	if ! $cc $flags "$top/tests/fuzz/fuzz_$t.c" $lib -lm -o "$out/fuzz_$t"; then
