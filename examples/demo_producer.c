@@ -26,7 +26,9 @@
 #include "op.h"
 #include "ring.h"
 
-/* The template: VOI 0 requests, 1 latency in µs, 2 queue length. */
+/* The template: VOI 0 requests, 1 latency in µs, 2 queue length, 3 time
+ * spent queued as a Linux statistic (off until `statsctl define` and
+ * `statsctl on` turn it into something; see statsctl(8) EXAMPLES). */
 static const char demo_template[] =
     "{\"name\":\"demo\",\"vois\":["
     "{\"id\":0,\"name\":\"requests\",\"dtype\":\"INT_U64\","
@@ -36,7 +38,9 @@ static const char demo_template[] =
     "{\"kind\":\"HIST\",\"scheme\":\"LIN\",\"lb\":0,\"ub\":10000,"
     "\"step\":1000},{\"kind\":\"TDGST\",\"nctds\":64}]},"
     "{\"id\":2,\"name\":\"queue\",\"dtype\":\"INT_S64\","
-    "\"stats\":[{\"kind\":\"LAST\"}]}]}";
+    "\"stats\":[{\"kind\":\"LAST\"}]},"
+    "{\"id\":3,\"name\":\"queue_wait\",\"dtype\":\"INT_S64\","
+    "\"stats\":[{\"kind\":\"DEFN\",\"units\":\"ms/requests\"}]}]}";
 
 static int conn = -1;
 static int ring_fd = -1, ring_efd = -1;
@@ -259,6 +263,10 @@ main(int argc, char **argv)
 				queue = 0;
 			(void)ring_push(prod, handle, 2, STATS_OP_SET, 0, queue,
 			    0, 0);
+			/* Each request of the burst waited about as many ms
+			 * as the queue is long. */
+			(void)ring_push(prod, handle, 3, STATS_OP_XY, 0, queue,
+			    burst, 0);
 			if (sent % 1000 < (uint64_t)burst)
 				printf("demo: %llu requests, %llu dropped\n",
 				    (unsigned long long)sent,
