@@ -4,7 +4,7 @@
  * attaches an update ring, and pushes a simulated web server's requests,
  * latencies and queue length through it, forever. If statsd restarts, it
  * reconnects and hands its ring back, so nothing it pushed meanwhile is
- * lost. It uses the ring directly (src/common/ring.h), with the few
+ * lost. It uses the ring directly (src/common/shm/ring.h), with the few
  * varlink calls it needs written out by hand.
  *
  * usage: demo_producer SOCKET [--exit-with-parent]

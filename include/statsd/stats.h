@@ -54,7 +54,7 @@ enum sb_endianness {
 
 /*
  * The public 8-byte blob header. Everything after it is opaque and
- * versioned by abi; see src/common/blob.h for the V1 layout.
+ * versioned by abi; see src/common/engine/blob.h for the V1 layout.
  */
 struct statsblob {
 	uint8_t		abi;
