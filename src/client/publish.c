@@ -21,8 +21,8 @@
 
 #include "blob.h"
 #include "client_priv.h"
+#include "engine.h"
 #include "kind.h"
-#include "op.h"
 
 /* Slots of the window range; each holds the largest blob at any offset
  * within its first page. */

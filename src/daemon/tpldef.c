@@ -9,16 +9,16 @@
 #include <string.h>
 
 #include "blob.h"
+#include "engine.h"
 #include "kind.h"
 #include "kstat2_hist.h"
 #include "layout.h"
-#include "op.h"
 #include "stat_defn.h"
 #include "stat_history.h"
+#include "stat_ioq.h"
 #include "stat_list.h"
 #include "stat_raw.h"
 #include "stat_scalar.h"
-#include "stat_ioq.h"
 #include "stat_timer.h"
 #include "tpl.h"
 #include "tpldef.h"

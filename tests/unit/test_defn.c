@@ -10,8 +10,8 @@
 #include "unit.h"
 #include "blob.h"
 #include "defn.h"
+#include "engine.h"
 #include "layout.h"
-#include "op.h"
 #include "render_linux.h"
 #include "stat_list.h"
 

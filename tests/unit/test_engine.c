@@ -11,7 +11,7 @@
 
 #include "unit.h"
 #include "blob.h"
-#include "op.h"
+#include "engine.h"
 #include "ring.h"
 #include "stat_scalar.h"
 #include "stat_timer.h"

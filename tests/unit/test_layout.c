@@ -7,8 +7,8 @@
 
 #include "unit.h"
 #include "blob.h"
+#include "engine.h"
 #include "layout.h"
-#include "op.h"
 #include "stat_list.h"
 #include "stat_scalar.h"
 

@@ -8,7 +8,7 @@
 #include <errno.h>
 
 #include "unit.h"
-#include "op.h"
+#include "engine.h"
 #include "render_kstat.h"
 #include "stat_ioq.h"
 #include "stat_scalar.h"

@@ -8,8 +8,8 @@
 
 #include "unit.h"
 #include "defn.h"
+#include "engine.h"
 #include "layout.h"
-#include "op.h"
 #include "render_linux.h"
 
 #define T0	UINT64_C(3097300211992000)	/* [3097300.211992] */

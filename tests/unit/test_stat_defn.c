@@ -8,8 +8,8 @@
 
 #include "unit.h"
 #include "blob.h"
+#include "engine.h"
 #include "layout.h"
-#include "op.h"
 #include "stat_defn.h"
 
 static struct vsd_defn

@@ -8,7 +8,7 @@
 
 #include "unit.h"
 #include "blob.h"
-#include "op.h"
+#include "engine.h"
 #include "stat_ioq.h"
 
 static struct statsblob *

@@ -7,7 +7,7 @@
 #include <errno.h>
 
 #include "unit.h"
-#include "op.h"
+#include "engine.h"
 #include "stat_list.h"
 
 static struct statsblob *

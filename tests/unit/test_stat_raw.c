@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "unit.h"
-#include "op.h"
+#include "engine.h"
 #include "stat_raw.h"
 
 static struct statsblob *

@@ -9,7 +9,7 @@
 #include <statsd/kstat.h>
 
 #include "unit.h"
-#include "op.h"
+#include "engine.h"
 #include "stat_scalar.h"
 
 #define COUNT	STATS_VSS(VS_STYPE_COUNT, 0, 0, stat_count_vss_hlpr, NULL)

@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "unit.h"
-#include "op.h"
+#include "engine.h"
 #include "stat_timer.h"
 
 static struct statsblob *

@@ -1,6 +1,6 @@
 /*
- * blob.c: blob life cycle (alloc, init, clone, snapshot, reset, destroy),
- * the visitor, statistic lookup, merging, and validation of blobs that come
+ * blob.c: blob life cycle (clone, snapshot, reset, destroy; a new blob
+ * comes from its template, in tpl.c), the visitor, statistic lookup, merging, and validation of blobs that come
  * from elsewhere.
  */
 #include <errno.h>
@@ -10,7 +10,6 @@
 
 #include "blob.h"
 #include "kind.h"
-#include "tpl.h"
 
 int64_t
 blob_sbinuptime(void)
@@ -26,56 +25,6 @@ static inline struct statsblobv1 *
 sbv1(struct statsblob *sb)
 {
 	return (struct statsblobv1 *)sb;
-}
-
-struct statsblob *
-stats_blob_alloc(uint32_t tpl_id, uint32_t flags)
-{
-	struct statsblob_tpl *tpl;
-	struct statsblob *sb;
-	size_t sz;
-
-	(void)flags;
-	tpl_rlock();
-	tpl = (struct statsblob_tpl *)tpl_get_locked((int)tpl_id);
-	sz = tpl != NULL && tpl_id <= INT32_MAX ? tpl->sb->cursz : 0;
-	tpl_runlock();
-	if (sz == 0)
-		return NULL;
-	sb = calloc(1, sz);
-	if (sb == NULL)
-		return NULL;
-	sb->maxsz = (uint16_t)sz;
-	if (stats_blob_init(sb, tpl_id, 0) != 0) {
-		free(sb);
-		return NULL;
-	}
-	return sb;
-}
-
-int
-stats_blob_init(struct statsblob *sb, uint32_t tpl_id, uint32_t flags)
-{
-	const struct statsblob_tpl *tpl;
-	int error = 0;
-
-	(void)flags;
-	if (sb == NULL || tpl_id > INT32_MAX)
-		return EINVAL;
-	tpl_rlock();
-	tpl = tpl_get_locked((int)tpl_id);
-	if (tpl == NULL) {
-		error = EINVAL;
-	} else if (sb->maxsz < tpl->sb->cursz) {
-		error = EOVERFLOW;
-	} else {
-		/* As on FreeBSD, maxsz becomes the template's. */
-		memcpy(sb, tpl->sb, tpl->sb->cursz);
-		sbv1(sb)->tplhash = tpl->mb->tplhash;
-		sbv1(sb)->created = sbv1(sb)->lastrst = blob_sbinuptime();
-	}
-	tpl_runlock();
-	return error;
 }
 
 int

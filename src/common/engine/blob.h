@@ -32,8 +32,7 @@
 
 #include <statsd/stats.h>
 
-#define SB_V1_MAXSZ	65535
-#define SB_V1_HDRSZ	32
+#include "dtype.h"		/* SB_V1_MAXSZ, SB_V1_HDRSZ */
 
 /* voi.flags */
 #define VOI_REQSTATE	0x0001	/* the VOI keeps a VOISTATE (SB_VOI_RELUPDATE) */
@@ -128,10 +127,5 @@ const char *blob_check(const struct statsblobv1 *sb, size_t len);
 typedef int (*blob_iter_cb)(struct statsblobv1 *sb, struct voi *v,
     struct voistat *vs, uint32_t flags, void *ctx);
 int blob_iter(struct statsblobv1 *sb, bool nulls, blob_iter_cb cb, void *ctx);
-
-/* Template registry internals shared with the renderers. */
-const struct statsblob_tpl *tpl_by_hash(uint32_t hash);
-/* The hash of a template, as FreeBSD computes it (DJB2 step, seed 0). */
-uint32_t tpl_hash_buf(const void *buf, size_t len, uint32_t hash);
 
 #endif /* STATSD_BLOB_H */

@@ -1,6 +1,6 @@
 /*
- * kind.c: the data-type and statistic-type tables, and the one place that
- * renders a statistic's data by its family.
+ * kind.c: the statistic-type table, and the one place that renders a
+ * statistic's data by its family.
  */
 #include <errno.h>
 
@@ -15,43 +15,6 @@
 #include "stat_scalar.h"
 #include "stat_timer.h"
 #include "tdgst_stat.h"
-
-#define SCALAR(nm, sz, sgn, q)	{ nm, sz, sz, DF_SCALAR, sgn, q }
-/* Histogram and digest sizes vary; the size column is their alignment. */
-#define HIST(nm)		{ nm, 8, 8, DF_HIST, false, false }
-#define TDGST(nm)		{ nm, 8, 8, DF_TDGST, false, false }
-
-const struct dtype_info dtype_info[VSD_NUM_DTYPES] = {
-	[VSD_DTYPE_VOISTATE]	= { "VOISTATE", 8, 8, DF_VOISTATE, false, false },
-	[VSD_DTYPE_INT_S32]	= SCALAR("INT_S32", 4, true, false),
-	[VSD_DTYPE_INT_U32]	= SCALAR("INT_U32", 4, false, false),
-	[VSD_DTYPE_INT_S64]	= SCALAR("INT_S64", 8, true, false),
-	[VSD_DTYPE_INT_U64]	= SCALAR("INT_U64", 8, false, false),
-	[VSD_DTYPE_INT_SLONG]	= SCALAR("INT_SLONG", sizeof(long), true, false),
-	[VSD_DTYPE_INT_ULONG]	= SCALAR("INT_ULONG", sizeof(long), false, false),
-	[VSD_DTYPE_Q_S32]	= SCALAR("Q_S32", 4, true, true),
-	[VSD_DTYPE_Q_U32]	= SCALAR("Q_U32", 4, false, true),
-	[VSD_DTYPE_Q_S64]	= SCALAR("Q_S64", 8, true, true),
-	[VSD_DTYPE_Q_U64]	= SCALAR("Q_U64", 8, false, true),
-	[VSD_DTYPE_CRHIST32]	= HIST("CRHIST32"),
-	[VSD_DTYPE_DRHIST32]	= HIST("DRHIST32"),
-	[VSD_DTYPE_DVHIST32]	= HIST("DVHIST32"),
-	[VSD_DTYPE_CRHIST64]	= HIST("CRHIST64"),
-	[VSD_DTYPE_DRHIST64]	= HIST("DRHIST64"),
-	[VSD_DTYPE_DVHIST64]	= HIST("DVHIST64"),
-	[VSD_DTYPE_TDGSTCLUST32] = TDGST("TDGSTCLUST32"),
-	[VSD_DTYPE_TDGSTCLUST64] = TDGST("TDGSTCLUST64"),
-	[VSD_DTYPE_LIST]	= { "LIST", LIST_HDRSZ, 8, DF_LIST, false, false },
-	[VSD_DTYPE_HISTORY]	= { "HISTORY", HISTORY_HDRSZ, 8, DF_HISTORY,
-				    false, false },
-	[VSD_DTYPE_RAW]		= { "RAW", RAW_HDRSZ, 8, DF_RAW, false, false },
-	[VSD_DTYPE_IOQ]		= { "IOQ", IOQ_SIZE, 8, DF_IOQ, false, false },
-	[VSD_DTYPE_TIMER]	= { "TIMER", TIMER_SIZE, 8, DF_TIMER, false,
-				    false },
-	[VSD_DTYPE_STRING]	= { "STRING", STRING_HDRSZ, 8, DF_STRING, false,
-				    false },
-	[VSD_DTYPE_DEFN]	= { "DEFN", DEFN_SIZE, 8, DF_DEFN, false, false },
-};
 
 const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	[VS_STYPE_VOISTATE] = {

@@ -1,8 +1,8 @@
 /*
- * kind.h: the tables that drive the engine. Each data type and each
- * statistic type is described once, here, as data; update, reset, merge,
- * validation and rendering dispatch through these tables rather than
- * through switch statements scattered across files.
+ * kind.h: the table that drives the engine. Each statistic type is
+ * described once, here, as data (its data types are in dtype.h); update,
+ * reset, merge, validation and rendering dispatch through these tables
+ * rather than through switch statements scattered across files.
  */
 #ifndef STATSD_KIND_H
 #define STATSD_KIND_H
@@ -11,46 +11,9 @@
 #include <stdint.h>
 
 #include "blob.h"
+#include "dtype.h"
 
 struct stats_event;
-
-enum dtype_family {
-	DF_NONE = 0,
-	DF_VOISTATE,
-	DF_SCALAR,
-	DF_HIST,
-	DF_TDGST,
-	DF_LIST,		/* stat_list.c */
-	DF_HISTORY,		/* stat_history.c */
-	DF_RAW,			/* stat_raw.c */
-	DF_IOQ,			/* stat_ioq.c */
-	DF_TIMER,		/* stat_timer.c */
-	DF_STRING,		/* stat_scalar.c */
-	DF_DEFN,		/* stat_defn.c */
-};
-
-struct dtype_info {
-	const char		*name;		/* "INT_U64" */
-	uint16_t		 size;		/* scalars: value size; else 8 */
-	uint8_t			 align;		/* alignment of the data */
-	uint8_t			 family;	/* enum dtype_family */
-	bool			 is_signed;	/* scalars: signed comparison */
-	bool			 is_q;		/* scalars: fixed point */
-};
-
-extern const struct dtype_info dtype_info[VSD_NUM_DTYPES];
-
-static inline bool
-dtype_valid(int dtype)
-{
-	return dtype > 0 && dtype < VSD_NUM_DTYPES;
-}
-
-static inline bool
-dtype_is_scalar(int dtype)
-{
-	return dtype_valid(dtype) && dtype_info[dtype].family == DF_SCALAR;
-}
 
 /*
  * One statistic type. x is the update's value in the VOI's type and y its
@@ -97,13 +60,6 @@ stype_valid(int stype)
 {
 	return stype > 0 && stype < VS_NUM_STYPES;
 }
-
-/*
- * The most bytes one list or ring statistic may take: a blob's 65535 less
- * room for the blob header, its VOI and that VOI's other statistics. The
- * entries_max bounds of LIST, HISTORY and RAW derive from it.
- */
-#define STAT_ROOM	(SB_V1_MAXSZ - 1024u)
 
 /*
  * Render one statistic's data (no key, no braces around the whole):

@@ -12,6 +12,7 @@
 
 #include "kind.h"
 #include "layout.h"
+#include "tpl.h"
 
 static size_t
 align_up(size_t v, size_t a)

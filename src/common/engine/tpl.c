@@ -1,7 +1,8 @@
 /*
  * tpl.c: the template registry: allocation, VOI addition (which lays out
- * the template blob every blob of it copies), the template hash, lookups
- * by name, hash and spec string, and the list of all templates.
+ * the template blob every blob of it copies), new blobs made from a
+ * template, the template hash, lookups by name, hash and spec string, and
+ * the list of all templates.
  *
  * Templates are never freed, so a slot id or a borrowed statsblob_tpl stays
  * valid for the life of the process, as on FreeBSD. One rwlock guards the
@@ -200,6 +201,58 @@ stats_tpl_fetch(int tpl_id, struct statsblob_tpl **tpl)
 	else if (tpl != NULL)
 		*tpl = tpllist[tpl_id];
 	pthread_rwlock_unlock(&tpl_lock);
+	return error;
+}
+
+/* Blobs are made from their template: a copy of its blob, stamped. */
+struct statsblob *
+stats_blob_alloc(uint32_t tpl_id, uint32_t flags)
+{
+	struct statsblob_tpl *tpl;
+	struct statsblob *sb;
+	size_t sz;
+
+	(void)flags;
+	tpl_rlock();
+	tpl = (struct statsblob_tpl *)tpl_get_locked((int)tpl_id);
+	sz = tpl != NULL && tpl_id <= INT32_MAX ? tpl->sb->cursz : 0;
+	tpl_runlock();
+	if (sz == 0)
+		return NULL;
+	sb = calloc(1, sz);
+	if (sb == NULL)
+		return NULL;
+	sb->maxsz = (uint16_t)sz;
+	if (stats_blob_init(sb, tpl_id, 0) != 0) {
+		free(sb);
+		return NULL;
+	}
+	return sb;
+}
+
+int
+stats_blob_init(struct statsblob *sb, uint32_t tpl_id, uint32_t flags)
+{
+	struct statsblobv1 *b = (struct statsblobv1 *)sb;
+	const struct statsblob_tpl *tpl;
+	int error = 0;
+
+	(void)flags;
+	if (sb == NULL || tpl_id > INT32_MAX)
+		return EINVAL;
+	tpl_rlock();
+	tpl = tpl_get_locked((int)tpl_id);
+	if (tpl == NULL) {
+		error = EINVAL;
+	} else if (sb->maxsz < tpl->sb->cursz) {
+		error = EOVERFLOW;
+	} else {
+		/* As on FreeBSD, maxsz becomes the template's. */
+		memcpy(sb, tpl->sb, tpl->sb->cursz);
+		b->tplhash = tpl->mb->tplhash;
+		b->created = b->lastrst = blob_sbinuptime();
+	}
+	tpl_runlock();
 	return error;
 }
 

@@ -21,4 +21,9 @@ void tpl_runlock(void);
 const struct statsblob_tpl *tpl_get_locked(int id);
 int tpl_count_locked(void);
 
+/* The template whose hash is hash, or NULL. */
+const struct statsblob_tpl *tpl_by_hash(uint32_t hash);
+/* The hash of a template, as FreeBSD computes it (DJB2 step, seed 0). */
+uint32_t tpl_hash_buf(const void *buf, size_t len, uint32_t hash);
+
 #endif /* STATSD_TPL_H */

@@ -10,9 +10,9 @@
 #include <time.h>
 
 #include "blob.h"
+#include "engine.h"
 #include "kind.h"
 #include "numeric.h"
-#include "op.h"
 #include "stat_defn.h"
 #include "stat_scalar.h"
 

@@ -6,7 +6,7 @@
 #ifndef STATSD_HIST_H
 #define STATSD_HIST_H
 
-#include "kind.h"
+#include "dtype.h"
 
 int hist_update(struct voistatdata *, uint16_t, enum vsd_dtype,
     enum vsd_dtype, const struct voistatdata_numeric *, uint64_t, bool *);

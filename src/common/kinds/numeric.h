@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "kind.h"
+#include "dtype.h"
 
 /* The type's minimum (max == false) or maximum as a numeric. */
 struct voistatdata_numeric numeric_limit(enum vsd_dtype dtype, bool max);

@@ -19,7 +19,7 @@
 #ifndef STATSD_STAT_DEFN_H
 #define STATSD_STAT_DEFN_H
 
-#include "kind.h"
+#include "dtype.h"
 
 enum defn_type {
 	DEFN_VALUE = 0,

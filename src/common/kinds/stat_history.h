@@ -7,7 +7,8 @@
 #ifndef STATSD_STAT_HISTORY_H
 #define STATSD_STAT_HISTORY_H
 
-#include "kind.h"
+#include "dtype.h"
+#include "op.h"
 
 enum history_mode {
 	HISTORY_INCREMENTS = 0,	/* cell += Y */

@@ -7,7 +7,8 @@
 
 #include <statsd/kstat.h>
 
-#include "kind.h"
+#include "dtype.h"
+#include "op.h"
 
 #define IOQ_SIZE	((uint16_t)sizeof(kstat_io_t))
 

@@ -6,7 +6,7 @@
 #ifndef STATSD_STAT_LIST_H
 #define STATSD_STAT_LIST_H
 
-#include "kind.h"
+#include "dtype.h"
 
 struct vsd_list_entry {
 	struct voistatdata_numeric	x;

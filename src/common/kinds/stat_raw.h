@@ -6,7 +6,8 @@
 #ifndef STATSD_STAT_RAW_H
 #define STATSD_STAT_RAW_H
 
-#include "kind.h"
+#include "dtype.h"
+#include "op.h"
 
 struct raw_rec {
 	uint64_t	time;		/* CLOCK_MONOTONIC ns */

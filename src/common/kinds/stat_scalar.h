@@ -6,7 +6,8 @@
 #ifndef STATSD_STAT_SCALAR_H
 #define STATSD_STAT_SCALAR_H
 
-#include "kind.h"
+#include "dtype.h"
+#include "op.h"
 
 /*
  * A STRING value: cap bytes of storage, len of them used and NUL-terminated

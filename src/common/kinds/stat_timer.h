@@ -8,7 +8,8 @@
 
 #include <statsd/kstat.h>
 
-#include "kind.h"
+#include "dtype.h"
+#include "op.h"
 
 struct vsd_timer {
 	uint64_t	num_events;

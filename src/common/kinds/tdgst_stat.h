@@ -5,7 +5,7 @@
 #ifndef STATSD_TDGST_STAT_H
 #define STATSD_TDGST_STAT_H
 
-#include "kind.h"
+#include "dtype.h"
 
 int tdgst_stat_update(struct voistatdata *, uint16_t, enum vsd_dtype,
     enum vsd_dtype, const struct voistatdata_numeric *, uint64_t, bool *);

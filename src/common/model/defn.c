@@ -23,7 +23,6 @@
 #include "defn.h"
 #include "kind.h"
 #include "layout.h"
-#include "render_linux.h"
 #include "stat_list.h"
 
 enum defn_vtype {
@@ -708,6 +707,13 @@ defn_apply(const struct statsblob *sb, const char *const *names,
 }
 
 /* ------------------------------------------------------------- the file */
+
+void
+linux_timestamp(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "[%5" PRIu64 ".%06" PRIu64 "]", ns / 1000000000u,
+	    ns % 1000000000u / 1000u);
+}
 
 int
 defn_format(struct sbuf *buf, const struct statsblob *sb,

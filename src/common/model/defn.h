@@ -110,6 +110,13 @@ int defn_apply(const struct statsblob *sb, const char *const *names,
 int defn_format(struct sbuf *buf, const struct statsblob *sb,
     const char *const *names, uint16_t nnames);
 
+/*
+ * A time as the Linux code prints it: "[%5lu.%06lu]", s and µs. The
+ * definition file's timestamps and the data file's history and raw lines
+ * use it.
+ */
+void linux_timestamp(char *buf, size_t len, uint64_t ns);
+
 /* The attribute table, for docs and tests: name, writable, applies to. */
 struct defn_attr_info {
 	const char	*name;

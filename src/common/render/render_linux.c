@@ -20,19 +20,13 @@
 #include <stdlib.h>
 
 #include "blob.h"
+#include "defn.h"
 #include "hist.h"
 #include "render_linux.h"
 #include "stat_defn.h"
 #include "stat_history.h"
 #include "stat_list.h"
 #include "stat_raw.h"
-
-void
-linux_timestamp(char *buf, size_t len, uint64_t ns)
-{
-	snprintf(buf, len, "[%5" PRIu64 ".%06" PRIu64 "]", ns / 1000000000u,
-	    ns % 1000000000u / 1000u);
-}
 
 void
 linux_avg(char *buf, size_t len, int64_t acc, uint64_t num)

@@ -22,9 +22,6 @@
 int linux_data_format(struct sbuf *buf, const struct statsblob *sb,
     const char *const *names, uint16_t nnames, uint64_t now_ns);
 
-/* A time as the Linux code prints it: "[%5lu.%06lu]", s and µs. */
-void linux_timestamp(char *buf, size_t len, uint64_t ns);
-
 /* A range's average acc/num as "%lld.%03lld", rounded half away from 0;
  * "0.000" when num is 0. */
 void linux_avg(char *buf, size_t len, int64_t acc, uint64_t num);
