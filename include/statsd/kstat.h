@@ -42,6 +42,8 @@ typedef int		kid_t;		/* unique kstat id */
 #define KSTAT_DATA_INT64	3
 #define KSTAT_DATA_UINT64	4
 #define KSTAT_DATA_STRING	9
+/* statsd's: an array of uint64_t (a kstat2 histogram's "buckets"). */
+#define KSTAT_DATA_UINT64_ARRAY	10
 /* LP64 user code: LONG is INT64 and ULONG UINT64; the rest are obsolete. */
 #define KSTAT_DATA_LONG		KSTAT_DATA_INT64
 #define KSTAT_DATA_ULONG	KSTAT_DATA_UINT64
@@ -178,6 +180,15 @@ typedef struct kstat_named {
 #define KSTAT_NAMED_STR_BUFLEN(knptr)	((knptr)->value.str.len)
 
 /*
+ * A KSTAT_DATA_UINT64_ARRAY value is laid out like a long string: the
+ * pointer is to its first element, packed after the kstat_named_t array in
+ * ks_data (and in kstat_read()'s buf), and the length counts elements.
+ */
+#define KSTAT_NAMED_ARR_PTR(knptr)	\
+	((uint64_t *)(void *)(knptr)->value.str.addr.ptr)
+#define KSTAT_NAMED_ARR_LEN(knptr)	((knptr)->value.str.len)
+
+/*
  * The kstat header. Fields and their order are the seed's; ks_flags is
  * 32 bits wide (illumos: uchar_t) to hold KSTAT_FLAG_PRIV. The "kernel
  * only" fields exist for source compatibility: a provider may keep its own
@@ -263,8 +274,15 @@ STATS_API kstat_t *kstat_lookup(kstat_ctl_t *kc, const char *ks_module,
  * ks_ndata, ks_data_size, ks_snaptime and ks_flags.
  *   NAMED   one kstat_named_t per VOI, by the VOI's name, holding its LAST
  *           value (else its SUM, else its COUNT), then the VOI's other
- *           scalar statistics as "<voi>.<kind>"; for a blob or a kstat2
- *           histogram only the "<voi>.<kind>" ones
+ *           scalar statistics as "<voi>.<kind>"; for a blob only the
+ *           "<voi>.<kind>" ones
+ *   HIST    (a kstat2 histogram, shown as NAMED) the fields of kstat2's
+ *           histogram data by their names: "buckets", a
+ *           KSTAT_DATA_UINT64_ARRAY of the bucket counts, every bucket from
+ *           creation on (KSTAT_NAMED_ARR_PTR, KSTAT_NAMED_ARR_LEN);
+ *           "type" (UINT32, a kstat2_nv_hist_type_t); "range_min",
+ *           "range_max" and "stepping" (UINT64) as created. Bucket i's
+ *           values follow from those four (docs/formats.md)
  *   INTR    a kstat_intr_t; IO a kstat_io_t (its integrals carried up to
  *           ks_snaptime); TIMER a kstat_timer_t per timer; RAW ndata bytes
  * Returns: the current KCID (compare it with kc_chain_id); -1 with errno

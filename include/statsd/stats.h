@@ -372,7 +372,8 @@ struct voistatspec {
 	struct vss_hlpr_info	*hlprinfo;	/* the helper's arguments */
 	struct voistatdata	*iv;		/* initial value */
 	size_t			vsdsz;		/* size of iv */
-	uint32_t		flags;
+	uint32_t		flags;		/* 0 (statsd's kstat2 histograms
+						 * use it internally) */
 	enum vsd_dtype		vs_dtype : 8;
 	enum voi_stype		stype : 8;
 };

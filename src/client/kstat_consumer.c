@@ -19,11 +19,12 @@
 #define KS_MAGIC	0x6b737463u	/* "kstc" */
 #define KC_SEGS		2
 
-/* A template's VOI names, by its hash. */
+/* A template's VOI names and kstat2 histograms, by its hash. */
 struct kc_tpl {
-	uint32_t	 hash;
-	uint16_t	 nnames;
-	char		**names;
+	uint32_t		 hash;
+	uint16_t		 nnames;
+	char			**names;
+	struct k2hist_params	*k2;	/* nnames of them */
 };
 
 struct kc_state {
@@ -98,10 +99,30 @@ kc_tpls_free(struct kc_state *s)
 		for (k = 0; k < s->tpls[i].nnames; k++)
 			free(s->tpls[i].names[k]);
 		free(s->tpls[i].names);
+		free(s->tpls[i].k2);
 	}
 	free(s->tpls);
 	s->tpls = NULL;
 	s->ntpls = 0;
+}
+
+/* A K2HIST StatSpec of io.statsd.varlink: what the histogram was created
+ * with (absent fields take the IDL's defaults). */
+static void
+kc_k2hist(const json_t *st, struct k2hist_params *p)
+{
+	const char *scheme = json_string_value(json_object_get(st, "scheme"));
+	int type = k2hist_type_from_name(scheme != NULL ? scheme : "LINEAR");
+	json_t *v;
+
+	p->valid = type >= 0;
+	p->type = (enum k2hist_type)(type >= 0 ? type : 0);
+	v = json_object_get(st, "lb");
+	p->range_min = json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+	v = json_object_get(st, "ub");
+	p->range_max = json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+	v = json_object_get(st, "step");
+	p->stepping = json_is_integer(v) ? (uint64_t)json_integer_value(v) : 1;
 }
 
 /* Load every template's VOI names (TemplateList). Returns: 0; -errno. */
@@ -141,16 +162,29 @@ kc_tpls_load(struct kc_state *s)
 		kt->hash = (uint32_t)hash;
 		kt->nnames = (uint16_t)(maxid + 1);
 		kt->names = calloc(kt->nnames + 1u, sizeof(char *));
-		if (kt->names == NULL)
+		kt->k2 = calloc(kt->nnames + 1u, sizeof(*kt->k2));
+		if (kt->names == NULL || kt->k2 == NULL) {
+			free(kt->names);
+			free(kt->k2);
 			break;
+		}
 		json_array_foreach(vois, j, v) {
 			json_int_t id = json_integer_value(json_object_get(v,
 			    "id"));
 			const char *n = json_string_value(json_object_get(v,
 			    "name"));
+			json_t *st;
+			size_t k;
 
-			if (id >= 0 && id < kt->nnames && n != NULL)
+			if (id < 0 || id >= kt->nnames)
+				continue;
+			if (n != NULL)
 				kt->names[id] = strdup(n);
+			json_array_foreach(json_object_get(v, "stats"), k, st)
+				if (json_is_string(json_object_get(st, "kind"))
+				    && strcmp(json_string_value(json_object_get(
+				    st, "kind")), "K2HIST") == 0)
+					kc_k2hist(st, &kt->k2[id]);
 		}
 		s->ntpls++;
 	}
@@ -731,8 +765,8 @@ kstat_read(kstat_ctl_t *kc, kstat_t *ksp, void *buf)
 		return kc_errno(EINVAL);
 	t = kc_tpl_find(s, k->tpl_hash, true);
 	r = kd_convert(k->type, k->ndata, s->blob, t != NULL ?
-	    (const char *const *)t->names : NULL, t != NULL ? t->nnames : 0,
-	    (hrtime_t)snap, &out);
+	    (const char *const *)t->names : NULL, t != NULL ? t->k2 : NULL,
+	    t != NULL ? t->nnames : 0, (hrtime_t)snap, &out);
 	if (r < 0)
 		return kc_errno(r);
 	free(ksp->ks_data);
@@ -748,9 +782,11 @@ kstat_read(kstat_ctl_t *kc, kstat_t *ksp, void *buf)
 			kstat_named_t *kn = buf;
 			unsigned i;
 
-			/* Strings point into buf, as illumos rebases them. */
+			/* Strings (and arrays) point into buf, as illumos
+			 * rebases them. */
 			for (i = 0; i < out.ndata; i++)
-				if (kn[i].data_type == KSTAT_DATA_STRING &&
+				if ((kn[i].data_type == KSTAT_DATA_STRING ||
+				    kn[i].data_type == KSTAT_DATA_UINT64_ARRAY) &&
 				    kn[i].value.str.addr.ptr != NULL)
 					kn[i].value.str.addr.ptr = (char *)buf +
 					    (kn[i].value.str.addr.ptr -

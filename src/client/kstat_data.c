@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "blob.h"
+#include "hist.h"
 #include "kind.h"
 #include "kstat_data.h"
 #include "stat_ioq.h"
@@ -34,13 +35,17 @@ kd_stat(const struct statsblobv1 *b, const struct voi *v, int stype)
 	return vs->stype == stype ? vs : NULL;
 }
 
-/* A growing array of named values, and the strings they point to. */
+/* A growing array of named values, and the arrays and strings they point
+ * to. */
 struct kd_named {
 	kstat_named_t	*v;
 	size_t		 n, cap;
 	char		*strs;		/* packed, NUL-terminated */
 	size_t		 slen, scap;
 	size_t		*soff;		/* v[i]'s string offset, or -1 */
+	uint64_t	*arrs;		/* packed arrays */
+	size_t		 alen, acap;
+	size_t		*aoff;		/* v[i]'s array offset, or -1 */
 };
 
 static kstat_named_t *
@@ -60,11 +65,16 @@ kd_add(struct kd_named *kn, const char *name, const char *suffix)
 		if (no == NULL)
 			return NULL;
 		kn->soff = no;
+		no = realloc(kn->aoff, ncap * sizeof(*no));
+		if (no == NULL)
+			return NULL;
+		kn->aoff = no;
 		kn->cap = ncap;
 	}
 	k = &kn->v[kn->n];
 	memset(k, 0, sizeof(*k));
 	kn->soff[kn->n] = (size_t)-1;
+	kn->aoff[kn->n] = (size_t)-1;
 	kn->n++;
 	if (suffix != NULL) {
 		size_t l = strlen(name), sl = strlen(suffix);
@@ -100,6 +110,65 @@ kd_string(struct kd_named *kn, const char *s, size_t len)
 	kn->soff[kn->n - 1] = kn->slen;
 	kn->v[kn->n - 1].value.str.len = (uint32_t)len + 1;
 	kn->slen += len + 1;
+	return 0;
+}
+
+/* Make room for len more elements of the last value's array. Returns: a
+ * pointer to them; NULL. */
+static uint64_t *
+kd_array(struct kd_named *kn, size_t len)
+{
+	if (kn->alen + len > kn->acap) {
+		size_t ncap = (kn->acap + len) * 2;
+		uint64_t *na = realloc(kn->arrs, ncap * sizeof(*na));
+
+		if (na == NULL)
+			return NULL;
+		kn->arrs = na;
+		kn->acap = ncap;
+	}
+	kn->aoff[kn->n - 1] = kn->alen;
+	kn->v[kn->n - 1].data_type = KSTAT_DATA_UINT64_ARRAY;
+	kn->v[kn->n - 1].value.str.len = (uint32_t)len;
+	kn->alen += len;
+	return kn->arrs + kn->alen - len;
+}
+
+/* A kstat2 histogram's fields: "buckets" (its counts), "type",
+ * "range_min", "range_max", "stepping"; prefixed "<voi>." unless bare. */
+static int
+kd_k2hist(struct kd_named *kn, const char *name, bool bare,
+    const struct voistatdata *vsd, enum vsd_dtype hist_dtype,
+    const struct k2hist_params *k2)
+{
+	const struct hist_geom *g = hist_geom(hist_dtype);
+	uint64_t f[K2HIST_NFIELDS - 1];
+	const char *const *fn = k2hist_field_names;
+	kstat_named_t *k;
+	uint64_t *b;
+	uint16_t i, n;
+
+	if (g == NULL)
+		return 0;
+	k2hist_param_values(k2, f);
+	n = hist_nbuckets(vsd, g);
+	k = kd_add(kn, bare ? fn[0] : name, bare ? NULL : fn[0]);
+	if (k == NULL || (b = kd_array(kn, n)) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < n; i++)
+		b[i] = hist_bkt_cnt(vsd, g, i);
+	for (i = 1; i < K2HIST_NFIELDS; i++) {
+		k = kd_add(kn, bare ? fn[i] : name, bare ? NULL : fn[i]);
+		if (k == NULL)
+			return -ENOMEM;
+		if (i == 1) {
+			k->data_type = KSTAT_DATA_UINT32;
+			k->value.ui32 = (uint32_t)f[0];
+		} else {
+			k->data_type = KSTAT_DATA_UINT64;
+			k->value.ui64 = f[i - 1];
+		}
+	}
 	return 0;
 }
 
@@ -174,14 +243,14 @@ kd_name(const char *const *names, uint16_t nnames, int id, char *buf,
 }
 
 static int
-kd_named(const struct statsblobv1 *b, bool own_values,
-    const char *const *names, uint16_t nnames, hrtime_t snaptime,
-    struct kd_out *out)
+kd_named(const struct statsblobv1 *b, uint8_t type, bool own_values,
+    const char *const *names, const struct k2hist_params *k2,
+    uint16_t nnames, hrtime_t snaptime, struct kd_out *out)
 {
 	struct kd_named kn = { 0 };
 	uint16_t i, nv = blob_nvois(b);
 	char nbuf[16];
-	size_t k, total;
+	size_t k, total, aoff, soff;
 	int r = 0;
 
 	for (i = 0; i < nv && r == 0; i++) {
@@ -218,6 +287,10 @@ kd_named(const struct statsblobv1 *b, bool own_values,
 			r = kd_fields(&kn, name, stat_ioq_field_names, f,
 			    IOQ_NFIELDS);
 		}
+		if (r == 0 && k2 != NULL && i < nnames && k2[i].valid &&
+		    (vs = kd_stat(b, v, VS_STYPE_HIST)) != NULL)
+			r = kd_k2hist(&kn, name, type == KSTAT_TYPE_HIST,
+			    blob_vsd(b, vs), (enum vsd_dtype)vs->dtype, &k2[i]);
 		if (r == 0 && (vs = kd_stat(b, v, VS_STYPE_TIMER)) != NULL) {
 			uint64_t f[TIMER_NFIELDS];
 
@@ -229,8 +302,15 @@ kd_named(const struct statsblobv1 *b, bool own_values,
 	}
 	if (r < 0)
 		goto fail;
-	/* One allocation: the array, then the strings it points into. */
-	total = kn.n * sizeof(kstat_named_t) + kn.slen;
+	/*
+	 * One allocation: the named values, then the arrays (8-aligned, as
+	 * a kstat_named_t's size is), then the strings they point into.
+	 */
+	_Static_assert(sizeof(kstat_named_t) % sizeof(uint64_t) == 0,
+	    "arrays follow the named values aligned");
+	aoff = kn.n * sizeof(kstat_named_t);
+	soff = aoff + kn.alen * sizeof(uint64_t);
+	total = soff + kn.slen;
 	out->data = malloc(total > 0 ? total : 1);
 	if (out->data == NULL) {
 		r = -ENOMEM;
@@ -238,15 +318,20 @@ kd_named(const struct statsblobv1 *b, bool own_values,
 	}
 	if (kn.n > 0)
 		memcpy(out->data, kn.v, kn.n * sizeof(kstat_named_t));
+	if (kn.alen > 0)
+		memcpy((char *)out->data + aoff, kn.arrs,
+		    kn.alen * sizeof(uint64_t));
 	if (kn.slen > 0)
-		memcpy((char *)out->data + kn.n * sizeof(kstat_named_t),
-		    kn.strs, kn.slen);
+		memcpy((char *)out->data + soff, kn.strs, kn.slen);
 	for (k = 0; k < kn.n; k++) {
 		kstat_named_t *kp = (kstat_named_t *)out->data + k;
 
 		if (kn.soff[k] != (size_t)-1)
-			kp->value.str.addr.ptr = (char *)out->data +
-			    kn.n * sizeof(kstat_named_t) + kn.soff[k];
+			kp->value.str.addr.ptr = (char *)out->data + soff +
+			    kn.soff[k];
+		if (kn.aoff[k] != (size_t)-1)
+			kp->value.str.addr.ptr = (char *)out->data + aoff +
+			    kn.aoff[k] * sizeof(uint64_t);
 	}
 	out->ndata = (unsigned)kn.n;
 	out->size = total;
@@ -255,6 +340,8 @@ fail:
 	free(kn.v);
 	free(kn.soff);
 	free(kn.strs);
+	free(kn.aoff);
+	free(kn.arrs);
 	return r;
 }
 
@@ -281,8 +368,8 @@ kd_scalar(const struct statsblobv1 *b, const struct voi *v)
 
 int
 kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
-    const char *const *names, uint16_t nnames, hrtime_t snaptime,
-    struct kd_out *out)
+    const char *const *names, const struct k2hist_params *k2,
+    uint16_t nnames, hrtime_t snaptime, struct kd_out *out)
 {
 	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
 	uint16_t i, nv = blob_nvois(b);
@@ -292,7 +379,8 @@ kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
 	memset(out, 0, sizeof(*out));
 	switch (type) {
 	case KSTAT_TYPE_NAMED:
-		return kd_named(b, true, names, nnames, snaptime, out);
+		return kd_named(b, type, true, names, k2, nnames, snaptime,
+		    out);
 	case KSTAT_TYPE_INTR: {
 		kstat_intr_t *ki = calloc(1, sizeof(*ki));
 
@@ -383,6 +471,7 @@ kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
 	}
 	default:
 		/* Blobs and kstat2 histograms: their scalars, flat. */
-		return kd_named(b, false, names, nnames, snaptime, out);
+		return kd_named(b, type, false, names, k2, nnames, snaptime,
+		    out);
 	}
 }

@@ -83,6 +83,7 @@ m_view(const struct reg_kstat *k, const struct statsblob *sb,
 	v->hdr = &k->hdr;
 	v->sb = sb;
 	v->names = registry_kstat_names(k, &v->nnames);
+	v->k2 = k->tpl->k2;
 }
 
 /* Parse JSON the renderers wrote. An unsigned 64-bit value past
@@ -113,6 +114,26 @@ m_view_cmp(const void *a, const void *b)
 	return strcasecmp(x->name, y->name);
 }
 
+/* An array statistic's numbers ("0 3 1") as a JSON array. */
+static json_t *
+m_flat_array(const char *text)
+{
+	json_t *a = json_array();
+	const char *p = text;
+	char *end;
+
+	while (a != NULL && *p != '\0') {
+		unsigned long long n = strtoull(p, &end, 10);
+
+		if (end == p)
+			break;
+		json_array_append_new(a, n <= INT64_MAX ?
+		    json_integer((json_int_t)n) : json_real((double)n));
+		p = *end == ' ' ? end + 1 : end;
+	}
+	return a;
+}
+
 /* A flat statistic's text as a JSON value: numbers stay numbers. */
 static json_t *
 m_flat_value(const struct ksfmt_stat *st)
@@ -121,6 +142,8 @@ m_flat_value(const struct ksfmt_stat *st)
 
 	if (st->quoted)
 		return json_string(st->value);
+	if (st->array)
+		return m_flat_array(st->value);
 	v = m_json_parse(st->value, JSON_DECODE_ANY);
 	if (v == NULL || !json_is_number(v)) {
 		json_decref(v);

@@ -135,6 +135,7 @@ reg_template_free(struct reg_template *t)
 	for (i = 0; i < t->nnames; i++)
 		free(t->names[i]);
 	free(t->names);
+	free(t->k2);
 	json_decref(t->def);
 	free(t);
 }
@@ -268,10 +269,12 @@ registry_template_add(struct registry *r, json_t *def,
 		return e;
 	}
 	t->def = json_deep_copy(def);
-	if (t->def == NULL) {
+	t->k2 = calloc(t->nnames > 0 ? t->nnames : 1, sizeof(*t->k2));
+	if (t->def == NULL || t->k2 == NULL) {
 		reg_template_free(t);
 		return -ENOMEM;
 	}
+	tpldef_k2hist(t->def, t->k2, t->nnames);
 	r->tpls[r->ntpls++] = t;
 	*ret = t;
 	*ret_created = true;

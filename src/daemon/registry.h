@@ -38,6 +38,7 @@ struct reg_template {
 	uint32_t	 size;		/* bytes of a blob */
 	uint16_t	 nnames;
 	char		**names;	/* VOI names by id; NULL: vacant */
+	struct k2hist_params *k2;	/* by VOI id: kstat2 histograms */
 	json_t		*def;		/* the definition as given */
 };
 

@@ -269,23 +269,53 @@ td_hist(struct tpldef_voi *tv, json_t *st, const char *path,
 	return r;
 }
 
+/* A K2HIST StatSpec's parameters; type -1 for an unknown scheme. */
+static int
+td_k2hist_params(json_t *st, struct k2hist_params *p)
+{
+	int type = k2hist_type_from_name(td_str(st, "scheme", "LINEAR"));
+
+	p->valid = type >= 0;
+	p->type = (enum k2hist_type)(type >= 0 ? type : 0);
+	p->range_min = (uint64_t)td_int(st, "lb", 0);
+	p->range_max = (uint64_t)td_int(st, "ub", 0);
+	p->stepping = (uint64_t)td_int(st, "step", 1);
+	return type;
+}
+
+void
+tpldef_k2hist(json_t *def, struct k2hist_params *out, uint16_t n)
+{
+	json_t *v, *st;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(def, "vois"), i, v) {
+		json_int_t id = json_integer_value(json_object_get(v, "id"));
+
+		if (id < 0 || id >= n)
+			continue;
+		json_array_foreach(json_object_get(v, "stats"), j, st)
+			if (strcmp(td_str(st, "kind", ""), "K2HIST") == 0)
+				(void)td_k2hist_params(st, &out[id]);
+	}
+}
+
 static int
 td_k2hist(struct tpldef_voi *tv, json_t *st, const char *path,
     struct tpldef_error *err)
 {
+	struct k2hist_params p;
 	struct k2hist_spec ks;
-	int type, e;
+	int e;
 
 	if (tv->dtype != VSD_DTYPE_INT_U64)
 		return td_fail(err, path, "kind",
 		    "K2HIST needs an INT_U64 VOI");
-	type = k2hist_type_from_name(td_str(st, "scheme", "LINEAR"));
-	if (type < 0)
+	if (td_k2hist_params(st, &p) < 0)
 		return td_fail(err, path, "scheme",
 		    "LINEAR, LOG2, LOG10 or LOG10_LIN");
-	e = k2hist_spec_init(&ks, (enum k2hist_type)type,
-	    (uint64_t)td_int(st, "lb", 0), (uint64_t)td_int(st, "ub", 0),
-	    (uint64_t)td_int(st, "step", 1));
+	e = k2hist_spec_init(&ks, p.type, p.range_min, p.range_max,
+	    p.stepping);
 	if (e == ENOMEM)
 		return -ENOMEM;
 	if (e != 0)
@@ -297,7 +327,7 @@ td_k2hist(struct tpldef_voi *tv, json_t *st, const char *path,
 	    tv->vss[tv->nvss].vs_dtype, path, err);
 	k2hist_spec_done(&ks);
 	if (e == 0)
-		tv->nvss++;
+		tv->vss[tv->nvss++].flags = K2HIST_VSS_FLAGS;
 	return e;
 }
 

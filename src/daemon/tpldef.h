@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "kstat2_hist.h"
 #include "varlink.h"
 
 /* The StatSpec and VoiSpec parameter tables (shared with the IDL). */
@@ -33,5 +34,12 @@ struct tpldef_error {
  * the engine has a template of that name; -ENOMEM.
  */
 int tpldef_register(json_t *def, struct tpldef_error *err);
+
+/*
+ * tpldef_k2hist: what each K2HIST statistic of a registered definition
+ * was made with, into out[id] for VOI id < n (out[id].valid set); others
+ * are left alone.
+ */
+void tpldef_k2hist(json_t *def, struct k2hist_params *out, uint16_t n);
 
 #endif

@@ -354,6 +354,32 @@ START_TEST(engine_reads_kstat2_histograms)
 }
 END_TEST
 
+/*
+ * Solaris creates a LOG2 histogram kstat "containing exactly 65 buckets":
+ * its buckets exist, at zero, before any value is added and after a
+ * reset, where stats(3) would show a statistic not yet updated as null.
+ */
+START_TEST(buckets_exist_from_creation)
+{
+	struct k2 k;
+	char *txt;
+
+	k2_open(&k, K2HIST_LOG2, 0, 0, 0);
+	txt = unit_tostr(k.sb, SB_STRFMT_JSON, 0);
+	ck_assert_ptr_null(strstr(txt, "\"[4]\":null"));
+	ck_assert_ptr_nonnull(strstr(txt, "\"nbkts\":65,\"oob\":0,"));
+	free(txt);
+	ck_assert_int_eq(stats_voi_update_abs_u64(k.sb, 0, 7), 0);
+	ck_assert_int_eq(stats_blob_reset(k.sb), 0);
+	txt = unit_tostr(k.sb, SB_STRFMT_JSON, 0);
+	ck_assert_ptr_null(strstr(txt, "\"[4]\":null"));
+	ck_assert_ptr_nonnull(strstr(txt, "\"nbkts\":65,\"oob\":0,"));
+	ck_assert_ptr_null(strstr(txt, "\"cnt\":1"));
+	free(txt);
+	k2_close(&k);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -370,6 +396,7 @@ main(void)
 	tcase_add_test(tc, parameter_errors);
 	tcase_add_test(tc, type_names);
 	tcase_add_test(tc, engine_reads_kstat2_histograms);
+	tcase_add_test(tc, buckets_exist_from_creation);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }

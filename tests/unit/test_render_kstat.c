@@ -66,7 +66,7 @@ START_TEST(man_page_parseable_example)
 {
 	struct statsblob *sb = system_misc();
 	struct kstat_hdr h;
-	struct ks_view v = { &h, sb, misc_names, 5 };
+	struct ks_view v = { &h, sb, misc_names, 5, NULL };
 	size_t matched;
 	char *txt;
 
@@ -117,7 +117,7 @@ START_TEST(default_and_json_shapes)
 {
 	struct statsblob *sb = system_misc();
 	struct kstat_hdr h;
-	struct ks_view v = { &h, sb, misc_names, 5 };
+	struct ks_view v = { &h, sb, misc_names, 5, NULL };
 	char *txt;
 
 	ks_hdr_init(&h, "unix", 0, "system_misc", "misc", KSTAT_TYPE_NAMED, 0,
@@ -203,10 +203,10 @@ START_TEST(intr_io_timer_and_blob_names)
 	ks_hdr_init(&hb, "app", 10, "requests", "app", KSTAT_TYPE_BLOB, 0,
 	    NULL);
 	hb.crtime = 1500000000;
-	v[0] = (struct ks_view){ &hi, si, intr_names, 5 };
-	v[1] = (struct ks_view){ &hio, sio, io_names, 1 };
-	v[2] = (struct ks_view){ &ht, st, t_names, 1 };
-	v[3] = (struct ks_view){ &hb, sbb, b_names, 1 };
+	v[0] = (struct ks_view){ &hi, si, intr_names, 5, NULL };
+	v[1] = (struct ks_view){ &hio, sio, io_names, 1, NULL };
+	v[2] = (struct ks_view){ &ht, st, t_names, 1, NULL };
+	v[3] = (struct ks_view){ &hb, sbb, b_names, 1, NULL };
 	txt = render(KSFMT_PARSEABLE, v, 4, ":::/^[^cs]|^s[^n]/", NULL);
 	/* Order: app, fs, pcie, sd (module), by strcasecmp. */
 	ck_assert_str_eq(txt,
@@ -265,7 +265,7 @@ START_TEST(class_filter_and_several_timers)
 	int tt = unit_tpl("tm2");
 	struct statsblob *st;
 	struct kstat_hdr h;
-	struct ks_view v = { &h, NULL, t_names, 2 };
+	struct ks_view v = { &h, NULL, t_names, 2, NULL };
 	struct ks_pattern cls;
 	struct sbuf *s = sbuf_new_auto();
 	size_t matched;
@@ -298,6 +298,68 @@ START_TEST(class_filter_and_several_timers)
 }
 END_TEST
 
+/*
+ * kstat2_create_histogram(9F): a LOG2 histogram kstat is created
+ * "containing exactly 65 buckets", and its data's fields "buckets",
+ * "type", "range_min", "range_max" and "stepping" are read by name. Before
+ * anything is added, every bucket is there at zero.
+ */
+START_TEST(kstat2_histogram_fields)
+{
+	static const char *const names[] = { "buckets" };
+	const struct k2hist_params k2[] = { { true, K2HIST_LOG2, 0, 0, 0 } };
+	int tpl = unit_tpl("k2log2");
+	struct k2hist_spec ks;
+	struct voistatspec vss;
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 1, k2 };
+	char *out, *zeros, *p;
+	int i;
+
+	ck_assert_int_eq(k2hist_spec_init(&ks, K2HIST_LOG2, 0, 0, 0), 0);
+	vss = k2hist_vss(&ks);
+	ck_assert_int_eq(stats_tpl_add_voistats((uint32_t)tpl, 0, "buckets",
+	    VSD_DTYPE_INT_U64, 1, &vss, 0), 0);
+	k2hist_spec_done(&ks);
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	ks_hdr_init(&h, "my_drv", 2, "data_in", "misc", KSTAT_TYPE_HIST, 0,
+	    NULL);
+
+	zeros = calloc(65, 2);
+	for (i = 0, p = zeros; i < 65; i++)
+		p += sprintf(p, i > 0 ? " 0" : "0");
+	out = render(KSFMT_PARSEABLE, &v, 1, NULL, NULL);
+	p = strstr(out, "my_drv:2:data_in:buckets\t");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(strncmp(p + strlen("my_drv:2:data_in:buckets\t"),
+	    zeros, strlen(zeros)), 0);
+	ck_assert_ptr_nonnull(strstr(out, "my_drv:2:data_in:type\t1\n"));
+	ck_assert_ptr_nonnull(strstr(out, "my_drv:2:data_in:range_min\t0\n"));
+	ck_assert_ptr_nonnull(strstr(out, "my_drv:2:data_in:range_max\t0\n"));
+	ck_assert_ptr_nonnull(strstr(out, "my_drv:2:data_in:stepping\t0\n"));
+	free(out);
+
+	/* -j: the buckets are a JSON array; one added value shows. */
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_HIST, STATS_OPF_UNSIGNED,
+	    5, 3, 0), 0);
+	out = render(KSFMT_JSON, &v, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(out, "\"buckets\": [0, 0, 0, 3, 0, "));
+	ck_assert_ptr_nonnull(strstr(out, "\"type\": 1\n"));
+	free(out);
+
+	/* A blob that holds a kstat2 histogram: <voi>.<field>. */
+	h.type = KSTAT_TYPE_BLOB;
+	out = render(KSFMT_NAMES, &v, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(out, "my_drv:2:data_in:buckets.buckets\n"));
+	ck_assert_ptr_nonnull(strstr(out, "my_drv:2:data_in:buckets.stepping\n"));
+	free(out);
+	free(zeros);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 static Suite *
 render_kstat_suite(void)
 {
@@ -308,6 +370,7 @@ render_kstat_suite(void)
 	tcase_add_test(tc, default_and_json_shapes);
 	tcase_add_test(tc, intr_io_timer_and_blob_names);
 	tcase_add_test(tc, class_filter_and_several_timers);
+	tcase_add_test(tc, kstat2_histogram_fields);
 	suite_add_tcase(s, tc);
 	return s;
 }

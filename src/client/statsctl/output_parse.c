@@ -30,12 +30,20 @@ parse_flat(const char *prefix, const json_t *o, const char *skip)
 		} else if (json_is_boolean(v)) {
 			printf("%s%s\t%d\n", prefix, key, json_is_true(v));
 		} else if (json_is_array(v)) {
+			/* Names (flags) joined by commas; numbers (a
+			 * histogram's buckets) by blanks, as kstat -p. */
 			printf("%s%s\t", prefix, key);
-			for (i = 0; i < json_array_size(v); i++)
-				printf("%s%s", i > 0 ? "," : "",
-				    json_is_string(json_array_get(v, i)) ?
-				    json_string_value(json_array_get(v, i)) :
-				    "?");
+			for (i = 0; i < json_array_size(v); i++) {
+				const json_t *e = json_array_get(v, i);
+
+				if (json_is_number(e))
+					fmt_number(num, sizeof(num),
+					    json_number_value(e));
+				printf("%s%s", i == 0 ? "" : json_is_number(e) ?
+				    " " : ",", json_is_string(e) ?
+				    json_string_value(e) : json_is_number(e) ?
+				    num : "?");
+			}
 			putchar('\n');
 		}
 	}

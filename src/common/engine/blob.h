@@ -39,6 +39,13 @@
 
 /* voistat.flags */
 #define VS_VSDVALID	0x01	/* updated since init or reset */
+/*
+ * Valid from init, and after a reset: the initial data is itself a value.
+ * Solaris kstat2 creates a histogram "containing exactly 65 buckets" (LOG2)
+ * before anything is added, so a kstat2 histogram is its buckets at zero,
+ * never the "null" stats(3) shows for a statistic not yet updated.
+ */
+#define VS_ALWAYSVALID	0x02
 
 #define VS_ERRS_MAX	UINT8_MAX
 
@@ -102,6 +109,13 @@ static inline struct voistatdata *
 blob_vsd(const struct statsblobv1 *sb, const struct voistat *vs)
 {
 	return (struct voistatdata *)((uintptr_t)sb + vs->data_off);
+}
+
+/* Does vs hold data to show (updated, or valid from init)? */
+static inline bool
+voistat_valid(const struct voistat *vs)
+{
+	return (vs->flags & (VS_VSDVALID | VS_ALWAYSVALID)) != 0;
 }
 
 /* The current time as FreeBSD's sbintime_t: seconds << 32 | fraction. */

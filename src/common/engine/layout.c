@@ -87,7 +87,8 @@ lay_from_vss(struct lay_voi *lv, int32_t voi_id, enum vsd_dtype voi_dtype,
 		/* A definition is meaningful data from the start. */
 		lv->st[v->stype] = (struct lay_stat){ (int8_t)v->stype,
 		    (uint8_t)v->vs_dtype, 0,
-		    v->stype == VS_STYPE_DEFN ? VS_VSDVALID : 0,
+		    (v->stype == VS_STYPE_DEFN ? VS_VSDVALID : 0) |
+		    (uint8_t)(v->flags & VS_ALWAYSVALID),
 		    (uint16_t)v->vsdsz, v->iv };
 		if (v->stype > lv->maxstype)
 			lv->maxstype = (int8_t)v->stype;

@@ -534,6 +534,7 @@ tpl_add_voi_locked(struct statsblob_tpl *tpl, int32_t voi_id,
 		vs->stype = (int8_t)vss[i].stype;
 		vs->dtype = (uint8_t)vss[i].vs_dtype;
 		vs->dsz = (uint16_t)vss[i].vsdsz;
+		vs->flags = (uint8_t)(vss[i].flags & VS_ALWAYSVALID);
 		vs->data_off = (uint16_t)(doff + data_off[vss[i].stype]);
 		memcpy((uint8_t *)nsb + vs->data_off, vss[i].iv, vss[i].vsdsz);
 	}

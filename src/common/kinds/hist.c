@@ -90,6 +90,12 @@ hist_nbkts(const struct voistatdata *vsd, const struct hist_geom *g)
 	return hist_meta(vsd, g)->nbkts;
 }
 
+uint16_t
+hist_nbuckets(const struct voistatdata *vsd, const struct hist_geom *g)
+{
+	return hist_nbkts(vsd, g);
+}
+
 struct voistatdata_numeric *
 hist_bkt_lb(struct voistatdata *vsd, const struct hist_geom *g, uint32_t i)
 {

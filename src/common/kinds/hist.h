@@ -44,5 +44,7 @@ struct voistatdata_numeric *hist_bkt_ub(struct voistatdata *vsd,
 uint64_t hist_bkt_cnt(const struct voistatdata *vsd,
     const struct hist_geom *g, uint32_t i);
 uint64_t hist_oob(const struct voistatdata *vsd, const struct hist_geom *g);
+uint16_t hist_nbuckets(const struct voistatdata *vsd,
+    const struct hist_geom *g);
 
 #endif /* STATSD_HIST_H */

@@ -15,7 +15,24 @@
 #include <string.h>
 #include <strings.h>
 
+#include "blob.h"
 #include "kstat2_hist.h"
+
+_Static_assert(K2HIST_VSS_FLAGS == VS_ALWAYSVALID, "kstat2 histogram flags");
+
+const char *const k2hist_field_names[K2HIST_NFIELDS] = {
+	"buckets", "type", "range_min", "range_max", "stepping",
+};
+
+void
+k2hist_param_values(const struct k2hist_params *p,
+    uint64_t out[K2HIST_NFIELDS - 1])
+{
+	out[0] = (uint64_t)p->type;
+	out[1] = p->range_min;
+	out[2] = p->range_max;
+	out[3] = p->stepping;
+}
 
 static const char *const k2hist_names[] = {
 	[K2HIST_LINEAR] = "LINEAR",
@@ -175,8 +192,11 @@ k2hist_vss(struct k2hist_spec *ks)
 		.usr.nbkts = (uint16_t)ks->nbkts,
 		.usr.bkts = (const void *)ks->bkts,
 	};
+	struct voistatspec vss = STATS_VSS_HIST(VSD_DTYPE_CRHIST64, info);
+
 	memcpy(info, &tmp, sizeof(tmp));
-	return STATS_VSS_HIST(VSD_DTYPE_CRHIST64, info);
+	vss.flags = K2HIST_VSS_FLAGS;
+	return vss;
 }
 
 void

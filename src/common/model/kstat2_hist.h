@@ -6,6 +6,7 @@
 #ifndef STATSD_KSTAT2_HIST_H
 #define STATSD_KSTAT2_HIST_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <statsd/stats.h>
@@ -16,6 +17,29 @@ enum k2hist_type {
 	K2HIST_LOG10,
 	K2HIST_LOG10_LIN,
 };
+
+/*
+ * What a kstat2 histogram was created with: the "type", "range_min",
+ * "range_max" and "stepping" fields of its data, which readers show by
+ * name beside its "buckets". valid is false for a VOI without one.
+ */
+struct k2hist_params {
+	bool		 valid;
+	enum k2hist_type type;
+	uint64_t	 range_min;
+	uint64_t	 range_max;
+	uint64_t	 stepping;
+};
+
+/* The names of a kstat2 histogram's fields, in the order readers list
+ * them: the buckets, then the four creation parameters. */
+#define K2HIST_NFIELDS	5
+extern const char *const k2hist_field_names[K2HIST_NFIELDS];
+
+/* The values of fields 1.. (type, range_min, range_max, stepping) of p:
+ * out[i - 1] is field i's. */
+void k2hist_param_values(const struct k2hist_params *p,
+    uint64_t out[K2HIST_NFIELDS - 1]);
 
 /* A LINEAR histogram with range_max = 0 grows on Solaris; ours is capped. */
 #define K2HIST_LINEAR_MAXBKTS	1024
@@ -35,6 +59,13 @@ struct k2hist_spec {
  */
 int k2hist_bounds(enum k2hist_type type, uint64_t range_min,
     uint64_t range_max, uint64_t stepping, uint64_t *lbs, uint32_t *nbkts);
+
+/*
+ * The voistatspec flags of a kstat2 histogram: its buckets exist, at zero,
+ * from creation (VS_ALWAYSVALID). Set them after any helper that clears
+ * the spec.
+ */
+#define K2HIST_VSS_FLAGS	0x02u
 
 /*
  * k2hist_spec_init: prepare a CRHIST64 voistatspec for a kstat2 histogram

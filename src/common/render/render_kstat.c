@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "blob.h"
+#include "hist.h"
 #include "kind.h"
 #include "numeric.h"
 #include "render_kstat.h"
@@ -70,6 +71,7 @@ acc_push(struct stat_acc *a, const char *name, const char *suffix,
 	else
 		snprintf(s->name, nl, "%s", name);
 	s->quoted = quoted;
+	s->array = false;
 	a->n++;
 }
 
@@ -159,6 +161,48 @@ acc_push_timer(struct stat_acc *a, const char *prefix,
 	}
 }
 
+/*
+ * A kstat2 histogram's fields: its bucket counts as one array, then what
+ * it was created with. A HIST kstat shows them under their own names, a
+ * blob as <voi>.<field>.
+ */
+static void
+acc_push_k2hist(struct stat_acc *a, const char *prefix,
+    const struct voistatdata *vsd, enum vsd_dtype hist_dtype,
+    const struct k2hist_params *k2)
+{
+	const struct hist_geom *g = hist_geom(hist_dtype);
+	uint64_t f[K2HIST_NFIELDS - 1];
+	const char *const *fn = k2hist_field_names;
+	struct sbuf *sb;
+	uint16_t i, n;
+
+	if (g == NULL)
+		return;
+	k2hist_param_values(k2, f);
+	sb = sbuf_new_auto();
+	if (sb == NULL) {
+		a->error = -ENOMEM;
+		return;
+	}
+	n = hist_nbuckets(vsd, g);
+	for (i = 0; i < n; i++)
+		sbuf_printf(sb, i > 0 ? " %" PRIu64 : "%" PRIu64,
+		    hist_bkt_cnt(vsd, g, i));
+	if (sbuf_finish(sb) != 0) {
+		a->error = -ENOMEM;
+	} else {
+		acc_push(a, prefix != NULL ? prefix : fn[0],
+		    prefix != NULL ? fn[0] : NULL, sbuf_data(sb), false);
+		if (a->error == 0)
+			a->v[a->n - 1].array = true;
+	}
+	sbuf_delete(sb);
+	for (i = 1; i < K2HIST_NFIELDS; i++)
+		acc_push_u64(a, prefix != NULL ? prefix : fn[i],
+		    prefix != NULL ? fn[i] : NULL, f[i - 1], false);
+}
+
 static const struct voistat *
 view_stat(const struct statsblobv1 *b, const struct voi *v, int stype)
 {
@@ -242,6 +286,11 @@ ksfmt_stats(const struct ks_view *view, bool with_class,
 				acc_push_ioq(&a, bare ? NULL : name, vsd,
 				    h->snaptime);
 				io_done = io_done || bare;
+			} else if (s == VS_STYPE_HIST && view->k2 != NULL &&
+			    i < view->nnames && view->k2[i].valid) {
+				acc_push_k2hist(&a, h->type == KSTAT_TYPE_HIST ?
+				    NULL : name, vsd, (enum vsd_dtype)vs->dtype,
+				    &view->k2[i]);
 			} else if (s == VS_STYPE_TIMER) {
 				bool bare = h->type == KSTAT_TYPE_TIMER &&
 				    ntimers == 1;
@@ -338,6 +387,19 @@ render_parseable(struct sbuf *buf, enum ksfmt_mode mode,
 	}
 }
 
+/* An array value's numbers ("1 2 3") as a JSON array ("[1, 2, 3]"). */
+static void
+render_json_array(struct sbuf *buf, const char *v)
+{
+	sbuf_putc(buf, '[');
+	for (; *v != '\0'; v++)
+		if (*v == ' ')
+			sbuf_cat(buf, ", ");
+		else
+			sbuf_putc(buf, *v);
+	sbuf_putc(buf, ']');
+}
+
 static void
 render_json(struct sbuf *buf, bool first, const struct kstat_hdr *h,
     const struct ksfmt_stat *st, const bool *sel, size_t n)
@@ -364,6 +426,8 @@ render_json(struct sbuf *buf, bool first, const struct kstat_hdr *h,
 		sbuf_cat(buf, ": ");
 		if (st[i].quoted)
 			stat_json_string(buf, st[i].value, strlen(st[i].value));
+		else if (st[i].array)
+			render_json_array(buf, st[i].value);
 		else
 			sbuf_cat(buf, st[i].value);
 	}

@@ -12,17 +12,20 @@
 #include <statsd/sbuf.h>
 #include <statsd/stats.h>
 
+#include "kstat2_hist.h"
 #include "kstat_hdr.h"
 
 /*
- * A kstat to render: its header, a validated blob (stats_blob_validate)
- * and its VOI names by id (entries may be NULL; VOI i is then "voi<i>").
+ * A kstat to render: its header, a validated blob (stats_blob_validate),
+ * its VOI names by id (entries may be NULL; VOI i is then "voi<i>") and,
+ * by VOI id too (NULL: none), what each kstat2 histogram was created with.
  */
 struct ks_view {
 	const struct kstat_hdr		*hdr;
 	const struct statsblob		*sb;
 	const char *const		*names;
 	uint16_t			 nnames;
+	const struct k2hist_params	*k2;	/* nnames of them, or NULL */
 };
 
 /* One flat statistic: its name and its value as text. */
@@ -30,6 +33,8 @@ struct ksfmt_stat {
 	char		*name;
 	char		*value;
 	bool		 quoted;	/* a string: quoted in JSON */
+	bool		 array;		/* numbers, one space apart: a JSON
+					 * array */
 };
 
 /*
@@ -42,9 +47,12 @@ struct ksfmt_stat {
  *                integrated up to snaptime as a reader's snapshot is
  *   TIMER        one timer: name and the kstat_timer fields by their names;
  *                several: <voi>.<field>
+ *   HIST         a kstat2 histogram's fields by their names: buckets (an
+ *                array of counts), type, range_min, range_max, stepping
  *   others       <voi>.<kind> for scalar statistics (sum, min, max, count,
- *                last), <voi>.<field> for IOQ and TIMER statistics
- * Histograms, digests, lists and rings have no flat form.
+ *                last), <voi>.<field> for IOQ and TIMER statistics and for
+ *                kstat2 histograms
+ * Other histograms, digests, lists and rings have no flat form.
  * Returns: 0; -ENOMEM.
  */
 int ksfmt_stats(const struct ks_view *v, bool with_class,

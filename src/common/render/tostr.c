@@ -156,7 +156,7 @@ tostr_json_cb(struct statsblobv1 *sb, struct voi *v, struct voistat *vs,
 			sbuf_printf(buf, "\"%s\":", stype_ops[vs->stype].name);
 		else
 			sbuf_printf(buf, "\"[%hhd]\":", vs->stype);
-		if (!(vs->flags & VS_VSDVALID)) {
+		if (!voistat_valid(vs)) {
 			sbuf_cat(buf, "null");
 			return 0;
 		}

@@ -1,0 +1,149 @@
+"""test_pages.py: what a program written from the specification pages alone
+expects of a live statsd, through every reader: the libkstat consumer API
+(pages_it, a C program written from the pages), statsctl, the JSON and
+kstat -p scrapes, and Read and Snapshot. Each check quotes the page's
+words it holds statsd to.
+
+Solaris kstat2_create_histogram(9F): a histogram kstat exists with all its
+buckets ("a kstat containing exactly 65 buckets") from creation, and its
+data has the fields "buckets", "type", "range_min", "range_max" and
+"stepping", readable by name.
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+import harness  # noqa: E402
+from harness import DEADLINE, Daemon, check, finish, ok  # noqa: E402
+
+PAGES_IT = os.environ.get("PAGES_IT", "pages_it")
+STATSCTL = os.environ.get("STATSCTL", "statsctl")
+
+# The page's four examples: instance (from the path), type, range_min,
+# range_max, stepping, and how many buckets the page says the kstat holds.
+# LOG10_LIN (2, 4, 5): the page numbers its buckets up to 23 twice; its
+# ranges give 17 (docs/formats.md records the choice).
+EXAMPLES = [
+    (1, 0, 0, 1024, 128, 10, "at most 10 buckets"),
+    (2, 1, 0, 0, 0, 65, "exactly 65 buckets"),
+    (3, 2, 0, 0, 0, 21, "exactly 21 buckets"),
+    (4, 3, 2, 4, 5, 17, "< 100 ... > 100000 in steps of 5"),
+]
+
+
+def pages_it(d, mode):
+    p = harness.run([PAGES_IT, mode, d.sock], stdin=subprocess.DEVNULL,
+                    capture_output=True, text=True, timeout=DEADLINE * 4)
+    check(p.returncode == 0, "pages_it %s exited %d:\n%s%s" % (
+        mode, p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
+    check("Sanitizer" not in p.stderr and "runtime error" not in p.stderr,
+          "pages_it %s: sanitizer report:\n%s" % (mode, p.stderr[-3000:]))
+    return p.stdout
+
+
+def statsctl(d, *argv):
+    p = harness.run([STATSCTL, "--socket", d.sock] + list(argv),
+                    stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                    timeout=DEADLINE)
+    check(p.returncode == 0, "statsctl %s exited %d: %s" % (
+        " ".join(argv), p.returncode, p.stderr))
+    return p.stdout
+
+
+def key(inst):
+    return {"module": "my_drv", "instance": inst, "name": "data_in"}
+
+
+def check_fields(where, data, inst, typ, rmin, rmax, step, n, says):
+    """data maps the histogram's field names to their values."""
+    b = data.get("buckets")
+    check(isinstance(b, list) and len(b) == n,
+          "%s, example %d: %s (buckets %r)" % (where, inst, says, b))
+    check(isinstance(b, list) and all(x == 0 for x in b),
+          "%s, example %d: every bucket at zero before anything is added"
+          % (where, inst))
+    got = (data.get("type"), data.get("range_min"), data.get("range_max"),
+           data.get("stepping"))
+    check(got == (typ, rmin, rmax, step),
+          "%s, example %d: type, range_min, range_max, stepping %r"
+          % (where, inst, got))
+
+
+d = Daemon().start()
+pages_it(d, "provide")
+
+for inst, typ, rmin, rmax, step, n, says in EXAMPLES:
+    # Read: the flat data by name, and the blob's histogram with every
+    # bucket (not "null": nothing has been added yet).
+    r = ok(d.call("io.statsd.Read", key(inst)), "Read example %d" % inst)
+    check_fields("Read", r.get("data", {}), inst, typ, rmin, rmax, step, n,
+                 says)
+    hist = r.get("blob", {}).get("vois", {}).get("buckets", {}).get(
+        "stats", {}).get("HIST")
+    check(isinstance(hist, dict) and hist.get("nbkts") == n and
+          [b["cnt"] for b in hist.get("bkts", [])] == [0] * n,
+          "Read blob, example %d: the histogram has its %d buckets: %r"
+          % (inst, n, hist))
+    s = ok(d.call("io.statsd.Snapshot", key(inst)),
+           "Snapshot example %d" % inst)
+    check(s.get("blob", {}).get("vois", {}).get("buckets", {}).get(
+        "stats", {}).get("HIST") == hist,
+        "Snapshot blob, example %d: the same histogram" % inst)
+    check_fields("Snapshot", s.get("data", {}), inst, typ, rmin, rmax, step,
+                 n, says)
+
+# The JSON scrape, as values and as kstat -j's text.
+sc = ok(d.call("io.statsd.Scrape", {"format": "json",
+                                    "selector": "my_drv:::"}), "Scrape json")
+byinst = {k["instance"]: k for k in sc.get("kstats", [])}
+text = json.loads(sc.get("text", "[]"))
+bytext = {k["instance"]: k for k in text}
+for inst, typ, rmin, rmax, step, n, says in EXAMPLES:
+    check_fields("Scrape json", byinst.get(inst, {}).get("data", {}), inst,
+                 typ, rmin, rmax, step, n, says)
+    check_fields("Scrape json text", bytext.get(inst, {}).get("data", {}),
+                 inst, typ, rmin, rmax, step, n, says)
+
+# kstat -p: the buckets on one line, blank-separated.
+sc = ok(d.call("io.statsd.Scrape", {"format": "kstat",
+                                    "selector": "my_drv:2:data_in:"}),
+        "Scrape kstat")
+lines = dict(ln.split("\t", 1) for ln in sc.get("text", "").splitlines())
+check(lines.get("my_drv:2:data_in:buckets") == " ".join(["0"] * 65),
+      "kstat -p: 65 buckets at zero: %r" % lines.get(
+          "my_drv:2:data_in:buckets"))
+check(lines.get("my_drv:2:data_in:type") == "1" and
+      lines.get("my_drv:2:data_in:stepping") == "0",
+      "kstat -p: type and stepping by name: %r" % lines)
+
+# statsctl: show (kstat(1M)) and hist.
+out = statsctl(d, "show", "-p", "my_drv:3:data_in:buckets")
+check(out.strip() == "my_drv:3:data_in:buckets\t" + " ".join(["0"] * 21),
+      "statsctl show -p: 21 buckets at zero: %r" % out)
+out = statsctl(d, "show", "-j", "my_drv:4:data_in")
+try:
+    shown = json.loads(out)
+except ValueError:
+    shown = []
+check_fields("statsctl show -j", shown[0].get("data", {}) if shown else {},
+             4, 3, 2, 4, 5, 17, "17 buckets")
+for inst, typ, rmin, rmax, step, n, says in EXAMPLES:
+    out = statsctl(d, "hist", "-j", "my_drv:%d:data_in" % inst)
+    try:
+        dists = json.loads(out)
+    except ValueError:
+        dists = None
+    check(dists is not None and "no histogram" not in out,
+          "statsctl hist -j, example %d: a histogram: %r" % (inst, out[:300]))
+    out = statsctl(d, "hist", "my_drv:%d:data_in" % inst)
+    check("no histogram" not in out and "Distribution" in out,
+          "statsctl hist, example %d: drawn: %r" % (inst, out[:300]))
+
+# The libkstat consumer API: kstat_read + kstat_data_lookup by name.
+pages_it(d, "hist")
+
+d.stop()
+finish()
