@@ -349,7 +349,8 @@ STATS_API void kstat_named_init(kstat_named_t *knp, const char *name,
     unsigned char data_type);
 
 /* kstat_named_setstr: point a STRING value at src (before kstat_install(),
- * which sends it as the initial value). */
+ * which publishes it as the initial value, WRITABLE or not; the value then
+ * holds at least 255 bytes, or src whole if longer, up to 4095). */
 STATS_API void kstat_named_setstr(kstat_named_t *knp, const char *src);
 
 /* kstat_timer_init: name a timer (before kstat_install()). The reserved
@@ -373,11 +374,12 @@ STATS_API void kstat_named_add(kstat_t *ksp, kstat_named_t *knp,
     int64_t delta);
 
 /*
- * kstat_named_set_string: set a CHAR or STRING named value. Strings do not
- * fit a ring record: this is a call over the socket (statsd's Write), so it
- * may block, and it needs the kstat to be WRITABLE.
- * Returns: 0; -EINVAL (not a string value, or too long); -EACCES (not
- * WRITABLE); -ENOTCONN; -errno.
+ * kstat_named_set_string: publish a CHAR or STRING named value. Strings do
+ * not fit a ring record: this is a call over the socket (statsd's Write,
+ * as the provider), so it may block. The kstat need not be WRITABLE: that
+ * flag is what consumers may write.
+ * Returns: 0; -EINVAL (not a string value, or longer than the value
+ * holds); -ENOTCONN; -errno.
  */
 STATS_API int kstat_named_set_string(kstat_t *ksp, kstat_named_t *knp,
     const char *s);

@@ -775,7 +775,8 @@ kstat_read(kstat_ctl_t *kc, kstat_t *ksp, void *buf)
 	ksp->ks_data_size = out.size;
 	ksp->ks_type = out.type;
 	ksp->ks_snaptime = (hrtime_t)snap;
-	ksp->ks_flags = flags;
+	/* Set, as illumos's install sets it, when a value is a STRING. */
+	ksp->ks_flags = flags | (out.longstrings ? KSTAT_FLAG_LONGSTRINGS : 0);
 	if (buf != NULL && out.size > 0) {
 		memcpy(buf, out.data, out.size);
 		if (out.type == KSTAT_TYPE_NAMED) {

@@ -336,6 +336,7 @@ kd_named(const struct statsblobv1 *b, uint8_t type, bool own_values,
 	out->ndata = (unsigned)kn.n;
 	out->size = total;
 	out->type = KSTAT_TYPE_NAMED;
+	out->longstrings = kn.slen > 0;
 fail:
 	free(kn.v);
 	free(kn.soff);

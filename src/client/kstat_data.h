@@ -5,6 +5,7 @@
 #ifndef STATSD_CLIENT_KSTAT_DATA_H
 #define STATSD_CLIENT_KSTAT_DATA_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,7 @@ struct kd_out {
 	unsigned	 ndata;
 	size_t		 size;
 	uint8_t		 type;		/* the KSTAT_TYPE_* consumers see */
+	bool		 longstrings;	/* has KSTAT_DATA_STRING values */
 };
 
 /*

@@ -26,11 +26,12 @@
 #include "client_priv.h"
 #include "kstat2_hist.h"
 #include "kstat_hdr.h"
+#include "stat_scalar.h"
 
 #define KP_MAGIC	0x6b707276u	/* "kprv" */
 #define KP_MAX_VOIS	256		/* statsd's TPLDEF_MAX_VOIS */
 #define KP_RAW_MAX	(KP_MAX_VOIS * 8)
-#define KP_STRING_LEN	256		/* capacity of a STRING value */
+#define KP_STRING_LEN	256		/* least capacity of a STRING value */
 
 struct kp {
 	uint32_t	 magic;
@@ -240,6 +241,21 @@ kp_voi(int id, const char *name, const char *dtype, bool rel, json_t *stat)
 	    name, "dtype", dtype, "relupdate", rel, "stats", stat);
 }
 
+/*
+ * The capacity of a STRING value: KP_STRING_LEN bytes, or room for the
+ * string kstat_named_setstr() gave it if that is longer ("arbitrary-length
+ * strings", up to statsd's STRING_MAX).
+ */
+static size_t
+kp_string_cap(const kstat_named_t *kn)
+{
+	size_t n = kn->value.str.addr.ptr != NULL ?
+	    strlen(kn->value.str.addr.ptr) + 1 : 0;
+
+	return n > KP_STRING_LEN ? (n < STRING_MAX ? n : STRING_MAX) :
+	    KP_STRING_LEN;
+}
+
 /* The VOIs of a kstat of p's type, from what the provider set up. */
 static int
 kp_vois(struct kp *p, json_t **ret)
@@ -282,7 +298,7 @@ kp_vois(struct kp *p, json_t **ret)
 			    kn->data_type == KSTAT_DATA_CHAR ?
 			    json_pack("{s:s}", "kind", "CHAR") :
 			    json_pack("{s:s, s:i}", "kind", "STRING", "maxlen",
-			    KP_STRING_LEN);
+			    (int)kp_string_cap(kn));
 			json_array_append_new(vois, kp_voi((int)i, kn->name,
 			    dt != NULL ? dt : "INT_S64", dt != NULL, st));
 		}
@@ -410,9 +426,8 @@ kstat_install(kstat_t *ksp)
 	if (p->magic != KP_MAGIC)
 		return;
 	kp_install(p);
-	/* Initial strings, where statsd lets us write them. */
-	if (p->installed && p->type == KSTAT_TYPE_NAMED &&
-	    (p->o->flags & KSTAT_FLAG_WRITABLE)) {
+	/* Initial strings: the provider publishes them, WRITABLE or not. */
+	if (p->installed && p->type == KSTAT_TYPE_NAMED) {
 		for (i = 0; i < p->ndata; i++) {
 			kstat_named_t *kn = (kstat_named_t *)p->data + i;
 
@@ -498,17 +513,15 @@ kstat_named_set_string(kstat_t *ksp, kstat_named_t *knp, const char *s)
 
 	if (i < 0 || s == NULL || (knp->data_type != KSTAT_DATA_STRING &&
 	    knp->data_type != KSTAT_DATA_CHAR) || strlen(s) >= (knp->data_type
-	    == KSTAT_DATA_CHAR ? sizeof(knp->value.c) : KP_STRING_LEN))
+	    == KSTAT_DATA_CHAR ? sizeof(knp->value.c) : STRING_MAX))
 		return -EINVAL;
-	if (!(p->o->flags & KSTAT_FLAG_WRITABLE))
-		return -EACCES;
 	pthread_mutex_lock(&cl.lock);
 	r = cl_ensure_locked();
 	if (r == 0)
 		r = cl_call_locked("io.statsd.Write", json_pack("{s:s, s:i, "
-		    "s:s, s:{s:s}}", "module", p->o->module, "instance",
+		    "s:s, s:{s:s}, s:b}", "module", p->o->module, "instance",
 		    (int)p->o->instance, "name", p->o->name, "values",
-		    knp->name, s), NULL, 0, &rep);
+		    knp->name, s, "publish", 1), NULL, 0, &rep);
 	if (r == 0)
 		vlc_reply_done(&rep);
 	pthread_mutex_unlock(&cl.lock);

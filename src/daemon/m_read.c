@@ -52,6 +52,7 @@ const struct vl_field m_read_read_params[] = {
 const struct vl_field m_read_write_params[] = {
 	M_NAME_FIELDS,
 	VLF_OBJ("values", false),
+	VLF_BOOL("publish", true),
 	VLF_END
 };
 
@@ -313,7 +314,11 @@ m_read_write(struct vl_call *call, json_t *params)
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}
-	if ((k->hdr.flags & KSTAT_FLAG_WRITABLE) == 0) {
+	/* KSTAT_FLAG_WRITABLE says what consumers may write; a provider
+	 * publishes its own values (a kstat_named_setstr() string) either
+	 * way. */
+	if ((k->hdr.flags & KSTAT_FLAG_WRITABLE) == 0 &&
+	    !varlink_bool(params, "publish", false)) {
 		varlink_error(call, VL_E_NOT_WRITABLE, json_pack("{s:s, s:s}",
 		    "kstat", full, "statistic", ""));
 		return;

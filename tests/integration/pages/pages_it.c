@@ -111,16 +111,21 @@ mode_provide(void)
 	 * provider still publishes the string.
 	 */
 	ksp = kstat_create("pages", 0, "strings", "misc", KSTAT_TYPE_NAMED,
-	    2, 0);
+	    3, 0);
 	check(ksp != NULL, "kstat_create NAMED: %s", strerror(errno));
 	if (ksp == NULL)
 		return;
 	kn = KSTAT_NAMED_PTR(ksp);
 	kstat_named_init(&kn[0], "model", KSTAT_DATA_STRING);
 	kstat_named_setstr(&kn[0], long_string);
-	kstat_named_init(&kn[1], "count", KSTAT_DATA_UINT64);
+	kstat_named_init(&kn[1], "state", KSTAT_DATA_STRING);
+	kstat_named_init(&kn[2], "count", KSTAT_DATA_UINT64);
 	kstat_install(ksp);
 	check(!(ksp->ks_flags & KSTAT_FLAG_INVALID), "kstat_install: %s",
+	    stats_client_strerror(cli));
+	/* A string published after install, just the same. */
+	check(kstat_named_set_string(ksp, &kn[1], "running") == 0,
+	    "kstat_named_set_string on a read-only kstat: %s",
 	    stats_client_strerror(cli));
 	check(stats_client_flush(cli, 10000) == 0, "flush");
 }
@@ -221,6 +226,17 @@ mode_strings(kstat_ctl_t *kc)
 		    sizeof(long_string));
 		check(!(ksp->ks_flags & KSTAT_FLAG_WRITABLE),
 		    "the kstat is not WRITABLE");
+		check(ksp->ks_flags & KSTAT_FLAG_LONGSTRINGS,
+		    "KSTAT_FLAG_LONGSTRINGS: it has a STRING value");
+		kn = named(ksp, "state");
+		check(kn != NULL && KSTAT_NAMED_STR_PTR(kn) != NULL &&
+		    strcmp(KSTAT_NAMED_STR_PTR(kn), "running") == 0 &&
+		    KSTAT_NAMED_STR_BUFLEN(kn) == sizeof("running"),
+		    "the string published after install reads back");
+		/* Consumers may not write it: it is not WRITABLE. */
+		check(kstat_write(kc, ksp, NULL) == -1 && errno == EACCES,
+		    "kstat_write on a read-only kstat: EACCES (%s)",
+		    strerror(errno));
 	}
 }
 

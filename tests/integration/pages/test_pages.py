@@ -7,7 +7,8 @@ words it holds statsd to.
 Solaris kstat2_create_histogram(9F): a histogram kstat exists with all its
 buckets ("a kstat containing exactly 65 buckets") from creation, and its
 data has the fields "buckets", "type", "range_min", "range_max" and
-"stepping", readable by name.
+"stepping", readable by name. illumos kstat(3KSTAT): a KSTAT_DATA_STRING
+is published whether or not the kstat is WRITABLE, BUFLEN is strlen + 1.
 """
 import json
 import os
@@ -144,6 +145,34 @@ for inst, typ, rmin, rmax, step, n, says in EXAMPLES:
 
 # The libkstat consumer API: kstat_read + kstat_data_lookup by name.
 pages_it(d, "hist")
+
+# kstat(3KSTAT): "KSTAT_DATA_STRING is a data type that allows
+# arbitrary-length strings to be associated with a named kstat"; the
+# provider publishes it on a kstat consumers may not write.
+pages_it(d, "strings")
+r = ok(d.call("io.statsd.Read", {"module": "pages", "instance": 0,
+                                 "name": "strings"}), "Read pages:0:strings")
+check(r.get("data", {}).get("model") ==
+      "a string that a device publishes, fifty bytes long" and
+      r.get("data", {}).get("state") == "running",
+      "Read: the strings: %r" % r.get("data"))
+check("WRITABLE" not in r.get("kstat", {}).get("flags", []),
+      "pages:0:strings is not WRITABLE")
+out = statsctl(d, "show", "-p", "pages:0:strings:model")
+check(out == "pages:0:strings:model\ta string that a device publishes, "
+      "fifty bytes long\n", "statsctl show -p: the string: %r" % out)
+sc = ok(d.call("io.statsd.Scrape", {"format": "json",
+                                    "selector": "pages:0:strings"}),
+        "Scrape json strings")
+check([k.get("data", {}).get("state") for k in sc.get("kstats", [])] ==
+      ["running"], "Scrape json: the string")
+# Consumers still may not write a kstat that is not WRITABLE.
+c = d.conn()
+harness.expect_error(c.call("io.statsd.Write", {
+    "module": "pages", "instance": 0, "name": "strings",
+    "values": {"state": "stolen"}}), "io.statsd.NotWritable",
+    "Write without publish on a read-only kstat")
+c.close()
 
 d.stop()
 finish()
