@@ -75,7 +75,7 @@ STATS_API int statistic_interface_remove(struct statistic_interface **iface);
 
 /*
  * statistic_create: a new statistic named name (1 to 63 of
- * [A-Za-z0-9_.-], unique in the interface) whose (X, Y) mean units (at
+ * [A-Za-z0-9_.=/-], unique in the interface) whose (X, Y) mean units (at
  * most 63 printable characters without blanks, "unit1/unit2"; NULL: none).
  * *stat must be NULL. Appended to the interface, which fixes its output
  * order.

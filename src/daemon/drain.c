@@ -25,6 +25,7 @@
 #include "registry.h"
 #include "ring.h"
 #include "shm.h"
+#include "sysks.h"
 
 struct ring {
 	struct drain		*dr;
@@ -302,9 +303,7 @@ drain_self_update(struct drain *dr)
 	struct statsd *d = dr->d;
 	struct registry_stats rs;
 	struct drain_stats ds;
-	struct statsblob *sb;
 	uint64_t v[NSELF];
-	size_t i;
 
 	if (dr->self == NULL)
 		return;
@@ -321,59 +320,23 @@ drain_self_update(struct drain *dr)
 	v[8] = ds.wakeups;
 	v[9] = ds.passes;
 	v[10] = ds.errors;
-	sb = registry_blob_begin(d->reg, dr->self);
-	for (i = 0; i < NSELF; i++)
-		(void)engine_apply(sb, (uint16_t)i, STATS_OP_SET,
-		    STATS_OPF_UNSIGNED, (int64_t)v[i], 0, dr->now);
-	registry_blob_end(d->reg, dr->self, dr->now);
+	sysks_set(d, dr->self, v, NSELF, dr->now);
 }
 
 static int
 drain_self_create(struct drain *dr)
 {
-	struct statsd *d = dr->d;
-	struct reg_kstat_new n;
-	struct reg_template *t;
-	struct ks_error kerr;
-	json_t *def, *vois;
-	char bad[128], reason[160];
-	bool created, revived;
-	size_t i;
-	int r;
+	const struct sysks_spec spec = {
+		.tplname = "statsd.self",
+		.module = "statsd",
+		.name = "daemon",
+		.class_ = "misc",
+		.desc = "statsd itself: uptime, clients, rings, records",
+		.names = drain_self_vois,
+		.n = NSELF,
+	};
 
-	vois = json_array();
-	for (i = 0; i < NSELF; i++)
-		json_array_append_new(vois, json_pack("{s:I, s:s, s:s, "
-		    "s:[{s:s}]}", "id", (json_int_t)i, "name",
-		    drain_self_vois[i], "dtype", "INT_U64", "stats",
-		    "kind", "LAST"));
-	def = json_pack("{s:s, s:o}", "name", "statsd.self", "vois", vois);
-	if (def == NULL)
-		return -ENOMEM;
-	r = registry_template_add(d->reg, def, &t, &created, bad, sizeof(bad),
-	    reason, sizeof(reason));
-	json_decref(def);
-	if (r < 0) {
-		log_error("statsd's own template: %s %s", bad, reason);
-		return r;
-	}
-	memset(&n, 0, sizeof(n));
-	n.module = "statsd";
-	n.instance = 0;
-	n.name = "daemon";
-	n.class_ = "misc";
-	n.type = KSTAT_TYPE_NAMED;
-	n.desc = "statsd itself: uptime, clients, rings, records";
-	n.owner = d->self_uid;
-	n.tpl = t;
-	r = registry_kstat_create(d->reg, &n, &dr->self, &revived, &kerr);
-	if (r < 0) {
-		log_error("statsd's own kstat: %s", strerror(-r));
-		dr->self = NULL;
-		return r;
-	}
-	dr->self->internal = true;
-	return 0;
+	return sysks_create(dr->d, &spec, &dr->self);
 }
 
 /* ------------------------------------------------------------- the tick */

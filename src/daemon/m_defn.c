@@ -101,6 +101,11 @@ m_defn_set(struct vl_call *call, json_t *params)
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}
+	if (k->internal) {
+		varlink_error_value(call, "text", "statsd's own kstats are "
+		    "read-only");
+		return;
+	}
 	names = registry_kstat_names(k, &nn);
 	memset(&derr, 0, sizeof(derr));
 	r = defn_apply(registry_blob_peek(k), names, nn,

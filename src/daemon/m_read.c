@@ -318,7 +318,7 @@ m_read_write(struct vl_call *call, json_t *params)
 	 * publishes its own values (a kstat_named_setstr() string) either
 	 * way. */
 	if ((k->hdr.flags & KSTAT_FLAG_WRITABLE) == 0 &&
-	    !varlink_bool(params, "publish", false)) {
+	    (!varlink_bool(params, "publish", false) || k->internal)) {
 		varlink_error(call, VL_E_NOT_WRITABLE, json_pack("{s:s, s:s}",
 		    "kstat", full, "statistic", ""));
 		return;
@@ -389,6 +389,11 @@ m_read_snapshot(struct vl_call *call, json_t *params)
 		return;
 	if (reset && !rights_may_modify(&call->conn->peer, k->owner)) {
 		varlink_error_denied(call, RIGHT_OWNER);
+		return;
+	}
+	if (reset && k->internal) {
+		varlink_error_value(call, "reset", "statsd's own kstats are "
+		    "read-only");
 		return;
 	}
 	copy = m_blob_copy(k);

@@ -30,6 +30,7 @@
 #include "persist.h"
 #include "registry.h"
 #include "rights.h"
+#include "sysks.h"
 #include "varlink.h"
 
 #ifndef STATSD_VERSION
@@ -368,6 +369,8 @@ run(struct statsd *d, bool foreground)
 		r = persist_new(d, &d->persist);
 	if (r == 0)
 		r = persist_load(d->persist);
+	if (r == 0)
+		r = sysks_kstat_types(d);
 	if (r == 0)
 		r = drain_new(d, &d->drain);
 	if (r < 0)

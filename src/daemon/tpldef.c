@@ -515,7 +515,8 @@ td_voi(struct tpldef_voi *tv, json_t *voi, size_t index,
 	tv->id = (int32_t)td_int(voi, "id", 0);
 	tv->name = td_str(voi, "name", "");
 	if (!tpl_voi_name_valid(tv->name))
-		return td_fail(err, path, "name", "0 to 64 of [A-Za-z0-9_.-]");
+		return td_fail(err, path, "name",
+		    "0 to 64 of [A-Za-z0-9_.=/-]");
 	for (d = 1; d < VSD_NUM_DTYPES; d++)
 		if (dtype_is_scalar(d) &&
 		    strcmp(stats_vsd_dtype_name((enum vsd_dtype)d),

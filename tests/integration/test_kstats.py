@@ -162,8 +162,8 @@ expect_error(c.call("io.statsd.KstatDelete", {"module": "statsd",
 ch = ok(c.call("io.statsd.Chain", {}), "Chain")
 names = sorted("%s:%d:%s" % (x["module"], x["instance"], x["name"])
                for x in ch["kstats"])
-check(names == ["app:0:kinds", "app:0:req", "statsd:0:daemon"],
-      "the chain: %s" % names)
+check(names == ["app:0:kinds", "app:0:req", "statsd:0:daemon",
+                "unix:0:kstat_types"], "the chain: %s" % names)
 check(ch["kcid"] > 0, "a KCID")
 lk = ok(c.call("io.statsd.Lookup", {"module": "ap*", "name": "/^re/"}),
         "Lookup")
@@ -220,7 +220,7 @@ sn = ok(c.call("io.statsd.Snapshot", {"module": "app", "instance": 0,
 # ---------------------------------------------------------------- scrape
 sc = ok(c.call("io.statsd.Scrape", {}), "Scrape json")
 mods = [x["module"] for x in sc["kstats"]]
-check(mods == ["app", "app", "statsd"], "scrape order: %s" % mods)
+check(mods == ["app", "app", "statsd", "unix"], "scrape order: %s" % mods)
 check(sc["text"].startswith("[{") and sc["text"].endswith("}]\n"),
       "kstat -j text")
 sc = ok(c.call("io.statsd.Scrape", {"format": "json",

@@ -47,8 +47,11 @@ tpl_count_locked(void)
 	return ntpl;
 }
 
+#define TPL_NAME_CHARS	"abcdefghijklmnopqrstuvwxyz" \
+			"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
+
 static bool
-tpl_name_chars_ok(const char *name, size_t minlen)
+tpl_name_chars_ok(const char *name, size_t minlen, const char *chars)
 {
 	size_t n;
 
@@ -57,21 +60,26 @@ tpl_name_chars_ok(const char *name, size_t minlen)
 	n = strlen(name);
 	if (n < minlen || n > TPL_MAX_NAME_LEN)
 		return false;
-	/* Names travel unquoted in spec strings, flat names and JSON keys. */
-	return strspn(name, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+	return strspn(name, chars) == n;
 }
 
 bool
 tpl_name_valid(const char *name)
 {
-	return tpl_name_chars_ok(name, 1);
+	/* Template names travel unquoted in spec strings. */
+	return tpl_name_chars_ok(name, 1, TPL_NAME_CHARS);
 }
 
 bool
 tpl_voi_name_valid(const char *name)
 {
-	return tpl_name_chars_ok(name, 0);
+	/*
+	 * VOI names are flat names and JSON keys, written unquoted and
+	 * unescaped, and Linux data lines' first word: no blank, quote,
+	 * backslash or ':' (kstat(1M)'s separator). '=' and '/' are allowed
+	 * for illumos's kstat_types names ("name=value", "i/o").
+	 */
+	return tpl_name_chars_ok(name, 0, TPL_NAME_CHARS "=/");
 }
 
 uint32_t

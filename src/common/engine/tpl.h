@@ -11,7 +11,8 @@
 
 /* Template names: 1 to 64 of [A-Za-z0-9_.-]. */
 bool tpl_name_valid(const char *name);
-/* VOI names: 0 to 64 of [A-Za-z0-9_.-] (empty is allowed, as on FreeBSD). */
+/* VOI names: 0 to 64 of [A-Za-z0-9_.=/-] (empty is allowed, as on
+ * FreeBSD). */
 bool tpl_voi_name_valid(const char *name);
 
 /* Run fn under the registry's read lock (rendering with META). */

@@ -81,6 +81,11 @@ static const struct example {
 static const char long_string[] =
     "a string that a device publishes, fifty bytes long";
 
+/* What the provider made: it stays in statsd after the program ends, for
+ * the consumer modes to read (and reachable here until then). */
+static kstat2_t *hists[NEXAMPLES];
+static kstat_t *named_ksp;
+
 static void
 mode_provide(void)
 {
@@ -94,10 +99,10 @@ mode_provide(void)
 		    e->pseg[3] };
 		kstat2_t *ksp2;
 
-		ksp2 = kstat2_create_histogram(pseg, 4, ALL_ZONES, e->type,
-		    e->content, e->scale, e->md_flags, NULL, 0, e->range_min,
-		    e->range_max, e->stepping, 0, "data read by my_drv",
-		    KSTAT2_MF_NONE);
+		ksp2 = hists[i] = kstat2_create_histogram(pseg, 4, ALL_ZONES,
+		    e->type, e->content, e->scale, e->md_flags, NULL, 0,
+		    e->range_min, e->range_max, e->stepping, 0,
+		    "data read by my_drv", KSTAT2_MF_NONE);
 		check(ksp2 != NULL, "example %zu: kstat2_create_histogram: %s",
 		    i + 1, strerror(errno));
 		if (ksp2 != NULL)
@@ -110,7 +115,7 @@ mode_provide(void)
 	 * kstat is not KSTAT_FLAG_WRITABLE: consumers may not write it, its
 	 * provider still publishes the string.
 	 */
-	ksp = kstat_create("pages", 0, "strings", "misc", KSTAT_TYPE_NAMED,
+	ksp = named_ksp = kstat_create("pages", 0, "strings", "misc", KSTAT_TYPE_NAMED,
 	    3, 0);
 	check(ksp != NULL, "kstat_create NAMED: %s", strerror(errno));
 	if (ksp == NULL)

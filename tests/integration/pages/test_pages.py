@@ -174,5 +174,45 @@ harness.expect_error(c.call("io.statsd.Write", {
     "Write without publish on a read-only kstat")
 c.close()
 
+# kstat(3KSTAT): "tools can read out the standard system kstat kstat_types
+# (full name spec is <unix, 0, kstat_types>). This is a KSTAT_TYPE_NAMED
+# kstat in which the name field describes the type of kstat, and the value
+# field is the kstat type number (for example, KSTAT_TYPE_IO is type 3)."
+TYPES = {"raw": 0, "name=value": 1, "interrupt": 2, "i/o": 3,
+         "event_timer": 4}
+pages_it(d, "types")
+ch = ok(d.call("io.statsd.Chain", {}), "Chain")
+kt = [k for k in ch.get("kstats", []) if (k["module"], k["instance"],
+                                            k["name"]) ==
+      ("unix", 0, "kstat_types")]
+check(len(kt) == 1 and kt[0]["type"] == "NAMED" and
+      kt[0]["class"] == "kstat" and "WRITABLE" not in kt[0]["flags"],
+      "the chain holds unix:0:kstat_types, NAMED, read-only: %r" % kt)
+data = ok(d.call("io.statsd.Read", {
+    "module": "unix", "instance": 0, "name": "kstat_types"}),
+    "Read kstat_types").get("data", {})
+check(all(data.get(n) == v for n, v in TYPES.items()),
+      "Read: names are the types, values their numbers: %r" % data)
+out = statsctl(d, "show", "-p", "unix:0:kstat_types:i/o")
+check(out == "unix:0:kstat_types:i/o\t3\n", "statsctl show -p: %r" % out)
+# Read-only, for everyone: no write, publish, reset, redefinition or delete.
+c = d.conn()
+tkey = {"module": "unix", "instance": 0, "name": "kstat_types"}
+harness.expect_error(c.call("io.statsd.Write", dict(
+    tkey, values={"i/o": 9}, publish=True)), "io.statsd.NotWritable",
+    "Write to kstat_types")
+harness.expect_error(c.call("io.statsd.Snapshot", dict(tkey, reset=True)),
+                     "io.statsd.InvalidValue", "reset kstat_types")
+harness.expect_error(c.call("io.statsd.DefinitionSet", dict(
+    tkey, text="on=1\n")), "io.statsd.InvalidValue",
+    "redefine kstat_types")
+harness.expect_error(c.call("io.statsd.KstatDelete", tkey),
+                     "io.statsd.InvalidValue", "delete kstat_types")
+c.close()
+data = ok(d.call("io.statsd.Read", tkey), "Read kstat_types again").get(
+    "data", {})
+check(all(data.get(n) == v for n, v in TYPES.items()),
+      "kstat_types unchanged: %r" % data)
+
 d.stop()
 finish()

@@ -1,0 +1,110 @@
+/*
+ * sysks.c: the kstats statsd keeps itself, and illumos's standard system
+ * kstat <unix, 0, kstat_types>.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <statsd/kstat.h>
+
+#include "daemon.h"
+#include "engine.h"
+#include "kstat_hdr.h"
+#include "log.h"
+#include "registry.h"
+#include "sysks.h"
+
+int
+sysks_create(struct statsd *d, const struct sysks_spec *s,
+    struct reg_kstat **ret)
+{
+	struct reg_kstat_new n;
+	struct reg_template *t;
+	struct ks_error kerr;
+	json_t *def, *vois;
+	char bad[128], reason[160];
+	bool created, revived;
+	uint16_t i;
+	int r;
+
+	vois = json_array();
+	for (i = 0; i < s->n; i++)
+		json_array_append_new(vois, json_pack("{s:I, s:s, s:s, "
+		    "s:[{s:s}]}", "id", (json_int_t)i, "name", s->names[i],
+		    "dtype", "INT_U64", "stats", "kind", "LAST"));
+	def = json_pack("{s:s, s:o}", "name", s->tplname, "vois", vois);
+	if (def == NULL)
+		return -ENOMEM;
+	r = registry_template_add(d->reg, def, &t, &created, bad, sizeof(bad),
+	    reason, sizeof(reason));
+	json_decref(def);
+	if (r < 0) {
+		log_error("%s:0:%s: template: %s %s", s->module, s->name, bad,
+		    reason);
+		return r;
+	}
+	memset(&n, 0, sizeof(n));
+	n.module = s->module;
+	n.instance = 0;
+	n.name = s->name;
+	n.class_ = s->class_;
+	n.type = KSTAT_TYPE_NAMED;
+	n.flags = s->flags;
+	n.desc = s->desc;
+	n.owner = d->self_uid;
+	n.tpl = t;
+	r = registry_kstat_create(d->reg, &n, ret, &revived, &kerr);
+	if (r < 0) {
+		log_error("%s:0:%s: %s", s->module, s->name, strerror(-r));
+		*ret = NULL;
+		return r;
+	}
+	(*ret)->internal = true;
+	return 0;
+}
+
+void
+sysks_set(struct statsd *d, struct reg_kstat *k, const uint64_t *v,
+    uint16_t n, uint64_t now)
+{
+	struct statsblob *sb;
+	uint16_t i;
+
+	sb = registry_blob_begin(d->reg, k);
+	for (i = 0; i < n; i++)
+		(void)engine_apply(sb, i, STATS_OP_SET, STATS_OPF_UNSIGNED,
+		    (int64_t)v[i], 0, now);
+	registry_blob_end(d->reg, k, now);
+}
+
+int
+sysks_kstat_types(struct statsd *d)
+{
+	const char *names[KSTAT_NUM_TYPES];
+	uint64_t v[KSTAT_NUM_TYPES];
+	struct sysks_spec s = {
+		.tplname = "unix.kstat_types",
+		.module = "unix",
+		.name = "kstat_types",
+		.class_ = "kstat",
+		.desc = "the kstat types: each type's name and number",
+		.names = names,
+		.n = KSTAT_NUM_TYPES,
+	};
+	struct reg_kstat *k;
+	uint16_t i;
+	int r;
+
+	/* illumos's names and numbers (raw 0 ... event_timer 4), then
+	 * statsd's own types. */
+	for (i = 0; i < KSTAT_NUM_TYPES; i++) {
+		names[i] = ks_type_name((uint8_t)i);
+		v[i] = i;
+	}
+	r = sysks_create(d, &s, &k);
+	if (r == 0)
+		sysks_set(d, k, v, KSTAT_NUM_TYPES, statsd_now_ns());
+	return r;
+}
