@@ -25,6 +25,7 @@
 
 #include "op.h"
 #include "ring.h"
+#include "varlink_names.h"
 
 /* The template: VOI 0 requests, 1 latency in µs, 2 queue length, 3 time
  * spent queued as a Linux statistic (off until `statsctl define` and
@@ -156,7 +157,7 @@ demo_setup(void)
 	int fds[2], n;
 
 	tpl = json_loads(demo_template, 0, NULL);
-	r = demo_call("io.statsd.TemplateAdd", tpl, NULL, 0, NULL, NULL);
+	r = demo_call(VL_M_TEMPLATE_ADD, tpl, NULL, 0, NULL, NULL);
 	json_decref(tpl);
 	spec = json_string_value(json_object_get(json_object_get(
 	    json_object_get(r, "parameters"), "template"), "spec"));
@@ -165,7 +166,7 @@ demo_setup(void)
 		json_decref(r);
 		return -1;
 	}
-	k = demo_call("io.statsd.KstatCreate", json_pack("{s:s, s:i, s:s, "
+	k = demo_call(VL_M_KSTAT_CREATE, json_pack("{s:s, s:i, s:s, "
 	    "s:s, s:s, s:s}", "module", "demo", "instance", 0, "name", "web",
 	    "class", "demo", "template", spec, "description",
 	    "a simulated web server (examples/demo_producer.c)"), NULL, 0,
@@ -173,7 +174,7 @@ demo_setup(void)
 	json_decref(r);
 	/* KstatExists after a restart of ours: look the handle up. */
 	json_decref(k);
-	k = demo_call("io.statsd.Read", json_pack("{s:s, s:i, s:s}", "module",
+	k = demo_call(VL_M_READ, json_pack("{s:s, s:i, s:s}", "module",
 	    "demo", "instance", 0, "name", "web"), NULL, 0, NULL, NULL);
 	r = json_object_get(json_object_get(json_object_get(k, "parameters"),
 	    "kstat"), "handle");
@@ -188,14 +189,14 @@ demo_setup(void)
 		/* statsd restarted: give it the ring back. */
 		int give[2] = { ring_fd, ring_efd };
 
-		r = demo_call("io.statsd.RingAttach", json_pack("{s:b}",
+		r = demo_call(VL_M_RING_ATTACH, json_pack("{s:b}",
 		    "adopt", 1), give, 2, NULL, NULL);
 		if (demo_error(r) != NULL)
 			fprintf(stderr, "demo: adopt: %s\n", demo_error(r));
 		json_decref(r);
 		return 0;
 	}
-	r = demo_call("io.statsd.RingAttach", json_pack("{s:i}",
+	r = demo_call(VL_M_RING_ATTACH, json_pack("{s:i}",
 	    "capacity_log2", 14), NULL, 0, fds, &n);
 	if (n != 2 || ring_map(fds[0], fds[1], &prod) < 0) {
 		fprintf(stderr, "demo: RingAttach: %s\n", demo_error(r));

@@ -110,7 +110,7 @@ cl_hello_locked(void)
 	json_int_t proto, sabi, rabi;
 	int priv = 0, r;
 
-	r = cl_call_locked("io.statsd.Hello", json_pack("{s:s}", "client",
+	r = cl_call_locked(VL_M_HELLO, json_pack("{s:s}", "client",
 	    "libstatsclient"), NULL, 0, &rep);
 	if (r < 0)
 		return r;

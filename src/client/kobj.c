@@ -88,7 +88,7 @@ cl_kobj_join_locked(struct cl_kobj *o)
 	const char *tpl = "";
 	int r;
 
-	r = cl_call_locked("io.statsd.Lookup", json_pack("{s:s, s:i, s:s}",
+	r = cl_call_locked(VL_M_LOOKUP, json_pack("{s:s, s:i, s:s}",
 	    "module", o->module, "instance", (int)o->instance, "name",
 	    o->name), NULL, 0, &rep);
 	if (r < 0)
@@ -116,7 +116,7 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 	size_t k;
 	int r;
 
-	r = cl_call_locked("io.statsd.TemplateAdd", json_incref(o->tpl), NULL,
+	r = cl_call_locked(VL_M_TEMPLATE_ADD, json_incref(o->tpl), NULL,
 	    0, &rep);
 	if (r < 0)
 		return r;
@@ -151,7 +151,7 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 			json_array_append_new(path, json_string(o->path[i]));
 		json_object_set_new(p, "path", path);
 	}
-	r = cl_call_locked("io.statsd.KstatCreate", p, NULL, 0, &rep);
+	r = cl_call_locked(VL_M_KSTAT_CREATE, p, NULL, 0, &rep);
 	if (r == -EEXIST && (o->join || again)) {
 		vlc_reply_done(&rep);
 		r = cl_kobj_join_locked(o);
@@ -207,7 +207,7 @@ cl_kobj_delete_locked(struct cl_kobj *o)
 	r = cl_ensure_locked();
 	if (r < 0)
 		return r;
-	r = cl_call_locked("io.statsd.KstatDelete", json_pack("{s:s, s:i, "
+	r = cl_call_locked(VL_M_KSTAT_DELETE, json_pack("{s:s, s:i, "
 	    "s:s}", "module", o->module, "instance", (int)o->instance, "name",
 	    o->name), NULL, 0, &rep);
 	vlc_reply_done(&rep);
@@ -247,7 +247,7 @@ cl_segments_attach_locked(void)
 	struct vlc_reply rep;
 	int r, k;
 
-	r = cl_call_locked("io.statsd.SegmentAttach", NULL, NULL, 0, &rep);
+	r = cl_call_locked(VL_M_SEGMENT_ATTACH, NULL, NULL, 0, &rep);
 	if (r < 0)
 		return r;
 	cl_segments_free_locked();

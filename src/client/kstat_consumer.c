@@ -134,7 +134,7 @@ kc_tpls_load(struct kc_state *s)
 	size_t i, j;
 	int r;
 
-	r = kc_call(s, "io.statsd.TemplateList", NULL, &rep);
+	r = kc_call(s, VL_M_TEMPLATE_LIST, NULL, &rep);
 	if (r < 0) {
 		vlc_reply_done(&rep);
 		return r;
@@ -365,7 +365,7 @@ kc_entries_socket(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 	size_t i, j, n = 0, t;
 	int r;
 
-	r = kc_call(s, "io.statsd.Chain", json_pack("{s:b}", "dormant", 1),
+	r = kc_call(s, VL_M_CHAIN, json_pack("{s:b}", "dormant", 1),
 	    &rep);
 	if (r < 0) {
 		vlc_reply_done(&rep);
@@ -582,7 +582,7 @@ kstat_open(void)
 	s->kc.kc_kd = vlc_fd(s->vlc);
 	s->socket_only = env != NULL && strcmp(env, "1") == 0;
 	if (!s->socket_only) {
-		r = kc_call(s, "io.statsd.SegmentAttach", NULL, &rep);
+		r = kc_call(s, VL_M_SEGMENT_ATTACH, NULL, &rep);
 		for (seg = 0; r == 0 && seg < KC_SEGS; seg++) {
 			json_t *o = json_object_get(rep.params, names[seg]);
 			json_int_t idx = -1;
@@ -727,7 +727,7 @@ kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
 				*ret_flags |= kc_flags[i].kflag;
 		return (ssize_t)size;
 	}
-	r = kc_call(s, "io.statsd.Snapshot", json_pack("{s:s, s:i, s:s}",
+	r = kc_call(s, VL_M_SNAPSHOT, json_pack("{s:s, s:i, s:s}",
 	    "module", k->ks.ks_module, "instance", k->ks.ks_instance, "name",
 	    k->ks.ks_name), &rep);
 	if (r < 0) {
@@ -868,7 +868,7 @@ kstat_write(kstat_ctl_t *kc, kstat_t *ksp, void *buf)
 		}
 		json_object_set_new(vals, name, v);
 	}
-	r = kc_call(s, "io.statsd.Write", json_pack("{s:s, s:i, s:s, s:o}",
+	r = kc_call(s, VL_M_WRITE, json_pack("{s:s, s:i, s:s, s:o}",
 	    "module", ksp->ks_module, "instance", ksp->ks_instance, "name",
 	    ksp->ks_name, "values", vals), &rep);
 	vlc_reply_done(&rep);

@@ -518,7 +518,7 @@ kstat_named_set_string(kstat_t *ksp, kstat_named_t *knp, const char *s)
 	pthread_mutex_lock(&cl.lock);
 	r = cl_ensure_locked();
 	if (r == 0)
-		r = cl_call_locked("io.statsd.Write", json_pack("{s:s, s:i, "
+		r = cl_call_locked(VL_M_WRITE, json_pack("{s:s, s:i, "
 		    "s:s, s:{s:s}, s:b}", "module", p->o->module, "instance",
 		    (int)p->o->instance, "name", p->o->name, "values",
 		    knp->name, s, "publish", 1), NULL, 0, &rep);

@@ -98,7 +98,7 @@ cl_ring_attach_locked(void)
 	if (cl.ring_log2 != 0)
 		json_object_set_new(params, "capacity_log2",
 		    json_integer(cl.ring_log2));
-	if (cl_call_locked("io.statsd.RingAttach", params, NULL, 0, &rep) < 0)
+	if (cl_call_locked(VL_M_RING_ATTACH, params, NULL, 0, &rep) < 0)
 		return NULL;
 	(void)json_unpack(rep.params, "{s:I}", "ring", &id);
 	fd = vlc_reply_take_fd(&rep, 0);
@@ -208,7 +208,7 @@ cl_rings_adopt_locked(void)
 
 		if (r->dead)
 			continue;
-		if (cl_call_locked("io.statsd.RingAttach", json_pack("{s:b}",
+		if (cl_call_locked(VL_M_RING_ATTACH, json_pack("{s:b}",
 		    "adopt", 1), fds, 2, &rep) < 0) {
 			/* Refused by a statsd that is there: nobody will
 			 * drain it; its records count as dropped. */

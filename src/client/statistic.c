@@ -76,7 +76,7 @@ si_send_locked(struct statistic_interface *si, const char *text)
 
 	if (text[0] == '\0')
 		return 0;
-	r = cl_call_locked("io.statsd.DefinitionSet", json_pack("{s:s, s:i, "
+	r = cl_call_locked(VL_M_DEFINITION_SET, json_pack("{s:s, s:i, "
 	    "s:s, s:s}", "module", si->o->module, "instance",
 	    (int)si->o->instance, "name", si->o->name, "text", text), NULL, 0,
 	    &rep);

@@ -515,44 +515,12 @@ vlc_reply_done(struct vlc_reply *r)
 	vlc_reply_init(r);
 }
 
-/* Error names and what they mean to a C caller, once. */
-static const struct {
-	const char	*name;
-	int		 err;
-} vlc_errors[] = {
-	{ "io.statsd.NoSuchKstat", ENOENT },
-	{ "io.statsd.KstatExists", EEXIST },
-	{ "io.statsd.NoSuchTemplate", ENOENT },
-	{ "io.statsd.TemplateExists", EEXIST },
-	{ "io.statsd.TemplateMismatch", ESTALE },
-	{ "io.statsd.InvalidTemplate", EINVAL },
-	{ "io.statsd.InvalidValue", EINVAL },
-	{ "io.statsd.PermissionDenied", EPERM },
-	{ "io.statsd.LimitReached", ENOSPC },
-	{ "io.statsd.NotWritable", EACCES },
-	{ "io.statsd.InvalidDefinition", EINVAL },
-	{ "io.statsd.NotSupported", EOPNOTSUPP },
-	{ "io.statsd.InvalidMessage", EPROTO },
-	{ "io.statsd.MessageTooLarge", EMSGSIZE },
-	{ "io.statsd.TooManyConnections", EUSERS },
-	{ "io.statsd.SystemError", EIO },
-	{ "org.varlink.service.InvalidParameter", EINVAL },
-	{ "org.varlink.service.MethodNotFound", EOPNOTSUPP },
-	{ "org.varlink.service.MethodNotImplemented", EOPNOTSUPP },
-	{ "org.varlink.service.InterfaceNotFound", EOPNOTSUPP },
-};
-
 int
 vlc_error_errno(const char *error)
 {
-	size_t i;
+	enum vl_err e = vl_error_lookup(error);
 
-	if (error == NULL)
-		return EPROTO;
-	for (i = 0; i < sizeof(vlc_errors) / sizeof(vlc_errors[0]); i++)
-		if (strcmp(vlc_errors[i].name, error) == 0)
-			return vlc_errors[i].err;
-	return EPROTO;
+	return e < VL_E_NUM ? vl_errors[e].err : EPROTO;
 }
 
 char *

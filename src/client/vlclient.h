@@ -24,6 +24,8 @@
 
 #include <jansson.h>
 
+#include "varlink_names.h"
+
 /* Most descriptors one reply may carry (statsd sends at most two). */
 #define VLC_MAX_FDS		8
 /* Longest reply accepted, its NUL included. */

@@ -19,6 +19,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "varlink.h"
+#include "varlink_names.h"
 
 #define CONN_READ_CHUNK		65536u
 
@@ -539,8 +540,9 @@ control_refuse(int fd, unsigned limit)
 	char msg[160];
 	int n;
 
-	n = snprintf(msg, sizeof(msg), "{\"error\":\"io.statsd."
-	    "TooManyConnections\",\"parameters\":{\"limit\":%u}}", limit);
+	n = snprintf(msg, sizeof(msg), "{\"error\":\""
+	    VL_ERR_TOO_MANY_CONNECTIONS "\",\"parameters\":{\"limit\":%u}}",
+	    limit);
 	(void)send(fd, msg, (size_t)n + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
 }

@@ -20,27 +20,6 @@
 #define STATSD_VERSION "0"
 #endif
 
-/* org.varlink.service, as every varlink service provides it. */
-static const char vl_idl_service[] =
-    "# The interface every varlink service implements: what the service "
-    "is,\n# and the descriptions of its interfaces.\n"
-    "interface org.varlink.service\n\n"
-    "# The service's vendor, product, version, URL and interfaces.\n"
-    "method GetInfo() -> (\n"
-    "  vendor: string,\n  product: string,\n  version: string,\n"
-    "  url: string,\n  interfaces: []string\n)\n\n"
-    "# The interface definition text of one interface.\n"
-    "method GetInterfaceDescription(interface: string) -> "
-    "(description: string)\n\n"
-    "# The interface is not served here.\n"
-    "error InterfaceNotFound (interface: string)\n\n"
-    "# The interface has no such method.\n"
-    "error MethodNotFound (method: string)\n\n"
-    "# The method is declared but not implemented.\n"
-    "error MethodNotImplemented (method: string)\n\n"
-    "# A parameter is missing, unknown or of the wrong type.\n"
-    "error InvalidParameter (parameter: string)\n";
-
 const struct vl_field m_hello_params[] = {
 	VLF_STR("client", true, 255),
 	VLF_END
@@ -108,7 +87,7 @@ m_info_getinfo(struct vl_call *call, json_t *params)
 	    "vendor", "statsd", "product", "statsd",
 	    "version", STATSD_VERSION,
 	    "url", "https://github.com/statsd-project/statsd",
-	    "interfaces", "org.varlink.service", "io.statsd"));
+	    "interfaces", VL_IFACE_SERVICE, VL_IFACE_STATSD));
 }
 
 void
@@ -117,10 +96,10 @@ m_info_getifdesc(struct vl_call *call, json_t *params)
 	const char *name = varlink_str(params, "interface", "");
 	const char *text = NULL;
 
-	if (strcmp(name, "io.statsd") == 0)
+	if (strcmp(name, VL_IFACE_STATSD) == 0)
 		text = varlink_idl_io_statsd;
-	else if (strcmp(name, "org.varlink.service") == 0)
-		text = vl_idl_service;
+	else if (strcmp(name, VL_IFACE_SERVICE) == 0)
+		text = varlink_idl_org_varlink_service;
 	if (text == NULL) {
 		varlink_error(call, VL_E_INTERFACE_NOT_FOUND,
 		    json_pack("{s:s}", "interface", name));

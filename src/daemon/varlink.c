@@ -22,84 +22,44 @@
 
 /* ------------------------------------------------------------ the tables */
 
-/* Every error a method may answer, with its parameters, as the IDL
- * declares them (checked by tests/integration/test_idl.py). */
-static const struct {
-	const char	*name;
-	const char	*params[4];
-} vl_errors[VL_E_NUM] = {
-	[VL_E_INTERFACE_NOT_FOUND] = { "org.varlink.service.InterfaceNotFound",
-	    { "interface" } },
-	[VL_E_METHOD_NOT_FOUND] = { "org.varlink.service.MethodNotFound",
-	    { "method" } },
-	[VL_E_METHOD_NOT_IMPLEMENTED] = { "org.varlink.service.MethodNotImplemented", { "method" } },
-	[VL_E_INVALID_PARAMETER] = { "org.varlink.service.InvalidParameter",
-	    { "parameter" } },
-	[VL_E_NO_SUCH_KSTAT] = { "io.statsd.NoSuchKstat", { "kstat" } },
-	[VL_E_KSTAT_EXISTS] = { "io.statsd.KstatExists", { "kstat" } },
-	[VL_E_NO_SUCH_TEMPLATE] = { "io.statsd.NoSuchTemplate",
-	    { "template" } },
-	[VL_E_TEMPLATE_EXISTS] = { "io.statsd.TemplateExists", { "template" } },
-	[VL_E_TEMPLATE_MISMATCH] = { "io.statsd.TemplateMismatch", { "kstat",
-	    "template" } },
-	[VL_E_INVALID_TEMPLATE] = { "io.statsd.InvalidTemplate", { "parameter",
-	    "reason" } },
-	[VL_E_INVALID_VALUE] = { "io.statsd.InvalidValue", { "parameter",
-	    "reason" } },
-	[VL_E_PERMISSION_DENIED] = { "io.statsd.PermissionDenied", { "method",
-	    "right" } },
-	[VL_E_LIMIT_REACHED] = { "io.statsd.LimitReached", { "limit",
-	    "value" } },
-	[VL_E_NOT_WRITABLE] = { "io.statsd.NotWritable", { "kstat",
-	    "statistic" } },
-	[VL_E_INVALID_DEFINITION] = { "io.statsd.InvalidDefinition", { "line",
-	    "column", "attribute", "reason" } },
-	[VL_E_INVALID_MESSAGE] = { "io.statsd.InvalidMessage", { "reason" } },
-	[VL_E_MESSAGE_TOO_LARGE] = { "io.statsd.MessageTooLarge", { "limit" } },
-	[VL_E_TOO_MANY_CONNECTIONS] = { "io.statsd.TooManyConnections",
-	    { "limit" } },
-	[VL_E_SYSTEM_ERROR] = { "io.statsd.SystemError", { "errno",
-	    "reason" } },
-};
-
 /* The methods: name, handler, parameters, right, flags. */
 static const struct vl_method vl_methods[] = {
-	{ "org.varlink.service.GetInfo", m_info_getinfo, m_getinfo_params,
+	{ VL_M_GET_INFO, m_info_getinfo, m_getinfo_params,
 	    RIGHT_READ, 0 },
-	{ "org.varlink.service.GetInterfaceDescription", m_info_getifdesc,
+	{ VL_M_GET_INTERFACE_DESCRIPTION, m_info_getifdesc,
 	    m_getifdesc_params, RIGHT_READ, 0 },
-	{ "io.statsd.Hello", m_info_hello, m_hello_params, RIGHT_READ, 0 },
-	{ "io.statsd.Info", m_info_info, m_info_params, RIGHT_READ, 0 },
-	{ "io.statsd.TemplateAdd", m_template_add, m_template_add_params,
+	{ VL_M_HELLO, m_info_hello, m_hello_params, RIGHT_READ, 0 },
+	{ VL_M_INFO, m_info_info, m_info_params, RIGHT_READ, 0 },
+	{ VL_M_TEMPLATE_ADD, m_template_add, m_template_add_params,
 	    RIGHT_OWNER, 0 },
-	{ "io.statsd.TemplateList", m_template_list, m_template_list_params,
+	{ VL_M_TEMPLATE_LIST, m_template_list, m_template_list_params,
 	    RIGHT_READ, 0 },
-	{ "io.statsd.KstatCreate", m_kstat_create, m_kstat_create_params,
+	{ VL_M_KSTAT_CREATE, m_kstat_create, m_kstat_create_params,
 	    RIGHT_OWNER, 0 },
-	{ "io.statsd.KstatDelete", m_kstat_delete, m_kstat_delete_params,
+	{ VL_M_KSTAT_DELETE, m_kstat_delete, m_kstat_delete_params,
 	    RIGHT_OWNER, 0 },
-	{ "io.statsd.RingAttach", m_ring_attach, m_ring_attach_params,
+	{ VL_M_RING_ATTACH, m_ring_attach, m_ring_attach_params,
 	    RIGHT_OWNER, 0 },
-	{ "io.statsd.SegmentAttach", m_ring_segment, m_ring_segment_params,
+	{ VL_M_SEGMENT_ATTACH, m_ring_segment, m_ring_segment_params,
 	    RIGHT_READ, 0 },
-	{ "io.statsd.Chain", m_read_chain, m_read_chain_params, RIGHT_READ, 0 },
-	{ "io.statsd.Lookup", m_read_lookup, m_read_lookup_params, RIGHT_READ,
+	{ VL_M_CHAIN, m_read_chain, m_read_chain_params, RIGHT_READ, 0 },
+	{ VL_M_LOOKUP, m_read_lookup, m_read_lookup_params, RIGHT_READ,
 	    0 },
-	{ "io.statsd.Read", m_read_read, m_read_read_params, RIGHT_READ,
+	{ VL_M_READ, m_read_read, m_read_read_params, RIGHT_READ,
 	    VL_M_STREAMS },
-	{ "io.statsd.Write", m_read_write, m_read_write_params, RIGHT_OWNER,
+	{ VL_M_WRITE, m_read_write, m_read_write_params, RIGHT_OWNER,
 	    0 },
-	{ "io.statsd.Snapshot", m_read_snapshot, m_read_snapshot_params,
+	{ VL_M_SNAPSHOT, m_read_snapshot, m_read_snapshot_params,
 	    RIGHT_READ, 0 },
-	{ "io.statsd.DefinitionGet", m_defn_get, m_defn_get_params, RIGHT_READ,
+	{ VL_M_DEFINITION_GET, m_defn_get, m_defn_get_params, RIGHT_READ,
 	    0 },
-	{ "io.statsd.DefinitionSet", m_defn_set, m_defn_set_params, RIGHT_OWNER,
+	{ VL_M_DEFINITION_SET, m_defn_set, m_defn_set_params, RIGHT_OWNER,
 	    0 },
-	{ "io.statsd.SampleRatesGet", m_defn_rates_get, m_defn_rates_get_params,
+	{ VL_M_SAMPLE_RATES_GET, m_defn_rates_get, m_defn_rates_get_params,
 	    RIGHT_READ, 0 },
-	{ "io.statsd.SampleRatesSet", m_defn_rates_set, m_defn_rates_set_params,
+	{ VL_M_SAMPLE_RATES_SET, m_defn_rates_set, m_defn_rates_set_params,
 	    RIGHT_ADMIN, 0 },
-	{ "io.statsd.Scrape", m_read_scrape, m_read_scrape_params, RIGHT_READ,
+	{ VL_M_SCRAPE, m_read_scrape, m_read_scrape_params, RIGHT_READ,
 	    VL_M_STREAMS },
 };
 
@@ -566,8 +526,8 @@ vl_interface_known(const char *name, char *iface, size_t len)
 		n = len - 1;
 	memcpy(iface, name, n);
 	iface[n] = '\0';
-	return strcmp(iface, "io.statsd") == 0 ||
-	    strcmp(iface, "org.varlink.service") == 0;
+	return strcmp(iface, VL_IFACE_STATSD) == 0 ||
+	    strcmp(iface, VL_IFACE_SERVICE) == 0;
 }
 
 static void
@@ -764,7 +724,7 @@ varlink_dump_tables(FILE *f)
 	for (i = 0; i < VL_E_NUM; i++) {
 		json_t *p = json_array();
 
-		for (j = 0; j < 4 && vl_errors[i].params[j] != NULL; j++)
+		for (j = 0; vl_errors[i].params[j] != NULL; j++)
 			json_array_append_new(p,
 			    json_string(vl_errors[i].params[j]));
 		json_array_append_new(es, json_pack("{s:s, s:o}", "name",

@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "rights.h"
+#include "varlink_names.h"
 
 struct conn;
 struct statsd;
@@ -65,28 +66,8 @@ struct vl_field {
 
 /* ----------------------------------------------------------------- errors */
 
-enum vl_err {
-	VL_E_INTERFACE_NOT_FOUND = 0,
-	VL_E_METHOD_NOT_FOUND,
-	VL_E_METHOD_NOT_IMPLEMENTED,
-	VL_E_INVALID_PARAMETER,
-	VL_E_NO_SUCH_KSTAT,
-	VL_E_KSTAT_EXISTS,
-	VL_E_NO_SUCH_TEMPLATE,
-	VL_E_TEMPLATE_EXISTS,
-	VL_E_TEMPLATE_MISMATCH,
-	VL_E_INVALID_TEMPLATE,
-	VL_E_INVALID_VALUE,
-	VL_E_PERMISSION_DENIED,
-	VL_E_LIMIT_REACHED,
-	VL_E_NOT_WRITABLE,
-	VL_E_INVALID_DEFINITION,
-	VL_E_INVALID_MESSAGE,
-	VL_E_MESSAGE_TOO_LARGE,
-	VL_E_TOO_MANY_CONNECTIONS,
-	VL_E_SYSTEM_ERROR,
-	VL_E_NUM
-};
+/* enum vl_err and the error table (names, parameters, errno values) are
+ * generated from the interface definitions into varlink_names.h. */
 
 /* ---------------------------------------------------------------- methods */
 
@@ -150,7 +131,8 @@ void varlink_conn_drained(struct conn *c);
  * them against io.statsd.varlink (statsd --dump-methods). */
 void varlink_dump_tables(FILE *f);
 
-/* The embedded interface description. */
+/* The embedded interface descriptions. */
 extern const char varlink_idl_io_statsd[];
+extern const char varlink_idl_org_varlink_service[];
 
 #endif

@@ -195,13 +195,13 @@ START_TEST(call_and_reply)
 
 	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
 	ck_assert_str_eq(vlc_path(c), s->path);
-	ck_assert_int_eq(vlc_call(c, "io.statsd.Chain", p, 0, NULL, 0, 1000,
+	ck_assert_int_eq(vlc_call(c, VL_M_CHAIN, p, 0, NULL, 0, 1000,
 	    &rep), 0);
 	ck_assert_ptr_null(rep.error);
 	ck_assert_int_eq(json_integer_value(json_object_get(rep.params,
 	    "kcid")), 7);
 	ck_assert(!rep.continues);
-	ck_assert(strstr(s->last_call, "\"method\":\"io.statsd.Chain\"") !=
+	ck_assert(strstr(s->last_call, "\"method\":\"" VL_M_CHAIN "\"") !=
 	    NULL);
 	ck_assert(strstr(s->last_call, "\"module\":\"app\"") != NULL);
 	vlc_reply_done(&rep);
@@ -214,7 +214,7 @@ END_TEST
 START_TEST(error_reply)
 {
 	static const struct step st[] = {
-		{ REPLY("{\"error\":\"io.statsd.NoSuchKstat\",\"parameters\":"
+		{ REPLY("{\"error\":\"" VL_ERR_NO_SUCH_KSTAT "\",\"parameters\":"
 		    "{\"kstat\":\"app:0:x\"}}\0") },
 	};
 	struct server *s = srv_start(st, 1);
@@ -223,18 +223,18 @@ START_TEST(error_reply)
 	char buf[128];
 
 	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
-	ck_assert_int_eq(vlc_call(c, "io.statsd.Read", NULL, 0, NULL, 0,
+	ck_assert_int_eq(vlc_call(c, VL_M_READ, NULL, 0, NULL, 0,
 	    1000, &rep), -EREMOTEIO);
-	ck_assert_str_eq(rep.error, "io.statsd.NoSuchKstat");
+	ck_assert_str_eq(rep.error, VL_ERR_NO_SUCH_KSTAT);
 	ck_assert_int_eq(vlc_error_errno(rep.error), ENOENT);
 	ck_assert_str_eq(vlc_reply_describe(&rep, buf, sizeof(buf)),
-	    "io.statsd.NoSuchKstat: kstat=app:0:x");
+	    VL_ERR_NO_SUCH_KSTAT ": kstat=app:0:x");
 	ck_assert(strstr(s->last_call, "\"parameters\":{}") != NULL);
 	vlc_reply_done(&rep);
 	vlc_free(c);
 	srv_stop(s);
-	ck_assert_int_eq(vlc_error_errno("org.varlink.service."
-	    "InvalidParameter"), EINVAL);
+	ck_assert_int_eq(vlc_error_errno(
+	    VL_ERR_INVALID_PARAMETER), EINVAL);
 	ck_assert_int_eq(vlc_error_errno("com.example.Unknown"), EPROTO);
 }
 END_TEST
@@ -252,7 +252,7 @@ START_TEST(descriptors)
 
 	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
 	ck_assert_int_eq(pipe(mine), 0);
-	ck_assert_int_eq(vlc_call(c, "io.statsd.RingAttach", NULL, 0, mine, 2,
+	ck_assert_int_eq(vlc_call(c, VL_M_RING_ATTACH, NULL, 0, mine, 2,
 	    1000, &rep), 0);
 	ck_assert_uint_eq(rep.nfds, 2);
 	fd = vlc_reply_take_fd(&rep, 0);
@@ -267,7 +267,7 @@ START_TEST(descriptors)
 	ck_assert_int_eq(s->got_fds, 2);
 	close(mine[0]);
 	close(mine[1]);
-	ck_assert_int_eq(vlc_call(c, "io.statsd.Info", NULL, 0, NULL, 0, 1000,
+	ck_assert_int_eq(vlc_call(c, VL_M_INFO, NULL, 0, NULL, 0, 1000,
 	    &rep), 0);
 	ck_assert_uint_eq(rep.nfds, 0);
 	vlc_reply_done(&rep);
@@ -304,9 +304,9 @@ START_TEST(pipelined)
 	struct vlc *c;
 
 	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
-	ck_assert_int_eq(vlc_send(c, "io.statsd.A", NULL, 0, NULL, 0, 1000),
+	ck_assert_int_eq(vlc_send(c, VL_M_HELLO, NULL, 0, NULL, 0, 1000),
 	    0);
-	ck_assert_int_eq(vlc_send(c, "io.statsd.B", NULL, VLC_MORE, NULL, 0,
+	ck_assert_int_eq(vlc_send(c, VL_M_READ, NULL, VLC_MORE, NULL, 0,
 	    1000), 0);
 	usleep(100000);		/* both replies in the socket */
 	ck_assert_int_eq(vlc_recv(c, 1000, &rep), 0);
@@ -334,11 +334,11 @@ START_TEST(timeout_then_late_reply)
 	struct vlc *c;
 
 	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
-	ck_assert_int_eq(vlc_call(c, "io.statsd.Slow", NULL, 0, NULL, 0, 50,
+	ck_assert_int_eq(vlc_call(c, VL_M_INFO, NULL, 0, NULL, 0, 50,
 	    &rep), -ETIMEDOUT);
 	vlc_reply_done(&rep);
 	/* The late reply is skipped: this call gets its own. */
-	ck_assert_int_eq(vlc_call(c, "io.statsd.Next", NULL, 0, NULL, 0, 2000,
+	ck_assert_int_eq(vlc_call(c, VL_M_CHAIN, NULL, 0, NULL, 0, 2000,
 	    &rep), 0);
 	ck_assert_ptr_nonnull(json_object_get(rep.params, "second"));
 	ck_assert_ptr_null(json_object_get(rep.params, "late"));
@@ -359,10 +359,10 @@ START_TEST(hangup)
 	struct vlc *c;
 
 	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
-	ck_assert_int_eq(vlc_call(c, "io.statsd.Hello", NULL, 0, NULL, 0, 1000,
+	ck_assert_int_eq(vlc_call(c, VL_M_HELLO, NULL, 0, NULL, 0, 1000,
 	    &rep), -EPIPE);
 	/* Unusable from now on. */
-	ck_assert_int_eq(vlc_send(c, "io.statsd.Hello", NULL, 0, NULL, 0, 100),
+	ck_assert_int_eq(vlc_send(c, VL_M_HELLO, NULL, 0, NULL, 0, 100),
 	    -EPIPE);
 	vlc_free(c);
 	srv_stop(s);
@@ -382,13 +382,13 @@ START_TEST(not_varlink)
 	struct vlc *c;
 
 	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
-	ck_assert_int_eq(vlc_call(c, "io.statsd.Hello", NULL, 0, NULL, 0, 1000,
+	ck_assert_int_eq(vlc_call(c, VL_M_HELLO, NULL, 0, NULL, 0, 1000,
 	    &rep), -EPROTO);
 	vlc_free(c);
 	srv_stop(s);
 	s = srv_start(st2, 1);
 	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
-	ck_assert_int_eq(vlc_call(c, "io.statsd.Hello", NULL, 0, NULL, 0, 1000,
+	ck_assert_int_eq(vlc_call(c, VL_M_HELLO, NULL, 0, NULL, 0, 1000,
 	    &rep), -EPROTO);
 	vlc_free(c);
 	srv_stop(s);

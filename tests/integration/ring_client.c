@@ -34,6 +34,7 @@
 
 #include "op.h"
 #include "ring.h"
+#include "varlink_names.h"
 
 static const char *sock_path;
 static int conn = -1;
@@ -153,12 +154,12 @@ cmd_attach(const char *arg)
 	json_t *reply;
 
 	if (arg != NULL && *arg != '\0')
-		snprintf(call, sizeof(call), "{\"method\":\"io.statsd."
-		    "RingAttach\",\"parameters\":{\"capacity_log2\":%d}}",
+		snprintf(call, sizeof(call), "{\"method\":\"" VL_M_RING_ATTACH
+		    "\",\"parameters\":{\"capacity_log2\":%d}}",
 		    atoi(arg));
 	else
-		snprintf(call, sizeof(call), "{\"method\":\"io.statsd."
-		    "RingAttach\",\"parameters\":{}}");
+		snprintf(call, sizeof(call), "{\"method\":\"" VL_M_RING_ATTACH
+		    "\",\"parameters\":{}}");
 	reply = rpc(call, NULL, 0, fds, &n);
 	if (reply == NULL || json_object_get(reply, "error") != NULL ||
 	    n != 2) {
@@ -189,7 +190,7 @@ cmd_adopt(void)
 		printf("error no ring\n");
 		return;
 	}
-	reply = rpc("{\"method\":\"io.statsd.RingAttach\",\"parameters\":"
+	reply = rpc("{\"method\":\"" VL_M_RING_ATTACH "\",\"parameters\":"
 	    "{\"adopt\":true}}", fds, 2, NULL, NULL);
 	print_reply(reply);
 	json_decref(reply);
@@ -206,7 +207,7 @@ cmd_handle(char *args)
 		printf("error usage\n");
 		return;
 	}
-	snprintf(call, sizeof(call), "{\"method\":\"io.statsd.Read\","
+	snprintf(call, sizeof(call), "{\"method\":\"" VL_M_READ "\","
 	    "\"parameters\":{\"module\":\"%s\",\"instance\":%d,"
 	    "\"name\":\"%s\"}}", module, inst, name);
 	reply = rpc(call, NULL, 0, NULL, NULL);

@@ -11,49 +11,52 @@
 #include "../vlclient.h"
 #include "conn.h"
 
-#define SC_IFACE	"io.statsd."
-
 /*
- * Each error the daemon may send, as the message statsctl prints: {field}
- * is the reply parameter of that name. Written once, here; the man page's
- * DIAGNOSTICS follow it.
+ * What statsctl prints for each error the daemon may send: {field} is the
+ * reply parameter of that name. The names come from the interface
+ * definitions (varlink_names.h); the sentences are statsctl's, written
+ * once, here, and the man page's DIAGNOSTICS follow them. An error with no
+ * sentence yet is printed as its name and parameters.
  */
-static const struct {
-	const char	*error;
-	const char	*text;
-} sc_errors[] = {
-	{ "io.statsd.NoSuchKstat", "no such kstat: {kstat}" },
-	{ "io.statsd.KstatExists", "kstat exists already: {kstat}" },
-	{ "io.statsd.NoSuchTemplate", "no such template: {template}" },
-	{ "io.statsd.TemplateExists", "another template is named {template}" },
-	{ "io.statsd.TemplateMismatch",
-	    "{kstat} was made from another template than {template}" },
-	{ "io.statsd.InvalidTemplate", "invalid template, {parameter}: "
-	    "{reason}" },
-	{ "io.statsd.InvalidValue", "invalid {parameter}: {reason}" },
-	{ "io.statsd.PermissionDenied", "permission denied: {method} needs "
-	    "the {right} right" },
-	{ "io.statsd.LimitReached", "limit reached: {limit} is {value}" },
-	{ "io.statsd.NotWritable", "not writable: {kstat} {statistic}" },
-	{ "io.statsd.InvalidDefinition", "invalid definition: line {line}, "
-	    "column {column}, {attribute}: {reason}" },
-	{ "io.statsd.NotSupported", "not supported by this statsd: {method}: "
-	    "{reason}" },
-	{ "io.statsd.InvalidMessage", "statsd refused the call: {reason}" },
-	{ "io.statsd.MessageTooLarge", "message too large for statsd (limit "
-	    "{limit} bytes)" },
-	{ "io.statsd.TooManyConnections", "statsd has too many connections "
-	    "(limit {limit})" },
-	{ "io.statsd.SystemError", "statsd failed: {reason} (errno {errno})" },
-	{ "org.varlink.service.InvalidParameter", "statsd refused parameter "
-	    "{parameter}" },
-	{ "org.varlink.service.MethodNotFound", "statsd does not know "
-	    "{method} (an older statsd?)" },
-	{ "org.varlink.service.MethodNotImplemented", "statsd does not "
-	    "implement {method}" },
-	{ "org.varlink.service.InterfaceNotFound", "statsd does not serve "
-	    "{interface}" },
+static const char *const sc_errors[VL_E_NUM] = {
+	[VL_E_NO_SUCH_KSTAT] = "no such kstat: {kstat}",
+	[VL_E_KSTAT_EXISTS] = "kstat exists already: {kstat}",
+	[VL_E_NO_SUCH_TEMPLATE] = "no such template: {template}",
+	[VL_E_TEMPLATE_EXISTS] = "another template is named {template}",
+	[VL_E_TEMPLATE_MISMATCH] =
+	    "{kstat} was made from another template than {template}",
+	[VL_E_INVALID_TEMPLATE] = "invalid template, {parameter}: {reason}",
+	[VL_E_INVALID_VALUE] = "invalid {parameter}: {reason}",
+	[VL_E_PERMISSION_DENIED] =
+	    "permission denied: {method} needs the {right} right",
+	[VL_E_LIMIT_REACHED] = "limit reached: {limit} is {value}",
+	[VL_E_NOT_WRITABLE] = "not writable: {kstat} {statistic}",
+	[VL_E_INVALID_DEFINITION] = "invalid definition: line {line}, "
+	    "column {column}, {attribute}: {reason}",
+	[VL_E_INVALID_MESSAGE] = "statsd refused the call: {reason}",
+	[VL_E_MESSAGE_TOO_LARGE] =
+	    "message too large for statsd (limit {limit} bytes)",
+	[VL_E_TOO_MANY_CONNECTIONS] =
+	    "statsd has too many connections (limit {limit})",
+	[VL_E_SYSTEM_ERROR] = "statsd failed: {reason} (errno {errno})",
+	[VL_E_INVALID_PARAMETER] = "statsd refused parameter {parameter}",
+	[VL_E_METHOD_NOT_FOUND] =
+	    "statsd does not know {method} (an older statsd?)",
+	[VL_E_METHOD_NOT_IMPLEMENTED] = "statsd does not implement {method}",
+	[VL_E_INTERFACE_NOT_FOUND] = "statsd does not serve {interface}",
 };
+
+/* io.statsd's methods by their short names ("Snapshot"), as the user
+ * knows them. */
+static const char *
+sc_short_name(const char *s)
+{
+	size_t n = strlen(VL_IFACE_STATSD);
+
+	if (strncmp(s, VL_IFACE_STATSD, n) == 0 && s[n] == '.')
+		return s + n + 1;
+	return s;
+}
 
 const char *
 js_str(const json_t *o, const char *key, const char *dflt)
@@ -118,11 +121,8 @@ sc_expand(const char *tmpl, json_t *params, char *buf, size_t len)
 		key[close - p - 1] = '\0';
 		v = json_object_get(params, key);
 		if (json_is_string(v)) {
-			const char *s = json_string_value(v);
+			const char *s = sc_short_name(json_string_value(v));
 
-			/* Methods by their short names: "Snapshot". */
-			if (strncmp(s, SC_IFACE, strlen(SC_IFACE)) == 0)
-				s += strlen(SC_IFACE);
 			sc_append(buf, len, &off, s, strlen(s));
 		} else if (v != NULL) {
 			val = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -140,15 +140,13 @@ char *
 sc_describe_error(const char *error, json_t *params, char *buf, size_t len)
 {
 	struct vlc_reply r = { .params = params, .error = (char *)error };
-	size_t i;
+	enum vl_err e = vl_error_lookup(error);
 
 	if (len == 0)
 		return buf;
-	for (i = 0; i < sizeof(sc_errors) / sizeof(sc_errors[0]); i++) {
-		if (strcmp(sc_errors[i].error, error) == 0) {
-			sc_expand(sc_errors[i].text, params, buf, len);
-			return buf;
-		}
+	if (e < VL_E_NUM && sc_errors[e] != NULL) {
+		sc_expand(sc_errors[e], params, buf, len);
+		return buf;
 	}
 	return vlc_reply_describe(&r, buf, len);
 }
@@ -157,6 +155,7 @@ sc_describe_error(const char *error, json_t *params, char *buf, size_t len)
 static int
 sc_transport_error(const struct sc *sc, const char *method, int r)
 {
+	method = sc_short_name(method);
 	switch (r) {
 	case -ETIMEDOUT:
 		return sc_error("statsd did not answer %s in time (%s)",
@@ -195,21 +194,17 @@ sc_conn_close(struct sc *sc)
 	sc->vlc = vlc_free(sc->vlc);
 }
 
-/* Take a reply's outcome: its parameters, or the error (printed unless
- * ret_error is given). */
+/* Take a reply's outcome: its parameters, or the error, printed. */
 static int
 sc_take(struct vlc_reply *rep, int r, const char *subject,
-    json_t **ret_params, char **ret_error)
+    json_t **ret_params)
 {
 	char msg[1024];
 
 	if (r == -EREMOTEIO) {
-		if (ret_error != NULL)
-			*ret_error = strdup(rep->error);
-		else
-			sc_error("%s%s%s", subject != NULL ? subject : "",
-			    subject != NULL ? ": " : "", sc_describe_error(
-			    rep->error, rep->params, msg, sizeof(msg)));
+		sc_error("%s%s%s", subject != NULL ? subject : "",
+		    subject != NULL ? ": " : "", sc_describe_error(
+		    rep->error, rep->params, msg, sizeof(msg)));
 		vlc_reply_done(rep);
 		return SC_EXIT_FAIL;
 	}
@@ -219,67 +214,39 @@ sc_take(struct vlc_reply *rep, int r, const char *subject,
 	return 0;
 }
 
-static int
-sc_call_full(struct sc *sc, const char *method, json_t *params,
-    json_t **ret_params, char **ret_error)
-{
-	struct vlc_reply rep;
-	struct vlc *c = sc_conn(sc);
-	char full[96];
-	int r;
-
-	if (ret_params != NULL)
-		*ret_params = NULL;
-	if (ret_error != NULL)
-		*ret_error = NULL;
-	if (c == NULL) {
-		json_decref(params);
-		return SC_EXIT_FAIL;
-	}
-	snprintf(full, sizeof(full), SC_IFACE "%s", method);
-	memset(&rep, 0, sizeof(rep));
-	r = vlc_call(c, full, params, 0, NULL, 0, SC_TIMEOUT_MS, &rep);
-	json_decref(params);
-	if (r < 0 && r != -EREMOTEIO)
-		return sc_transport_error(sc, method, r);
-	return sc_take(&rep, r, sc->subject, ret_params, ret_error);
-}
-
 int
 sc_call(struct sc *sc, const char *method, json_t *params,
     json_t **ret_params)
 {
-	return sc_call_full(sc, method, params, ret_params, NULL);
-}
-
-int
-sc_call_quiet(struct sc *sc, const char *method, json_t *params,
-    json_t **ret_params, char **ret_error)
-{
-	char *err = NULL;
+	struct vlc_reply rep;
+	struct vlc *c = sc_conn(sc);
 	int r;
 
-	r = sc_call_full(sc, method, params, ret_params, &err);
-	if (ret_error != NULL)
-		*ret_error = err;
-	else
-		free(err);
-	return r;
+	if (ret_params != NULL)
+		*ret_params = NULL;
+	if (c == NULL) {
+		json_decref(params);
+		return SC_EXIT_FAIL;
+	}
+	memset(&rep, 0, sizeof(rep));
+	r = vlc_call(c, method, params, 0, NULL, 0, SC_TIMEOUT_MS, &rep);
+	json_decref(params);
+	if (r < 0 && r != -EREMOTEIO)
+		return sc_transport_error(sc, method, r);
+	return sc_take(&rep, r, sc->subject, ret_params);
 }
 
 int
 sc_stream_start(struct sc *sc, const char *method, json_t *params)
 {
 	struct vlc *c = sc_conn(sc);
-	char full[96];
 	int r;
 
 	if (c == NULL) {
 		json_decref(params);
 		return SC_EXIT_FAIL;
 	}
-	snprintf(full, sizeof(full), SC_IFACE "%s", method);
-	r = vlc_send(c, full, params, VLC_MORE, NULL, 0, SC_TIMEOUT_MS);
+	r = vlc_send(c, method, params, VLC_MORE, NULL, 0, SC_TIMEOUT_MS);
 	json_decref(params);
 	if (r < 0)
 		return sc_transport_error(sc, method, r);
@@ -300,5 +267,5 @@ sc_stream_next(struct sc *sc, int timeout_ms, json_t **ret_params,
 	if (r < 0 && r != -EREMOTEIO)
 		return sc_transport_error(sc, "the stream", r);
 	*ret_more = r == 0 && rep.continues;
-	return sc_take(&rep, r, sc->subject, ret_params, NULL);
+	return sc_take(&rep, r, sc->subject, ret_params);
 }

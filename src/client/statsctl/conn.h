@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "statsctl.h"
+#include "varlink_names.h"
 
 /* Replies wait this long, except a stream's, which waits for its
  * interval as well. */
@@ -28,22 +29,18 @@ struct vlc *sc_conn(struct sc *sc);
 void sc_conn_close(struct sc *sc);
 
 /*
- * sc_call: call io.statsd.<method> with params (stolen; NULL: {}) and
+ * sc_call: call method (a VL_M_* name) with params (stolen; NULL: {}) and
  * wait for its reply. On success *ret_params (may be NULL) is the reply's
- * parameters (the caller json_decref()s it). On failure the error is
- * printed, unless quiet, in which case *ret_error (may be NULL) gets the
- * error's name ("io.statsd.NoSuchKstat"; the caller free()s it) and
- * nothing is printed.
+ * parameters (the caller json_decref()s it); on failure the error is
+ * printed.
  * Returns: 0; SC_EXIT_FAIL.
  */
 int sc_call(struct sc *sc, const char *method, json_t *params,
     json_t **ret_params);
-int sc_call_quiet(struct sc *sc, const char *method, json_t *params,
-    json_t **ret_params, char **ret_error);
 
 /*
- * sc_stream_start: start a streamed call of io.statsd.<method>
- * ("more": the daemon replies every interval). params is stolen.
+ * sc_stream_start: start a streamed call of method (a VL_M_* name;
+ * "more": the daemon replies every interval). params is stolen.
  * Returns: 0; SC_EXIT_FAIL (printed).
  */
 int sc_stream_start(struct sc *sc, const char *method, json_t *params);

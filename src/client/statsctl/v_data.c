@@ -23,7 +23,7 @@ linux_data_get(struct sc *sc, const struct kref *k, char **ret_text)
 	r = linux_require(sc, k);
 	if (r != 0)
 		return r;
-	r = sc_call(sc, "Scrape", json_pack("{s:s, s:s}", "format", "linux",
+	r = sc_call(sc, VL_M_SCRAPE, json_pack("{s:s, s:s}", "format", "linux",
 	    "selector", kref_selector(k, sel, sizeof(sel))), &reply);
 	if (r != 0)
 		return r;

@@ -25,7 +25,7 @@ linux_defn_get(struct sc *sc, const struct kref *k, char **ret_text)
 	*ret_text = NULL;
 	params = json_pack("{s:s, s:i, s:s}", "module", k->module,
 	    "instance", (int)k->instance, "name", k->name);
-	r = sc_call(sc, "DefinitionGet", params, &reply);
+	r = sc_call(sc, VL_M_DEFINITION_GET, params, &reply);
 	if (r != 0)
 		return r;
 	*ret_text = strdup(js_str(reply, "text", ""));
@@ -63,7 +63,7 @@ linux_defn_set(struct sc *sc, const struct kref *k, const char *text)
 	sc->subject = kref_format(k, full, sizeof(full));
 	params = json_pack("{s:s, s:i, s:s, s:s}", "module", k->module,
 	    "instance", (int)k->instance, "name", k->name, "text", text);
-	r = sc_call(sc, "DefinitionSet", params, NULL);
+	r = sc_call(sc, VL_M_DEFINITION_SET, params, NULL);
 	sc->subject = NULL;
 	return r;
 }

@@ -300,7 +300,7 @@ hist_template(struct sc *sc, const char *spec)
 	const json_t *tpls;
 	size_t i;
 
-	if (sc_call(sc, "TemplateList", NULL, &reply) != 0)
+	if (sc_call(sc, VL_M_TEMPLATE_LIST, NULL, &reply) != 0)
 		return NULL;
 	tpls = json_object_get(reply, "templates");
 	for (i = 0; i < json_array_size(tpls); i++)
@@ -337,7 +337,7 @@ hist_run(struct sc *sc, int argc, char **argv)
 	h->sc = sc;
 	h->k = k;
 	kref_format(&h->k, full, sizeof(full));
-	r = sc_call(sc, "Read", json_pack("{s:s, s:i, s:s}", "module",
+	r = sc_call(sc, VL_M_READ, json_pack("{s:s, s:i, s:s}", "module",
 	    h->k.module, "instance", (int)h->k.instance, "name", h->k.name),
 	    &reply);
 	if (r == 0)

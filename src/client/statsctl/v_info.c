@@ -27,10 +27,10 @@ info_run(struct sc *sc, int argc, char **argv)
 		return r;
 	if (optind < argc)
 		return sc_usage(sc, "unexpected argument '%s'", argv[optind]);
-	r = sc_call(sc, "Hello", json_pack("{s:s}", "client", "statsctl"),
+	r = sc_call(sc, VL_M_HELLO, json_pack("{s:s}", "client", "statsctl"),
 	    &hello);
 	if (r == 0)
-		r = sc_call(sc, "Info", NULL, &info);
+		r = sc_call(sc, VL_M_INFO, NULL, &info);
 	if (r == 0)
 		sc_output(sc, fmt)->info(hello, info, config);
 	json_decref(hello);

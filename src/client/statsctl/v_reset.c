@@ -33,7 +33,7 @@ reset_run(struct sc *sc, int argc, char **argv)
 		return r;
 	/* The whole blob: a snapshot with reset, its copy thrown away. */
 	if (argc - optind == 1)
-		return sc_call(sc, "Snapshot", reset_params(&k, true), NULL);
+		return sc_call(sc, VL_M_SNAPSHOT, reset_params(&k, true), NULL);
 	/* Named Linux statistics: data=reset for each. */
 	if ((r = sc_stat_names(sc, argc, argv, 24, &len)) != 0)
 		return r;
@@ -83,7 +83,7 @@ snapshot_run(struct sc *sc, int argc, char **argv)
 	if ((r = sc_getopt(sc, argc, argv, ":p", opts, &fmt, snapshot_opt,
 	    &so)) != 0 || (r = sc_one_kstat(sc, argc, argv, false, &k)) != 0)
 		return r;
-	r = sc_call(sc, "Snapshot", reset_params(&k, so.reset), &reply);
+	r = sc_call(sc, VL_M_SNAPSHOT, reset_params(&k, so.reset), &reply);
 	if (r != 0)
 		return r;
 	/* The blob's bytes (base64) only on request: they are for tools. */

@@ -28,10 +28,10 @@ sample_run(struct sc *sc, int argc, char **argv)
 		    "arguments)", argc - optind);
 	sc->subject = "sample rates";
 	if (optind < argc)
-		r = sc_call(sc, "SampleRatesSet", json_pack("{s:s}", "text",
+		r = sc_call(sc, VL_M_SAMPLE_RATES_SET, json_pack("{s:s}", "text",
 		    argv[optind]), &reply);
 	else
-		r = sc_call(sc, "SampleRatesGet", NULL, &reply);
+		r = sc_call(sc, VL_M_SAMPLE_RATES_GET, NULL, &reply);
 	if (r == 0)
 		sc_output(sc, fmt)->rates(reply);
 	json_decref(reply);

@@ -50,7 +50,7 @@ scrape_run(struct sc *sc, int argc, char **argv)
 		    json_string(argv[optind]));
 	if (cls != NULL)
 		json_object_set_new(params, "class", json_string(cls));
-	r = sc_call(sc, "Scrape", params, &reply);
+	r = sc_call(sc, VL_M_SCRAPE, params, &reply);
 	if (r == 0)
 		fputs(js_str(reply, "text", ""), stdout);
 	json_decref(reply);

@@ -162,7 +162,7 @@ show_once(struct sc *sc, const struct show *s, bool *matched)
 	int r = 0;
 
 	if (s->mode == SHOW_DEFAULT && !s->quiet &&
-	    sc_call(sc, "Chain", NULL, &chain) != 0)
+	    sc_call(sc, VL_M_CHAIN, NULL, &chain) != 0)
 		return SC_EXIT_FAIL;
 	if (!s->quiet)
 		show_stamp(s->stamp);
@@ -176,7 +176,7 @@ show_once(struct sc *sc, const struct show *s, bool *matched)
 			    json_string(s->sels[i]));
 		if (s->cls != NULL)
 			json_object_set_new(p, "class", json_string(s->cls));
-		r = sc_call(sc, "Scrape", p, &reply);
+		r = sc_call(sc, VL_M_SCRAPE, p, &reply);
 		if (r != 0)
 			break;
 		text = js_str(reply, "text", "");

@@ -27,7 +27,7 @@ templates_run(struct sc *sc, int argc, char **argv)
 		return r;
 	if (optind < argc)
 		return sc_usage(sc, "unexpected argument '%s'", argv[optind]);
-	r = sc_call(sc, "TemplateList", NULL, &reply);
+	r = sc_call(sc, VL_M_TEMPLATE_LIST, NULL, &reply);
 	if (r == 0)
 		sc_output(sc, fmt)->templates(reply, long_form);
 	json_decref(reply);

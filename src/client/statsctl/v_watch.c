@@ -281,9 +281,9 @@ watch_run(struct sc *sc, int argc, char **argv)
 		return r;
 	out = sc_output(sc, fmt);
 	/* What is a counter needs the templates: ask before the stream. */
-	r = sc_call(sc, "Chain", NULL, &w.chain);
+	r = sc_call(sc, VL_M_CHAIN, NULL, &w.chain);
 	if (r == 0)
-		r = sc_call(sc, "TemplateList", NULL, &w.tpls);
+		r = sc_call(sc, VL_M_TEMPLATE_LIST, NULL, &w.tpls);
 	if (r != 0)
 		goto done;
 	params = json_pack("{s:s, s:I}", "format", "json", "interval_ms",
@@ -298,7 +298,7 @@ watch_run(struct sc *sc, int argc, char **argv)
 		json_object_set_new(params, "count", json_integer(
 		    (json_int_t)count + 1));
 	sc->subject = "watch";
-	r = sc_stream_start(sc, "Scrape", params);
+	r = sc_stream_start(sc, VL_M_SCRAPE, params);
 	while (r == 0 && more) {
 		r = sc_stream_next(sc, (int)ival + SC_TIMEOUT_MS, &reply,
 		    &more);
