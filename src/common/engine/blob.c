@@ -1,7 +1,7 @@
 /*
  * blob.c: blob life cycle (clone, snapshot, reset, destroy; a new blob
- * comes from its template, in tpl.c), the visitor, statistic lookup, merging, and validation of blobs that come
- * from elsewhere.
+ * comes from its template, in tpl.c), the visitor, statistic lookup,
+ * merging, and validation of blobs that come from elsewhere.
  */
 #include <errno.h>
 #include <stdlib.h>
