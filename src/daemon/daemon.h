@@ -25,7 +25,8 @@ struct event_base;
 struct control;
 struct registry;
 struct drain;
-struct persist;
+struct journal;
+struct checkpoint;
 
 struct statsd {
 	struct config	 cfg;
@@ -33,6 +34,7 @@ struct statsd {
 	bool		 config_required;
 	char		*runtime_dir;
 	char		*state_dir;
+	char		*persist_dir;	/* runtime files, ring journal */
 	char		*socket_path;
 	bool		 socket_from_cli;
 
@@ -40,7 +42,8 @@ struct statsd {
 	struct control	*control;
 	struct registry	*reg;
 	struct drain	*drain;
-	struct persist	*persist;
+	struct journal	*journal;	/* NULL: running without one */
+	struct checkpoint *checkpoint;
 
 	uint64_t	 start_ns;	/* CLOCK_MONOTONIC */
 	uid_t		 self_uid;

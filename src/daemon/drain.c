@@ -20,8 +20,8 @@
 #include "daemon.h"
 #include "drain.h"
 #include "engine.h"
+#include "journal.h"
 #include "log.h"
-#include "persist.h"
 #include "registry.h"
 #include "ring.h"
 #include "shm.h"
@@ -38,7 +38,7 @@ struct ring {
 	struct event		*ev;
 	bool			 backlog;	/* records left after a batch */
 	bool			 broken_logged;
-	struct persist_ring	*journal;	/* progress of the pass */
+	struct journal_ring	*journal;	/* progress of the pass */
 	uint64_t		 skip;		/* applied before a restart */
 };
 
@@ -108,23 +108,23 @@ drain_apply(void *arg, const struct ring_rec *rec)
 	}
 	k = registry_kstat_by_handle(reg, rec->slot);
 	if (k == NULL || k->dormant) {
-		persist_ring_done(rg->journal);
+		journal_ring_done(rg->journal);
 		return -ENOENT;
 	}
 	if (k->owner != rg->uid && !rg->privileged) {
-		persist_ring_done(rg->journal);
+		journal_ring_done(rg->journal);
 		return -EPERM;
 	}
 	sb = registry_blob_begin(reg, k);
-	if (k->mirror != NULL)
-		persist_undo_begin(rg->dr->d->persist, rg->journal, k->handle,
+	if (k->storage != NULL)
+		journal_undo_begin(rg->dr->d->journal, rg->journal, k->handle,
 		    sb, k->size, rec->voi);
 	r = engine_apply(sb, rec->voi, rec->op, rec->flags, rec->x, rec->y,
 	    rec->time);
 	registry_blob_end(reg, k, rg->dr->now);
-	persist_ring_done(rg->journal);
-	if (k->mirror != NULL)
-		persist_undo_end(rg->dr->d->persist);
+	journal_ring_done(rg->journal);
+	if (k->storage != NULL)
+		journal_undo_end(rg->dr->d->journal);
 	/* A statistic that failed (a queue exit from an empty queue) is
 	 * counted in its errs; the record itself reached the blob. */
 	return r == -EINVAL || r == -EOPNOTSUPP ? r : 0;
@@ -137,7 +137,7 @@ drain_ring(struct drain *dr, struct ring *rg)
 	unsigned batch = dr->d->cfg.drain_batch;
 	int n;
 
-	persist_ring_pass(rg->journal, drain_ring_tail(rg), rg->skip);
+	journal_ring_pass(rg->journal, drain_ring_tail(rg), rg->skip);
 	n = ring_drain(rg->c, batch, dr->now, drain_apply, rg);
 	if (n == -EPIPE) {
 		if (!rg->broken_logged) {
@@ -185,7 +185,7 @@ drain_ring_free(struct drain *dr, struct ring *rg)
 	dr->nrings--;
 	if (rg->conn != NULL && rg->conn->nrings > 0)
 		rg->conn->nrings--;
-	persist_ring_release(rg->journal);
+	journal_ring_release(rg->journal);
 	event_free(rg->ev);
 	ring_consumer_free(rg->c);
 	free(rg);
@@ -526,7 +526,7 @@ drain_ring_new(struct drain *dr, struct conn *c, unsigned cap_log2,
 	r = drain_ring_add(dr, c, rc, ret_id);
 	if (r < 0)
 		goto fail;
-	dr->rings->journal = persist_ring_new(dr->d->persist,
+	dr->rings->journal = journal_ring_new(dr->d->journal,
 	    drain_ring_birth(dr->rings), c->peer.uid);
 	/* Armed from the start: the first push wakes the daemon. */
 	(void)ring_consumer_sleep_prepare(rc);
@@ -602,7 +602,7 @@ drain_ring_adopt(struct drain *dr, struct conn *c, int fd, int efd,
 	/* drain_ring_add() put it first. What was left in it is drained at
 	 * once, less what the journal says was applied already. */
 	rg = dr->rings;
-	rg->journal = persist_ring_adopt(dr->d->persist, drain_ring_birth(rg),
+	rg->journal = journal_ring_adopt(dr->d->journal, drain_ring_birth(rg),
 	    c->peer.uid, drain_ring_tail(rg), &rg->skip);
 	if (rg->skip > *ret_pending)
 		rg->skip = *ret_pending;

@@ -10,12 +10,12 @@
 #include <statsd/kstat.h>
 #include <statsd/sbuf.h>
 
+#include "checkpoint.h"
 #include "control.h"
 #include "daemon.h"
 #include "defn.h"
 #include "log.h"
 #include "methods.h"
-#include "persist.h"
 #include "registry.h"
 
 #define M_NAME_FIELDS							\
@@ -146,7 +146,7 @@ m_defn_set(struct vl_call *call, json_t *params)
 			return;
 		}
 		if (k->hdr.flags & KSTAT_FLAG_PERSISTENT)
-			(void)persist_checkpoint(d->persist);
+			(void)checkpoint_write(d->checkpoint);
 	}
 	free(nb);
 	text = m_defn_text(k);
@@ -231,7 +231,7 @@ m_defn_rates_set(struct vl_call *call, json_t *params)
 	free(rates);
 	free(d->sample_rates);
 	d->sample_rates = canon;
-	(void)persist_checkpoint(d->persist);
+	(void)checkpoint_write(d->checkpoint);
 	varlink_reply(call, json_pack("{s:s, s:o}", "text", canon, "rates",
 	    m_rates_json(canon)));
 }

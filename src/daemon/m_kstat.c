@@ -7,11 +7,12 @@
 
 #include <statsd/kstat.h>
 
+#include "checkpoint.h"
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
 #include "methods.h"
-#include "persist.h"
+#include "mirror.h"
 #include "registry.h"
 
 #define M_NAME_FIELDS							\
@@ -198,9 +199,13 @@ m_kstat_create(struct vl_call *call, json_t *params)
 		m_kstat_fail(call, r, &kerr, full, n.tpl->spec);
 		return;
 	}
-	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && k->mirror == NULL) {
-		r = persist_mirror_create(d->persist, k->handle,
-		    registry_blob_peek(k), k->size, &k->mirror);
+	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && k->storage == NULL) {
+		struct mirror *m;
+
+		r = mirror_create(d->persist_dir, k->handle,
+		    registry_blob_peek(k), k->size, &m);
+		if (r == 0)
+			k->storage = mirror_storage(m);
 		if (r < 0) {
 			(void)registry_kstat_delete(d->reg, k);
 			varlink_error_errno(call, r, "persistent kstat file");
@@ -208,7 +213,7 @@ m_kstat_create(struct vl_call *call, json_t *params)
 		}
 	}
 	if (k->hdr.flags & KSTAT_FLAG_PERSISTENT)
-		(void)persist_checkpoint(d->persist);
+		(void)checkpoint_write(d->checkpoint);
 	log_debug("uid %u %s kstat %s (handle %u)", (unsigned)peer->uid,
 	    revived ? "revived" : "created", full, k->handle);
 	varlink_reply(call, json_pack("{s:o, s:b}", "kstat",
@@ -237,6 +242,6 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 	persistent = (k->hdr.flags & KSTAT_FLAG_PERSISTENT) != 0;
 	dormant = registry_kstat_delete(d->reg, k);
 	if (persistent)
-		(void)persist_checkpoint(d->persist);
+		(void)checkpoint_write(d->checkpoint);
 	varlink_reply(call, json_pack("{s:b}", "dormant", dormant == 1));
 }

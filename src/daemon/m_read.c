@@ -16,7 +16,6 @@
 #include "daemon.h"
 #include "engine.h"
 #include "methods.h"
-#include "persist.h"
 #include "registry.h"
 #include "render_kstat.h"
 #include "render_linux.h"

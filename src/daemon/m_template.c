@@ -6,9 +6,9 @@
 
 #include <statsd/sbuf.h>
 
+#include "checkpoint.h"
 #include "daemon.h"
 #include "methods.h"
-#include "persist.h"
 #include "registry.h"
 #include "tpldef.h"
 
@@ -55,7 +55,7 @@ m_template_add(struct vl_call *call, json_t *params)
 	/* A template a PERSISTENT kstat may use must be in the checkpoint
 	 * before that kstat can be. */
 	if (created)
-		(void)persist_checkpoint(d->persist);
+		(void)checkpoint_write(d->checkpoint);
 	varlink_reply(call, json_pack("{s:o, s:b}", "template",
 	    registry_template_json(t), "created", created));
 }

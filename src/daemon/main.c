@@ -22,12 +22,14 @@
 #include <jansson.h>
 #include <systemd/sd-daemon.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "control.h"
 #include "daemon.h"
 #include "drain.h"
+#include "journal.h"
 #include "log.h"
-#include "persist.h"
+#include "mirror.h"
 #include "registry.h"
 #include "rights.h"
 #include "sysks.h"
@@ -366,9 +368,13 @@ run(struct statsd *d, bool foreground)
 	rights_admin_group_update(d);
 	r = registry_new(d, &d->reg);
 	if (r == 0)
-		r = persist_new(d, &d->persist);
+		r = mirror_dir_make(d->runtime_dir, &d->persist_dir);
+	if (r == 0) {
+		d->journal = journal_open(d->persist_dir);
+		r = checkpoint_new(d, &d->checkpoint);
+	}
 	if (r == 0)
-		r = persist_load(d->persist);
+		r = checkpoint_load(d->checkpoint);
 	if (r == 0)
 		r = sysks_kstat_types(d);
 	if (r == 0)
@@ -430,11 +436,12 @@ out:
 	 * checkpoint, before anything is freed. */
 	if (d->drain != NULL)
 		drain_all(d->drain);
-	if (d->persist != NULL && d->reg != NULL)
-		(void)persist_checkpoint(d->persist);
+	if (d->checkpoint != NULL && d->reg != NULL)
+		(void)checkpoint_write(d->checkpoint);
 	d->control = control_free(d->control);
 	d->drain = drain_free(d->drain);
-	d->persist = persist_free(d->persist);
+	d->checkpoint = checkpoint_free(d->checkpoint);
+	d->journal = journal_free(d->journal);
 	d->reg = registry_free(d->reg);
 	if (ml.ev_term != NULL)
 		event_free(ml.ev_term);
@@ -515,6 +522,7 @@ main(int argc, char **argv)
 	config_done(&d.cfg);
 	free(d.runtime_dir);
 	free(d.state_dir);
+	free(d.persist_dir);
 	free(d.socket_path);
 	free(d.sample_rates);
 	return rc;

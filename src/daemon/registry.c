@@ -12,9 +12,9 @@
 #include <statsd/kstat.h>
 
 #include "blob.h"
+#include "blobstore.h"
 #include "daemon.h"
 #include "log.h"
-#include "persist.h"
 #include "registry.h"
 #include "tpl.h"
 #include "tpldef.h"
@@ -148,7 +148,7 @@ registry_free(struct registry *r)
 	if (r == NULL)
 		return NULL;
 	for (i = 0; i < r->nks; i++) {
-		persist_mirror_close(r->ks[i]->mirror);
+		blob_storage_close(r->ks[i]->storage);
 		free(r->ks[i]);
 	}
 	free(r->ks);
@@ -557,7 +557,7 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		free(k);
 		return -EINVAL;
 	}
-	k->mirror = n->mirror;
+	k->storage = n->storage;
 	if (n->dormant) {
 		k->dormant = true;
 		k->hdr.flags |= KSTAT_FLAG_DORMANT;
@@ -601,7 +601,7 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 			r->nks--;
 			break;
 		}
-	persist_mirror_remove(k->mirror);
+	blob_storage_remove(k->storage);
 	free(k);
 	return 0;
 }
@@ -645,7 +645,7 @@ registry_blob_begin(struct registry *r, struct reg_kstat *k)
 {
 	void *blob;
 
-	if (k->mirror != NULL) {
+	if (k->storage != NULL) {
 		if (!k->dirty) {
 			if (r->ndirty == r->cdirty) {
 				size_t nc = r->cdirty > 0 ? 2 * r->cdirty : 64;
@@ -654,7 +654,7 @@ registry_blob_begin(struct registry *r, struct reg_kstat *k)
 
 				if (p == NULL) {
 					/* Sync this one now instead. */
-					return persist_mirror_blob(k->mirror);
+					return k->storage->blob;
 				}
 				r->dirty = p;
 				r->cdirty = nc;
@@ -662,7 +662,7 @@ registry_blob_begin(struct registry *r, struct reg_kstat *k)
 			r->dirty[r->ndirty++] = k;
 			k->dirty = true;
 		}
-		return persist_mirror_blob(k->mirror);
+		return k->storage->blob;
 	}
 	(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
 	return blob;
@@ -675,7 +675,7 @@ registry_blob_end(struct registry *r, struct reg_kstat *k, uint64_t snaptime)
 {
 	(void)r;
 	k->hdr.snaptime = (hrtime_t)snaptime;
-	if (k->mirror == NULL)
+	if (k->storage == NULL)
 		store_kstat_write_end(k->seg, k->ref.slot, snaptime);
 	else if (!k->dirty)
 		reg_sync_one(k);	/* the dirty list could not grow */
@@ -684,12 +684,12 @@ registry_blob_end(struct registry *r, struct reg_kstat *k, uint64_t snaptime)
 const struct statsblob *
 registry_blob_peek(const struct reg_kstat *k)
 {
-	if (k->mirror != NULL)
-		return persist_mirror_blob(k->mirror);
+	if (k->storage != NULL)
+		return k->storage->blob;
 	return k->blob;
 }
 
-/* Copy a PERSISTENT kstat's runtime file into its store blob. */
+/* Copy a PERSISTENT kstat's stored blob into its store blob. */
 static void
 reg_sync_one(struct reg_kstat *k)
 {
@@ -697,7 +697,7 @@ reg_sync_one(struct reg_kstat *k)
 
 	if (store_kstat_write_begin(k->seg, k->ref.slot, &blob) < 0)
 		return;
-	memcpy(blob, persist_mirror_blob(k->mirror), k->size);
+	memcpy(blob, k->storage->blob, k->size);
 	store_kstat_write_end(k->seg, k->ref.slot,
 	    (uint64_t)k->hdr.snaptime);
 	k->dirty = false;
@@ -729,9 +729,9 @@ registry_blob_replace(struct registry *r, struct reg_kstat *k,
 		if (e < 0)
 			return e;
 	}
-	if (k->mirror != NULL) {
-		memcpy(persist_mirror_blob(k->mirror), nb, size);
-		persist_mirror_set_size(k->mirror, size);
+	if (k->storage != NULL) {
+		memcpy(k->storage->blob, nb, size);
+		blob_storage_set_size(k->storage, size);
 	}
 	(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
 	memcpy(blob, nb, size);

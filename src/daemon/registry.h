@@ -9,8 +9,9 @@
  * when statsd restarted land where they were meant to.
  *
  * The canonical copy of a kstat's blob is its store blob, or, for a
- * PERSISTENT kstat, its runtime file (persist.h); registry_blob_begin()
- * and registry_blob_end() bracket every change and keep the two in step.
+ * PERSISTENT kstat, its blob storage (blobstore.h: a runtime file);
+ * registry_blob_begin() and registry_blob_end() bracket every change and
+ * keep the two in step.
  */
 #ifndef STATSD_DAEMON_REGISTRY_H
 #define STATSD_DAEMON_REGISTRY_H
@@ -28,7 +29,7 @@
 
 struct statsd;
 struct registry;
-struct persist_mirror;
+struct blob_storage;
 
 struct reg_template {
 	int		 id;		/* the engine's */
@@ -51,8 +52,8 @@ struct reg_kstat {
 	struct store_ref	 ref;
 	uint32_t		 size;	/* blob bytes now */
 	struct statsblob	*blob;	/* in the store segment */
-	struct persist_mirror	*mirror; /* PERSISTENT: the runtime file */
-	bool			 dirty;	/* mirror ahead of the store */
+	struct blob_storage	*storage; /* PERSISTENT: the canonical blob */
+	bool			 dirty;	/* storage ahead of the store */
 	bool			 dormant;
 	bool			 internal; /* statsd's own: not deletable */
 };
@@ -109,10 +110,10 @@ struct reg_kstat_new {
 	uint32_t		 npath;
 	uid_t			 owner;
 	struct reg_template	*tpl;
-	/* Restoring (persist.c) only: */
+	/* Restoring (checkpoint.c) only: */
 	uint32_t		 handle;	/* 0: a new one */
 	uint64_t		 crtime;	/* 0: now */
-	struct persist_mirror	*mirror;	/* taken over */
+	struct blob_storage	*storage;	/* taken over */
 	const void		*blob;		/* initial data, or NULL */
 	uint32_t		 blob_size;
 	bool			 dormant;
@@ -150,7 +151,7 @@ size_t registry_kstats(struct registry *r, struct reg_kstat ***ret);
 /* How many kstats owner has. */
 unsigned registry_count_owner(struct registry *r, uid_t owner);
 
-/* The next handle to give out, and raise it (persist.c). */
+/* The next handle to give out, and raise it (checkpoint.c). */
 uint32_t registry_next_handle(const struct registry *r);
 void registry_raise_next_handle(struct registry *r, uint32_t h);
 

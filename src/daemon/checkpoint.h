@@ -1,0 +1,44 @@
+/*
+ * checkpoint.h: the checkpoint, <state>/statsd.checkpoint, and how
+ * PERSISTENT kstats come back at start.
+ *
+ * What survives a restart and a kill -9 lives in three places with two
+ * lifetimes: each PERSISTENT kstat's runtime file (mirror.h) and the ring
+ * journal (journal.h) in the runtime directory, which a kill -9 leaves
+ * and a reboot clears; and the checkpoint in the state directory, which
+ * outlives a reboot. The checkpoint holds the templates, the PERSISTENT
+ * kstats' headers, their blobs as of the checkpoint, the sample rates and
+ * the next handle. It is written to a temporary file, fsync'd and renamed
+ * over the old one: on every change of the set of PERSISTENT kstats,
+ * every checkpoint_interval_ms, and at exit.
+ *
+ * On start the checkpoint is loaded and each kstat takes its blob from
+ * its runtime file when that file is the one the checkpoint names (same
+ * birth stamp) and validates, else from the checkpoint (after a reboot
+ * cleared the runtime directory).
+ */
+#ifndef STATSD_DAEMON_CHECKPOINT_H
+#define STATSD_DAEMON_CHECKPOINT_H
+
+struct statsd;
+struct checkpoint;
+
+/* Returns: 0 and *ret; -errno. The periodic write starts at once. */
+int checkpoint_new(struct statsd *d, struct checkpoint **ret);
+struct checkpoint *checkpoint_free(struct checkpoint *c);
+
+/*
+ * checkpoint_load: restore templates, sample rates and PERSISTENT kstats
+ * from the checkpoint into d->reg, with their runtime files in
+ * d->persist_dir (rolled back by d->journal where an update was cut
+ * short). A missing checkpoint is a fresh start; a damaged one is logged
+ * and set aside (renamed *.bad).
+ * Returns: 0; -errno for what stops the start (out of memory).
+ */
+int checkpoint_load(struct checkpoint *c);
+
+/* checkpoint_write: write the checkpoint now. Returns: 0; -errno
+ * (logged once per failure streak). */
+int checkpoint_write(struct checkpoint *c);
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * journal.h: the ring journal, <runtime>/persist/rings.journal, which
+ * makes a kill -9 in the middle of a drain pass neither lose nor repeat
+ * updates of PERSISTENT kstats (their blobs live in runtime files,
+ * mirror.h, that outlive the process).
+ *
+ * A ring's consumer index is published once per pass, after the pass;
+ * updates are applied to the runtime files record by record. For each
+ * ring the journal holds the index the current pass started from (base)
+ * and how many records of the pass were applied (done). A restarted statsd
+ * that is handed the ring back finds it by its birth stamp: if the ring's
+ * published index is still base, the first done records were applied
+ * already and are skipped. (done is bumped right after each record is
+ * applied: a kill between the two stores, a window of a few
+ * instructions, still repeats that one record; the undo record below
+ * closes that window.)
+ *
+ * Without a journal (it could not be made) every call here is a no-op and
+ * a kill -9 during a drain pass may repeat updates.
+ */
+#ifndef STATSD_DAEMON_JOURNAL_H
+#define STATSD_DAEMON_JOURNAL_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct journal;
+
+/* One ring's slot. */
+struct journal_ring {
+	_Atomic uint64_t	birth;		/* the ring header's */
+	_Atomic uint64_t	base;		/* consumer index at pass start */
+	_Atomic uint64_t	done;		/* records of the pass applied */
+	_Atomic uint32_t	uid;
+	_Atomic uint32_t	used;		/* 0: free; else the epoch */
+	uint8_t			pad[32];
+};
+
+/*
+ * journal_open: map the journal in dir, start a new epoch, and forget the
+ * slots of rings two starts old (a ring not handed back by then is not
+ * coming back).
+ * Returns: the journal, or NULL (logged; statsd runs without one).
+ */
+struct journal *journal_open(const char *dir);
+
+/* Unmap it (the file stays, for the next start). NULL-safe. Returns: NULL. */
+struct journal *journal_free(struct journal *jn);
+
+/* A slot for a new ring. Returns: it, or NULL (journal full or
+ * unavailable: the ring then runs without one). */
+struct journal_ring *journal_ring_new(struct journal *jn, uint64_t birth,
+    uid_t uid);
+
+/* The slot of a ring handed back: *ret_skip gets how many of its records
+ * to skip (0 if none, or no slot matches). Returns: a slot, or NULL. */
+struct journal_ring *journal_ring_adopt(struct journal *jn, uint64_t birth,
+    uid_t uid, uint64_t tail, uint64_t *ret_skip);
+
+/* A drain pass starts at consumer index base, with the first done
+ * records of it applied already (records a killed statsd applied, being
+ * skipped now; usually 0). */
+static inline void
+journal_ring_pass(struct journal_ring *j, uint64_t base, uint64_t done)
+{
+	if (j == NULL)
+		return;
+	/* done first: a kill between the two stores must not pair the new
+	 * base with the old count. */
+	atomic_store_explicit(&j->done, done, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&j->base, base, memory_order_relaxed);
+}
+
+/* One more record of the pass is applied. */
+static inline void
+journal_ring_done(struct journal_ring *j)
+{
+	if (j == NULL)
+		return;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&j->done, atomic_load_explicit(&j->done,
+	    memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+/* The ring is gone (drained and published). NULL-safe. */
+void journal_ring_release(struct journal_ring *j);
+
+/*
+ * The one update in flight on a PERSISTENT kstat. Before it is applied
+ * to the runtime file, what it can change (the blob header, the VOI's
+ * statistics and their data) is saved in the journal; after it is
+ * applied and counted (journal_ring_done), the save is dropped. A statsd
+ * killed in between finds the save at start and, unless the update was
+ * counted, puts those bytes back (journal_undo_recover): the update is
+ * then applied once, when the ring is handed back. No-ops without a
+ * journal or a slot (j NULL).
+ */
+void journal_undo_begin(struct journal *jn, struct journal_ring *j,
+    uint32_t handle, const void *blob, uint32_t size, uint16_t voi);
+void journal_undo_end(struct journal *jn);
+
+/* At start, before kstat handle's blob (size bytes, in its runtime file)
+ * is used: roll back an update that was cut short. */
+void journal_undo_recover(struct journal *jn, uint32_t handle, void *blob,
+    uint32_t size);
+
+#endif
