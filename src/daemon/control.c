@@ -2,7 +2,7 @@
  * control.c: the control socket — accept, SO_PEERCRED, connection limits,
  * NUL framing with a size limit, SCM_RIGHTS in and out, the idle time-out
  * and output backpressure. It owns the sockets and nothing else; each
- * complete message goes to varlink_conn_message().
+ * complete message goes to the events' message callback (varlink.c's).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +18,6 @@
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
-#include "varlink.h"
 #include "varlink_names.h"
 
 #define CONN_READ_CHUNK		65536u
@@ -50,7 +49,7 @@ struct cpriv {
 	struct outmsg	*out_head, *out_tail;
 	size_t		 out_bytes;
 
-	bool		 hold;		/* varlink holds the input */
+	bool		 hold;		/* the protocol holds the input */
 	bool		 throttled;	/* output above the high mark */
 	bool		 closing;	/* close once output is written */
 	bool		 dead;		/* closed while dispatching */
@@ -65,6 +64,7 @@ struct listener {
 
 struct control {
 	struct statsd	*d;
+	const struct control_events *ev;
 	struct listener	*ls;
 	size_t		 nls;
 	bool		 bound;		/* statsd bound the socket itself */
@@ -102,7 +102,7 @@ conn_free(struct cpriv *cp)
 	struct outmsg *m;
 	size_t i;
 
-	varlink_conn_closed(&cp->pub);
+	ctl->ev->closed(&cp->pub);
 	if (cp->prev != NULL)
 		cp->prev->next = cp->next;
 	else
@@ -355,7 +355,7 @@ conn_drop_fds(struct cpriv *cp)
 	cp->in_nfds = 0;
 }
 
-/* Hand complete messages to varlink while nothing holds the input. */
+/* Hand complete messages on while nothing holds the input. */
 static void
 conn_process(struct cpriv *cp)
 {
@@ -369,13 +369,13 @@ conn_process(struct cpriv *cp)
 
 		if (nul == NULL) {
 			if (cp->in_len >= max) {
-				varlink_conn_too_large(&cp->pub, max);
+				cp->ctl->ev->too_large(&cp->pub, max);
 				control_close_after_flush(&cp->pub);
 			}
 			break;
 		}
 		mlen = (size_t)(nul - cp->in);
-		varlink_conn_message(&cp->pub, cp->in, mlen);
+		cp->ctl->ev->message(&cp->pub, cp->in, mlen);
 		if (cp->dead || cp->doomed)
 			break;
 		conn_drop_fds(cp);
@@ -495,7 +495,7 @@ conn_kick_cb(evutil_socket_t fd, short what, void *arg)
 		return;
 	cp->busy++;
 	if (!cp->throttled)
-		varlink_conn_drained(&cp->pub);
+		cp->ctl->ev->drained(&cp->pub);
 	cp->busy--;
 	if (cp->dead) {
 		conn_free(cp);
@@ -699,7 +699,8 @@ control_bind(struct control *ctl, int *ret_fd)
 }
 
 int
-control_new(struct statsd *d, const int *fds, size_t n, struct control **ret)
+control_new(struct statsd *d, const struct control_events *ev,
+    const int *fds, size_t n, struct control **ret)
 {
 	struct control *ctl;
 	size_t i;
@@ -709,6 +710,7 @@ control_new(struct statsd *d, const int *fds, size_t n, struct control **ret)
 	if (ctl == NULL)
 		return -ENOMEM;
 	ctl->d = d;
+	ctl->ev = ev;
 	ctl->ls = calloc(n > 0 ? n : 1, sizeof(*ctl->ls));
 	ctl->ev_resume = evtimer_new(d->base, control_resume_cb, ctl);
 	if (ctl->ls == NULL || ctl->ev_resume == NULL) {

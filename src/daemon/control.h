@@ -2,8 +2,10 @@
  * control.h: the control socket and its connections — accept, peer
  * credentials, connection limits (total and per uid), NUL framing, the
  * message size limit, the idle time-out and output backpressure. It knows
- * nothing of what the messages mean: complete messages go to varlink.c,
- * and replies come back as bytes (and file descriptors) to queue.
+ * nothing of what the messages mean: complete messages go to the protocol
+ * layer through the callbacks it is given (struct control_events, which
+ * varlink.c provides), and replies come back as bytes (and file
+ * descriptors) to queue.
  *
  * Nothing here blocks: sockets are non-blocking, input is read as it
  * comes, output is queued and written when the socket takes it. Above the
@@ -35,14 +37,28 @@ struct conn {
 	bool		 streaming;	/* a "more" call is running */
 };
 
+/* What a connection's events are handed to: the protocol layer. */
+struct control_events {
+	/* A complete message of len bytes (its NUL not counted). */
+	void	(*message)(struct conn *c, const char *msg, size_t len);
+	/* A message grew past limit bytes; the connection then closes once
+	 * its output is written. */
+	void	(*too_large)(struct conn *c, size_t limit);
+	/* The connection is going away. */
+	void	(*closed)(struct conn *c);
+	/* Its output fell below the low mark. */
+	void	(*drained)(struct conn *c);
+};
+
 /*
  * control_new: serve the control protocol on the listening sockets in
  * fds (from socket activation; taken over), or, with n == 0, on a socket
- * bound at d->socket_path (a stale socket file there is replaced).
+ * bound at d->socket_path (a stale socket file there is replaced), handing
+ * each connection's events to ev.
  * Returns: 0 and *ret; -errno (logged).
  */
-int control_new(struct statsd *d, const int *fds, size_t n,
-    struct control **ret);
+int control_new(struct statsd *d, const struct control_events *ev,
+    const int *fds, size_t n, struct control **ret);
 
 /* Close every connection and the listening sockets. The socket file is
  * removed only if statsd bound it itself. NULL-safe. Returns: NULL. */
@@ -68,8 +84,8 @@ bool control_output_high(const struct conn *c);
  * Returns: how many. */
 size_t control_take_fds(struct conn *c, int *fds, size_t max);
 
-/* Stop or resume handing this connection's messages to varlink (one call
- * at a time: a stream holds the connection). */
+/* Stop or resume handing this connection's messages on (one call at a
+ * time: a stream holds the connection). */
 void control_hold_input(struct conn *c, bool hold);
 
 /* Close the connection once its output is written. */

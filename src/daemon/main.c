@@ -386,7 +386,8 @@ run(struct statsd *d, bool foreground)
 		r = nl;
 		goto out;
 	}
-	r = control_new(d, lfds, (size_t)nl, &d->control);
+	r = control_new(d, &varlink_conn_events, lfds, (size_t)nl,
+	    &d->control);
 	free(lfds);
 	if (r < 0)
 		goto out;

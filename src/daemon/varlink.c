@@ -538,7 +538,7 @@ vl_protocol_error(struct conn *c, enum vl_err e, json_t *params)
 	varlink_error(&call, e, params);
 }
 
-void
+static void
 varlink_conn_message(struct conn *c, const char *msg, size_t len)
 {
 	struct vl_call call = { .d = c->d, .conn = c };
@@ -633,7 +633,7 @@ out:
 	json_decref(root);
 }
 
-void
+static void
 varlink_conn_too_large(struct conn *c, size_t limit)
 {
 	log_notice("connection %llu (uid %u): message over %zu bytes; "
@@ -643,7 +643,7 @@ varlink_conn_too_large(struct conn *c, size_t limit)
 	    json_pack("{s:I}", "limit", (json_int_t)limit));
 }
 
-void
+static void
 varlink_conn_closed(struct conn *c)
 {
 	struct vl_conn *vc = c->vl;
@@ -657,13 +657,20 @@ varlink_conn_closed(struct conn *c)
 	}
 }
 
-void
+static void
 varlink_conn_drained(struct conn *c)
 {
 	(void)c;
 	/* Streams re-check the output level at each tick, and control.c
 	 * resumes reading by itself: nothing to do here yet. */
 }
+
+const struct control_events varlink_conn_events = {
+	.message = varlink_conn_message,
+	.too_large = varlink_conn_too_large,
+	.closed = varlink_conn_closed,
+	.drained = varlink_conn_drained,
+};
 
 /* ------------------------------------------------------------------- dump */
 

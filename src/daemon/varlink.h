@@ -24,6 +24,7 @@
 #include "varlink_names.h"
 
 struct conn;
+struct control_events;
 struct statsd;
 
 /* ------------------------------------------------------ parameter tables */
@@ -120,12 +121,10 @@ bool varlink_bool(json_t *params, const char *name, bool def);
 
 /* ---------------------------------------------------- connection events */
 
-/* From control.c: a complete message (len bytes, no NUL), a message past
- * the size limit, a closed connection, output below the low mark. */
-void varlink_conn_message(struct conn *c, const char *msg, size_t len);
-void varlink_conn_too_large(struct conn *c, size_t limit);
-void varlink_conn_closed(struct conn *c);
-void varlink_conn_drained(struct conn *c);
+/* What control.c hands each connection's events to (control_new()): a
+ * complete message, a message past the size limit, a closed connection,
+ * output below the low mark. */
+extern const struct control_events varlink_conn_events;
 
 /* The method table and the error table as JSON, for the test that checks
  * them against io.statsd.varlink (statsd --dump-methods). */
