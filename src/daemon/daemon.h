@@ -45,15 +45,12 @@ struct statsd {
 	struct journal	*journal;	/* NULL: running without one */
 	struct checkpoint *checkpoint;
 
-	uint64_t	 start_ns;	/* CLOCK_MONOTONIC */
+	uint64_t	 start_ns;	/* CLOCK_MONOTONIC (engine_now_ns) */
 	uid_t		 self_uid;
 	gid_t		 admin_gid;
 	bool		 admin_gid_valid;
 	bool		 stopping;
 	char		*sample_rates;	/* stats(3) text; "" = none */
 };
-
-/* CLOCK_MONOTONIC now, in ns. */
-uint64_t statsd_now_ns(void);
 
 #endif

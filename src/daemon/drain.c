@@ -229,7 +229,7 @@ drain_wake_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	ring_consumer_sleep_done(rg->c);
-	dr->now = statsd_now_ns();
+	dr->now = engine_now_ns();
 	(void)drain_ring(dr, rg);
 	registry_sync(dr->d->reg);
 }
@@ -248,7 +248,7 @@ drain_pass(struct drain *dr, bool backlog_only)
 	unsigned start, i, n = dr->nrings;
 	struct ring *rg;
 
-	dr->now = statsd_now_ns();
+	dr->now = engine_now_ns();
 	if (n == 0)
 		return;
 	start = dr->rr++ % n;
@@ -381,7 +381,7 @@ drain_new(struct statsd *d, struct drain **ret)
 	event_priority_set(dr->ev_tick, PRIO_DRAIN);
 	event_priority_set(dr->ev_pump, PRIO_CONTROL);
 	(void)drain_self_create(dr);
-	dr->now = statsd_now_ns();
+	dr->now = engine_now_ns();
 	drain_self_update(dr);
 	drain_tick_arm(dr);
 	*ret = dr;
@@ -441,7 +441,7 @@ drain_all(struct drain *dr)
 {
 	struct ring *rg;
 
-	dr->now = statsd_now_ns();
+	dr->now = engine_now_ns();
 	for (rg = dr->rings; rg != NULL; rg = rg->next)
 		drain_ring_empty(dr, rg);
 	registry_sync(dr->d->reg);
@@ -624,7 +624,7 @@ drain_conn_closed(struct drain *dr, struct conn *c)
 {
 	struct ring *rg, *next;
 
-	dr->now = statsd_now_ns();
+	dr->now = engine_now_ns();
 	for (rg = dr->rings; rg != NULL; rg = next) {
 		next = rg->next;
 		if (rg->conn != c)

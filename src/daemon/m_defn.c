@@ -14,6 +14,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "defn.h"
+#include "engine.h"
 #include "log.h"
 #include "methods.h"
 #include "registry.h"
@@ -87,7 +88,7 @@ m_defn_set(struct vl_call *call, json_t *params)
 	struct defn_error derr;
 	struct statsblob *nb = NULL, *sb;
 	struct reg_kstat *k;
-	uint64_t now = statsd_now_ns();
+	uint64_t now = engine_now_ns();
 	uint32_t size;
 	uint16_t nn;
 	bool relaid = false;

@@ -27,6 +27,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "drain.h"
+#include "engine.h"
 #include "journal.h"
 #include "log.h"
 #include "mirror.h"
@@ -43,15 +44,6 @@
 #endif
 
 #define STATUS_PERIOD_S	5
-
-uint64_t
-statsd_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 struct opts {
 	bool		 foreground;
@@ -199,7 +191,7 @@ on_reload(evutil_socket_t sig, short what, void *arg)
 	(void)sig;
 	(void)what;
 	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading\nMONOTONIC_USEC=%llu",
-	    (unsigned long long)(statsd_now_ns() / 1000));
+	    (unsigned long long)(engine_now_ns() / 1000));
 	if (config_load(d->config_path, d->config_required, &n, &err) < 0) {
 		config_error_format(&err, msg, sizeof(msg));
 		log_error("reload refused, configuration kept: %s", msg);
@@ -363,7 +355,7 @@ run(struct statsd *d, bool foreground)
 		log_error("cannot set up the event loop");
 		return 1;
 	}
-	d->start_ns = statsd_now_ns();
+	d->start_ns = engine_now_ns();
 	d->self_uid = geteuid();
 	rights_admin_group_update(d);
 	r = registry_new(d, &d->reg);

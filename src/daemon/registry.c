@@ -14,6 +14,7 @@
 #include "blob.h"
 #include "blobstore.h"
 #include "daemon.h"
+#include "engine.h"
 #include "log.h"
 #include "registry.h"
 #include "tpl.h"
@@ -518,7 +519,7 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	k->seg = priv ? r->priv : r->pub;
 	k->size = size;
 	k->hdr.crtime = (hrtime_t)(n->crtime != 0 ? n->crtime :
-	    statsd_now_ns());
+	    engine_now_ns());
 	k->hdr.kid = (int64_t)k->handle;
 	memset(&sd, 0, sizeof(sd));
 	sd.kid = k->handle;
@@ -735,7 +736,7 @@ registry_blob_replace(struct registry *r, struct reg_kstat *k,
 	}
 	(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
 	memcpy(blob, nb, size);
-	k->hdr.snaptime = (hrtime_t)statsd_now_ns();
+	k->hdr.snaptime = (hrtime_t)engine_now_ns();
 	store_kstat_write_end(k->seg, k->ref.slot, (uint64_t)k->hdr.snaptime);
 	k->blob = blob;
 	k->size = size;
