@@ -1,6 +1,6 @@
 /*
- * linux_server.c: an exploiter of the Linux statistics infrastructure
- * (seed 003), like the zfcp driver it was written for: an interface with a
+ * linux_server.c: an exploiter of the Linux statistics infrastructure,
+ * like the zfcp driver it was written for: an interface with a
  * request-size list, a latency array, a fill-level range, a history of
  * queue utilisation and a counter. Users look at it with statsctl, whose
  * data and definition lines are the debugfs files of the original.
@@ -38,7 +38,7 @@ main(int argc, char **argv)
 	if (r == 0)
 		r = statistic_create(&erp, iface, "occurrence_erp",
 		    "occurrences");
-	/* Half-decent defaults, as the seed asks of exploiters. */
+	/* Half-decent defaults, as Linux asks of exploiters. */
 	if (r == 0)
 		r = statistic_define_list(sizes, 0, 1 << 20, 16);
 	if (r == 0)

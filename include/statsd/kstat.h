@@ -1,7 +1,7 @@
 /*
- * kstat.h: the illumos kstat and Solaris kstat2 data definitions (seeds 001
- * and 002) as statsd stores them: kstat types, named data types, flags,
- * and the INTR, IO and TIMER records with the seed's field names.
+ * kstat.h: the illumos kstat(3KSTAT) and Solaris kstat2 data definitions
+ * as statsd stores them: kstat types, named data types, flags, and the
+ * INTR, IO and TIMER records with illumos's field names.
  *
  * The first part of the header is shared by the engine and its front ends;
  * the second declares libstatsclient's provider and libkstat consumer calls.
@@ -137,9 +137,9 @@ enum kstat2_nv_metatype {
 
 /*
  * ---------------------------------------------------------------------------
- * The API of libstatsclient (seeds 001 and 002): kstats as illumos's
- * libkstat shows them to consumers, and the provider calls that create and
- * feed them through statsd. See kstat(3).
+ * The API of libstatsclient for illumos kstat and Solaris kstat2: kstats
+ * as illumos's libkstat shows them to consumers, and the provider calls
+ * that create and feed them through statsd. See kstat(3).
  */
 
 #define KSTAT_READ	0
@@ -147,8 +147,8 @@ enum kstat2_nv_metatype {
 
 /*
  * A named value. The union is illumos's, with its obsolete members; l and
- * ul are long as in illumos's LP64 user headers (the seed page shows the
- * ILP32 int32_t), matching KSTAT_DATA_LONG = KSTAT_DATA_INT64 above.
+ * ul are long as in illumos's LP64 user headers (kstat(3KSTAT) shows
+ * the ILP32 int32_t), matching KSTAT_DATA_LONG = KSTAT_DATA_INT64 above.
  */
 typedef struct kstat_named {
 	char		name[KSTAT_STRLEN];	/* name of counter */
@@ -189,7 +189,7 @@ typedef struct kstat_named {
 #define KSTAT_NAMED_ARR_LEN(knptr)	((knptr)->value.str.len)
 
 /*
- * The kstat header. Fields and their order are the seed's; ks_flags is
+ * The kstat header. Fields and their order are illumos's; ks_flags is
  * 32 bits wide (illumos: uchar_t) to hold KSTAT_FLAG_PRIV. The "kernel
  * only" fields exist for source compatibility: a provider may keep its own
  * pointer in ks_private; statsd calls none of the functions.
@@ -467,7 +467,7 @@ typedef struct kstat2 {
 } kstat2_t;
 
 /*
- * kstat2_create_histogram: a histogram kstat (seed 002): named by ks_npseg
+ * kstat2_create_histogram: a Solaris kstat2 histogram: named by ks_npseg
  * path segments (3 to 16; the kstat is <pseg[1]>:<instance>:<name>, class
  * pseg[0], where instance is the last all-digit segment after the second
  * (0 if none) and name the last other one), of type LINEAR (range_min,

@@ -1,6 +1,6 @@
 /*
  * statistic.h: the exploiter API of the Linux statistics infrastructure
- * (seed 003, revision 1.5), in user space over statsd.
+ * (the s390 proposal, revision 1.5), in user space over statsd.
  *
  * An interface is a kstat, linux:0:<interface name> of class "linux";
  * each statistic is one of its VOIs, carrying its run-time definition

@@ -1,5 +1,5 @@
 /*
- * stats.h: the stats(3) API of FreeBSD's libstats (seed 000), on Linux.
+ * stats.h: the stats(3) API of FreeBSD's libstats, on Linux.
  *
  * This is the in-process front end of statsd's statistics engine. A program
  * written from the stats(3) SYNOPSIS compiles against this header unchanged;
@@ -87,7 +87,8 @@ enum vsd_dtype {
 	VSD_DTYPE_DVHIST64,
 	VSD_DTYPE_TDGSTCLUST32,
 	VSD_DTYPE_TDGSTCLUST64,
-	/* statsd's own compound types (seeds 001 and 003); not FreeBSD's. */
+	/* statsd's own compound types (illumos kstat, Linux statistics);
+	 * not FreeBSD's. */
 	VSD_DTYPE_LIST,		/* Linux list: X -> sum of Y, entries_max long */
 	VSD_DTYPE_HISTORY,	/* Linux history: ring of per-period results */
 	VSD_DTYPE_RAW,		/* Linux raw: ring of (time, serial, X, Y) */
@@ -106,7 +107,8 @@ enum voi_stype {
 	VS_STYPE_MIN,		/* min X */
 	VS_STYPE_HIST,		/* bucket[X] += Y, plus out-of-band */
 	VS_STYPE_TDGST,		/* t-digest of X weighted by Y */
-	/* statsd's own statistic types (seeds 001 and 003); not FreeBSD's. */
+	/* statsd's own statistic types (illumos kstat, Linux statistics);
+	 * not FreeBSD's. */
 	VS_STYPE_COUNT,		/* sum of Y */
 	VS_STYPE_LAST,		/* the last X (kstat named value), or a string */
 	VS_STYPE_LIST,		/* X -> sum of Y for up to entries_max X */

@@ -9,7 +9,7 @@
  *   kobj.c       kstats the process created, and re-creating them
  *   publish.c    stats_blob_publish(): templates as JSON, mapped blobs,
  *                the engine's remote-update hook
- *   kstat_*.c, statistic.c   the seeds' APIs over the above
+ *   kstat_*.c, statistic.c   the kstat and Linux APIs over the above
  *
  * Locking: cl.lock guards everything in struct stats_client except the
  * fields marked atomic. The update fast path takes no lock.

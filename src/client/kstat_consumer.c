@@ -1,9 +1,9 @@
 /*
- * kstat_consumer.c: illumos's libkstat consumer API (seed 001) over statsd:
- * the chain, lookups, reads and writes. Reads copy blobs out of the store
- * segments mapped read-only (under each kstat's sequence counter); where
- * statsd gives no segment they go over the socket (Chain, Snapshot). VOI
- * names, which the segment does not hold, come from TemplateList.
+ * kstat_consumer.c: illumos's libkstat consumer API (kstat(3KSTAT)) over
+ * statsd: the chain, lookups, reads and writes. Reads copy blobs out of the
+ * store segments mapped read-only (under each kstat's sequence counter);
+ * where statsd gives no segment they go over the socket (Chain, Snapshot).
+ * VOI names, which the segment does not hold, come from TemplateList.
  */
 #include <errno.h>
 #include <stdio.h>

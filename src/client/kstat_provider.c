@@ -1,6 +1,6 @@
 /*
- * kstat_provider.c: the kstat provider calls of seeds 001 and 002 over
- * statsd — create, install and delete kstats of every type and kstat2
+ * kstat_provider.c: the provider calls of illumos kstat and Solaris kstat2
+ * over statsd — create, install and delete kstats of every type and kstat2
  * histograms, and the explicit update calls, each a ring record.
  *
  * A provider's kstat is one allocation: the header the caller sees, the

@@ -1,11 +1,11 @@
 /*
- * statistic.c: the Linux exploiter API (seed 003) over statsd. An
- * interface becomes kstat linux:0:<name> once something needs statsd to
- * know it (a definition, start, stop or reset); its template has a VOI per
- * statistic carrying the DEFN statistic. Definitions are sent as the
- * definition lines of seed 003 (DefinitionSet), and remembered so that the
- * kstat can be laid out again (a statistic added or removed, statsd
- * restarted) with every statistic as it was defined.
+ * statistic.c: the exploiter API of the Linux statistics infrastructure over
+ * statsd. An interface becomes kstat linux:0:<name> once something needs
+ * statsd to know it (a definition, start, stop or reset); its template has a
+ * VOI per statistic carrying the DEFN statistic. Definitions are sent as the
+ * Linux definition lines (DefinitionSet), and remembered so that the kstat
+ * can be laid out again (a statistic added or removed, statsd restarted)
+ * with every statistic as it was defined.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,8 +1,8 @@
 /*
- * bench_tdigest.c: t-digest figures for issue 3 and docs/tdigest.md:
- * ns per add (amortised, buffer merges included), ns per quantile query,
- * bytes per digest, and the accuracy table — max |rank error| over several
- * seeds for each data set and q, at 50, 100 and 200 centroids.
+ * bench_tdigest.c: t-digest figures for docs/tdigest.md: ns per add
+ * (amortised, buffer merges included), ns per quantile query, bytes per
+ * digest, and the accuracy table — max |rank error| over several seeds for
+ * each data set and q, at 50, 100 and 200 centroids.
  *
  * usage: bench_tdigest [runs]   (default 5 seeds per data set)
  */

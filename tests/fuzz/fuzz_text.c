@@ -1,10 +1,10 @@
 /*
  * fuzz_text.c: libFuzzer target for the engine's ways in that take text or
- * foreign bytes: definition lines (seed 003), template spec strings,
- * sample-rate lists, scalar values, and blobs copied from elsewhere. The
- * first input byte picks the parser; the rest is its input. Whatever the
- * input, nothing may crash, leak or read out of bounds, and a blob that
- * validates must render.
+ * foreign bytes: Linux definition lines, template spec strings, sample-rate
+ * lists, scalar values, and blobs copied from elsewhere. The first input
+ * byte picks the parser; the rest is its input. Whatever the input, nothing
+ * may crash, leak or read out of bounds, and a blob that validates must
+ * render.
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -1,9 +1,9 @@
 /*
- * test_defn.c: Linux definitions as text: every attribute of seed 003's
- * tables (writable, read-only, type-specific), junk, the rules without
- * name=, type changes and their required attributes, re-layout that keeps
- * every other statistic's data, all-or-nothing application, errors that
- * name the attribute, and the definition round trip.
+ * test_defn.c: Linux definitions as text: every attribute of Linux's tables
+ * (writable, read-only, type-specific), junk, the rules without name=, type
+ * changes and their required attributes, re-layout that keeps every other
+ * statistic's data, all-or-nothing application, errors that name the
+ * attribute, and the definition round trip.
  */
 #include <errno.h>
 
@@ -133,7 +133,8 @@ START_TEST(fresh_statistics_are_value_increments_off)
 }
 END_TEST
 
-/* The seed's own definition line, read-only attributes and all. */
+/* The definition line the Linux documentation shows, read-only attributes
+ * and all. */
 START_TEST(seed_line_applies)
 {
 	struct statsblob *sb = iface();
@@ -148,8 +149,8 @@ START_TEST(seed_line_applies)
 	    "data=[2417020.832398] started=[2417044.149675] "
 	    "stopped=[2417020.832398]\nunits=slots-occupied/incidents\n",
 	    NOW, &nb, &relaid, &err), -EINVAL);
-	/* Split over lines as the seed prints it, the first line lacks
-	 * entries_max: an error naming it, and nothing changed. */
+	/* Split over lines as the documentation prints it, the first line
+	 * lacks entries_max: an error naming it, and nothing changed. */
 	ck_assert_str_eq(err.attr, "entries_max");
 	ck_assert_uint_eq(err.line, 1);
 	ck_assert_int_eq(defn_apply(sb, names, NNAMES,

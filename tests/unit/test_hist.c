@@ -1,9 +1,9 @@
 /*
- * test_hist.c: the HIST statistic: bucket generation (LIN, EXP, LINEXP,
- * USR, the infinite-bound flags) against the reference sheet's examples,
+ * test_hist.c: the HIST statistic: bucket generation (LIN, EXP, LINEXP, USR,
+ * the infinite-bound flags) against examples worked from FreeBSD's rules,
  * value placement at every edge (bounds, out of band, type limits, fixed
- * point), 32- and 64-bit counter overflow, merge, reset, quantile and CDF
- * by interpolation, rendering, and every helper error.
+ * point), 32- and 64-bit counter overflow, merge, reset, quantile and CDF by
+ * interpolation, rendering, and every helper error.
  */
 #include <errno.h>
 #include <jansson.h>

@@ -1,8 +1,9 @@
 /*
- * test_kstat2_hist.c: seed 002's four kstat2 histogram types (LINEAR, LOG2,
+ * test_kstat2_hist.c: Solaris kstat2's four histogram types (LINEAR, LOG2,
  * LOG10, LOG10_LIN) as CRHIST64 bucket generators, checked value by value
- * against the bucket tables of 002's examples (with LOG10_LIN numbered by
- * its ranges, as DTrace's llquantize does), plus their parameter errors.
+ * against the bucket tables of kstat2_create_histogram(9F)'s examples (with
+ * LOG10_LIN numbered by its ranges, as DTrace's llquantize does), plus their
+ * parameter errors.
  */
 #include <errno.h>
 

@@ -1,9 +1,8 @@
 /*
  * test_render_kstat.c: kstats as kstat(1M) prints them: the man page's -p
- * example, the default block and -j shape of the reference sheet, -C and
- * -l, flat names for every kstat type (NAMED, INTR, IO with its snapshot
- * fix-up, TIMER, and <voi>.<kind> for blobs), ordering, selection and JSON
- * escapes.
+ * example, illumos kstat(1M)'s default block and -j shape, -C and -l, flat
+ * names for every kstat type (NAMED, INTR, IO with its snapshot fix-up,
+ * TIMER, and <voi>.<kind> for blobs), ordering, selection and JSON escapes.
  */
 #include <errno.h>
 

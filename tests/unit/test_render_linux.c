@@ -1,8 +1,8 @@
 /*
  * test_render_linux.c: the data lines of every Linux statistic type against
- * seed 003's sample output: value, range (num min avg max), list, array
- * (<=X_i ... >X_{n-1}, the zfcp log2 example's 13 lines), history in both
- * its forms with printk-style timestamps, and raw.
+ * the Linux documentation's sample output: value, range (num min avg max),
+ * list, array (<=X_i ... >X_{n-1}, the zfcp log2 example's 13 lines),
+ * history in both its forms with printk-style timestamps, and raw.
  */
 #include <errno.h>
 

@@ -1,5 +1,5 @@
 /*
- * test_stat_ioq.c: the IOQ statistic: seed 001's Riemann sums on the
+ * test_stat_ioq.c: the IOQ statistic: kstat(3KSTAT)'s Riemann sums on the
  * diagram's intervals i1 to i4, each queue event of kstat_queue(9F), the
  * transfer counters, the reader's snapshot fix-up, refusals that leave the
  * data as it was, reset and merge.
@@ -42,7 +42,7 @@ ev(struct statsblob *sb, uint8_t op, uint8_t flags, int64_t x, uint64_t t,
 }
 
 /*
- * Seed 001's diagram: the queue holds 2 during i1 = [t0, t1), 5 during
+ * kstat(3KSTAT)'s diagram: the queue holds 2 during i1 = [t0, t1), 5 during
  * i2 = [t1, t2), 4 during i3 = [t2, t3), 8 during i4 = [t3, t4), then 0.
  * With t_k = 1000 + 1000k: lentime = 2·1000 + 5·1000 + 4·1000 + 8·1000 =
  * 19000 and busy time = 4000.

@@ -68,8 +68,8 @@ static const char *const dist_name[NDIST] = {
 };
 
 /*
- * The seven inputs of issue 3. The mixture is 70% N(0,1) and 30%
- * N(5,0.5); the integer data are floor(10 * Exp(1)), about 130 distinct
+ * Seven inputs that stress a quantile sketch. The mixture is 70% N(0,1) and
+ * 30% N(5,0.5); the integer data are floor(10 * Exp(1)), about 130 distinct
  * values with up to 10% of the mass on one value.
  */
 static void

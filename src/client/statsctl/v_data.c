@@ -1,6 +1,7 @@
 /*
  * v_data.c: `statsctl data KSTAT` — the Linux data lines of one kstat's
- * statistics (seed 003's "data" file), as the daemon renders them.
+ * statistics (the Linux statistics infrastructure's "data" file), as the
+ * daemon renders them.
  */
 #include <getopt.h>
 #include <stdlib.h>

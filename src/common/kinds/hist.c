@@ -1,8 +1,8 @@
 /*
  * hist.c: the HIST statistic family.
  *
- * Bucket generation and update follow FreeBSD's stats(9) (reference sheet
- * §4): generated schemes stop after the first bucket whose upper bound
+ * Bucket generation and update follow FreeBSD's stats(9) (subr_stats.c):
+ * generated schemes stop after the first bucket whose upper bound
  * passes ub; a value lands in the highest-numbered bucket that matches and
  * in the out-of-band counter otherwise; counters wrap silently. Two
  * deliberate differences, both documented in stats(3): the infinite upper

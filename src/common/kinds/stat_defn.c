@@ -3,11 +3,12 @@
  * in its blob — and the mapping from a definition to the statistics its
  * VOI carries (see stat_defn.h for the table).
  *
- * Array intervals follow seed 003's documented meaning, (X_{i-1}, X_i],
- * with clamping at both ends (reference sheet, choice D3): X_0 = range_min,
- * X_i = range_min + i·b (lin) or range_min + b·2^(i-1) (log2), for every
- * X_i ≤ range_max; values ≤ X_0 go to the first interval and values past
- * the last X to the open one above it. They are kept as a CRHIST64 whose
+ * Array intervals follow the Linux statistics infrastructure's documented
+ * meaning, (X_{i-1}, X_i], with clamping at both ends (docs/formats.md,
+ * Choices): X_0 = range_min, X_i = range_min + i·b (lin) or
+ * range_min + b·2^(i-1) (log2), for every X_i ≤ range_max; values ≤ X_0
+ * go to the first interval and values past the last X to the open one
+ * above it. They are kept as a CRHIST64 whose
  * lower bounds are X_{i-1} + 1, which for integers is the same partition.
  */
 #include <errno.h>

@@ -1,9 +1,8 @@
 /*
  * stat_defn.h: the DEFN statistic: a Linux statistic's run-time definition
- * (seed 003) kept in the blob, as one more statistic of its VOI, so that it
- * travels with snapshots, copies and shared memory. It gates the VOI's
- * updates (on/off, range) and says which statistics the VOI carries for
- * its type:
+ * kept in the blob, as one more statistic of its VOI, so that it travels
+ * with snapshots, copies and shared memory. It gates the VOI's updates
+ * (on/off, range) and says which statistics the VOI carries for its type:
  *
  *   type              statistics of the VOI (besides DEFN)
  *   value increments  COUNT
@@ -45,7 +44,7 @@ enum defn_scale {
 	DEFN_NUM_SCALES
 };
 
-#define DEFN_UNITS_MAX	63	/* seed 003: names and units ≤ 63 chars */
+#define DEFN_UNITS_MAX	63	/* Linux: names, units ≤ 63 chars */
 #define DEFN_RANGE_MIN	(-INT64_MAX)		/* -0x7fffffffffffffff */
 #define DEFN_RANGE_MAX	(INT64_MAX - 1)		/* 0x7ffffffffffffffe */
 

@@ -1,5 +1,5 @@
 /*
- * stat_history.c: the HISTORY statistic, seed 003's "history": COUNT, SUM
+ * stat_history.c: the HISTORY statistic, Linux's "history": COUNT, SUM
  * or a range (num, min, avg, max) per period, for the last entries_max
  * periods.
  *
@@ -11,7 +11,7 @@
  * empty without writing, so a stopped statistic's history stays put (the
  * Linux code's known bug, a history that advances while off because reads
  * write, does not arise). period_us is stored exactly as given, never
- * round-tripped through nanoseconds (reference sheet, choice D6).
+ * round-tripped through nanoseconds (docs/formats.md, Choices).
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * stat_history.h: the HISTORY statistic (seed 003's "history" type): a
+ * stat_history.h: the HISTORY statistic (Linux's "history" type): a
  * ring of entries_max per-period results, each the COUNT (mode increments),
  * the SUM (mode products) or num/acc/min/max (mode range) of the (X, Y)
  * pairs of one period of period_us microseconds.

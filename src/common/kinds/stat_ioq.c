@@ -1,11 +1,11 @@
 /*
- * stat_ioq.c: the IOQ statistic: kstat_io_t's counters and seed 001's
- * queue arithmetic.
+ * stat_ioq.c: the IOQ statistic: kstat_io_t's counters and the queue
+ * arithmetic of illumos kstat(3KSTAT).
  *
  * At each change of a queue's length we add the time since its previous
  * change, times the length during that time, to its lentime, and the time
- * itself to its busy time if the length was not zero (the Riemann sums of
- * seed 001's diagram). Every event carries its own time; an event older
+ * itself to its busy time if the length was not zero (the Riemann sums
+ * kstat(3KSTAT) draws). Every event carries its own time; an event older
  * than the queue's last change counts as happening at that change (a
  * delta of 0), since events of different producer threads may be drained
  * slightly out of order.

@@ -1,6 +1,6 @@
 /*
  * stat_ioq.h: the IOQ statistic: a kstat_io_t kept from wait- and
- * run-queue events (seed 001's I/O kstat), with its Riemann sums.
+ * run-queue events (illumos's I/O kstat), with its Riemann sums.
  */
 #ifndef STATSD_STAT_IOQ_H
 #define STATSD_STAT_IOQ_H

@@ -1,10 +1,10 @@
 /*
- * stat_list.c: the LIST statistic, seed 003's "list": X -> sum of Y for
+ * stat_list.c: the LIST statistic, Linux's "list": X -> sum of Y for
  * the first entries_max distinct X, first come first served, kept in
  * descending order of hits.
  *
  * hits_missed counts pairs, not weights ("number of (X, Y) pairs missed"),
- * as the seed's table says and rev 1.5 of the Linux code does.
+ * as the Linux documentation's table says and rev 1.5 of its code does.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,5 +1,5 @@
 /*
- * stat_list.h: the LIST statistic (seed 003's "list" type): a sparse
+ * stat_list.h: the LIST statistic (Linux's "list" type): a sparse
  * histogram of discrete X values, X -> sum of Y, for at most entries_max
  * distinct X; pairs with a new X beyond that are counted in hits_missed.
  */

@@ -1,5 +1,5 @@
 /*
- * stat_raw.c: the RAW statistic, seed 003's "raw": every (X, Y) pair with
+ * stat_raw.c: the RAW statistic, Linux's "raw": every (X, Y) pair with
  * its time and serial number, in a ring that overwrites the oldest.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * stat_raw.h: the RAW statistic (seed 003's "raw" type): a ring of the last
+ * stat_raw.h: the RAW statistic (Linux's "raw" type): a ring of the last
  * entries_max (time, serial, X, Y) records; serial counts the records since
  * the last reset, from 0.
  */

@@ -1,5 +1,5 @@
 /*
- * stat_timer.h: the TIMER statistic: kstat_timer_t's fields (seed 001's
+ * stat_timer.h: the TIMER statistic: kstat_timer_t's fields (illumos's
  * event timer) kept from timer start and stop events; the timer's name is
  * its VOI's.
  */

@@ -1,7 +1,7 @@
 /*
  * defn.c: Linux definition lines — the attribute table, the parser, the
- * rules for applying a line (seed 003, and the reference sheet's account
- * of the Linux code), and the definition file's rendering.
+ * rules for applying a line (as the Linux statistics infrastructure's
+ * documentation and code have them), and the definition file's rendering.
  *
  * Where the Linux code is silent or surprising, statsd chooses (and
  * docs/formats.md records): a writable attribute with a bad value is an
@@ -49,7 +49,7 @@ enum defn_attr {
 #define ALL	(T(DEFN_VALUE) | T(DEFN_RANGE) | T(DEFN_ARRAY) | T(DEFN_LIST) | \
 		    T(DEFN_HISTORY) | T(DEFN_RAW))
 
-/* Seed 003's two attribute tables, as one. */
+/* The Linux documentation's two attribute tables, as one. */
 const struct defn_attr_info defn_attrs[A_NUM] = {
 	[A_NAME]	  = { "name", DV_NAME, false, false, ALL, 0 },
 	[A_UNITS]	  = { "units", DV_READONLY, false, false, ALL, 0 },

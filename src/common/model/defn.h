@@ -1,9 +1,9 @@
 /*
- * defn.h: Linux statistic definitions (seed 003) as text: parsing and
- * applying definition lines to a blob, and rendering a blob's definitions
- * as the lines the "definition" file shows, which can be written back
- * unchanged. Also the exploiter's calls behind them: create a statistic,
- * define it, start, stop and reset it.
+ * defn.h: the Linux statistics infrastructure's definitions as text: parsing
+ * and applying definition lines to a blob, and rendering a blob's
+ * definitions as the lines the "definition" file shows, which can be written
+ * back unchanged. Also the exploiter's calls behind them: create a
+ * statistic, define it, start, stop and reset it.
  *
  * A Linux interface is a blob whose statistics are VOIs carrying a DEFN
  * statistic (stat_defn.h); their names are the caller's (names[voi id]).
@@ -72,7 +72,7 @@ int defn_reset(struct statsblob *sb, uint16_t voi_id, uint64_t now);
 
 /*
  * defn_apply: apply definition text (one or more lines) to a copy of sb,
- * as seed 003's definition file does:
+ * as the Linux definition file does:
  *   - tokens are split on blanks; one is "attribute=value". Read-only
  *     attributes (units, started, stopped, hits_out_of_range, hits_missed,
  *     data=<timestamp>) and junk (unknown attributes, tokens without '=')

@@ -1,14 +1,15 @@
 /*
- * kstat2_hist.c: the bucket bounds of seed 002's histogram types.
+ * kstat2_hist.c: the bucket bounds of Solaris kstat2's histogram types.
  *
  * Every kstat2 type partitions the unsigned 64-bit line into contiguous
  * buckets, so each is a continuous-range histogram (CRHIST64) whose lower
  * bounds we compute here; updates, rendering and quantiles are the engine's.
  *
- * LOG10_LIN: seed 002's example numbers the 10^4 decade 19 to 23, a table
- * left over from stepping 10, while its ranges are those of stepping 5. We
- * follow the ranges and DTrace's llquantize(): (2, 4, 5) gives 17 buckets,
- * 0 (< 100), 1-5, 6-10, 11-15 and 16 (>= 100000). See docs/formats.md.
+ * LOG10_LIN: kstat2_create_histogram(9F)'s example numbers the 10^4
+ * decade 19 to 23, a table left over from stepping 10, while its ranges
+ * are those of stepping 5. We follow the ranges and DTrace's llquantize():
+ * (2, 4, 5) gives 17 buckets, 0 (< 100), 1-5, 6-10, 11-15 and 16
+ * (>= 100000). See docs/formats.md.
  */
 #include <errno.h>
 #include <stdlib.h>

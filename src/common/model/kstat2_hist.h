@@ -1,5 +1,5 @@
 /*
- * kstat2_hist.h: seed 002's four histogram types (LINEAR, LOG2, LOG10,
+ * kstat2_hist.h: Solaris kstat2's four histogram types (LINEAR, LOG2, LOG10,
  * LOG10_LIN) as bucket-bound generators for the engine's one HIST kind:
  * each produces the lower bounds of a CRHIST64 over an INT_U64 VOI.
  */

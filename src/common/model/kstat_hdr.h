@@ -1,9 +1,9 @@
 /*
- * kstat_hdr.h: a kstat's header as data (seeds 001 and 002): its names,
- * kind, flags, kstat2 path, description and content type, with the rules
- * for each field; lookups with illumos's wildcards; and kstat(1M)'s
- * module:instance:name:statistic selectors, in shell-glob and /regex/
- * forms.
+ * kstat_hdr.h: a kstat's header as data (illumos kstat and Solaris kstat2):
+ * its names, kind, flags, kstat2 path, description and content type, with
+ * the rules for each field; lookups with illumos's wildcards; and
+ * kstat(1M)'s module:instance:name:statistic selectors, in shell-glob and
+ * /regex/ forms.
  */
 #ifndef STATSD_KSTAT_HDR_H
 #define STATSD_KSTAT_HDR_H

@@ -1,6 +1,6 @@
 /*
- * iostat.c: iostat(8)'s arithmetic on kstat_io snapshots (reference sheet
- * §A6): rates over the interval between snapshots, mean queue lengths as
+ * iostat.c: illumos iostat(8)'s arithmetic on kstat_io snapshots: rates
+ * over the interval between snapshots, mean queue lengths as
  * lentime over elapsed time, service times by Little's law, and busy
  * percentages. One choice of ours: for a controller, %b is divided by the
  * device count like %w (illumos divides %w a second time, a typo).

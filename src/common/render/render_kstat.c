@@ -1,8 +1,8 @@
 /*
  * render_kstat.c: kstat(1M)'s views of statsd's kstats — the flat list of
  * a kstat's statistics, and the default, -p/-C/-l and -j outputs built on
- * it. Shapes and orders are kstat(1M)'s (reference sheet §A9); the JSON
- * uses RFC 8259's escapes only (choice D5), never kstat's "\?".
+ * it. Shapes and orders are illumos kstat(1M)'s; the JSON uses RFC 8259's
+ * escapes only (docs/formats.md, Choices), never kstat's "\?".
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,7 @@
 /*
- * render_linux.h: a Linux interface's "data" file (seed 003): one or more
- * lines per statistic, each tagged with the statistic's name, in the
- * formats of its type (value, range, list, array, history, raw).
+ * render_linux.h: a Linux interface's "data" file: one or more lines per
+ * statistic, each tagged with the statistic's name, in the formats of its
+ * type (value, range, list, array, history, raw).
  */
 #ifndef STATSD_RENDER_LINUX_H
 #define STATSD_RENDER_LINUX_H

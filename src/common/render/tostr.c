@@ -3,7 +3,7 @@
  * FreeBSD's freeform text or JSON, with or without its layout (OBJDUMP) and
  * names (META).
  *
- * The line shapes are FreeBSD's (reference sheet §8) with three choices
+ * The line shapes are FreeBSD's (subr_stats.c) with three choices
  * of ours: freeform shows "errs=N" only when a statistic has failed
  * updates, which keeps the stats(3) page's OBJDUMP example exact; freeform
  * with META names the template on its first line, as JSON does; and the

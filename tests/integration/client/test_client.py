@@ -100,7 +100,7 @@ check(rd.get("kstat", {}).get("description") == "data read by it_drv",
       "kstat2 description kept")
 check("PERSISTENT" in rd.get("kstat", {}).get("flags", []), "PERSISTENT")
 
-# The Linux exploiter API, seen as seed 003's data lines.
+# The Linux exploiter API, seen as Linux data lines.
 run(d, "statistic")
 sc = ok(d.call("io.statsd.Scrape", {"format": "linux",
                                     "selector": "linux:0:it-linux"}),
