@@ -16,6 +16,11 @@
 
 struct blob_storage;
 
+/* The disk bytes a stored blob of size bytes takes, its copy in the
+ * checkpoint included: what a PERSISTENT kstat is charged
+ * (QUOTA_PERSISTENT). From the one implementation, mirror.c. */
+uint64_t blob_storage_disk_bytes(uint32_t size);
+
 struct blob_storage_ops {
 	/* The blob's size changed (a re-layout); size <= BLOB_STORAGE_CAP. */
 	void	(*set_size)(struct blob_storage *s, uint32_t size);

@@ -264,6 +264,7 @@ checkpoint_load_kstat(struct checkpoint *c, json_t *o,
 	struct reg_kstat_new n;
 	struct mirror *m = NULL;
 	struct reg_template *t;
+	struct quota_refusal refusal;
 	struct reg_kstat *k;
 	struct ks_error kerr;
 	json_int_t handle, instance, type, flags, owner, crtime, birth;
@@ -340,7 +341,8 @@ checkpoint_load_kstat(struct checkpoint *c, json_t *o,
 	n.blob = mirror_blob(m);
 	n.blob_size = mirror_size(m);
 	n.dormant = dormant != 0;
-	r = registry_kstat_create(reg, &n, &k, &revived, &kerr);
+	n.restoring = true;
+	r = registry_kstat_create(reg, &n, &k, &revived, &kerr, &refusal);
 	if (r < 0) {
 		mirror_close(m);
 		return kerr.field != NULL ? kerr.msg : "refused by the store";
@@ -382,10 +384,14 @@ checkpoint_load(struct checkpoint *c)
 	json_array_foreach(ta, i, e) {
 		struct reg_template *t;
 		char bad[128], reason[160];
+		/* The checkpoint does not say who added a template: statsd
+		 * holds the restored ones itself. */
+		struct reg_owner self = { c->d->self_uid, true, true };
+		struct quota_refusal refusal;
 		bool created;
 
-		if (registry_template_add(reg, e, &t, &created, bad,
-		    sizeof(bad), reason, sizeof(reason)) < 0)
+		if (registry_template_add(reg, e, &self, &t, &created, bad,
+		    sizeof(bad), reason, sizeof(reason), &refusal) < 0)
 			log_error("checkpoint: template %zu not restored",
 			    i);
 		else

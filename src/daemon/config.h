@@ -24,11 +24,17 @@ struct config {
 	unsigned	 max_connections_per_uid;
 	unsigned	 max_message_size;
 	unsigned	 max_output;
+	uint64_t	 max_buffered;
+	uint64_t	 max_buffered_per_uid;
 	unsigned	 idle_timeout_ms;
 	unsigned	 max_templates;
+	unsigned	 max_templates_per_uid;
+	uint64_t	 max_template_bytes;
+	uint64_t	 max_template_bytes_per_uid;
 	unsigned	 max_kstats;
 	unsigned	 max_kstats_per_uid;
 	uint64_t	 arena_size;
+	uint64_t	 arena_bytes_per_uid;
 	uint64_t	 private_arena_size;
 	unsigned	 max_rings;
 	unsigned	 max_rings_per_uid;
@@ -37,6 +43,9 @@ struct config {
 	unsigned	 drain_interval_ms;
 	unsigned	 drain_batch;
 	unsigned	 checkpoint_interval_ms;
+	uint64_t	 max_persistent_bytes;
+	uint64_t	 max_persistent_bytes_per_uid;
+	unsigned	 quota_reserve_percent;
 	unsigned	 watch_min_interval_ms;
 };
 

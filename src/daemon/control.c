@@ -18,6 +18,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
+#include "quota.h"
 #include "varlink_names.h"
 
 #define CONN_READ_CHUNK		65536u
@@ -48,6 +49,8 @@ struct cpriv {
 
 	struct outmsg	*out_head, *out_tail;
 	size_t		 out_bytes;
+	/* in_cap + out_bytes as charged to the peer's QUOTA_BUFFERED. */
+	uint64_t	 charged;
 
 	bool		 hold;		/* the protocol holds the input */
 	bool		 throttled;	/* output above the high mark */
@@ -84,6 +87,39 @@ static struct cpriv *
 cpriv_of(struct conn *c)
 {
 	return (struct cpriv *)c;
+}
+
+/*
+ * Raise the connection's QUOTA_BUFFERED charge to want bytes (never
+ * lowers it: conn_uncharge() does).
+ * Returns: 0; -EDQUOT with *why filled (the charge is unchanged).
+ */
+static int
+conn_charge(struct cpriv *cp, uint64_t want, struct quota_refusal *why)
+{
+	struct quota *q = cp->ctl->d->quota;
+	const struct peer *p = &cp->pub.peer;
+
+	if (want <= cp->charged)
+		return 0;
+	if (quota_charge(q, p->uid, p->privileged, QUOTA_BUFFERED,
+	    want - cp->charged, why) < 0)
+		return -EDQUOT;
+	cp->charged = want;
+	return 0;
+}
+
+/* Give back what the connection no longer holds. */
+static void
+conn_uncharge(struct cpriv *cp)
+{
+	uint64_t held = cp->in_cap + cp->out_bytes;
+
+	if (held < cp->charged) {
+		quota_release(cp->ctl->d->quota, cp->pub.peer.uid,
+		    QUOTA_BUFFERED, cp->charged - held);
+		cp->charged = held;
+	}
 }
 
 static void
@@ -125,6 +161,9 @@ conn_free(struct cpriv *cp)
 		close(cp->in_fds[i]);
 	free(cp->in);
 	close(cp->fd);
+	quota_release(ctl->d->quota, cp->pub.peer.uid, QUOTA_BUFFERED,
+	    cp->charged);
+	quota_release(ctl->d->quota, cp->pub.peer.uid, QUOTA_CONNECTIONS, 1);
 	log_debug("connection %llu closed",
 	    (unsigned long long)cp->pub.id);
 	free(cp);
@@ -233,6 +272,7 @@ conn_flush(struct cpriv *cp)
 		}
 		m->off += (size_t)n;
 		cp->out_bytes -= (size_t)n;
+		conn_uncharge(cp);
 		conn_idle_arm(cp);
 		if (m->off < m->len)
 			continue;
@@ -251,35 +291,16 @@ conn_flush(struct cpriv *cp)
 	return 0;
 }
 
-int
-control_send(struct conn *c, char *data, size_t len, int *fds, size_t nfds)
+/* Put a message at the end of the output queue (no checks, no charge).
+ * Returns: 0; -ENOMEM (nothing taken over). */
+static int
+conn_queue(struct cpriv *cp, char *data, size_t len, int *fds, size_t nfds)
 {
-	struct cpriv *cp = cpriv_of(c);
 	struct outmsg *m;
-	size_t i;
 
-	if (cp->dead || cp->doomed || cp->closing || nfds > CONN_MAX_FDS ||
-	    cp->out_bytes + len > cp->ctl->d->cfg.max_output) {
-		free(data);
-		for (i = 0; i < nfds; i++)
-			close(fds[i]);
-		if (!cp->dead && !cp->doomed && !cp->closing) {
-			log_notice("connection %llu (uid %u): more than "
-			    "max_output bytes queued; disconnecting",
-			    (unsigned long long)c->id, (unsigned)c->peer.uid);
-			control_close(c);
-			return -ENOBUFS;
-		}
-		return -EPIPE;
-	}
 	m = calloc(1, sizeof(*m));
-	if (m == NULL) {
-		free(data);
-		for (i = 0; i < nfds; i++)
-			close(fds[i]);
-		control_close(c);
-		return -ENOBUFS;
-	}
+	if (m == NULL)
+		return -ENOMEM;
 	m->data = data;
 	m->len = len;
 	m->nfds = nfds;
@@ -295,9 +316,48 @@ control_send(struct conn *c, char *data, size_t len, int *fds, size_t nfds)
 	 * from inside the caller. */
 	if (cp->out_head == m)
 		event_add(cp->ev_write, NULL);
-	if (!cp->dead && cp->out_bytes > cp->ctl->d->cfg.max_output / 4)
+	return 0;
+}
+
+int
+control_send(struct conn *c, char *data, size_t len, int *fds, size_t nfds)
+{
+	struct cpriv *cp = cpriv_of(c);
+	size_t i, max = cp->ctl->d->cfg.max_output;
+	struct quota_refusal why;
+
+	if (cp->dead || cp->doomed || cp->closing || nfds > CONN_MAX_FDS)
+		goto drop;
+	if (cp->out_bytes + len > max) {
+		why.limit = "max_output";
+		why.value = max;
+		quota_refused_log(cp->ctl->d->quota, c->peer.uid,
+		    "reply bytes", &why);
+		goto disconnect;
+	}
+	/* The connection's output counts in its user's buffered bytes,
+	 * so that many connections of one user cannot pile up more than
+	 * max_buffered_per_uid between them (quota_charge logs). */
+	if (conn_charge(cp, cp->in_cap + cp->out_bytes + len, &why) < 0)
+		goto disconnect;
+	if (conn_queue(cp, data, len, fds, nfds) < 0)
+		goto disconnect;
+	if (cp->out_bytes > max / 4)
 		cp->throttled = true;
 	return 0;
+disconnect:
+	/* Closed at once, whatever it queued freed: a client that does not
+	 * read its replies is not waited for. */
+	free(data);
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	control_close(c);
+	return -ENOBUFS;
+drop:
+	free(data);
+	for (i = 0; i < nfds; i++)
+		close(fds[i]);
+	return -EPIPE;
 }
 
 bool
@@ -355,6 +415,33 @@ conn_drop_fds(struct cpriv *cp)
 	cp->in_nfds = 0;
 }
 
+/*
+ * The connection's calls would pass its user's buffered bytes: drop what
+ * it sent, tell it why (the one message not charged: it is small and the
+ * last), and close it once that is written.
+ */
+static void
+conn_refuse_input(struct cpriv *cp, const struct quota_refusal *why)
+{
+	char *msg;
+	int n;
+
+	free(cp->in);
+	cp->in = NULL;
+	cp->in_len = cp->in_cap = 0;
+	conn_uncharge(cp);
+	n = asprintf(&msg, "{\"error\":\"" VL_ERR_LIMIT_REACHED "\","
+	    "\"parameters\":{\"limit\":\"%s\",\"value\":%llu}}",
+	    why->limit, (unsigned long long)why->value);
+	if (n < 0 || conn_queue(cp, msg, (size_t)n + 1, NULL, 0) < 0) {
+		if (n >= 0)
+			free(msg);
+		control_close(&cp->pub);
+		return;
+	}
+	control_close_after_flush(&cp->pub);
+}
+
 /* Hand complete messages on while nothing holds the input. */
 static void
 conn_process(struct cpriv *cp)
@@ -364,7 +451,8 @@ conn_process(struct cpriv *cp)
 	cp->busy++;
 	while (!cp->dead && !cp->doomed && !cp->closing && !cp->hold &&
 	    !cp->throttled) {
-		char *nul = memchr(cp->in, '\0', cp->in_len);
+		char *nul = cp->in_len > 0 ? memchr(cp->in, '\0', cp->in_len) :
+		    NULL;
 		size_t mlen;
 
 		if (nul == NULL) {
@@ -381,6 +469,14 @@ conn_process(struct cpriv *cp)
 		conn_drop_fds(cp);
 		memmove(cp->in, nul + 1, cp->in_len - mlen - 1);
 		cp->in_len -= mlen + 1;
+	}
+	/* A large call's buffer goes once it is answered: an idle
+	 * connection holds at most one read's worth. */
+	if (cp->in_len == 0 && cp->in_cap > CONN_READ_CHUNK) {
+		free(cp->in);
+		cp->in = NULL;
+		cp->in_cap = 0;
+		conn_uncharge(cp);
 	}
 	cp->busy--;
 	if (cp->dead) {
@@ -426,8 +522,14 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 		want = CONN_READ_CHUNK;
 	if (cp->in_cap - cp->in_len < want) {
 		size_t ncap = cp->in_len + want;
-		char *p = realloc(cp->in, ncap);
+		struct quota_refusal why;
+		char *p;
 
+		if (conn_charge(cp, ncap + cp->out_bytes, &why) < 0) {
+			conn_refuse_input(cp, &why);
+			return;
+		}
+		p = realloc(cp->in, ncap);
 		if (p == NULL) {
 			conn_close_now(cp);
 			return;
@@ -535,14 +637,14 @@ conn_idle_cb(evutil_socket_t fd, short what, void *arg)
 
 /* Refuse a connection over a limit with one best-effort error message. */
 static void
-control_refuse(int fd, unsigned limit)
+control_refuse(int fd, uint64_t limit)
 {
 	char msg[160];
 	int n;
 
 	n = snprintf(msg, sizeof(msg), "{\"error\":\""
-	    VL_ERR_TOO_MANY_CONNECTIONS "\",\"parameters\":{\"limit\":%u}}",
-	    limit);
+	    VL_ERR_TOO_MANY_CONNECTIONS "\",\"parameters\":{\"limit\":%llu}}",
+	    (unsigned long long)limit);
 	(void)send(fd, msg, (size_t)n + 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	close(fd);
 }
@@ -551,9 +653,9 @@ static void
 control_accept_one(struct control *ctl, int fd)
 {
 	struct statsd *d = ctl->d;
-	struct cpriv *cp, *o;
+	struct quota_refusal why;
+	struct cpriv *cp;
 	struct peer peer;
-	unsigned same = 0;
 	int r;
 
 	r = rights_peer_init(d, fd, &peer);
@@ -562,24 +664,17 @@ control_accept_one(struct control *ctl, int fd)
 		close(fd);
 		return;
 	}
-	if (ctl->nconns >= d->cfg.max_connections) {
-		log_notice("uid %u refused: max_connections (%u) reached",
-		    (unsigned)peer.uid, d->cfg.max_connections);
-		control_refuse(fd, d->cfg.max_connections);
-		return;
-	}
-	for (o = ctl->conns; o != NULL; o = o->next)
-		if (o->pub.peer.uid == peer.uid)
-			same++;
-	if (same >= d->cfg.max_connections_per_uid) {
-		log_notice("uid %u refused: max_connections_per_uid (%u) "
-		    "reached", (unsigned)peer.uid,
-		    d->cfg.max_connections_per_uid);
-		control_refuse(fd, d->cfg.max_connections_per_uid);
+	/* max_connections_per_uid, and max_connections less the reserve
+	 * for privileged peers (quota_charge logs a refusal). */
+	r = quota_charge(d->quota, peer.uid, peer.privileged,
+	    QUOTA_CONNECTIONS, 1, &why);
+	if (r < 0) {
+		control_refuse(fd, r == -EDQUOT ? why.value : 0);
 		return;
 	}
 	cp = calloc(1, sizeof(*cp));
 	if (cp == NULL) {
+		quota_release(d->quota, peer.uid, QUOTA_CONNECTIONS, 1);
 		close(fd);
 		return;
 	}
@@ -605,6 +700,7 @@ control_accept_one(struct control *ctl, int fd)
 		if (cp->ev_kick != NULL)
 			event_free(cp->ev_kick);
 		free(cp);
+		quota_release(d->quota, peer.uid, QUOTA_CONNECTIONS, 1);
 		close(fd);
 		return;
 	}

@@ -27,6 +27,7 @@ struct registry;
 struct drain;
 struct journal;
 struct checkpoint;
+struct quota;
 
 struct statsd {
 	struct config	 cfg;
@@ -44,6 +45,7 @@ struct statsd {
 	struct drain	*drain;
 	struct journal	*journal;	/* NULL: running without one */
 	struct checkpoint *checkpoint;
+	struct quota	*quota;
 
 	uint64_t	 start_ns;	/* CLOCK_MONOTONIC (engine_now_ns) */
 	uid_t		 self_uid;

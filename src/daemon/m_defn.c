@@ -136,12 +136,17 @@ m_defn_set(struct vl_call *call, json_t *params)
 		registry_blob_end(d->reg, k, now);
 		registry_sync(d->reg);
 	} else {
-		r = registry_blob_replace(d->reg, k, nb, size);
+		struct quota_refusal why;
+
+		/* The owner pays for the new size; an admin re-laying
+		 * another user's kstat is held to the totals only. */
+		r = registry_blob_replace(d->reg, k, nb, size,
+		    call->conn->peer.privileged, &why);
 		if (r < 0) {
 			free(nb);
-			if (r == -ENOSPC)
-				varlink_error_limit(call, "arena_size",
-				    (int64_t)d->cfg.arena_size);
+			if (r == -EDQUOT)
+				varlink_error_limit(call, why.limit,
+				    (int64_t)why.value);
 			else
 				varlink_error_errno(call, r, "definition");
 			return;

@@ -13,6 +13,7 @@
 #include "drain.h"
 #include "engine.h"
 #include "methods.h"
+#include "quota.h"
 #include "registry.h"
 #include "ring.h"
 #include "store.h"
@@ -54,6 +55,7 @@ void
 m_info_info(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
+	const struct peer *p = &call->conn->peer;
 	struct drain_stats ds;
 	struct registry_stats rs;
 
@@ -62,7 +64,7 @@ m_info_info(struct vl_call *call, json_t *params)
 	registry_stats(d->reg, &rs);
 	varlink_reply(call,
 	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o}",
+	    "s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:o}",
 	    "version", STATSD_VERSION, "pid", (json_int_t)getpid(),
 	    "uptime_ns", (json_int_t)(engine_now_ns() - d->start_ns),
 	    "clients", (json_int_t)control_nconns(d->control),
@@ -77,7 +79,9 @@ m_info_info(struct vl_call *call, json_t *params)
 	    "drain_passes", (json_int_t)ds.passes,
 	    "drain_errors", (json_int_t)ds.errors,
 	    "runtime_dir", d->runtime_dir, "state_dir", d->state_dir,
-	    "socket", d->socket_path, "config", config_to_json(&d->cfg)));
+	    "socket", d->socket_path, "config", config_to_json(&d->cfg),
+	    "quotas", quota_to_json(d->quota, p->uid, p->privileged,
+	    p->privileged)));
 }
 
 void

@@ -79,7 +79,7 @@ m_kstat_get(struct vl_call *call, json_t *params, bool dormant_too)
 
 static void
 m_kstat_fail(struct vl_call *call, int r, const struct ks_error *kerr,
-    const char *full, const char *spec)
+    const char *full, const char *spec, const struct quota_refusal *why)
 {
 	switch (r) {
 	case -EINVAL:
@@ -99,9 +99,8 @@ m_kstat_fail(struct vl_call *call, int r, const struct ks_error *kerr,
 		    json_pack("{s:s, s:s}",
 		    "kstat", full, "template", spec));
 		return;
-	case -ENOSPC:
-		varlink_error_limit(call, "max_kstats",
-		    call->d->cfg.max_kstats);
+	case -EDQUOT:
+		varlink_error_limit(call, why->limit, (int64_t)why->value);
 		return;
 	default:
 		varlink_error_errno(call, r, "kstat create");
@@ -116,6 +115,7 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	const struct peer *peer = &call->conn->peer;
 	const char *pseg[KS_NPSEG_MAX];
 	const char *tname = varlink_str(params, "type", "BLOB");
+	struct quota_refusal why;
 	struct reg_kstat_new n;
 	struct reg_kstat *k;
 	struct ks_error kerr = { 0 };
@@ -132,6 +132,7 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	n.class_ = varlink_str(params, "class", NULL);
 	n.desc = varlink_str(params, "description", NULL);
 	n.owner = peer->uid;
+	n.privileged = peer->privileged;
 	snprintf(full, sizeof(full), "%s:%d:%s", n.module, (int)n.instance,
 	    n.name);
 	for (i = 0; i < KSTAT_NUM_TYPES; i++)
@@ -181,22 +182,17 @@ m_kstat_create(struct vl_call *call, json_t *params)
 		/* Reviving: only its owner or an admin may, and PRIV ones stay
 		 * hidden from the others. */
 		if ((k->hdr.flags & KSTAT_FLAG_PRIV) && !peer->privileged) {
-			m_kstat_fail(call, -EEXIST, &kerr, full, "");
+			m_kstat_fail(call, -EEXIST, &kerr, full, "", NULL);
 			return;
 		}
 		if (!rights_may_modify(peer, k->owner)) {
 			varlink_error_denied(call, RIGHT_OWNER);
 			return;
 		}
-	} else if (k == NULL && registry_count_owner(d->reg, peer->uid) >=
-	    d->cfg.max_kstats_per_uid) {
-		varlink_error_limit(call, "max_kstats_per_uid",
-		    d->cfg.max_kstats_per_uid);
-		return;
 	}
-	r = registry_kstat_create(d->reg, &n, &k, &revived, &kerr);
+	r = registry_kstat_create(d->reg, &n, &k, &revived, &kerr, &why);
 	if (r < 0) {
-		m_kstat_fail(call, r, &kerr, full, n.tpl->spec);
+		m_kstat_fail(call, r, &kerr, full, n.tpl->spec, &why);
 		return;
 	}
 	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && k->storage == NULL) {
@@ -228,7 +224,9 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 	bool persistent;
 	int dormant;
 
-	k = m_kstat_get(call, params, false);
+	/* A dormant kstat is deleted for good: its data, its handle and
+	 * what it held of its owner's quotas go. */
+	k = m_kstat_get(call, params, true);
 	if (k == NULL)
 		return;
 	if (!rights_may_modify(&call->conn->peer, k->owner)) {

@@ -7,6 +7,7 @@
 #include <statsd/sbuf.h>
 
 #include "checkpoint.h"
+#include "control.h"
 #include "daemon.h"
 #include "methods.h"
 #include "registry.h"
@@ -25,13 +26,16 @@ void
 m_template_add(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
+	const struct peer *p = &call->conn->peer;
+	struct reg_owner owner = { p->uid, p->privileged, false };
+	struct quota_refusal why;
 	struct reg_template *t;
 	char bad[128], reason[160];
 	bool created;
 	int r;
 
-	r = registry_template_add(d->reg, params, &t, &created, bad,
-	    sizeof(bad), reason, sizeof(reason));
+	r = registry_template_add(d->reg, params, &owner, &t, &created, bad,
+	    sizeof(bad), reason, sizeof(reason), &why);
 	switch (r) {
 	case 0:
 		break;
@@ -44,9 +48,8 @@ m_template_add(struct vl_call *call, json_t *params)
 		varlink_error(call, VL_E_TEMPLATE_EXISTS, json_pack("{s:s}",
 		    "template", varlink_str(params, "name", "")));
 		return;
-	case -ENOSPC:
-		varlink_error_limit(call, "max_templates",
-		    d->cfg.max_templates);
+	case -EDQUOT:
+		varlink_error_limit(call, why.limit, (int64_t)why.value);
 		return;
 	default:
 		varlink_error_errno(call, r, "template");

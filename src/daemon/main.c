@@ -31,6 +31,7 @@
 #include "journal.h"
 #include "log.h"
 #include "mirror.h"
+#include "quota.h"
 #include "registry.h"
 #include "rights.h"
 #include "sysks.h"
@@ -358,7 +359,9 @@ run(struct statsd *d, bool foreground)
 	d->start_ns = engine_now_ns();
 	d->self_uid = geteuid();
 	rights_admin_group_update(d);
-	r = registry_new(d, &d->reg);
+	r = quota_new(d, &d->quota);
+	if (r == 0)
+		r = registry_new(d, &d->reg);
 	if (r == 0)
 		r = mirror_dir_make(d->runtime_dir, &d->persist_dir);
 	if (r == 0) {
@@ -436,6 +439,7 @@ out:
 	d->checkpoint = checkpoint_free(d->checkpoint);
 	d->journal = journal_free(d->journal);
 	d->reg = registry_free(d->reg);
+	d->quota = quota_free(d->quota);
 	if (ml.ev_term != NULL)
 		event_free(ml.ev_term);
 	if (ml.ev_int != NULL)

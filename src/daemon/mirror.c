@@ -43,6 +43,12 @@ struct mirror {
 
 static const struct blob_storage_ops mirror_ops;
 
+uint64_t
+blob_storage_disk_bytes(uint32_t size)
+{
+	return PMIR_SIZE + (uint64_t)size;
+}
+
 int
 mirror_dir_make(const char *runtime_dir, char **ret)
 {

@@ -222,15 +222,88 @@ reg_template_fill(struct reg_template *t, int id)
 	return e;
 }
 
+/* Forget template i: no kstat uses it. */
+static void
+reg_template_drop(struct registry *r, size_t i)
+{
+	struct reg_template *t = r->tpls[i];
+
+	memmove(&r->tpls[i], &r->tpls[i + 1],
+	    (r->ntpls - i - 1) * sizeof(*r->tpls));
+	r->ntpls--;
+	quota_release(r->d->quota, t->owner, QUOTA_TEMPLATES, 1);
+	quota_release(r->d->quota, t->owner, QUOTA_TEMPLATE_BYTES, t->bytes);
+	(void)tpl_release(t->id);
+	reg_template_free(t);
+}
+
+/* Free owner's oldest template that no kstat uses, other than keep.
+ * Returns: whether one was freed. */
+static bool
+reg_template_evict(struct registry *r, uid_t owner,
+    const struct reg_template *keep)
+{
+	size_t i;
+
+	for (i = 0; i < r->ntpls; i++)
+		if (r->tpls[i]->owner == owner && r->tpls[i]->nkstats == 0 &&
+		    r->tpls[i] != keep) {
+			log_info("uid %u at its template limit: unused "
+			    "template %s freed", (unsigned)owner,
+			    r->tpls[i]->spec);
+			reg_template_drop(r, i);
+			return true;
+		}
+	return false;
+}
+
+/* Charge t (count and bytes) to its owner, freeing the owner's unused
+ * templates while that makes room. Returns: 0; -EDQUOT; -ENOMEM. */
+static int
+reg_template_charge(struct registry *r, struct reg_template *t,
+    const struct reg_owner *o, struct quota_refusal *why)
+{
+	struct quota *q = r->d->quota;
+	int e;
+
+	if (o->restoring) {
+		e = quota_force(q, o->uid, QUOTA_TEMPLATES, 1);
+		if (e == 0)
+			e = quota_force(q, o->uid, QUOTA_TEMPLATE_BYTES,
+			    t->bytes);
+		return e;
+	}
+	for (;;) {
+		e = quota_check(q, o->uid, o->privileged, QUOTA_TEMPLATES, 1,
+		    why);
+		if (e == 0)
+			e = quota_check(q, o->uid, o->privileged,
+			    QUOTA_TEMPLATE_BYTES, t->bytes, why);
+		if (e != -EDQUOT || !reg_template_evict(r, o->uid, t))
+			break;
+	}
+	if (e == 0)
+		e = quota_charge(q, o->uid, o->privileged, QUOTA_TEMPLATES, 1,
+		    why);
+	if (e == 0) {
+		e = quota_charge(q, o->uid, o->privileged,
+		    QUOTA_TEMPLATE_BYTES, t->bytes, why);
+		if (e < 0)
+			quota_release(q, o->uid, QUOTA_TEMPLATES, 1);
+	}
+	return e;
+}
+
 int
 registry_template_add(struct registry *r, json_t *def,
-    struct reg_template **ret, bool *ret_created, char *bad, size_t badlen,
-    char *reason, size_t reasonlen)
+    const struct reg_owner *owner, struct reg_template **ret,
+    bool *ret_created, char *bad, size_t badlen, char *reason,
+    size_t reasonlen, struct quota_refusal *why)
 {
 	const char *name = json_string_value(json_object_get(def, "name"));
 	struct tpldef_error err;
 	struct reg_template *t;
-	size_t i;
+	size_t i, deflen;
 	int id, e;
 
 	if (name == NULL)
@@ -244,8 +317,9 @@ registry_template_add(struct registry *r, json_t *def,
 		*ret_created = false;
 		return 0;
 	}
-	if (r->ntpls >= r->d->cfg.max_templates)
-		return -ENOSPC;
+	/* What the definition costs to keep: its text, as a measure of
+	 * the JSON tree and names, and (below) its blob. */
+	deflen = json_dumpb(def, NULL, 0, JSON_COMPACT);
 	if (r->ntpls == r->ctpls) {
 		size_t nc = r->ctpls > 0 ? 2 * r->ctpls : 16;
 		void *p = realloc(r->tpls, nc * sizeof(*r->tpls));
@@ -262,18 +336,30 @@ registry_template_add(struct registry *r, json_t *def,
 		return id;
 	}
 	t = calloc(1, sizeof(*t));
-	if (t == NULL)
+	if (t == NULL) {
+		(void)tpl_release(id);
 		return -ENOMEM;
+	}
 	e = reg_template_fill(t, id);
 	if (e < 0) {
+		(void)tpl_release(id);
 		reg_template_free(t);
 		return e;
 	}
 	t->def = json_deep_copy(def);
 	t->k2 = calloc(t->nnames > 0 ? t->nnames : 1, sizeof(*t->k2));
 	if (t->def == NULL || t->k2 == NULL) {
+		(void)tpl_release(id);
 		reg_template_free(t);
 		return -ENOMEM;
+	}
+	t->owner = owner->uid;
+	t->bytes = deflen + t->size;
+	e = reg_template_charge(r, t, owner, why);
+	if (e < 0) {
+		(void)tpl_release(id);
+		reg_template_free(t);
+		return e;
 	}
 	tpldef_k2hist(t->def, t->k2, t->nnames);
 	r->tpls[r->ntpls++] = t;
@@ -419,18 +505,6 @@ registry_kstats(struct registry *r, struct reg_kstat ***ret)
 	return r->nks;
 }
 
-unsigned
-registry_count_owner(struct registry *r, uid_t owner)
-{
-	unsigned n = 0;
-	size_t i;
-
-	for (i = 0; i < r->nks; i++)
-		if (r->ks[i]->owner == owner && !r->ks[i]->internal)
-			n++;
-	return n;
-}
-
 void
 registry_kstat_name(const struct reg_kstat *k, char *buf, size_t len)
 {
@@ -456,9 +530,54 @@ reg_revive(struct registry *r, struct reg_kstat *k,
 	return 0;
 }
 
+/* Give back everything k was charged. */
+static void
+reg_kstat_uncharge(struct registry *r, struct reg_kstat *k)
+{
+	int q;
+
+	for (q = 0; q < QUOTA_NUM; q++) {
+		quota_release(r->d->quota, k->owner, (enum quota_res)q,
+		    k->charged[q]);
+		k->charged[q] = 0;
+	}
+}
+
+/* Charge n units of q to k's owner and note it in k. */
+static int
+reg_kstat_charge(struct registry *r, struct reg_kstat *k, bool privileged,
+    bool force, enum quota_res q, uint64_t n, struct quota_refusal *why)
+{
+	int e;
+
+	if (n == 0)
+		return 0;
+	e = force ? quota_force(r->d->quota, k->owner, q, n) :
+	    quota_charge(r->d->quota, k->owner, privileged, q, n, why);
+	if (e == 0)
+		k->charged[q] += n;
+	return e;
+}
+
+/* The store refused a kstat for lack of room: name what is full. */
+static void
+reg_store_full(struct registry *r, bool priv, struct quota_refusal *why)
+{
+	if (!priv && quota_used_total(r->d->quota, QUOTA_KSTATS) >=
+	    r->d->cfg.max_kstats) {
+		why->limit = "max_kstats";
+		why->value = r->d->cfg.max_kstats;
+	} else {
+		why->limit = priv ? "private_arena_size" : "arena_size";
+		why->value = priv ? r->d->cfg.private_arena_size :
+		    r->d->cfg.arena_size;
+	}
+}
+
 int
 registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
-    struct reg_kstat **ret, bool *ret_revived, struct ks_error *err)
+    struct reg_kstat **ret, bool *ret_revived, struct ks_error *err,
+    struct quota_refusal *why)
 {
 	struct reg_kstat *k, *old;
 	struct store_kstat_desc sd;
@@ -538,8 +657,29 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	sd.crtime = (uint64_t)k->hdr.crtime;
 	sd.path = k->hdr.path[0] != '\0' ? k->hdr.path : NULL;
 	sd.desc = k->hdr.desc[0] != '\0' ? k->hdr.desc : NULL;
-	e = store_kstat_add(k->seg, &sd, size, &k->ref);
+	/* The public segment is shared by everyone: its slots and arena
+	 * are charged. The private one only privileged peers can fill. */
+	e = 0;
+	if (!priv) {
+		e = reg_kstat_charge(r, k, n->privileged, n->restoring,
+		    QUOTA_KSTATS, 1, why);
+		if (e == 0)
+			e = reg_kstat_charge(r, k, n->privileged,
+			    n->restoring, QUOTA_ARENA,
+			    store_kstat_cost(&sd, size), why);
+	}
+	if (e == 0 && (n->flags & KSTAT_FLAG_PERSISTENT))
+		e = reg_kstat_charge(r, k, n->privileged, n->restoring,
+		    QUOTA_PERSISTENT, blob_storage_disk_bytes(size), why);
+	if (e == 0) {
+		e = store_kstat_add(k->seg, &sd, size, &k->ref);
+		if (e == -ENOSPC) {
+			reg_store_full(r, priv, why);
+			e = -EDQUOT;
+		}
+	}
 	if (e < 0) {
+		reg_kstat_uncharge(r, k);
 		free(k);
 		return e;
 	}
@@ -555,10 +695,12 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	k->hdr.snaptime = k->hdr.crtime;
 	if (e != 0) {
 		(void)store_kstat_remove(k->seg, k->ref.slot);
+		reg_kstat_uncharge(r, k);
 		free(k);
 		return -EINVAL;
 	}
 	k->storage = n->storage;
+	k->tpl->nkstats++;
 	if (n->dormant) {
 		k->dormant = true;
 		k->hdr.flags |= KSTAT_FLAG_DORMANT;
@@ -579,17 +721,17 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 {
 	size_t i;
 
-	if (k->hdr.flags & KSTAT_FLAG_PERSISTENT) {
-		if (!k->dormant) {
-			registry_sync(r);
-			(void)store_kstat_set_flags(k->seg, k->ref.slot,
-			    STORE_KF_DORMANT, 0);
-			k->hdr.flags |= KSTAT_FLAG_DORMANT;
-			k->dormant = true;
-			r->ndormant++;
-		}
+	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && !k->dormant) {
+		registry_sync(r);
+		(void)store_kstat_set_flags(k->seg, k->ref.slot,
+		    STORE_KF_DORMANT, 0);
+		k->hdr.flags |= KSTAT_FLAG_DORMANT;
+		k->dormant = true;
+		r->ndormant++;
 		return 1;
 	}
+	if (k->dormant)
+		r->ndormant--;
 	for (i = r->ndirty; i-- > 0;)
 		if (r->dirty[i] == k)
 			r->dirty[i] = r->dirty[--r->ndirty];
@@ -603,6 +745,8 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 			break;
 		}
 	blob_storage_remove(k->storage);
+	reg_kstat_uncharge(r, k);
+	k->tpl->nkstats--;
 	free(k);
 	return 0;
 }
@@ -715,20 +859,56 @@ registry_sync(struct registry *r)
 	r->ndirty = 0;
 }
 
+/* Move k's charge of q to n units. Returns: 0; -EDQUOT. */
+static int
+reg_kstat_recharge(struct registry *r, struct reg_kstat *k, bool privileged,
+    enum quota_res q, uint64_t n, struct quota_refusal *why)
+{
+	if (n > k->charged[q])
+		return reg_kstat_charge(r, k, privileged, false, q,
+		    n - k->charged[q], why);
+	quota_release(r->d->quota, k->owner, q, k->charged[q] - n);
+	k->charged[q] = n;
+	return 0;
+}
+
 int
 registry_blob_replace(struct registry *r, struct reg_kstat *k,
-    const struct statsblob *nb, uint32_t size)
+    const struct statsblob *nb, uint32_t size, bool privileged,
+    struct quota_refusal *why)
 {
+	uint64_t old_arena = k->charged[QUOTA_ARENA];
+	uint64_t old_disk = k->charged[QUOTA_PERSISTENT];
 	void *blob;
 	int e;
 
-	(void)r;
 	if (size < SB_V1_HDRSZ || size > STORE_BLOB_MAX)
 		return -E2BIG;
 	if (size != k->size) {
-		e = store_kstat_relayout(k->seg, k->ref.slot, size);
-		if (e < 0)
+		bool priv = k->seg == r->priv;
+
+		e = 0;
+		if (!priv)
+			e = reg_kstat_recharge(r, k, privileged, QUOTA_ARENA,
+			    store_kstat_relayout_cost(k->seg, k->ref.slot,
+			    size), why);
+		if (e == 0 && (k->hdr.flags & KSTAT_FLAG_PERSISTENT))
+			e = reg_kstat_recharge(r, k, privileged,
+			    QUOTA_PERSISTENT, blob_storage_disk_bytes(size), why);
+		if (e == 0) {
+			e = store_kstat_relayout(k->seg, k->ref.slot, size);
+			if (e == -ENOSPC) {
+				reg_store_full(r, priv, why);
+				e = -EDQUOT;
+			}
+		}
+		if (e < 0) {
+			(void)reg_kstat_recharge(r, k, true, QUOTA_ARENA,
+			    old_arena, why);
+			(void)reg_kstat_recharge(r, k, true,
+			    QUOTA_PERSISTENT, old_disk, why);
 			return e;
+		}
 	}
 	if (k->storage != NULL) {
 		memcpy(k->storage->blob, nb, size);

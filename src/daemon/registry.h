@@ -12,6 +12,12 @@
  * PERSISTENT kstat, its blob storage (blobstore.h: a runtime file);
  * registry_blob_begin() and registry_blob_end() bracket every change and
  * keep the two in step.
+ *
+ * What a template or a kstat holds is charged to its owner (quota.h) when
+ * it is made and given back when it goes: a template its definition and
+ * blob; a kstat its slot and arena chunk in the public segment, and, if
+ * PERSISTENT, its bytes on disk. A user at its template limit has its own
+ * templates that no kstat uses freed, oldest first.
  */
 #ifndef STATSD_DAEMON_REGISTRY_H
 #define STATSD_DAEMON_REGISTRY_H
@@ -25,6 +31,7 @@
 #include <statsd/stats.h>
 
 #include "kstat_hdr.h"
+#include "quota.h"
 #include "store.h"
 
 struct statsd;
@@ -41,6 +48,9 @@ struct reg_template {
 	char		**names;	/* VOI names by id; NULL: vacant */
 	struct k2hist_params *k2;	/* by VOI id: kstat2 histograms */
 	json_t		*def;		/* the definition as given */
+	uid_t		 owner;		/* charged for it */
+	uint64_t	 bytes;		/* QUOTA_TEMPLATE_BYTES charged */
+	unsigned	 nkstats;	/* kstats made from it, dormant too */
 };
 
 struct reg_kstat {
@@ -56,6 +66,7 @@ struct reg_kstat {
 	bool			 dirty;	/* storage ahead of the store */
 	bool			 dormant;
 	bool			 internal; /* statsd's own: not deletable */
+	uint64_t		 charged[QUOTA_NUM]; /* to owner */
 };
 
 struct registry_stats {
@@ -74,16 +85,24 @@ struct store_segment *registry_segment(struct registry *r, bool priv);
 
 /* ---------------------------------------------------------------- templates */
 
+/* Who a new object is charged to. */
+struct reg_owner {
+	uid_t	uid;
+	bool	privileged;	/* held to the totals only */
+	bool	restoring;	/* restored at start: charged unchecked */
+};
+
 /*
- * registry_template_add: register def (a TemplateAdd definition) unless
- * the same definition is registered already.
+ * registry_template_add: register def (a TemplateAdd definition) for
+ * owner unless the same definition is registered already.
  * Returns: 0 and *ret, *ret_created; -EINVAL with bad/reason filled;
- * -EEXIST if another definition has that name; -ENOSPC past
- * max_templates; -ENOMEM.
+ * -EEXIST if another definition has that name; -EDQUOT with *why filled
+ * (max_templates, template bytes, per uid or in total); -ENOMEM.
  */
 int registry_template_add(struct registry *r, json_t *def,
-    struct reg_template **ret, bool *ret_created, char *bad, size_t badlen,
-    char *reason, size_t reasonlen);
+    const struct reg_owner *owner, struct reg_template **ret,
+    bool *ret_created, char *bad, size_t badlen, char *reason,
+    size_t reasonlen, struct quota_refusal *why);
 
 /* The template a spec ("<name>":<hash>, "<name>", :<hash>) names, the
  * newest if several match. Returns: it, or NULL. */
@@ -109,8 +128,10 @@ struct reg_kstat_new {
 	const char *const	*path;		/* kstat2 path segments */
 	uint32_t		 npath;
 	uid_t			 owner;
+	bool			 privileged;	/* the owner, now */
 	struct reg_template	*tpl;
-	/* Restoring (checkpoint.c) only: */
+	/* Restoring (checkpoint.c) only; restoring charges unchecked: */
+	bool			 restoring;
 	uint32_t		 handle;	/* 0: a new one */
 	uint64_t		 crtime;	/* 0: now */
 	struct blob_storage	*storage;	/* taken over */
@@ -124,14 +145,17 @@ struct reg_kstat_new {
  * template — or revive a dormant PERSISTENT one of that name.
  * Returns: 0 and *ret (*ret_revived); -EINVAL or -ENAMETOOLONG with err;
  * -EEXIST if an active kstat has the name; -ESTALE if a dormant one
- * has another template; -ENOSPC if the segment is full; -errno.
+ * has another template; -EDQUOT with *why filled (a quota of the owner,
+ * or the segment's slots or arena full); -errno.
  */
 int registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
-    struct reg_kstat **ret, bool *ret_revived, struct ks_error *err);
+    struct reg_kstat **ret, bool *ret_revived, struct ks_error *err,
+    struct quota_refusal *why);
 
 /*
- * registry_kstat_delete: remove a kstat, or make a PERSISTENT one
- * dormant (it keeps its data and its handle).
+ * registry_kstat_delete: remove a kstat, or make an active PERSISTENT one
+ * dormant (it keeps its data, its handle and its charges). A dormant one
+ * is removed for good.
  * Returns: 1 if it went dormant; 0 if removed.
  */
 int registry_kstat_delete(struct registry *r, struct reg_kstat *k);
@@ -147,9 +171,6 @@ struct reg_kstat *registry_kstat_by_handle(struct registry *r,
 /* All kstats, in creation order (borrowed; valid until the next create
  * or delete). */
 size_t registry_kstats(struct registry *r, struct reg_kstat ***ret);
-
-/* How many kstats owner has. */
-unsigned registry_count_owner(struct registry *r, uid_t owner);
 
 /* The next handle to give out, and raise it (checkpoint.c). */
 uint32_t registry_next_handle(const struct registry *r);
@@ -181,11 +202,14 @@ const struct statsblob *registry_blob_peek(const struct reg_kstat *k);
 
 /*
  * registry_blob_replace: install a new blob (of size bytes) for k, e.g.
- * after a definition change re-laid it.
- * Returns: 0; -E2BIG; -ENOSPC (the old blob is kept); -errno.
+ * after a definition change re-laid it; by charges to the kstat's owner
+ * (privileged: held to the totals only).
+ * Returns: 0; -E2BIG; -EDQUOT with *why filled (the old blob is kept);
+ * -errno.
  */
 int registry_blob_replace(struct registry *r, struct reg_kstat *k,
-    const struct statsblob *nb, uint32_t size);
+    const struct statsblob *nb, uint32_t size, bool privileged,
+    struct quota_refusal *why);
 
 /* Copy every PERSISTENT blob changed since the last sync into the store. */
 void registry_sync(struct registry *r);

@@ -20,6 +20,8 @@ int
 sysks_create(struct statsd *d, const struct sysks_spec *s,
     struct reg_kstat **ret)
 {
+	struct reg_owner self = { d->self_uid, true, false };
+	struct quota_refusal why;
 	struct reg_kstat_new n;
 	struct reg_template *t;
 	struct ks_error kerr;
@@ -37,8 +39,8 @@ sysks_create(struct statsd *d, const struct sysks_spec *s,
 	def = json_pack("{s:s, s:o}", "name", s->tplname, "vois", vois);
 	if (def == NULL)
 		return -ENOMEM;
-	r = registry_template_add(d->reg, def, &t, &created, bad, sizeof(bad),
-	    reason, sizeof(reason));
+	r = registry_template_add(d->reg, def, &self, &t, &created, bad,
+	    sizeof(bad), reason, sizeof(reason), &why);
 	json_decref(def);
 	if (r < 0) {
 		log_error("%s:0:%s: template: %s %s", s->module, s->name, bad,
@@ -54,8 +56,9 @@ sysks_create(struct statsd *d, const struct sysks_spec *s,
 	n.flags = s->flags;
 	n.desc = s->desc;
 	n.owner = d->self_uid;
+	n.privileged = true;
 	n.tpl = t;
-	r = registry_kstat_create(d->reg, &n, ret, &revived, &kerr);
+	r = registry_kstat_create(d->reg, &n, ret, &revived, &kerr, &why);
 	if (r < 0) {
 		log_error("%s:0:%s: %s", s->module, s->name, strerror(-r));
 		*ret = NULL;

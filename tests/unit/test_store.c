@@ -410,6 +410,44 @@ sample_segment(void)
 #define KS_FIELD(img, slot, f) ((void *)((img) + STORE_SUPER_SIZE + \
     (slot) * STORE_KSTAT_SIZE + offsetof(struct store_kstat_hdr, f)))
 
+/* What a writer charges for a kstat is the chunk store_kstat_add() and
+ * store_kstat_relayout() then take. */
+START_TEST(test_costs)
+{
+	struct store_segment *s = seg_new(8, 1 << 20);
+	struct store_kstat_desc d = desc("app", 0, "a");
+	uint32_t chunk;
+	uint8_t *img;
+	size_t len;
+
+	ck_assert_uint_eq(store_arena_chunk_size(0), 0);
+	ck_assert_uint_eq(store_arena_chunk_size(1), 64);
+	ck_assert_uint_eq(store_arena_chunk_size(65), 128);
+	ck_assert_uint_eq(store_arena_chunk_size(STORE_ARENA_CHUNK_MAX),
+	    STORE_ARENA_CHUNK_MAX);
+	ck_assert_uint_eq(store_arena_chunk_size(STORE_ARENA_CHUNK_MAX + 1), 0);
+	ck_assert_uint_eq(store_kstat_cost(&d, 100), 128);
+	ck_assert_uint_eq(store_kstat_cost(&d, STORE_BLOB_MAX + 1), 0);
+	d.desc = "a description that pushes the blob past 128 bytes";
+	ck_assert_uint_eq(store_kstat_cost(&d, 100), 256);
+	ck_assert_int_eq(store_kstat_add(s, &d, 100, NULL), 0);
+	img = image_of(s, &len);
+	memcpy(&chunk, KS_FIELD(img, 0, chunk_size), sizeof(chunk));
+	ck_assert_uint_eq(chunk, 256);
+	free(img);
+	ck_assert_uint_eq(store_kstat_relayout_cost(s, 0, 4090), 8192);
+	ck_assert_uint_eq(store_kstat_relayout_cost(s, 1, 100), 0);
+	ck_assert_int_eq(store_kstat_relayout(s, 0, 4090), 0);
+	img = image_of(s, &len);
+	memcpy(&chunk, KS_FIELD(img, 0, chunk_size), sizeof(chunk));
+	ck_assert_uint_eq(chunk, 8192);
+	free(img);
+	d.module = "";
+	ck_assert_uint_eq(store_kstat_cost(&d, 100), 0);
+	store_segment_free(s);
+}
+END_TEST
+
 START_TEST(test_bad_superblock)
 {
 	struct store_segment *s = sample_segment();
@@ -682,6 +720,7 @@ store_suite(void)
 	tcase_add_test(tc, test_limits_and_text);
 	tcase_add_test(tc, test_params_and_fds);
 	tcase_add_test(tc, test_arena);
+	tcase_add_test(tc, test_costs);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tb, test_bad_superblock);
 	tcase_add_test(tb, test_bad_kstat_header);

@@ -589,6 +589,36 @@ START_TEST(numeric_helper)
 }
 END_TEST
 
+/* statsd frees templates nothing uses: the slot goes vacant, lookups
+ * skip it, and the next template takes it. */
+START_TEST(release_leaves_a_vacant_slot)
+{
+	struct sbuf *sb = sbuf_new_auto();
+	char name[TPL_MAX_NAME_LEN + 1];
+	int a, b, c;
+
+	a = stats_tpl_alloc("rel_a", 0);
+	b = stats_tpl_alloc("rel_b", 0);
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_eq(tpl_release(a), 0);
+	ck_assert_int_eq(tpl_release(a), -ENOENT);
+	ck_assert_int_eq(tpl_release(-1), -ENOENT);
+	ck_assert_int_eq(stats_tpl_fetch(a, NULL), ENOENT);
+	ck_assert_int_eq(stats_tpl_fetch_allocid("rel_a", 0), -ESRCH);
+	ck_assert_int_eq(stats_tpl_id2name((uint32_t)a, name, sizeof(name)),
+	    ENOENT);
+	ck_assert_ptr_null(stats_blob_alloc((uint32_t)a, 0));
+	ck_assert_int_eq(stats_tpl_list(sb), 0);
+	ck_assert_int_eq(sbuf_finish(sb), 0);
+	ck_assert_ptr_null(strstr(sbuf_data(sb), "rel_a"));
+	ck_assert_ptr_nonnull(strstr(sbuf_data(sb), "rel_b"));
+	ck_assert_int_eq(stats_tpl_fetch_allocid("rel_b", 0), b);
+	c = stats_tpl_alloc("rel_a", 0);	/* the name is free again */
+	ck_assert_int_eq(c, a);			/* and so is the slot */
+	sbuf_delete(sb);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -611,6 +641,7 @@ main(void)
 	tcase_add_test(tc, add_voistats_eopnotsupp);
 	tcase_add_test(tc, add_voistats_efbig);
 	tcase_add_test(tc, numeric_helper);
+	tcase_add_test(tc, release_leaves_a_vacant_slot);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }

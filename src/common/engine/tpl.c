@@ -4,9 +4,12 @@
  * template, the template hash, lookups by name, hash and spec string, and
  * the list of all templates.
  *
- * Templates are never freed, so a slot id or a borrowed statsblob_tpl stays
- * valid for the life of the process, as on FreeBSD. One rwlock guards the
- * list; blobs made from templates need no lock of the registry's.
+ * As on FreeBSD, an application's templates are never freed, so a slot id
+ * or a borrowed statsblob_tpl stays valid for the life of the process. A
+ * daemon that holds templates for others (statsd) may release one it knows
+ * nothing refers to any more (tpl_release()); its slot is then vacant
+ * (NULL) and a later template may take it. One rwlock guards the list;
+ * blobs made from templates need no lock of the registry's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -121,7 +124,11 @@ tpl_find_locked(const char *name, uint32_t hash)
 	int i;
 
 	for (i = ntpl - 1; i >= 0; i--) {
-		const struct metablob *mb = tpllist[i]->mb;
+		const struct metablob *mb;
+
+		if (tpllist[i] == NULL)
+			continue;
+		mb = tpllist[i]->mb;
 
 		if (name != NULL) {
 			if (strcmp(mb->tplname, name) != 0)
@@ -166,8 +173,14 @@ stats_tpl_alloc(const char *name, uint32_t flags)
 	tpl->sb = (struct statsblob *)sb;
 
 	pthread_rwlock_wrlock(&tpl_lock);
+	for (id = 0; id < ntpl && tpllist[id] != NULL; id++)
+		;
 	if (tpl_find_locked(name, 0) >= 0) {
 		id = -EEXIST;
+	} else if (id < ntpl) {
+		/* A slot tpl_release() left vacant. */
+		tpl_update_hash(tpl);
+		tpllist[id] = tpl;
 	} else if ((nlist = realloc(tpllist,
 	    (size_t)(ntpl + 1) * sizeof(*tpllist))) == NULL) {
 		id = -ENOMEM;
@@ -187,6 +200,38 @@ stats_tpl_alloc(const char *name, uint32_t flags)
 	return id;
 }
 
+/* Free one template's memory. */
+static void
+tpl_destroy(struct statsblob_tpl *tpl)
+{
+	uint16_t i, n = blob_nvois((const struct statsblobv1 *)tpl->sb);
+
+	for (i = 0; i < n && tpl->mb->voi_meta != NULL; i++)
+		free(tpl->mb->voi_meta[i].name);
+	free(tpl->mb->voi_meta);
+	free(tpl->mb->tplname);
+	free(tpl->mb);
+	free(tpl->sb);
+	free(tpl);
+}
+
+int
+tpl_release(int id)
+{
+	struct statsblob_tpl *tpl = NULL;
+
+	pthread_rwlock_wrlock(&tpl_lock);
+	if (id >= 0 && id < ntpl) {
+		tpl = tpllist[id];
+		tpllist[id] = NULL;
+	}
+	pthread_rwlock_unlock(&tpl_lock);
+	if (tpl == NULL)
+		return -ENOENT;
+	tpl_destroy(tpl);
+	return 0;
+}
+
 int
 stats_tpl_fetch_allocid(const char *name, uint32_t hash)
 {
@@ -204,7 +249,7 @@ stats_tpl_fetch(int tpl_id, struct statsblob_tpl **tpl)
 	int error = 0;
 
 	pthread_rwlock_rdlock(&tpl_lock);
-	if (tpl_id < 0 || tpl_id >= ntpl)
+	if (tpl_id < 0 || tpl_id >= ntpl || tpllist[tpl_id] == NULL)
 		error = ENOENT;
 	else if (tpl != NULL)
 		*tpl = tpllist[tpl_id];
@@ -284,7 +329,7 @@ stats_tpl_id2name(uint32_t tpl_id, char *buf, size_t len)
 	int error = 0;
 
 	pthread_rwlock_rdlock(&tpl_lock);
-	if (tpl_id >= (uint32_t)ntpl)
+	if (tpl_id >= (uint32_t)ntpl || tpllist[tpl_id] == NULL)
 		error = ENOENT;
 	else if (buf == NULL || len <= strlen(tpllist[tpl_id]->mb->tplname))
 		error = EOVERFLOW;
@@ -300,7 +345,7 @@ stats_tpl_id2spec(uint32_t tpl_id, char *buf, size_t len)
 	int error = 0, n;
 
 	pthread_rwlock_rdlock(&tpl_lock);
-	if (tpl_id >= (uint32_t)ntpl) {
+	if (tpl_id >= (uint32_t)ntpl || tpllist[tpl_id] == NULL) {
 		error = ENOENT;
 	} else if (buf == NULL) {
 		error = EOVERFLOW;
@@ -378,14 +423,16 @@ stats_tpl_fetch_byspec(const char *spec)
 int
 stats_tpl_list(struct sbuf *buf)
 {
-	int i;
+	int i, n;
 
 	if (buf == NULL)
 		return EINVAL;
 	pthread_rwlock_rdlock(&tpl_lock);
-	for (i = 0; i < ntpl; i++)
-		sbuf_printf(buf, "%s\"%s\":%" PRIu32, i > 0 ? "," : "",
-		    tpllist[i]->mb->tplname, tpllist[i]->mb->tplhash);
+	for (i = 0, n = 0; i < ntpl; i++)
+		if (tpllist[i] != NULL)
+			sbuf_printf(buf, "%s\"%s\":%" PRIu32, n++ > 0 ? "," :
+			    "", tpllist[i]->mb->tplname,
+			    tpllist[i]->mb->tplhash);
 	pthread_rwlock_unlock(&tpl_lock);
 	return sbuf_error(buf);
 }
@@ -616,7 +663,7 @@ stats_tpl_add_voistats(uint32_t tpl_id, int32_t voi_id, const char *voi_name,
 		error = tpl_check_vss(voi_dtype, nvss, vss);
 	if (error == 0) {
 		pthread_rwlock_wrlock(&tpl_lock);
-		if (tpl_id >= (uint32_t)ntpl)
+		if (tpl_id >= (uint32_t)ntpl || tpllist[tpl_id] == NULL)
 			error = EINVAL;
 		else
 			error = tpl_add_voi_locked(tpllist[tpl_id], voi_id,

@@ -18,9 +18,19 @@ bool tpl_voi_name_valid(const char *name);
 /* Run fn under the registry's read lock (rendering with META). */
 void tpl_rlock(void);
 void tpl_runlock(void);
-/* With the read lock held: the template at id, or NULL. */
+/* With the read lock held: the template at id, or NULL (also for a slot
+ * tpl_release() left vacant). */
 const struct statsblob_tpl *tpl_get_locked(int id);
 int tpl_count_locked(void);
+
+/*
+ * tpl_release: free template id and leave its slot vacant for a later
+ * template. Only for a process that holds templates for others and knows
+ * that no blob, id or borrowed pointer refers to it any more (statsd);
+ * stats(3) itself never frees a template.
+ * Returns: 0; -ENOENT if id names no template.
+ */
+int tpl_release(int id);
 
 /* The template whose hash is hash, or NULL. */
 const struct statsblob_tpl *tpl_by_hash(uint32_t hash);

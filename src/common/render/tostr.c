@@ -188,8 +188,10 @@ stats_blob_tostr(struct statsblob *sb, struct sbuf *buf, enum sb_str_fmt fmt,
 	tpl_rlock();
 	if (flags & SB_TOSTR_META) {
 		for (i = tpl_count_locked() - 1; i >= 0; i--) {
-			if (tpl_get_locked(i)->mb->tplhash == b->tplhash) {
-				tc.tpl = tpl_get_locked(i);
+			const struct statsblob_tpl *t = tpl_get_locked(i);
+
+			if (t != NULL && t->mb->tplhash == b->tplhash) {
+				tc.tpl = t;
 				break;
 			}
 		}

@@ -26,6 +26,14 @@ store_arena_init(struct store_arena *a, uint8_t *base, uint64_t off, uint64_t si
 	a->size = size;
 }
 
+uint64_t
+store_arena_chunk_size(uint64_t n)
+{
+	if (n == 0 || n > STORE_ARENA_CHUNK_MAX)
+		return 0;
+	return (uint64_t)1 << (STORE_ARENA_MIN_SHIFT + store_arena_class(n));
+}
+
 int
 store_arena_alloc(struct store_arena *a, uint64_t n, uint64_t *ret_off,
     uint32_t *ret_chunk)

@@ -31,6 +31,10 @@ struct store_arena {
 /* Set up an empty arena over [off, off + size) of the mapping at base. */
 void store_arena_init(struct store_arena *a, uint8_t *base, uint64_t off, uint64_t size);
 
+/* The size of the chunk store_arena_alloc() takes for n bytes; 0 if n is
+ * 0 or larger than STORE_ARENA_CHUNK_MAX. */
+uint64_t store_arena_chunk_size(uint64_t n);
+
 /*
  * Allocate a chunk of at least n bytes (n >= 1).
  * Returns: 0, with *ret_off (from segment start, 64-byte aligned) and

@@ -246,6 +246,44 @@ store_text_off(uint32_t blob_size)
 	return (uint32_t)store_round_up(blob_size, 8);
 }
 
+/* Arena bytes asked for a blob of blob_size with text of tlen bytes
+ * (path, description and their NULs; 0: no text). */
+static uint64_t
+store_need(uint32_t blob_size, uint64_t tlen)
+{
+	uint64_t need = blob_size;
+
+	if (tlen > 0)
+		need = (uint64_t)store_text_off(blob_size) + tlen;
+	return need > 0 ? need : 1;
+}
+
+uint64_t
+store_kstat_cost(const struct store_kstat_desc *d, uint32_t blob_size)
+{
+	size_t plen, dlen;
+
+	if (store_desc_check(d, &plen, &dlen) < 0 || blob_size > STORE_BLOB_MAX)
+		return 0;
+	return store_arena_chunk_size(store_need(blob_size,
+	    plen > 0 || dlen > 0 ? plen + 1 + dlen + 1 : 0));
+}
+
+uint64_t
+store_kstat_relayout_cost(const struct store_segment *s, uint32_t slot,
+    uint32_t blob_size)
+{
+	const struct store_kstat_hdr *k;
+
+	if (slot >= s->used || blob_size > STORE_BLOB_MAX)
+		return 0;
+	k = store_hdr(s, slot);
+	if ((k->flags & STORE_KF_USED) == 0)
+		return 0;
+	return store_arena_chunk_size(store_need(blob_size, k->text_off != 0 ?
+	    (uint64_t)k->path_len + 1 + k->desc_len + 1 : 0));
+}
+
 int
 store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
     uint32_t blob_size, struct store_ref *ret_ref)
@@ -261,13 +299,10 @@ store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
 		return r;
 	if (blob_size > STORE_BLOB_MAX)
 		return -E2BIG;
-	need = blob_size;
-	if (plen > 0 || dlen > 0) {
+	if (plen > 0 || dlen > 0)
 		toff = store_text_off(blob_size);
-		need = (uint64_t)toff + plen + 1 + dlen + 1;
-	}
-	if (need == 0)
-		need = 1;
+	need = store_need(blob_size, plen > 0 || dlen > 0 ?
+	    plen + 1 + dlen + 1 : 0);
 	r = store_arena_alloc(&s->arena, need, &off, &chunk);
 	if (r < 0)
 		return r;
@@ -369,14 +404,11 @@ store_kstat_relayout(struct store_segment *s, uint32_t slot, uint32_t blob_size)
 		return -ENOENT;
 	if (blob_size > STORE_BLOB_MAX)
 		return -E2BIG;
-	need = blob_size;
 	if (k->text_off != 0) {
 		toff = store_text_off(blob_size);
 		tlen = (uint32_t)k->path_len + 1 + k->desc_len + 1;
-		need = (uint64_t)toff + tlen;
 	}
-	if (need == 0)
-		need = 1;
+	need = store_need(blob_size, tlen);
 	r = store_arena_alloc(&s->arena, need, &off, &chunk);
 	if (r < 0)
 		return r;

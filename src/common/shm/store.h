@@ -217,6 +217,17 @@ int store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
     uint32_t blob_size, struct store_ref *ret_ref);
 
 /*
+ * The arena bytes (one chunk) store_kstat_add() would take for d with a
+ * blob of blob_size bytes, and store_kstat_relayout() for the kstat in
+ * slot at blob_size: what a writer charges to the kstat's owner.
+ * Returns: bytes; 0 for what could not be stored (a bad description, a
+ * blob too large, an unused slot).
+ */
+uint64_t store_kstat_cost(const struct store_kstat_desc *d, uint32_t blob_size);
+uint64_t store_kstat_relayout_cost(const struct store_segment *s,
+    uint32_t slot, uint32_t blob_size);
+
+/*
  * Remove a kstat: free its blob, clear its slot for later reuse (with a new
  * generation), bump the KCID.
  * Returns: 0; -ENOENT if the slot is out of range or unused.

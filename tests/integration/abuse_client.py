@@ -1,0 +1,97 @@
+"""abuse_client.py: a hostile local user, for test_abuse.py. Run as
+another user (harness.as_user), it reads one JSON command per line on
+stdin and answers each with one JSON line on stdout; connections it opens
+stay open until a "close" command or the end of stdin, so that the test
+can look at the daemon while they are held.
+
+Commands ({"op": ..., ...}):
+  connect n            open n connections, a Hello on each; answers
+                       {"ok": count, "errors": [first error of the rest]}
+  pipeline n calls m   open n connections and write m copies of call on
+                       each without ever reading; answers {"sent": bytes}
+  calls [[m, p], ...]  one connection, the calls in turn; answers
+                       {"replies": [...]}
+  close                close every connection held; answers {}
+"""
+import json
+import os
+import socket
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import Conn  # noqa: E402
+
+
+def main():
+    sock = sys.argv[1]
+    held = []
+    for line in sys.stdin:
+        cmd = json.loads(line)
+        op = cmd["op"]
+        out = {}
+        if op == "connect":
+            n_ok, errors = 0, []
+            for _ in range(cmd["n"]):
+                try:
+                    c = Conn(sock, timeout=10)
+                except OSError as e:
+                    errors.append(str(e))
+                    continue
+                held.append(c)
+                try:
+                    c.send("io.statsd.Hello", {})
+                except OSError:
+                    pass    # refused: its error is waiting to be read
+                try:
+                    r = c.recv()
+                except OSError as e:
+                    r = {"error": str(e)}
+                if isinstance(r, dict) and "error" not in r:
+                    n_ok += 1
+                else:
+                    errors.append(r)
+            out = {"ok": n_ok, "errors": errors[:1], "refused": len(errors)}
+        elif op == "pipeline":
+            msg = json.dumps({"method": cmd["method"],
+                              "parameters": cmd.get("parameters", {})})
+            msg = msg.encode() + b"\0"
+            sent = 0
+            for _ in range(cmd["n"]):
+                c = Conn(sock, timeout=10)
+                held.append(c)
+                c.sock.setblocking(False)
+                for _ in range(cmd["calls"]):
+                    try:
+                        sent += c.sock.send(msg)
+                    except (BlockingIOError, OSError):
+                        break
+            out = {"sent": sent}
+        elif op == "calls":
+            c = Conn(sock, timeout=60)
+            replies = []
+            for m, p in cmd["calls"]:
+                try:
+                    c.send(m, p)
+                    replies.append(c.recv())
+                except OSError as e:
+                    replies.append({"error": "socket: %s" % e})
+                    break
+            c.close()
+            out = {"replies": replies}
+        elif op == "close":
+            for c in held:
+                try:
+                    c.sock.close()
+                except OSError:
+                    pass
+            held = []
+        print(json.dumps(out), flush=True)
+    for c in held:
+        try:
+            c.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+if __name__ == "__main__":
+    main()

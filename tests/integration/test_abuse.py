@@ -1,0 +1,178 @@
+"""test_abuse.py: what an unprivileged local user can do to statsd, as
+uid 65534 (and a few other system users) through setpriv — one regression
+test per attack that once hung, bloated, crashed or fooled the daemon.
+Each test names the attack it guards against. The ring attacks are in
+test_abuse_rings.py.
+
+Every check is of exactness or a bound (a quota, a count), never of a
+time."""
+import json
+import os
+import pwd
+import re
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness  # noqa: E402
+from harness import (SETPRIV, TPL_APP, Daemon, as_user, check,  # noqa: E402
+                     expect_error, finish, ok, spawn, wait_for)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if os.getuid() != 0 or SETPRIV is None:
+    print("needs root and setpriv; skipped")
+    sys.exit(77)
+NOBODY = pwd.getpwnam("nobody").pw_uid
+# Other users the crowd attacks are run as.
+CROWD = [pwd.getpwnam(n).pw_uid for n in ("daemon", "bin", "sys", "games")]
+
+
+class Hostile:
+    """abuse_client.py run as uid: one JSON command in, one JSON line
+    out."""
+
+    def __init__(self, d, uid=NOBODY):
+        harness.stage(os.path.join(HERE, "harness.py"))
+        pw = pwd.getpwuid(uid)
+        self.proc = spawn(as_user(["/usr/bin/python3",
+                                   os.path.join(HERE, "abuse_client.py"),
+                                   d.sock], uid=uid, regid=pw.pw_gid),
+                          stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                          text=True, bufsize=1)
+
+    def cmd(self, **kw):
+        self.proc.stdin.write(json.dumps(kw) + "\n")
+        self.proc.stdin.flush()
+        line = self.proc.stdout.readline()
+        check(line != "", "abuse_client answers %s" % kw.get("op"))
+        return json.loads(line) if line else {}
+
+    def calls(self, calls):
+        return self.cmd(op="calls", calls=calls).get("replies", [])
+
+    def quit(self):
+        self.proc.stdin.close()
+        self.proc.wait(timeout=harness.DEADLINE)
+
+
+def daemon(config=""):
+    d = Daemon(config=config).start()
+    os.chmod(d.run, 0o755)
+    return d
+
+
+def quotas(d):
+    return ok(d.call("io.statsd.Info", {}), "Info as root", False)["quotas"]
+
+
+def user_usage(d, uid):
+    for u in quotas(d)["users"]:
+        if u["uid"] == uid:
+            return u
+    return {}
+
+
+def refusal_lines(d):
+    return [ln for ln in d.stderr().splitlines() if " refused " in ln]
+
+
+# ------------------------------------------------------------------ row 11
+def test_connections_reserve_root():
+    """Row 11: 20 uids x 64 connections left no room for root, and each
+    refusal was logged. Now unprivileged users together get
+    max_connections less quota_reserve_percent, each user at most
+    max_connections_per_uid; root gets in; refusals are logged a few
+    lines per period."""
+    d = daemon("max_connections = 40\nmax_connections_per_uid = 8\n"
+               "quota_reserve_percent = 10\n")
+    crowd = [Hostile(d, NOBODY)] + [Hostile(d, u) for u in CROWD]
+    r = crowd[0].cmd(op="connect", n=9)
+    check(r.get("ok") == 8, "nobody holds max_connections_per_uid: %s" % r)
+    if check(r.get("errors"), "nobody's ninth connection is refused"):
+        e = r["errors"][0]
+        check(e.get("error") == "io.statsd.TooManyConnections" and
+              e.get("parameters", {}).get("limit") == 8,
+              "refused by max_connections_per_uid (8): %s" % e)
+    held = 8
+    for h in crowd[1:]:
+        r = h.cmd(op="connect", n=8)
+        held += r.get("ok", 0)
+    check(held == 36, "unprivileged users together hold 90%% of "
+          "max_connections: %d" % held)
+    r = crowd[-1].cmd(op="connect", n=1)
+    check(r.get("errors") and r["errors"][0].get("parameters", {}).get(
+        "limit") == 36, "past the unreserved part: limit 36: %s" % r)
+    # A flood of refused connects costs a few log lines, not one each.
+    crowd[0].cmd(op="connect", n=200)
+    conns = [d.conn() for _ in range(3)]
+    for c in conns:
+        ok(c.call("io.statsd.Hello", {}), "root connects past the crowd")
+    q = quotas(d)
+    check(q["total"]["connections"]["used"] == 40,
+          "every connection counted: %s" % q["total"]["connections"])
+    lines = refusal_lines(d)
+    check(0 < len(lines) <= 5, "refusals logged with a rate limit: %d "
+          "lines" % len(lines))
+    check(q["refusals"] >= 205, "every refusal counted: %d" % q["refusals"])
+    for c in conns:
+        c.close()
+    for h in crowd:
+        h.quit()
+    check(d.alive(), "statsd still answers")
+    d.stop()
+    d.cleanup()
+
+
+def test_buffered_bytes_bounded():
+    """Row 11: 64 connections pipelining large replies and never reading
+    held 447 MB. A user's connections together now hold at most
+    max_buffered_per_uid of unread calls and unsent replies; a
+    connection that would pass it is closed."""
+    limit = 4 << 20
+    d = daemon("max_connections_per_uid = 64\nmax_output = 1M\n"
+               "max_buffered_per_uid = 4M\n")
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    for i in range(40):
+        ok(c.call("io.statsd.KstatCreate", {"module": "big", "instance": i,
+                                            "name": "x", "template": spec}),
+           "kstat %d" % i, False)
+    c.close()
+    h = Hostile(d)
+    r = h.cmd(op="pipeline", n=60, calls=400, method="io.statsd.Scrape",
+              parameters={"format": "json"})
+    # Each call asks for a reply of some 40 KiB: without the quota the
+    # connections would hold max_output / 4 each, 15 MiB together.
+    check(r.get("sent", 0) > 60 * 100 * 60, "the attacker sent %d bytes "
+          "of calls" % r.get("sent", 0))
+    peak = [0]
+
+    def pressed():
+        u = user_usage(d, NOBODY).get("buffered_bytes", 0)
+        peak[0] = max(peak[0], u)
+        check(u <= limit, "nobody holds at most max_buffered_per_uid: %d"
+              % u, count=False)
+        return quotas(d)["refusals"] > 0
+    wait_for(pressed, "a connection refused at max_buffered_per_uid")
+    print("nobody held %d buffered bytes at the peak" % peak[0])
+    check(peak[0] > 0, "the attack held buffers (peak %d)" % peak[0])
+    check(d.alive(), "statsd answers root meanwhile")
+    h.quit()
+    wait_for(lambda: user_usage(d, NOBODY).get("buffered_bytes", 1) == 0,
+             "nobody's buffers given back")
+    check(user_usage(d, NOBODY).get("connections") == 0,
+          "nobody's connections given back")
+    d.stop()
+    d.cleanup()
+
+
+TESTS = [test_connections_reserve_root, test_buffered_bytes_bounded]
+
+if __name__ == "__main__":
+    only = sys.argv[1:]
+    for t in TESTS:
+        if not only or t.__name__ in only:
+            print("--", t.__name__, flush=True)
+            t()
+    finish()
