@@ -8,10 +8,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "config.h"
 #include "daemon.h"
+#include "engine.h"
 #include "log.h"
 #include "quota.h"
 
@@ -75,15 +75,6 @@ struct quota {
 	unsigned		 log_lines;
 	uint64_t		 log_suppressed;
 };
-
-static uint64_t
-quota_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t
 quota_key_value(const struct config *c, const struct quota_key *k)
@@ -311,7 +302,7 @@ void
 quota_refused_log(struct quota *q, uid_t uid, const char *what,
     const struct quota_refusal *why)
 {
-	uint64_t now = quota_now_ns();
+	uint64_t now = engine_now_ns();
 
 	if (now - q->log_period_start >= QUOTA_LOG_PERIOD_NS) {
 		if (q->log_suppressed > 0)

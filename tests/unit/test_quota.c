@@ -5,12 +5,12 @@
  */
 #include <errno.h>
 
-#include <check.h>
 #include <jansson.h>
 
 #include "config.h"
 #include "daemon.h"
 #include "quota.h"
+#include "unit.h"
 
 static struct statsd d;
 
@@ -162,8 +162,6 @@ main(void)
 {
 	Suite *s = suite_create("quota");
 	TCase *tc = tcase_create("quota");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, per_uid_limit);
 	tcase_add_test(tc, reserve_for_privileged);
@@ -171,9 +169,5 @@ main(void)
 	tcase_add_test(tc, many_users);
 	tcase_add_test(tc, usage_json);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? 0 : 1;
+	return unit_main(s);
 }
