@@ -91,43 +91,86 @@ drain_ring_birth(struct ring *rg)
 
 /* ---------------------------------------------------------- applying */
 
-static int
-drain_apply(void *arg, const struct ring_rec *rec)
+/*
+ * The VOIs a run of records touches, for the undo record of a PERSISTENT
+ * kstat: up to DRAIN_UNDO_VOIS distinct ones; with more, the whole blob
+ * is saved. Returns: how many, or 0 for the whole blob.
+ */
+#define DRAIN_UNDO_VOIS	16
+
+static size_t
+drain_run_vois(const struct ring_rec *recs, unsigned n, uint16_t *vois)
 {
-	struct ring *rg = arg;
-	struct registry *reg = rg->dr->d->reg;
+	size_t nv = 0, k;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		for (k = 0; k < nv && vois[k] != recs[i].voi; k++)
+			;
+		if (k < nv)
+			continue;
+		if (nv == DRAIN_UNDO_VOIS)
+			return 0;
+		vois[nv++] = recs[i].voi;
+	}
+	return nv;
+}
+
+/*
+ * A run of records for one kstat, applied as one batch: one lookup and
+ * ownership check, one seqlock write section (or one undo record, for a
+ * PERSISTENT kstat), one journal step. Returns: how many were refused.
+ */
+static unsigned
+drain_run(struct ring *rg, const struct ring_rec *recs, unsigned n)
+{
+	struct statsd *d = rg->dr->d;
 	struct reg_kstat *k;
 	struct statsblob *sb;
-	int r;
+	uint16_t vois[DRAIN_UNDO_VOIS];
+	size_t nv;
+	unsigned refused;
+
+	k = registry_kstat_by_handle(d->reg, recs[0].slot);
+	if (k == NULL || k->dormant || (k->owner != rg->uid &&
+	    !rg->privileged)) {
+		journal_ring_done(rg->journal, n);
+		return n;
+	}
+	sb = registry_blob_begin(d->reg, k);
+	if (k->storage != NULL) {
+		nv = drain_run_vois(recs, n, vois);
+		journal_undo_begin(d->journal, rg->journal, k->handle, sb,
+		    k->size, nv > 0 ? vois : NULL, nv);
+	}
+	/* A statistic that failed (a queue exit from an empty queue) is
+	 * counted in its errs; the record itself reached the blob. */
+	refused = (unsigned)engine_apply_batch(sb, recs, n);
+	registry_blob_end(d->reg, k, rg->dr->now);
+	journal_ring_done(rg->journal, n);
+	if (k->storage != NULL)
+		journal_undo_end(d->journal);
+	return refused;
+}
+
+static unsigned
+drain_apply(void *arg, const struct ring_rec *recs, unsigned n)
+{
+	struct ring *rg = arg;
+	unsigned i = 0, j, refused = 0;
 
 	if (rg->skip > 0) {
 		/* Applied by the statsd that was killed mid-pass; the journal
-		 * counted it at the start of this pass. */
-		rg->skip--;
-		return 0;
+		 * counted them at the start of this pass. */
+		i = rg->skip < n ? (unsigned)rg->skip : n;
+		rg->skip -= i;
 	}
-	k = registry_kstat_by_handle(reg, rec->slot);
-	if (k == NULL || k->dormant) {
-		journal_ring_done(rg->journal);
-		return -ENOENT;
+	for (; i < n; i = j) {
+		for (j = i + 1; j < n && recs[j].slot == recs[i].slot; j++)
+			;
+		refused += drain_run(rg, recs + i, j - i);
 	}
-	if (k->owner != rg->uid && !rg->privileged) {
-		journal_ring_done(rg->journal);
-		return -EPERM;
-	}
-	sb = registry_blob_begin(reg, k);
-	if (k->storage != NULL)
-		journal_undo_begin(rg->dr->d->journal, rg->journal, k->handle,
-		    sb, k->size, rec->voi);
-	r = engine_apply(sb, rec->voi, rec->op, rec->flags, rec->x, rec->y,
-	    rec->time);
-	registry_blob_end(reg, k, rg->dr->now);
-	journal_ring_done(rg->journal);
-	if (k->storage != NULL)
-		journal_undo_end(rg->dr->d->journal);
-	/* A statistic that failed (a queue exit from an empty queue) is
-	 * counted in its errs; the record itself reached the blob. */
-	return r == -EINVAL || r == -EOPNOTSUPP ? r : 0;
+	return refused;
 }
 
 /* One pass over one ring. Returns: records taken. */
@@ -138,7 +181,7 @@ drain_ring(struct drain *dr, struct ring *rg)
 	int n;
 
 	journal_ring_pass(rg->journal, drain_ring_tail(rg), rg->skip);
-	n = ring_drain(rg->c, batch, dr->now, drain_apply, rg);
+	n = ring_drain_batch(rg->c, batch, dr->now, drain_apply, rg);
 	if (n == -EPIPE) {
 		if (!rg->broken_logged) {
 			log_warning("ring %u (uid %u): producer index out of "

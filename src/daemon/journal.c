@@ -177,40 +177,55 @@ journal_ring_release(struct journal_ring *j)
 
 void
 journal_undo_begin(struct journal *jn, struct journal_ring *j,
-    uint32_t handle, const void *blob, uint32_t size, uint16_t voi)
+    uint32_t handle, const void *blob, uint32_t size, const uint16_t *vois,
+    size_t nvois)
 {
 	const struct statsblobv1 *b = blob;
 	struct rj_undo *u;
-	const struct voi *v;
 	uint32_t lo = UINT32_MAX, hi = 0, run;
+	size_t k;
 	int s;
 
 	if (jn == NULL || j == NULL || size > BLOB_STORAGE_CAP ||
-	    size < SB_V1_HDRSZ || voi >= blob_nvois(b))
+	    size < SB_V1_HDRSZ || b->stats_off > b->statsdata_off ||
+	    b->statsdata_off > size)
 		return;
-	v = &b->vois[voi];
-	if (v->id < 0 || v->voistatmaxid < 0)
-		return;
-	/* The span of the VOI's statistics' data: its block. */
-	for (s = 0; s <= v->voistatmaxid; s++) {
-		const struct voistat *vs = blob_voistat(b, v, s);
-
-		if (vs->stype < 0)
-			continue;
-		if (vs->data_off < lo)
-			lo = vs->data_off;
-		if ((uint32_t)vs->data_off + vs->dsz > hi)
-			hi = (uint32_t)vs->data_off + vs->dsz;
+	if (vois == NULL) {
+		lo = b->statsdata_off;
+		hi = size;
 	}
-	run = ((uint32_t)v->voistatmaxid + 1) * sizeof(struct voistat);
-	if (lo > hi || hi > size || (uint32_t)v->stats_off + run > size)
+	/* The span of the VOIs' statistics' data: their blocks. */
+	for (k = 0; vois != NULL && k < nvois; k++) {
+		const struct voi *v;
+
+		if (vois[k] >= blob_nvois(b))
+			continue;
+		v = &b->vois[vois[k]];
+		if (v->id < 0)
+			continue;
+		for (s = 0; s <= v->voistatmaxid; s++) {
+			const struct voistat *vs = blob_voistat(b, v, s);
+
+			if (vs->stype < 0)
+				continue;
+			if (vs->data_off < lo)
+				lo = vs->data_off;
+			if ((uint32_t)vs->data_off + vs->dsz > hi)
+				hi = (uint32_t)vs->data_off + vs->dsz;
+		}
+	}
+	if (lo > hi)
+		lo = hi = b->statsdata_off;
+	/* Every VOI's statistics table, whatever the VOIs: it is small. */
+	run = (uint32_t)b->statsdata_off - b->stats_off;
+	if (hi > size || SB_V1_HDRSZ + run + (hi - lo) > RJ_UNDO_BYTES)
 		return;
 	u = jn->undo;
 	u->handle = handle;
 	u->slot = (uint32_t)(j - jn->slots);
 	u->size = size;
 	u->done_before = atomic_load_explicit(&j->done, memory_order_relaxed);
-	u->run_off = v->stats_off;
+	u->run_off = b->stats_off;
 	u->run_len = run;
 	u->data_off = lo;
 	u->data_len = hi - lo;
@@ -243,7 +258,7 @@ journal_undo_recover(struct journal *jn, uint32_t handle, void *blob,
 	if (atomic_load(&u->state) != 1 || u->handle != handle)
 		return;
 	if (u->slot < RJ_SLOTS && u->size == size &&
-	    u->run_len <= 4096 && (uint64_t)u->run_off + u->run_len <= size &&
+	    u->run_len <= size && (uint64_t)u->run_off + u->run_len <= size &&
 	    (uint64_t)u->data_off + u->data_len <= size &&
 	    SB_V1_HDRSZ + u->run_len + u->data_len <= RJ_UNDO_BYTES &&
 	    atomic_load(&jn->slots[u->slot].done) == u->done_before) {

@@ -10,10 +10,10 @@
  * and how many records of the pass were applied (done). A restarted statsd
  * that is handed the ring back finds it by its birth stamp: if the ring's
  * published index is still base, the first done records were applied
- * already and are skipped. (done is bumped right after each record is
- * applied: a kill between the two stores, a window of a few
- * instructions, still repeats that one record; the undo record below
- * closes that window.)
+ * already and are skipped. (done is bumped right after each run of
+ * records for one kstat is applied: a kill between the two stores, a
+ * window of a few instructions, would repeat that run; the undo record
+ * below closes that window.)
  *
  * Without a journal (it could not be made) every call here is a no-op and
  * a kill -9 during a drain pass may repeat updates.
@@ -22,6 +22,7 @@
 #define STATSD_DAEMON_JOURNAL_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -73,32 +74,34 @@ journal_ring_pass(struct journal_ring *j, uint64_t base, uint64_t done)
 	atomic_store_explicit(&j->base, base, memory_order_relaxed);
 }
 
-/* One more record of the pass is applied. */
+/* n more records of the pass are applied (or refused). */
 static inline void
-journal_ring_done(struct journal_ring *j)
+journal_ring_done(struct journal_ring *j, uint64_t n)
 {
 	if (j == NULL)
 		return;
 	atomic_signal_fence(memory_order_seq_cst);
 	atomic_store_explicit(&j->done, atomic_load_explicit(&j->done,
-	    memory_order_relaxed) + 1, memory_order_relaxed);
+	    memory_order_relaxed) + n, memory_order_relaxed);
 }
 
 /* The ring is gone (drained and published). NULL-safe. */
 void journal_ring_release(struct journal_ring *j);
 
 /*
- * The one update in flight on a PERSISTENT kstat. Before it is applied
- * to the runtime file, what it can change (the blob header, the VOI's
- * statistics and their data) is saved in the journal; after it is
- * applied and counted (journal_ring_done), the save is dropped. A statsd
- * killed in between finds the save at start and, unless the update was
- * counted, puts those bytes back (journal_undo_recover): the update is
- * then applied once, when the ring is handed back. No-ops without a
- * journal or a slot (j NULL).
+ * The one batch of updates in flight on a PERSISTENT kstat (a run of
+ * records for it). Before it is applied to the runtime file, what it can
+ * change (the blob header, the statistics table, and the data of the
+ * nvois VOIs in vois, or of every VOI with vois NULL) is saved in the
+ * journal; after it is applied and counted (journal_ring_done), the save
+ * is dropped. A statsd killed in between finds the save at start and,
+ * unless the batch was counted, puts those bytes back
+ * (journal_undo_recover): the batch is then applied once, when the ring
+ * is handed back. No-ops without a journal or a slot (j NULL).
  */
 void journal_undo_begin(struct journal *jn, struct journal_ring *j,
-    uint32_t handle, const void *blob, uint32_t size, uint16_t voi);
+    uint32_t handle, const void *blob, uint32_t size, const uint16_t *vois,
+    size_t nvois);
 void journal_undo_end(struct journal *jn);
 
 /* At start, before kstat handle's blob (size bytes, in its runtime file)

@@ -34,6 +34,20 @@ int engine_apply(struct statsblob *sb, uint16_t voi, uint8_t op,
     uint8_t flags, int64_t x, int64_t y, uint64_t time_ns);
 
 /*
+ * engine_apply_batch: apply n update records (ring.h's layout; their
+ * kstat slot is the caller's business: all are for sb) in order, with the
+ * same checks and results as engine_apply() called on each, but with the
+ * VOI's statistics looked up once per run of records for one VOI, and the
+ * plain integer counters (SUM, COUNT, MIN, MAX, LAST) updated without the
+ * kind table. This is the daemon's drain.
+ * Returns: how many records engine_apply() would have refused (-EINVAL or
+ * -EOPNOTSUPP); the others reached the blob.
+ */
+struct ring_rec;
+size_t engine_apply_batch(struct statsblob *sb, const struct ring_rec *recs,
+    size_t n);
+
+/*
  * engine_set_string: set the STRING value (a kstat CHAR or STRING named
  * value) of VOI voi to the len bytes at s.
  * Returns: 0; -EINVAL for a bad blob or VOI, or a VOI without a string

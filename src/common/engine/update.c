@@ -7,12 +7,14 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <string.h>
 #include <time.h>
 
 #include "blob.h"
 #include "engine.h"
 #include "kind.h"
 #include "numeric.h"
+#include "ring.h"
 #include "stat_defn.h"
 #include "stat_scalar.h"
 
@@ -296,4 +298,208 @@ engine_set_string(struct statsblob *sb, uint16_t voi, const char *s,
 		return -e;
 	vs->flags |= VS_VSDVALID;
 	return 0;
+}
+
+/* ------------------------------------------------------------- batches */
+
+/*
+ * A VOI that batches apply without the kind table: every statistic a plain
+ * integer SUM, COUNT, MIN, MAX or LAST in the VOI's own type, and no
+ * definition gate. That is nearly every counter of a kstat, and what a
+ * drain spends its time on. Anything else goes through engine_apply().
+ */
+enum fast_kind { FK_SUM, FK_COUNT, FK_MIN, FK_MAX, FK_LAST };
+
+struct fast_stat {
+	uint8_t			 kind;	/* enum fast_kind */
+	struct voistat		*vs;
+	void			*data;
+};
+
+struct fast_plan {
+	int32_t			 voi;	/* -1: no plan yet */
+	bool			 fast;
+	bool			 wide;	/* 8-byte values (else 4) */
+	bool			 sgn;
+	struct voistatdata_numeric *state; /* VOISTATE, or NULL */
+	unsigned		 n;
+	struct fast_stat	 st[5];
+};
+
+/* The fast kind of a statistic type, or -1. */
+static int
+fast_kind_of(int stype)
+{
+	switch (stype) {
+	case VS_STYPE_SUM:
+		return FK_SUM;
+	case VS_STYPE_COUNT:
+		return FK_COUNT;
+	case VS_STYPE_MIN:
+		return FK_MIN;
+	case VS_STYPE_MAX:
+		return FK_MAX;
+	case VS_STYPE_LAST:
+		return FK_LAST;
+	default:
+		return -1;
+	}
+}
+
+static void
+fast_plan_make(struct fast_plan *pl, struct statsblobv1 *b, uint16_t voi)
+{
+	const struct voi *v;
+	enum vsd_dtype dt;
+	int s;
+
+	pl->voi = voi;
+	pl->fast = false;
+	pl->n = 0;
+	if (voi >= blob_nvois(b) || b->vois[voi].id < 0)
+		return;
+	v = &b->vois[voi];
+	dt = (enum vsd_dtype)v->dtype;
+	if (!dtype_is_scalar(dt) || dtype_info[dt].is_q)
+		return;
+	for (s = 1; s <= v->voistatmaxid && s < VS_NUM_STYPES; s++) {
+		struct voistat *vs = blob_voistat(b, v, s);
+
+		if (vs->stype < 0)
+			continue;
+		if (fast_kind_of(s) < 0 || vs->dtype != dt || pl->n == 5)
+			return;
+		pl->st[pl->n].kind = (uint8_t)fast_kind_of(s);
+		pl->st[pl->n].vs = vs;
+		pl->st[pl->n].data = blob_vsd(b, vs);
+		pl->n++;
+	}
+	if (pl->n == 0)
+		return;
+	pl->state = (v->flags & VOI_REQSTATE) ? &blob_vsd(b,
+	    blob_voistat(b, v, VS_STYPE_VOISTATE))->voistate.prev : NULL;
+	pl->wide = dtype_info[dt].size == 8;
+	pl->sgn = dtype_info[dt].is_signed;
+	pl->fast = true;
+}
+
+/* a < b in the plan's type, both as stored bit patterns. */
+static inline bool
+fast_less(const struct fast_plan *pl, uint64_t a, uint64_t b)
+{
+	if (pl->wide)
+		return pl->sgn ? (int64_t)a < (int64_t)b : a < b;
+	return pl->sgn ? (int32_t)(uint32_t)a < (int32_t)(uint32_t)b :
+	    (uint32_t)a < (uint32_t)b;
+}
+
+/* ABS or XY through a fast plan: engine_apply()'s checks and results. */
+static inline int
+fast_apply(const struct fast_plan *pl, const struct ring_rec *r)
+{
+	bool uns = (r->flags & STATS_OPF_UNSIGNED) != 0;
+	uint64_t u = (uint64_t)r->x, y, cur;
+	unsigned i;
+
+	if ((r->flags & ~STATS_OPF_UNSIGNED) != 0 || r->time > STATS_TIME_MAX)
+		return -EINVAL;
+	if (r->op == STATS_OP_ABS) {
+		if (r->y != 0)
+			return -EINVAL;
+		y = 1;
+	} else {
+		if (r->y < 0 && !uns)
+			return -EINVAL;
+		if (r->y == 0)
+			return 0;
+		y = (uint64_t)r->y;
+	}
+	/* update_x()'s ranges. */
+	if (pl->wide) {
+		if (pl->sgn ? (uns && u > INT64_MAX) : (!uns && r->x < 0))
+			return -EINVAL;
+	} else {
+		if (pl->sgn ? (uns ? u > INT32_MAX :
+		    r->x < INT32_MIN || r->x > INT32_MAX) :
+		    (uns ? u > UINT32_MAX : r->x < 0 || r->x > UINT32_MAX))
+			return -EINVAL;
+		u = (uint32_t)u;
+	}
+	for (i = 0; i < pl->n; i++) {
+		const struct fast_stat *f = &pl->st[i];
+		uint32_t c32;
+
+		if (pl->wide)
+			memcpy(&cur, f->data, 8);
+		else {
+			memcpy(&c32, f->data, 4);
+			cur = c32;
+		}
+		switch (f->kind) {
+		case FK_SUM:
+			cur += u * y;
+			break;
+		case FK_COUNT:
+			cur += y;
+			break;
+		case FK_MIN:
+			if (!fast_less(pl, u, cur))
+				continue;
+			cur = u;
+			break;
+		case FK_MAX:
+			if (!fast_less(pl, cur, u))
+				continue;
+			cur = u;
+			break;
+		default:
+			cur = u;
+			break;
+		}
+		if (pl->wide)
+			memcpy(f->data, &cur, 8);
+		else {
+			c32 = (uint32_t)cur;
+			memcpy(f->data, &c32, 4);
+		}
+		f->vs->flags |= VS_VSDVALID;
+	}
+	if (pl->state != NULL) {
+		struct voistatdata_numeric n;
+
+		n.int64.u64 = 0;
+		if (pl->wide)
+			n.int64.u64 = u;
+		else
+			n.int32.u32 = (uint32_t)u;
+		*pl->state = n;
+	}
+	return 0;
+}
+
+size_t
+engine_apply_batch(struct statsblob *sb, const struct ring_rec *recs,
+    size_t n)
+{
+	struct statsblobv1 *b = (struct statsblobv1 *)sb;
+	struct fast_plan pl = { .voi = -1 };
+	size_t i, refused = 0;
+	int e;
+
+	if (b == NULL || b->abi != STATS_ABI_V1)
+		return n;
+	for (i = 0; i < n; i++) {
+		const struct ring_rec *r = &recs[i];
+
+		if (r->voi != pl.voi)
+			fast_plan_make(&pl, b, r->voi);
+		if (pl.fast && (r->op == STATS_OP_ABS || r->op == STATS_OP_XY))
+			e = fast_apply(&pl, r);
+		else
+			e = engine_apply(sb, r->voi, r->op, r->flags, r->x,
+			    r->y, r->time);
+		if (e == -EINVAL || e == -EOPNOTSUPP)
+			refused++;
+	}
+	return refused;
 }

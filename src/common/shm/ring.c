@@ -457,10 +457,10 @@ ring_consumer_take(struct ring_consumer *c, uint64_t i, uint64_t now,
 }
 
 int
-ring_drain(struct ring_consumer *c, unsigned max, uint64_t now,
-    ring_apply_fn *apply, void *arg)
+ring_drain_batch(struct ring_consumer *c, unsigned max, uint64_t now,
+    ring_apply_batch_fn *apply, void *arg)
 {
-	struct ring_rec rec;
+	struct ring_rec buf[RING_DRAIN_CHUNK];
 	int64_t avail;
 	uint64_t i, n;
 
@@ -470,17 +470,50 @@ ring_drain(struct ring_consumer *c, unsigned max, uint64_t now,
 	n = (uint64_t)avail;
 	if (max != 0 && n > max)
 		n = max;
-	for (i = 0; i < n; i++) {
-		if (ring_consumer_take(c, c->tail + i, now, &rec) < 0)
+	for (i = 0; i < n;) {
+		uint64_t end = i + RING_DRAIN_CHUNK < n ? i + RING_DRAIN_CHUNK : n;
+		unsigned k = 0, refused;
+
+		for (; i < end; i++)
+			if (ring_consumer_take(c, c->tail + i, now, &buf[k]) == 0)
+				k++;
+		if (k == 0)
 			continue;
-		if (apply(arg, &rec) < 0)
-			c->rejected++;
-		else
-			c->applied++;
+		refused = apply(arg, buf, k);
+		if (refused > k)
+			refused = k;
+		c->applied += k - refused;
+		c->rejected += refused;
 	}
 	if (n > 0)
 		ring_consumer_publish(c, n);
 	return (int)n;
+}
+
+struct ring_one {
+	ring_apply_fn	*apply;
+	void		*arg;
+};
+
+static unsigned
+ring_apply_each(void *arg, const struct ring_rec *recs, unsigned n)
+{
+	struct ring_one *o = arg;
+	unsigned i, refused = 0;
+
+	for (i = 0; i < n; i++)
+		if (o->apply(o->arg, &recs[i]) < 0)
+			refused++;
+	return refused;
+}
+
+int
+ring_drain(struct ring_consumer *c, unsigned max, uint64_t now,
+    ring_apply_fn *apply, void *arg)
+{
+	struct ring_one o = { apply, arg };
+
+	return ring_drain_batch(c, max, now, ring_apply_each, &o);
 }
 
 int

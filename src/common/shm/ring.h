@@ -358,6 +358,24 @@ int ring_drain(struct ring_consumer *c, unsigned max, uint64_t now,
     ring_apply_fn *apply, void *arg);
 
 /*
+ * Called with runs of up to RING_DRAIN_CHUNK records that passed
+ * ring_rec_check(), copied out of the ring and stamped, in ring order.
+ * Returns: how many of them were refused (counted as rejected; the rest
+ * as applied).
+ */
+#define RING_DRAIN_CHUNK	256u
+typedef unsigned ring_apply_batch_fn(void *arg, const struct ring_rec *recs,
+    unsigned n);
+
+/*
+ * As ring_drain(), but hand the valid records over in arrays, so that the
+ * consumer can apply a run of records for one kstat as one batch.
+ * Returns: as ring_drain().
+ */
+int ring_drain_batch(struct ring_consumer *c, unsigned max, uint64_t now,
+    ring_apply_batch_fn *apply, void *arg);
+
+/*
  * As ring_drain(), but copy up to max valid records into out[] instead of
  * calling back; invalid ones are counted as rejected and skipped, valid ones
  * counted as applied. Slot and VOI are left for the caller to check.
