@@ -41,6 +41,8 @@ struct config {
 	unsigned	 ring_capacity_log2;
 	unsigned	 ring_max_capacity_log2;
 	unsigned	 drain_interval_ms;
+	unsigned	 drain_poll_us;
+	unsigned	 drain_slice_us;
 	unsigned	 drain_batch;
 	unsigned	 checkpoint_interval_ms;
 	uint64_t	 max_persistent_bytes;

@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -37,6 +41,8 @@ struct ring {
 	struct ring_consumer	*c;
 	struct event		*ev;
 	bool			 backlog;	/* records left after a batch */
+	bool			 lingering;	/* polled, not waiting for wakeups */
+	unsigned		 quiet;		/* polls that found it empty */
 	bool			 broken_logged;
 	struct journal_ring	*journal;	/* progress of the pass */
 	uint64_t		 skip;		/* applied before a restart */
@@ -50,6 +56,9 @@ struct drain {
 	struct event		*ev_tick;
 	struct event		*ev_pump;
 	bool			 pump_armed;
+	struct event		*ev_poll;	/* on poll_fd */
+	int			 poll_fd;	/* timerfd: microseconds */
+	bool			 poll_armed;
 	unsigned		 rr;		/* where the next pass starts */
 	uint64_t		 passes;
 	uint64_t		 errors;
@@ -68,6 +77,10 @@ static const char *const drain_self_vois[] = {
 #define NSELF	(sizeof(drain_self_vois) / sizeof(drain_self_vois[0]))
 
 static void drain_pump_arm(struct drain *dr);
+static void drain_poll_arm(struct drain *dr);
+
+/* Empty polls after which a lingering ring goes back to wakeups. */
+#define DRAIN_QUIET_POLLS	4
 
 /* The consumer index as published in the ring (statsd is its only
  * writer; a producer that scribbles on it spoils only its own journal). */
@@ -198,14 +211,30 @@ drain_ring(struct drain *dr, struct ring *rg)
 	if (n > 0)
 		dr->passes++;
 	rg->backlog = (unsigned)n == batch;
-	if (!rg->backlog) {
-		/* Caught up: ask the producer for a wakeup, unless records
-		 * came in meanwhile. */
-		if (ring_consumer_sleep_prepare(rg->c) == -EAGAIN)
-			rg->backlog = true;
-	}
-	if (rg->backlog)
+	if (rg->backlog) {
 		drain_pump_arm(dr);
+		return n;
+	}
+	/*
+	 * Caught up. A ring that had records is looked at again shortly
+	 * (lingering) rather than armed for a wakeup: during a burst the
+	 * producer then makes no system call, and the drain keeps pace
+	 * without waiting for one. Once it stays empty for a few looks, ask
+	 * the producer for a wakeup, unless records came in meanwhile.
+	 */
+	if (dr->d->cfg.drain_poll_us > 0 && (n > 0 || (rg->lingering &&
+	    ++rg->quiet < DRAIN_QUIET_POLLS))) {
+		if (n > 0)
+			rg->quiet = 0;
+		rg->lingering = true;
+		drain_poll_arm(dr);
+		return n;
+	}
+	rg->lingering = false;
+	if (ring_consumer_sleep_prepare(rg->c) == -EAGAIN) {
+		rg->backlog = true;
+		drain_pump_arm(dr);
+	}
 	return n;
 }
 
@@ -338,6 +367,75 @@ drain_pump_arm(struct drain *dr)
 	event_add(dr->ev_pump, &zero);
 }
 
+/* The lingering rings' look: drain each, and look again while any still
+ * lingers. */
+static void
+drain_poll_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct drain *dr = arg;
+	struct ring *rg;
+
+	uint64_t expirations;
+
+	(void)what;
+	if (read(fd, &expirations, sizeof(expirations)) < 0)
+		return;		/* not expired yet: a stale readiness */
+	dr->poll_armed = false;
+	dr->now = statsd_now_ns();
+	for (rg = dr->rings; rg != NULL; rg = rg->next)
+		if (rg->lingering && !rg->backlog)
+			(void)drain_ring(dr, rg);
+	drain_pass_end(dr);
+}
+
+/* A timerfd rather than a libevent timer: libevent rounds its timers to
+ * epoll_wait()'s milliseconds (its precise-timer mode would change every
+ * other timer of the loop too). */
+static void
+drain_poll_arm(struct drain *dr)
+{
+	unsigned us = dr->d->cfg.drain_poll_us;
+	struct itimerspec its = { .it_value = { us / 1000000,
+	    (long)(us % 1000000) * 1000 } };
+
+	if (dr->poll_armed)
+		return;
+	if (timerfd_settime(dr->poll_fd, 0, &its, NULL) == 0)
+		dr->poll_armed = true;
+}
+
+/*
+ * Ask the Linux fair scheduler for a short time slice. EEVDF (Linux 6.6
+ * and later) takes sched_attr.sched_runtime as the slice of a SCHED_OTHER
+ * task, and a task with a shorter slice preempts one with a longer slice
+ * when it wakes: a producer that wakes statsd onto its own CPU (the
+ * scheduler's wake-affine placement, when the other CPUs are busy) is
+ * then interrupted for the drain within microseconds, instead of at the
+ * end of its own slice, milliseconds later. Older kernels ignore it.
+ */
+static void
+drain_sched_slice(unsigned us)
+{
+	struct {
+		uint32_t size, policy;
+		uint64_t flags;
+		int32_t nice;
+		uint32_t priority;
+		uint64_t runtime, deadline, period;
+	} attr;
+
+	if (us == 0)
+		return;
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.policy = SCHED_OTHER;
+	attr.nice = getpriority(PRIO_PROCESS, 0);
+	attr.runtime = (uint64_t)us * 1000u;
+	if (syscall(SYS_sched_setattr, 0, &attr, 0) < 0)
+		log_debug("sched_setattr (a %u us slice): %s", us,
+		    strerror(errno));
+}
+
 /* -------------------------------------------------------- self kstat */
 
 static void
@@ -415,14 +513,22 @@ drain_new(struct statsd *d, struct drain **ret)
 		return -ENOMEM;
 	dr->d = d;
 	dr->next_id = 1;
+	dr->poll_fd = -1;
 	dr->ev_tick = evtimer_new(d->base, drain_tick_cb, dr);
 	dr->ev_pump = evtimer_new(d->base, drain_pump_cb, dr);
-	if (dr->ev_tick == NULL || dr->ev_pump == NULL) {
+	dr->poll_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK |
+	    TFD_CLOEXEC);
+	dr->ev_poll = dr->poll_fd < 0 ? NULL : event_new(d->base, dr->poll_fd,
+	    EV_READ | EV_PERSIST, drain_poll_cb, dr);
+	if (dr->ev_tick == NULL || dr->ev_pump == NULL || dr->ev_poll == NULL) {
 		drain_free(dr);
 		return -ENOMEM;
 	}
 	event_priority_set(dr->ev_tick, PRIO_DRAIN);
 	event_priority_set(dr->ev_pump, PRIO_CONTROL);
+	event_priority_set(dr->ev_poll, PRIO_DRAIN);
+	event_add(dr->ev_poll, NULL);
+	drain_sched_slice(d->cfg.drain_slice_us);
 	(void)drain_self_create(dr);
 	dr->now = engine_now_ns();
 	drain_self_update(dr);
@@ -443,6 +549,10 @@ drain_free(struct drain *dr)
 		event_free(dr->ev_tick);
 	if (dr->ev_pump != NULL)
 		event_free(dr->ev_pump);
+	if (dr->ev_poll != NULL)
+		event_free(dr->ev_poll);
+	if (dr->poll_fd >= 0)
+		close(dr->poll_fd);
 	free(dr);
 	return NULL;
 }
