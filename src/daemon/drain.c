@@ -381,7 +381,7 @@ drain_poll_cb(evutil_socket_t fd, short what, void *arg)
 	if (read(fd, &expirations, sizeof(expirations)) < 0)
 		return;		/* not expired yet: a stale readiness */
 	dr->poll_armed = false;
-	dr->now = statsd_now_ns();
+	dr->now = engine_now_ns();
 	for (rg = dr->rings; rg != NULL; rg = rg->next)
 		if (rg->lingering && !rg->backlog)
 			(void)drain_ring(dr, rg);
