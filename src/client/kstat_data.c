@@ -1,8 +1,9 @@
 /*
  * kstat_data.c: a kstat's blob as the records libkstat consumers read —
  * kstat_named_t arrays, kstat_intr_t, kstat_io_t, kstat_timer_t arrays and
- * raw bytes — following the flat naming of docs/formats.md §4. The blob
- * has been validated (stats_blob_validate) before it gets here.
+ * raw bytes. Named values are the kstat's flat view (flat_walk): the same
+ * names, in the same walk, as kstat(1M)'s lines. The blob has been
+ * validated (stats_blob_validate) before it gets here.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -10,30 +11,11 @@
 #include <string.h>
 
 #include "blob.h"
-#include "hist.h"
-#include "kind.h"
+#include "flat.h"
 #include "kstat_data.h"
 #include "stat_ioq.h"
 #include "stat_scalar.h"
 #include "stat_timer.h"
-
-/* The flat statistics, in the order they are shown after a VOI's own
- * value. */
-static const int kd_flat[] = {
-	VS_STYPE_SUM, VS_STYPE_MIN, VS_STYPE_MAX, VS_STYPE_COUNT,
-	VS_STYPE_LAST,
-};
-
-static const struct voistat *
-kd_stat(const struct statsblobv1 *b, const struct voi *v, int stype)
-{
-	const struct voistat *vs;
-
-	if (stype > v->voistatmaxid)
-		return NULL;
-	vs = blob_voistat(b, v, stype);
-	return vs->stype == stype ? vs : NULL;
-}
 
 /* A growing array of named values, and the arrays and strings they point
  * to. */
@@ -134,99 +116,64 @@ kd_array(struct kd_named *kn, size_t len)
 	return kn->arrs + kn->alen - len;
 }
 
-/* A kstat2 histogram's fields: "buckets" (its counts), "type",
- * "range_min", "range_max", "stepping"; prefixed "<voi>." unless bare. */
+/* One flat statistic as a named value (one that cannot be shown, a fixed
+ * point number, is left out). Returns: 0; -ENOMEM. */
 static int
-kd_k2hist(struct kd_named *kn, const char *name, bool bare,
-    const struct voistatdata *vsd, enum vsd_dtype hist_dtype,
-    const struct k2hist_params *k2)
+kd_flat(const struct flat_stat *fs, void *arg)
 {
-	const struct hist_geom *g = hist_geom(hist_dtype);
-	uint64_t f[K2HIST_NFIELDS - 1];
-	const char *const *fn = k2hist_field_names;
+	struct kd_named *kn = arg;
 	kstat_named_t *k;
-	uint64_t *b;
-	uint16_t i, n;
+	uint64_t *a;
+	int t;
 
-	if (g == NULL)
-		return 0;
-	k2hist_param_values(k2, f);
-	n = hist_nbuckets(vsd, g);
-	k = kd_add(kn, bare ? fn[0] : name, bare ? NULL : fn[0]);
-	if (k == NULL || (b = kd_array(kn, n)) == NULL)
-		return -ENOMEM;
-	for (i = 0; i < n; i++)
-		b[i] = hist_bkt_cnt(vsd, g, i);
-	for (i = 1; i < K2HIST_NFIELDS; i++) {
-		k = kd_add(kn, bare ? fn[i] : name, bare ? NULL : fn[i]);
-		if (k == NULL)
-			return -ENOMEM;
-		if (i == 1) {
-			k->data_type = KSTAT_DATA_UINT32;
-			k->value.ui32 = (uint32_t)f[0];
-		} else {
-			k->data_type = KSTAT_DATA_UINT64;
-			k->value.ui64 = f[i - 1];
-		}
+	if (fs->vtype == FLAT_SCALAR || fs->vtype == FLAT_STRING) {
+		if (fs->vsd == NULL)
+			return 0;
+		t = stat_named_data_type(fs->voi_dtype, fs->vs_dtype,
+		    fs->vsd);
+		if (t < 0)
+			return 0;
+	} else {
+		t = fs->vtype == FLAT_U64_ARRAY ? KSTAT_DATA_UINT64_ARRAY :
+		    fs->f->narrow ? KSTAT_DATA_UINT32 : KSTAT_DATA_UINT64;
 	}
-	return 0;
-}
-
-/* One scalar or string statistic as a named value. Returns: 0 (also for
- * one that cannot be shown: fixed point); -ENOMEM. */
-static int
-kd_value(struct kd_named *kn, const struct statsblobv1 *b,
-    const struct voi *v, const struct voistat *vs, const char *name,
-    const char *suffix)
-{
-	const struct voistatdata *vsd = blob_vsd(b, vs);
-	int t = stat_named_data_type((enum vsd_dtype)v->dtype,
-	    (enum vsd_dtype)vs->dtype, vsd);
-	kstat_named_t *k;
-
-	if (t < 0)
-		return 0;
-	k = kd_add(kn, name, suffix);
+	k = kd_add(kn, fs->prefix != NULL ? fs->prefix : fs->field,
+	    fs->prefix != NULL ? fs->field : NULL);
 	if (k == NULL)
 		return -ENOMEM;
 	k->data_type = (unsigned char)t;
-	if (vs->dtype == VSD_DTYPE_STRING) {
-		const struct vsd_string *s = (const struct vsd_string *)vsd;
-
+	switch (fs->vtype) {
+	case FLAT_STRING:
 		if (t == KSTAT_DATA_CHAR) {
-			memcpy(k->value.c, s->s, s->len < sizeof(k->value.c) ?
-			    s->len : sizeof(k->value.c));
+			memcpy(k->value.c, fs->str, fs->len <
+			    sizeof(k->value.c) ? fs->len : sizeof(k->value.c));
 			return 0;
 		}
-		return kd_string(kn, s->s, s->len);
+		return kd_string(kn, fs->str, fs->len);
+	case FLAT_U64_ARRAY:
+		if ((a = kd_array(kn, fs->n)) == NULL)
+			return -ENOMEM;
+		memcpy(a, fs->arr, fs->n * sizeof(*a));
+		return 0;
+	case FLAT_U64:
+		if (t == KSTAT_DATA_UINT32)
+			k->value.ui32 = (uint32_t)fs->u64;
+		else
+			k->value.ui64 = fs->u64;
+		return 0;
+	default:
+		break;
 	}
 	switch (t) {
 	case KSTAT_DATA_INT32:
-		k->value.i32 = vsd->int32.s32;
+		k->value.i32 = fs->vsd->int32.s32;
 		break;
 	case KSTAT_DATA_UINT32:
-		k->value.ui32 = vsd->int32.u32;
+		k->value.ui32 = fs->vsd->int32.u32;
 		break;
 	default:
-		k->value.ui64 = vsd->int64.u64;
+		k->value.ui64 = fs->vsd->int64.u64;
 		break;
-	}
-	return 0;
-}
-
-static int
-kd_fields(struct kd_named *kn, const char *name, const char *const *fnames,
-    const uint64_t *vals, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		kstat_named_t *k = kd_add(kn, name, fnames[i]);
-
-		if (k == NULL)
-			return -ENOMEM;
-		k->data_type = KSTAT_DATA_UINT64;
-		k->value.ui64 = vals[i];
 	}
 	return 0;
 }
@@ -243,63 +190,13 @@ kd_name(const char *const *names, uint16_t nnames, int id, char *buf,
 }
 
 static int
-kd_named(const struct statsblobv1 *b, uint8_t type, bool own_values,
-    const char *const *names, const struct k2hist_params *k2,
-    uint16_t nnames, hrtime_t snaptime, struct kd_out *out)
+kd_named(const struct ks_view *view, struct kd_out *out)
 {
 	struct kd_named kn = { 0 };
-	uint16_t i, nv = blob_nvois(b);
-	char nbuf[16];
 	size_t k, total, aoff, soff;
-	int r = 0;
+	int r;
 
-	for (i = 0; i < nv && r == 0; i++) {
-		const struct voi *v = &b->vois[i];
-		const struct voistat *prim = NULL, *vs;
-		const char *name;
-
-		if (v->id < 0)
-			continue;
-		name = kd_name(names, nnames, i, nbuf, sizeof(nbuf));
-		if (own_values) {
-			prim = kd_stat(b, v, VS_STYPE_LAST);
-			if (prim == NULL)
-				prim = kd_stat(b, v, VS_STYPE_SUM);
-			if (prim == NULL)
-				prim = kd_stat(b, v, VS_STYPE_COUNT);
-			if (prim != NULL)
-				r = kd_value(&kn, b, v, prim, name, NULL);
-		}
-		for (k = 0; k < sizeof(kd_flat) / sizeof(kd_flat[0]) && r == 0;
-		    k++) {
-			vs = kd_stat(b, v, kd_flat[k]);
-			if (vs != NULL && vs != prim)
-				r = kd_value(&kn, b, v, vs, name,
-				    stype_ops[kd_flat[k]].flatname);
-		}
-		if (r == 0 && (vs = kd_stat(b, v, VS_STYPE_IOQ)) != NULL) {
-			kstat_io_t io;
-			uint64_t f[IOQ_NFIELDS];
-
-			stat_ioq_snapshot((const kstat_io_t *)blob_vsd(b, vs),
-			    (uint64_t)snaptime, &io);
-			stat_ioq_fields(&io, f);
-			r = kd_fields(&kn, name, stat_ioq_field_names, f,
-			    IOQ_NFIELDS);
-		}
-		if (r == 0 && k2 != NULL && i < nnames && k2[i].valid &&
-		    (vs = kd_stat(b, v, VS_STYPE_HIST)) != NULL)
-			r = kd_k2hist(&kn, name, type == KSTAT_TYPE_HIST,
-			    blob_vsd(b, vs), (enum vsd_dtype)vs->dtype, &k2[i]);
-		if (r == 0 && (vs = kd_stat(b, v, VS_STYPE_TIMER)) != NULL) {
-			uint64_t f[TIMER_NFIELDS];
-
-			stat_timer_fields((const struct vsd_timer *)blob_vsd(b,
-			    vs), f);
-			r = kd_fields(&kn, name, stat_timer_field_names, f,
-			    TIMER_NFIELDS);
-		}
-	}
+	r = flat_walk(view, kd_flat, &kn);
 	if (r < 0)
 		goto fail;
 	/*
@@ -346,25 +243,19 @@ fail:
 	return r;
 }
 
-/* The value of a VOI's own LAST, SUM or COUNT, as a u64. */
+/* The value of a VOI's own statistic (flat_primary), as a u64. */
 static uint64_t
 kd_scalar(const struct statsblobv1 *b, const struct voi *v)
 {
-	static const int order[] = { VS_STYPE_LAST, VS_STYPE_SUM,
-	    VS_STYPE_COUNT };
-	size_t k;
+	const struct voistat *vs = flat_primary((const struct statsblob *)b,
+	    v);
+	const struct voistatdata *vsd;
 
-	for (k = 0; k < 3; k++) {
-		const struct voistat *vs = kd_stat(b, v, order[k]);
-		const struct voistatdata *vsd;
-
-		if (vs == NULL || !dtype_is_scalar(vs->dtype))
-			continue;
-		vsd = blob_vsd(b, vs);
-		return dtype_info[vs->dtype].size == 4 ? vsd->int32.u32 :
-		    vsd->int64.u64;
-	}
-	return 0;
+	if (vs == NULL || !dtype_is_scalar(vs->dtype))
+		return 0;
+	vsd = blob_vsd(b, vs);
+	return dtype_info[vs->dtype].size == 4 ? vsd->int32.u32 :
+	    vsd->int64.u64;
 }
 
 int
@@ -373,6 +264,8 @@ kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
     uint16_t nnames, hrtime_t snaptime, struct kd_out *out)
 {
 	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
+	struct kstat_hdr h = { .type = type, .snaptime = snaptime };
+	const struct ks_view view = { &h, sb, names, nnames, k2 };
 	uint16_t i, nv = blob_nvois(b);
 	char nbuf[16];
 
@@ -380,8 +273,7 @@ kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
 	memset(out, 0, sizeof(*out));
 	switch (type) {
 	case KSTAT_TYPE_NAMED:
-		return kd_named(b, type, true, names, k2, nnames, snaptime,
-		    out);
+		return kd_named(&view, out);
 	case KSTAT_TYPE_INTR: {
 		kstat_intr_t *ki = calloc(1, sizeof(*ki));
 
@@ -406,7 +298,7 @@ kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
 			const struct voistat *vs;
 
 			if (b->vois[i].id < 0 ||
-			    (vs = kd_stat(b, &b->vois[i], VS_STYPE_IOQ)) == NULL)
+			    (vs = blob_stat(b, &b->vois[i], VS_STYPE_IOQ)) == NULL)
 				continue;
 			stat_ioq_snapshot((const kstat_io_t *)blob_vsd(b, vs),
 			    (uint64_t)snaptime, io);
@@ -428,7 +320,7 @@ kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
 			const struct voistat *vs;
 			const struct vsd_timer *t;
 
-			if (b->vois[i].id < 0 || (vs = kd_stat(b, &b->vois[i],
+			if (b->vois[i].id < 0 || (vs = blob_stat(b, &b->vois[i],
 			    VS_STYPE_TIMER)) == NULL)
 				continue;
 			t = (const struct vsd_timer *)blob_vsd(b, vs);
@@ -472,7 +364,6 @@ kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
 	}
 	default:
 		/* Blobs and kstat2 histograms: their scalars, flat. */
-		return kd_named(b, type, false, names, k2, nnames, snaptime,
-		    out);
+		return kd_named(&view, out);
 	}
 }

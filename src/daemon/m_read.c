@@ -103,15 +103,8 @@ m_json_parse(const char *text, size_t flags)
 static int
 m_view_cmp(const void *a, const void *b)
 {
-	const struct kstat_hdr *x = ((const struct ks_view *)a)->hdr;
-	const struct kstat_hdr *y = ((const struct ks_view *)b)->hdr;
-	int c = strcasecmp(x->module, y->module);
-
-	if (c != 0)
-		return c;
-	if (x->instance != y->instance)
-		return x->instance < y->instance ? -1 : 1;
-	return strcasecmp(x->name, y->name);
+	return ks_hdr_cmp(((const struct ks_view *)a)->hdr,
+	    ((const struct ks_view *)b)->hdr);
 }
 
 /* An array statistic's numbers ("0 3 1") as a JSON array. */
@@ -152,21 +145,45 @@ m_flat_value(const struct ksfmt_stat *st)
 	return v;
 }
 
+/* kstat -j's "data": the flat statistics and the times, sorted, those
+ * sel (NULL: all) selects; NULL if none is. */
 static json_t *
-m_flat_json(const struct reg_kstat *k, const struct statsblob *sb)
+m_flat_json(const struct ks_view *view, const struct ks_selector *sel)
 {
+	struct ksfmt_list l;
 	struct ksfmt_stat *st;
-	struct ks_view view;
-	json_t *o = json_object();
+	json_t *o;
 	size_t n, i;
 
-	m_view(k, sb, &view);
-	if (o == NULL || ksfmt_stats(&view, false, &st, &n) < 0)
-		return o;
-	for (i = 0; i < n; i++)
-		json_object_set_new(o, st[i].name, m_flat_value(&st[i]));
+	if (ksfmt_stats(view, &st, &n) < 0)
+		return NULL;
+	if (ksfmt_list_make(&l, view->hdr, st, n, false) < 0) {
+		ksfmt_stats_free(st, n);
+		return NULL;
+	}
+	o = json_object();
+	for (i = 0; o != NULL && i < l.n; i++)
+		if (sel == NULL || ks_selector_match_stat(sel, l.v[i].name))
+			json_object_set_new(o, l.v[i].name,
+			    m_flat_value(&l.v[i]));
+	ksfmt_list_done(&l);
 	ksfmt_stats_free(st, n);
+	if (o != NULL && json_object_size(o) == 0 && sel != NULL) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
+}
+
+static json_t *
+m_read_data(const struct reg_kstat *k, const struct statsblob *sb)
+{
+	struct ks_view view;
+	json_t *o;
+
+	m_view(k, sb, &view);
+	o = m_flat_json(&view, NULL);
+	return o != NULL ? o : json_object();
 }
 
 /* The blob rendered by stats(3)'s JSON renderer, named by its template
@@ -275,7 +292,7 @@ m_read_read(struct vl_call *call, json_t *params)
 	}
 	varlink_reply(call, json_pack("{s:o, s:I, s:o, s:o}", "kstat",
 	    registry_kstat_json(call->d->reg, k), "snaptime",
-	    (json_int_t)k->hdr.snaptime, "data", m_flat_json(k, copy),
+	    (json_int_t)k->hdr.snaptime, "data", m_read_data(k, copy),
 	    "blob", m_blob_json(k, copy)));
 	free(copy);
 }
@@ -410,7 +427,7 @@ m_read_snapshot(struct vl_call *call, json_t *params)
 	}
 	varlink_reply(call, json_pack("{s:o, s:I, s:o, s:o, s:s}", "kstat",
 	    registry_kstat_json(d->reg, k), "snaptime", (json_int_t)now,
-	    "data", m_flat_json(k, copy), "blob", m_blob_json(k, copy),
+	    "data", m_read_data(k, copy), "blob", m_blob_json(k, copy),
 	    "raw", raw));
 	free(raw);
 	free(copy);
@@ -451,44 +468,81 @@ m_scrape_linux(struct vl_call *call, struct ks_view *views, size_t n,
 	return r;
 }
 
+/* Do sel (may be NULL) and cls select the kstat of h? */
+static bool
+m_selected(const struct kstat_hdr *h, const struct ks_selector *sel,
+    const struct ks_pattern *cls)
+{
+	return (sel == NULL || ks_selector_match_kstat(sel, h)) &&
+	    ks_pattern_match(cls, h->class_);
+}
+
 /* kstat -j's objects as JSON values, in kstat's order. */
 static json_t *
 m_scrape_json(struct ks_view *views, size_t n, const struct ks_selector *sel,
     const struct ks_pattern *cls)
 {
 	json_t *a = json_array();
-	struct ksfmt_stat *st;
 	char t[40];
-	size_t i, j, ns;
+	size_t i;
 
 	qsort(views, n, sizeof(*views), m_view_cmp);
 	for (i = 0; i < n; i++) {
 		const struct kstat_hdr *h = views[i].hdr;
-		json_t *data, *o;
+		json_t *data;
 
-		if ((sel != NULL && !ks_selector_match_kstat(sel, h)) ||
-		    !ks_pattern_match(cls, h->class_))
+		if (!m_selected(h, sel, cls) ||
+		    (data = m_flat_json(&views[i], sel)) == NULL)
 			continue;
-		if (ksfmt_stats(&views[i], false, &st, &ns) < 0)
+		ksfmt_time(t, sizeof(t), h->snaptime);
+		json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:s, s:i, "
+		    "s:o, s:o}", "module", h->module, "instance",
+		    (int)h->instance, "name", h->name, "class", h->class_,
+		    "type", (int)h->type, "snaptime", m_json_parse(t,
+		    JSON_DECODE_ANY), "data", data));
+	}
+	return a;
+}
+
+/*
+ * The kstats' flat statistics as data, for readers that render them
+ * (statsctl renders kstat(1M)'s forms from them with render_kstat.c):
+ * every selected kstat, in kstat's order, with those of its statistics
+ * the selector picks; its times and class apart, as the reader selects
+ * among them itself. Values are kstat's exact text.
+ */
+static json_t *
+m_scrape_flat(struct ks_view *views, size_t n, const struct ks_selector *sel,
+    const struct ks_pattern *cls)
+{
+	json_t *a = json_array();
+	struct ksfmt_stat *st;
+	size_t i, j, ns;
+
+	qsort(views, n, sizeof(*views), m_view_cmp);
+	for (i = 0; a != NULL && i < n; i++) {
+		const struct kstat_hdr *h = views[i].hdr;
+		json_t *stats;
+
+		if (!m_selected(h, sel, cls) ||
+		    ksfmt_stats(&views[i], &st, &ns) < 0)
 			continue;
-		data = json_object();
+		stats = json_array();
 		for (j = 0; j < ns; j++)
 			if (sel == NULL || ks_selector_match_stat(sel,
 			    st[j].name))
-				json_object_set_new(data, st[j].name,
-				    m_flat_value(&st[j]));
+				json_array_append_new(stats, json_pack(
+				    "{s:s, s:s, s:b, s:b, s:b}", "name",
+				    st[j].name, "value", st[j].value, "string",
+				    st[j].quoted, "array", st[j].array,
+				    "counter", st[j].counter));
 		ksfmt_stats_free(st, ns);
-		if (json_object_size(data) == 0) {
-			json_decref(data);
-			continue;
-		}
-		ksfmt_time(t, sizeof(t), h->snaptime);
-		o = json_pack("{s:s, s:i, s:s, s:s, s:i, s:o, s:o}",
-		    "module", h->module, "instance", (int)h->instance,
-		    "name", h->name, "class", h->class_, "type", (int)h->type,
-		    "snaptime", m_json_parse(t, JSON_DECODE_ANY), "data",
-		    data);
-		json_array_append_new(a, o);
+		json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:s, s:s, "
+		    "s:I, s:I, s:o}", "module", h->module, "instance",
+		    (int)h->instance, "name", h->name, "class", h->class_,
+		    "type", ks_type_id(h->type), "crtime",
+		    (json_int_t)h->crtime, "snaptime",
+		    (json_int_t)h->snaptime, "stats", stats));
 	}
 	return a;
 }
@@ -510,8 +564,9 @@ m_read_scrape(struct vl_call *call, json_t *params)
 	int r;
 
 	if (strcmp(format, "json") != 0 && strcmp(format, "kstat") != 0 &&
-	    strcmp(format, "linux") != 0) {
-		varlink_error_value(call, "format", "json, kstat or linux");
+	    strcmp(format, "linux") != 0 && strcmp(format, "flat") != 0) {
+		varlink_error_value(call, "format", "json, kstat, linux or "
+		    "flat");
 		return;
 	}
 	memset(&kerr, 0, sizeof(kerr));
@@ -536,7 +591,9 @@ m_read_scrape(struct vl_call *call, json_t *params)
 	for (i = 0; i < n; i++)
 		if (m_visible(call, ks[i]) && !ks[i]->dormant)
 			m_view(ks[i], registry_blob_peek(ks[i]), &views[nv++]);
-	if (strcmp(format, "linux") == 0)
+	if (strcmp(format, "flat") == 0)
+		r = 0;
+	else if (strcmp(format, "linux") == 0)
 		r = m_scrape_linux(call, views, nv, seltext != NULL ? &sel :
 		    NULL, &cls, out);
 	else
@@ -552,12 +609,17 @@ done:
 		reply = json_pack("{s:s, s:I}", "format", format, "kcid",
 		    (json_int_t)store_segment_kcid(registry_segment(reg,
 		    false)));
-		/* json: the objects as values, and kstat -j's text. */
+		/* json: the objects as values, and kstat -j's text; flat:
+		 * the flat statistics only. */
 		if (strcmp(format, "json") == 0)
 			json_object_set_new(reply, "kstats", m_scrape_json(
 			    views, nv, seltext != NULL ? &sel : NULL, &cls));
-		json_object_set_new(reply, "text",
-		    json_string(sbuf_data(out)));
+		if (strcmp(format, "flat") == 0)
+			json_object_set_new(reply, "flat", m_scrape_flat(
+			    views, nv, seltext != NULL ? &sel : NULL, &cls));
+		else
+			json_object_set_new(reply, "text",
+			    json_string(sbuf_data(out)));
 		varlink_reply(call, reply);
 	}
 	sbuf_delete(out);

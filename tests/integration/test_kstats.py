@@ -232,6 +232,31 @@ sc = ok(c.call("io.statsd.Scrape", {"format": "kstat",
         "Scrape kstat")
 check(sc["text"].startswith("statsd:0:daemon:uptime_ns\t"),
       "kstat -p lines: %r" % sc["text"])
+# flat: the data statsctl renders from, values as kstat's exact text, the
+# times and class apart, counters marked from the kind table.
+sc = ok(c.call("io.statsd.Scrape", {"format": "flat",
+                                    "selector": "app::req:/^(req|state)/"}),
+        "Scrape flat")
+check("text" not in sc and len(sc["flat"]) == 1, "flat: one kstat, no text")
+fk = sc["flat"][0]
+check((fk["module"], fk["name"], fk["type"]) == ("app", "req", "BLOB") and
+      isinstance(fk["crtime"], int) and isinstance(fk["snaptime"], int),
+      "flat kstat header: %s" % fk)
+fs = {s["name"]: s for s in fk["stats"]}
+check(sorted(fs) == ["requests.count", "requests.sum", "state.last"],
+      "flat: the selector picks statistics, no pseudo-statistics: %s"
+      % sorted(fs))
+check(all(isinstance(s["value"], str) for s in fk["stats"]),
+      "flat values are text")
+check(fs["requests.sum"]["counter"] and fs["requests.count"]["counter"] and
+      not fs["state.last"]["counter"],
+      "an unsigned SUM and a COUNT are counters, a LAST a gauge: %s" % fs)
+sc = ok(c.call("io.statsd.Scrape", {"format": "flat",
+                                    "selector": "app::req:nosuch"}),
+        "Scrape flat, no statistic")
+check(len(sc["flat"]) == 1 and sc["flat"][0]["stats"] == [],
+      "flat keeps a kstat whose statistics are not picked (its times may "
+      "be)")
 sc = ok(c.call("io.statsd.Scrape", {"format": "json", "class": "net"}),
         "Scrape by class")
 check(len(sc["kstats"]) == 1, "scrape by class")

@@ -359,6 +359,87 @@ START_TEST(kstat2_histogram_fields)
 }
 END_TEST
 
+/*
+ * A reader that gets a kstat's flat statistics as data (statsctl, from
+ * statsd's flat scrape) renders with ksfmt_begin/ksfmt_kstat/ksfmt_end
+ * exactly what ksfmt_render makes from the blob, in every form, and the
+ * statistics carry what the kind table says of them.
+ */
+START_TEST(render_from_data_is_render_from_blob)
+{
+	struct statsblob *sb = system_misc();
+	struct kstat_hdr h, copy;
+	struct ks_view v = { &h, sb, misc_names, 5, NULL };
+	struct ksfmt_stat *st, *dup;
+	struct ks_selector sel;
+	struct ks_error err;
+	enum ksfmt_mode m;
+	size_t n, i;
+
+	ks_hdr_init(&h, "unix", 0, "system_misc", "misc", KSTAT_TYPE_NAMED, 0,
+	    NULL);
+	h.snaptime = INT64_C(8464242917580);
+	h.crtime = 17;
+	ck_assert_int_eq(ksfmt_stats(&v, &st, &n), 0);
+	ck_assert_uint_eq(n, 5);
+	for (i = 0; i < n; i++) {
+		/* Pseudo-statistics are the renderer's to add. */
+		ck_assert_str_ne(st[i].name, "crtime");
+		ck_assert_str_ne(st[i].name, "class");
+		/* nproc is a SUM of an INT_S32: a gauge; LASTs too. */
+		ck_assert(!st[i].counter);
+	}
+	/* What a reply carries: the strings, the header's fields. */
+	dup = calloc(n, sizeof(*dup));
+	for (i = 0; i < n; i++) {
+		dup[n - 1 - i] = st[i];
+		dup[n - 1 - i].name = strdup(st[i].name);
+		dup[n - 1 - i].value = strdup(st[i].value);
+	}
+	memset(&copy, 0, sizeof(copy));
+	strcpy(copy.module, h.module);
+	strcpy(copy.name, h.name);
+	strcpy(copy.class_, h.class_);
+	copy.type = h.type;
+	copy.instance = h.instance;
+	copy.crtime = h.crtime;
+	copy.snaptime = h.snaptime;
+	ck_assert_int_eq(ks_selector_parse(&sel, "unix:0::/a|cl|time/",
+	    &err), 0);
+	for (m = KSFMT_DEFAULT; m <= KSFMT_JSON; m++) {
+		struct sbuf *s = sbuf_new_auto();
+		struct ksfmt_out o;
+		char *want;
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			const struct ks_selector *sp = k == 0 ? NULL : &sel;
+
+			want = render(m, &v, 1, k == 0 ? NULL :
+			    "unix:0::/a|cl|time/", NULL);
+			sbuf_clear(s);
+			ksfmt_begin(&o, s, m);
+			ck_assert_int_gt(ksfmt_kstat(&o, &copy, dup, n, sp), 0);
+			ck_assert_int_eq(ksfmt_end(&o), 0);
+			ck_assert_int_eq(sbuf_finish(s), 0);
+			ck_assert_str_eq(sbuf_data(s), want);
+			free(want);
+		}
+		sbuf_delete(s);
+	}
+	/* -p counts class among what is selected, -j does not. */
+	ks_selector_done(&sel);
+	ck_assert_int_eq(ks_selector_parse(&sel, ":::class", &err), 0);
+	ck_assert_int_eq(ksfmt_selected(KSFMT_PARSEABLE, &copy, dup, n, &sel),
+	    1);
+	ck_assert_int_eq(ksfmt_selected(KSFMT_JSON, &copy, dup, n, &sel), 0);
+	ks_selector_done(&sel);
+	ksfmt_stats_free(dup, n);
+	ksfmt_stats_free(st, n);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 static Suite *
 render_kstat_suite(void)
 {
@@ -370,6 +451,7 @@ render_kstat_suite(void)
 	tcase_add_test(tc, intr_io_timer_and_blob_names);
 	tcase_add_test(tc, class_filter_and_several_timers);
 	tcase_add_test(tc, kstat2_histogram_fields);
+	tcase_add_test(tc, render_from_data_is_render_from_blob);
 	suite_add_tcase(s, tc);
 	return s;
 }

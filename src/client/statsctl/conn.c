@@ -215,15 +215,15 @@ sc_take(struct vlc_reply *rep, int r, const char *subject,
 }
 
 int
-sc_call(struct sc *sc, const char *method, json_t *params,
-    json_t **ret_params)
+sc_call_each(struct sc *sc, const char *method, json_t *params,
+    sc_reply_fn fn, void *arg)
 {
 	struct vlc_reply rep;
 	struct vlc *c = sc_conn(sc);
+	json_t *p = NULL;
+	bool more;
 	int r;
 
-	if (ret_params != NULL)
-		*ret_params = NULL;
 	if (c == NULL) {
 		json_decref(params);
 		return SC_EXIT_FAIL;
@@ -231,9 +231,50 @@ sc_call(struct sc *sc, const char *method, json_t *params,
 	memset(&rep, 0, sizeof(rep));
 	r = vlc_call(c, method, params, 0, NULL, 0, SC_TIMEOUT_MS, &rep);
 	json_decref(params);
-	if (r < 0 && r != -EREMOTEIO)
-		return sc_transport_error(sc, method, r);
-	return sc_take(&rep, r, sc->subject, ret_params);
+	for (;;) {
+		if (r < 0 && r != -EREMOTEIO)
+			return sc_transport_error(sc, method, r);
+		more = r == 0 && rep.continues;
+		r = sc_take(&rep, r, sc->subject, &p);
+		if (r != 0)
+			return r;
+		r = fn(p, arg);
+		json_decref(p);
+		if (r != 0 || !more)
+			return r;
+		memset(&rep, 0, sizeof(rep));
+		r = vlc_recv(c, SC_TIMEOUT_MS, &rep);
+	}
+}
+
+/* sc_call's one reply, kept. */
+static int
+sc_keep(const json_t *params, void *arg)
+{
+	json_t **ret = arg;
+
+	if (ret != NULL) {
+		json_decref(*ret);
+		*ret = json_incref((json_t *)params);
+	}
+	return 0;
+}
+
+int
+sc_call(struct sc *sc, const char *method, json_t *params,
+    json_t **ret_params)
+{
+	json_t *keep = NULL;
+	int r;
+
+	if (ret_params != NULL)
+		*ret_params = NULL;
+	r = sc_call_each(sc, method, params, sc_keep, &keep);
+	if (r == 0 && ret_params != NULL)
+		*ret_params = keep;
+	else
+		json_decref(keep);
+	return r;
 }
 
 int

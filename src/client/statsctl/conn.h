@@ -39,6 +39,17 @@ int sc_call(struct sc *sc, const char *method, json_t *params,
     json_t **ret_params);
 
 /*
+ * sc_call_each: call method (params stolen) and hand each of its replies'
+ * parameters to fn (borrowed for the call): one reply, or several when
+ * statsd marks them "continues" (a reply cut into pieces). Errors are
+ * printed.
+ * Returns: 0; SC_EXIT_FAIL; fn's first non-zero value, which ends it.
+ */
+typedef int (*sc_reply_fn)(const json_t *params, void *arg);
+int sc_call_each(struct sc *sc, const char *method, json_t *params,
+    sc_reply_fn fn, void *arg);
+
+/*
  * sc_stream_start: start a streamed call of method (a VL_M_* name;
  * "more": the daemon replies every interval). params is stolen.
  * Returns: 0; SC_EXIT_FAIL (printed).

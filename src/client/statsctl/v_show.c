@@ -1,9 +1,10 @@
 /*
  * v_show.c: `statsctl show` — kstat(1M) over statsd: selectors as
  * operands or -m/-i/-n/-s/-c patterns, the default, -p, -C, -l, -j and -q
- * forms, -T timestamps and interval [count] repetition. The daemon
- * renders -p and -j (Scrape); -C, -l and the default blocks are made here
- * from the -p lines, with each kstat's class from the chain.
+ * forms, -T timestamps and interval [count] repetition. statsd sends each
+ * selected kstat's flat statistics as data (Scrape's flat format), and
+ * every form is rendered here by render_kstat.c, the renderer statsd's
+ * own scrapes use.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -12,20 +13,16 @@
 #include <string.h>
 #include <time.h>
 
+#include <statsd/sbuf.h>
+
 #include "conn.h"
+#include "flatreply.h"
 #include "kstat_hdr.h"
+#include "render_kstat.h"
 #include "statsctl.h"
 
-enum show_mode {
-	SHOW_DEFAULT = 0,
-	SHOW_PARSEABLE,	/* -p */
-	SHOW_COLON,	/* -C */
-	SHOW_NAMES,	/* -l */
-	SHOW_JSON,	/* -j */
-};
-
 struct show {
-	enum show_mode	 mode;
+	enum ksfmt_mode	 mode;
 	bool		 quiet;		/* -q */
 	char		 stamp;		/* -T: 0, 'u' or 'd' */
 	const char	*cls;		/* -c */
@@ -36,104 +33,6 @@ struct show {
 	uint64_t	 interval;	/* s; 0: once */
 	uint64_t	 count;		/* 0: forever */
 };
-
-/* The class of kstat "module:instance:name" from Chain's list. */
-static const char *
-show_class(const json_t *kstats, const char *m, long long i, const char *n)
-{
-	size_t j;
-
-	for (j = 0; j < json_array_size(kstats); j++) {
-		const json_t *k = json_array_get(kstats, j);
-
-		if (js_int(k, "instance", -1) == i &&
-		    strcmp(js_str(k, "module", ""), m) == 0 &&
-		    strcmp(js_str(k, "name", ""), n) == 0)
-			return js_str(k, "class", "");
-	}
-	return "";
-}
-
-/* Split a -p line's key "m:i:n:stat" at its first three colons (module
- * and name hold none; the instance is a number). */
-static bool
-show_split(char *key, char **m, long long *i, char **n, char **stat)
-{
-	char *c1 = strchr(key, ':'), *c2, *c3, *end;
-
-	if (c1 == NULL || (c2 = strchr(c1 + 1, ':')) == NULL ||
-	    (c3 = strchr(c2 + 1, ':')) == NULL)
-		return false;
-	*c1 = *c2 = *c3 = '\0';
-	*i = strtoll(c1 + 1, &end, 10);
-	if (end != c2)
-		return false;
-	*m = key;
-	*n = c2 + 1;
-	*stat = c3 + 1;
-	return true;
-}
-
-/* kstat's default blocks from -p lines: a header per kstat, a line per
- * statistic but class, a blank line after each. */
-static void
-show_blocks(const char *text, const json_t *kstats)
-{
-	char *copy = strdup(text), *line, *save = NULL, *tab;
-	char cur[160] = "";
-	char *m, *n, *stat;
-	long long inst;
-
-	if (copy == NULL)
-		return;
-	for (line = strtok_r(copy, "\n", &save); line != NULL;
-	    line = strtok_r(NULL, "\n", &save)) {
-		char id[160];
-
-		tab = strchr(line, '\t');
-		if (tab == NULL)
-			continue;
-		*tab = '\0';
-		if (!show_split(line, &m, &inst, &n, &stat) ||
-		    strcmp(stat, "class") == 0)
-			continue;
-		snprintf(id, sizeof(id), "%s:%lld:%s", m, inst, n);
-		if (strcmp(id, cur) != 0) {
-			if (cur[0] != '\0')
-				putchar('\n');
-			snprintf(cur, sizeof(cur), "%s", id);
-			printf("module: %-30.30s  instance: %-6lld\n", m, inst);
-			printf("name:   %-30.30s  class:    %-.30s\n", n,
-			    show_class(kstats, m, inst, n));
-		}
-		printf("\t%-30s  %s\n", stat, tab + 1);
-	}
-	if (cur[0] != '\0')
-		putchar('\n');
-	free(copy);
-}
-
-/* -C and -l from -p lines. */
-static void
-show_lines(const char *text, enum show_mode mode)
-{
-	const char *p = text, *eol, *tab;
-
-	for (; *p != '\0'; p = *eol != '\0' ? eol + 1 : eol) {
-		eol = strchr(p, '\n');
-		if (eol == NULL)
-			eol = p + strlen(p);
-		tab = memchr(p, '\t', (size_t)(eol - p));
-		if (tab == NULL)
-			tab = eol;
-		fwrite(p, 1, (size_t)(tab - p), stdout);
-		if (mode == SHOW_COLON && tab < eol) {
-			putchar(':');
-			fwrite(tab + 1, 1, (size_t)(eol - tab - 1), stdout);
-		}
-		putchar('\n');
-	}
-}
 
 static void
 show_stamp(char how)
@@ -151,59 +50,92 @@ show_stamp(char how)
 	}
 }
 
+/* One round of show, as the kstats come. */
+struct show_round {
+	const struct show	*s;
+	struct ksfmt_out	 o;
+	struct ks_selector	 sel;
+	bool			 has_sel;
+	bool			*matched;
+};
+
+/* Write out what the renderer has made so far. */
+static int
+show_flush(struct show_round *sr)
+{
+	if (sbuf_finish(sr->o.buf) != 0)
+		return sc_error("out of memory");
+	fwrite(sbuf_data(sr->o.buf), 1, (size_t)sbuf_len(sr->o.buf), stdout);
+	sbuf_clear(sr->o.buf);
+	return 0;
+}
+
+static int
+show_kstat(const struct sc_flat *f, void *arg)
+{
+	struct show_round *sr = arg;
+	const struct ks_selector *sel = sr->has_sel ? &sr->sel : NULL;
+	int n;
+
+	/* kstat(1M)'s exit status: is anything selected (class counts,
+	 * but in -j, which does not show it)? */
+	n = ksfmt_selected(sr->s->mode == KSFMT_JSON ? KSFMT_JSON :
+	    KSFMT_PARSEABLE, &f->hdr, f->st, f->n, sel);
+	if (n < 0)
+		return sc_error("out of memory");
+	if (n > 0)
+		*sr->matched = true;
+	if (sr->s->quiet)
+		return 0;
+	if (ksfmt_kstat(&sr->o, &f->hdr, f->st, f->n, sel) < 0)
+		return sc_error("out of memory");
+	return show_flush(sr);
+}
+
 /* One round: every selector, in order (a kstat two select shows
  * twice, as in kstat). */
 static int
 show_once(struct sc *sc, const struct show *s, bool *matched)
 {
-	json_t *chain = NULL, *reply, *p;
-	bool json = s->mode == SHOW_JSON, first = true;
+	struct show_round sr = { .s = s, .matched = matched };
+	struct sbuf *buf = sbuf_new_auto();
+	struct ks_error kerr;
+	json_t *p;
 	size_t i;
 	int r = 0;
 
-	if (s->mode == SHOW_DEFAULT && !s->quiet &&
-	    sc_call(sc, VL_M_CHAIN, NULL, &chain) != 0)
-		return SC_EXIT_FAIL;
+	if (buf == NULL)
+		return sc_error("out of memory");
 	if (!s->quiet)
 		show_stamp(s->stamp);
+	ksfmt_begin(&sr.o, buf, s->mode);
 	for (i = 0; i < s->nsel && r == 0; i++) {
-		const char *text;
-		size_t len;
-
-		p = json_pack("{s:s}", "format", json ? "json" : "kstat");
-		if (s->sels[i] != NULL)
+		p = json_object();
+		if (s->sels[i] != NULL) {
 			json_object_set_new(p, "selector",
 			    json_string(s->sels[i]));
+			memset(&kerr, 0, sizeof(kerr));
+			if (ks_selector_parse(&sr.sel, s->sels[i], &kerr) < 0) {
+				json_decref(p);
+				r = sc_error("show: %s", kerr.msg);
+				break;
+			}
+			sr.has_sel = true;
+		}
 		if (s->cls != NULL)
 			json_object_set_new(p, "class", json_string(s->cls));
-		r = sc_call(sc, VL_M_SCRAPE, p, &reply);
-		if (r != 0)
-			break;
-		text = js_str(reply, "text", "");
-		len = strlen(text);
-		if (json ? len > 3 : len > 0)
-			*matched = true;
-		if (s->quiet) {
-			/* -q: the exit status only. */
-		} else if (json) {
-			/* Join the arrays: "[{...}, {...}]\n" each. */
-			if (len > 3 && text[0] == '[') {
-				fputs(first ? "[" : ", ", stdout);
-				fwrite(text + 1, 1, len - 3, stdout);
-				first = false;
-			}
-		} else if (s->mode == SHOW_PARSEABLE) {
-			fputs(text, stdout);
-		} else if (s->mode == SHOW_DEFAULT) {
-			show_blocks(text, json_object_get(chain, "kstats"));
-		} else {
-			show_lines(text, s->mode);
-		}
-		json_decref(reply);
+		r = sc_flat_scrape(sc, p, show_kstat, &sr);
+		if (sr.has_sel)
+			ks_selector_done(&sr.sel);
+		sr.has_sel = false;
 	}
-	if (r == 0 && json && !s->quiet)
-		fputs(first ? "[]\n" : "]\n", stdout);
-	json_decref(chain);
+	if (r == 0 && !s->quiet) {
+		if (ksfmt_end(&sr.o) < 0)
+			r = sc_error("out of memory");
+		else
+			r = show_flush(&sr);
+	}
+	sbuf_delete(buf);
 	return r;
 }
 
@@ -262,19 +194,19 @@ show_args(struct sc *sc, int argc, char **argv, struct show *s)
 	    NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			s->mode = SHOW_PARSEABLE;
+			s->mode = KSFMT_PARSEABLE;
 			any_mode = true;
 			break;
 		case 'j':
-			s->mode = SHOW_JSON;
+			s->mode = KSFMT_JSON;
 			any_mode = true;
 			break;
 		case 'C':
-			s->mode = SHOW_COLON;
+			s->mode = KSFMT_COLON;
 			any_mode = true;
 			break;
 		case 'l':
-			s->mode = SHOW_NAMES;
+			s->mode = KSFMT_NAMES;
 			any_mode = true;
 			break;
 		case 'q':
@@ -305,7 +237,7 @@ show_args(struct sc *sc, int argc, char **argv, struct show *s)
 		return sc_usage(sc, "-q prints nothing: it does not go with "
 		    "-p, -j, -C or -l");
 	if (sc->format == SC_FMT_JSON && !any_mode)
-		s->mode = SHOW_JSON;
+		s->mode = KSFMT_JSON;
 	s->sels = calloc((size_t)argc + 1, sizeof(*s->sels));
 	if (s->sels == NULL)
 		return sc_error("out of memory");

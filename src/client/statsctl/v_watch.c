@@ -1,9 +1,9 @@
 /*
- * v_watch.c: `statsctl watch` — a streamed Scrape, one reply every
- * interval; counters (sums, counts, I/O and timer totals) as per-second
- * rates over the snaptime delta, gauges (min, max, last, queue lengths)
- * as their current values. A refreshing table on a terminal, one line
- * per statistic per report when piped.
+ * v_watch.c: `statsctl watch` — a streamed Scrape of flat kstats, one
+ * reply every interval; counters as per-second rates over the snaptime
+ * delta, gauges as their current values, as each statistic's kind says
+ * (statsd marks the counters, from the kind table). A refreshing table
+ * on a terminal, one line per statistic per report when piped.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "flatreply.h"
 #include "output.h"
 #include "statsctl.h"
 
@@ -25,93 +26,12 @@ struct watch_prev {
 
 struct watch {
 	struct sc		*sc;
-	json_t			*chain;		/* kstats and their templates */
-	json_t			*tpls;
 	struct watch_prev	*prev;		/* sorted by key */
 	size_t			 nprev;
 	struct watch_row	*rows;
 	size_t			 nrows;
 	size_t			 cap;
 };
-
-/* kstat_io and kstat_timer fields: which add up (counters). */
-static const struct {
-	const char	*name;
-	bool		 counter;
-} watch_fields[] = {
-	{ "nread", true }, { "nwritten", true }, { "reads", true },
-	{ "writes", true }, { "wtime", true }, { "wlentime", true },
-	{ "rtime", true }, { "rlentime", true }, { "wlastupdate", false },
-	{ "rlastupdate", false }, { "wcnt", false }, { "rcnt", false },
-	{ "num_events", true }, { "elapsed_time", true },
-	{ "min_time", false }, { "max_time", false },
-	{ "start_time", false }, { "stop_time", false },
-	{ "sum", true }, { "count", true }, { "min", false },
-	{ "max", false }, { "last", false },
-};
-
-/* A scraped kstat's entry in the chain as it was when watch began, or
- * NULL. */
-static const json_t *
-watch_chain_entry(const struct watch *w, const json_t *ks)
-{
-	const json_t *list = json_object_get(w->chain, "kstats");
-	size_t i;
-
-	for (i = 0; i < json_array_size(list); i++) {
-		const json_t *c = json_array_get(list, i);
-
-		if (js_int(c, "instance", -1) == js_int(ks, "instance", -2) &&
-		    strcmp(js_str(c, "module", ""), js_str(ks, "module",
-		    "")) == 0 && strcmp(js_str(c, "name", ""), js_str(ks,
-		    "name", "")) == 0)
-			return c;
-	}
-	return NULL;
-}
-
-/* A bare VOI name of a NAMED or INTR kstat: a counter unless its VOI
- * keeps a LAST (then it is a gauge, as is anything unknown). */
-static bool
-watch_bare_counter(const struct watch *w, const json_t *ks, const char *voi)
-{
-	const json_t *tpls = json_object_get(w->tpls, "templates");
-	const char *spec = js_str(watch_chain_entry(w, ks), "template", NULL);
-	size_t i, j, k;
-	for (i = 0; spec != NULL && i < json_array_size(tpls); i++) {
-		const json_t *t = json_array_get(tpls, i);
-		const json_t *vois = json_object_get(t, "vois");
-
-		if (strcmp(js_str(t, "spec", ""), spec) != 0)
-			continue;
-		for (j = 0; j < json_array_size(vois); j++) {
-			const json_t *v = json_array_get(vois, j);
-			const json_t *sts = json_object_get(v, "stats");
-			bool last = false;
-
-			if (strcmp(js_str(v, "name", ""), voi) != 0)
-				continue;
-			for (k = 0; k < json_array_size(sts); k++)
-				last |= strcmp(js_str(json_array_get(sts, k),
-				    "kind", ""), "LAST") == 0;
-			return !last;
-		}
-	}
-	return false;
-}
-
-static bool
-watch_is_counter(const struct watch *w, const json_t *ks, const char *stat)
-{
-	const char *dot = strrchr(stat, '.');
-	const char *field = dot != NULL ? dot + 1 : stat;
-	size_t i;
-
-	for (i = 0; i < sizeof(watch_fields) / sizeof(watch_fields[0]); i++)
-		if (strcmp(watch_fields[i].name, field) == 0)
-			return watch_fields[i].counter;
-	return dot == NULL && watch_bare_counter(w, ks, stat);
-}
 
 static int
 watch_prev_cmp(const void *a, const void *b)
@@ -146,67 +66,89 @@ watch_row_add(struct watch *w, const struct watch_row *r)
 	return 0;
 }
 
+/* One report's rows, as they are made: each row's snaptime too. */
+struct watch_report {
+	struct watch	*w;
+	double		*snaps;
+	size_t		 cap;
+};
+
+/* The rows of one kstat: its numbers (not strings, not arrays). */
+static int
+watch_kstat(const struct sc_flat *f, void *arg)
+{
+	struct watch_report *wr = arg;
+	struct watch *w = wr->w;
+	double snap = (double)f->hdr.snaptime / 1e9;
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		const struct ksfmt_stat *st = &f->st[i];
+		const struct watch_prev *p;
+		struct watch_row r;
+		double dt;
+
+		if (st->quoted || st->array)
+			continue;
+		memset(&r, 0, sizeof(r));
+		snprintf(r.key, sizeof(r.key), "%s:%d:%s:%s", f->hdr.module,
+		    (int)f->hdr.instance, f->hdr.name, st->name);
+		r.value = strtod(st->value, NULL);
+		r.counter = st->counter;
+		if (r.counter) {
+			p = watch_prev_find(w, r.key);
+			dt = p != NULL ? snap - p->snaptime : 0;
+			/* Unchanged since the last report: no rate. A
+			 * counter that went down was reset. */
+			if (dt > 0)
+				r.rate = (r.value >= p->value ?
+				    r.value - p->value : r.value) / dt;
+		}
+		if (watch_row_add(w, &r) < 0)
+			return sc_error("out of memory");
+		/* The snaptime rides in the previous-value list. */
+		if (w->nrows > wr->cap) {
+			double *ns = realloc(wr->snaps, w->cap *
+			    sizeof(*ns));
+
+			if (ns == NULL)
+				return sc_error("out of memory");
+			wr->snaps = ns;
+			wr->cap = w->cap;
+		}
+		wr->snaps[w->nrows - 1] = snap;
+	}
+	return 0;
+}
+
 /* The rows of one report from a Scrape reply; then remember its values
- * as the next report's previous ones. snaps[i] is row i's snaptime. */
+ * as the next report's previous ones. */
 static int
 watch_rows(struct watch *w, const json_t *reply)
 {
-	const json_t *kstats = json_object_get(reply, "kstats");
+	struct watch_report wr = { .w = w };
 	struct watch_prev *next;
-	double *snaps = NULL;
-	size_t i, j;
+	size_t j;
+	int r;
 
 	w->nrows = 0;
-	for (i = 0; i < json_array_size(kstats); i++) {
-		const json_t *ks = json_array_get(kstats, i);
-		const json_t *data = json_object_get(ks, "data"), *v;
-		double snap = js_num(ks, "snaptime", 0);
-		const char *stat;
-
-		json_object_foreach((json_t *)data, stat, v) {
-			struct watch_row r;
-			const struct watch_prev *p;
-			double dt;
-
-			if (!json_is_number(v) || strcmp(stat, "crtime") == 0 ||
-			    strcmp(stat, "snaptime") == 0)
-				continue;
-			memset(&r, 0, sizeof(r));
-			snprintf(r.key, sizeof(r.key), "%s:%lld:%s:%s",
-			    js_str(ks, "module", "?"), js_int(ks, "instance",
-			    0), js_str(ks, "name", "?"), stat);
-			r.value = json_number_value(v);
-			r.counter = watch_is_counter(w, ks, stat);
-			if (r.counter) {
-				p = watch_prev_find(w, r.key);
-				dt = p != NULL ? snap - p->snaptime : 0;
-				/* Unchanged since the last report: no rate. A
-				 * counter that went down was reset. */
-				if (dt > 0)
-					r.rate = (r.value >= p->value ?
-					    r.value - p->value : r.value) / dt;
-			}
-			if (watch_row_add(w, &r) < 0)
-				return sc_error("out of memory");
-			/* The snaptime rides in the previous-value list. */
-			snaps = realloc(snaps, w->nrows * sizeof(*snaps));
-			if (snaps == NULL)
-				return sc_error("out of memory");
-			snaps[w->nrows - 1] = snap;
-		}
+	r = sc_flat_reply(reply, watch_kstat, &wr);
+	if (r != 0) {
+		free(wr.snaps);
+		return r;
 	}
 	next = calloc(w->nrows > 0 ? w->nrows : 1, sizeof(*next));
 	if (next == NULL) {
-		free(snaps);
+		free(wr.snaps);
 		return sc_error("out of memory");
 	}
 	for (j = 0; j < w->nrows; j++) {
 		snprintf(next[j].key, sizeof(next[j].key), "%s",
 		    w->rows[j].key);
 		next[j].value = w->rows[j].value;
-		next[j].snaptime = snaps[j];
+		next[j].snaptime = wr.snaps[j];
 	}
-	free(snaps);
+	free(wr.snaps);
 	qsort(next, w->nrows, sizeof(*next), watch_prev_cmp);
 	free(w->prev);
 	w->prev = next;
@@ -280,13 +222,7 @@ watch_run(struct sc *sc, int argc, char **argv)
 	if (cls != NULL && (r = sc_check_class(sc, cls)) != 0)
 		return r;
 	out = sc_output(sc, fmt);
-	/* What is a counter needs the templates: ask before the stream. */
-	r = sc_call(sc, VL_M_CHAIN, NULL, &w.chain);
-	if (r == 0)
-		r = sc_call(sc, VL_M_TEMPLATE_LIST, NULL, &w.tpls);
-	if (r != 0)
-		goto done;
-	params = json_pack("{s:s, s:I}", "format", "json", "interval_ms",
+	params = json_pack("{s:s, s:I}", "format", "flat", "interval_ms",
 	    (json_int_t)ival);
 	if (optind < argc)
 		json_object_set_new(params, "selector",
@@ -319,11 +255,8 @@ watch_run(struct sc *sc, int argc, char **argv)
 		f.nrows = w.nrows;
 		out->watch(&f);
 	}
-done:
 	free(w.rows);
 	free(w.prev);
-	json_decref(w.chain);
-	json_decref(w.tpls);
 	return r;
 }
 

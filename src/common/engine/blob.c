@@ -123,18 +123,6 @@ blob_voi(struct statsblobv1 *sb, int32_t voi_id)
 	return &sb->vois[voi_id];
 }
 
-/* A populated statistic of a VOI, or NULL. */
-static struct voistat *
-blob_stat(struct statsblobv1 *sb, const struct voi *v, int stype)
-{
-	struct voistat *vs;
-
-	if (stype < 0 || stype > v->voistatmaxid)
-		return NULL;
-	vs = blob_voistat(sb, v, stype);
-	return vs->stype < 0 ? NULL : vs;
-}
-
 int
 stats_voistat_fetch_dptr(struct statsblob *sb, int32_t voi_id,
     enum voi_stype stype, enum vsd_dtype *retdtype,

@@ -111,6 +111,20 @@ blob_vsd(const struct statsblobv1 *sb, const struct voistat *vs)
 	return (struct voistatdata *)((uintptr_t)sb + vs->data_off);
 }
 
+/* The VOI's populated statistic of type stype, or NULL: the one lookup of
+ * "this VOI's statistic of type s" (the voistat array is indexed by type,
+ * a vacant slot has stype -1). */
+static inline struct voistat *
+blob_stat(const struct statsblobv1 *sb, const struct voi *v, int stype)
+{
+	struct voistat *vs;
+
+	if (stype < 0 || stype > v->voistatmaxid)
+		return NULL;
+	vs = blob_voistat(sb, v, stype);
+	return vs->stype == stype ? vs : NULL;
+}
+
 /* Does vs hold data to show (updated, or valid from init)? */
 static inline bool
 voistat_valid(const struct voistat *vs)

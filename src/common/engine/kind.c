@@ -6,6 +6,7 @@
 
 #include "hist.h"
 #include "kind.h"
+#include "kstat2_hist.h"
 #include "numeric.h"
 #include "stat_defn.h"
 #include "stat_history.h"
@@ -16,26 +17,37 @@
 #include "stat_timer.h"
 #include "tdgst_stat.h"
 
+_Static_assert(K2HIST_VSS_FLAGS == VS_ALWAYSVALID, "kstat2 histogram flags");
+
 const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	[VS_STYPE_VOISTATE] = {
 		.name = "VOISTATE",
 		.desc = "VOI related state data (not a real stat)",
 	},
 	[VS_STYPE_SUM] = {
-		.name = "SUM", .flatname = "sum",
+		.name = "SUM",
+		.fields = (const struct stat_field[]){
+		    { "sum", FIELD_COUNTER_IF_UNSIGNED, false, "", false } },
+		.nfields = 1,
 		.desc = "Simple arithmetic accumulator",
 		.update = numeric_sum_update, .reset = numeric_sum_reset,
 		.merge = numeric_sum_merge, .check = numeric_check,
 		.event = stat_sum_event,
 	},
 	[VS_STYPE_MAX] = {
-		.name = "MAX", .flatname = "max",
+		.name = "MAX",
+		.fields = (const struct stat_field[]){
+		    { "max", FIELD_GAUGE, false, "", false } },
+		.nfields = 1,
 		.desc = "Maximum observed VOI value",
 		.update = numeric_max_update, .reset = numeric_max_reset,
 		.merge = numeric_max_merge, .check = numeric_check,
 	},
 	[VS_STYPE_MIN] = {
-		.name = "MIN", .flatname = "min",
+		.name = "MIN",
+		.fields = (const struct stat_field[]){
+		    { "min", FIELD_GAUGE, false, "", false } },
+		.nfields = 1,
 		.desc = "Minimum observed VOI value",
 		.update = numeric_min_update, .reset = numeric_min_reset,
 		.merge = numeric_min_merge, .check = numeric_check,
@@ -43,6 +55,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	[VS_STYPE_HIST] = {
 		.name = "HIST",
 		.desc = "Static bucket histogram of VOI values",
+		.fields = k2hist_fields, .nfields = K2HIST_NFIELDS,
 		.update = hist_update, .reset = hist_reset,
 		.merge = hist_merge, .check = hist_check,
 		.quantile = hist_quantile, .cdf = hist_cdf,
@@ -55,13 +68,19 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.quantile = tdgst_stat_quantile, .cdf = tdgst_stat_cdf,
 	},
 	[VS_STYPE_COUNT] = {
-		.name = "COUNT", .flatname = "count",
+		.name = "COUNT",
+		.fields = (const struct stat_field[]){
+		    { "count", FIELD_COUNTER, false, "", false } },
+		.nfields = 1,
 		.desc = "Sum of update weights",
 		.update = stat_count_update, .reset = numeric_sum_reset,
 		.merge = numeric_sum_merge, .check = numeric_check,
 	},
 	[VS_STYPE_LAST] = {
-		.name = "LAST", .flatname = "last",
+		.name = "LAST",
+		.fields = (const struct stat_field[]){
+		    { "last", FIELD_GAUGE, false, "", false } },
+		.nfields = 1,
 		.desc = "Last value set or updated (kstat named value)",
 		.update = stat_last_update, .reset = stat_last_reset,
 		.merge = stat_last_merge, .check = stat_last_check,
@@ -88,6 +107,8 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	[VS_STYPE_IOQ] = {
 		.name = "IOQ",
 		.desc = "I/O counters and wait/run queue Riemann sums",
+		.fields = stat_ioq_fields, .nfields = IOQ_NFIELDS,
+		.field_values = stat_ioq_field_values,
 		.update = stat_ioq_update, .reset = stat_ioq_reset,
 		.merge = stat_ioq_merge, .check = stat_ioq_check,
 		.event = stat_ioq_event,
@@ -95,6 +116,8 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	[VS_STYPE_TIMER] = {
 		.name = "TIMER",
 		.desc = "Event count and durations from start/stop events",
+		.fields = stat_timer_fields, .nfields = TIMER_NFIELDS,
+		.field_values = stat_timer_field_values,
 		.reset = stat_timer_reset, .merge = stat_timer_merge,
 		.check = stat_timer_check, .event = stat_timer_event,
 	},

@@ -12,6 +12,7 @@
 
 #include "blob.h"
 #include "dtype.h"
+#include "field.h"
 
 struct stats_event;
 
@@ -29,8 +30,19 @@ struct stats_event;
  */
 struct stype_ops {
 	const char	*name;		/* "SUM" */
-	const char	*flatname;	/* "sum" in flat views; NULL if none */
 	const char	*desc;
+	/*
+	 * The kind's flat fields (field.h): one for a scalar kind, whose
+	 * value is the statistic's data itself ("sum", "last"); several for
+	 * a record kind, whose values field_values gives (IOQ's kstat_io
+	 * fields as a reader sees them at now_ns, TIMER's). A HIST has
+	 * kstat2's fields when it is a kstat2 histogram (kstat2_hist.h);
+	 * other kinds have none and are read whole.
+	 */
+	const struct stat_field *fields;
+	uint8_t		 nfields;
+	void		(*field_values)(const struct voistatdata *vsd,
+			    uint64_t now_ns, uint64_t *out);
 	int		(*update)(struct voistatdata *vsd, uint16_t dsz,
 			    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
 			    const struct voistatdata_numeric *x, uint64_t y,

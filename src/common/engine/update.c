@@ -37,18 +37,6 @@ update_xs64(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
 	return n->int64.s64;
 }
 
-/* The VOI's populated statistic of type stype, or NULL. */
-static struct voistat *
-update_stat(struct statsblobv1 *b, const struct voi *v, int stype)
-{
-	struct voistat *vs;
-
-	if (stype > v->voistatmaxid)
-		return NULL;
-	vs = blob_voistat(b, v, stype);
-	return vs->stype == stype ? vs : NULL;
-}
-
 /*
  * Apply ev to every statistic of v it concerns, highest statistic type
  * first as FreeBSD does. A Linux statistic's definition is consulted
@@ -64,7 +52,7 @@ update_voi(struct statsblobv1 *b, struct voi *v, struct stats_event *ev)
 	struct voistat *vs;
 	int s, e, error = 0;
 
-	if (xy && (vs = update_stat(b, v, VS_STYPE_DEFN)) != NULL &&
+	if (xy && (vs = blob_stat(b, v, VS_STYPE_DEFN)) != NULL &&
 	    !stat_defn_gate(blob_vsd(b, vs), ev->xs64)) {
 		/* Its hits_out_of_range may have moved: merges carry it. */
 		vs->flags |= VS_VSDVALID;
@@ -290,7 +278,7 @@ engine_set_string(struct statsblob *sb, uint16_t voi, const char *s,
 	    b->vois[voi].id < 0 || (s == NULL && len > 0))
 		return -EINVAL;
 	v = &b->vois[voi];
-	vs = update_stat(b, v, VS_STYPE_LAST);
+	vs = blob_stat(b, v, VS_STYPE_LAST);
 	if (vs == NULL || vs->dtype != VSD_DTYPE_STRING)
 		return -EINVAL;
 	e = stat_string_set(blob_vsd(b, vs), s != NULL ? s : "", len);

@@ -25,13 +25,26 @@
 #include "op.h"
 #include "stat_ioq.h"
 
-const char *const stat_ioq_field_names[IOQ_NFIELDS] = {
-	"nread", "nwritten", "reads", "writes", "wtime", "wlentime",
-	"wlastupdate", "rtime", "rlentime", "rlastupdate", "wcnt", "rcnt",
+/* kstat_io_t's fields in their order: byte and operation counts and the
+ * busy and length-time integrals only grow; the queue lengths and the
+ * times of their last change are levels. */
+const struct stat_field stat_ioq_fields[IOQ_NFIELDS] = {
+	{ "nread", FIELD_COUNTER, false, "bytes", false },
+	{ "nwritten", FIELD_COUNTER, false, "bytes", false },
+	{ "reads", FIELD_COUNTER, false, "", false },
+	{ "writes", FIELD_COUNTER, false, "", false },
+	{ "wtime", FIELD_COUNTER, true, "ns", false },
+	{ "wlentime", FIELD_COUNTER, true, "ns", false },
+	{ "wlastupdate", FIELD_GAUGE, true, "ns", false },
+	{ "rtime", FIELD_COUNTER, true, "ns", false },
+	{ "rlentime", FIELD_COUNTER, true, "ns", false },
+	{ "rlastupdate", FIELD_GAUGE, true, "ns", false },
+	{ "wcnt", FIELD_GAUGE, false, "", false },
+	{ "rcnt", FIELD_GAUGE, false, "", false },
 };
 
-void
-stat_ioq_fields(const kstat_io_t *k, uint64_t v[IOQ_NFIELDS])
+static void
+ioq_values(const kstat_io_t *k, uint64_t v[IOQ_NFIELDS])
 {
 	v[0] = k->nread;
 	v[1] = k->nwritten;
@@ -45,6 +58,16 @@ stat_ioq_fields(const kstat_io_t *k, uint64_t v[IOQ_NFIELDS])
 	v[9] = (uint64_t)k->rlastupdate;
 	v[10] = k->wcnt;
 	v[11] = k->rcnt;
+}
+
+void
+stat_ioq_field_values(const struct voistatdata *vsd, uint64_t now_ns,
+    uint64_t *v)
+{
+	kstat_io_t k;
+
+	stat_ioq_snapshot((const kstat_io_t *)vsd, now_ns, &k);
+	ioq_values(&k, v);
 }
 
 int
@@ -272,14 +295,14 @@ stat_ioq_render(struct sbuf *buf, const struct voistatdata *vsd,
 	uint64_t v[IOQ_NFIELDS];
 	int i;
 
-	stat_ioq_fields((const kstat_io_t *)vsd, v);
+	ioq_values((const kstat_io_t *)vsd, v);
 	for (i = 0; i < IOQ_NFIELDS; i++) {
 		if (fmt == SB_STRFMT_JSON)
 			sbuf_printf(buf, "%s\"%s\":%ju", i > 0 ? "," : "",
-			    stat_ioq_field_names[i], (uintmax_t)v[i]);
+			    stat_ioq_fields[i].suffix, (uintmax_t)v[i]);
 		else
 			sbuf_printf(buf, "%s%s=%ju", i > 0 ? ", " : "",
-			    stat_ioq_field_names[i], (uintmax_t)v[i]);
+			    stat_ioq_fields[i].suffix, (uintmax_t)v[i]);
 	}
 	return sbuf_error(buf);
 }

@@ -8,6 +8,7 @@
 #include <statsd/kstat.h>
 
 #include "dtype.h"
+#include "field.h"
 #include "op.h"
 
 #define IOQ_SIZE	((uint16_t)sizeof(kstat_io_t))
@@ -28,10 +29,12 @@ int stat_ioq_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
 void stat_ioq_snapshot(const kstat_io_t *in, uint64_t now_ns,
     kstat_io_t *out);
 
-/* The field names of kstat_io_t in their order, and their values. */
+/* The fields of kstat_io_t in their order (the kind's flat fields), and
+ * their values as a reader sees them at now_ns (stat_ioq_snapshot). */
 #define IOQ_NFIELDS	12
-extern const char *const stat_ioq_field_names[IOQ_NFIELDS];
-void stat_ioq_fields(const kstat_io_t *kio, uint64_t v[IOQ_NFIELDS]);
+extern const struct stat_field stat_ioq_fields[IOQ_NFIELDS];
+void stat_ioq_field_values(const struct voistatdata *vsd, uint64_t now_ns,
+    uint64_t *v);
 
 int stat_ioq_update(struct voistatdata *, uint16_t, enum vsd_dtype,
     enum vsd_dtype, const struct voistatdata_numeric *, uint64_t, bool *);

@@ -14,14 +14,24 @@
 #include "op.h"
 #include "stat_timer.h"
 
-const char *const stat_timer_field_names[TIMER_NFIELDS] = {
-	"num_events", "elapsed_time", "min_time", "max_time", "start_time",
-	"stop_time",
+/* kstat_timer_t's fields but its name (the VOI's): the event count and
+ * the total time only grow; the rest are levels and time stamps. */
+const struct stat_field stat_timer_fields[TIMER_NFIELDS] = {
+	{ "num_events", FIELD_COUNTER, false, "", false },
+	{ "elapsed_time", FIELD_COUNTER, true, "ns", false },
+	{ "min_time", FIELD_GAUGE, true, "ns", false },
+	{ "max_time", FIELD_GAUGE, true, "ns", false },
+	{ "start_time", FIELD_GAUGE, true, "ns", false },
+	{ "stop_time", FIELD_GAUGE, true, "ns", false },
 };
 
 void
-stat_timer_fields(const struct vsd_timer *t, uint64_t v[TIMER_NFIELDS])
+stat_timer_field_values(const struct voistatdata *vsd, uint64_t now_ns,
+    uint64_t *v)
 {
+	const struct vsd_timer *t = (const struct vsd_timer *)vsd;
+
+	(void)now_ns;
 	v[0] = t->num_events;
 	v[1] = (uint64_t)t->elapsed_time;
 	v[2] = (uint64_t)t->min_time;
@@ -139,14 +149,14 @@ stat_timer_render(struct sbuf *buf, const struct voistatdata *vsd,
 	uint64_t v[TIMER_NFIELDS];
 	int i;
 
-	stat_timer_fields((const struct vsd_timer *)vsd, v);
+	stat_timer_field_values(vsd, 0, v);
 	for (i = 0; i < TIMER_NFIELDS; i++) {
 		if (fmt == SB_STRFMT_JSON)
 			sbuf_printf(buf, "%s\"%s\":%ju", i > 0 ? "," : "",
-			    stat_timer_field_names[i], (uintmax_t)v[i]);
+			    stat_timer_fields[i].suffix, (uintmax_t)v[i]);
 		else
 			sbuf_printf(buf, "%s%s=%ju", i > 0 ? ", " : "",
-			    stat_timer_field_names[i], (uintmax_t)v[i]);
+			    stat_timer_fields[i].suffix, (uintmax_t)v[i]);
 	}
 	return sbuf_error(buf);
 }

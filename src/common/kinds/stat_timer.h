@@ -9,6 +9,7 @@
 #include <statsd/kstat.h>
 
 #include "dtype.h"
+#include "field.h"
 #include "op.h"
 
 struct vsd_timer {
@@ -21,9 +22,11 @@ struct vsd_timer {
 };
 
 #define TIMER_SIZE	((uint16_t)sizeof(struct vsd_timer))
+/* The kind's flat fields, and their values (now_ns unused). */
 #define TIMER_NFIELDS	6
-extern const char *const stat_timer_field_names[TIMER_NFIELDS];
-void stat_timer_fields(const struct vsd_timer *t, uint64_t v[TIMER_NFIELDS]);
+extern const struct stat_field stat_timer_fields[TIMER_NFIELDS];
+void stat_timer_field_values(const struct voistatdata *vsd, uint64_t now_ns,
+    uint64_t *v);
 
 /*
  * stat_timer_vss_hlpr: a TIMER spec (vss_hlpr_fn signature; info unused).

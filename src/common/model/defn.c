@@ -120,16 +120,9 @@ defn_fail(struct defn_error *err, int error, unsigned line, unsigned col,
 static struct voistat *
 defn_stat(const struct statsblobv1 *b, uint16_t voi_id, int stype)
 {
-	const struct voi *v;
-	struct voistat *vs;
-
 	if (voi_id >= blob_nvois(b) || b->vois[voi_id].id < 0)
 		return NULL;
-	v = &b->vois[voi_id];
-	if (stype > v->voistatmaxid)
-		return NULL;
-	vs = blob_voistat(b, v, stype);
-	return vs->stype == stype ? vs : NULL;
+	return blob_stat(b, &b->vois[voi_id], stype);
 }
 
 const struct vsd_defn *

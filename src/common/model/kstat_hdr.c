@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "kstat_hdr.h"
 
@@ -260,21 +261,61 @@ ks_hdr_pseg(const struct kstat_hdr *h, uint32_t i, char *buf, size_t len)
 	return 0;
 }
 
+/* Each kstat type's protocol identifier and its name as illumos's
+ * unix:0:kstat_types lists it (statsd's own types after illumos's). */
+static const struct {
+	const char	*id;
+	const char	*name;
+} ks_types[KSTAT_NUM_TYPES] = {
+	[KSTAT_TYPE_RAW] = { "RAW", "raw" },
+	[KSTAT_TYPE_NAMED] = { "NAMED", "name=value" },
+	[KSTAT_TYPE_INTR] = { "INTR", "interrupt" },
+	[KSTAT_TYPE_IO] = { "IO", "i/o" },
+	[KSTAT_TYPE_TIMER] = { "TIMER", "event_timer" },
+	[KSTAT_TYPE_HIST] = { "HIST", "histogram" },
+	[KSTAT_TYPE_BLOB] = { "BLOB", "blob" },
+};
+
+const struct ks_flag_name ks_flag_names[KS_NFLAG_NAMES] = {
+	{ "PERSISTENT", KSTAT_FLAG_PERSISTENT },
+	{ "PRIV", KSTAT_FLAG_PRIV },
+	{ "WRITABLE", KSTAT_FLAG_WRITABLE },
+	{ "DORMANT", KSTAT_FLAG_DORMANT },
+};
+
 const char *
 ks_type_name(uint8_t type)
 {
-	/* illumos's unix:0:kstat_types names, then statsd's own. */
-	static const char *const names[KSTAT_NUM_TYPES] = {
-		[KSTAT_TYPE_RAW] = "raw",
-		[KSTAT_TYPE_NAMED] = "name=value",
-		[KSTAT_TYPE_INTR] = "interrupt",
-		[KSTAT_TYPE_IO] = "i/o",
-		[KSTAT_TYPE_TIMER] = "event_timer",
-		[KSTAT_TYPE_HIST] = "histogram",
-		[KSTAT_TYPE_BLOB] = "blob",
-	};
+	return type < KSTAT_NUM_TYPES ? ks_types[type].name : NULL;
+}
 
-	return type < KSTAT_NUM_TYPES ? names[type] : NULL;
+const char *
+ks_type_id(uint8_t type)
+{
+	return type < KSTAT_NUM_TYPES ? ks_types[type].id : NULL;
+}
+
+int
+ks_type_from_id(const char *id)
+{
+	int t;
+
+	for (t = 0; id != NULL && t < KSTAT_NUM_TYPES; t++)
+		if (strcmp(ks_types[t].id, id) == 0)
+			return t;
+	return -EINVAL;
+}
+
+int
+ks_hdr_cmp(const struct kstat_hdr *a, const struct kstat_hdr *b)
+{
+	int c = strcasecmp(a->module, b->module);
+
+	if (c != 0)
+		return c;
+	if (a->instance != b->instance)
+		return a->instance < b->instance ? -1 : 1;
+	return strcasecmp(a->name, b->name);
 }
 
 bool

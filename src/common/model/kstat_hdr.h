@@ -94,8 +94,31 @@ int ks_hdr_check(const struct kstat_hdr *h, struct ks_error *err);
 uint32_t ks_hdr_npseg(const struct kstat_hdr *h);
 int ks_hdr_pseg(const struct kstat_hdr *h, uint32_t i, char *buf, size_t len);
 
-/* The kstat type's name: "raw", "name=value", "interrupt", "i/o"... */
+/* The kstat type's name as kstat_types shows it: "raw", "name=value",
+ * "interrupt", "i/o"... */
 const char *ks_type_name(uint8_t type);
+
+/* The kstat type's identifier in the protocol: "RAW", "NAMED", "INTR",
+ * "IO", "TIMER", "HIST", "BLOB"; NULL for an unknown type. */
+const char *ks_type_id(uint8_t type);
+
+/* The type of an identifier. Returns: its KSTAT_TYPE_*; -EINVAL. */
+int ks_type_from_id(const char *id);
+
+/*
+ * The kstat flags with a name in the protocol ("PERSISTENT", "PRIV",
+ * "WRITABLE", "DORMANT"), in that order; ks_flag_names[i].flag is the
+ * KSTAT_FLAG_* value.
+ */
+struct ks_flag_name {
+	const char	*name;
+	uint32_t	 flag;
+};
+#define KS_NFLAG_NAMES	4
+extern const struct ks_flag_name ks_flag_names[KS_NFLAG_NAMES];
+
+/* kstat(1M)'s order: module (strcasecmp), instance, name (strcasecmp). */
+int ks_hdr_cmp(const struct kstat_hdr *a, const struct kstat_hdr *b);
 
 /*
  * ks_hdr_matches: kstat_lookup(3KSTAT)'s test: module NULL, instance -1

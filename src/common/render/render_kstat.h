@@ -1,7 +1,8 @@
 /*
- * render_kstat.h: kstats as kstat(1M) shows them: the flat statistics of a
- * kstat (one name per scalar, see docs/formats.md), and the default,
- * parseable (-p, -C, -l) and JSON (-j) outputs.
+ * render_kstat.h: kstats as illumos kstat(1M) shows them: a kstat's flat
+ * statistics (flat.h) as text, and the default, parseable (-p, -C, -l) and
+ * JSON (-j) outputs made from them. statsd renders its scrapes with it and
+ * statsctl renders the flat statistics statsd sends it with it.
  */
 #ifndef STATSD_RENDER_KSTAT_H
 #define STATSD_RENDER_KSTAT_H
@@ -12,52 +13,51 @@
 #include <statsd/sbuf.h>
 #include <statsd/stats.h>
 
-#include "kstat2_hist.h"
+#include "flat.h"
 #include "kstat_hdr.h"
 
 /*
- * A kstat to render: its header, a validated blob (stats_blob_validate),
- * its VOI names by id (entries may be NULL; VOI i is then "voi<i>") and,
- * by VOI id too (NULL: none), what each kstat2 histogram was created with.
+ * One flat statistic as text: its name and its value as kstat(1M) prints
+ * it (numbers exactly, in their type; an array's numbers one blank apart;
+ * a string as it is). This is the renderers' input, whether the kstat
+ * came from a blob here (ksfmt_stats) or from a reply in statsctl.
  */
-struct ks_view {
-	const struct kstat_hdr		*hdr;
-	const struct statsblob		*sb;
-	const char *const		*names;
-	uint16_t			 nnames;
-	const struct k2hist_params	*k2;	/* nnames of them, or NULL */
-};
-
-/* One flat statistic: its name and its value as text. */
 struct ksfmt_stat {
-	char		*name;
-	char		*value;
+	const char	*name;
+	const char	*value;
 	bool		 quoted;	/* a string: quoted in JSON */
-	bool		 array;		/* numbers, one space apart: a JSON
+	bool		 array;		/* numbers, one blank apart: a JSON
 					 * array */
+	bool		 counter;	/* only grows (field.h); else a gauge */
 };
 
 /*
- * ksfmt_stats: the flat statistics of v, sorted by name (strcasecmp), with
- * the pseudo-statistics crtime and snaptime (and class with with_class).
- * Free the result with ksfmt_stats_free().
- *   NAMED, INTR  each VOI by its name: its LAST value, else its SUM, else
- *                its COUNT; the VOI's other scalars as <voi>.<kind>
- *   IO           the first IOQ statistic's kstat_io fields by their names,
- *                integrated up to snaptime as a reader's snapshot is
- *   TIMER        one timer: name and the kstat_timer fields by their names;
- *                several: <voi>.<field>
- *   HIST         a kstat2 histogram's fields by their names: buckets (an
- *                array of counts), type, range_min, range_max, stepping
- *   others       <voi>.<kind> for scalar statistics (sum, min, max, count,
- *                last), <voi>.<field> for IOQ and TIMER statistics and for
- *                kstat2 histograms
- * Other histograms, digests, lists and rings have no flat form.
+ * ksfmt_stats: the flat statistics of v (flat_walk), as text, sorted by
+ * name (strcasecmp); the pseudo-statistics are not among them. Free the
+ * result with ksfmt_stats_free().
  * Returns: 0; -ENOMEM.
  */
-int ksfmt_stats(const struct ks_view *v, bool with_class,
-    struct ksfmt_stat **ret, size_t *ret_n);
+int ksfmt_stats(const struct ks_view *v, struct ksfmt_stat **ret,
+    size_t *ret_n);
 void ksfmt_stats_free(struct ksfmt_stat *st, size_t n);
+
+/*
+ * A kstat's statistics with its pseudo-statistics crtime and snaptime
+ * (and class, with_class) merged in, sorted by name: what every form
+ * shows. v's entries point into the statistics given, the header and the
+ * list itself.
+ */
+struct ksfmt_list {
+	struct ksfmt_stat	*v;
+	size_t			 n;
+	char			 crtime[40];
+	char			 snaptime[40];
+};
+
+/* Returns: 0; -ENOMEM. ksfmt_list_done() frees it. */
+int ksfmt_list_make(struct ksfmt_list *l, const struct kstat_hdr *h,
+    const struct ksfmt_stat *st, size_t n, bool with_class);
+void ksfmt_list_done(struct ksfmt_list *l);
 
 enum ksfmt_mode {
 	KSFMT_DEFAULT = 0,	/* kstat's freeform blocks */
@@ -68,11 +68,47 @@ enum ksfmt_mode {
 };
 
 /*
+ * Rendering, one kstat at a time, so that kstats may come in pieces (a
+ * streamed reply): ksfmt_begin(), ksfmt_kstat() for each kstat in the
+ * order to show them, ksfmt_end().
+ */
+struct ksfmt_out {
+	struct sbuf	*buf;
+	enum ksfmt_mode	 mode;
+	size_t		 shown;		/* kstats shown so far */
+};
+
+void ksfmt_begin(struct ksfmt_out *o, struct sbuf *buf,
+    enum ksfmt_mode mode);
+
+/*
+ * ksfmt_kstat: render one kstat: h's names, class, type and times, and
+ * its flat statistics st (sorted or not), those sel (NULL: all) selects,
+ * with the pseudo-statistics among them. A kstat with no statistic
+ * selected is left out.
+ * Returns: the number of statistics shown; -ENOMEM; -EINVAL for a bad
+ * mode.
+ */
+int ksfmt_kstat(struct ksfmt_out *o, const struct kstat_hdr *h,
+    const struct ksfmt_stat *st, size_t n, const struct ks_selector *sel);
+
+/*
+ * ksfmt_selected: how many of a kstat's statistics (pseudo-statistics
+ * included) sel selects in mode, without rendering: kstat(1M)'s exit
+ * status for -q. Returns: the number; -ENOMEM.
+ */
+int ksfmt_selected(enum ksfmt_mode mode, const struct kstat_hdr *h,
+    const struct ksfmt_stat *st, size_t n, const struct ks_selector *sel);
+
+/* End the output (-j: close the array, "[]" when nothing was shown).
+ * Returns: 0; -errno of the buffer. */
+int ksfmt_end(struct ksfmt_out *o);
+
+/*
  * ksfmt_render: render the kstats of views that sel (NULL: all) and
- * class_pat (NULL: all) select, in kstat(1M)'s order (module and name by
- * strcasecmp, instance by number), into buf. A kstat with no statistic
- * selected is left out. *ret_matched (may be NULL) counts the kstats shown
- * (kstat's exit status is 1 when it is 0).
+ * class_pat (NULL: all) select, in kstat(1M)'s order (ks_hdr_cmp), into
+ * buf. *ret_matched (may be NULL) counts the kstats shown (kstat's exit
+ * status is 1 when it is 0).
  * Returns: 0; -ENOMEM; -EINVAL for a bad mode.
  */
 int ksfmt_render(struct sbuf *buf, enum ksfmt_mode mode,

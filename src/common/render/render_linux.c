@@ -50,12 +50,9 @@ static const struct voistatdata *
 lx_stat(const struct statsblobv1 *b, const struct voi *v, int stype,
     const struct voistat **ret_vs)
 {
-	const struct voistat *vs;
+	const struct voistat *vs = blob_stat(b, v, stype);
 
-	if (stype > v->voistatmaxid)
-		return NULL;
-	vs = blob_voistat(b, v, stype);
-	if (vs->stype != stype)
+	if (vs == NULL)
 		return NULL;
 	if (ret_vs != NULL)
 		*ret_vs = vs;

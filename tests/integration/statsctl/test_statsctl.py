@@ -244,6 +244,10 @@ case("watch-lines", ["watch", "-i", "0.2", "-n", "2", "app::req"])
 case("watch-p", ["watch", "-p", "-i", "0.2", "-n", "1", "app::req"])
 case("watch-j", ["watch", "-j", "-i", "0.2", "-n", "1", "sd:0:sd0"])
 case("watch-io", ["watch", "-i", "0.2", "-n", "1", "-c", "disk"])
+# A SUM of a signed VOI may fall: watch shows it as a gauge (no rate); the
+# COUNT beside it is a counter.
+case("watch-signed-sum", ["watch", "-p", "-i", "0.2", "-n", "1",
+                          "app:0:kinds:/^a\\./"])
 case("watch-too-fast", ["watch", "-i", "0.01", "-n", "1"], rc=1,
      stderr_has="watch_min_interval_ms")
 case("watch-zero-count", ["watch", "-n", "0"], rc=2)

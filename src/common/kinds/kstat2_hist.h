@@ -11,6 +11,8 @@
 
 #include <statsd/stats.h>
 
+#include "field.h"
+
 enum k2hist_type {
 	K2HIST_LINEAR = 0,
 	K2HIST_LOG2,
@@ -31,10 +33,10 @@ struct k2hist_params {
 	uint64_t	 stepping;
 };
 
-/* The names of a kstat2 histogram's fields, in the order readers list
- * them: the buckets, then the four creation parameters. */
+/* A kstat2 histogram's flat fields, in the order readers list them: the
+ * buckets (one array of counts), then the four creation parameters. */
 #define K2HIST_NFIELDS	5
-extern const char *const k2hist_field_names[K2HIST_NFIELDS];
+extern const struct stat_field k2hist_fields[K2HIST_NFIELDS];
 
 /* The values of fields 1.. (type, range_min, range_max, stepping) of p:
  * out[i - 1] is field i's. */
@@ -62,8 +64,8 @@ int k2hist_bounds(enum k2hist_type type, uint64_t range_min,
 
 /*
  * The voistatspec flags of a kstat2 histogram: its buckets exist, at zero,
- * from creation (VS_ALWAYSVALID). Set them after any helper that clears
- * the spec.
+ * from creation (VS_ALWAYSVALID, which kind.c checks this equals). Set
+ * them after any helper that clears the spec.
  */
 #define K2HIST_VSS_FLAGS	0x02u
 

@@ -16,13 +16,16 @@
 #include <string.h>
 #include <strings.h>
 
-#include "blob.h"
 #include "kstat2_hist.h"
 
-_Static_assert(K2HIST_VSS_FLAGS == VS_ALWAYSVALID, "kstat2 histogram flags");
-
-const char *const k2hist_field_names[K2HIST_NFIELDS] = {
-	"buckets", "type", "range_min", "range_max", "stepping",
+/* The bucket counts only grow; the rest is what the histogram was created
+ * with. */
+const struct stat_field k2hist_fields[K2HIST_NFIELDS] = {
+	{ "buckets", FIELD_COUNTER, false, "", false },
+	{ "type", FIELD_GAUGE, false, "", true },
+	{ "range_min", FIELD_GAUGE, false, "", false },
+	{ "range_max", FIELD_GAUGE, false, "", false },
+	{ "stepping", FIELD_GAUGE, false, "", false },
 };
 
 void
