@@ -318,7 +318,10 @@ STATS_API void *kstat_data_lookup(kstat_t *ksp, const char *name);
  * (ndata timers: name them with kstat_timer_init()). ks_flag may hold
  * KSTAT_FLAG_PERSISTENT, KSTAT_FLAG_WRITABLE and KSTAT_FLAG_PRIV (VIRTUAL
  * and VAR_SIZE are accepted and mean nothing). name NULL means
- * "<module><instance>", class NULL "misc". Uses stats_client_default().
+ * "<module><instance>", class NULL "misc". The kstat is seen in the
+ * caller's zone, and from a zone in the global zone too (illumos's kernel
+ * kstat_create() is ALL_ZONES; statsd's callers are applications, each in
+ * its container). Uses stats_client_default().
  * Unlike illumos, ks_data of a provider's kstat is not where the values
  * live: change them with the update calls below; read them with
  * kstat_read().
@@ -418,9 +421,15 @@ STATS_API void kstat_raw_update(kstat_t *ksp, size_t off, const void *buf,
 
 /* ------------------------------------------------------------------ kstat2 */
 
+/*
+ * Zones, the Linux way: a process's zone is its namespace (the pid one by
+ * default; statsd.conf's zones), the global zone statsd's own. A zone's
+ * number is what statsd's Hello reports as peer.zone.
+ */
 typedef int zoneid_t;
-#define ALL_ZONES	(-1)	/* accepted; Linux has no zones */
-#define GLOBAL_ZONEID	0
+#define ALL_ZONES	(-1)	/* every zone (from a zone: its own and the
+				 * global zone, never another) */
+#define GLOBAL_ZONEID	0	/* the global zone only */
 
 typedef enum kstat2_nv_metatype kstat2_nv_metatype_t;
 
@@ -447,7 +456,7 @@ typedef enum kstat2_metaflag {
 /* ks_flags of kstat2_create_histogram(). PRIV is statsd's alias of
  * KSTAT2_MF_PRIV for callers who pass kstat flags. */
 #define KSTAT2_FLAG_PERSISTENT	KSTAT_FLAG_PERSISTENT
-#define KSTAT2_FLAG_GZ_VIS	0x200	/* accepted; Linux has no zones */
+#define KSTAT2_FLAG_GZ_VIS	0x200	/* seen in ks_zone and the global zone */
 #define KSTAT2_FLAG_PRIV	KSTAT_FLAG_PRIV
 
 #define KSTAT2_PATHLEN		256
@@ -473,8 +482,12 @@ typedef struct kstat2 {
  * (0 if none) and name the last other one), of type LINEAR (range_min,
  * range_max, stepping), LOG2, LOG10 or LOG10_LIN (decades range_min to
  * range_max of stepping steps). buckets (num_buckets > 0) is pre-computed
- * data added at install. ks_flags may hold KSTAT2_FLAG_PERSISTENT (and
- * KSTAT2_FLAG_PRIV); ks_mflags KSTAT2_MF_PRIV. desc is copied. The content
+ * data added at install. ks_zone is ALL_ZONES, GLOBAL_ZONEID or the
+ * caller's own zone (a caller in a zone may name only its zone or the
+ * global zone; ALL_ZONES then means its zone and the global zone). ks_flags
+ * may hold KSTAT2_FLAG_PERSISTENT, KSTAT2_FLAG_GZ_VIS (seen in ks_zone and
+ * in the global zone too) and KSTAT2_FLAG_PRIV; ks_mflags KSTAT2_MF_PRIV.
+ * desc is copied. The content
  * type, scale and md_flags are kept in the kstat2_t. Install it with
  * kstat2_install().
  * Returns: the kstat; NULL with errno set (EINVAL for bad parameters,

@@ -24,7 +24,6 @@
 struct stats_client cl = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.wakefd = -1,
-	.seg = { { .fd = -1 }, { .fd = -1 } },
 };
 
 static pthread_once_t cl_once = PTHREAD_ONCE_INIT;

@@ -30,6 +30,7 @@
 
 #include "op.h"
 #include "ring.h"
+#include "segs.h"
 #include "store.h"
 #include "vlclient.h"
 
@@ -54,14 +55,6 @@ struct cl_ring {
 	struct cl_ring		*next;
 };
 
-/* A store segment mapped read-only. */
-struct cl_seg {
-	int			 fd;		/* -1: none */
-	struct store_reader	*r;
-	uint64_t		 birth;
-};
-
-enum cl_seg_kind { CL_SEG_PUBLIC = 0, CL_SEG_PRIVATE = 1, CL_NSEGS };
 
 struct cl_kobj;
 
@@ -81,6 +74,10 @@ struct cl_kobj {
 	int32_t			 instance;
 	const char		*type;		/* "BLOB", "NAMED", ... */
 	uint32_t		 flags;		/* KSTAT_FLAG_* */
+	bool			 has_zone;	/* zone given (kstat2) */
+	int32_t			 zone;		/* ALL_ZONES, GLOBAL_ZONEID, a
+						 * zone */
+	bool			 gz_vis;	/* KSTAT2_FLAG_GZ_VIS */
 	char			*desc;		/* NULL: none */
 	char			**path;		/* kstat2 segments */
 	uint32_t		 npath;
@@ -90,7 +87,7 @@ struct cl_kobj {
 	bool			 listed;	/* on cl.objs */
 	bool			 deleted;
 	struct store_ref	 ref;		/* in its segment */
-	bool			 priv;		/* private segment */
+	char			 seg[CL_SEG_NAME_MAX]; /* its segment's name */
 	cl_kobj_created_fn	*created;	/* may be NULL */
 	void			*owner;		/* the front end's object */
 	struct cl_kobj		*next;
@@ -117,7 +114,7 @@ struct stats_client {
 	uint64_t		 gone_dropped;
 	_Atomic uint64_t	 nodrop;	/* dropped with no ring */
 
-	struct cl_seg		 seg[CL_NSEGS];
+	struct cl_segs		 segs;		/* mapped read-only */
 	struct cl_kobj		*objs;
 
 	pthread_t		 thr;
@@ -226,7 +223,8 @@ void cl_kobj_free(struct cl_kobj *o);
 int cl_kobj_names(struct cl_kobj *o, const char *module, int instance,
     const char *name, const char *class_);
 
-/* Map both segments (SegmentAttach). cl.lock held. Returns: 0; -errno. */
+/* Map the segments statsd gives this peer (SegmentAttach), keeping those
+ * mapped already. cl.lock held. Returns: 0; -errno. */
 int cl_segments_attach_locked(void);
 void cl_segments_free_locked(void);
 

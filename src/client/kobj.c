@@ -73,7 +73,7 @@ cl_kobj_take(struct cl_kobj *o, json_t *ks)
 		    "segment, slot, gen and template");
 	o->ref.slot = (uint32_t)slot;
 	o->ref.gen = (uint32_t)gen;
-	o->priv = strcmp(seg, "private") == 0;
+	snprintf(o->seg, sizeof(o->seg), "%s", seg);
 	atomic_store_explicit(&o->handle, (uint32_t)handle,
 	    memory_order_release);
 	return 0;
@@ -137,6 +137,8 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 		if (o->flags & cl_flag_names[k].flag)
 			json_array_append_new(flags,
 			    json_string(cl_flag_names[k].name));
+	if (o->gz_vis)
+		json_array_append_new(flags, json_string("GZ_VIS"));
 	p = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o}", "module",
 	    o->module, "instance", (int)o->instance, "name", o->name, "class",
 	    o->class_, "template", o->tplspec, "type", o->type, "flags",
@@ -145,6 +147,8 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 		return -ENOMEM;
 	if (o->desc != NULL)
 		json_object_set_new(p, "description", json_string(o->desc));
+	if (o->has_zone)
+		json_object_set_new(p, "zone", json_integer(o->zone));
 	if (o->npath > 0) {
 		path = json_array();
 		for (i = 0; i < o->npath; i++)
@@ -230,51 +234,26 @@ cl_kobjs_recreate_locked(void)
 void
 cl_segments_free_locked(void)
 {
-	int k;
+	cl_segs_free(&cl.segs);
+}
 
-	for (k = 0; k < CL_NSEGS; k++) {
-		cl.seg[k].r = store_reader_close(cl.seg[k].r);
-		if (cl.seg[k].fd >= 0)
-			close(cl.seg[k].fd);
-		cl.seg[k].fd = -1;
-	}
+static int
+cl_segments_call(void *ctx, json_t *params, struct vlc_reply *rep)
+{
+	(void)ctx;
+	return cl_call_locked(VL_M_SEGMENT_ATTACH, params, NULL, 0, rep);
 }
 
 int
 cl_segments_attach_locked(void)
 {
-	static const char *const names[CL_NSEGS] = { "public", "private" };
-	struct vlc_reply rep;
-	int r, k;
+	int r, err = 0;
 
-	r = cl_call_locked(VL_M_SEGMENT_ATTACH, NULL, NULL, 0, &rep);
+	r = cl_segs_attach(&cl.segs, cl_segments_call, NULL, &err);
 	if (r < 0)
-		return r;
-	cl_segments_free_locked();
-	for (k = 0; k < CL_NSEGS; k++) {
-		json_t *s = json_object_get(rep.params, names[k]);
-		json_int_t idx = -1;
-		int fd;
-
-		if (s == NULL || json_is_null(s))
-			continue;
-		(void)json_unpack(s, "{s:I}", "fd", &idx);
-		fd = idx >= 0 ? vlc_reply_take_fd(&rep, (size_t)idx) : -EBADMSG;
-		if (fd < 0) {
-			r = cl_fail(EPROTO, "SegmentAttach: no descriptor for "
-			    "the %s segment", names[k]);
-			continue;
-		}
-		r = store_reader_open(fd, &cl.seg[k].r);
-		if (r < 0) {
-			close(fd);
-			r = cl_fail(r, "SegmentAttach: the %s segment cannot "
-			    "be read: %s", names[k], strerror(-r));
-			continue;
-		}
-		cl.seg[k].fd = fd;
-		cl.seg[k].birth = store_reader_birth(cl.seg[k].r);
-	}
-	vlc_reply_done(&rep);
-	return r < 0 ? r : 0;
+		return cl_fail(-r, "SegmentAttach: %s", strerror(-r));
+	if (err < 0)
+		return cl_fail(-err, "SegmentAttach: a segment cannot be read: "
+		    "%s", strerror(-err));
+	return 0;
 }

@@ -17,7 +17,6 @@
 
 #define KC_MAGIC	0x6b63746cu	/* "kctl" */
 #define KS_MAGIC	0x6b737463u	/* "kstc" */
-#define KC_SEGS		2
 
 /* A template's VOI names and kstat2 histograms, by its hash. */
 struct kc_tpl {
@@ -32,8 +31,7 @@ struct kc_state {
 	uint32_t		 magic;
 	struct vlc		*vlc;
 	bool			 socket_only;
-	struct store_reader	*r[KC_SEGS];
-	int			 fd[KC_SEGS];
+	struct cl_segs		 segs;		/* mapped read-only */
 	struct kc_tpl		*tpls;
 	size_t			 ntpls;
 	void			*blob;		/* a read's copy */
@@ -43,7 +41,8 @@ struct kc_state {
 struct kc_ks {
 	kstat_t			 ks;		/* first */
 	uint32_t		 magic;
-	int			 seg;		/* -1: known over the socket */
+	uint64_t		 seg;		/* its segment's birth; 0: known
+						 * over the socket */
 	struct store_ref	 ref;
 	uint8_t			 type;		/* statsd's */
 	uint32_t		 ndata;		/* the header's */
@@ -249,7 +248,7 @@ kc_fixed_size(uint8_t type, uint32_t ndata)
 
 /* One kstat of a new chain, as the segment or the socket described it. */
 struct kc_entry {
-	int			 seg;
+	uint64_t		 seg;		/* as kc_ks */
 	struct store_ref	 ref;
 	uint64_t		 kid;
 	uint64_t		 crtime, snaptime;
@@ -279,10 +278,13 @@ kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 	struct kc_entry *e = NULL;
 	size_t n = 0, cap = 0, got, i, max = 256;
 	uint64_t kcid = 0, k1;
-	int seg, r;
+	size_t seg;
+	int r = 0;
 
-	for (seg = 0; seg < KC_SEGS; seg++) {
-		if (s->r[seg] == NULL)
+	for (seg = 0; seg < s->segs.n; seg++) {
+		struct cl_seg *g = &s->segs.v[seg];
+
+		if (g->r == NULL)
 			continue;
 		for (;;) {
 			struct store_kstat_info *ni = realloc(info,
@@ -293,7 +295,7 @@ kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 				goto fail;
 			}
 			info = ni;
-			r = store_reader_chain(s->r[seg], info, max, &got, &k1);
+			r = store_reader_chain(g->r, info, max, &got, &k1);
 			if (r != -ENOBUFS)
 				break;
 			max = got + 64;
@@ -317,7 +319,7 @@ kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 			size_t k;
 
 			memset(x, 0, sizeof(*x));
-			x->seg = seg;
+			x->seg = g->birth;
 			x->ref = info[i].ref;
 			x->kid = info[i].kid;
 			x->crtime = info[i].crtime;
@@ -389,7 +391,7 @@ kc_entries_socket(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 		    "class", &cls, "type", &type, "kid", &kid, "crtime", &cr,
 		    "snaptime", &snap, "template", &tpl) != 0)
 			continue;
-		x->seg = -1;
+		x->seg = 0;
 		x->kid = (uint64_t)kid;
 		x->crtime = (uint64_t)cr;
 		x->snaptime = (uint64_t)snap;
@@ -421,13 +423,21 @@ kc_entries_socket(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 static uint64_t
 kc_kcid_now(struct kc_state *s)
 {
-	uint64_t k = 0;
-	int seg;
+	return cl_segs_kcid(&s->segs);
+}
 
-	for (seg = 0; seg < KC_SEGS; seg++)
-		if (s->r[seg] != NULL)
-			k += store_reader_kcid(s->r[seg]);
-	return k;
+/* Map the segments statsd gives this peer (those already mapped stay).
+ * Returns: 0; -errno. */
+static int
+kc_attach_call(void *ctx, json_t *params, struct vlc_reply *rep)
+{
+	return kc_call(ctx, VL_M_SEGMENT_ATTACH, params, rep);
+}
+
+static int
+kc_attach(struct kc_state *s)
+{
+	return cl_segs_attach(&s->segs, kc_attach_call, s, NULL);
 }
 
 static void
@@ -518,10 +528,17 @@ kc_update(struct kc_state *s, bool force)
 	if (!s->socket_only && !force &&
 	    (kid_t)kc_kcid_now(s) == s->kc.kc_chain_id)
 		return 0;
+	/* Segments come and go with zones: statsd moves the "all" one's
+	 * chain id when they do. */
+	if (!s->socket_only && cl_segs_stale(&s->segs)) {
+		r = kc_attach(s);
+		if (r < 0)
+			return kc_errno(r);
+	}
 	for (tries = 0; tries < 16; tries++) {
 		r = s->socket_only ? kc_entries_socket(s, &e, &n, &kcid) :
 		    kc_entries_segments(s, &e, &n, &kcid);
-		/* Consistent across the two segments: same KCIDs after. */
+		/* Consistent across the segments: same KCIDs after. */
 		if (r < 0 || s->socket_only || kc_kcid_now(s) == kcid)
 			break;
 		free(e);
@@ -553,17 +570,14 @@ kstat_ctl_t *
 kstat_open(void)
 {
 	struct kc_state *s;
-	struct vlc_reply rep;
 	const char *env = getenv("STATSD_KSTAT_SOCKET");
-	static const char *const names[KC_SEGS] = { "public", "private" };
 	char *path;
-	int r, seg;
+	int r;
 
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return NULL;
 	s->magic = KC_MAGIC;
-	s->fd[0] = s->fd[1] = -1;
 	s->blob = malloc(STORE_BLOB_MAX + 1);
 	if (s->blob == NULL) {
 		free(s);
@@ -581,30 +595,9 @@ kstat_open(void)
 		goto fail;
 	s->kc.kc_kd = vlc_fd(s->vlc);
 	s->socket_only = env != NULL && strcmp(env, "1") == 0;
-	if (!s->socket_only) {
-		r = kc_call(s, VL_M_SEGMENT_ATTACH, NULL, &rep);
-		for (seg = 0; r == 0 && seg < KC_SEGS; seg++) {
-			json_t *o = json_object_get(rep.params, names[seg]);
-			json_int_t idx = -1;
-			int fd;
-
-			if (o == NULL || json_is_null(o))
-				continue;
-			(void)json_unpack(o, "{s:I}", "fd", &idx);
-			fd = idx >= 0 ? vlc_reply_take_fd(&rep, (size_t)idx) :
-			    -1;
-			if (fd < 0 || store_reader_open(fd, &s->r[seg]) < 0) {
-				if (fd >= 0)
-					close(fd);
-				continue;
-			}
-			s->fd[seg] = fd;
-		}
-		vlc_reply_done(&rep);
-		/* Without the public segment, the socket does it all. */
-		if (s->r[0] == NULL)
-			s->socket_only = true;
-	}
+	/* Without segments, the socket does it all. */
+	if (!s->socket_only && (kc_attach(s) < 0 || s->segs.n == 0))
+		s->socket_only = true;
 	if (kc_update(s, true) < 0) {
 		r = -errno;
 		goto fail;
@@ -621,7 +614,6 @@ kstat_close(kstat_ctl_t *kc)
 {
 	struct kc_state *s = kc_state(kc);
 	kstat_t *p;
-	int seg;
 
 	if (s == NULL)
 		return kc_errno(EINVAL);
@@ -629,11 +621,7 @@ kstat_close(kstat_ctl_t *kc)
 		s->kc.kc_chain = p->ks_next;
 		kc_ks_free(p);
 	}
-	for (seg = 0; seg < KC_SEGS; seg++) {
-		store_reader_close(s->r[seg]);
-		if (s->fd[seg] >= 0)
-			close(s->fd[seg]);
-	}
+	cl_segs_free(&s->segs);
 	kc_tpls_free(s);
 	vlc_free(s->vlc);
 	free(s->blob);
@@ -708,13 +696,14 @@ kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
 	struct vlc_reply rep;
 	const char *raw = NULL;
 	json_int_t snap = 0;
+	struct cl_seg *g;
 	size_t size = 0;
 	ssize_t n;
 	size_t i;
 	int r;
 
-	if (k->seg >= 0 && s->r[k->seg] != NULL) {
-		r = store_reader_read(s->r[k->seg], k->ref, &info, s->blob,
+	if (k->seg != 0 && (g = cl_segs_by_birth(&s->segs, k->seg)) != NULL) {
+		r = store_reader_read(g->r, k->ref, &info, s->blob,
 		    STORE_BLOB_MAX + 1, &size);
 		if (r == -ESTALE || r == -ENOENT)
 			return -ENXIO;

@@ -711,10 +711,9 @@ kstat2_create_histogram(const char *ks_pseg[], uint32_t ks_npseg,
 	int instance, r;
 	struct kp *p;
 
-	(void)ks_zone;
 	if (stats_client_default() == NULL)
 		return NULL;
-	if (ks_pseg == NULL || ks_npseg < KS_NPSEG_MIN ||
+	if (ks_pseg == NULL || ks_npseg < KS_NPSEG_MIN || ks_zone < ALL_ZONES ||
 	    ks_npseg > KS_NPSEG_MAX || (unsigned)type > KSTAT2_NVHIST_LOG10_LIN
 	    || (unsigned)content_type >= KSTAT2_NVMT_NUM ||
 	    (buckets != NULL && num_buckets == 0) ||
@@ -750,6 +749,10 @@ kstat2_create_histogram(const char *ks_pseg[], uint32_t ks_npseg,
 		return NULL;
 	p->u.ks.ks_data = NULL;
 	p->u.ks.ks_data_size = 0;
+	/* Where it is seen: statsd decides what a zone's peer may name. */
+	p->o->has_zone = true;
+	p->o->zone = ks_zone;
+	p->o->gz_vis = (ks_flags & KSTAT2_FLAG_GZ_VIS) != 0;
 	memcpy(p->u.ks2.ks2_path, h.path, sizeof(p->u.ks2.ks2_path));
 	p->u.ks2.ks2_hist_type = type;
 	p->u.ks2.ks2_content = content_type;

@@ -115,17 +115,20 @@ cl_win_init_locked(void)
 static int
 cl_win_map_locked(struct cl_pub *pub, bool first)
 {
-	struct cl_seg *seg = &cl.seg[pub->o.priv ? CL_SEG_PRIVATE :
-	    CL_SEG_PUBLIC];
+	struct cl_seg *seg = cl_segs_find(&cl.segs, pub->o.seg);
 	uint64_t off;
 	uint32_t size, chunk;
 	size_t inpage, len;
 	void *at;
 	int r;
 
-	if (seg->r == NULL)
-		return cl_fail(ENOTCONN, "publish: statsd gave no %s segment",
-		    pub->o.priv ? "private" : "public");
+	/* A segment statsd made after this process attached (its zone's
+	 * first kstat): attach again. */
+	if (seg == NULL && cl_segments_attach_locked() == 0)
+		seg = cl_segs_find(&cl.segs, pub->o.seg);
+	if (seg == NULL)
+		return cl_fail(ENOTCONN, "publish: statsd gave no segment %s",
+		    pub->o.seg);
 	r = store_reader_blob_span(seg->r, pub->o.ref, &off, &size, &chunk);
 	if (r < 0)
 		return cl_fail(r, "publish: %s:%d:%s is not in the segment: %s",

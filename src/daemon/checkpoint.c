@@ -27,6 +27,7 @@
 #include "log.h"
 #include "mirror.h"
 #include "registry.h"
+#include "zones.h"
 
 #define CKPT_NAME	"statsd.checkpoint"
 #define CKPT_VERSION	1
@@ -119,7 +120,17 @@ checkpoint_kstat_json(struct reg_kstat *k)
 	    "birth", (json_int_t)(k->storage != NULL ?
 	    mirror_birth(mirror_of(k->storage)) : 0), "blob", b64);
 	free(b64);
+	/* Every zone's, or (absent) the global zone's. */
+	if (o != NULL && k->zone == ZONE_ALL)
+		json_object_set_new(o, "zone", json_integer(-1));
 	return o;
+}
+
+bool
+checkpoint_outlives_statsd(const struct reg_kstat *k)
+{
+	return k->owner_zone == ZONE_GLOBAL && (k->zone == ZONE_GLOBAL ||
+	    k->zone == ZONE_ALL);
 }
 
 int
@@ -147,7 +158,8 @@ checkpoint_write(struct checkpoint *c)
 	for (i = 0; i < nk; i++) {
 		json_t *o;
 
-		if ((ks[i]->hdr.flags & KSTAT_FLAG_PERSISTENT) == 0)
+		if ((ks[i]->hdr.flags & KSTAT_FLAG_PERSISTENT) == 0 ||
+		    !checkpoint_outlives_statsd(ks[i]))
 			continue;
 		o = checkpoint_kstat_json(ks[i]);
 		if (o == NULL) {
@@ -334,6 +346,9 @@ checkpoint_load_kstat(struct checkpoint *c, json_t *o,
 	n.path = pseg;
 	n.npath = (uint32_t)json_array_size(path);
 	n.owner = (uid_t)owner;
+	n.owner_zone = ZONE_GLOBAL;
+	n.zone = json_integer_value(json_object_get(o, "zone")) == -1 ?
+	    ZONE_ALL : ZONE_GLOBAL;
 	n.tpl = t;
 	n.handle = (uint32_t)handle;
 	n.crtime = (uint64_t)crtime;

@@ -20,6 +20,8 @@
 #ifndef STATSD_DAEMON_CHECKPOINT_H
 #define STATSD_DAEMON_CHECKPOINT_H
 
+#include <stdbool.h>
+
 struct statsd;
 struct checkpoint;
 
@@ -40,5 +42,15 @@ int checkpoint_load(struct checkpoint *c);
 /* checkpoint_write: write the checkpoint now. Returns: 0; -errno
  * (logged once per failure streak). */
 int checkpoint_write(struct checkpoint *c);
+
+/*
+ * checkpoint_outlives_statsd: does PERSISTENT kstat k survive a restart
+ * of statsd (a runtime file, the checkpoint)? Only if the global zone made
+ * it for the global zone or for every zone: a restarted statsd cannot tell
+ * a zone's namespace from a new one that got its number, so a zone's
+ * PERSISTENT kstats go dormant and come back only while statsd runs.
+ */
+struct reg_kstat;
+bool checkpoint_outlives_statsd(const struct reg_kstat *k);
 
 #endif

@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "log.h"
+#include "zones.h"
 
 enum cfg_type {
 	CFG_UINT,	/* unsigned, min..max */
@@ -107,6 +108,9 @@ static const struct cfg_key config_keys[] = {
 	    "Shortest interval a streaming Read or Scrape may ask for."),
 	K("quota_reserve_percent", CFG_UINT, quota_reserve_percent, "10", 0, 90, true,
 	    "Part of every total (max_connections, max_buffered, max_templates, max_template_bytes, max_kstats, arena_size, max_persistent_bytes), in percent, that only privileged peers may use, so that a crowd of users cannot lock root out. Privileged peers are held to the totals only, not to the per-user limits."),
+	{ "zones", CFG_ENUM, offsetof(struct config, zones), "pid", 0, 0,
+	    false, zone_kind_names,
+	    "What makes a zone (a container): the pid, user or cgroup namespace of the process that connected; none puts every peer in the global zone. A kstat made in a zone is seen there and in the global zone (statsd's own namespace), never in another zone. Reading another user's namespace needs root or CAP_SYS_PTRACE; a peer whose zone cannot be told is refused." },
 };
 
 #define NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))

@@ -49,6 +49,7 @@ struct config {
 	uint64_t	 max_persistent_bytes_per_uid;
 	unsigned	 quota_reserve_percent;
 	unsigned	 watch_min_interval_ms;
+	unsigned	 zones;			/* enum zone_kind */
 };
 
 /* What went wrong in a config file: file, line (0: not a line) and key. */

@@ -139,6 +139,7 @@ conn_free(struct cpriv *cp)
 	size_t i;
 
 	ctl->ev->closed(&cp->pub);
+	rights_peer_done(cp->pub.d, &cp->pub.peer);
 	if (cp->prev != NULL)
 		cp->prev->next = cp->next;
 	else
@@ -660,7 +661,10 @@ control_accept_one(struct control *ctl, int fd)
 
 	r = rights_peer_init(d, fd, &peer);
 	if (r < 0) {
-		log_warning("SO_PEERCRED: %s", strerror(-r));
+		log_warning("a peer refused: %s", r == -ESRCH ? "its zone cannot "
+		    "be told (it exited, or statsd cannot see its pid)" :
+		    r == -EACCES ? "statsd may not read its namespace to tell "
+		    "its zone (see statsd.conf's zones)" : strerror(-r));
 		close(fd);
 		return;
 	}
@@ -669,12 +673,14 @@ control_accept_one(struct control *ctl, int fd)
 	r = quota_charge(d->quota, peer.uid, peer.privileged,
 	    QUOTA_CONNECTIONS, 1, &why);
 	if (r < 0) {
+		rights_peer_done(d, &peer);
 		control_refuse(fd, r == -EDQUOT ? why.value : 0);
 		return;
 	}
 	cp = calloc(1, sizeof(*cp));
 	if (cp == NULL) {
 		quota_release(d->quota, peer.uid, QUOTA_CONNECTIONS, 1);
+		rights_peer_done(d, &peer);
 		close(fd);
 		return;
 	}
@@ -699,6 +705,7 @@ control_accept_one(struct control *ctl, int fd)
 			event_free(cp->ev_idle);
 		if (cp->ev_kick != NULL)
 			event_free(cp->ev_kick);
+		rights_peer_done(d, &cp->pub.peer);
 		free(cp);
 		quota_release(d->quota, peer.uid, QUOTA_CONNECTIONS, 1);
 		close(fd);

@@ -28,6 +28,7 @@ struct drain;
 struct journal;
 struct checkpoint;
 struct quota;
+struct zones;
 
 struct statsd {
 	struct config	 cfg;
@@ -46,6 +47,7 @@ struct statsd {
 	struct journal	*journal;	/* NULL: running without one */
 	struct checkpoint *checkpoint;
 	struct quota	*quota;
+	struct zones	*zones;
 
 	uint64_t	 start_ns;	/* CLOCK_MONOTONIC (engine_now_ns) */
 	uid_t		 self_uid;

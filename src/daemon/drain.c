@@ -27,6 +27,7 @@
 #include "journal.h"
 #include "log.h"
 #include "registry.h"
+#include "rights.h"
 #include "ring.h"
 #include "shm.h"
 #include "sysks.h"
@@ -36,6 +37,7 @@ struct ring {
 	struct ring		*prev, *next;
 	struct conn		*conn;
 	uid_t			 uid;
+	uint32_t		 zone;		/* the attaching peer's */
 	bool			 privileged;
 	uint32_t		 id;
 	struct ring_consumer	*c;
@@ -145,8 +147,10 @@ drain_run(struct ring *rg, const struct ring_rec *recs, unsigned n)
 	unsigned refused;
 
 	k = registry_kstat_by_handle(d->reg, recs[0].slot);
-	if (k == NULL || k->dormant || (k->owner != rg->uid &&
-	    !rg->privileged)) {
+	/* The rule of the socket's owner right, zones included. */
+	if (k == NULL || k->dormant || !rights_may_modify(&(const struct peer){
+	    .uid = rg->uid, .zone = rg->zone, .privileged = rg->privileged },
+	    k->owner, k->owner_zone)) {
 		journal_ring_done(rg->journal, n);
 		return n;
 	}
@@ -634,6 +638,7 @@ drain_ring_add(struct drain *dr, struct conn *c, struct ring_consumer *rc,
 	rg->dr = dr;
 	rg->conn = c;
 	rg->uid = c->peer.uid;
+	rg->zone = c->peer.zone;
 	rg->privileged = c->peer.privileged;
 	rg->c = rc;
 	rg->id = dr->next_id++;

@@ -98,7 +98,7 @@ m_defn_set(struct vl_call *call, json_t *params)
 	k = m_kstat_get(call, params, false);
 	if (k == NULL)
 		return;
-	if (!rights_may_modify(&call->conn->peer, k->owner)) {
+	if (!m_kstat_may_modify(&call->conn->peer, k)) {
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}

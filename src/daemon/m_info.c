@@ -15,6 +15,7 @@
 #include "methods.h"
 #include "quota.h"
 #include "registry.h"
+#include "zones.h"
 #include "ring.h"
 #include "store.h"
 
@@ -39,15 +40,18 @@ void
 m_info_hello(struct vl_call *call, json_t *params)
 {
 	const struct peer *p = &call->conn->peer;
+	char zname[ZONE_NAME_MAX];
 
 	(void)params;
 	varlink_reply(call, json_pack("{s:s, s:s, s:i, s:i, s:i, "
-	    "s:{s:I, s:I, s:I}, s:b, s:o}",
+	    "s:{s:I, s:I, s:I, s:I, s:s}, s:b, s:o}",
 	    "product", "statsd", "version", STATSD_VERSION,
 	    "protocol", STATSD_PROTOCOL, "store_abi", STORE_ABI_MAJOR,
 	    "ring_abi", RING_ABI_MAJOR,
 	    "peer", "uid", (json_int_t)p->uid, "gid", (json_int_t)p->gid,
-	    "pid", (json_int_t)p->pid, "privileged", p->privileged,
+	    "pid", (json_int_t)p->pid, "zone", (json_int_t)p->zone,
+	    "zone_name", zones_name(call->d->zones, p->zone, zname,
+	    sizeof(zname)), "privileged", p->privileged,
 	    "rights", rights_to_json(p)));
 }
 
@@ -72,7 +76,8 @@ m_info_info(struct vl_call *call, json_t *params)
 	    "kstats", (json_int_t)rs.kstats,
 	    "dormant", (json_int_t)rs.dormant,
 	    "templates", (json_int_t)rs.templates,
-	    "kcid", (json_int_t)rs.kcid,
+	    "kcid", (json_int_t)registry_kcid(d->reg, call->conn->peer.zone,
+	    call->conn->peer.privileged),
 	    "applied", (json_int_t)ds.applied,
 	    "rejected", (json_int_t)ds.rejected,
 	    "dropped", (json_int_t)ds.dropped,

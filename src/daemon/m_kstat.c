@@ -28,6 +28,7 @@ const struct vl_field m_kstat_create_params[] = {
 	VLF_ARRAY("flags", true, VL_STRING, 8, 0, 16),
 	VLF_STR("description", true, KS_DESC_MAX),
 	VLF_ARRAY("path", true, VL_STRING, KS_NPSEG_MAX, 0, KS_PATH_MAX),
+	VLF_INT("zone", true, -1, INT32_MAX),
 	VLF_END
 };
 
@@ -51,6 +52,63 @@ static const struct {
 	{ "VAR_SIZE", KSTAT_FLAG_VAR_SIZE },
 };
 
+bool
+m_kstat_visible(const struct peer *p, const struct reg_kstat *k)
+{
+	return rights_may_see(p, (k->hdr.flags & KSTAT_FLAG_PRIV) != 0,
+	    k->zone, k->gz);
+}
+
+bool
+m_kstat_may_modify(const struct peer *p, const struct reg_kstat *k)
+{
+	return rights_may_modify(p, k->owner, k->owner_zone);
+}
+
+/*
+ * Where a new kstat is seen (Solaris's ks_zone and KSTAT2_FLAG_GZ_VIS,
+ * the Linux way): a peer of the global zone may name ALL_ZONES (-1), the
+ * global zone (0, the default) or any zone statsd knows; a peer of a zone
+ * may name only its own zone or the global zone, and ALL_ZONES (or no
+ * zone) stands for its own zone and the global zone, never another zone.
+ * Returns: 0; -EINVAL with *why.
+ */
+static int
+m_kstat_zone(struct statsd *d, const struct peer *p, json_t *params,
+    bool gz_vis, struct reg_kstat_new *n, const char **why)
+{
+	int64_t z = json_is_integer(json_object_get(params, "zone")) ?
+	    varlink_int(params, "zone", 0) : -2;
+
+	n->owner_zone = p->zone;
+	n->gz = false;
+	if (p->zone == ZONE_GLOBAL) {
+		n->zone = z == -1 ? ZONE_ALL : z <= 0 ? ZONE_GLOBAL :
+		    (uint32_t)z;
+		n->gz = gz_vis;
+		if (n->zone != ZONE_ALL && n->zone != ZONE_GLOBAL &&
+		    !zones_known(d->zones, n->zone)) {
+			*why = "no such zone";
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (z == -2 || z == -1) {
+		n->zone = p->zone;
+		n->gz = true;
+	} else if (z == 0) {
+		n->zone = ZONE_GLOBAL;
+	} else if ((uint32_t)z == p->zone) {
+		n->zone = p->zone;
+		n->gz = gz_vis;
+	} else {
+		*why = "a peer of a zone makes kstats of its own zone or of "
+		    "the global zone only";
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct reg_kstat *
 m_kstat_get(struct vl_call *call, json_t *params, bool dormant_too)
 {
@@ -63,9 +121,9 @@ m_kstat_get(struct vl_call *call, json_t *params, bool dormant_too)
 	k = registry_kstat_find(call->d->reg, module, instance, name);
 	if (k != NULL && (!dormant_too && k->dormant))
 		k = NULL;
-	/* A PRIV kstat does not exist for an unprivileged peer. */
-	if (k != NULL && (k->hdr.flags & KSTAT_FLAG_PRIV) &&
-	    !call->conn->peer.privileged)
+	/* A PRIV kstat does not exist for an unprivileged peer, nor one of
+	 * another zone for any. */
+	if (k != NULL && !m_kstat_visible(&call->conn->peer, k))
 		k = NULL;
 	if (k == NULL) {
 		snprintf(full, sizeof(full), "%s:%d:%s", module, (int)instance,
@@ -121,7 +179,8 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	struct ks_error kerr = { 0 };
 	json_t *a, *e;
 	char full[128], idx[32];
-	bool revived;
+	const char *zwhy = "";
+	bool revived, gz_vis = false;
 	size_t i, j;
 	int r;
 
@@ -147,6 +206,10 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	n.type = (uint8_t)i;
 	a = json_object_get(params, "flags");
 	json_array_foreach(a, i, e) {
+		if (strcmp(json_string_value(e), "GZ_VIS") == 0) {
+			gz_vis = true;
+			continue;
+		}
 		for (j = 0; j < sizeof(m_flag_names) / sizeof(m_flag_names[0]);
 		    j++)
 			if (strcmp(m_flag_names[j].name,
@@ -156,7 +219,7 @@ m_kstat_create(struct vl_call *call, json_t *params)
 			snprintf(idx, sizeof(idx), "flags[%zu]", i);
 			varlink_error_value(call, idx,
 			    "one of PERSISTENT, PRIV, "
-			    "WRITABLE, VIRTUAL, VAR_SIZE");
+			    "WRITABLE, VIRTUAL, VAR_SIZE, GZ_VIS");
 			return;
 		}
 		n.flags |= m_flag_names[j].flag;
@@ -170,6 +233,10 @@ m_kstat_create(struct vl_call *call, json_t *params)
 		varlink_error_denied(call, RIGHT_ADMIN);
 		return;
 	}
+	if (m_kstat_zone(d, peer, params, gz_vis, &n, &zwhy) < 0) {
+		varlink_error_value(call, "zone", "%s", zwhy);
+		return;
+	}
 	n.tpl = registry_template_find(d->reg, varlink_str(params, "template",
 	    ""));
 	if (n.tpl == NULL) {
@@ -179,13 +246,14 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	}
 	k = registry_kstat_find(d->reg, n.module, n.instance, n.name);
 	if (k != NULL && k->dormant) {
-		/* Reviving: only its owner or an admin may, and PRIV ones stay
-		 * hidden from the others. */
-		if ((k->hdr.flags & KSTAT_FLAG_PRIV) && !peer->privileged) {
+		/* Reviving: only its owner or an admin may, and PRIV ones and
+		 * other zones' stay hidden from the others. It keeps its
+		 * zone. */
+		if (!m_kstat_visible(peer, k)) {
 			m_kstat_fail(call, -EEXIST, &kerr, full, "", NULL);
 			return;
 		}
-		if (!rights_may_modify(peer, k->owner)) {
+		if (!m_kstat_may_modify(peer, k)) {
 			varlink_error_denied(call, RIGHT_OWNER);
 			return;
 		}
@@ -195,7 +263,8 @@ m_kstat_create(struct vl_call *call, json_t *params)
 		m_kstat_fail(call, r, &kerr, full, n.tpl->spec, &why);
 		return;
 	}
-	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && k->storage == NULL) {
+	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && k->storage == NULL &&
+	    checkpoint_outlives_statsd(k)) {
 		struct mirror *m;
 
 		r = mirror_create(d->persist_dir, k->handle,
@@ -229,7 +298,7 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 	k = m_kstat_get(call, params, true);
 	if (k == NULL)
 		return;
-	if (!rights_may_modify(&call->conn->peer, k->owner)) {
+	if (!m_kstat_may_modify(&call->conn->peer, k)) {
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}

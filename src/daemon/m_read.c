@@ -72,8 +72,15 @@ const struct vl_field m_read_scrape_params[] = {
 static bool
 m_visible(const struct vl_call *call, const struct reg_kstat *k)
 {
-	return (k->hdr.flags & KSTAT_FLAG_PRIV) == 0 ||
-	    call->conn->peer.privileged;
+	return m_kstat_visible(&call->conn->peer, k);
+}
+
+/* The chain id of what the caller sees. */
+static json_int_t
+m_kcid(const struct vl_call *call)
+{
+	return (json_int_t)registry_kcid(call->d->reg, call->conn->peer.zone,
+	    call->conn->peer.privileged);
 }
 
 static void
@@ -229,7 +236,7 @@ m_read_chain(struct vl_call *call, json_t *params)
 			json_array_append_new(a, registry_kstat_json(reg,
 			    ks[i]));
 	varlink_reply(call, json_pack("{s:I, s:o}", "kcid",
-	    (json_int_t)store_segment_kcid(registry_segment(reg, false)),
+	    m_kcid(call),
 	    "kstats", a));
 }
 
@@ -272,7 +279,7 @@ m_read_lookup(struct vl_call *call, json_t *params)
 	for (j = 0; j < 3; j++)
 		ks_pattern_done(&pat[j]);
 	varlink_reply(call, json_pack("{s:I, s:o}", "kcid",
-	    (json_int_t)store_segment_kcid(registry_segment(reg, false)),
+	    m_kcid(call),
 	    "kstats", a));
 }
 
@@ -326,7 +333,7 @@ m_read_write(struct vl_call *call, json_t *params)
 	if (k == NULL)
 		return;
 	registry_kstat_name(k, full, sizeof(full));
-	if (!rights_may_modify(&call->conn->peer, k->owner)) {
+	if (!m_kstat_may_modify(&call->conn->peer, k)) {
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}
@@ -403,7 +410,7 @@ m_read_snapshot(struct vl_call *call, json_t *params)
 	k = m_kstat_get(call, params, false);
 	if (k == NULL)
 		return;
-	if (reset && !rights_may_modify(&call->conn->peer, k->owner)) {
+	if (reset && !m_kstat_may_modify(&call->conn->peer, k)) {
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}
@@ -607,8 +614,7 @@ done:
 		varlink_error_errno(call, r, "scrape");
 	} else {
 		reply = json_pack("{s:s, s:I}", "format", format, "kcid",
-		    (json_int_t)store_segment_kcid(registry_segment(reg,
-		    false)));
+		    m_kcid(call));
 		/* json: the objects as values, and kstat -j's text; flat:
 		 * the flat statistics only. */
 		if (strcmp(format, "json") == 0)

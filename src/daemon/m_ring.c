@@ -21,7 +21,10 @@ const struct vl_field m_ring_attach_params[] = {
 	VLF_END
 };
 
-const struct vl_field m_ring_segment_params[] = { VLF_END };
+const struct vl_field m_ring_segment_params[] = {
+	VLF_INT("from", true, 0, INT32_MAX),
+	VLF_END
+};
 
 static void
 m_ring_limit(struct vl_call *call, const char *limit)
@@ -125,35 +128,55 @@ void
 m_ring_segment(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
-	struct store_segment *seg;
-	json_t *reply;
-	int fds[2], n = 0;
+	const struct peer *p = &call->conn->peer;
+	int64_t from = varlink_int(params, "from", 0), seen = 0;
+	struct reg_seg **segs;
+	json_t *list = json_array(), *reply;
+	int fds[CONN_MAX_FDS];
+	size_t n, i, nfd = 0;
 
-	(void)params;
-	seg = registry_segment(d->reg, false);
-	fds[n] = store_segment_reader_fd(seg);
-	if (fds[n] < 0) {
-		varlink_error_errno(call, fds[n], "segment");
+	if (list == NULL) {
+		varlink_error_errno(call, ENOMEM, "segment");
 		return;
 	}
-	reply = json_pack("{s:{s:i, s:s, s:I}}", "public", "fd", n,
-	    "kind", "public", "kcid", (json_int_t)store_segment_kcid(seg));
-	n++;
-	/* The private segment's descriptor goes only to privileged peers:
-	 * the kernel then enforces what the socket's rights decided. */
-	if (call->conn->peer.privileged) {
-		seg = registry_segment(d->reg, true);
-		fds[n] = store_segment_reader_fd(seg);
-		if (fds[n] < 0) {
-			close(fds[0]);
-			json_decref(reply);
-			varlink_error_errno(call, fds[n], "segment");
+	n = registry_segments(d->reg, &segs);
+	/*
+	 * Only the segments whose kstats the peer may see: those of every
+	 * zone, of its own zone, and (in the global zone) those zones share
+	 * with it; private ones to privileged peers only. The kernel then
+	 * enforces what the socket's rights decided. A reply carries as many
+	 * descriptors as a message may; "next" asks for the rest.
+	 */
+	for (i = 0; i < n; i++) {
+		int fd;
+
+		if (!registry_segment_visible(segs[i], p->zone, p->privileged) ||
+		    seen++ < from)
+			continue;
+		if (nfd == CONN_MAX_FDS)
+			break;
+		fd = store_segment_reader_fd(segs[i]->seg);
+		if (fd < 0) {
+			while (nfd > 0)
+				close(fds[--nfd]);
+			json_decref(list);
+			varlink_error_errno(call, fd, "segment");
 			return;
 		}
-		json_object_set_new(reply, "private", json_pack("{s:i, s:s, "
-		    "s:I}", "fd", n, "kind", "private", "kcid",
-		    (json_int_t)store_segment_kcid(seg)));
-		n++;
+		json_array_append_new(list, json_pack("{s:s, s:I, s:s, s:I, "
+		    "s:b, s:I}", "name", segs[i]->name, "fd", (json_int_t)nfd,
+		    "kind", segs[i]->priv ? "private" : "public", "zone",
+		    (json_int_t)(segs[i]->zone == ZONE_ALL ? -1 :
+		    (int64_t)segs[i]->zone), "gz", segs[i]->gz, "kcid",
+		    (json_int_t)store_segment_kcid(segs[i]->seg)));
+		fds[nfd++] = fd;
 	}
-	varlink_reply_fds(call, reply, fds, (size_t)n);
+	reply = json_pack("{s:o}", "segments", list);
+	for (; i < n; i++)
+		if (registry_segment_visible(segs[i], p->zone, p->privileged)) {
+			json_object_set_new(reply, "next", json_integer(from +
+			    (int64_t)nfd));
+			break;
+		}
+	varlink_reply_fds(call, reply, fds, nfd);
 }

@@ -36,6 +36,7 @@
 #include "rights.h"
 #include "sysks.h"
 #include "varlink.h"
+#include "zones.h"
 
 #ifndef STATSD_VERSION
 #define STATSD_VERSION "0"
@@ -359,6 +360,17 @@ run(struct statsd *d, bool foreground)
 	d->start_ns = engine_now_ns();
 	d->self_uid = geteuid();
 	rights_admin_group_update(d);
+	r = zones_new((enum zone_kind)d->cfg.zones, &d->zones);
+	if (r < 0) {
+		log_error("zones: cannot open statsd's own %s namespace: %s",
+		    zone_kind_names[d->cfg.zones], strerror(-r));
+		goto out;
+	}
+	if (!zones_may_look(d->zones))
+		log_warning("zones = %s: statsd may not read other users' "
+		    "namespaces (it needs root or CAP_SYS_PTRACE), so their "
+		    "peers will be refused; set zones = none for a host "
+		    "without containers", zone_kind_names[d->cfg.zones]);
 	r = quota_new(d, &d->quota);
 	if (r == 0)
 		r = registry_new(d, &d->reg);
@@ -440,6 +452,7 @@ out:
 	d->journal = journal_free(d->journal);
 	d->reg = registry_free(d->reg);
 	d->quota = quota_free(d->quota);
+	d->zones = zones_free(d->zones);
 	if (ml.ev_term != NULL)
 		event_free(ml.ev_term);
 	if (ml.ev_int != NULL)

@@ -23,6 +23,11 @@ struct reg_kstat;
  * it; otherwise answer NoSuchKstat and return NULL. */
 struct reg_kstat *m_kstat_get(struct vl_call *call, json_t *params,
     bool dormant_too);
+/* May peer p see kstat k (its zone, PRIV)? May it change, reset or delete
+ * it (its owner in its zone, or an admin)? */
+struct peer;
+bool m_kstat_visible(const struct peer *p, const struct reg_kstat *k);
+bool m_kstat_may_modify(const struct peer *p, const struct reg_kstat *k);
 extern const struct vl_field m_kstat_create_params[],
     m_kstat_delete_params[];
 vl_handler_fn m_kstat_create, m_kstat_delete;

@@ -22,7 +22,10 @@
 
 struct registry {
 	struct statsd		 *d;
-	struct store_segment	 *pub, *priv;
+	struct reg_seg		**segs;
+	size_t			  nsegs, csegs;
+	struct reg_seg		 *all;	/* every peer maps it: its KCID also
+					 * moves when segments come and go */
 	struct reg_template	**tpls;
 	size_t			  ntpls, ctpls;
 	struct reg_kstat	**ks;
@@ -67,17 +70,18 @@ reg_store_flags(uint32_t kflags)
 
 static int
 reg_segment(struct statsd *d, unsigned kind, uint64_t arena,
-    struct store_segment **ret)
+    const char *name, struct store_segment **ret)
 {
+	char memfd_name[64];
 	struct store_params p = {
-		.name = kind == STORE_SEG_PUBLIC ? "statsd-public" :
-		    "statsd-private",
+		.name = memfd_name,
 		.kind = kind,
 		.table_slots = d->cfg.max_kstats,
 		.arena_size = arena,
 	};
 	int r;
 
+	snprintf(memfd_name, sizeof(memfd_name), "statsd-%s", name);
 	r = store_segment_new(&p, ret);
 	if (r < 0)
 		return r;
@@ -90,6 +94,124 @@ reg_segment(struct statsd *d, unsigned kind, uint64_t arena,
 		return r;
 	}
 	return 0;
+}
+
+bool
+registry_segment_visible(const struct reg_seg *seg, uint32_t peer_zone,
+    bool privileged)
+{
+	return (privileged || !seg->priv) &&
+	    zone_sees(peer_zone, seg->zone, seg->gz);
+}
+
+/*
+ * The segment of the kstats that live in zone (and in the global zone
+ * too with gz), PRIV or not: found, or made when create.
+ * Returns: it; NULL (none, or it cannot be made: *ret_err).
+ */
+static struct reg_seg *
+reg_seg_get(struct registry *r, uint32_t zone, bool gz, bool priv,
+    bool create, int *ret_err)
+{
+	struct reg_seg *rs;
+	size_t i;
+	int e;
+
+	/* gz means something only for a zone of its own. */
+	if (zone == ZONE_ALL || zone == ZONE_GLOBAL)
+		gz = false;
+	for (i = 0; i < r->nsegs; i++) {
+		rs = r->segs[i];
+		if (rs->zone == zone && rs->gz == gz && rs->priv == priv)
+			return rs;
+	}
+	*ret_err = -ENOENT;
+	if (!create)
+		return NULL;
+	if (r->nsegs == r->csegs) {
+		size_t nc = r->csegs > 0 ? 2 * r->csegs : 8;
+		void *p = realloc(r->segs, nc * sizeof(*r->segs));
+
+		if (p == NULL) {
+			*ret_err = -ENOMEM;
+			return NULL;
+		}
+		r->segs = p;
+		r->csegs = nc;
+	}
+	rs = calloc(1, sizeof(*rs));
+	if (rs == NULL) {
+		*ret_err = -ENOMEM;
+		return NULL;
+	}
+	rs->zone = zone;
+	rs->gz = gz;
+	rs->priv = priv;
+	if (zone == ZONE_GLOBAL)
+		snprintf(rs->name, sizeof(rs->name), "%s", priv ? "private" :
+		    "public");
+	else if (zone == ZONE_ALL)
+		snprintf(rs->name, sizeof(rs->name), "all%s", priv ?
+		    "-private" : "");
+	else
+		snprintf(rs->name, sizeof(rs->name), "zone%u%s%s",
+		    (unsigned)zone, gz ? "+global" : "", priv ? "-private" :
+		    "");
+	e = reg_segment(r->d, priv ? STORE_SEG_PRIVATE : STORE_SEG_PUBLIC,
+	    priv ? r->d->cfg.private_arena_size : r->d->cfg.arena_size,
+	    rs->name, &rs->seg);
+	if (e < 0) {
+		log_error("cannot create the store segment %s: %s", rs->name,
+		    strerror(-e));
+		free(rs);
+		*ret_err = e;
+		return NULL;
+	}
+	r->segs[r->nsegs++] = rs;
+	/* Readers learn of a new segment from the one they all map. */
+	if (r->all != NULL)
+		store_segment_bump_kcid(r->all->seg);
+	return rs;
+}
+
+/* Drop a zone's segment that holds nothing any more. Readers that map it
+ * keep a valid, empty mapping. */
+static void
+reg_seg_release(struct registry *r, struct reg_seg *rs)
+{
+	size_t i;
+
+	if (rs->nkstats > 0 || rs->zone == ZONE_ALL ||
+	    rs->zone == ZONE_GLOBAL)
+		return;
+	for (i = 0; i < r->nsegs; i++)
+		if (r->segs[i] == rs) {
+			r->segs[i] = r->segs[--r->nsegs];
+			break;
+		}
+	store_segment_free(rs->seg);
+	free(rs);
+	store_segment_bump_kcid(r->all->seg);
+}
+
+size_t
+registry_segments(struct registry *r, struct reg_seg ***ret)
+{
+	*ret = r->segs;
+	return r->nsegs;
+}
+
+uint64_t
+registry_kcid(struct registry *r, uint32_t peer_zone, bool privileged)
+{
+	uint64_t k = 0;
+	size_t i;
+
+	for (i = 0; i < r->nsegs; i++)
+		if (registry_segment_visible(r->segs[i], peer_zone,
+		    privileged))
+			k += store_segment_kcid(r->segs[i]->seg);
+	return k;
 }
 
 int
@@ -112,13 +234,11 @@ registry_new(struct statsd *d, struct registry **ret)
 		return -ENOMEM;
 	}
 	r->mapmask = cap - 1;
-	e = reg_segment(d, STORE_SEG_PUBLIC, d->cfg.arena_size, &r->pub);
-	if (e == 0)
-		e = reg_segment(d, STORE_SEG_PRIVATE,
-		    d->cfg.private_arena_size, &r->priv);
-	if (e < 0) {
-		log_error("cannot create the store segments: %s",
-		    strerror(-e));
+	/* The one every peer maps, then the global zone's two. */
+	r->all = reg_seg_get(r, ZONE_ALL, false, false, true, &e);
+	if (r->all == NULL ||
+	    reg_seg_get(r, ZONE_GLOBAL, false, false, true, &e) == NULL ||
+	    reg_seg_get(r, ZONE_GLOBAL, false, true, true, &e) == NULL) {
 		registry_free(r);
 		return e;
 	}
@@ -158,8 +278,11 @@ registry_free(struct registry *r)
 		reg_template_free(r->tpls[i]);
 	free(r->tpls);
 	free(r->map);
-	store_segment_free(r->pub);
-	store_segment_free(r->priv);
+	for (i = 0; i < r->nsegs; i++) {
+		store_segment_free(r->segs[i]->seg);
+		free(r->segs[i]);
+	}
+	free(r->segs);
 	free(r);
 	return NULL;
 }
@@ -167,19 +290,17 @@ registry_free(struct registry *r)
 void
 registry_stats(const struct registry *r, struct registry_stats *ret)
 {
+	size_t i;
+
 	memset(ret, 0, sizeof(*ret));
 	if (r == NULL)
 		return;
 	ret->kstats = r->nks - r->ndormant;
 	ret->dormant = r->ndormant;
 	ret->templates = r->ntpls;
-	ret->kcid = store_segment_kcid(r->pub);
-}
-
-struct store_segment *
-registry_segment(struct registry *r, bool priv)
-{
-	return priv ? r->priv : r->pub;
+	ret->segments = r->nsegs;
+	for (i = 0; i < r->nsegs; i++)
+		ret->kcid += store_segment_kcid(r->segs[i]->seg);
 }
 
 /* ---------------------------------------------------------------- templates */
@@ -634,8 +755,16 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		return -EEXIST;
 	}
 	k->owner = n->owner;
+	k->owner_zone = n->owner_zone;
+	k->zone = n->zone;
+	k->gz = n->gz && n->zone != ZONE_ALL && n->zone != ZONE_GLOBAL;
 	k->tpl = n->tpl;
-	k->seg = priv ? r->priv : r->pub;
+	k->rseg = reg_seg_get(r, k->zone, k->gz, priv, true, &e);
+	if (k->rseg == NULL) {
+		free(k);
+		return e;
+	}
+	k->seg = k->rseg->seg;
 	k->size = size;
 	k->hdr.crtime = (hrtime_t)(n->crtime != 0 ? n->crtime :
 	    engine_now_ns());
@@ -680,6 +809,7 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	}
 	if (e < 0) {
 		reg_kstat_uncharge(r, k);
+		reg_seg_release(r, k->rseg);
 		free(k);
 		return e;
 	}
@@ -696,11 +826,15 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	if (e != 0) {
 		(void)store_kstat_remove(k->seg, k->ref.slot);
 		reg_kstat_uncharge(r, k);
+		reg_seg_release(r, k->rseg);
 		free(k);
 		return -EINVAL;
 	}
 	k->storage = n->storage;
 	k->tpl->nkstats++;
+	k->rseg->nkstats++;
+	zones_ref(r->d->zones, k->zone);
+	zones_ref(r->d->zones, k->owner_zone);
 	if (n->dormant) {
 		k->dormant = true;
 		k->hdr.flags |= KSTAT_FLAG_DORMANT;
@@ -747,6 +881,10 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 	blob_storage_remove(k->storage);
 	reg_kstat_uncharge(r, k);
 	k->tpl->nkstats--;
+	k->rseg->nkstats--;
+	reg_seg_release(r, k->rseg);
+	zones_unref(r->d->zones, k->zone);
+	zones_unref(r->d->zones, k->owner_zone);
 	free(k);
 	return 0;
 }
@@ -766,21 +904,25 @@ registry_kstat_json(struct registry *r, const struct reg_kstat *k)
 	for (i = 0; i < np; i++)
 		if (ks_hdr_pseg(&k->hdr, i, seg, sizeof(seg)) == 0)
 			json_array_append_new(path, json_string(seg));
+	(void)r;
+	if (k->gz)
+		json_array_append_new(flags, json_string("GZ_VIS"));
 	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:s, "
-	    "s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:s, s:o}",
+	    "s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:s, s:o, s:I}",
 	    "module", k->hdr.module, "instance", (int)k->hdr.instance,
 	    "name", k->hdr.name, "class", k->hdr.class_,
 	    "type", k->hdr.type < KSTAT_NUM_TYPES ?
 	    reg_type_names[k->hdr.type] : "RAW",
 	    "flags", flags, "kid", (json_int_t)k->hdr.kid,
 	    "handle", (json_int_t)k->handle,
-	    "segment", k->seg == r->priv ? "private" : "public",
+	    "segment", k->rseg->name,
 	    "slot", (json_int_t)k->ref.slot, "gen", (json_int_t)k->ref.gen,
 	    "owner", (json_int_t)k->owner, "template", k->tpl->spec,
 	    "size", (json_int_t)k->size,
 	    "crtime", (json_int_t)k->hdr.crtime,
 	    "snaptime", (json_int_t)k->hdr.snaptime,
-	    "description", k->hdr.desc, "path", path);
+	    "description", k->hdr.desc, "path", path,
+	    "zone", (json_int_t)(k->zone == ZONE_ALL ? -1 : (int64_t)k->zone));
 }
 
 /* -------------------------------------------------------------------- blobs */
@@ -885,7 +1027,7 @@ registry_blob_replace(struct registry *r, struct reg_kstat *k,
 	if (size < SB_V1_HDRSZ || size > STORE_BLOB_MAX)
 		return -E2BIG;
 	if (size != k->size) {
-		bool priv = k->seg == r->priv;
+		bool priv = k->rseg->priv;
 
 		e = 0;
 		if (!priv)

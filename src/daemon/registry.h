@@ -33,6 +33,7 @@
 #include "kstat_hdr.h"
 #include "quota.h"
 #include "store.h"
+#include "zones.h"
 
 struct statsd;
 struct registry;
@@ -53,12 +54,33 @@ struct reg_template {
 	unsigned	 nkstats;	/* kstats made from it, dormant too */
 };
 
+/*
+ * A store segment and the kstats it holds: those that live in zone
+ * (ZONE_ALL: every zone), in the global zone too with gz, PRIV ones when
+ * priv. A peer is given the segments whose kstats it may see, so no map it
+ * holds shows it a kstat of another zone. name is what Kstat.segment and
+ * SegmentAttach call it: "public" and "private" (the global zone's), "all"
+ * and "all-private", "zone<N>[+global][-private]".
+ */
+struct reg_seg {
+	struct store_segment	*seg;
+	uint32_t		 zone;
+	bool			 gz;
+	bool			 priv;
+	uint32_t		 nkstats;
+	char			 name[40];
+};
+
 struct reg_kstat {
 	uint32_t		 handle;
 	struct kstat_hdr	 hdr;	/* flags: KSTAT_FLAG_* */
 	uid_t			 owner;
+	uint32_t		 owner_zone; /* the creator's zone */
+	uint32_t		 zone;	/* where it is seen: a zone, ZONE_ALL */
+	bool			 gz;	/* and in the global zone (GZ_VIS) */
 	struct reg_template	*tpl;
-	struct store_segment	*seg;	/* public, or private for PRIV */
+	struct reg_seg		*rseg;	/* the segment of its zone and PRIV */
+	struct store_segment	*seg;	/* rseg->seg */
 	struct store_ref	 ref;
 	uint32_t		 size;	/* blob bytes now */
 	struct statsblob	*blob;	/* in the store segment */
@@ -73,15 +95,28 @@ struct registry_stats {
 	uint64_t	kstats;		/* active */
 	uint64_t	dormant;
 	uint64_t	templates;
-	uint64_t	kcid;		/* public segment's */
+	uint64_t	kcid;		/* every segment's, summed */
+	uint64_t	segments;
 };
 
-/* Make the two segments (sizes from the config). Returns: 0; -errno. */
+/* Make the global zone's and every zone's public segments (sizes from the
+ * config); the others come with their first kstat. Returns: 0; -errno. */
 int registry_new(struct statsd *d, struct registry **ret);
 struct registry *registry_free(struct registry *r);
 
 void registry_stats(const struct registry *r, struct registry_stats *ret);
-struct store_segment *registry_segment(struct registry *r, bool priv);
+
+/* Every segment (borrowed; the list changes as zones come and go). */
+size_t registry_segments(struct registry *r, struct reg_seg ***ret);
+
+/* Is seg one that a peer in zone peer_zone (privileged or not) gets? */
+bool registry_segment_visible(const struct reg_seg *seg, uint32_t peer_zone,
+    bool privileged);
+
+/* The chain id such a peer sees: the sum of its segments' KCIDs, as a
+ * reader that maps them computes it. */
+uint64_t registry_kcid(struct registry *r, uint32_t peer_zone,
+    bool privileged);
 
 /* ---------------------------------------------------------------- templates */
 
@@ -129,6 +164,9 @@ struct reg_kstat_new {
 	uint32_t		 npath;
 	uid_t			 owner;
 	bool			 privileged;	/* the owner, now */
+	uint32_t		 owner_zone;	/* the creator's zone */
+	uint32_t		 zone;		/* ZONE_ALL, ZONE_GLOBAL, a zone */
+	bool			 gz;		/* a zone's, seen globally too */
 	struct reg_template	*tpl;
 	/* Restoring (checkpoint.c) only; restoring charges unchecked: */
 	bool			 restoring;

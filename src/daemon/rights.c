@@ -12,7 +12,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "rights.h"
-#include "store.h"
+#include "zones.h"
 
 #ifndef SO_PEERGROUPS
 #define SO_PEERGROUPS 59
@@ -70,7 +70,14 @@ rights_peer_init(const struct statsd *d, int fd, struct peer *ret)
 	ret->privileged = uc.uid == 0 || uc.uid == d->self_uid ||
 	    (d->admin_gid_valid && (uc.gid == d->admin_gid ||
 	    rights_peer_in_group(fd, d->admin_gid)));
-	return 0;
+	return zones_of_peer(d->zones, fd, uc.pid, &ret->zone);
+}
+
+void
+rights_peer_done(const struct statsd *d, struct peer *p)
+{
+	zones_unref(d->zones, p->zone);
+	p->zone = ZONE_GLOBAL;
 }
 
 void
@@ -95,19 +102,22 @@ rights_admin_group_update(struct statsd *d)
 bool
 rights_allows(const struct peer *p, enum right r)
 {
-	return r != RIGHT_ADMIN || p->privileged;
+	/* A container's root administers its zone, not statsd. */
+	return r != RIGHT_ADMIN || (p->privileged && p->zone == ZONE_GLOBAL);
 }
 
 bool
-rights_may_modify(const struct peer *p, uid_t owner)
+rights_may_modify(const struct peer *p, uid_t owner, uint32_t owner_zone)
 {
-	return p->privileged || p->uid == owner;
+	if (p->privileged && p->zone == ZONE_GLOBAL)
+		return true;
+	return p->zone == owner_zone && (p->privileged || p->uid == owner);
 }
 
 bool
-rights_may_see(const struct peer *p, uint32_t store_flags)
+rights_may_see(const struct peer *p, bool priv, uint32_t zone, bool gz)
 {
-	return p->privileged || (store_flags & STORE_KF_PRIV) == 0;
+	return (p->privileged || !priv) && zone_sees(p->zone, zone, gz);
 }
 
 json_t *

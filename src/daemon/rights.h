@@ -1,14 +1,19 @@
 /*
  * rights.h: who a peer is and what it may do. Peers are identified by
  * SO_PEERCRED (and their supplementary groups by SO_PEERGROUPS), never by
- * anything they say. Three rights:
+ * anything they say; their zone is the namespace of the process that
+ * connected (zones.h). Three rights:
  *
  *   read   any peer that could connect: list, read and scrape what it may
- *          see (PRIV kstats only when privileged)
+ *          see (kstats of its zone, of every zone, and in the global zone
+ *          those made visible there; PRIV kstats only when privileged)
  *   owner  change what the peer owns: create kstats and templates, attach
- *          rings, write, reset, redefine and delete its own kstats
+ *          rings, write, reset, redefine and delete its own kstats (made
+ *          by its uid in its zone)
  *   admin  a privileged peer: uid 0, statsd's own uid, or a member of the
  *          configured admin group; it may do all of the above to any kstat
+ *          of its zone, and in the global zone to any kstat it sees and
+ *          call the admin methods
  *
  * Each method's right is a column of the method table (varlink.c); the
  * per-object checks below are what the handlers call.
@@ -34,18 +39,22 @@ enum right {
 extern const char *const right_names[RIGHT_NUM];
 
 struct peer {
-	uid_t	uid;
-	gid_t	gid;
-	pid_t	pid;
-	bool	privileged;
+	uid_t		uid;
+	gid_t		gid;
+	pid_t		pid;
+	uint32_t	zone;		/* ZONE_GLOBAL or a zone's number */
+	bool		privileged;
 };
 
 /*
- * rights_peer_init: read fd's peer credentials and decide whether the peer
- * is privileged.
- * Returns: 0; -errno from getsockopt.
+ * rights_peer_init: read fd's peer credentials, find its zone (with a
+ * reference: rights_peer_done() drops it) and decide whether the peer is
+ * privileged.
+ * Returns: 0; -ESRCH (its zone cannot be told: it exited, or is in an
+ * outer pid namespace); -errno from getsockopt.
  */
 int rights_peer_init(const struct statsd *d, int fd, struct peer *ret);
+void rights_peer_done(const struct statsd *d, struct peer *p);
 
 /* Look the admin group up again (after loading or reloading the config);
  * logs once if it does not exist. */
@@ -54,11 +63,13 @@ void rights_admin_group_update(struct statsd *d);
 /* May p call a method that needs right r? */
 bool rights_allows(const struct peer *p, enum right r);
 
-/* May p change, reset or delete an object owned by owner? */
-bool rights_may_modify(const struct peer *p, uid_t owner);
+/* May p change, reset or delete an object owner made in owner_zone? */
+bool rights_may_modify(const struct peer *p, uid_t owner,
+    uint32_t owner_zone);
 
-/* May p see a kstat with these STORE_KF_* flags? */
-bool rights_may_see(const struct peer *p, uint32_t store_flags);
+/* May p see a kstat (PRIV or not) that lives in zone (ZONE_ALL: all), and
+ * in the global zone too with gz? */
+bool rights_may_see(const struct peer *p, bool priv, uint32_t zone, bool gz);
 
 /* The rights p holds, as a JSON array of names. */
 json_t *rights_to_json(const struct peer *p);

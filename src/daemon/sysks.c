@@ -57,6 +57,8 @@ sysks_create(struct statsd *d, const struct sysks_spec *s,
 	n.desc = s->desc;
 	n.owner = d->self_uid;
 	n.privileged = true;
+	n.owner_zone = ZONE_GLOBAL;
+	n.zone = s->zone;
 	n.tpl = t;
 	r = registry_kstat_create(d->reg, &n, ret, &revived, &kerr, &why);
 	if (r < 0) {
@@ -95,6 +97,7 @@ sysks_kstat_types(struct statsd *d)
 		.desc = "the kstat types: each type's name and number",
 		.names = names,
 		.n = KSTAT_NUM_TYPES,
+		.zone = ZONE_ALL,	/* "in every chain" */
 	};
 	struct reg_kstat *k;
 	uint16_t i;

@@ -23,6 +23,7 @@ struct sysks_spec {
 	const char *const	*names;
 	uint16_t		 n;
 	uint32_t		 flags;		/* KSTAT_FLAG_* */
+	uint32_t		 zone;		/* ZONE_ALL or ZONE_GLOBAL */
 };
 
 /*

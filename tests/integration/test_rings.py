@@ -175,8 +175,10 @@ check(d.alive(), "statsd answers after bad adoptions")
 c = d.conn()
 sa = ok(c.call("io.statsd.SegmentAttach", {}), "SegmentAttach")
 sfds = c.take_fds()
-check(len(sfds) == 2 and sa["public"]["fd"] == 0 and
-      sa["private"]["fd"] == 1, "root gets both segments: %s" % sa)
+check(len(sfds) == 3 and [(g["name"], g["fd"]) for g in sa["segments"]] ==
+      [("all", 0), ("public", 1), ("private", 2)],
+      "root gets every zone's, the global zone's and the private segment: "
+      "%s" % sa)
 for fd in sfds:
     size = os.fstat(fd).st_size
     m = mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ)

@@ -173,6 +173,12 @@ store_segment_reader_fd(const struct store_segment *s)
 	return shm_reopen_ro(s->fd);
 }
 
+void
+store_segment_bump_kcid(struct store_segment *s)
+{
+	store_kcid_bump(s);
+}
+
 uint64_t
 store_segment_kcid(const struct store_segment *s)
 {

@@ -207,6 +207,10 @@ int store_segment_reader_fd(const struct store_segment *s);
 /* Returns: the current chain id. */
 uint64_t store_segment_kcid(const struct store_segment *s);
 
+/* Move the chain id without a change of this segment's own: readers that
+ * watch it look again (statsd's other segments came or went). */
+void store_segment_bump_kcid(struct store_segment *s);
+
 /*
  * Add a kstat with a zeroed blob of blob_size bytes, and bump the KCID.
  * Returns: 0 and *ret_ref (may be NULL); -EINVAL for a bad flag or a missing

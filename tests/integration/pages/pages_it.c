@@ -115,8 +115,8 @@ mode_provide(void)
 	 * kstat is not KSTAT_FLAG_WRITABLE: consumers may not write it, its
 	 * provider still publishes the string.
 	 */
-	ksp = named_ksp = kstat_create("pages", 0, "strings", "misc", KSTAT_TYPE_NAMED,
-	    3, 0);
+	ksp = named_ksp = kstat_create("pages", 0, "strings", "misc",
+	    KSTAT_TYPE_NAMED, 3, 0);
 	check(ksp != NULL, "kstat_create NAMED: %s", strerror(errno));
 	if (ksp == NULL)
 		return;
