@@ -49,7 +49,10 @@ struct cpriv {
 
 	struct outmsg	*out_head, *out_tail;
 	size_t		 out_bytes;
-	/* in_cap + out_bytes as charged to the peer's QUOTA_BUFFERED. */
+	/* Replies in the making (control_reserve()). */
+	uint64_t	 reserved;
+	/* in_cap + out_bytes + reserved as charged to the peer's
+	 * QUOTA_BUFFERED. */
 	uint64_t	 charged;
 
 	bool		 hold;		/* the protocol holds the input */
@@ -113,7 +116,7 @@ conn_charge(struct cpriv *cp, uint64_t want, struct quota_refusal *why)
 static void
 conn_uncharge(struct cpriv *cp)
 {
-	uint64_t held = cp->in_cap + cp->out_bytes;
+	uint64_t held = cp->in_cap + cp->out_bytes + cp->reserved;
 
 	if (held < cp->charged) {
 		quota_release(cp->ctl->d->quota, cp->pub.peer.uid,
@@ -339,7 +342,8 @@ control_send(struct conn *c, char *data, size_t len, int *fds, size_t nfds)
 	/* The connection's output counts in its user's buffered bytes,
 	 * so that many connections of one user cannot pile up more than
 	 * max_buffered_per_uid between them (quota_charge logs). */
-	if (conn_charge(cp, cp->in_cap + cp->out_bytes + len, &why) < 0)
+	if (conn_charge(cp, cp->in_cap + cp->out_bytes + cp->reserved + len,
+	    &why) < 0)
 		goto disconnect;
 	if (conn_queue(cp, data, len, fds, nfds) < 0)
 		goto disconnect;
@@ -359,6 +363,24 @@ drop:
 	for (i = 0; i < nfds; i++)
 		close(fds[i]);
 	return -EPIPE;
+}
+
+int
+control_reserve(struct conn *c, int64_t delta, struct quota_refusal *why)
+{
+	struct cpriv *cp = cpriv_of(c);
+
+	if (delta < 0) {
+		cp->reserved -= (uint64_t)-delta < cp->reserved ?
+		    (uint64_t)-delta : cp->reserved;
+		conn_uncharge(cp);
+		return 0;
+	}
+	if (conn_charge(cp, cp->in_cap + cp->out_bytes + cp->reserved +
+	    (uint64_t)delta, why) < 0)
+		return -EDQUOT;
+	cp->reserved += (uint64_t)delta;
+	return 0;
 }
 
 bool
@@ -526,7 +548,8 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 		struct quota_refusal why;
 		char *p;
 
-		if (conn_charge(cp, ncap + cp->out_bytes, &why) < 0) {
+		if (conn_charge(cp, ncap + cp->out_bytes + cp->reserved,
+		    &why) < 0) {
 			conn_refuse_input(cp, &why);
 			return;
 		}

@@ -77,6 +77,16 @@ unsigned control_nconns(const struct control *ctl);
 int control_send(struct conn *c, char *data, size_t len, int *fds,
     size_t nfds);
 
+/*
+ * control_reserve: count delta more bytes (or, negative, fewer) of a
+ * reply still being built for c (a call answered in slices) in its
+ * user's buffered bytes (QUOTA_BUFFERED), as if they were queued.
+ * Returns: 0; -EDQUOT with *why filled (nothing reserved: the call should
+ * fail with LimitReached).
+ */
+struct quota_refusal;
+int control_reserve(struct conn *c, int64_t delta, struct quota_refusal *why);
+
 /* Is the connection's output above the high mark (streams should skip)? */
 bool control_output_high(const struct conn *c);
 

@@ -68,7 +68,7 @@ m_info_info(struct vl_call *call, json_t *params)
 	registry_stats(d->reg, &rs);
 	varlink_reply(call,
 	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:o}",
+	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:o}",
 	    "version", STATSD_VERSION, "pid", (json_int_t)getpid(),
 	    "uptime_ns", (json_int_t)(engine_now_ns() - d->start_ns),
 	    "clients", (json_int_t)control_nconns(d->control),
@@ -83,6 +83,7 @@ m_info_info(struct vl_call *call, json_t *params)
 	    "dropped", (json_int_t)ds.dropped,
 	    "drain_passes", (json_int_t)ds.passes,
 	    "drain_errors", (json_int_t)ds.errors,
+	    "slices", (json_int_t)varlink_slices(),
 	    "runtime_dir", d->runtime_dir, "state_dir", d->state_dir,
 	    "socket", d->socket_path, "config", config_to_json(&d->cfg),
 	    "quotas", quota_to_json(d->quota, p->uid, p->privileged,

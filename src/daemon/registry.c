@@ -35,6 +35,7 @@ struct registry {
 	struct reg_kstat	**map;
 	size_t			  mapmask;
 	uint32_t		  next_handle;
+	uint64_t		  next_seq;	/* of the next kstat made */
 	uint64_t		  ndormant;
 	/* PERSISTENT kstats changed since the last registry_sync(). */
 	struct reg_kstat	**dirty;
@@ -626,6 +627,26 @@ registry_kstats(struct registry *r, struct reg_kstat ***ret)
 	return r->nks;
 }
 
+struct reg_kstat *
+registry_kstat_next(struct registry *r, uint64_t *cursor)
+{
+	size_t lo = 0, hi = r->nks;
+
+	/* r->ks is in creation order, so by seq: binary search. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r->ks[mid]->seq <= *cursor)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == r->nks)
+		return NULL;
+	*cursor = r->ks[lo]->seq;
+	return r->ks[lo];
+}
+
 void
 registry_kstat_name(const struct reg_kstat *k, char *buf, size_t len)
 {
@@ -844,6 +865,7 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		r->next_handle = k->handle + 1;
 	if (r->next_handle == 0)	/* never give out 0 */
 		r->next_handle = 1;
+	k->seq = ++r->next_seq;
 	r->ks[r->nks++] = k;
 	reg_map_insert(r, k);
 	*ret = k;

@@ -89,6 +89,7 @@ struct reg_kstat {
 	bool			 dormant;
 	bool			 internal; /* statsd's own: not deletable */
 	uint64_t		 charged[QUOTA_NUM]; /* to owner */
+	uint64_t		 seq;	/* creation order, never reused */
 };
 
 struct registry_stats {
@@ -209,6 +210,15 @@ struct reg_kstat *registry_kstat_by_handle(struct registry *r,
 /* All kstats, in creation order (borrowed; valid until the next create
  * or delete). */
 size_t registry_kstats(struct registry *r, struct reg_kstat ***ret);
+
+/*
+ * registry_kstat_next: the first kstat created after the one *cursor
+ * names (0: from the start), and move *cursor to it: a walk over the
+ * kstats that may be resumed after any number of creates and deletes
+ * (work done in slices), each kstat seen at most once.
+ * Returns: it, or NULL at the end.
+ */
+struct reg_kstat *registry_kstat_next(struct registry *r, uint64_t *cursor);
 
 /* The next handle to give out, and raise it (checkpoint.c). */
 uint32_t registry_next_handle(const struct registry *r);

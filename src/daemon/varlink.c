@@ -18,6 +18,7 @@
 #include "drain.h"
 #include "log.h"
 #include "methods.h"
+#include "quota.h"
 #include "varlink.h"
 
 /* ------------------------------------------------------------ the tables */
@@ -86,9 +87,20 @@ struct vl_stream {
 	bool		 errored;
 };
 
+/* A call answered in slices (varlink_defer()). */
+struct vl_job {
+	struct vl_call	 call;		/* the dispatched one was on the stack */
+	json_t		*params;
+	vl_step_fn	*step;
+	void		*state;
+	void		(*state_free)(void *);
+	struct event	*ev;
+	struct vl_stream *stream;	/* the stream it answers for, or NULL */
+};
+
 struct vl_conn {
 	struct vl_stream *stream;
-	struct vl_call	 *current;	/* the call being dispatched */
+	struct vl_job	 *job;
 	bool		  errored;	/* the current call got an error */
 };
 
@@ -229,28 +241,24 @@ vl_check_struct(json_t *obj, const struct vl_field *fields,
 
 /* ---------------------------------------------------------------- replies */
 
+/* Queue message text s (len bytes with its NUL; taken over). */
 static int
-vl_send(struct vl_call *call, json_t *msg, int *fds, size_t nfds)
+vl_send_text(struct vl_call *call, char *s, size_t len, int *fds,
+    size_t nfds)
 {
-	size_t i, len, max = call->d->cfg.max_output;
-	char *s;
+	size_t i, max = call->d->cfg.max_output;
+	json_t *msg;
 
-	s = json_dumps(msg, JSON_COMPACT);
-	json_decref(msg);
-	if (s == NULL) {
-		for (i = 0; i < nfds; i++)
-			close(fds[i]);
-		return -ENOMEM;
-	}
-	len = strlen(s) + 1;
 	if (len > max / 2) {
+		struct quota_refusal why = { "max_output", max };
+
 		/* One reply that could never be queued: say so instead of
 		 * dropping the client. */
 		free(s);
 		for (i = 0; i < nfds; i++)
 			close(fds[i]);
-		log_notice("%s: reply of %zu bytes over max_output / 2",
-		    call->method != NULL ? call->method->name : "?", len);
+		quota_refused_log(call->d->quota, call->conn->peer.uid,
+		    "a reply over max_output / 2", &why);
 		msg = json_pack("{s:s, s:{s:s, s:I}}", "error",
 		    vl_errors[VL_E_LIMIT_REACHED].name, "parameters",
 		    "limit", "max_output", "value", (json_int_t)max);
@@ -262,6 +270,46 @@ vl_send(struct vl_call *call, json_t *msg, int *fds, size_t nfds)
 		nfds = 0;
 	}
 	return control_send(call->conn, s, len, fds, nfds);
+}
+
+static int
+vl_send(struct vl_call *call, json_t *msg, int *fds, size_t nfds)
+{
+	size_t i;
+	char *s;
+
+	s = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	if (s == NULL) {
+		for (i = 0; i < nfds; i++)
+			close(fds[i]);
+		return -ENOMEM;
+	}
+	return vl_send_text(call, s, strlen(s) + 1, fds, nfds);
+}
+
+int
+varlink_reply_text(struct vl_call *call, const char *params, size_t len)
+{
+	const char *cont = call->more && !call->last ? ",\"continues\":true" :
+	    "";
+	size_t total;
+	char *s;
+
+	if (call->answered)
+		return -EALREADY;
+	call->answered = true;
+	if (call->oneway)
+		return 0;
+	total = sizeof("{\"parameters\":") - 1 + len + strlen(cont) + 2;
+	s = malloc(total);
+	if (s == NULL)
+		return -ENOMEM;
+	memcpy(s, "{\"parameters\":", sizeof("{\"parameters\":") - 1);
+	memcpy(s + sizeof("{\"parameters\":") - 1, params, len);
+	snprintf(s + sizeof("{\"parameters\":") - 1 + len,
+	    strlen(cont) + 2, "%s}", cont);
+	return vl_send_text(call, s, total, NULL, 0);
 }
 
 int
@@ -415,18 +463,122 @@ vl_run(struct vl_call *call, json_t *params)
 {
 	struct vl_conn *vc = call->conn->vl;
 
-	if (vc != NULL) {
-		vc->current = call;
+	if (vc != NULL)
 		vc->errored = false;
-	}
 	call->answered = false;
+	call->deferred = false;
 	call->method->handler(call, params);
-	if (!call->answered) {
+	if (!call->answered && !call->deferred) {
 		log_error("%s: handler gave no answer", call->method->name);
 		varlink_error_errno(call, EPROTO, "no answer");
 	}
-	if (vc != NULL)
-		vc->current = NULL;
+}
+
+static void vl_stream_next(struct conn *c, struct vl_stream *s);
+
+static void
+vl_job_free(struct vl_conn *vc)
+{
+	struct vl_job *j = vc->job;
+
+	if (j == NULL)
+		return;
+	vc->job = NULL;
+	if (j->state_free != NULL)
+		j->state_free(j->state);
+	if (j->ev != NULL)
+		event_free(j->ev);
+	json_decref(j->params);
+	free(j);
+}
+
+/* Slices run since start, every connection's. */
+static uint64_t vl_slices;
+
+uint64_t
+varlink_slices(void)
+{
+	return vl_slices;
+}
+
+/* One slice of a deferred call, at control priority, from the loop. */
+static void
+vl_job_tick(evutil_socket_t fd, short what, void *arg)
+{
+	static const struct timeval zero = { 0, 0 };
+	struct vl_job *j = arg;
+	struct conn *c = j->call.conn;
+	struct vl_conn *vc = c->vl;
+	struct vl_stream *s = j->stream;
+
+	(void)fd;
+	(void)what;
+	vl_slices++;
+	if (!j->step(&j->call, j->params, j->state, VL_SLICE_UNITS)) {
+		event_add(j->ev, &zero);
+		return;
+	}
+	if (!j->call.answered) {
+		log_error("%s: deferred call gave no answer",
+		    j->call.method->name);
+		varlink_error_errno(&j->call, EPROTO, "no answer");
+	}
+	vl_job_free(vc);
+	if (s != NULL)
+		vl_stream_next(c, s);
+	else
+		control_hold_input(c, false);
+}
+
+int
+varlink_defer(struct vl_call *call, json_t *params, vl_step_fn *step,
+    void *state, void (*state_free)(void *))
+{
+	static const struct timeval zero = { 0, 0 };
+	struct vl_conn *vc = call->conn->vl;
+	struct vl_job *j;
+
+	j = calloc(1, sizeof(*j));
+	if (j == NULL || vc == NULL || vc->job != NULL) {
+		free(j);
+		if (state_free != NULL)
+			state_free(state);
+		return varlink_error_errno(call, ENOMEM, "deferred call");
+	}
+	j->call = *call;
+	j->call.answered = false;
+	j->params = json_incref(params);
+	j->step = step;
+	j->state = state;
+	j->state_free = state_free;
+	j->stream = vc->stream != NULL && call == &vc->stream->call ?
+	    vc->stream : NULL;
+	/* A zero time-out, not event_active(): the next slice comes at the
+	 * next loop turn, after the events of other peers already waiting. */
+	j->ev = evtimer_new(call->d->base, vl_job_tick, j);
+	if (j->ev == NULL) {
+		json_decref(j->params);
+		free(j);
+		if (state_free != NULL)
+			state_free(state);
+		return varlink_error_errno(call, ENOMEM, "deferred call");
+	}
+	event_priority_set(j->ev, PRIO_CONTROL);
+	vc->job = j;
+	call->deferred = true;
+	/* One call at a time: the connection's next calls wait. */
+	control_hold_input(call->conn, true);
+	event_add(j->ev, &zero);
+	return 0;
+}
+
+bool
+varlink_budget_take(uint64_t *budget, uint64_t units)
+{
+	if (*budget == 0)
+		return false;
+	*budget = units >= *budget ? 0 : *budget - units;
+	return true;
 }
 
 static void
@@ -440,17 +592,30 @@ vl_stream_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	/* A client that does not read gets no new replies (watch semantics:
 	 * the next one is as fresh as the skipped one would have been). */
-	if (!control_output_high(c)) {
-		s->call.last = s->remaining == 1;
-		vl_run(&s->call, s->params);
-		if (vc->errored || s->call.last) {
-			control_hold_input(c, false);
-			vl_stream_free(c, s);
-			return;
-		}
-		if (s->remaining > 0)
-			s->remaining--;
+	if (control_output_high(c)) {
+		event_add(s->ev, &s->interval);
+		return;
 	}
+	s->call.last = s->remaining == 1;
+	vl_run(&s->call, s->params);
+	if (vc->job == NULL)
+		vl_stream_next(c, s);
+}
+
+/* A reply of the stream was answered: end it, or wait for the next. */
+static void
+vl_stream_next(struct conn *c, struct vl_stream *s)
+{
+	struct vl_conn *vc = c->vl;
+
+	if (vc->errored || s->call.last) {
+		control_hold_input(c, false);
+		vl_stream_free(c, s);
+		return;
+	}
+	if (s->remaining > 0)
+		s->remaining--;
+	control_hold_input(c, true);
 	event_add(s->ev, &s->interval);
 }
 
@@ -494,14 +659,8 @@ vl_start_stream(struct vl_call *call, json_t *params)
 	s->call.last = count == 1;
 	vl_run(&s->call, params);
 	call->answered = true;
-	if (vc->errored || s->call.last) {
-		vl_stream_free(c, s);
-		return;
-	}
-	if (s->remaining > 0)
-		s->remaining--;
-	control_hold_input(c, true);
-	event_add(s->ev, &s->interval);
+	if (vc->job == NULL)
+		vl_stream_next(c, s);
 }
 
 static const struct vl_method *
@@ -651,6 +810,7 @@ varlink_conn_closed(struct conn *c)
 	if (c->d->drain != NULL)
 		drain_conn_closed(c->d->drain, c);
 	if (vc != NULL) {
+		vl_job_free(vc);
 		vl_stream_free(c, vc->stream);
 		free(vc);
 		c->vl = NULL;

@@ -93,11 +93,49 @@ struct vl_call {
 	bool			 more;
 	bool			 oneway;
 	bool			 answered;
+	bool			 deferred;	/* varlink_defer() took it */
 	bool			 last;		/* this reply ends the stream */
 };
 
+/*
+ * Work bigger than a bound is done in slices, so that no call holds the
+ * loop: a handler that could not finish within its budget hands the call
+ * to varlink_defer(), and step() is then run once per loop turn, after
+ * the events of other peers that are ready, with a budget of
+ * VL_SLICE_UNITS, until it has answered and returns true. Meanwhile the
+ * connection's later calls wait (one call at a time, as varlink has it).
+ * A unit is about one step of the pattern engine (rx.h); handlers charge
+ * their work to the budget with varlink_budget_take().
+ */
+#define VL_SLICE_UNITS	(1u << 18)
+
+typedef bool vl_step_fn(struct vl_call *call, json_t *params, void *state,
+    uint64_t budget);
+
+/*
+ * varlink_defer: answer call later, by slices of step(); state is the
+ * handler's (state_free()d when the call is answered or the client
+ * leaves).
+ * Returns: 0; or an error was answered (out of memory; state freed).
+ */
+int varlink_defer(struct vl_call *call, json_t *params, vl_step_fn *step,
+    void *state, void (*state_free)(void *));
+
+/* Slices of deferred calls run since start. */
+uint64_t varlink_slices(void);
+
+/* Charge units of work to *budget. Returns: whether there was budget
+ * left before (the work may go ahead). */
+bool varlink_budget_take(uint64_t *budget, uint64_t units);
+
 /* Reply with params (taken over; NULL = {}). Returns: 0; -errno. */
 int varlink_reply(struct vl_call *call, json_t *params);
+
+/* Reply with parameters given as the text of a JSON object (len bytes,
+ * no NUL needed; copied): for a reply built piece by piece as text.
+ * Returns: 0; -errno. */
+int varlink_reply_text(struct vl_call *call, const char *params,
+    size_t len);
 
 /* Reply with descriptors (taken over either way; closed after sending). */
 int varlink_reply_fds(struct vl_call *call, json_t *params, int *fds,

@@ -167,7 +167,110 @@ def test_buffered_bytes_bounded():
     d.cleanup()
 
 
-TESTS = [test_connections_reserve_root, test_buffered_bytes_bounded]
+def vm_hwm_kib(d):
+    """The daemon's peak resident memory, in KiB."""
+    with open("/proc/%d/status" % d.proc.pid) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    return 0
+
+
+# ------------------------------------------------------------- rows 1, 2
+def test_patterns_bounded():
+    """Row 1: a backreference made glibc's regexec backtrack for ever on a
+    30-character module name: the loop stopped, SIGTERM was ignored.
+    Row 2: a 23-byte pattern took 10 s and 4.4 GB to compile. Patterns now
+    compile to a linear-time engine: no backreferences, a bounded program,
+    and each refusal says what is wrong."""
+    d = daemon()
+    h = Hostile(d)
+    spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
+              "TemplateAdd as nobody")["template"]["spec"]
+    ok(h.calls([("io.statsd.KstatCreate", {
+        "module": "a" * 30, "instance": 0, "name": "x",
+        "template": spec})])[0], "a kstat whose module is 30 a's")
+    hwm = vm_hwm_kib(d)
+    bad = [("/^(a|a)*\\1*$/", "backreferences are not supported"),
+           ("/(a{1,32767}){1,32767}/", "repetition count over 255"),
+           ("/(a{1,255}){1,255}/", "pattern too large"),
+           ("/a{1,2/", "invalid {m,n}"), ("/(a/", "unmatched (")]
+    rep = h.calls([("io.statsd.Lookup", {"module": p}) for p, _ in bad])
+    for (p, why), r in zip(bad, rep):
+        if expect_error(r, "io.statsd.InvalidValue", "Lookup " + p,
+                        parameter="module"):
+            check(why in r["parameters"]["reason"],
+                  "%s refused as \"%s\": %s" % (p, why,
+                                                 r["parameters"]["reason"]))
+    # What a backtracking engine takes exponential time on, answered.
+    good = ["/^(a|aa)*b$/", "/^(a|a)*$/", "/^(a*)*$/", "/(a+)+b/",
+            "/^((a|a){1,15}){1,15}$/"]
+    rep = h.calls([("io.statsd.Lookup", {"module": p}) for p in good])
+    want = {"/^(a|aa)*b$/": 0, "/^(a|a)*$/": 1, "/^(a*)*$/": 1,
+            "/(a+)+b/": 0, "/^((a|a){1,15}){1,15}$/": 1}
+    for p, r in zip(good, rep):
+        n = len([k for k in ok(r, "Lookup " + p).get("kstats", [])
+                 if k["module"] == "a" * 30])
+        check(n == want[p], "%s matches %d kstat(s) of 30 a's: %d"
+              % (p, want[p], n))
+    # The same through Scrape's selector and statsctl's operand syntax.
+    r = h.calls([("io.statsd.Scrape", {"selector": "/^(a|a)*\\1*$/:0"})])
+    expect_error(r[0], "io.statsd.InvalidValue", "a backreference in a "
+                 "Scrape selector", parameter="selector")
+    check(vm_hwm_kib(d) - hwm < 64 << 10, "no memory blow-up: peak grew "
+          "%d KiB" % (vm_hwm_kib(d) - hwm))
+    check(d.alive(), "statsd answers everyone")
+    h.quit()
+    d.stop()        # checks it stops on SIGTERM, with status 0
+    d.cleanup()
+
+
+def test_work_is_sliced():
+    """Rows 1-2: a call over many kstats ran whole in the event loop.
+    Work bigger than a slice is now done in slices, one per loop turn,
+    so that other peers are answered in between; the result is the
+    same."""
+    d = daemon("max_kstats = 4096\n")
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    for i in range(1500):
+        ok(c.call("io.statsd.KstatCreate", {
+            "module": "m%d" % (i % 7), "instance": i, "name": "x",
+            "template": spec}), "kstat %d" % i, False)
+    c.close()
+    s0 = ok(d.call("io.statsd.Info", {}), "Info")["slices"]
+    h = Hostile(d)
+    # A program of some 500 instructions per field: each kstat costs
+    # about 3 x 31 x 500 units of the slice budget.
+    heavy = "/^(m[0-9]|[a-z]{1,2}|x){1,60}$/"
+    calls = [("io.statsd.Lookup", {"module": heavy, "name": heavy,
+                                   "class": heavy})] * 4
+    calls.append(("io.statsd.Chain", {}))
+    rep = h.calls(calls)
+    for r in rep[:4]:
+        found = [k for k in ok(r, "heavy Lookup").get("kstats", [])
+                 if k["name"] == "x"]
+        check(len(found) == 1500, "the sliced Lookup finds every kstat: "
+              "%d" % len(found))
+    names = [k["module"] for k in ok(rep[4], "Chain")["kstats"]]
+    check(len(names) == 1500 + 2, "the Chain lists every kstat: %d"
+          % len(names))
+    s1 = ok(d.call("io.statsd.Info", {}), "Info")["slices"]
+    print("%d slices for 4 lookups and a chain of 1500 kstats" % (s1 - s0))
+    check(s1 - s0 >= 4 * 10, "the lookups ran in slices: %d" % (s1 - s0))
+    # Many heavy calls at once, never read: root is still answered.
+    h.cmd(op="pipeline", n=16, calls=20, method="io.statsd.Lookup",
+          parameters={"module": heavy, "name": heavy, "class": heavy})
+    for _ in range(5):
+        ok(d.call("io.statsd.Hello", {}), "root answered meanwhile")
+    h.quit()
+    d.stop()
+    d.cleanup()
+
+
+TESTS = [test_connections_reserve_root, test_buffered_bytes_bounded,
+         test_patterns_bounded, test_work_is_sliced]
 
 if __name__ == "__main__":
     only = sys.argv[1:]

@@ -7,13 +7,13 @@
  * names because every flat view (kstat -p lines, selectors) splits on it.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "kstat_hdr.h"
+#include "rx.h"
 
 static int
 ks_fail(struct ks_error *err, const char *field, int error, const char *msg)
@@ -344,7 +344,9 @@ ks_hdr_lookup(const struct kstat_hdr *const *hdrs, size_t n,
 int
 ks_pattern_init(struct ks_pattern *p, const char *text, struct ks_error *err)
 {
-	size_t n;
+	enum rx_syntax syntax = RX_GLOB;
+	const char *why;
+	size_t n, off;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -354,24 +356,17 @@ ks_pattern_init(struct ks_pattern *p, const char *text, struct ks_error *err)
 	}
 	n = strlen(text);
 	if (n >= 2 && text[0] == '/' && text[n - 1] == '/') {
-		char *re = strndup(text + 1, n - 2);
-
-		if (re == NULL)
-			return -ENOMEM;
-		rc = regcomp(&p->re, re, REG_EXTENDED | REG_NOSUB);
-		free(re);
-		if (rc != 0) {
-			if (err != NULL) {
-				err->field = "pattern";
-				regerror(rc, &p->re, err->msg, sizeof(err->msg));
-			}
-			return -EINVAL;
-		}
-		p->is_re = true;
-		return 0;
+		syntax = RX_ERE;
+		text++;
+		n -= 2;
 	}
-	p->glob = strdup(text);
-	return p->glob == NULL ? -ENOMEM : 0;
+	rc = rx_compile(text, n, syntax, &p->rx, &why, &off);
+	if (rc == -EINVAL && err != NULL) {
+		err->field = "pattern";
+		snprintf(err->msg, sizeof(err->msg), "%s at character %zu",
+		    why, off + 1 + (syntax == RX_ERE));
+	}
+	return rc;
 }
 
 bool
@@ -379,17 +374,21 @@ ks_pattern_match(const struct ks_pattern *p, const char *s)
 {
 	if (p->any)
 		return true;
-	if (p->is_re)
-		return regexec(&p->re, s, 0, NULL, 0) == 0;
-	return fnmatch(p->glob, s, 0) == 0;
+	return rx_match(p->rx, s, strlen(s), NULL);
+}
+
+uint64_t
+ks_pattern_cost(const struct ks_pattern *p, size_t len)
+{
+	if (p->any)
+		return 0;
+	return ((uint64_t)len + 1) * rx_size(p->rx);
 }
 
 void
 ks_pattern_done(struct ks_pattern *p)
 {
-	if (p->is_re)
-		regfree(&p->re);
-	free(p->glob);
+	rx_free(p->rx);
 	memset(p, 0, sizeof(*p));
 	p->any = true;
 }

@@ -8,7 +8,6 @@
 #ifndef STATSD_KSTAT_HDR_H
 #define STATSD_KSTAT_HDR_H
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -137,24 +136,31 @@ ssize_t ks_hdr_lookup(const struct kstat_hdr *const *hdrs, size_t n,
 /*
  * A kstat(1M) pattern: "/re/" is a POSIX extended regular expression,
  * unanchored; anything else a shell glob matched against the whole string.
- * An empty pattern, or "*", matches everything.
+ * An empty pattern, or "*", matches everything. Both compile to rx.h's
+ * linear-time engine, since patterns come from untrusted peers: no
+ * backreferences, a bounded program, and a match whose cost is bounded by
+ * ks_pattern_cost().
  */
+struct rx;
 struct ks_pattern {
 	bool		any;
-	bool		is_re;
-	char		*glob;
-	regex_t		re;
+	struct rx	*rx;
 };
 
 /*
  * ks_pattern_init: compile text (NULL: match all).
- * Returns: 0; -EINVAL for a bad regular expression (err->msg says why);
+ * Returns: 0; -EINVAL for a bad pattern (err->msg says what and where);
  * -ENOMEM.
  */
 int ks_pattern_init(struct ks_pattern *p, const char *text,
     struct ks_error *err);
 bool ks_pattern_match(const struct ks_pattern *p, const char *s);
 void ks_pattern_done(struct ks_pattern *p);
+
+/* The most work matching p against a string of len bytes can cost, in
+ * engine steps (0 for a pattern that matches all): what a caller matching
+ * many strings adds up to bound its work. */
+uint64_t ks_pattern_cost(const struct ks_pattern *p, size_t len);
 
 enum ks_field {
 	KS_F_MODULE = 0,
