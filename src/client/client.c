@@ -28,15 +28,6 @@ struct stats_client cl = {
 
 static pthread_once_t cl_once = PTHREAD_ONCE_INIT;
 
-uint64_t
-cl_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 int
 cl_fail(int err, const char *fmt, ...)
 {
@@ -448,7 +439,7 @@ stats_client_close(stats_client_t *c)
 int
 stats_client_flush(stats_client_t *c, int timeout_ms)
 {
-	uint64_t start = cl_now_ns();
+	uint64_t start = clock_now_ns();
 	int left;
 
 	if (c != &cl)
@@ -470,12 +461,12 @@ stats_client_flush(stats_client_t *c, int timeout_ms)
 	while (!atomic_load_explicit(&cl.connected, memory_order_acquire)) {
 		struct timespec ts = { 0, 2000000 };
 
-		if (timeout_ms >= 0 && cl_now_ns() - start >=
+		if (timeout_ms >= 0 && clock_now_ns() - start >=
 		    (uint64_t)timeout_ms * 1000000u)
 			return -ETIMEDOUT;
 		nanosleep(&ts, NULL);
 	}
-	left = timeout_ms < 0 ? -1 : timeout_ms - (int)((cl_now_ns() - start) /
+	left = timeout_ms < 0 ? -1 : timeout_ms - (int)((clock_now_ns() - start) /
 	    1000000u);
 	return cl_rings_flush(timeout_ms < 0 ? -1 : left > 0 ? left : 0);
 }

@@ -28,6 +28,7 @@
 #include <statsd/client.h>
 #include <statsd/kstat.h>
 
+#include "clock.h"
 #include "op.h"
 #include "ring.h"
 #include "segs.h"
@@ -239,8 +240,5 @@ void cl_windows_remap_locked(void);
  * x as the record carries it, and whether it needs STATS_OPF_UNSIGNED. */
 int64_t cl_x_of(enum vsd_dtype dtype, const struct voistatdata_numeric *v,
     uint8_t *flags);
-
-/* CLOCK_MONOTONIC in ns. */
-uint64_t cl_now_ns(void);
 
 #endif

@@ -124,7 +124,7 @@ kp_new(const char *module, int instance, const char *name,
 	p->u.ks.ks_instance = instance;
 	p->u.ks.ks_type = type;
 	p->u.ks.ks_flags = flags | KSTAT_FLAG_INVALID;
-	p->u.ks.ks_crtime = (hrtime_t)cl_now_ns();
+	p->u.ks.ks_crtime = (hrtime_t)clock_now_ns();
 	p->u.ks.ks_ndata = ndata;
 	p->u.ks.ks_data_size = datasz;
 	p->u.ks.ks_data = type == KSTAT_TYPE_IO ? (void *)&p->io :
@@ -557,7 +557,7 @@ kp_queue(kstat_io_t *kiop, uint8_t op, uint8_t flags)
 	struct kp *p = kp_of_io(kiop);
 
 	if (p != NULL)
-		cl_push(kp_handle(p), 0, op, flags, 0, 0, cl_now_ns());
+		cl_push(kp_handle(p), 0, op, flags, 0, 0, clock_now_ns());
 }
 
 void
@@ -633,7 +633,7 @@ kp_timer(kstat_timer_t *ktp, uint8_t op)
 	if (p->magic != KP_MAGIC || p->type != KSTAT_TYPE_TIMER ||
 	    ktp->resv >= p->ndata)
 		return;
-	cl_push(kp_handle(p), ktp->resv, op, 0, 0, 0, cl_now_ns());
+	cl_push(kp_handle(p), ktp->resv, op, 0, 0, 0, clock_now_ns());
 }
 
 void

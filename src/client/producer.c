@@ -137,7 +137,7 @@ static struct ring_producer *
 cl_thread_ring(void)
 {
 	struct cl_ring *r;
-	uint64_t now = cl_now_ns();
+	uint64_t now = clock_now_ns();
 
 	if (now < cl_tls_retry)
 		return NULL;
@@ -317,7 +317,7 @@ cl_rings_flush(int timeout_ms)
 {
 	struct cl_flush_target *t = NULL;
 	struct cl_ring *r;
-	uint64_t start = cl_now_ns(), last_poke, now;
+	uint64_t start = clock_now_ns(), last_poke, now;
 	long sleep_us = 50;
 	size_t n = 0, i, cap = 0;
 
@@ -347,7 +347,7 @@ cl_rings_flush(int timeout_ms)
 	for (;;) {
 		bool done = true;
 
-		now = cl_now_ns();
+		now = clock_now_ns();
 		pthread_mutex_lock(&cl.lock);
 		cl_rings_discard_locked();
 		for (i = 0; i < n; i++) {

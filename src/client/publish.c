@@ -200,102 +200,55 @@ cl_windows_remap_locked(void)
 
 /* ------------------------------------------------- templates as JSON */
 
-/* A bound as TemplateAdd's buckets take it: in whole units of the VOI's
- * type (fixed point is scaled back), as a 64-bit pattern. */
-static json_int_t
-cl_bound(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
-{
-	switch (dtype) {
-	case VSD_DTYPE_INT_S32:
-		return n->int32.s32;
-	case VSD_DTYPE_INT_U32:
-		return (json_int_t)n->int32.u32;
-	case VSD_DTYPE_Q_S32:
-		return n->q32.sq32 >> STATS_Q32_FBITS;
-	case VSD_DTYPE_Q_U32:
-		return (json_int_t)(n->q32.uq32 >> STATS_Q32_FBITS);
-	case VSD_DTYPE_Q_S64:
-		return n->q64.sq64 >> STATS_Q64_FBITS;
-	case VSD_DTYPE_Q_U64:
-		return (json_int_t)(n->q64.uq64 >> STATS_Q64_FBITS);
-	default:
-		return (json_int_t)n->int64.u64;
-	}
-}
-
 /*
- * A histogram as USR buckets that lay the same data out again: the
- * bucket a LBOUND_INF flag added is left for the flag to add, and so is
- * the last bucket of a DRHIST with UBOUND_INF.
+ * A statistic as a StatSpec, from its kind's own description of it (the
+ * kind table's describe) and the parameter table: {"kind": NAME, params}.
+ * NULL if the kind cannot describe it.
  */
 static json_t *
-cl_hist_json(const struct voi *v, const struct voistat *vs,
+cl_stat_json(const struct voi *v, const struct voistat *vs,
     const struct voistatdata *vsd)
 {
-	enum vsd_dtype hd = (enum vsd_dtype)vs->dtype;
-	bool c64 = hd >= VSD_DTYPE_CRHIST64 && hd <= VSD_DTYPE_DVHIST64;
-	int kind = (hd - (c64 ? VSD_DTYPE_CRHIST64 : VSD_DTYPE_CRHIST32));
-	/* Bucket: one bound (two for DR) and a count padded to 8 bytes;
-	 * header: oob, nbkts, voi_dtype, hflags (stats.h's layouts). */
-	size_t bktsz = kind == 1 ? sizeof(struct voistatdata_drbkt64) :
-	    sizeof(struct voistatdata_crbkt64);
-	size_t hdrsz = c64 ? offsetof(struct voistatdata_crhist64, bkts) :
-	    offsetof(struct voistatdata_crhist32, bkts);
-	const uint8_t *raw = (const uint8_t *)vsd;
-	uint16_t nbkts;
-	uint8_t hflags;
-	size_t i, first = 0, last;
-	json_t *bk, *st;
+	const struct stype_ops *k = &stype_ops[vs->stype];
+	struct kind_args a;
+	json_t *st, *arr;
+	size_t i;
+	int spec, p;
 
-	memcpy(&nbkts, raw + (c64 ? 8 : 4), sizeof(nbkts));
-	hflags = raw[(c64 ? 8 : 4) + 3] & (VSD_HIST_LBOUND_INF |
-	    VSD_HIST_UBOUND_INF);
-	if (hdrsz + (size_t)nbkts * bktsz > vs->dsz || nbkts == 0)
+	if (k->describe == NULL)
 		return NULL;
-	last = nbkts;
-	if ((hflags & VSD_HIST_LBOUND_INF) && nbkts > 1)
-		first = 1;
-	if (kind == 1 && (hflags & VSD_HIST_UBOUND_INF) && last - first > 1)
-		last--;
-	bk = json_array();
-	for (i = first; i < last; i++) {
-		const uint8_t *b = raw + hdrsz + i * bktsz;
-		struct voistatdata_numeric lb, ub;
-
-		memcpy(&lb, b, 8);
-		json_array_append_new(bk, json_integer(cl_bound(
-		    (enum vsd_dtype)v->dtype, &lb)));
-		if (kind == 1) {
-			memcpy(&ub, b + 8, 8);
-			json_array_append_new(bk, json_integer(cl_bound(
-			    (enum vsd_dtype)v->dtype, &ub)));
+	spec = k->describe(vsd, vs->dsz, (enum vsd_dtype)vs->dtype,
+	    (enum vsd_dtype)v->dtype, &a);
+	if (spec < 0 || spec >= k->nspecs)
+		return NULL;
+	st = json_pack("{s:s}", "kind", k->specs[spec].name);
+	for (p = 0; st != NULL && p < KP_NUM; p++) {
+		if (!kind_has(&a, (enum kind_param)p))
+			continue;
+		switch (kind_params[p].type) {
+		case KPT_INT:
+			json_object_set_new(st, kind_params[p].name,
+			    json_integer((json_int_t)a.v[p]));
+			break;
+		case KPT_BOOL:
+			json_object_set_new(st, kind_params[p].name,
+			    json_boolean(a.v[p] != 0));
+			break;
+		case KPT_STRING:
+			json_object_set_new(st, kind_params[p].name,
+			    json_string(a.s[p]));
+			break;
+		case KPT_INTS:
+			arr = json_array();
+			for (i = 0; i < a.nints; i++)
+				json_array_append_new(arr,
+				    json_integer((json_int_t)a.ints[i]));
+			json_object_set_new(st, kind_params[p].name, arr);
+			break;
 		}
 	}
-	st = json_pack("{s:s, s:s, s:s, s:i, s:o}", "kind", "HIST", "scheme",
-	    "USR", "range", kind == 0 ? "CR" : kind == 1 ? "DR" : "DV",
-	    "counters", c64 ? 64 : 32, "buckets", bk);
-	if (st != NULL && kind != 2) {
-		json_object_set_new(st, "lbinf",
-		    json_boolean(hflags & VSD_HIST_LBOUND_INF));
-		json_object_set_new(st, "ubinf",
-		    json_boolean(hflags & VSD_HIST_UBOUND_INF));
-	}
+	kind_args_done(&a);
 	return st;
-}
-
-/* A t-digest's parameters, from the header layout tdigest.h draws. */
-static json_t *
-cl_tdgst_json(const struct voistat *vs, const struct voistatdata *vsd)
-{
-	const uint8_t *h = (const uint8_t *)vsd;
-	uint16_t maxctds;
-
-	if (vs->dsz < 16)
-		return NULL;
-	memcpy(&maxctds, h + 8, sizeof(maxctds));
-	return json_pack("{s:s, s:i, s:i, s:i}", "kind", "TDGST", "counters",
-	    vs->dtype == VSD_DTYPE_TDGSTCLUST64 ? 64 : 32, "nctds",
-	    (int)maxctds, "prec", (int)h[6]);
 }
 
 /* The lowest data offset of a VOI's statistics: VOIs were added in the
@@ -338,23 +291,8 @@ cl_voi_json(const struct statsblobv1 *b, const struct voi *v,
 		const struct voistat *vs = order[j];
 		const struct voistatdata *vsd = blob_vsd(b, vs);
 
-		switch (vs->stype) {
-		case VS_STYPE_SUM:
-			st = json_pack("{s:s}", "kind", "SUM");
-			break;
-		case VS_STYPE_MIN:
-			st = json_pack("{s:s}", "kind", "MIN");
-			break;
-		case VS_STYPE_MAX:
-			st = json_pack("{s:s}", "kind", "MAX");
-			break;
-		case VS_STYPE_HIST:
-			st = cl_hist_json(v, vs, vsd);
-			break;
-		case VS_STYPE_TDGST:
-			st = cl_tdgst_json(vs, vsd);
-			break;
-		default:
+		st = cl_stat_json(v, vs, vsd);
+		if (st == NULL && stype_ops[vs->stype].describe == NULL) {
 			json_decref(stats);
 			return cl_fail(EINVAL, "publish: VOI %s has a %s "
 			    "statistic, which only the kstat and statistic "

@@ -17,6 +17,7 @@
 
 #include <statsd/client.h>
 
+#include "clock.h"
 #include "vlclient.h"
 
 #define VLC_DEFAULT_TIMEOUT_MS	5000
@@ -41,18 +42,9 @@ struct vlc {
 };
 
 static uint64_t
-vlc_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
-static uint64_t
 vlc_deadline(int timeout_ms)
 {
-	return vlc_now_ms() + (uint64_t)(timeout_ms < 0 ?
+	return clock_now_ns() / 1000000u + (uint64_t)(timeout_ms < 0 ?
 	    VLC_DEFAULT_TIMEOUT_MS : timeout_ms);
 }
 
@@ -65,7 +57,7 @@ vlc_wait(int fd, short events, uint64_t deadline)
 	int r;
 
 	for (;;) {
-		now = vlc_now_ms();
+		now = clock_now_ns() / 1000000u;
 		if (now >= deadline)
 			return -ETIMEDOUT;
 		r = poll(&p, 1, (int)(deadline - now > INT32_MAX ? INT32_MAX :
@@ -475,7 +467,7 @@ int
 vlc_call(struct vlc *c, const char *method, json_t *params, unsigned flags,
     const int *fds, size_t nfds, int timeout_ms, struct vlc_reply *ret)
 {
-	uint64_t start = vlc_now_ms();
+	uint64_t start = clock_now_ns() / 1000000u;
 	int r, left;
 
 	vlc_reply_init(ret);
@@ -484,7 +476,7 @@ vlc_call(struct vlc *c, const char *method, json_t *params, unsigned flags,
 		return r;
 	if (timeout_ms < 0)
 		timeout_ms = VLC_DEFAULT_TIMEOUT_MS;
-	left = timeout_ms - (int)(vlc_now_ms() - start);
+	left = timeout_ms - (int)(clock_now_ns() / 1000000u - start);
 	return vlc_recv(c, left > 0 ? left : 0, ret);
 }
 

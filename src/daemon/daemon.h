@@ -49,7 +49,7 @@ struct statsd {
 	struct quota	*quota;
 	struct zones	*zones;
 
-	uint64_t	 start_ns;	/* CLOCK_MONOTONIC (engine_now_ns) */
+	uint64_t	 start_ns;	/* CLOCK_MONOTONIC (clock_now_ns) */
 	uid_t		 self_uid;
 	gid_t		 admin_gid;
 	bool		 admin_gid_valid;

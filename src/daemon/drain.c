@@ -305,7 +305,7 @@ drain_wake_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	ring_consumer_sleep_done(rg->c);
-	dr->now = engine_now_ns();
+	dr->now = clock_now_ns();
 	(void)drain_ring(dr, rg);
 	registry_sync(dr->d->reg);
 }
@@ -324,7 +324,7 @@ drain_pass(struct drain *dr, bool backlog_only)
 	unsigned start, i, n = dr->nrings;
 	struct ring *rg;
 
-	dr->now = engine_now_ns();
+	dr->now = clock_now_ns();
 	if (n == 0)
 		return;
 	start = dr->rr++ % n;
@@ -385,7 +385,7 @@ drain_poll_cb(evutil_socket_t fd, short what, void *arg)
 	if (read(fd, &expirations, sizeof(expirations)) < 0)
 		return;		/* not expired yet: a stale readiness */
 	dr->poll_armed = false;
-	dr->now = engine_now_ns();
+	dr->now = clock_now_ns();
 	for (rg = dr->rings; rg != NULL; rg = rg->next)
 		if (rg->lingering && !rg->backlog)
 			(void)drain_ring(dr, rg);
@@ -534,7 +534,7 @@ drain_new(struct statsd *d, struct drain **ret)
 	event_add(dr->ev_poll, NULL);
 	drain_sched_slice(d->cfg.drain_slice_us);
 	(void)drain_self_create(dr);
-	dr->now = engine_now_ns();
+	dr->now = clock_now_ns();
 	drain_self_update(dr);
 	drain_tick_arm(dr);
 	*ret = dr;
@@ -598,7 +598,7 @@ drain_all(struct drain *dr)
 {
 	struct ring *rg;
 
-	dr->now = engine_now_ns();
+	dr->now = clock_now_ns();
 	for (rg = dr->rings; rg != NULL; rg = rg->next)
 		drain_ring_empty(dr, rg);
 	registry_sync(dr->d->reg);
@@ -782,7 +782,7 @@ drain_conn_closed(struct drain *dr, struct conn *c)
 {
 	struct ring *rg, *next;
 
-	dr->now = engine_now_ns();
+	dr->now = clock_now_ns();
 	for (rg = dr->rings; rg != NULL; rg = next) {
 		next = rg->next;
 		if (rg->conn != c)

@@ -88,7 +88,7 @@ m_defn_set(struct vl_call *call, json_t *params)
 	struct defn_error derr;
 	struct statsblob *nb = NULL, *sb;
 	struct reg_kstat *k;
-	uint64_t now = engine_now_ns();
+	uint64_t now = clock_now_ns();
 	uint32_t size;
 	uint16_t nn;
 	bool relaid = false;

@@ -70,7 +70,7 @@ m_info_info(struct vl_call *call, json_t *params)
 	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:o}",
 	    "version", STATSD_VERSION, "pid", (json_int_t)getpid(),
-	    "uptime_ns", (json_int_t)(engine_now_ns() - d->start_ns),
+	    "uptime_ns", (json_int_t)(clock_now_ns() - d->start_ns),
 	    "clients", (json_int_t)control_nconns(d->control),
 	    "rings", (json_int_t)ds.rings,
 	    "kstats", (json_int_t)rs.kstats,

@@ -466,7 +466,7 @@ m_read_write(struct vl_call *call, json_t *params)
 	struct statsblob *copy, *sb;
 	char full[128], path[320];
 	const char *key;
-	uint64_t now = engine_now_ns();
+	uint64_t now = clock_now_ns();
 	int voi, r = 0;
 
 	k = m_kstat_get(call, params, false);
@@ -544,7 +544,7 @@ m_read_snapshot(struct vl_call *call, json_t *params)
 	bool reset = varlink_bool(params, "reset", false);
 	struct reg_kstat *k;
 	struct statsblob *copy, *sb;
-	uint64_t now = engine_now_ns();
+	uint64_t now = clock_now_ns();
 	char *raw;
 
 	k = m_kstat_get(call, params, false);
@@ -587,7 +587,7 @@ m_scrape_linux(struct vl_call *call, struct ks_view *views, size_t n,
     struct sbuf *out)
 {
 	struct sbuf *one = sbuf_new_auto();
-	uint64_t now = engine_now_ns();
+	uint64_t now = clock_now_ns();
 	size_t i;
 	int r = 0;
 

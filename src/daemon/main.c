@@ -193,7 +193,7 @@ on_reload(evutil_socket_t sig, short what, void *arg)
 	(void)sig;
 	(void)what;
 	sd_notifyf(0, "RELOADING=1\nSTATUS=reloading\nMONOTONIC_USEC=%llu",
-	    (unsigned long long)(engine_now_ns() / 1000));
+	    (unsigned long long)(clock_now_ns() / 1000));
 	if (config_load(d->config_path, d->config_required, &n, &err) < 0) {
 		config_error_format(&err, msg, sizeof(msg));
 		log_error("reload refused, configuration kept: %s", msg);
@@ -357,7 +357,7 @@ run(struct statsd *d, bool foreground)
 		log_error("cannot set up the event loop");
 		return 1;
 	}
-	d->start_ns = engine_now_ns();
+	d->start_ns = clock_now_ns();
 	d->self_uid = geteuid();
 	rights_admin_group_update(d);
 	r = zones_new((enum zone_kind)d->cfg.zones, &d->zones);

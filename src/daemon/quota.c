@@ -302,7 +302,7 @@ void
 quota_refused_log(struct quota *q, uid_t uid, const char *what,
     const struct quota_refusal *why)
 {
-	uint64_t now = engine_now_ns();
+	uint64_t now = clock_now_ns();
 
 	if (now - q->log_period_start >= QUOTA_LOG_PERIOD_NS) {
 		if (q->log_suppressed > 0)

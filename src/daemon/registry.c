@@ -788,7 +788,7 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	k->seg = k->rseg->seg;
 	k->size = size;
 	k->hdr.crtime = (hrtime_t)(n->crtime != 0 ? n->crtime :
-	    engine_now_ns());
+	    clock_now_ns());
 	k->hdr.kid = (int64_t)k->handle;
 	memset(&sd, 0, sizeof(sd));
 	sd.kid = k->handle;
@@ -1080,7 +1080,7 @@ registry_blob_replace(struct registry *r, struct reg_kstat *k,
 	}
 	(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
 	memcpy(blob, nb, size);
-	k->hdr.snaptime = (hrtime_t)engine_now_ns();
+	k->hdr.snaptime = (hrtime_t)clock_now_ns();
 	store_kstat_write_end(k->seg, k->ref.slot, (uint64_t)k->hdr.snaptime);
 	k->blob = blob;
 	k->size = size;

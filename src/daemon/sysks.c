@@ -111,6 +111,6 @@ sysks_kstat_types(struct statsd *d)
 	}
 	r = sysks_create(d, &s, &k);
 	if (r == 0)
-		sysks_set(d, k, v, KSTAT_NUM_TYPES, engine_now_ns());
+		sysks_set(d, k, v, KSTAT_NUM_TYPES, clock_now_ns());
 	return r;
 }

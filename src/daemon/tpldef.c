@@ -1,7 +1,8 @@
 /*
- * tpldef.c: from a JSON template definition to stats(3) statistic specs,
- * a dry-run layout that catches every error the definition can have, then
- * the engine's template registry.
+ * tpldef.c: from a JSON template definition to stats(3) statistic specs
+ * (each StatSpec built by its kind's row of the kind table, from the
+ * parameters the table lists), a dry-run layout that catches every error
+ * the definition can have, then the engine's template registry.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -9,44 +10,28 @@
 #include <string.h>
 
 #include "blob.h"
-#include "engine.h"
 #include "kind.h"
+#include "kindspec.h"
 #include "kstat2_hist.h"
 #include "layout.h"
 #include "stat_defn.h"
-#include "stat_history.h"
-#include "stat_ioq.h"
-#include "stat_list.h"
-#include "stat_raw.h"
 #include "stat_scalar.h"
-#include "stat_timer.h"
 #include "tpl.h"
 #include "tpldef.h"
 
 #include <statsd/kstat.h>
 
+/* StatSpec: the kind, and every parameter of the kind table's. */
+#define TD_VLF_INT(n, lo, hi)	VLF_INT(n, true, lo, hi)
+#define TD_VLF_BOOL(n, lo, hi)	VLF_BOOL(n, true)
+#define TD_VLF_STRING(n, lo, hi) VLF_STR(n, true, hi)
+#define TD_VLF_INTS(n, lo, hi)	VLF_ARRAY(n, true, VL_INT, KIND_INTS_MAX, \
+				    lo, hi)
+#define TD_VLF(id, n, type, lo, hi) TD_VLF_##type(n, lo, hi),
+
 const struct vl_field tpldef_statspec_fields[] = {
 	VLF_STR("kind", false, 16),
-	VLF_STR("scheme", true, 16),
-	VLF_STR("range", true, 4),
-	VLF_INT("counters", true, 32, 64),
-	VLF_INT("lb", true, INT64_MIN, INT64_MAX),
-	VLF_INT("ub", true, INT64_MIN, INT64_MAX),
-	VLF_INT("step", true, INT64_MIN, INT64_MAX),
-	VLF_INT("stepbase", true, 2, 1 << 16),
-	VLF_INT("stepexp", true, 1, 64),
-	VLF_INT("nlin", true, 1, 1 << 16),
-	VLF_ARRAY("buckets", true, VL_INT, 2 * TPLDEF_MAX_BUCKETS, INT64_MIN,
-	    INT64_MAX),
-	VLF_BOOL("lbinf", true),
-	VLF_BOOL("ubinf", true),
-	VLF_INT("nctds", true, 1, 65535),
-	VLF_INT("prec", true, 0, 64),
-	VLF_INT("entries_max", true, 1, 65535),
-	VLF_STR("mode", true, 16),
-	VLF_INT("period_us", true, 1, INT64_MAX),
-	VLF_INT("maxlen", true, 1, STRING_MAX),
-	VLF_STR("units", true, DEFN_UNITS_MAX),
+	KIND_PARAMS(TD_VLF)
 	VLF_END
 };
 
@@ -60,24 +45,6 @@ const struct vl_field tpldef_voispec_fields[] = {
 	VLF_END
 };
 
-/* Which StatSpec parameters each kind takes (besides "kind"). */
-static const struct {
-	const char	*kind;
-	const char	*params;	/* space-separated */
-} tpldef_kinds[] = {
-	{ "SUM", "" }, { "MIN", "" }, { "MAX", "" }, { "COUNT", "" },
-	{ "LAST", "" }, { "STRING", "maxlen" }, { "CHAR", "" },
-	{ "HIST", "scheme range counters lb ub step stepbase stepexp nlin "
-	    "buckets lbinf ubinf" },
-	{ "K2HIST", "scheme lb ub step" },
-	{ "TDGST", "counters nctds prec" },
-	{ "LIST", "entries_max" },
-	{ "HISTORY", "entries_max mode period_us" },
-	{ "RAW", "entries_max" },
-	{ "IOQ", "" }, { "TIMER", "" },
-	{ "DEFN", "units" },
-};
-
 /* The specs of one VOI being built. */
 struct tpldef_voi {
 	int32_t			 id;
@@ -86,6 +53,8 @@ struct tpldef_voi {
 	uint32_t		 flags;
 	uint32_t		 nvss;
 	struct voistatspec	 vss[TPLDEF_MAX_STATS + DEFN_MAX_VSS];
+	const char		*alone;		/* the kind of a statistic
+						 * that must be its only one */
 };
 
 static int
@@ -98,34 +67,12 @@ td_fail(struct tpldef_error *err, const char *prefix, const char *field,
 	return -EINVAL;
 }
 
-static bool
-td_word_in(const char *word, const char *list)
-{
-	size_t n = strlen(word);
-	const char *p = list;
-
-	while ((p = strstr(p, word)) != NULL) {
-		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-			return true;
-		p += n;
-	}
-	return false;
-}
-
 static int64_t
 td_int(json_t *o, const char *k, int64_t def)
 {
 	json_t *v = json_object_get(o, k);
 
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : def;
-}
-
-static bool
-td_has(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-
-	return v != NULL && !json_is_null(v);
 }
 
 static const char *
@@ -136,156 +83,89 @@ td_str(json_t *o, const char *k, const char *def)
 	return json_is_string(v) ? json_string_value(v) : def;
 }
 
-/* Run a helper into vss (iv becomes ours) and map its errno. */
+/*
+ * A StatSpec's parameters as kind arguments: each must be one the spec
+ * takes, of its type (the protocol's table has checked the types and
+ * bounds of a call already; a checkpoint's definitions come here
+ * unchecked).
+ */
 static int
-td_hlpr(struct voistatspec *vss, enum voi_stype stype, vss_hlpr_fn fn,
-    void *info, enum vsd_dtype voi_dtype, enum vsd_dtype vs_dtype,
-    const char *path, struct tpldef_error *err)
+td_args(json_t *st, const struct kind_spec *ks, const char *kind,
+    const char *path, struct kind_args *a, struct tpldef_error *err)
 {
-	int e;
+	const char *key;
+	json_t *v, *e;
+	size_t i;
+	int p;
 
-	memset(vss, 0, sizeof(*vss));
-	vss->stype = stype;
-	vss->vs_dtype = vs_dtype;
-	e = fn(voi_dtype, vss, info);
-	if (e == 0)
-		return 0;
-	if (e == EFBIG)
-		return td_fail(err, path, "", "too large for a blob");
-	if (e == ENOMEM)
-		return -ENOMEM;
-	return td_fail(err, path, "",
-	    "parameters refused for this kind and data type");
-}
+	memset(a, 0, sizeof(*a));
+	json_object_foreach(st, key, v) {
+		const struct kind_param_info *pi;
+		char why[64];
 
-static int
-td_hist(struct tpldef_voi *tv, json_t *st, const char *path,
-    struct tpldef_error *err)
-{
-	const char *scheme = td_str(st, "scheme", "LIN");
-	const char *range = td_str(st, "range", "CR");
-	int counters = (int)td_int(st, "counters", 64);
-	struct voistatdata_numeric (*bkts)[2] = NULL;
-	struct voistatdata_numeric lb, ub;
-	struct voistatspec *vss = &tv->vss[tv->nvss];
-	enum vsd_dtype hd;
-	uint32_t fl = 0;
-	bool dr = strcmp(range, "DR") == 0;
-	int r;
-
-	if (counters != 32 && counters != 64)
-		return td_fail(err, path, "counters", "32 or 64");
-	if (strcmp(range, "CR") == 0)
-		hd = counters == 32 ? VSD_DTYPE_CRHIST32 : VSD_DTYPE_CRHIST64;
-	else if (dr)
-		hd = counters == 32 ? VSD_DTYPE_DRHIST32 : VSD_DTYPE_DRHIST64;
-	else if (strcmp(range, "DV") == 0)
-		hd = counters == 32 ? VSD_DTYPE_DVHIST32 : VSD_DTYPE_DVHIST64;
-	else
-		return td_fail(err, path, "range", "CR, DR or DV");
-	if (json_is_true(json_object_get(st, "lbinf")))
-		fl |= VSD_HIST_LBOUND_INF;
-	if (json_is_true(json_object_get(st, "ubinf")))
-		fl |= VSD_HIST_UBOUND_INF;
-	lb = stats_ctor_vsd_numeric((uint64_t)td_int(st, "lb", 0));
-	ub = stats_ctor_vsd_numeric((uint64_t)td_int(st, "ub", 0));
-	if (strcmp(scheme, "USR") == 0) {
-		json_t *b = json_object_get(st, "buckets"), *e;
-		size_t n = json_array_size(b), i, nb;
-
-		if (!json_is_array(b) || n == 0)
-			return td_fail(err, path, "buckets",
-			    "USR needs buckets");
-		if (dr && n % 2 != 0)
-			return td_fail(err, path, "buckets",
-			    "DR buckets are lb, ub pairs");
-		nb = dr ? n / 2 : n;
-		if (nb > TPLDEF_MAX_BUCKETS)
-			return td_fail(err, path, "buckets",
-			    "too many buckets");
-		bkts = calloc(nb, sizeof(*bkts));
-		if (bkts == NULL)
-			return -ENOMEM;
-		json_array_foreach(b, i, e) {
-			uint64_t v = (uint64_t)json_integer_value(e);
-
-			if (dr)
-				bkts[i / 2][i % 2] = stats_ctor_vsd_numeric(v);
-			else
-				bkts[i][0] = bkts[i][1] =
-				    stats_ctor_vsd_numeric(v);
+		if (strcmp(key, "kind") == 0 || json_is_null(v))
+			continue;
+		p = kind_param_find(key);
+		if (p < 0 || (ks->params & (1u << p)) == 0) {
+			snprintf(why, sizeof(why), "not a parameter of %s",
+			    kind);
+			return td_fail(err, path, key, why);
 		}
-		struct vss_hist_hlpr_info info = {
-			.scheme = BKT_USR, .voi_dtype = tv->dtype,
-			.hist_dtype = hd, .flags = fl, .lb = lb, .ub = ub,
-			.usr.nbkts = (uint16_t)nb,
-			.usr.bkts = (const void *)bkts,
-		};
-		r = td_hlpr(vss, VS_STYPE_HIST,
-		    (vss_hlpr_fn)stats_vss_hist_hlpr, &info, tv->dtype, hd,
-		    path, err);
-		free(bkts);
-	} else if (strcmp(range, "CR") != 0) {
-		return td_fail(err, path, "scheme",
-		    "DR and DV histograms take USR buckets");
-	} else if (strcmp(scheme, "LIN") == 0) {
-		if (!td_has(st, "step"))
-			return td_fail(err, path, "step", "LIN needs step");
-		struct vss_hist_hlpr_info info = {
-			.scheme = BKT_LIN, .voi_dtype = tv->dtype,
-			.hist_dtype = hd, .flags = fl, .lb = lb, .ub = ub,
-			.lin.stepinc = stats_ctor_vsd_numeric(
-			    (uint64_t)td_int(st, "step", 0)),
-		};
-		r = td_hlpr(vss, VS_STYPE_HIST,
-		    (vss_hlpr_fn)stats_vss_hist_hlpr, &info, tv->dtype, hd,
-		    path, err);
-	} else if (strcmp(scheme, "EXP") == 0) {
-		struct vss_hist_hlpr_info info = {
-			.scheme = BKT_EXP, .voi_dtype = tv->dtype,
-			.hist_dtype = hd, .flags = fl, .lb = lb, .ub = ub,
-			.exp.stepbase = (uint32_t)td_int(st, "stepbase", 2),
-			.exp.stepexp = (uint32_t)td_int(st, "stepexp", 1),
-		};
-		r = td_hlpr(vss, VS_STYPE_HIST,
-		    (vss_hlpr_fn)stats_vss_hist_hlpr, &info, tv->dtype, hd,
-		    path, err);
-	} else if (strcmp(scheme, "LINEXP") == 0) {
-		struct vss_hist_hlpr_info info = {
-			.scheme = BKT_LINEXP, .voi_dtype = tv->dtype,
-			.hist_dtype = hd, .flags = fl, .lb = lb, .ub = ub,
-			.linexp.stepbase = (uint32_t)td_int(st, "stepbase",
-			    10),
-			.linexp.linstepdiv = (uint32_t)td_int(st, "nlin", 10),
-		};
-		r = td_hlpr(vss, VS_STYPE_HIST,
-		    (vss_hlpr_fn)stats_vss_hist_hlpr, &info, tv->dtype, hd,
-		    path, err);
-	} else {
-		return td_fail(err, path, "scheme", "LIN, EXP, LINEXP or USR");
+		pi = &kind_params[p];
+		switch (pi->type) {
+		case KPT_INT:
+			if (!json_is_integer(v) || json_integer_value(v) <
+			    pi->min || json_integer_value(v) > pi->max)
+				return td_fail(err, path, key,
+				    "an integer out of range");
+			kind_set_int(a, (enum kind_param)p,
+			    (int64_t)json_integer_value(v));
+			break;
+		case KPT_BOOL:
+			if (!json_is_boolean(v))
+				return td_fail(err, path, key, "not a boolean");
+			kind_set_int(a, (enum kind_param)p, json_is_true(v));
+			break;
+		case KPT_STRING:
+			if (!json_is_string(v) ||
+			    json_string_length(v) > (size_t)pi->max)
+				return td_fail(err, path, key,
+				    "not a string, or too long");
+			kind_set_str(a, (enum kind_param)p,
+			    json_string_value(v));
+			break;
+		case KPT_INTS: {
+			int64_t *ints;
+
+			if (!json_is_array(v) || json_array_size(v) >
+			    KIND_INTS_MAX)
+				return td_fail(err, path, key,
+				    "not an array of at most 2048 integers");
+			ints = calloc(json_array_size(v) + 1, sizeof(*ints));
+			if (ints == NULL)
+				return -ENOMEM;
+			json_array_foreach(v, i, e) {
+				if (!json_is_integer(e)) {
+					free(ints);
+					return td_fail(err, path, key,
+					    "not an array of integers");
+				}
+				ints[i] = (int64_t)json_integer_value(e);
+			}
+			kind_set_ints(a, ints, json_array_size(v));
+			break;
+		}
+		}
 	}
-	if (r == 0)
-		tv->nvss++;
-	return r;
-}
-
-/* A K2HIST StatSpec's parameters; type -1 for an unknown scheme. */
-static int
-td_k2hist_params(json_t *st, struct k2hist_params *p)
-{
-	int type = k2hist_type_from_name(td_str(st, "scheme", "LINEAR"));
-
-	p->valid = type >= 0;
-	p->type = (enum k2hist_type)(type >= 0 ? type : 0);
-	p->range_min = (uint64_t)td_int(st, "lb", 0);
-	p->range_max = (uint64_t)td_int(st, "ub", 0);
-	p->stepping = (uint64_t)td_int(st, "step", 1);
-	return type;
+	return 0;
 }
 
 void
 tpldef_k2hist(json_t *def, struct k2hist_params *out, uint16_t n)
 {
+	const struct kind_spec *ks;
+	struct tpldef_error err;
+	struct kind_args a;
 	json_t *v, *st;
 	size_t i, j;
 
@@ -294,198 +174,53 @@ tpldef_k2hist(json_t *def, struct k2hist_params *out, uint16_t n)
 
 		if (id < 0 || id >= n)
 			continue;
-		json_array_foreach(json_object_get(v, "stats"), j, st)
-			if (strcmp(td_str(st, "kind", ""), "K2HIST") == 0)
-				(void)td_k2hist_params(st, &out[id]);
+		json_array_foreach(json_object_get(v, "stats"), j, st) {
+			const char *kind = td_str(st, "kind", "");
+
+			if (strcmp(kind, "K2HIST") != 0 ||
+			    kind_spec_find(kind, &ks) < 0)
+				continue;
+			if (td_args(st, ks, kind, "", &a, &err) == 0)
+				(void)k2hist_params_from_args(&a, &out[id]);
+			kind_args_done(&a);
+		}
 	}
 }
 
-static int
-td_k2hist(struct tpldef_voi *tv, json_t *st, const char *path,
-    struct tpldef_error *err)
-{
-	struct k2hist_params p;
-	struct k2hist_spec ks;
-	int e;
-
-	if (tv->dtype != VSD_DTYPE_INT_U64)
-		return td_fail(err, path, "kind",
-		    "K2HIST needs an INT_U64 VOI");
-	if (td_k2hist_params(st, &p) < 0)
-		return td_fail(err, path, "scheme",
-		    "LINEAR, LOG2, LOG10 or LOG10_LIN");
-	e = k2hist_spec_init(&ks, p.type, p.range_min, p.range_max,
-	    p.stepping);
-	if (e == ENOMEM)
-		return -ENOMEM;
-	if (e != 0)
-		return td_fail(err, path, "",
-		    "bad kstat2 histogram parameters");
-	tv->vss[tv->nvss] = k2hist_vss(&ks);
-	e = td_hlpr(&tv->vss[tv->nvss], VS_STYPE_HIST,
-	    tv->vss[tv->nvss].hlpr, tv->vss[tv->nvss].hlprinfo, tv->dtype,
-	    tv->vss[tv->nvss].vs_dtype, path, err);
-	k2hist_spec_done(&ks);
-	if (e == 0)
-		tv->vss[tv->nvss++].flags = K2HIST_VSS_FLAGS;
-	return e;
-}
-
-static int
-td_defn(struct tpldef_voi *tv, json_t *st, const char *path,
-    struct tpldef_error *err)
-{
-	const char *units = td_str(st, "units", "");
-	struct vsd_defn d;
-	uint32_t n = DEFN_MAX_VSS;
-	size_t i;
-	int e;
-
-	if (tv->dtype != VSD_DTYPE_INT_S64)
-		return td_fail(err, path, "kind", "DEFN needs an INT_S64 VOI");
-	if (tv->nvss != 0)
-		return td_fail(err, path, "kind",
-		    "DEFN must be the VOI's only statistic");
-	for (i = 0; units[i] != '\0'; i++)
-		if (units[i] <= ' ' || units[i] > '~')
-			return td_fail(err, path, "units",
-			    "printable, without blanks");
-	stat_defn_default(&d, units, engine_now_ns());
-	e = stat_defn_vss(&d, tv->vss, &n);
-	if (e == ENOMEM)
-		return -ENOMEM;
-	if (e != 0)
-		return td_fail(err, path, "", "bad definition");
-	tv->nvss = n;
-	return 0;
-}
-
+/* One StatSpec: its kind's row builds it. */
 static int
 td_stat(struct tpldef_voi *tv, json_t *st, const char *path,
     struct tpldef_error *err)
 {
 	const char *kind = td_str(st, "kind", "");
-	struct voistatspec *vss = &tv->vss[tv->nvss];
-	const char *key;
-	json_t *v;
-	size_t k;
+	const struct kind_spec *ks;
+	struct kind_err kerr = { NULL, "" };
+	struct kind_args a;
+	int stype, r;
 
-	for (k = 0; k < sizeof(tpldef_kinds) / sizeof(tpldef_kinds[0]); k++)
-		if (strcmp(tpldef_kinds[k].kind, kind) == 0)
-			break;
-	if (k == sizeof(tpldef_kinds) / sizeof(tpldef_kinds[0]))
+	stype = kind_spec_find(kind, &ks);
+	if (stype < 0)
 		return td_fail(err, path, "kind", "unknown kind");
-	json_object_foreach(st, key, v) {
-		if (strcmp(key, "kind") == 0 || json_is_null(v))
-			continue;
-		if (!td_word_in(key, tpldef_kinds[k].params)) {
-			char why[64];
+	r = td_args(st, ks, kind, path, &a, err);
+	if (r == 0 && (tv->alone != NULL || (stype_ops[stype].alone &&
+	    tv->nvss != 0))) {
+		char why[96];
 
-			snprintf(why, sizeof(why), "not a parameter of %s",
-			    kind);
-			return td_fail(err, path, key, why);
-		}
+		snprintf(why, sizeof(why), "%s must be the VOI's only "
+		    "statistic", tv->alone != NULL ? tv->alone : kind);
+		r = td_fail(err, path, "kind", why);
 	}
-	if (tv->nvss > 0 && tv->vss[0].stype == VS_STYPE_DEFN)
-		return td_fail(err, path, "kind",
-		    "DEFN must be the VOI's only statistic");
-	if (strcmp(kind, "SUM") == 0 || strcmp(kind, "MIN") == 0 ||
-	    strcmp(kind, "MAX") == 0) {
-		enum voi_stype t = kind[1] == 'U' ? VS_STYPE_SUM :
-		    kind[1] == 'I' ? VS_STYPE_MIN : VS_STYPE_MAX;
-
-		if (td_hlpr(vss, t, (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL,
-		    tv->dtype, 0, path, err) < 0)
-			return -EINVAL;
-	} else if (strcmp(kind, "COUNT") == 0) {
-		if (td_hlpr(vss, VS_STYPE_COUNT,
-		    (vss_hlpr_fn)stat_count_vss_hlpr, NULL, tv->dtype, 0,
-		    path, err) < 0)
-			return -EINVAL;
-	} else if (strcmp(kind, "LAST") == 0) {
-		if (td_hlpr(vss, VS_STYPE_LAST,
-		    (vss_hlpr_fn)stat_last_vss_hlpr, NULL, tv->dtype, 0,
-		    path, err) < 0)
-			return -EINVAL;
-	} else if (strcmp(kind, "STRING") == 0 || strcmp(kind, "CHAR") == 0) {
-		struct vss_string_hlpr_info si = {
-			.kind = kind[0] == 'S' ? KSTAT_DATA_STRING :
-			    KSTAT_DATA_CHAR,
-			.maxlen = (uint16_t)td_int(st, "maxlen", 64),
-		};
-
-		if (td_hlpr(vss, VS_STYPE_LAST,
-		    (vss_hlpr_fn)stat_string_vss_hlpr, &si, tv->dtype, 0,
-		    path, err) < 0)
-			return -EINVAL;
-	} else if (strcmp(kind, "HIST") == 0) {
-		return td_hist(tv, st, path, err);
-	} else if (strcmp(kind, "K2HIST") == 0) {
-		return td_k2hist(tv, st, path, err);
-	} else if (strcmp(kind, "TDGST") == 0) {
-		int counters = (int)td_int(st, "counters", 64);
-		struct vss_tdgst_hlpr_info ti = {
-			.voi_dtype = tv->dtype,
-			.nctds = (uint32_t)td_int(st, "nctds", 64),
-			.prec = (uint32_t)td_int(st, "prec", 0),
-		};
-
-		if (counters != 32 && counters != 64)
-			return td_fail(err, path, "counters", "32 or 64");
-		if (td_hlpr(vss, VS_STYPE_TDGST,
-		    (vss_hlpr_fn)stats_vss_tdgst_hlpr, &ti, tv->dtype,
-		    counters == 32 ? VSD_DTYPE_TDGSTCLUST32 :
-		    VSD_DTYPE_TDGSTCLUST64, path, err) < 0)
-			return -EINVAL;
-	} else if (strcmp(kind, "LIST") == 0) {
-		struct vss_list_hlpr_info li = {
-			(uint32_t)td_int(st, "entries_max", 16) };
-
-		if (td_hlpr(vss, VS_STYPE_LIST,
-		    (vss_hlpr_fn)stat_list_vss_hlpr, &li, tv->dtype, 0, path,
-		    err) < 0)
-			return -EINVAL;
-	} else if (strcmp(kind, "HISTORY") == 0) {
-		const char *mode = td_str(st, "mode", "increments");
-		struct vss_history_hlpr_info hi = {
-			.entries_max = (uint32_t)td_int(st, "entries_max", 16),
-			.period_us = (uint64_t)td_int(st, "period_us",
-			    1000000),
-		};
-		unsigned m;
-
-		for (m = 0; m < DEFN_NUM_MODES; m++)
-			if (strcmp(stat_defn_mode_names[m], mode) == 0)
-				break;
-		if (m == DEFN_NUM_MODES)
-			return td_fail(err, path, "mode",
-			    "increments, products or range");
-		hi.mode = (uint8_t)m;
-		if (td_hlpr(vss, VS_STYPE_HISTORY,
-		    (vss_hlpr_fn)stat_history_vss_hlpr, &hi, tv->dtype, 0,
-		    path, err) < 0)
-			return -EINVAL;
-	} else if (strcmp(kind, "RAW") == 0) {
-		struct vss_raw_hlpr_info ri = {
-			(uint32_t)td_int(st, "entries_max", 16) };
-
-		if (td_hlpr(vss, VS_STYPE_RAW, (vss_hlpr_fn)stat_raw_vss_hlpr,
-		    &ri, tv->dtype, 0, path, err) < 0)
-			return -EINVAL;
-	} else if (strcmp(kind, "IOQ") == 0) {
-		if (td_hlpr(vss, VS_STYPE_IOQ, (vss_hlpr_fn)stat_ioq_vss_hlpr,
-		    NULL, tv->dtype, 0, path, err) < 0)
-			return -EINVAL;
-	} else if (strcmp(kind, "TIMER") == 0) {
-		if (td_hlpr(vss, VS_STYPE_TIMER,
-		    (vss_hlpr_fn)stat_timer_vss_hlpr, NULL, tv->dtype, 0, path,
-		    err) < 0)
-			return -EINVAL;
-	} else {
-		return td_defn(tv, st, path, err);
+	if (r == 0) {
+		r = ks->build(&a, tv->dtype, tv->vss, &tv->nvss,
+		    (uint32_t)(sizeof(tv->vss) / sizeof(tv->vss[0])), &kerr);
+		if (r == -EINVAL)
+			td_fail(err, path, kerr.param != NULL ? kerr.param :
+			    "", kerr.reason);
 	}
-	tv->nvss++;
-	return 0;
+	if (r == 0 && stype_ops[stype].alone)
+		tv->alone = stype_ops[stype].name;
+	kind_args_done(&a);
+	return r;
 }
 
 static void

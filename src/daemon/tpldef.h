@@ -20,7 +20,6 @@ extern const struct vl_field tpldef_voispec_fields[];
 #define TPLDEF_MAX_VOIS		256
 #define TPLDEF_MAX_STATS	16
 #define TPLDEF_MAX_VOI_ID	4095
-#define TPLDEF_MAX_BUCKETS	1024
 
 struct tpldef_error {
 	char	parameter[128];		/* "vois[0].stats[1].lb" */

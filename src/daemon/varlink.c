@@ -16,6 +16,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "drain.h"
+#include "kind.h"
 #include "log.h"
 #include "methods.h"
 #include "quota.h"
@@ -872,6 +873,30 @@ vl_fields_json(const struct vl_field *fields, json_t *types)
 	return a;
 }
 
+/* The StatSpec kinds of the kind table, with the parameters each takes. */
+static json_t *
+vl_kinds_json(void)
+{
+	json_t *a = json_array();
+	int s, p;
+	uint8_t i;
+
+	for (s = 1; s < VS_NUM_STYPES; s++) {
+		for (i = 0; i < stype_ops[s].nspecs; i++) {
+			const struct kind_spec *ks = &stype_ops[s].specs[i];
+			json_t *ps = json_array();
+
+			for (p = 0; p < KP_NUM; p++)
+				if (ks->params & (1u << p))
+					json_array_append_new(ps,
+					    json_string(kind_params[p].name));
+			json_array_append_new(a, json_pack("{s:s, s:o}",
+			    "name", ks->name, "params", ps));
+		}
+	}
+	return a;
+}
+
 void
 varlink_dump_tables(FILE *f)
 {
@@ -900,6 +925,7 @@ varlink_dump_tables(FILE *f)
 	json_object_set_new(root, "methods", ms);
 	json_object_set_new(root, "errors", es);
 	json_object_set_new(root, "types", types);
+	json_object_set_new(root, "kinds", vl_kinds_json());
 	s = json_dumps(root, JSON_INDENT(1) | JSON_SORT_KEYS);
 	if (s != NULL)
 		fprintf(f, "%s\n", s);

@@ -90,6 +90,23 @@ with open(os.path.join(SRCDIR, "man", "statsd.8")) as f:
                 man_rights[name] = m.group(2)
 check(man_rights == {n: m["right"] for n, m in table.items()},
       "statsd(8)'s rights table is the method table's: %s" % man_rights)
+# docs/protocol.md's table of StatSpec kinds is the kind table's.
+with open(os.path.join(SRCDIR, "docs", "protocol.md")) as f:
+    doc_kinds = {}
+    for line in f:
+        m = re.match(r"\| (`[A-Z0-9]+`(?:(?:, | / )`[A-Z0-9]+`)*) \| (.*) \|$",
+                     line)
+        if m:
+            for k in re.findall(r"`([A-Z0-9]+)`", m.group(1)):
+                doc_kinds[k] = set(re.findall(r"`([a-z_]+)`", m.group(2)))
+kinds = {k["name"]: set(k["params"]) for k in tables["kinds"]}
+check(sorted(doc_kinds) == sorted(kinds),
+      "docs/protocol.md lists the kinds of the kind table: %s vs %s"
+      % (sorted(doc_kinds), sorted(kinds)))
+for k, ps in kinds.items():
+    check(doc_kinds.get(k) == ps,
+          "docs/protocol.md: %s takes %s, the kind table says %s"
+          % (k, sorted(doc_kinds.get(k, set())), sorted(ps)))
 streams = sorted(n for n, m in table.items() if m["streams"])
 check(streams == ["Read", "Scrape"], "Read and Scrape stream: %s" % streams)
 

@@ -286,7 +286,7 @@ START_TEST(time_is_stamped_when_zero)
 	int tpl = unit_tpl("engtime");
 	struct statsblob *sb;
 	struct voistatdata *vsd;
-	uint64_t before = engine_now_ns(), t;
+	uint64_t before = clock_now_ns(), t;
 
 	UNIT_ADD(tpl, 0, "t", VSD_DTYPE_INT_S64, 0,
 	    STATS_VSS(VS_STYPE_TIMER, 0, 0, stat_timer_vss_hlpr, NULL));
@@ -296,7 +296,7 @@ START_TEST(time_is_stamped_when_zero)
 	    &vsd, NULL), 0);
 	t = (uint64_t)((struct vsd_timer *)vsd)->start_time;
 	ck_assert_uint_ge(t, before);
-	ck_assert_uint_le(t, engine_now_ns());
+	ck_assert_uint_le(t, clock_now_ns());
 	stats_blob_destroy(sb);
 }
 END_TEST

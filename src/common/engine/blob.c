@@ -9,16 +9,17 @@
 #include <time.h>
 
 #include "blob.h"
+#include "clock.h"
 #include "kind.h"
 
 int64_t
 blob_sbinuptime(void)
 {
-	struct timespec ts;
+	uint64_t ns = clock_now_ns();
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ((int64_t)ts.tv_sec << 32) +
-	    (int64_t)(((uint64_t)ts.tv_nsec << 32) / 1000000000u);
+	/* FreeBSD's sbintime_t: seconds in the high 32 bits. */
+	return (int64_t)((ns / 1000000000u) << 32) +
+	    (int64_t)(((ns % 1000000000u) << 32) / 1000000000u);
 }
 
 static inline struct statsblobv1 *

@@ -12,10 +12,8 @@
 
 #include <statsd/stats.h>
 
+#include "clock.h"
 #include "op.h"
-
-/* The current CLOCK_MONOTONIC time in ns. */
-uint64_t engine_now_ns(void);
 
 /*
  * engine_apply: apply one operation to VOI voi of blob sb. x is read in the

@@ -3,6 +3,7 @@
  * statistic's data by its family.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "hist.h"
 #include "kind.h"
@@ -26,6 +27,9 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	},
 	[VS_STYPE_SUM] = {
 		.name = "SUM",
+		.specs = (const struct kind_spec[]){
+		    { "SUM", 0, numeric_sum_build } }, .nspecs = 1,
+		.describe = numeric_describe,
 		.fields = (const struct stat_field[]){
 		    { "sum", FIELD_COUNTER_IF_UNSIGNED, false, "", false } },
 		.nfields = 1,
@@ -36,6 +40,9 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	},
 	[VS_STYPE_MAX] = {
 		.name = "MAX",
+		.specs = (const struct kind_spec[]){
+		    { "MAX", 0, numeric_max_build } }, .nspecs = 1,
+		.describe = numeric_describe,
 		.fields = (const struct stat_field[]){
 		    { "max", FIELD_GAUGE, false, "", false } },
 		.nfields = 1,
@@ -45,6 +52,9 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	},
 	[VS_STYPE_MIN] = {
 		.name = "MIN",
+		.specs = (const struct kind_spec[]){
+		    { "MIN", 0, numeric_min_build } }, .nspecs = 1,
+		.describe = numeric_describe,
 		.fields = (const struct stat_field[]){
 		    { "min", FIELD_GAUGE, false, "", false } },
 		.nfields = 1,
@@ -54,7 +64,16 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	},
 	[VS_STYPE_HIST] = {
 		.name = "HIST",
+		.specs = (const struct kind_spec[]){
+		    { "HIST", KP(SCHEME) | KP(RANGE) | KP(COUNTERS) | KP(LB) |
+		      KP(UB) | KP(STEP) | KP(STEPBASE) | KP(STEPEXP) |
+		      KP(NLIN) | KP(BUCKETS) | KP(LBINF) | KP(UBINF),
+		      hist_build },
+		    { "K2HIST", KP(SCHEME) | KP(LB) | KP(UB) | KP(STEP),
+		      k2hist_build } }, .nspecs = 2,
+		.describe = hist_describe,
 		.desc = "Static bucket histogram of VOI values",
+		.family = DF_HIST, .render = hist_render,
 		.fields = k2hist_fields, .nfields = K2HIST_NFIELDS,
 		.update = hist_update, .reset = hist_reset,
 		.merge = hist_merge, .check = hist_check,
@@ -62,13 +81,20 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	},
 	[VS_STYPE_TDGST] = {
 		.name = "TDGST",
+		.specs = (const struct kind_spec[]){
+		    { "TDGST", KP(COUNTERS) | KP(NCTDS) | KP(PREC),
+		      tdgst_stat_build } }, .nspecs = 1,
+		.describe = tdgst_stat_describe,
 		.desc = "t-digest of VOI values",
+		.family = DF_TDGST, .render = tdgst_stat_render,
 		.update = tdgst_stat_update, .reset = tdgst_stat_reset,
 		.merge = tdgst_stat_merge, .check = tdgst_stat_check,
 		.quantile = tdgst_stat_quantile, .cdf = tdgst_stat_cdf,
 	},
 	[VS_STYPE_COUNT] = {
 		.name = "COUNT",
+		.specs = (const struct kind_spec[]){
+		    { "COUNT", 0, stat_count_build } }, .nspecs = 1,
 		.fields = (const struct stat_field[]){
 		    { "count", FIELD_COUNTER, false, "", false } },
 		.nfields = 1,
@@ -78,35 +104,54 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	},
 	[VS_STYPE_LAST] = {
 		.name = "LAST",
+		.specs = (const struct kind_spec[]){
+		    { "LAST", 0, stat_last_build },
+		    { "STRING", KP(MAXLEN), stat_string_build },
+		    { "CHAR", 0, stat_char_build } }, .nspecs = 3,
 		.fields = (const struct stat_field[]){
 		    { "last", FIELD_GAUGE, false, "", false } },
 		.nfields = 1,
 		.desc = "Last value set or updated (kstat named value)",
+		.family = DF_STRING, .render = stat_string_render,
 		.update = stat_last_update, .reset = stat_last_reset,
 		.merge = stat_last_merge, .check = stat_last_check,
 		.event = stat_last_event,
 	},
 	[VS_STYPE_LIST] = {
 		.name = "LIST",
+		.specs = (const struct kind_spec[]){
+		    { "LIST", KP(ENTRIES_MAX), stat_list_build } },
+		.nspecs = 1,
 		.desc = "Sum of weights per distinct VOI value",
+		.family = DF_LIST, .render = stat_list_render,
 		.update = stat_list_update, .reset = stat_list_reset,
 		.merge = stat_list_merge, .check = stat_list_check,
 	},
 	[VS_STYPE_HISTORY] = {
 		.name = "HISTORY",
+		.specs = (const struct kind_spec[]){
+		    { "HISTORY", KP(ENTRIES_MAX) | KP(MODE) | KP(PERIOD_US),
+		      stat_history_build } }, .nspecs = 1,
 		.desc = "Per-period count, sum or range, as a ring",
+		.family = DF_HISTORY, .render = stat_history_render,
 		.reset = stat_history_reset, .merge = stat_history_merge,
 		.check = stat_history_check, .event = stat_history_event,
 	},
 	[VS_STYPE_RAW] = {
 		.name = "RAW",
+		.specs = (const struct kind_spec[]){
+		    { "RAW", KP(ENTRIES_MAX), stat_raw_build } }, .nspecs = 1,
 		.desc = "Ring of timestamped (X, Y) updates",
+		.family = DF_RAW, .render = stat_raw_render,
 		.reset = stat_raw_reset, .merge = stat_raw_merge,
 		.check = stat_raw_check, .event = stat_raw_event,
 	},
 	[VS_STYPE_IOQ] = {
 		.name = "IOQ",
+		.specs = (const struct kind_spec[]){
+		    { "IOQ", 0, stat_ioq_build } }, .nspecs = 1,
 		.desc = "I/O counters and wait/run queue Riemann sums",
+		.family = DF_IOQ, .render = stat_ioq_render,
 		.fields = stat_ioq_fields, .nfields = IOQ_NFIELDS,
 		.field_values = stat_ioq_field_values,
 		.update = stat_ioq_update, .reset = stat_ioq_reset,
@@ -115,7 +160,10 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	},
 	[VS_STYPE_TIMER] = {
 		.name = "TIMER",
+		.specs = (const struct kind_spec[]){
+		    { "TIMER", 0, stat_timer_build } }, .nspecs = 1,
 		.desc = "Event count and durations from start/stop events",
+		.family = DF_TIMER, .render = stat_timer_render,
 		.fields = stat_timer_fields, .nfields = TIMER_NFIELDS,
 		.field_values = stat_timer_field_values,
 		.reset = stat_timer_reset, .merge = stat_timer_merge,
@@ -123,51 +171,60 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	},
 	[VS_STYPE_DEFN] = {
 		.name = "DEFN",
+		.specs = (const struct kind_spec[]){
+		    { "DEFN", KP(UNITS), stat_defn_build } }, .nspecs = 1,
+		.alone = true,
 		.desc = "Run-time definition of a Linux statistic",
+		.family = DF_DEFN, .render = stat_defn_render,
 		.reset = stat_defn_reset, .merge = stat_defn_merge,
 		.check = stat_defn_check,
 	},
 };
 
 int
+kind_spec_find(const char *name, const struct kind_spec **ret)
+{
+	int s;
+	uint8_t i;
+
+	for (s = 1; name != NULL && s < VS_NUM_STYPES; s++)
+		for (i = 0; i < stype_ops[s].nspecs; i++)
+			if (strcmp(stype_ops[s].specs[i].name, name) == 0) {
+				*ret = &stype_ops[s].specs[i];
+				return s;
+			}
+	return -1;
+}
+
+int
 kind_render(struct sbuf *buf, const struct voistatdata *vsd,
     enum vsd_dtype voi_dtype, enum vsd_dtype vs_dtype, uint16_t dsz,
     enum sb_str_fmt fmt, bool objdump)
 {
+	struct voistatdata_numeric n;
+	uint8_t family;
+	int s;
+
 	if (buf == NULL || vsd == NULL || vs_dtype < 0 ||
 	    vs_dtype >= VSD_NUM_DTYPES || fmt < 0 || fmt >= SB_STRFMT_NUM_FMTS)
 		return EINVAL;
-	switch (dtype_info[vs_dtype].family) {
+	family = dtype_info[vs_dtype].family;
+	switch (family) {
 	case DF_VOISTATE:
 		if (!dtype_is_scalar(voi_dtype))
 			voi_dtype = VSD_DTYPE_INT_S64;
 		sbuf_cat(buf, fmt == SB_STRFMT_JSON ? "\"prev\":" : "prev=");
 		return numeric_format(buf, voi_dtype, &vsd->voistate.prev);
-	case DF_SCALAR: {
-		struct voistatdata_numeric n;
-
+	case DF_SCALAR:
 		numeric_load(vs_dtype, vsd, &n);
 		return numeric_format(buf, vs_dtype, &n);
-	}
-	case DF_HIST:
-		return hist_render(buf, vsd, vs_dtype, fmt, objdump);
-	case DF_TDGST:
-		return tdgst_stat_render(buf, vsd, dsz, vs_dtype, fmt, objdump);
-	case DF_LIST:
-		return stat_list_render(buf, vsd, voi_dtype, fmt);
-	case DF_HISTORY:
-		return stat_history_render(buf, vsd, fmt);
-	case DF_RAW:
-		return stat_raw_render(buf, vsd, fmt);
-	case DF_IOQ:
-		return stat_ioq_render(buf, vsd, fmt);
-	case DF_TIMER:
-		return stat_timer_render(buf, vsd, fmt);
-	case DF_STRING:
-		return stat_string_render(buf, vsd, fmt);
-	case DF_DEFN:
-		return stat_defn_render(buf, vsd, fmt);
 	default:
+		/* The kind whose own data this is. */
+		for (s = 1; s < VS_NUM_STYPES; s++)
+			if (stype_ops[s].family == family &&
+			    stype_ops[s].render != NULL)
+				return stype_ops[s].render(buf, vsd, dsz,
+				    vs_dtype, voi_dtype, fmt, objdump);
 		return EINVAL;
 	}
 }

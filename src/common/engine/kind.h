@@ -1,8 +1,12 @@
 /*
- * kind.h: the table that drives the engine. Each statistic type is
- * described once, here, as data (its data types are in dtype.h); update,
- * reset, merge, validation and rendering dispatch through these tables
- * rather than through switch statements scattered across files.
+ * kind.h: the kind table, which drives the engine and everything that
+ * names a statistic. Each statistic kind is described once, here, as data
+ * (its data types are in dtype.h): how a template names it and its
+ * parameters, its flat fields and whether each is a counter, and its
+ * operations. Update, reset, merge, validation, template definitions,
+ * publication and the flat views loop over this table rather than
+ * switching on kinds across files. Adding a kind is one file in kinds/
+ * and one row here (docs/architecture.md shows how).
  */
 #ifndef STATSD_KIND_H
 #define STATSD_KIND_H
@@ -13,6 +17,7 @@
 #include "blob.h"
 #include "dtype.h"
 #include "field.h"
+#include "kindspec.h"
 
 struct stats_event;
 
@@ -28,9 +33,31 @@ struct stats_event;
  * 0, EOPNOTSUPP when the op does not concern this kind (not an error), or
  * an errno, leaving the data unchanged.
  */
+/*
+ * A name a template's statistic is given by in a StatSpec (kindspec.h):
+ * the kind's own ("HIST"), or a variant ("K2HIST", a HIST laid out as a
+ * kstat2 histogram; "STRING" and "CHAR", a LAST of text). params are the
+ * parameters it takes (KP(...) bits); build makes its voistatspec(s).
+ */
+struct kind_spec {
+	const char	*name;
+	uint32_t	 params;
+	kind_build_fn	*build;
+};
+
 struct stype_ops {
 	const char	*name;		/* "SUM" */
 	const char	*desc;
+	/*
+	 * How a template names and parameterises the kind: its spec names
+	 * (the first is the kind's own), whether it must be its VOI's only
+	 * statistic (DEFN), and describe, which gives a statistic's
+	 * parameters back from its data (NULL: it cannot).
+	 */
+	const struct kind_spec *specs;
+	uint8_t		 nspecs;
+	bool		 alone;
+	kind_describe_fn *describe;
 	/*
 	 * The kind's flat fields (field.h): one for a scalar kind, whose
 	 * value is the statistic's data itself ("sum", "last"); several for
@@ -39,6 +66,13 @@ struct stype_ops {
 	 * kstat2's fields when it is a kstat2 histogram (kstat2_hist.h);
 	 * other kinds have none and are read whole.
 	 */
+	/*
+	 * Its data's encoding in stats(3)'s text and JSON forms, for the
+	 * data type family that is its own (a scalar or VOISTATE is encoded
+	 * by the engine; LAST's own family is its text, STRING).
+	 */
+	uint8_t		 family;	/* enum dtype_family */
+	kind_render_fn	*render;
 	const struct stat_field *fields;
 	uint8_t		 nfields;
 	void		(*field_values)(const struct voistatdata *vsd,
@@ -66,6 +100,12 @@ struct stype_ops {
 };
 
 extern const struct stype_ops stype_ops[VS_NUM_STYPES];
+
+/*
+ * kind_spec_find: the kind and spec of a StatSpec's kind name.
+ * Returns: the kind (enum voi_stype) and *ret; -1 for an unknown name.
+ */
+int kind_spec_find(const char *name, const struct kind_spec **ret);
 
 static inline bool
 stype_valid(int stype)

@@ -680,27 +680,3 @@ stats_tpl_add_voistats(uint32_t tpl_id, int32_t voi_id, const char *voi_name,
 	free(owned);
 	return error;
 }
-
-int
-stats_vss_numeric_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
-    struct vss_numeric_hlpr_info *info)
-{
-	struct voistatdata_numeric *iv;
-
-	(void)info;
-	if (vss == NULL || !dtype_is_scalar(voi_dtype))
-		return EINVAL;
-	if (vss->stype != VS_STYPE_SUM && vss->stype != VS_STYPE_MIN &&
-	    vss->stype != VS_STYPE_MAX)
-		return EINVAL;
-	iv = calloc(1, sizeof(*iv));
-	if (iv == NULL)
-		return ENOMEM;
-	/* The reset state is the initial state: 0, type max, type min. */
-	stype_ops[vss->stype].reset((struct voistatdata *)iv,
-	    dtype_info[voi_dtype].size, voi_dtype, voi_dtype);
-	vss->iv = (struct voistatdata *)iv;
-	vss->vsdsz = dtype_info[voi_dtype].size;
-	vss->vs_dtype = voi_dtype;
-	return 0;
-}

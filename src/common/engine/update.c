@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <time.h>
 
 #include "blob.h"
 #include "engine.h"
@@ -17,15 +16,6 @@
 #include "ring.h"
 #include "stat_defn.h"
 #include "stat_scalar.h"
-
-uint64_t
-engine_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 /* A VOI's value as a sign- or zero-extended 64-bit integer (Q: raw). */
 static int64_t
@@ -76,7 +66,7 @@ update_voi(struct statsblobv1 *b, struct voi *v, struct stats_event *ev)
 		} else if (ops->event != NULL) {
 			/* Stamp once, and only for a kind that keeps time. */
 			if (ev->time == 0)
-				ev->time = engine_now_ns();
+				ev->time = clock_now_ns();
 			e = ops->event(blob_vsd(b, vs), vs->dsz, vs->dtype,
 			    v->dtype, ev, &changed);
 		} else {

@@ -649,14 +649,15 @@ hist_cdf(const struct voistatdata *vsd, uint16_t dsz, enum vsd_dtype vs_dtype,
 
 int
 hist_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum vsd_dtype vs_dtype, enum sb_str_fmt fmt, bool objdump)
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    enum sb_str_fmt fmt, bool objdump)
 {
 	const struct hist_geom *g = hist_geom(vs_dtype);
 	struct voistatdata *v = (struct voistatdata *)vsd;
 	struct voistatdata_numeric max;
-	enum vsd_dtype voi_dtype;
 	uint16_t i, n;
 
+	(void)dsz;
 	if (g == NULL)
 		return EINVAL;
 	voi_dtype = hist_meta(vsd, g)->voi_dtype;
@@ -702,4 +703,195 @@ hist_render(struct sbuf *buf, const struct voistatdata *vsd,
 	if (fmt == SB_STRFMT_JSON)
 		sbuf_cat(buf, "]");
 	return sbuf_error(buf);
+}
+
+/* ----------------------------------------------- as a template statistic */
+
+/*
+ * HIST: range CR (continuous, the default), DR (ranges: USR buckets as lb,
+ * ub pairs) or DV (values: USR buckets); counters 32 or 64; a CR
+ * histogram's scheme LIN (step), EXP (stepbase, stepexp), LINEXP
+ * (stepbase, nlin) or USR (buckets) over lb..ub; lbinf and ubinf add the
+ * unbounded buckets either side.
+ */
+int
+hist_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	const char *scheme = kind_str(a, KP_SCHEME, "LIN");
+	const char *range = kind_str(a, KP_RANGE, "CR");
+	int64_t counters = kind_int(a, KP_COUNTERS, 64);
+	struct voistatdata_numeric (*bkts)[2] = NULL, lb, ub;
+	enum vsd_dtype hd;
+	uint32_t fl = 0;
+	bool dr = strcmp(range, "DR") == 0;
+	int r;
+
+	if (counters != 32 && counters != 64)
+		return kind_fail(err, "counters", "32 or 64");
+	if (strcmp(range, "CR") == 0)
+		hd = counters == 32 ? VSD_DTYPE_CRHIST32 : VSD_DTYPE_CRHIST64;
+	else if (dr)
+		hd = counters == 32 ? VSD_DTYPE_DRHIST32 : VSD_DTYPE_DRHIST64;
+	else if (strcmp(range, "DV") == 0)
+		hd = counters == 32 ? VSD_DTYPE_DVHIST32 : VSD_DTYPE_DVHIST64;
+	else
+		return kind_fail(err, "range", "CR, DR or DV");
+	if (kind_int(a, KP_LBINF, 0))
+		fl |= VSD_HIST_LBOUND_INF;
+	if (kind_int(a, KP_UBINF, 0))
+		fl |= VSD_HIST_UBOUND_INF;
+	lb = stats_ctor_vsd_numeric((uint64_t)kind_int(a, KP_LB, 0));
+	ub = stats_ctor_vsd_numeric((uint64_t)kind_int(a, KP_UB, 0));
+	if (strcmp(scheme, "USR") == 0) {
+		size_t nv = kind_has(a, KP_BUCKETS) ? a->nints : 0, i, nb;
+
+		if (nv == 0)
+			return kind_fail(err, "buckets", "USR needs buckets");
+		if (dr && nv % 2 != 0)
+			return kind_fail(err, "buckets",
+			    "DR buckets are lb, ub pairs");
+		nb = dr ? nv / 2 : nv;
+		if (nb > KIND_BUCKETS_MAX)
+			return kind_fail(err, "buckets", "too many buckets");
+		bkts = calloc(nb, sizeof(*bkts));
+		if (bkts == NULL)
+			return -ENOMEM;
+		for (i = 0; i < nv; i++) {
+			uint64_t v = (uint64_t)a->ints[i];
+
+			if (dr)
+				bkts[i / 2][i % 2] = stats_ctor_vsd_numeric(v);
+			else
+				bkts[i][0] = bkts[i][1] =
+				    stats_ctor_vsd_numeric(v);
+		}
+		struct vss_hist_hlpr_info info = {
+			.scheme = BKT_USR, .voi_dtype = voi_dtype,
+			.hist_dtype = hd, .flags = fl, .lb = lb, .ub = ub,
+			.usr.nbkts = (uint16_t)nb,
+			.usr.bkts = (const void *)bkts,
+		};
+		r = kind_add(vss, n, max, VS_STYPE_HIST,
+		    (vss_hlpr_fn)stats_vss_hist_hlpr, &info, voi_dtype, hd,
+		    err);
+		free(bkts);
+		return r;
+	}
+	if (strcmp(range, "CR") != 0)
+		return kind_fail(err, "scheme",
+		    "DR and DV histograms take USR buckets");
+	if (strcmp(scheme, "LIN") == 0) {
+		if (!kind_has(a, KP_STEP))
+			return kind_fail(err, "step", "LIN needs step");
+		struct vss_hist_hlpr_info info = {
+			.scheme = BKT_LIN, .voi_dtype = voi_dtype,
+			.hist_dtype = hd, .flags = fl, .lb = lb, .ub = ub,
+			.lin.stepinc = stats_ctor_vsd_numeric(
+			    (uint64_t)kind_int(a, KP_STEP, 0)),
+		};
+		return kind_add(vss, n, max, VS_STYPE_HIST,
+		    (vss_hlpr_fn)stats_vss_hist_hlpr, &info, voi_dtype, hd,
+		    err);
+	}
+	if (strcmp(scheme, "EXP") == 0) {
+		struct vss_hist_hlpr_info info = {
+			.scheme = BKT_EXP, .voi_dtype = voi_dtype,
+			.hist_dtype = hd, .flags = fl, .lb = lb, .ub = ub,
+			.exp.stepbase = (uint32_t)kind_int(a, KP_STEPBASE, 2),
+			.exp.stepexp = (uint32_t)kind_int(a, KP_STEPEXP, 1),
+		};
+		return kind_add(vss, n, max, VS_STYPE_HIST,
+		    (vss_hlpr_fn)stats_vss_hist_hlpr, &info, voi_dtype, hd,
+		    err);
+	}
+	if (strcmp(scheme, "LINEXP") == 0) {
+		struct vss_hist_hlpr_info info = {
+			.scheme = BKT_LINEXP, .voi_dtype = voi_dtype,
+			.hist_dtype = hd, .flags = fl, .lb = lb, .ub = ub,
+			.linexp.stepbase = (uint32_t)kind_int(a, KP_STEPBASE,
+			    10),
+			.linexp.linstepdiv = (uint32_t)kind_int(a, KP_NLIN,
+			    10),
+		};
+		return kind_add(vss, n, max, VS_STYPE_HIST,
+		    (vss_hlpr_fn)stats_vss_hist_hlpr, &info, voi_dtype, hd,
+		    err);
+	}
+	return kind_fail(err, "scheme", "LIN, EXP, LINEXP or USR");
+}
+
+/* A bound as a StatSpec's buckets take it: in whole units of the VOI's
+ * type (fixed point is scaled back), as a 64-bit pattern. */
+static int64_t
+hist_bound(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
+{
+	switch (dtype) {
+	case VSD_DTYPE_INT_S32:
+		return n->int32.s32;
+	case VSD_DTYPE_INT_U32:
+		return (int64_t)n->int32.u32;
+	case VSD_DTYPE_Q_S32:
+		return n->q32.sq32 >> STATS_Q32_FBITS;
+	case VSD_DTYPE_Q_U32:
+		return (int64_t)(n->q32.uq32 >> STATS_Q32_FBITS);
+	case VSD_DTYPE_Q_S64:
+		return n->q64.sq64 >> STATS_Q64_FBITS;
+	case VSD_DTYPE_Q_U64:
+		return (int64_t)(n->q64.uq64 >> STATS_Q64_FBITS);
+	default:
+		return n->int64.s64;
+	}
+}
+
+/*
+ * A histogram as USR buckets that lay the same data out again: the bucket
+ * a LBOUND_INF flag added is left for the flag to add, and so is the last
+ * bucket of a DRHIST with UBOUND_INF.
+ */
+int
+hist_describe(const struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype, struct kind_args *ret)
+{
+	const struct hist_geom *g = hist_geom(vs_dtype);
+	static const char *const ranges[] = { "CR", "DR", "DV" };
+	uint32_t nb, first = 0, last, i;
+	int64_t *b;
+	size_t k = 0;
+	uint8_t hflags;
+
+	memset(ret, 0, sizeof(*ret));
+	if (g == NULL || dsz < g->hdrsz)
+		return -EINVAL;
+	nb = hist_nbkts(vsd, g);
+	if (nb == 0 || g->hdrsz + (size_t)nb * g->bktsz > dsz)
+		return -EINVAL;
+	hflags = hist_meta(vsd, g)->hflags & (VSD_HIST_LBOUND_INF |
+	    VSD_HIST_UBOUND_INF);
+	last = nb;
+	if ((hflags & VSD_HIST_LBOUND_INF) && nb > 1)
+		first = 1;
+	if (g->kind == 'D' && (hflags & VSD_HIST_UBOUND_INF) &&
+	    last - first > 1)
+		last--;
+	b = calloc((size_t)(last - first) * g->nbounds + 1, sizeof(*b));
+	if (b == NULL)
+		return -ENOMEM;
+	for (i = first; i < last; i++) {
+		b[k++] = hist_bound(voi_dtype, hist_bkt_lb(
+		    (struct voistatdata *)vsd, g, i));
+		if (g->kind == 'D')
+			b[k++] = hist_bound(voi_dtype, hist_bkt_ub(
+			    (struct voistatdata *)vsd, g, i));
+	}
+	kind_set_str(ret, KP_SCHEME, "USR");
+	kind_set_str(ret, KP_RANGE, ranges[g->kind == 'C' ? 0 :
+	    g->kind == 'D' ? 1 : 2]);
+	kind_set_int(ret, KP_COUNTERS, g->cnt64 ? 64 : 32);
+	kind_set_ints(ret, b, k);
+	if (g->kind != 'V') {
+		kind_set_int(ret, KP_LBINF, (hflags & VSD_HIST_LBOUND_INF) != 0);
+		kind_set_int(ret, KP_UBINF, (hflags & VSD_HIST_UBOUND_INF) != 0);
+	}
+	return 0;
 }

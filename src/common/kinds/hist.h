@@ -7,6 +7,7 @@
 #define STATSD_HIST_H
 
 #include "dtype.h"
+#include "kindspec.h"
 
 int hist_update(struct voistatdata *, uint16_t, enum vsd_dtype,
     enum vsd_dtype, const struct voistatdata_numeric *, uint64_t, bool *);
@@ -20,8 +21,7 @@ int hist_quantile(const struct voistatdata *, uint16_t, enum vsd_dtype,
     enum vsd_dtype, double, double *);
 int hist_cdf(const struct voistatdata *, uint16_t, enum vsd_dtype,
     enum vsd_dtype, double, double *);
-int hist_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum vsd_dtype vs_dtype, enum sb_str_fmt fmt, bool objdump);
+kind_render_fn hist_render;
 
 /* Bytes of a histogram of dtype with nbkts buckets; 0 for a bad dtype. */
 size_t hist_size(enum vsd_dtype hist_dtype, uint32_t nbkts);
@@ -46,5 +46,10 @@ uint64_t hist_bkt_cnt(const struct voistatdata *vsd,
 uint64_t hist_oob(const struct voistatdata *vsd, const struct hist_geom *g);
 uint16_t hist_nbuckets(const struct voistatdata *vsd,
     const struct hist_geom *g);
+
+/* HIST as a template's statistic (kindspec.h): scheme, range, counters,
+ * lb, ub, step, stepbase, stepexp, nlin, buckets, lbinf, ubinf. */
+kind_build_fn hist_build;
+kind_describe_fn hist_describe;
 
 #endif /* STATSD_HIST_H */

@@ -212,3 +212,47 @@ k2hist_spec_done(struct k2hist_spec *ks)
 	ks->bkts = NULL;
 	ks->nbkts = 0;
 }
+
+int
+k2hist_params_from_args(const struct kind_args *a, struct k2hist_params *p)
+{
+	int type = k2hist_type_from_name(kind_str(a, KP_SCHEME, "LINEAR"));
+
+	p->valid = type >= 0;
+	p->type = (enum k2hist_type)(type >= 0 ? type : 0);
+	p->range_min = (uint64_t)kind_int(a, KP_LB, 0);
+	p->range_max = (uint64_t)kind_int(a, KP_UB, 0);
+	p->stepping = (uint64_t)kind_int(a, KP_STEP, 1);
+	return type;
+}
+
+int
+k2hist_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	struct k2hist_params p;
+	struct k2hist_spec ks;
+	struct voistatspec one;
+	int e;
+
+	if (voi_dtype != VSD_DTYPE_INT_U64)
+		return kind_fail(err, "kind", "K2HIST needs an INT_U64 VOI");
+	if (k2hist_params_from_args(a, &p) < 0)
+		return kind_fail(err, "scheme",
+		    "LINEAR, LOG2, LOG10 or LOG10_LIN");
+	if (*n >= max)
+		return kind_fail(err, "kind", "too many statistics");
+	e = k2hist_spec_init(&ks, p.type, p.range_min, p.range_max,
+	    p.stepping);
+	if (e == ENOMEM)
+		return -ENOMEM;
+	if (e != 0)
+		return kind_fail(err, "", "bad kstat2 histogram parameters");
+	one = k2hist_vss(&ks);
+	e = kind_hlpr(&vss[*n], VS_STYPE_HIST, one.hlpr, one.hlprinfo,
+	    voi_dtype, one.vs_dtype, err);
+	k2hist_spec_done(&ks);
+	if (e == 0)
+		vss[(*n)++].flags = K2HIST_VSS_FLAGS;
+	return e;
+}

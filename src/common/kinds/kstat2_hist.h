@@ -12,6 +12,7 @@
 #include <statsd/stats.h>
 
 #include "field.h"
+#include "kindspec.h"
 
 enum k2hist_type {
 	K2HIST_LINEAR = 0,
@@ -82,5 +83,16 @@ void k2hist_spec_done(struct k2hist_spec *ks);
 /* k2hist_type_name, k2hist_type_from_name: "LINEAR", "LOG2", ... */
 const char *k2hist_type_name(enum k2hist_type type);
 int k2hist_type_from_name(const char *name);
+
+/*
+ * K2HIST, the HIST kind's kstat2 spec (kindspec.h): scheme (the type's
+ * name), lb (range_min), ub (range_max) and step (stepping); a CRHIST64
+ * of an INT_U64 VOI, all of its buckets there from creation.
+ * k2hist_params_from_args() reads them (p->valid false and -1 for an
+ * unknown scheme; else the type).
+ */
+kind_build_fn k2hist_build;
+int k2hist_params_from_args(const struct kind_args *a,
+    struct k2hist_params *p);
 
 #endif /* STATSD_KSTAT2_HIST_H */

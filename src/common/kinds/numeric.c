@@ -494,3 +494,82 @@ numeric_check(const struct voistatdata *vsd, uint16_t dsz,
 		return "scalar statistic of the wrong size";
 	return NULL;
 }
+
+int
+stats_vss_numeric_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
+    struct vss_numeric_hlpr_info *info)
+{
+	struct voistatdata_numeric *iv;
+	uint16_t sz;
+
+	(void)info;
+	if (vss == NULL || !dtype_is_scalar(voi_dtype))
+		return EINVAL;
+	if (vss->stype != VS_STYPE_SUM && vss->stype != VS_STYPE_MIN &&
+	    vss->stype != VS_STYPE_MAX)
+		return EINVAL;
+	iv = calloc(1, sizeof(*iv));
+	if (iv == NULL)
+		return ENOMEM;
+	/* The reset state is the initial state: 0, type max, type min. */
+	sz = dtype_info[voi_dtype].size;
+	if (vss->stype == VS_STYPE_SUM)
+		numeric_sum_reset((struct voistatdata *)iv, sz, voi_dtype,
+		    voi_dtype);
+	else if (vss->stype == VS_STYPE_MIN)
+		numeric_min_reset((struct voistatdata *)iv, sz, voi_dtype,
+		    voi_dtype);
+	else
+		numeric_max_reset((struct voistatdata *)iv, sz, voi_dtype,
+		    voi_dtype);
+	vss->iv = (struct voistatdata *)iv;
+	vss->vsdsz = sz;
+	vss->vs_dtype = voi_dtype;
+	return 0;
+}
+
+/* SUM, MIN and MAX take no parameters. */
+static int
+numeric_build(enum voi_stype stype, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max,
+    struct kind_err *err)
+{
+	return kind_add(vss, n, max, stype,
+	    (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL, voi_dtype, 0, err);
+}
+
+int
+numeric_sum_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	(void)a;
+	return numeric_build(VS_STYPE_SUM, voi_dtype, vss, n, max, err);
+}
+
+int
+numeric_min_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	(void)a;
+	return numeric_build(VS_STYPE_MIN, voi_dtype, vss, n, max, err);
+}
+
+int
+numeric_max_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	(void)a;
+	return numeric_build(VS_STYPE_MAX, voi_dtype, vss, n, max, err);
+}
+
+int
+numeric_describe(const struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype, struct kind_args *ret)
+{
+	(void)vsd;
+	(void)dsz;
+	(void)vs_dtype;
+	(void)voi_dtype;
+	memset(ret, 0, sizeof(*ret));
+	return 0;
+}

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 
 #include "dtype.h"
+#include "kindspec.h"
 
 /* The type's minimum (max == false) or maximum as a numeric. */
 struct voistatdata_numeric numeric_limit(enum vsd_dtype dtype, bool max);
@@ -69,5 +70,10 @@ int numeric_min_merge(struct voistatdata *, const struct voistatdata *,
     uint16_t, enum vsd_dtype, enum vsd_dtype);
 const char *numeric_check(const struct voistatdata *, uint16_t,
     enum vsd_dtype, enum vsd_dtype);
+
+/* SUM, MIN, MAX as a template's statistics (kindspec.h): no
+ * parameters. */
+kind_build_fn numeric_sum_build, numeric_min_build, numeric_max_build;
+kind_describe_fn numeric_describe;
 
 #endif /* STATSD_NUMERIC_H */

@@ -14,8 +14,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "clock.h"
 #include "hist.h"
 #include "numeric.h"
 #include "stat_defn.h"
@@ -328,15 +328,11 @@ void
 stat_defn_reset(struct voistatdata *vsd, uint16_t dsz,
     enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype)
 {
-	struct timespec ts;
-
 	(void)dsz;
 	(void)vs_dtype;
 	(void)voi_dtype;
 	/* A blob reset is a reset of the data: its age starts now. */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	stat_defn_reset_at((struct vsd_defn *)vsd,
-	    (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+	stat_defn_reset_at((struct vsd_defn *)vsd, clock_now_ns());
 }
 
 int
@@ -371,12 +367,17 @@ stat_defn_check(const struct voistatdata *vsd, uint16_t dsz,
 
 int
 stat_defn_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt)
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    enum sb_str_fmt fmt, bool objdump)
 {
 	const struct vsd_defn *d = (const struct vsd_defn *)vsd;
 	const char *type = d->type < DEFN_NUM_TYPES ?
 	    stat_defn_type_names[d->type] : "?";
 
+	(void)dsz;
+	(void)vs_dtype;
+	(void)voi_dtype;
+	(void)objdump;
 	if (fmt == SB_STRFMT_JSON)
 		sbuf_printf(buf, "\"type\":\"%s\",\"on\":%u,\"range_min\":%jd,"
 		    "\"range_max\":%jd,\"hits_out_of_range\":%ju,"
@@ -392,4 +393,37 @@ stat_defn_render(struct sbuf *buf, const struct voistatdata *vsd,
 		    (uintmax_t)d->data_ns, (uintmax_t)d->started_ns,
 		    (uintmax_t)d->stopped_ns);
 	return sbuf_error(buf);
+}
+
+/*
+ * DEFN: units; the statistics a Linux statistic is made of (its
+ * definition, then a value's COUNT and SUM to begin with). It needs an
+ * INT_S64 VOI of its own (the kind table says it comes alone).
+ */
+int
+stat_defn_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	const char *units = kind_str(a, KP_UNITS, "");
+	struct vsd_defn d;
+	uint32_t k = DEFN_MAX_VSS;
+	size_t i;
+	int e;
+
+	if (voi_dtype != VSD_DTYPE_INT_S64)
+		return kind_fail(err, "kind", "DEFN needs an INT_S64 VOI");
+	if (max - *n < DEFN_MAX_VSS)
+		return kind_fail(err, "kind", "too many statistics");
+	for (i = 0; units[i] != '\0'; i++)
+		if (units[i] <= ' ' || units[i] > '~')
+			return kind_fail(err, "units",
+			    "printable, without blanks");
+	stat_defn_default(&d, units, clock_now_ns());
+	e = stat_defn_vss(&d, vss + *n, &k);
+	if (e == ENOMEM)
+		return -ENOMEM;
+	if (e != 0)
+		return kind_fail(err, "", "bad definition");
+	*n += k;
+	return 0;
 }

@@ -19,6 +19,7 @@
 #define STATSD_STAT_DEFN_H
 
 #include "dtype.h"
+#include "kindspec.h"
 
 enum defn_type {
 	DEFN_VALUE = 0,
@@ -128,7 +129,9 @@ int stat_defn_merge(struct voistatdata *, const struct voistatdata *,
     uint16_t, enum vsd_dtype, enum vsd_dtype);
 const char *stat_defn_check(const struct voistatdata *, uint16_t,
     enum vsd_dtype, enum vsd_dtype);
-int stat_defn_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt);
+kind_render_fn stat_defn_render;
+
+/* DEFN as a template's statistic (kindspec.h): units. */
+kind_build_fn stat_defn_build;
 
 #endif /* STATSD_STAT_DEFN_H */

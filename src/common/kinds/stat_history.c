@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "op.h"
+#include "stat_defn.h"
 #include "stat_history.h"
 
 size_t
@@ -363,13 +364,18 @@ history_render_one(const struct history_entry *e, void *ctx)
 
 int
 stat_history_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt)
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    enum sb_str_fmt fmt, bool objdump)
 {
 	const struct vsd_history *h = (const struct vsd_history *)vsd;
 	struct history_render_ctx rc = { buf, fmt, h->mode == HISTORY_RANGE, 0 };
 	const char *mode = h->mode < HISTORY_NUM_MODES ?
 	    history_mode_names[h->mode] : "?";
 
+	(void)dsz;
+	(void)vs_dtype;
+	(void)voi_dtype;
+	(void)objdump;
 	if (fmt == SB_STRFMT_JSON)
 		sbuf_printf(buf, "\"entries_max\":%hu,\"mode\":\"%s\","
 		    "\"period_us\":%ju,\"entries\":[", h->entries_max, mode,
@@ -381,4 +387,27 @@ stat_history_render(struct sbuf *buf, const struct voistatdata *vsd,
 	if (fmt == SB_STRFMT_JSON)
 		sbuf_cat(buf, "]");
 	return sbuf_error(buf);
+}
+
+/* HISTORY: entries_max (16), mode (increments, products or range) and
+ * period_us (1 s). */
+int
+stat_history_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	const char *mode = kind_str(a, KP_MODE, "increments");
+	struct vss_history_hlpr_info hi = {
+		.entries_max = (uint32_t)kind_int(a, KP_ENTRIES_MAX, 16),
+		.period_us = (uint64_t)kind_int(a, KP_PERIOD_US, 1000000),
+	};
+	unsigned m;
+
+	for (m = 0; m < DEFN_NUM_MODES; m++)
+		if (strcmp(stat_defn_mode_names[m], mode) == 0)
+			break;
+	if (m == DEFN_NUM_MODES)
+		return kind_fail(err, "mode", "increments, products or range");
+	hi.mode = (uint8_t)m;
+	return kind_add(vss, n, max, VS_STYPE_HISTORY,
+	    (vss_hlpr_fn)stat_history_vss_hlpr, &hi, voi_dtype, 0, err);
 }

@@ -9,6 +9,7 @@
 
 #include "dtype.h"
 #include "op.h"
+#include "kindspec.h"
 
 enum history_mode {
 	HISTORY_INCREMENTS = 0,	/* cell += Y */
@@ -92,7 +93,10 @@ int stat_history_merge(struct voistatdata *, const struct voistatdata *,
     uint16_t, enum vsd_dtype, enum vsd_dtype);
 const char *stat_history_check(const struct voistatdata *, uint16_t,
     enum vsd_dtype, enum vsd_dtype);
-int stat_history_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt);
+kind_render_fn stat_history_render;
+
+/* HISTORY as a template's statistic (kindspec.h): entries_max, mode,
+ * period_us. */
+kind_build_fn stat_history_build;
 
 #endif /* STATSD_STAT_HISTORY_H */

@@ -290,11 +290,16 @@ stat_ioq_check(const struct voistatdata *vsd, uint16_t dsz,
 
 int
 stat_ioq_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt)
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    enum sb_str_fmt fmt, bool objdump)
 {
 	uint64_t v[IOQ_NFIELDS];
 	int i;
 
+	(void)dsz;
+	(void)vs_dtype;
+	(void)voi_dtype;
+	(void)objdump;
 	ioq_values((const kstat_io_t *)vsd, v);
 	for (i = 0; i < IOQ_NFIELDS; i++) {
 		if (fmt == SB_STRFMT_JSON)
@@ -305,4 +310,15 @@ stat_ioq_render(struct sbuf *buf, const struct voistatdata *vsd,
 			    stat_ioq_fields[i].suffix, (uintmax_t)v[i]);
 	}
 	return sbuf_error(buf);
+}
+
+/* IOQ takes no parameters. */
+int
+stat_ioq_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	(void)a;
+	return kind_add(vss, n, max, VS_STYPE_IOQ,
+	    (vss_hlpr_fn)stat_ioq_vss_hlpr, NULL,
+	    voi_dtype, 0, err);
 }

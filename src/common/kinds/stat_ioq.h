@@ -10,6 +10,7 @@
 #include "dtype.h"
 #include "field.h"
 #include "op.h"
+#include "kindspec.h"
 
 #define IOQ_SIZE	((uint16_t)sizeof(kstat_io_t))
 
@@ -46,7 +47,9 @@ int stat_ioq_merge(struct voistatdata *, const struct voistatdata *,
     uint16_t, enum vsd_dtype, enum vsd_dtype);
 const char *stat_ioq_check(const struct voistatdata *, uint16_t,
     enum vsd_dtype, enum vsd_dtype);
-int stat_ioq_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt);
+kind_render_fn stat_ioq_render;
+
+/* IOQ as a template's statistic (kindspec.h). */
+kind_build_fn stat_ioq_build;
 
 #endif /* STATSD_STAT_IOQ_H */

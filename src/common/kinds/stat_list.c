@@ -142,11 +142,15 @@ stat_list_check(const struct voistatdata *vsd, uint16_t dsz,
 
 int
 stat_list_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum vsd_dtype voi_dtype, enum sb_str_fmt fmt)
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    enum sb_str_fmt fmt, bool objdump)
 {
 	const struct vsd_list *l = (const struct vsd_list *)vsd;
 	uint16_t i;
 
+	(void)dsz;
+	(void)vs_dtype;
+	(void)objdump;
 	if (!dtype_is_scalar(voi_dtype))
 		voi_dtype = VSD_DTYPE_INT_S64;
 	if (fmt == SB_STRFMT_JSON)
@@ -170,4 +174,16 @@ stat_list_render(struct sbuf *buf, const struct voistatdata *vsd,
 	if (fmt == SB_STRFMT_JSON)
 		sbuf_cat(buf, "]");
 	return sbuf_error(buf);
+}
+
+/* LIST: entries_max (16 by default). */
+int
+stat_list_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	struct vss_list_hlpr_info li = {
+		(uint32_t)kind_int(a, KP_ENTRIES_MAX, 16) };
+
+	return kind_add(vss, n, max, VS_STYPE_LIST,
+	    (vss_hlpr_fn)stat_list_vss_hlpr, &li, voi_dtype, 0, err);
 }

@@ -7,6 +7,7 @@
 #define STATSD_STAT_LIST_H
 
 #include "dtype.h"
+#include "kindspec.h"
 
 struct vsd_list_entry {
 	struct voistatdata_numeric	x;
@@ -52,7 +53,9 @@ int stat_list_merge(struct voistatdata *, const struct voistatdata *,
     uint16_t, enum vsd_dtype, enum vsd_dtype);
 const char *stat_list_check(const struct voistatdata *, uint16_t,
     enum vsd_dtype, enum vsd_dtype);
-int stat_list_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum vsd_dtype voi_dtype, enum sb_str_fmt fmt);
+kind_render_fn stat_list_render;
+
+/* LIST as a template's statistic (kindspec.h): entries_max. */
+kind_build_fn stat_list_build;
 
 #endif /* STATSD_STAT_LIST_H */

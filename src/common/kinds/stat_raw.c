@@ -191,11 +191,16 @@ raw_render_one(const struct raw_rec *r, void *ctx)
 
 int
 stat_raw_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt)
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    enum sb_str_fmt fmt, bool objdump)
 {
 	const struct vsd_raw *r = (const struct vsd_raw *)vsd;
 	struct raw_render_ctx rc = { buf, fmt, 0 };
 
+	(void)dsz;
+	(void)vs_dtype;
+	(void)voi_dtype;
+	(void)objdump;
 	if (fmt == SB_STRFMT_JSON)
 		sbuf_printf(buf, "\"entries_max\":%hu,\"serial\":%ju,"
 		    "\"records\":[", r->entries_max, (uintmax_t)r->serial);
@@ -206,4 +211,16 @@ stat_raw_render(struct sbuf *buf, const struct voistatdata *vsd,
 	if (fmt == SB_STRFMT_JSON)
 		sbuf_cat(buf, "]");
 	return sbuf_error(buf);
+}
+
+/* RAW: entries_max (16 by default). */
+int
+stat_raw_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	struct vss_raw_hlpr_info ri = {
+		(uint32_t)kind_int(a, KP_ENTRIES_MAX, 16) };
+
+	return kind_add(vss, n, max, VS_STYPE_RAW,
+	    (vss_hlpr_fn)stat_raw_vss_hlpr, &ri, voi_dtype, 0, err);
 }

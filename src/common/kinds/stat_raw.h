@@ -8,6 +8,7 @@
 
 #include "dtype.h"
 #include "op.h"
+#include "kindspec.h"
 
 struct raw_rec {
 	uint64_t	time;		/* CLOCK_MONOTONIC ns */
@@ -58,7 +59,9 @@ int stat_raw_merge(struct voistatdata *, const struct voistatdata *,
     uint16_t, enum vsd_dtype, enum vsd_dtype);
 const char *stat_raw_check(const struct voistatdata *, uint16_t,
     enum vsd_dtype, enum vsd_dtype);
-int stat_raw_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt);
+kind_render_fn stat_raw_render;
+
+/* RAW as a template's statistic (kindspec.h): entries_max. */
+kind_build_fn stat_raw_build;
 
 #endif /* STATSD_STAT_RAW_H */

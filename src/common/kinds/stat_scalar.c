@@ -269,11 +269,16 @@ stat_json_string(struct sbuf *buf, const char *s, size_t len)
 
 int
 stat_string_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt)
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    enum sb_str_fmt fmt, bool objdump)
 {
 	const struct vsd_string *str = (const struct vsd_string *)vsd;
 	size_t len = strnlen(str->s, str->len);
 
+	(void)dsz;
+	(void)vs_dtype;
+	(void)voi_dtype;
+	(void)objdump;
 	if (fmt == SB_STRFMT_JSON) {
 		sbuf_cat(buf, "\"val\":");
 		stat_json_string(buf, str->s, len);
@@ -283,4 +288,56 @@ stat_string_render(struct sbuf *buf, const struct voistatdata *vsd,
 		sbuf_putc(buf, '"');
 	}
 	return sbuf_error(buf);
+}
+
+/* COUNT and LAST take no parameters; STRING its maxlen (64 by default),
+ * CHAR none (eight bytes, kstat_named_t's). */
+int
+stat_count_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	(void)a;
+	return kind_add(vss, n, max, VS_STYPE_COUNT,
+	    (vss_hlpr_fn)stat_count_vss_hlpr, NULL,
+	    voi_dtype, 0, err);
+}
+
+int
+stat_last_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	(void)a;
+	return kind_add(vss, n, max, VS_STYPE_LAST,
+	    (vss_hlpr_fn)stat_last_vss_hlpr, NULL,
+	    voi_dtype, 0, err);
+}
+
+static int
+stat_text_build(uint8_t kind, const struct kind_args *a,
+    enum vsd_dtype voi_dtype, struct voistatspec *vss, uint32_t *n,
+    uint32_t max, struct kind_err *err)
+{
+	struct vss_string_hlpr_info si = {
+		.kind = kind,
+		.maxlen = (uint16_t)kind_int(a, KP_MAXLEN, 64),
+	};
+
+	return kind_add(vss, n, max, VS_STYPE_LAST,
+	    (vss_hlpr_fn)stat_string_vss_hlpr, &si, voi_dtype, 0, err);
+}
+
+int
+stat_string_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	return stat_text_build(KSTAT_DATA_STRING, a, voi_dtype, vss, n, max,
+	    err);
+}
+
+int
+stat_char_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	return stat_text_build(KSTAT_DATA_CHAR, a, voi_dtype, vss, n, max,
+	    err);
 }

@@ -8,6 +8,7 @@
 
 #include "dtype.h"
 #include "op.h"
+#include "kindspec.h"
 
 /*
  * A STRING value: cap bytes of storage, len of them used and NUL-terminated
@@ -74,10 +75,14 @@ int stat_last_merge(struct voistatdata *, const struct voistatdata *,
     uint16_t, enum vsd_dtype, enum vsd_dtype);
 const char *stat_last_check(const struct voistatdata *, uint16_t,
     enum vsd_dtype, enum vsd_dtype);
-int stat_string_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt);
+kind_render_fn stat_string_render;
 
 /* Append s as a JSON string, quoted, with RFC 8259 escapes only. */
 void stat_json_string(struct sbuf *buf, const char *s, size_t len);
+
+/* COUNT, LAST, and LAST as STRING or CHAR, as a template's statistics
+ * (kindspec.h). */
+kind_build_fn stat_count_build, stat_last_build, stat_string_build,
+    stat_char_build;
 
 #endif /* STATSD_STAT_SCALAR_H */

@@ -144,11 +144,16 @@ stat_timer_check(const struct voistatdata *vsd, uint16_t dsz,
 
 int
 stat_timer_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt)
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    enum sb_str_fmt fmt, bool objdump)
 {
 	uint64_t v[TIMER_NFIELDS];
 	int i;
 
+	(void)dsz;
+	(void)vs_dtype;
+	(void)voi_dtype;
+	(void)objdump;
 	stat_timer_field_values(vsd, 0, v);
 	for (i = 0; i < TIMER_NFIELDS; i++) {
 		if (fmt == SB_STRFMT_JSON)
@@ -159,4 +164,15 @@ stat_timer_render(struct sbuf *buf, const struct voistatdata *vsd,
 			    stat_timer_fields[i].suffix, (uintmax_t)v[i]);
 	}
 	return sbuf_error(buf);
+}
+
+/* TIMER takes no parameters. */
+int
+stat_timer_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	(void)a;
+	return kind_add(vss, n, max, VS_STYPE_TIMER,
+	    (vss_hlpr_fn)stat_timer_vss_hlpr, NULL,
+	    voi_dtype, 0, err);
 }

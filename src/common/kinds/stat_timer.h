@@ -11,6 +11,7 @@
 #include "dtype.h"
 #include "field.h"
 #include "op.h"
+#include "kindspec.h"
 
 struct vsd_timer {
 	uint64_t	num_events;
@@ -43,7 +44,9 @@ int stat_timer_merge(struct voistatdata *, const struct voistatdata *,
     uint16_t, enum vsd_dtype, enum vsd_dtype);
 const char *stat_timer_check(const struct voistatdata *, uint16_t,
     enum vsd_dtype, enum vsd_dtype);
-int stat_timer_render(struct sbuf *buf, const struct voistatdata *vsd,
-    enum sb_str_fmt fmt);
+kind_render_fn stat_timer_render;
+
+/* TIMER as a template's statistic (kindspec.h). */
+kind_build_fn stat_timer_build;
 
 #endif /* STATSD_STAT_TIMER_H */

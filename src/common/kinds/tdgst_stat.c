@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "numeric.h"
 #include "tdgst_stat.h"
@@ -119,12 +120,54 @@ tdgst_stat_cdf(const struct voistatdata *vsd, uint16_t dsz,
 
 int
 tdgst_stat_render(struct sbuf *buf, const struct voistatdata *vsd,
-    uint16_t dsz, enum vsd_dtype vs_dtype, enum sb_str_fmt fmt, bool objdump)
+    uint16_t dsz, enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
+    enum sb_str_fmt fmt, bool objdump)
 {
 	int error;
 
+	(void)voi_dtype;
 	(void)dsz;
 	(void)vs_dtype;
 	error = tdgst_render(buf, vsd, fmt == SB_STRFMT_JSON, objdump);
 	return error < 0 ? -error : error;
+}
+
+/* TDGST: counters (32 or 64), nctds (64) and prec (0). */
+int
+tdgst_stat_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+{
+	int64_t counters = kind_int(a, KP_COUNTERS, 64);
+	struct vss_tdgst_hlpr_info ti = {
+		.voi_dtype = voi_dtype,
+		.nctds = (uint32_t)kind_int(a, KP_NCTDS, 64),
+		.prec = (uint32_t)kind_int(a, KP_PREC, 0),
+	};
+
+	if (counters != 32 && counters != 64)
+		return kind_fail(err, "counters", "32 or 64");
+	return kind_add(vss, n, max, VS_STYPE_TDGST,
+	    (vss_hlpr_fn)stats_vss_tdgst_hlpr, &ti, voi_dtype,
+	    counters == 32 ? VSD_DTYPE_TDGSTCLUST32 : VSD_DTYPE_TDGSTCLUST64,
+	    err);
+}
+
+/* A t-digest's parameters, from the header layout tdigest.h draws. */
+int
+tdgst_stat_describe(const struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype, struct kind_args *ret)
+{
+	const uint8_t *h = (const uint8_t *)vsd;
+	uint16_t maxctds;
+
+	(void)voi_dtype;
+	memset(ret, 0, sizeof(*ret));
+	if (dsz < 16)
+		return -EINVAL;
+	memcpy(&maxctds, h + 8, sizeof(maxctds));
+	kind_set_int(ret, KP_COUNTERS, vs_dtype == VSD_DTYPE_TDGSTCLUST64 ?
+	    64 : 32);
+	kind_set_int(ret, KP_NCTDS, maxctds);
+	kind_set_int(ret, KP_PREC, h[6]);
+	return 0;
 }

@@ -6,6 +6,7 @@
 #define STATSD_TDGST_STAT_H
 
 #include "dtype.h"
+#include "kindspec.h"
 
 int tdgst_stat_update(struct voistatdata *, uint16_t, enum vsd_dtype,
     enum vsd_dtype, const struct voistatdata_numeric *, uint64_t, bool *);
@@ -19,7 +20,10 @@ int tdgst_stat_quantile(const struct voistatdata *, uint16_t, enum vsd_dtype,
     enum vsd_dtype, double, double *);
 int tdgst_stat_cdf(const struct voistatdata *, uint16_t, enum vsd_dtype,
     enum vsd_dtype, double, double *);
-int tdgst_stat_render(struct sbuf *buf, const struct voistatdata *vsd,
-    uint16_t dsz, enum vsd_dtype vs_dtype, enum sb_str_fmt fmt, bool objdump);
+kind_render_fn tdgst_stat_render;
+
+/* TDGST as a template's statistic (kindspec.h): counters, nctds, prec. */
+kind_build_fn tdgst_stat_build;
+kind_describe_fn tdgst_stat_describe;
 
 #endif /* STATSD_TDGST_STAT_H */
