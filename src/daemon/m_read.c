@@ -1,6 +1,7 @@
 /*
  * m_read.c: the methods that read and change kstat data —
- * io.statsd.Chain, Lookup, Read, Write, Snapshot and Scrape.
+ * io.statsd.Chain, Lookup, Read, Write and Snapshot — and the helpers the
+ * readers share (m_scrape.c too): views, flat data, the chain id.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -19,7 +20,6 @@
 #include "quota.h"
 #include "registry.h"
 #include "render_kstat.h"
-#include "render_linux.h"
 
 #define M_NAME_FIELDS							\
 	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
@@ -62,29 +62,20 @@ const struct vl_field m_read_snapshot_params[] = {
 	VLF_END
 };
 
-const struct vl_field m_read_scrape_params[] = {
-	VLF_STR("format", true, 16),
-	VLF_STR("selector", true, 1024),
-	VLF_STR("class", true, 255),
-	M_WATCH_FIELDS,
-	VLF_END
-};
-
 static bool
 m_visible(const struct vl_call *call, const struct reg_kstat *k)
 {
 	return m_kstat_visible(&call->conn->peer, k);
 }
 
-/* The chain id of what the caller sees. */
-static json_int_t
+json_int_t
 m_kcid(const struct vl_call *call)
 {
 	return (json_int_t)registry_kcid(call->d->reg, call->conn->peer.zone,
 	    call->conn->peer.privileged);
 }
 
-static void
+void
 m_view(const struct reg_kstat *k, const struct statsblob *sb,
     struct ks_view *v)
 {
@@ -98,7 +89,7 @@ m_view(const struct reg_kstat *k, const struct statsblob *sb,
  * INT64_MAX is valid JSON that jansson's integers cannot hold: then the
  * text is read again with numbers as doubles (for one flat value, only
  * that value; for a whole blob, all of its numbers). */
-static json_t *
+json_t *
 m_json_parse(const char *text, size_t flags)
 {
 	json_t *v = json_loads(text, flags, NULL);
@@ -106,13 +97,6 @@ m_json_parse(const char *text, size_t flags)
 	if (v == NULL)
 		v = json_loads(text, flags | JSON_DECODE_INT_AS_REAL, NULL);
 	return v;
-}
-
-static int
-m_view_cmp(const void *a, const void *b)
-{
-	return ks_hdr_cmp(((const struct ks_view *)a)->hdr,
-	    ((const struct ks_view *)b)->hdr);
 }
 
 /* An array statistic's numbers ("0 3 1") as a JSON array. */
@@ -155,7 +139,7 @@ m_flat_value(const struct ksfmt_stat *st)
 
 /* kstat -j's "data": the flat statistics and the times, sorted, those
  * sel (NULL: all) selects; NULL if none is. */
-static json_t *
+json_t *
 m_flat_json(const struct ks_view *view, const struct ks_selector *sel)
 {
 	struct ksfmt_list l;
@@ -578,199 +562,4 @@ m_read_snapshot(struct vl_call *call, json_t *params)
 	    "raw", raw));
 	free(raw);
 	free(copy);
-}
-
-/* The Linux data lines of every selected kstat that has definitions. */
-static int
-m_scrape_linux(struct vl_call *call, struct ks_view *views, size_t n,
-    const struct ks_selector *sel, const struct ks_pattern *cls,
-    struct sbuf *out)
-{
-	struct sbuf *one = sbuf_new_auto();
-	uint64_t now = clock_now_ns();
-	size_t i;
-	int r = 0;
-
-	(void)call;
-	if (one == NULL)
-		return -ENOMEM;
-	for (i = 0; i < n; i++) {
-		const struct kstat_hdr *h = views[i].hdr;
-
-		if ((sel != NULL && !ks_selector_match_kstat(sel, h)) ||
-		    !ks_pattern_match(cls, h->class_))
-			continue;
-		sbuf_clear(one);
-		r = linux_data_format(one, views[i].sb, views[i].names,
-		    views[i].nnames, now);
-		if (r < 0)
-			break;
-		if (sbuf_finish(one) != 0 || sbuf_len(one) <= 0)
-			continue;
-		sbuf_printf(out, "# %s:%d:%s\n", h->module, (int)h->instance,
-		    h->name);
-		sbuf_cat(out, sbuf_data(one));
-	}
-	sbuf_delete(one);
-	return r;
-}
-
-/* Do sel (may be NULL) and cls select the kstat of h? */
-static bool
-m_selected(const struct kstat_hdr *h, const struct ks_selector *sel,
-    const struct ks_pattern *cls)
-{
-	return (sel == NULL || ks_selector_match_kstat(sel, h)) &&
-	    ks_pattern_match(cls, h->class_);
-}
-
-/* kstat -j's objects as JSON values, in kstat's order. */
-static json_t *
-m_scrape_json(struct ks_view *views, size_t n, const struct ks_selector *sel,
-    const struct ks_pattern *cls)
-{
-	json_t *a = json_array();
-	char t[40];
-	size_t i;
-
-	qsort(views, n, sizeof(*views), m_view_cmp);
-	for (i = 0; i < n; i++) {
-		const struct kstat_hdr *h = views[i].hdr;
-		json_t *data;
-
-		if (!m_selected(h, sel, cls) ||
-		    (data = m_flat_json(&views[i], sel)) == NULL)
-			continue;
-		ksfmt_time(t, sizeof(t), h->snaptime);
-		json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:s, s:i, "
-		    "s:o, s:o}", "module", h->module, "instance",
-		    (int)h->instance, "name", h->name, "class", h->class_,
-		    "type", (int)h->type, "snaptime", m_json_parse(t,
-		    JSON_DECODE_ANY), "data", data));
-	}
-	return a;
-}
-
-/*
- * The kstats' flat statistics as data, for readers that render them
- * (statsctl renders kstat(1M)'s forms from them with render_kstat.c):
- * every selected kstat, in kstat's order, with those of its statistics
- * the selector picks; its times and class apart, as the reader selects
- * among them itself. Values are kstat's exact text.
- */
-static json_t *
-m_scrape_flat(struct ks_view *views, size_t n, const struct ks_selector *sel,
-    const struct ks_pattern *cls)
-{
-	json_t *a = json_array();
-	struct ksfmt_stat *st;
-	size_t i, j, ns;
-
-	qsort(views, n, sizeof(*views), m_view_cmp);
-	for (i = 0; a != NULL && i < n; i++) {
-		const struct kstat_hdr *h = views[i].hdr;
-		json_t *stats;
-
-		if (!m_selected(h, sel, cls) ||
-		    ksfmt_stats(&views[i], &st, &ns) < 0)
-			continue;
-		stats = json_array();
-		for (j = 0; j < ns; j++)
-			if (sel == NULL || ks_selector_match_stat(sel,
-			    st[j].name))
-				json_array_append_new(stats, json_pack(
-				    "{s:s, s:s, s:b, s:b, s:b}", "name",
-				    st[j].name, "value", st[j].value, "string",
-				    st[j].quoted, "array", st[j].array,
-				    "counter", st[j].counter));
-		ksfmt_stats_free(st, ns);
-		json_array_append_new(a, json_pack("{s:s, s:i, s:s, s:s, s:s, "
-		    "s:I, s:I, s:o}", "module", h->module, "instance",
-		    (int)h->instance, "name", h->name, "class", h->class_,
-		    "type", ks_type_id(h->type), "crtime",
-		    (json_int_t)h->crtime, "snaptime",
-		    (json_int_t)h->snaptime, "stats", stats));
-	}
-	return a;
-}
-
-void
-m_read_scrape(struct vl_call *call, json_t *params)
-{
-	struct registry *reg = call->d->reg;
-	const char *format = varlink_str(params, "format", "json");
-	const char *seltext = varlink_str(params, "selector", NULL);
-	struct ks_selector sel;
-	struct ks_pattern cls;
-	struct ks_error kerr;
-	struct ks_view *views;
-	struct reg_kstat **ks;
-	struct sbuf *out;
-	json_t *reply;
-	size_t n, nv = 0, i;
-	int r;
-
-	if (strcmp(format, "json") != 0 && strcmp(format, "kstat") != 0 &&
-	    strcmp(format, "linux") != 0 && strcmp(format, "flat") != 0) {
-		varlink_error_value(call, "format", "json, kstat, linux or "
-		    "flat");
-		return;
-	}
-	memset(&kerr, 0, sizeof(kerr));
-	if (seltext != NULL && ks_selector_parse(&sel, seltext, &kerr) < 0) {
-		varlink_error_value(call, "selector", "%s", kerr.msg);
-		return;
-	}
-	if (ks_pattern_init(&cls, varlink_str(params, "class", NULL),
-	    &kerr) < 0) {
-		if (seltext != NULL)
-			ks_selector_done(&sel);
-		varlink_error_value(call, "class", "%s", kerr.msg);
-		return;
-	}
-	n = registry_kstats(reg, &ks);
-	views = calloc(n > 0 ? n : 1, sizeof(*views));
-	out = sbuf_new_auto();
-	if (views == NULL || out == NULL) {
-		r = -ENOMEM;
-		goto done;
-	}
-	for (i = 0; i < n; i++)
-		if (m_visible(call, ks[i]) && !ks[i]->dormant)
-			m_view(ks[i], registry_blob_peek(ks[i]), &views[nv++]);
-	if (strcmp(format, "flat") == 0)
-		r = 0;
-	else if (strcmp(format, "linux") == 0)
-		r = m_scrape_linux(call, views, nv, seltext != NULL ? &sel :
-		    NULL, &cls, out);
-	else
-		r = ksfmt_render(out, strcmp(format, "json") == 0 ?
-		    KSFMT_JSON : KSFMT_PARSEABLE, views, nv, seltext != NULL ?
-		    &sel : NULL, &cls, NULL);
-	if (r == 0 && sbuf_finish(out) != 0)
-		r = -ENOMEM;
-done:
-	if (r < 0) {
-		varlink_error_errno(call, r, "scrape");
-	} else {
-		reply = json_pack("{s:s, s:I}", "format", format, "kcid",
-		    m_kcid(call));
-		/* json: the objects as values, and kstat -j's text; flat:
-		 * the flat statistics only. */
-		if (strcmp(format, "json") == 0)
-			json_object_set_new(reply, "kstats", m_scrape_json(
-			    views, nv, seltext != NULL ? &sel : NULL, &cls));
-		if (strcmp(format, "flat") == 0)
-			json_object_set_new(reply, "flat", m_scrape_flat(
-			    views, nv, seltext != NULL ? &sel : NULL, &cls));
-		else
-			json_object_set_new(reply, "text",
-			    json_string(sbuf_data(out)));
-		varlink_reply(call, reply);
-	}
-	sbuf_delete(out);
-	free(views);
-	ks_pattern_done(&cls);
-	if (seltext != NULL)
-		ks_selector_done(&sel);
 }

@@ -37,12 +37,30 @@ extern const struct vl_field m_ring_attach_params[],
     m_ring_segment_params[];
 vl_handler_fn m_ring_attach, m_ring_segment;
 
-/* m_read.c: chain, lookup, read, write, snapshot, scrape. */
+/* m_read.c: chain, lookup, read, write, snapshot. */
 extern const struct vl_field m_read_chain_params[], m_read_lookup_params[],
-    m_read_read_params[], m_read_write_params[], m_read_snapshot_params[],
-    m_read_scrape_params[];
+    m_read_read_params[], m_read_write_params[], m_read_snapshot_params[];
 vl_handler_fn m_read_chain, m_read_lookup, m_read_read, m_read_write,
-    m_read_snapshot, m_read_scrape;
+    m_read_snapshot;
+
+/* What the readers share (m_read.c). */
+struct ks_view;
+struct ks_selector;
+struct statsblob;
+/* k's view for the renderers, over blob sb. */
+void m_view(const struct reg_kstat *k, const struct statsblob *sb,
+    struct ks_view *v);
+/* kstat -j's "data" of a view: its flat statistics and times, those sel
+ * (NULL: all) selects; NULL if none is. */
+json_t *m_flat_json(const struct ks_view *v, const struct ks_selector *sel);
+/* JSON the renderers wrote (numbers past INT64_MAX as doubles). */
+json_t *m_json_parse(const char *text, size_t flags);
+/* The chain id of what the caller sees. */
+json_int_t m_kcid(const struct vl_call *call);
+
+/* m_scrape.c: scrape, in slices. */
+extern const struct vl_field m_scrape_params[];
+vl_handler_fn m_scrape;
 
 /* m_defn.c: definitions and sample rates. */
 extern const struct vl_field m_defn_get_params[], m_defn_set_params[],

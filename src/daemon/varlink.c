@@ -61,7 +61,7 @@ static const struct vl_method vl_methods[] = {
 	    RIGHT_READ, 0 },
 	{ VL_M_SAMPLE_RATES_SET, m_defn_rates_set, m_defn_rates_set_params,
 	    RIGHT_ADMIN, 0 },
-	{ VL_M_SCRAPE, m_read_scrape, m_read_scrape_params, RIGHT_READ,
+	{ VL_M_SCRAPE, m_scrape, m_scrape_params, RIGHT_READ,
 	    VL_M_STREAMS },
 };
 

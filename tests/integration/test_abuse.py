@@ -247,6 +247,10 @@ def test_work_is_sliced():
     calls = [("io.statsd.Lookup", {"module": heavy, "name": heavy,
                                    "class": heavy})] * 4
     calls.append(("io.statsd.Chain", {}))
+    sel = "%s:/^[0-9]+$/:%s:/^requests\\.(sum|count)$/" % (heavy, heavy)
+    calls.append(("io.statsd.Scrape", {"format": "json", "selector": sel,
+                                       "class": heavy}))
+    calls.append(("io.statsd.Scrape", {"format": "kstat", "selector": sel}))
     rep = h.calls(calls)
     for r in rep[:4]:
         found = [k for k in ok(r, "heavy Lookup").get("kstats", [])
@@ -256,14 +260,42 @@ def test_work_is_sliced():
     names = [k["module"] for k in ok(rep[4], "Chain")["kstats"]]
     check(len(names) == 1500 + 2, "the Chain lists every kstat: %d"
           % len(names))
+    js = ok(rep[5], "sliced Scrape json")
+    ks = [k for k in js.get("kstats", []) if k["name"] == "x"]
+    check(len(ks) == 1500 and all(sorted(k["data"]) == [
+        "requests.count", "requests.sum"] for k in ks),
+        "the sliced json Scrape has every kstat and the statistics chosen")
+    check([(k["module"], k["instance"]) for k in ks] == sorted(
+        (k["module"], k["instance"]) for k in ks),
+        "in kstat's order")
+    lines = [ln for ln in ok(rep[6], "sliced Scrape kstat").get(
+        "text", "").splitlines() if ":x:" in ln]
+    check(len(lines) == 3000, "kstat -p lines for every kstat: %d"
+          % len(lines))
     s1 = ok(d.call("io.statsd.Info", {}), "Info")["slices"]
     print("%d slices for 4 lookups and a chain of 1500 kstats" % (s1 - s0))
     check(s1 - s0 >= 4 * 10, "the lookups ran in slices: %d" % (s1 - s0))
-    # Many heavy calls at once, never read: root is still answered.
+    # Many heavy calls at once, never read: root is still answered, and
+    # kstats deleted under the slices leave no trace.
     h.cmd(op="pipeline", n=16, calls=20, method="io.statsd.Lookup",
           parameters={"module": heavy, "name": heavy, "class": heavy})
-    for _ in range(5):
-        ok(d.call("io.statsd.Hello", {}), "root answered meanwhile")
+    h.cmd(op="pipeline", n=8, calls=20, method="io.statsd.Scrape",
+          parameters={"selector": sel})
+    c = d.conn()
+    for i in range(0, 1500, 3):
+        ok(c.call("io.statsd.KstatDelete", {"module": "m%d" % (i % 7),
+                                            "instance": i, "name": "x"}),
+           "root deletes under the slices", False)
+    c.close()
+    # Those connections hold nobody's buffered bytes until they go.
+    h.cmd(op="close")
+    wait_for(lambda: user_usage(d, NOBODY).get("buffered_bytes", 1) == 0,
+             "nobody's pipelined calls given up")
+    r = h.calls([("io.statsd.Scrape", {"format": "kstat", "selector": sel})])
+    lines = [ln for ln in ok(r[0], "Scrape after").get("text", "")
+             .splitlines() if ":x:" in ln]
+    check(len(lines) == 2000, "kstat -p lines for what is left: %d"
+          % len(lines))
     h.quit()
     d.stop()
     d.cleanup()
