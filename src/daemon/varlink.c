@@ -733,6 +733,10 @@ varlink_conn_message(struct conn *c, const char *msg, size_t len)
 		goto out;
 	}
 	params = json_object_get(root, "parameters");
+	/* A null "parameters" is none, as other varlink services read it:
+	 * the reference Go library sends it for a call without any. */
+	if (json_is_null(params))
+		params = NULL;
 	if (params != NULL && !json_is_object(params)) {
 		vl_protocol_error(c, VL_E_INVALID_MESSAGE, json_pack("{s:s}",
 		    "reason", "\"parameters\" is not an object"));

@@ -117,6 +117,17 @@ expect_error(c.recv(), "io.statsd.InvalidMessage", "garbage")
 ok(c.call("io.statsd.Hello", {}), "same connection after garbage")
 c.send_raw(b'{"method":"io.statsd.Hel\0')
 expect_error(c.recv(), "io.statsd.InvalidMessage", "truncated JSON")
+# A null "parameters" is none, as the reference Go library sends it.
+c.send_raw(b'{"method":"org.varlink.service.GetInfo","parameters":null}\0')
+check("io.statsd" in ok(c.recv(), "GetInfo with null parameters").get(
+    "interfaces", []), "GetInfo answers a call whose parameters are null")
+c.send_raw(b'{"method":"io.statsd.Info","parameters":null}\0')
+ok(c.recv(), "Info with null parameters")
+c.send_raw(b'{"method":"io.statsd.Read","parameters":null}\0')
+expect_error(c.recv(), INVALID_PARAM, "null parameters of a method that "
+             "needs some", parameter="module")
+c.send_raw(b'{"method":"io.statsd.Info","parameters":[]}\0')
+expect_error(c.recv(), "io.statsd.InvalidMessage", "parameters an array")
 c.send_raw(b'[1,2,3]\0')
 expect_error(c.recv(), "io.statsd.InvalidMessage", "a JSON array")
 c.send_raw(b'"io.statsd.Hello"\0')
