@@ -430,6 +430,19 @@ STATS_API int stats_vss_hist_hlpr(enum vsd_dtype voi_dtype,
     struct voistatspec *vss, struct vss_hist_hlpr_info *info);
 STATS_API int stats_vss_tdgst_hlpr(enum vsd_dtype voi_dtype,
     struct voistatspec *vss, struct vss_tdgst_hlpr_info *info);
+/*
+ * statsd's own kinds (not FreeBSD's): COUNT (the sum of the weights) and
+ * LAST (the last value) take no info; DEFN takes the units (NULL: none)
+ * of a Linux statistic, defined at run time by definition lines, on an
+ * INT_S64 VOI of its own (STATS_VSS_DEFN() adds the COUNT it starts
+ * with).
+ */
+STATS_API int stats_vss_count_hlpr(enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, void *info);
+STATS_API int stats_vss_last_hlpr(enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, void *info);
+STATS_API int stats_vss_defn_hlpr(enum vsd_dtype voi_dtype,
+    struct voistatspec *vss, const char *units);
 
 static inline struct voistatdata_numeric
 stats_ctor_vsd_numeric(uint64_t val)
@@ -452,6 +465,12 @@ stats_ctor_vsd_numeric(uint64_t val)
 #define STATS_VSS_SUM()	STATS_VSS(VS_STYPE_SUM, 0, 0, stats_vss_numeric_hlpr, NULL)
 #define STATS_VSS_MAX()	STATS_VSS(VS_STYPE_MAX, 0, 0, stats_vss_numeric_hlpr, NULL)
 #define STATS_VSS_MIN()	STATS_VSS(VS_STYPE_MIN, 0, 0, stats_vss_numeric_hlpr, NULL)
+#define STATS_VSS_COUNT() STATS_VSS(VS_STYPE_COUNT, 0, 0, stats_vss_count_hlpr, NULL)
+#define STATS_VSS_LAST() STATS_VSS(VS_STYPE_LAST, 0, 0, stats_vss_last_hlpr, NULL)
+/* A Linux statistic: its definition, and the COUNT a value starts with. */
+#define STATS_VSS_DEFN(units)						\
+	STATS_VSS(VS_STYPE_DEFN, 0, VSD_DTYPE_DEFN, stats_vss_defn_hlpr,	\
+	    (units)), STATS_VSS_COUNT()
 
 #define STATS_VSS_HIST(htype, hlpi)					\
 	STATS_VSS(VS_STYPE_HIST, 0, htype, stats_vss_hist_hlpr, hlpi)

@@ -287,6 +287,13 @@ cl_voi_json(const struct statsblobv1 *b, const struct voi *v,
 		order[i] = vs;
 		n++;
 	}
+	/* A statistic that comes alone (a Linux statistic's definition)
+	 * brings the VOI's other statistics itself: describe it only. */
+	for (j = 0; j < n; j++)
+		if (stype_ops[order[j]->stype].alone) {
+			order[0] = order[j];
+			n = 1;
+		}
 	for (j = 0; j < n; j++) {
 		const struct voistat *vs = order[j];
 		const struct voistatdata *vsd = blob_vsd(b, vs);

@@ -32,7 +32,7 @@ START_TEST(count_sum_min_max_from_xy)
 	int64_t v;
 
 	UNIT_ADD(tpl, 0, "lat", VSD_DTYPE_INT_S64, 0,
-	    STATS_VSS(VS_STYPE_COUNT, 0, 0, stat_count_vss_hlpr, NULL),
+	    STATS_VSS(VS_STYPE_COUNT, 0, 0, stats_vss_count_hlpr, NULL),
 	    STATS_VSS_SUM(), STATS_VSS_MIN(), STATS_VSS_MAX());
 	sb = blob_of(tpl);
 	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, 10, 3, 0), 0);
@@ -68,7 +68,7 @@ START_TEST(count_of_fixed_point_counts_units)
 	s64q_t q;
 
 	UNIT_ADD(tpl, 0, "q", VSD_DTYPE_Q_S64, 0,
-	    STATS_VSS(VS_STYPE_COUNT, 0, 0, stat_count_vss_hlpr, NULL));
+	    STATS_VSS(VS_STYPE_COUNT, 0, 0, stats_vss_count_hlpr, NULL));
 	sb = blob_of(tpl);
 	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0,
 	    STATS_SQ64(2.5), 4, 0), 0);
@@ -87,11 +87,11 @@ START_TEST(values_must_fit_the_voi_type)
 	uint64_t u64;
 
 	UNIT_ADD(tpl, 0, "u32", VSD_DTYPE_INT_U32, 0,
-	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL));
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stats_vss_last_hlpr, NULL));
 	UNIT_ADD(tpl, 1, "s32", VSD_DTYPE_INT_S32, 0,
-	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL));
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stats_vss_last_hlpr, NULL));
 	UNIT_ADD(tpl, 2, "u64", VSD_DTYPE_INT_U64, 0,
-	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL));
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stats_vss_last_hlpr, NULL));
 	sb = blob_of(tpl);
 	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_SET, 0,
 	    (int64_t)UINT32_MAX, 0, 0), 0);
@@ -169,7 +169,7 @@ START_TEST(relative_updates_and_set)
 
 	UNIT_ADD(tpl, 0, "lvl", VSD_DTYPE_INT_S64, SB_VOI_RELUPDATE,
 	    STATS_VSS_MAX(),
-	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL));
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stats_vss_last_hlpr, NULL));
 	sb = blob_of(tpl);
 	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_REL, 0, 5, 0, 0), 0);
 	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_REL, 0, 3, 0, 0), 0);
@@ -333,13 +333,13 @@ START_TEST(batch_is_apply_record_by_record)
 		ck_assert_int_eq(stats_tpl_add_voistats((uint32_t)tpl, v++,
 		    name, types[i], 4, (struct voistatspec[]){
 		    STATS_VSS_SUM(), STATS_VSS_MIN(), STATS_VSS_MAX(),
-		    STATS_VSS(VS_STYPE_COUNT, 0, 0, stat_count_vss_hlpr,
+		    STATS_VSS(VS_STYPE_COUNT, 0, 0, stats_vss_count_hlpr,
 		    NULL) }, 0), 0);
 		snprintf(name, sizeof(name), "r%zu", i);
 		ck_assert_int_eq(stats_tpl_add_voistats((uint32_t)tpl, v++,
 		    name, types[i], 2, (struct voistatspec[]){
 		    STATS_VSS_SUM(), STATS_VSS(VS_STYPE_LAST, 0, 0,
-		    stat_last_vss_hlpr, NULL) }, SB_VOI_RELUPDATE), 0);
+		    stats_vss_last_hlpr, NULL) }, SB_VOI_RELUPDATE), 0);
 	}
 	UNIT_ADD(tpl, v, "q", VSD_DTYPE_Q_S64, 0, STATS_VSS_SUM(),
 	    STATS_VSS_MAX());

@@ -13,9 +13,9 @@
 #include "stat_scalar.h"
 #include "stat_timer.h"
 
-#define COUNTVSS	STATS_VSS(VS_STYPE_COUNT, 0, 0, stat_count_vss_hlpr, \
+#define COUNTVSS	STATS_VSS(VS_STYPE_COUNT, 0, 0, stats_vss_count_hlpr, \
 			    NULL)
-#define LASTVSS		STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, \
+#define LASTVSS		STATS_VSS(VS_STYPE_LAST, 0, 0, stats_vss_last_hlpr, \
 			    NULL)
 
 struct seen {

@@ -158,6 +158,39 @@ START_TEST(describe_gives_back_the_spec)
 	ck_assert_int_eq(kind_int(&d, KP_PREC, 0), 3);
 	kind_args_done(&d);
 	vss_free(vss, n);
+	/* Text LASTs describe their variant, DEFN its units. */
+	memset(&a, 0, sizeof(a));
+	kind_set_int(&a, KP_MAXLEN, 40);
+	ck_assert_int_eq(build("STRING", &a, VSD_DTYPE_INT_U64, vss, &n, &err),
+	    0);
+	ck_assert_int_eq(stype_ops[VS_STYPE_LAST].describe(vss[0].iv,
+	    (uint16_t)vss[0].vsdsz, vss[0].vs_dtype, VSD_DTYPE_INT_U64, &d),
+	    1);
+	ck_assert_str_eq(stype_ops[VS_STYPE_LAST].specs[1].name, "STRING");
+	ck_assert_int_eq(kind_int(&d, KP_MAXLEN, 0), 40);
+	vss_free(vss, n);
+	memset(&a, 0, sizeof(a));
+	kind_set_str(&a, KP_UNITS, "ms/requests");
+	ck_assert_int_eq(build("DEFN", &a, VSD_DTYPE_INT_S64, vss, &n, &err),
+	    0);
+	ck_assert_int_eq(stype_ops[VS_STYPE_DEFN].describe(vss[0].iv,
+	    (uint16_t)vss[0].vsdsz, vss[0].vs_dtype, VSD_DTYPE_INT_S64, &d),
+	    0);
+	ck_assert_str_eq(kind_str(&d, KP_UNITS, ""), "ms/requests");
+	vss_free(vss, n);
+	/* The public helper lays out what the StatSpec builds. */
+	{
+		struct voistatspec pub[] = { STATS_VSS_DEFN("ms/requests") };
+
+		ck_assert_uint_eq(NVSS(pub), 2);
+		ck_assert_int_eq(pub[0].hlpr(VSD_DTYPE_INT_S64, &pub[0],
+		    pub[0].hlprinfo), 0);
+		ck_assert_int_eq(pub[0].vs_dtype, VSD_DTYPE_DEFN);
+		ck_assert_int_eq(pub[1].stype, VS_STYPE_COUNT);
+		ck_assert_int_eq(pub[0].hlpr(VSD_DTYPE_INT_U64, &pub[1],
+		    pub[0].hlprinfo), EINVAL);
+		free(pub[0].iv);
+	}
 	/* Kinds made only by the kstat and statistic calls do not. */
 	ck_assert_ptr_null(stype_ops[VS_STYPE_IOQ].describe);
 }

@@ -32,7 +32,7 @@ START_TEST(build_replace_append)
 	ck_assert_ptr_nonnull(e);
 	ck_assert_int_eq(stats_blob_validate(e, e->cursz), 0);
 	v[0] = spec(VS_STYPE_SUM, (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL);
-	v[1] = spec(VS_STYPE_COUNT, (vss_hlpr_fn)stat_count_vss_hlpr, NULL);
+	v[1] = spec(VS_STYPE_COUNT, (vss_hlpr_fn)stats_vss_count_hlpr, NULL);
 	ck_assert_int_eq(layout_set_voi(e, 0, VSD_DTYPE_INT_S64, 0, 2, v, &a),
 	    0);
 	ck_assert_int_eq(stats_blob_validate(a, a->cursz), 0);

@@ -13,7 +13,7 @@
 #include "stat_scalar.h"
 #include "stat_timer.h"
 
-#define LASTU32	STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL)
+#define LASTU32	STATS_VSS(VS_STYPE_LAST, 0, 0, stats_vss_last_hlpr, NULL)
 
 static const char *const misc_names[] = { "avenrun_15min", "avenrun_1min",
     "avenrun_5min", "nproc", "model" };
@@ -179,7 +179,7 @@ START_TEST(intr_io_timer_and_blob_names)
 	    STATS_VSS(VS_STYPE_TIMER, 0, 0, stat_timer_vss_hlpr, NULL));
 	UNIT_ADD(tb, 0, "latency", VSD_DTYPE_INT_U64, 0, STATS_VSS_SUM(),
 	    STATS_VSS_MIN(), STATS_VSS_MAX(),
-	    STATS_VSS(VS_STYPE_COUNT, 0, 0, stat_count_vss_hlpr, NULL),
+	    STATS_VSS(VS_STYPE_COUNT, 0, 0, stats_vss_count_hlpr, NULL),
 	    STATS_VSS_CRHIST64_LIN(0, 100, 10, 0));
 	si = stats_blob_alloc((uint32_t)ti, 0);
 	sio = stats_blob_alloc((uint32_t)tio, 0);

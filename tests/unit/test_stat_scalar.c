@@ -12,8 +12,8 @@
 #include "engine.h"
 #include "stat_scalar.h"
 
-#define COUNT	STATS_VSS(VS_STYPE_COUNT, 0, 0, stat_count_vss_hlpr, NULL)
-#define LAST	STATS_VSS(VS_STYPE_LAST, 0, 0, stat_last_vss_hlpr, NULL)
+#define COUNT	STATS_VSS(VS_STYPE_COUNT, 0, 0, stats_vss_count_hlpr, NULL)
+#define LAST	STATS_VSS(VS_STYPE_LAST, 0, 0, stats_vss_last_hlpr, NULL)
 
 START_TEST(count_and_last)
 {
@@ -93,7 +93,7 @@ START_TEST(helper_refusals)
 	struct voistatspec v = { .stype = VS_STYPE_SUM };
 	struct vss_string_hlpr_info si = { KSTAT_DATA_STRING, 0 };
 
-	ck_assert_int_eq(stat_count_vss_hlpr(VSD_DTYPE_INT_S64, &v, NULL),
+	ck_assert_int_eq(stats_vss_count_hlpr(VSD_DTYPE_INT_S64, &v, NULL),
 	    EINVAL);	/* wrong stype */
 	v.stype = VS_STYPE_LAST;
 	ck_assert_int_eq(stat_string_vss_hlpr(VSD_DTYPE_INT_S64, &v, &si),
@@ -105,7 +105,7 @@ START_TEST(helper_refusals)
 	si.maxlen = 8;
 	ck_assert_int_eq(stat_string_vss_hlpr(VSD_DTYPE_INT_S64, &v, &si),
 	    EINVAL);
-	ck_assert_int_eq(stat_last_vss_hlpr(VSD_DTYPE_LIST, &v, NULL), EINVAL);
+	ck_assert_int_eq(stats_vss_last_hlpr(VSD_DTYPE_LIST, &v, NULL), EINVAL);
 }
 END_TEST
 

@@ -29,7 +29,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.name = "SUM",
 		.specs = (const struct kind_spec[]){
 		    { "SUM", 0, numeric_sum_build } }, .nspecs = 1,
-		.describe = numeric_describe,
+		.describe = kind_describe_none,
 		.fields = (const struct stat_field[]){
 		    { "sum", FIELD_COUNTER_IF_UNSIGNED, false, "", false } },
 		.nfields = 1,
@@ -42,7 +42,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.name = "MAX",
 		.specs = (const struct kind_spec[]){
 		    { "MAX", 0, numeric_max_build } }, .nspecs = 1,
-		.describe = numeric_describe,
+		.describe = kind_describe_none,
 		.fields = (const struct stat_field[]){
 		    { "max", FIELD_GAUGE, false, "", false } },
 		.nfields = 1,
@@ -54,7 +54,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.name = "MIN",
 		.specs = (const struct kind_spec[]){
 		    { "MIN", 0, numeric_min_build } }, .nspecs = 1,
-		.describe = numeric_describe,
+		.describe = kind_describe_none,
 		.fields = (const struct stat_field[]){
 		    { "min", FIELD_GAUGE, false, "", false } },
 		.nfields = 1,
@@ -95,6 +95,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.name = "COUNT",
 		.specs = (const struct kind_spec[]){
 		    { "COUNT", 0, stat_count_build } }, .nspecs = 1,
+		.describe = kind_describe_none,
 		.fields = (const struct stat_field[]){
 		    { "count", FIELD_COUNTER, false, "", false } },
 		.nfields = 1,
@@ -108,6 +109,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		    { "LAST", 0, stat_last_build },
 		    { "STRING", KP(MAXLEN), stat_string_build },
 		    { "CHAR", 0, stat_char_build } }, .nspecs = 3,
+		.describe = stat_last_describe,
 		.fields = (const struct stat_field[]){
 		    { "last", FIELD_GAUGE, false, "", false } },
 		.nfields = 1,
@@ -174,6 +176,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.specs = (const struct kind_spec[]){
 		    { "DEFN", KP(UNITS), stat_defn_build } }, .nspecs = 1,
 		.alone = true,
+		.describe = stat_defn_describe,
 		.desc = "Run-time definition of a Linux statistic",
 		.family = DF_DEFN, .render = stat_defn_render,
 		.reset = stat_defn_reset, .merge = stat_defn_merge,

@@ -103,3 +103,15 @@ kind_add(struct voistatspec *vss, uint32_t *n, uint32_t max,
 		(*n)++;
 	return r;
 }
+
+int
+kind_describe_none(const struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype, struct kind_args *ret)
+{
+	(void)vsd;
+	(void)dsz;
+	(void)vs_dtype;
+	(void)voi_dtype;
+	memset(ret, 0, sizeof(*ret));
+	return 0;
+}

@@ -164,6 +164,9 @@ typedef int kind_describe_fn(const struct voistatdata *vsd, uint16_t dsz,
     enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
     struct kind_args *ret);
 
+/* The description of a kind that takes no parameters: its own name. */
+kind_describe_fn kind_describe_none;
+
 /*
  * A kind's encoding of one statistic's data (dsz bytes of type vs_dtype,
  * of a VOI of voi_dtype) in stats(3)'s freeform or JSON form: its value

@@ -561,15 +561,3 @@ numeric_max_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 	(void)a;
 	return numeric_build(VS_STYPE_MAX, voi_dtype, vss, n, max, err);
 }
-
-int
-numeric_describe(const struct voistatdata *vsd, uint16_t dsz,
-    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype, struct kind_args *ret)
-{
-	(void)vsd;
-	(void)dsz;
-	(void)vs_dtype;
-	(void)voi_dtype;
-	memset(ret, 0, sizeof(*ret));
-	return 0;
-}

@@ -74,6 +74,5 @@ const char *numeric_check(const struct voistatdata *, uint16_t,
 /* SUM, MIN, MAX as a template's statistics (kindspec.h): no
  * parameters. */
 kind_build_fn numeric_sum_build, numeric_min_build, numeric_max_build;
-kind_describe_fn numeric_describe;
 
 #endif /* STATSD_NUMERIC_H */

@@ -246,14 +246,14 @@ stat_defn_vss(const struct vsd_defn *d, struct voistatspec *vss,
 	case DEFN_VALUE:
 		if (d->mode == DEFN_MODE_INCREMENTS)
 			error = defn_spec(&v[n++], VS_STYPE_COUNT,
-			    (vss_hlpr_fn)stat_count_vss_hlpr, NULL);
+			    (vss_hlpr_fn)stats_vss_count_hlpr, NULL);
 		else
 			error = defn_spec(&v[n++], VS_STYPE_SUM,
 			    (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL);
 		break;
 	case DEFN_RANGE:
 		error = defn_spec(&v[n++], VS_STYPE_COUNT,
-		    (vss_hlpr_fn)stat_count_vss_hlpr, NULL);
+		    (vss_hlpr_fn)stats_vss_count_hlpr, NULL);
 		if (error == 0)
 			error = defn_spec(&v[n++], VS_STYPE_SUM,
 			    (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL);
@@ -425,5 +425,51 @@ stat_defn_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 	if (e != 0)
 		return kind_fail(err, "", "bad definition");
 	*n += k;
+	return 0;
+}
+
+int
+stats_vss_defn_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
+    const char *units)
+{
+	struct vsd_defn *d;
+	size_t i;
+
+	if (vss == NULL || voi_dtype != VSD_DTYPE_INT_S64 ||
+	    vss->stype != VS_STYPE_DEFN)
+		return EINVAL;
+	if (units == NULL)
+		units = "";
+	if (strlen(units) > DEFN_UNITS_MAX)
+		return EINVAL;
+	for (i = 0; units[i] != '\0'; i++)
+		if (units[i] <= ' ' || units[i] > '~')
+			return EINVAL;
+	d = malloc(DEFN_SIZE);
+	if (d == NULL)
+		return ENOMEM;
+	stat_defn_default(d, units, clock_now_ns());
+	vss->iv = (struct voistatdata *)d;
+	vss->vsdsz = DEFN_SIZE;
+	vss->vs_dtype = VSD_DTYPE_DEFN;
+	return 0;
+}
+
+/* DEFN: its units; what it defines is its own (a VOI's other statistics
+ * are the definition's). */
+int
+stat_defn_describe(const struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype, struct kind_args *ret)
+{
+	const struct vsd_defn *d = (const struct vsd_defn *)vsd;
+
+	(void)vs_dtype;
+	(void)voi_dtype;
+	memset(ret, 0, sizeof(*ret));
+	if (dsz < DEFN_SIZE || memchr(d->units, '\0', sizeof(d->units)) ==
+	    NULL)
+		return -EINVAL;
+	if (d->units[0] != '\0')
+		kind_set_str(ret, KP_UNITS, d->units);
 	return 0;
 }

@@ -133,5 +133,6 @@ kind_render_fn stat_defn_render;
 
 /* DEFN as a template's statistic (kindspec.h): units. */
 kind_build_fn stat_defn_build;
+kind_describe_fn stat_defn_describe;
 
 #endif /* STATSD_STAT_DEFN_H */

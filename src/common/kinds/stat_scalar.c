@@ -52,7 +52,7 @@ scalar_vss(enum vsd_dtype voi_dtype, struct voistatspec *vss,
 }
 
 int
-stat_count_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
+stats_vss_count_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
     void *info)
 {
 	(void)info;
@@ -60,7 +60,7 @@ stat_count_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
 }
 
 int
-stat_last_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
+stats_vss_last_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
     void *info)
 {
 	(void)info;
@@ -298,7 +298,7 @@ stat_count_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 {
 	(void)a;
 	return kind_add(vss, n, max, VS_STYPE_COUNT,
-	    (vss_hlpr_fn)stat_count_vss_hlpr, NULL,
+	    (vss_hlpr_fn)stats_vss_count_hlpr, NULL,
 	    voi_dtype, 0, err);
 }
 
@@ -308,7 +308,7 @@ stat_last_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 {
 	(void)a;
 	return kind_add(vss, n, max, VS_STYPE_LAST,
-	    (vss_hlpr_fn)stat_last_vss_hlpr, NULL,
+	    (vss_hlpr_fn)stats_vss_last_hlpr, NULL,
 	    voi_dtype, 0, err);
 }
 
@@ -340,4 +340,24 @@ stat_char_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 {
 	return stat_text_build(KSTAT_DATA_CHAR, a, voi_dtype, vss, n, max,
 	    err);
+}
+
+/* LAST: spec 0 (LAST) for a number, 1 (STRING, with its maxlen) or 2
+ * (CHAR) for text, as the kind table lists them. */
+int
+stat_last_describe(const struct voistatdata *vsd, uint16_t dsz,
+    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype, struct kind_args *ret)
+{
+	const struct vsd_string *s = (const struct vsd_string *)vsd;
+
+	(void)voi_dtype;
+	memset(ret, 0, sizeof(*ret));
+	if (vs_dtype != VSD_DTYPE_STRING)
+		return 0;
+	if (dsz < STRING_HDRSZ || s->cap == 0)
+		return -EINVAL;
+	if (s->kind == KSTAT_DATA_CHAR)
+		return 2;
+	kind_set_int(ret, KP_MAXLEN, s->cap - 1);
+	return 1;
 }

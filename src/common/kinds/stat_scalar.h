@@ -35,13 +35,11 @@ struct vss_string_hlpr_info {
 /*
  * Helpers with the vss_hlpr_fn signature (use with STATS_VSS(), or call
  * them and free vss->iv yourself). COUNT and scalar LAST hold the VOI's
- * type; COUNT's unit is one weight (1.0 for a fixed-point VOI).
+ * type; COUNT's unit is one weight (1.0 for a fixed-point VOI). Their
+ * helpers, stats_vss_count_hlpr() and stats_vss_last_hlpr(), are public
+ * (<statsd/stats.h>); the text one is statsd's.
  * Returns: 0; EINVAL; ENOMEM.
  */
-int stat_count_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
-    void *info);
-int stat_last_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
-    void *info);
 int stat_string_vss_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
     struct vss_string_hlpr_info *info);
 
@@ -84,5 +82,6 @@ void stat_json_string(struct sbuf *buf, const char *s, size_t len);
  * (kindspec.h). */
 kind_build_fn stat_count_build, stat_last_build, stat_string_build,
     stat_char_build;
+kind_describe_fn stat_last_describe;
 
 #endif /* STATSD_STAT_SCALAR_H */
