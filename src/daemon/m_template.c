@@ -20,7 +20,10 @@ const struct vl_field m_template_add_params[] = {
 	VLF_END
 };
 
-const struct vl_field m_template_list_params[] = { VLF_END };
+const struct vl_field m_template_list_params[] = {
+	VLF_STR("cursor", true, 24),
+	VLF_END
+};
 
 void
 m_template_add(struct vl_call *call, json_t *params)
@@ -66,12 +69,25 @@ m_template_add(struct vl_call *call, json_t *params)
 void
 m_template_list(struct vl_call *call, json_t *params)
 {
+	const char *cursor = varlink_str(params, "cursor", NULL);
+	size_t budget = varlink_page_size(call), used = 0, n, i, first;
 	struct reg_template **tpls;
+	unsigned long long seq = 0;
+	char *end, next[24];
 	json_t *a = json_array();
 	struct sbuf *sb;
-	size_t n, i;
 
-	(void)params;
+	if (cursor != NULL) {
+		errno = 0;
+		seq = strtoull(cursor, &end, 10);
+		if (cursor[0] < '0' || cursor[0] > '9' || *end != '\0' ||
+		    errno != 0) {
+			json_decref(a);
+			varlink_error_value(call, "cursor", "not a cursor of "
+			    "TemplateList");
+			return;
+		}
+	}
 	sb = sbuf_new_auto();
 	if (sb == NULL || a == NULL) {
 		json_decref(a);
@@ -80,9 +96,19 @@ m_template_list(struct vl_call *call, json_t *params)
 		return;
 	}
 	n = registry_templates(call->d->reg, &tpls);
-	for (i = 0; i < n; i++) {
-		sbuf_printf(sb, "%s%s", i > 0 ? "," : "", tpls[i]->spec);
+	first = registry_templates_after(call->d->reg, seq);
+	next[0] = '\0';
+	for (i = first; i < n; i++) {
+		/* A page holds at least one template, and about a page's
+		 * bytes: each template costs about its definition. */
+		if (i > first && used + tpls[i]->bytes > budget) {
+			snprintf(next, sizeof(next), "%llu",
+			    (unsigned long long)tpls[i - 1]->seq);
+			break;
+		}
+		sbuf_printf(sb, "%s%s", i > first ? "," : "", tpls[i]->spec);
 		json_array_append_new(a, registry_template_json(tpls[i]));
+		used += tpls[i]->bytes;
 	}
 	if (sbuf_finish(sb) != 0) {
 		json_decref(a);
@@ -90,7 +116,7 @@ m_template_list(struct vl_call *call, json_t *params)
 		varlink_error_errno(call, ENOMEM, "template list");
 		return;
 	}
-	varlink_reply(call, json_pack("{s:s, s:o}", "list", sbuf_data(sb),
-	    "templates", a));
+	varlink_reply_page(call, json_pack("{s:s, s:o}", "list",
+	    sbuf_data(sb), "templates", a), next[0] != '\0' ? next : NULL);
 	sbuf_delete(sb);
 }

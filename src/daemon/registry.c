@@ -15,6 +15,7 @@
 #include "blobstore.h"
 #include "daemon.h"
 #include "engine.h"
+#include "kindex.h"
 #include "log.h"
 #include "registry.h"
 #include "tpl.h"
@@ -32,10 +33,10 @@ struct registry {
 	size_t			  nks, cks;
 	/* handle -> kstat: open addressing, linear probing, no tombstones
 	 * (deletion shifts entries back). */
-	struct reg_kstat	**map;
-	size_t			  mapmask;
+	/* By handle, by name, and in kstat(1M)'s order. */
+	struct kindex		 *ix;
 	uint32_t		  next_handle;
-	uint64_t		  next_seq;	/* of the next kstat made */
+	uint64_t		  next_tpl_seq;
 	uint64_t		  ndormant;
 	/* PERSISTENT kstats changed since the last registry_sync(). */
 	struct reg_kstat	**dirty;
@@ -219,7 +220,6 @@ int
 registry_new(struct statsd *d, struct registry **ret)
 {
 	struct registry *r;
-	size_t cap = 64;
 	int e;
 
 	r = calloc(1, sizeof(*r));
@@ -227,14 +227,10 @@ registry_new(struct statsd *d, struct registry **ret)
 		return -ENOMEM;
 	r->d = d;
 	r->next_handle = 1;
-	while (cap < 4 * 2 * (size_t)d->cfg.max_kstats)
-		cap <<= 1;
-	r->map = calloc(cap, sizeof(*r->map));
-	if (r->map == NULL) {
+	if (kindex_new(&r->ix) < 0) {
 		free(r);
 		return -ENOMEM;
 	}
-	r->mapmask = cap - 1;
 	/* The one every peer maps, then the global zone's two. */
 	r->all = reg_seg_get(r, ZONE_ALL, false, false, true, &e);
 	if (r->all == NULL ||
@@ -269,6 +265,7 @@ registry_free(struct registry *r)
 
 	if (r == NULL)
 		return NULL;
+	kindex_free(r->ix);	/* before the kstats its entries live in */
 	for (i = 0; i < r->nks; i++) {
 		blob_storage_close(r->ks[i]->storage);
 		free(r->ks[i]);
@@ -278,7 +275,6 @@ registry_free(struct registry *r)
 	for (i = 0; i < r->ntpls; i++)
 		reg_template_free(r->tpls[i]);
 	free(r->tpls);
-	free(r->map);
 	for (i = 0; i < r->nsegs; i++) {
 		store_segment_free(r->segs[i]->seg);
 		free(r->segs[i]);
@@ -484,6 +480,7 @@ registry_template_add(struct registry *r, json_t *def,
 		return e;
 	}
 	tpldef_k2hist(t->def, t->k2, t->nnames);
+	t->seq = ++r->next_tpl_seq;
 	r->tpls[r->ntpls++] = t;
 	*ret = t;
 	*ret_created = true;
@@ -518,6 +515,22 @@ registry_templates(struct registry *r, struct reg_template ***ret)
 	return r->ntpls;
 }
 
+size_t
+registry_templates_after(struct registry *r, uint64_t seq)
+{
+	size_t lo = 0, hi = r->ntpls, mid;
+
+	/* The list is in registration order, so in seq order. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (r->tpls[mid]->seq <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 json_t *
 registry_template_json(const struct reg_template *t)
 {
@@ -527,65 +540,14 @@ registry_template_json(const struct reg_template *t)
 	    json_object_get(t->def, "vois"));
 }
 
-/* ------------------------------------------------------------ handle map */
-
-static size_t
-reg_hash(const struct registry *r, uint32_t h)
-{
-	/* Fibonacci hashing spreads sequential handles. */
-	return (size_t)((h * UINT64_C(11400714819323198485)) >> 20) &
-	    r->mapmask;
-}
-
-static void
-reg_map_insert(struct registry *r, struct reg_kstat *k)
-{
-	size_t i = reg_hash(r, k->handle);
-
-	while (r->map[i] != NULL)
-		i = (i + 1) & r->mapmask;
-	r->map[i] = k;
-}
-
-static void
-reg_map_remove(struct registry *r, struct reg_kstat *k)
-{
-	size_t i = reg_hash(r, k->handle), j, home;
-
-	while (r->map[i] != k) {
-		if (r->map[i] == NULL)
-			return;
-		i = (i + 1) & r->mapmask;
-	}
-	r->map[i] = NULL;
-	/* Shift back the entries of the run that follows, so lookups
-	 * never stop early at the hole. */
-	j = i;
-	for (;;) {
-		j = (j + 1) & r->mapmask;
-		if (r->map[j] == NULL)
-			return;
-		home = reg_hash(r, r->map[j]->handle);
-		/* Move j to i unless home lies cyclically in (i, j]. */
-		if ((i < j) ? (home <= i || home > j) : (home <= i && home > j)) {
-			r->map[i] = r->map[j];
-			r->map[j] = NULL;
-			i = j;
-		}
-	}
-}
+/* ------------------------------------------------------------ handles */
 
 struct reg_kstat *
 registry_kstat_by_handle(struct registry *r, uint32_t handle)
 {
-	size_t i = reg_hash(r, handle);
+	struct kx_entry *e = kindex_by_handle(r->ix, handle);
 
-	while (r->map[i] != NULL) {
-		if (r->map[i]->handle == handle)
-			return r->map[i];
-		i = (i + 1) & r->mapmask;
-	}
-	return NULL;
+	return e != NULL ? e->item : NULL;
 }
 
 uint32_t
@@ -607,17 +569,9 @@ struct reg_kstat *
 registry_kstat_find(struct registry *r, const char *module, int32_t instance,
     const char *name)
 {
-	size_t i;
+	struct kx_entry *e = kindex_by_name(r->ix, module, instance, name);
 
-	for (i = 0; i < r->nks; i++) {
-		struct reg_kstat *k = r->ks[i];
-
-		if (k->hdr.instance == instance &&
-		    strcmp(k->hdr.module, module) == 0 &&
-		    strcmp(k->hdr.name, name) == 0)
-			return k;
-	}
-	return NULL;
+	return e != NULL ? e->item : NULL;
 }
 
 size_t
@@ -628,23 +582,21 @@ registry_kstats(struct registry *r, struct reg_kstat ***ret)
 }
 
 struct reg_kstat *
-registry_kstat_next(struct registry *r, uint64_t *cursor)
+registry_kstat_seek(struct registry *r, const char *module,
+    int32_t instance, const char *name, bool after)
 {
-	size_t lo = 0, hi = r->nks;
+	struct kx_entry *e = kindex_seek(r->ix, module, instance, name,
+	    after);
 
-	/* r->ks is in creation order, so by seq: binary search. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
+	return e != NULL ? e->item : NULL;
+}
 
-		if (r->ks[mid]->seq <= *cursor)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == r->nks)
-		return NULL;
-	*cursor = r->ks[lo]->seq;
-	return r->ks[lo];
+struct reg_kstat *
+registry_kstat_after(const struct reg_kstat *k)
+{
+	struct kx_entry *e = kindex_next(&k->ix);
+
+	return e != NULL ? e->item : NULL;
 }
 
 void
@@ -851,6 +803,18 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		free(k);
 		return -EINVAL;
 	}
+	k->ix.handle = k->handle;
+	k->ix.instance = k->hdr.instance;
+	k->ix.module = k->hdr.module;
+	k->ix.name = k->hdr.name;
+	k->ix.item = k;
+	if (kindex_add(r->ix, &k->ix) < 0) {
+		(void)store_kstat_remove(k->seg, k->ref.slot);
+		reg_kstat_uncharge(r, k);
+		reg_seg_release(r, k->rseg);
+		free(k);
+		return -ENOMEM;
+	}
 	k->storage = n->storage;
 	k->tpl->nkstats++;
 	k->rseg->nkstats++;
@@ -865,9 +829,8 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		r->next_handle = k->handle + 1;
 	if (r->next_handle == 0)	/* never give out 0 */
 		r->next_handle = 1;
-	k->seq = ++r->next_seq;
+	k->pos = r->nks;
 	r->ks[r->nks++] = k;
-	reg_map_insert(r, k);
 	*ret = k;
 	return 0;
 }
@@ -892,14 +855,9 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 		if (r->dirty[i] == k)
 			r->dirty[i] = r->dirty[--r->ndirty];
 	(void)store_kstat_remove(k->seg, k->ref.slot);
-	reg_map_remove(r, k);
-	for (i = 0; i < r->nks; i++)
-		if (r->ks[i] == k) {
-			memmove(&r->ks[i], &r->ks[i + 1],
-			    (r->nks - i - 1) * sizeof(*r->ks));
-			r->nks--;
-			break;
-		}
+	kindex_remove(r->ix, &k->ix);
+	r->ks[k->pos] = r->ks[--r->nks];
+	r->ks[k->pos]->pos = k->pos;
 	blob_storage_remove(k->storage);
 	reg_kstat_uncharge(r, k);
 	k->tpl->nkstats--;

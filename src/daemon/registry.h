@@ -30,6 +30,7 @@
 
 #include <statsd/stats.h>
 
+#include "kindex.h"
 #include "kstat_hdr.h"
 #include "quota.h"
 #include "store.h"
@@ -52,6 +53,7 @@ struct reg_template {
 	uid_t		 owner;		/* charged for it */
 	uint64_t	 bytes;		/* QUOTA_TEMPLATE_BYTES charged */
 	unsigned	 nkstats;	/* kstats made from it, dormant too */
+	uint64_t	 seq;		/* registration order, never reused */
 };
 
 /*
@@ -89,7 +91,8 @@ struct reg_kstat {
 	bool			 dormant;
 	bool			 internal; /* statsd's own: not deletable */
 	uint64_t		 charged[QUOTA_NUM]; /* to owner */
-	uint64_t		 seq;	/* creation order, never reused */
+	struct kx_entry		 ix;	/* in the registry's indexes */
+	size_t			 pos;	/* in registry_kstats() */
 };
 
 struct registry_stats {
@@ -148,6 +151,10 @@ struct reg_template *registry_template_find(struct registry *r,
 /* All templates, oldest first (borrowed). */
 size_t registry_templates(struct registry *r, struct reg_template ***ret);
 
+/* Where the first template registered after seq is in
+ * registry_templates()' list (its count if none). */
+size_t registry_templates_after(struct registry *r, uint64_t seq);
+
 /* A template as the IDL's Template type. */
 json_t *registry_template_json(const struct reg_template *t);
 
@@ -199,7 +206,7 @@ int registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
  */
 int registry_kstat_delete(struct registry *r, struct reg_kstat *k);
 
-/* By name (dormant ones too). Returns: it, or NULL. */
+/* By name (dormant ones too), O(1). Returns: it, or NULL. */
 struct reg_kstat *registry_kstat_find(struct registry *r, const char *module,
     int32_t instance, const char *name);
 
@@ -207,18 +214,21 @@ struct reg_kstat *registry_kstat_find(struct registry *r, const char *module,
 struct reg_kstat *registry_kstat_by_handle(struct registry *r,
     uint32_t handle);
 
-/* All kstats, in creation order (borrowed; valid until the next create
- * or delete). */
+/* All kstats, in no particular order (borrowed; valid until the next
+ * create or delete). */
 size_t registry_kstats(struct registry *r, struct reg_kstat ***ret);
 
 /*
- * registry_kstat_next: the first kstat created after the one *cursor
- * names (0: from the start), and move *cursor to it: a walk over the
- * kstats that may be resumed after any number of creates and deletes
- * (work done in slices), each kstat seen at most once.
+ * In kstat(1M)'s order (kindex.h), dormant ones too: the first kstat at
+ * or after (after: strictly after) module:instance:name (module NULL: the
+ * first of all), and the one after k. A read of many kstats that answers
+ * in pages resumes after the name of the last one it sent, whatever was
+ * created or deleted meanwhile.
  * Returns: it, or NULL at the end.
  */
-struct reg_kstat *registry_kstat_next(struct registry *r, uint64_t *cursor);
+struct reg_kstat *registry_kstat_seek(struct registry *r, const char *module,
+    int32_t instance, const char *name, bool after);
+struct reg_kstat *registry_kstat_after(const struct reg_kstat *k);
 
 /* The next handle to give out, and raise it (checkpoint.c). */
 uint32_t registry_next_handle(const struct registry *r);

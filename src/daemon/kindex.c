@@ -1,0 +1,363 @@
+/*
+ * kindex.c: the registry's kstat indexes (kindex.h): a hash table by
+ * handle, one by name, and a skip list in kstat(1M)'s order.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "kindex.h"
+
+#define KX_MIN_SLOTS	64u
+
+/* An open-addressing table of entries with linear probing. */
+struct kx_table {
+	struct kx_entry	**slot;
+	size_t		  mask;
+	size_t		  n;
+};
+
+struct kindex {
+	struct kx_table	 by_handle;
+	struct kx_table	 by_name;
+	struct kx_entry	*head[KX_MAX_HEIGHT];	/* the skip list's */
+	uint8_t		 height;		/* levels in use */
+	uint64_t	 rnd;			/* for node heights */
+};
+
+/* ------------------------------------------------------------------ keys */
+
+static uint32_t
+kx_handle_hash(uint32_t h)
+{
+	/* Fibonacci hashing spreads the sequential handles. */
+	return (uint32_t)((h * UINT64_C(11400714819323198485)) >> 32);
+}
+
+static uint32_t
+kx_fnv(uint32_t h, const char *s)
+{
+	for (; *s != '\0'; s++)
+		h = (h ^ (uint8_t)*s) * 16777619u;
+	return h;
+}
+
+static uint32_t
+kx_name_hash(const char *module, int32_t instance, const char *name)
+{
+	uint32_t h = kx_fnv(2166136261u, module), i;
+
+	h = (h ^ ':') * 16777619u;
+	for (i = 0; i < 4; i++)
+		h = (h ^ (((uint32_t)instance >> (8 * i)) & 0xffu)) *
+		    16777619u;
+	h = (h ^ ':') * 16777619u;
+	return kx_fnv(h, name);
+}
+
+int
+kindex_cmp(const char *am, int32_t ai, const char *an, const char *bm,
+    int32_t bi, const char *bn)
+{
+	int c = strcasecmp(am, bm);
+
+	if (c != 0)
+		return c;
+	if (ai != bi)
+		return ai < bi ? -1 : 1;
+	c = strcasecmp(an, bn);
+	if (c != 0)
+		return c;
+	c = strcmp(am, bm);
+	return c != 0 ? c : strcmp(an, bn);
+}
+
+static int
+kx_cmp(const struct kx_entry *a, const char *m, int32_t i, const char *n)
+{
+	return kindex_cmp(a->module, a->instance, a->name, m, i, n);
+}
+
+/* ---------------------------------------------------------- hash tables */
+
+typedef uint32_t kx_home_fn(const struct kx_entry *e);
+
+static uint32_t
+kx_home_handle(const struct kx_entry *e)
+{
+	return kx_handle_hash(e->handle);
+}
+
+static uint32_t
+kx_home_name(const struct kx_entry *e)
+{
+	return e->name_hash;
+}
+
+static int
+kx_table_init(struct kx_table *t, size_t slots)
+{
+	t->slot = calloc(slots, sizeof(*t->slot));
+	if (t->slot == NULL)
+		return -ENOMEM;
+	t->mask = slots - 1;
+	t->n = 0;
+	return 0;
+}
+
+static void
+kx_table_put(struct kx_table *t, struct kx_entry *e, kx_home_fn *home)
+{
+	size_t i = home(e) & t->mask;
+
+	while (t->slot[i] != NULL)
+		i = (i + 1) & t->mask;
+	t->slot[i] = e;
+	t->n++;
+}
+
+/* Make room for one more entry: the load stays at most a half.
+ * Returns: 0; -ENOMEM (the table is unchanged). */
+static int
+kx_table_reserve(struct kx_table *t, kx_home_fn *home)
+{
+	struct kx_table nt;
+	size_t i;
+
+	if (2 * (t->n + 1) <= t->mask + 1)
+		return 0;
+	if (kx_table_init(&nt, 2 * (t->mask + 1)) < 0)
+		return -ENOMEM;
+	for (i = 0; i <= t->mask; i++)
+		if (t->slot[i] != NULL)
+			kx_table_put(&nt, t->slot[i], home);
+	free(t->slot);
+	*t = nt;
+	return 0;
+}
+
+static void
+kx_table_del(struct kx_table *t, struct kx_entry *e, kx_home_fn *home)
+{
+	size_t i = home(e) & t->mask, j, h;
+
+	while (t->slot[i] != e) {
+		if (t->slot[i] == NULL)
+			return;
+		i = (i + 1) & t->mask;
+	}
+	t->slot[i] = NULL;
+	t->n--;
+	/* Shift the rest of the run back over the hole, so that a probe
+	 * never stops early at it: an entry moves unless its home lies
+	 * cyclically in (i, j]. */
+	for (j = (i + 1) & t->mask; t->slot[j] != NULL; j = (j + 1) &
+	    t->mask) {
+		h = home(t->slot[j]) & t->mask;
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			t->slot[i] = t->slot[j];
+			t->slot[j] = NULL;
+			i = j;
+		}
+	}
+}
+
+/* ------------------------------------------------------------ skip list */
+
+static uint8_t
+kx_height(struct kindex *x)
+{
+	uint64_t r;
+	uint8_t h = 1;
+
+	/* xorshift64: the heights need spreading, not secrecy. */
+	x->rnd ^= x->rnd << 13;
+	x->rnd ^= x->rnd >> 7;
+	x->rnd ^= x->rnd << 17;
+	for (r = x->rnd; h < KX_MAX_HEIGHT && (r & 3) == 0; r >>= 2)
+		h++;
+	return h;
+}
+
+/* The last entry before the key at each level (NULL: the head). */
+static void
+kx_path(const struct kindex *x, const char *m, int32_t i, const char *n,
+    bool after, struct kx_entry *pred[KX_MAX_HEIGHT])
+{
+	struct kx_entry *p = NULL, *q;
+	int lv;
+
+	for (lv = x->height - 1; lv >= 0; lv--) {
+		for (;;) {
+			q = p != NULL ? p->next[lv] : x->head[lv];
+			if (q == NULL)
+				break;
+			if (after ? kx_cmp(q, m, i, n) > 0 :
+			    kx_cmp(q, m, i, n) >= 0)
+				break;
+			p = q;
+		}
+		pred[lv] = p;
+	}
+}
+
+static struct kx_entry **
+kx_link(struct kindex *x, struct kx_entry *pred, int lv)
+{
+	return pred != NULL ? &pred->next[lv] : &x->head[lv];
+}
+
+/* ------------------------------------------------------------------ API */
+
+int
+kindex_new(struct kindex **ret)
+{
+	struct kindex *x = calloc(1, sizeof(*x));
+
+	if (x == NULL)
+		return -ENOMEM;
+	if (kx_table_init(&x->by_handle, KX_MIN_SLOTS) < 0 ||
+	    kx_table_init(&x->by_name, KX_MIN_SLOTS) < 0) {
+		kindex_free(x);
+		return -ENOMEM;
+	}
+	x->height = 1;
+	x->rnd = UINT64_C(0x9e3779b97f4a7c15);
+	*ret = x;
+	return 0;
+}
+
+struct kindex *
+kindex_free(struct kindex *x)
+{
+	struct kx_entry *e, *next;
+
+	if (x == NULL)
+		return NULL;
+	/* The entries stay their owners'; their links were the index's. */
+	for (e = x->head[0]; e != NULL; e = next) {
+		next = e->next[0];
+		free(e->next);
+		e->next = NULL;
+		e->height = 0;
+	}
+	free(x->by_handle.slot);
+	free(x->by_name.slot);
+	free(x);
+	return NULL;
+}
+
+size_t
+kindex_count(const struct kindex *x)
+{
+	return x->by_handle.n;
+}
+
+struct kx_entry *
+kindex_by_handle(const struct kindex *x, uint32_t handle)
+{
+	const struct kx_table *t = &x->by_handle;
+	size_t i = kx_handle_hash(handle) & t->mask;
+
+	for (; t->slot[i] != NULL; i = (i + 1) & t->mask)
+		if (t->slot[i]->handle == handle)
+			return t->slot[i];
+	return NULL;
+}
+
+struct kx_entry *
+kindex_by_name(const struct kindex *x, const char *module, int32_t instance,
+    const char *name)
+{
+	const struct kx_table *t = &x->by_name;
+	uint32_t h = kx_name_hash(module, instance, name);
+	size_t i = h & t->mask;
+
+	for (; t->slot[i] != NULL; i = (i + 1) & t->mask) {
+		const struct kx_entry *e = t->slot[i];
+
+		if (e->name_hash == h && e->instance == instance &&
+		    strcmp(e->module, module) == 0 &&
+		    strcmp(e->name, name) == 0)
+			return t->slot[i];
+	}
+	return NULL;
+}
+
+int
+kindex_add(struct kindex *x, struct kx_entry *e)
+{
+	struct kx_entry *pred[KX_MAX_HEIGHT];
+	uint8_t h;
+	int lv;
+
+	if (kindex_by_handle(x, e->handle) != NULL ||
+	    kindex_by_name(x, e->module, e->instance, e->name) != NULL)
+		return -EEXIST;
+	h = kx_height(x);
+	e->next = calloc(h, sizeof(*e->next));
+	if (e->next == NULL || kx_table_reserve(&x->by_handle,
+	    kx_home_handle) < 0 || kx_table_reserve(&x->by_name,
+	    kx_home_name) < 0) {
+		free(e->next);
+		e->next = NULL;
+		return -ENOMEM;
+	}
+	e->name_hash = kx_name_hash(e->module, e->instance, e->name);
+	e->height = h;
+	kx_table_put(&x->by_handle, e, kx_home_handle);
+	kx_table_put(&x->by_name, e, kx_home_name);
+	kx_path(x, e->module, e->instance, e->name, false, pred);
+	for (lv = x->height; lv < h; lv++)
+		pred[lv] = NULL;
+	if (h > x->height)
+		x->height = h;
+	for (lv = 0; lv < h; lv++) {
+		struct kx_entry **l = kx_link(x, pred[lv], lv);
+
+		e->next[lv] = *l;
+		*l = e;
+	}
+	return 0;
+}
+
+void
+kindex_remove(struct kindex *x, struct kx_entry *e)
+{
+	struct kx_entry *pred[KX_MAX_HEIGHT];
+	int lv;
+
+	kx_table_del(&x->by_handle, e, kx_home_handle);
+	kx_table_del(&x->by_name, e, kx_home_name);
+	kx_path(x, e->module, e->instance, e->name, false, pred);
+	for (lv = 0; lv < e->height; lv++) {
+		struct kx_entry **l = kx_link(x, pred[lv], lv);
+
+		if (*l == e)
+			*l = e->next[lv];
+	}
+	while (x->height > 1 && x->head[x->height - 1] == NULL)
+		x->height--;
+	free(e->next);
+	e->next = NULL;
+	e->height = 0;
+}
+
+struct kx_entry *
+kindex_seek(const struct kindex *x, const char *module, int32_t instance,
+    const char *name, bool after)
+{
+	struct kx_entry *pred[KX_MAX_HEIGHT];
+
+	if (module == NULL)
+		return x->head[0];
+	kx_path(x, module, instance, name, after, pred);
+	return pred[0] != NULL ? pred[0]->next[0] : x->head[0];
+}
+
+struct kx_entry *
+kindex_next(const struct kx_entry *e)
+{
+	return e->next[0];
+}

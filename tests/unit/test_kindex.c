@@ -1,0 +1,196 @@
+/*
+ * test_kindex.c: the registry's kstat indexes — lookups by handle and by
+ * name, duplicates refused, the kstat(1M) order checked against a sort
+ * through random additions and removals, seeks at and after a key (also
+ * one no entry has), and growth of the tables.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <strings.h>
+
+#include "kindex.h"
+#include "unit.h"
+
+struct item {
+	struct kx_entry	 e;
+	char		 module[32];
+	char		 name[32];
+	bool		 in;
+};
+
+static void
+item_set(struct item *it, uint32_t handle, const char *m, int32_t inst,
+    const char *n)
+{
+	memset(it, 0, sizeof(*it));
+	snprintf(it->module, sizeof(it->module), "%s", m);
+	snprintf(it->name, sizeof(it->name), "%s", n);
+	it->e.handle = handle;
+	it->e.instance = inst;
+	it->e.module = it->module;
+	it->e.name = it->name;
+	it->e.item = it;
+}
+
+START_TEST(lookups)
+{
+	struct kindex *x;
+	struct item a, b, c, dup;
+
+	ck_assert_int_eq(kindex_new(&x), 0);
+	item_set(&a, 1, "app", 0, "req");
+	item_set(&b, 2, "app", 1, "req");
+	item_set(&c, 3, "App", 0, "req");
+	ck_assert_int_eq(kindex_add(x, &a.e), 0);
+	ck_assert_int_eq(kindex_add(x, &b.e), 0);
+	ck_assert_int_eq(kindex_add(x, &c.e), 0);
+	ck_assert_uint_eq(kindex_count(x), 3);
+	ck_assert_ptr_eq(kindex_by_handle(x, 2), &b.e);
+	ck_assert_ptr_null(kindex_by_handle(x, 4));
+	ck_assert_ptr_eq(kindex_by_name(x, "app", 0, "req"), &a.e);
+	ck_assert_ptr_eq(kindex_by_name(x, "App", 0, "req"), &c.e);
+	ck_assert_ptr_null(kindex_by_name(x, "app", 2, "req"));
+	ck_assert_ptr_null(kindex_by_name(x, "app", 0, "Req"));
+	/* The same handle, or the same name, again: refused, no change. */
+	item_set(&dup, 2, "other", 0, "x");
+	ck_assert_int_eq(kindex_add(x, &dup.e), -EEXIST);
+	item_set(&dup, 9, "app", 1, "req");
+	ck_assert_int_eq(kindex_add(x, &dup.e), -EEXIST);
+	ck_assert_uint_eq(kindex_count(x), 3);
+	kindex_remove(x, &b.e);
+	ck_assert_ptr_null(kindex_by_handle(x, 2));
+	ck_assert_ptr_null(kindex_by_name(x, "app", 1, "req"));
+	ck_assert_ptr_eq(kindex_by_handle(x, 3), &c.e);
+	/* Now the name is free. */
+	ck_assert_int_eq(kindex_add(x, &dup.e), 0);
+	ck_assert_ptr_eq(kindex_by_name(x, "app", 1, "req"), &dup.e);
+	kindex_free(x);
+}
+END_TEST
+
+START_TEST(order_is_kstats)
+{
+	struct kindex *x;
+	struct item it[4];
+	struct kx_entry *e;
+
+	ck_assert_int_eq(kindex_new(&x), 0);
+	/* kstat(1M): module and name without case, instance by number;
+	 * then exact names so that every entry has one place. */
+	item_set(&it[0], 1, "b", 10, "x");
+	item_set(&it[1], 2, "B", 2, "x");
+	item_set(&it[2], 3, "a", 2, "Z");
+	item_set(&it[3], 4, "a", 2, "y");
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(kindex_add(x, &it[i].e), 0);
+	e = kindex_seek(x, NULL, 0, NULL, false);
+	ck_assert_ptr_eq(e, &it[3].e);
+	e = kindex_next(e);
+	ck_assert_ptr_eq(e, &it[2].e);
+	e = kindex_next(e);
+	ck_assert_ptr_eq(e, &it[1].e);
+	e = kindex_next(e);
+	ck_assert_ptr_eq(e, &it[0].e);
+	ck_assert_ptr_null(kindex_next(e));
+	/* At, after, and between keys. */
+	ck_assert_ptr_eq(kindex_seek(x, "a", 2, "Z", false), &it[2].e);
+	ck_assert_ptr_eq(kindex_seek(x, "a", 2, "Z", true), &it[1].e);
+	ck_assert_ptr_eq(kindex_seek(x, "a", 3, "", false), &it[1].e);
+	ck_assert_ptr_eq(kindex_seek(x, "b", 10, "x", false), &it[0].e);
+	ck_assert_ptr_null(kindex_seek(x, "b", 10, "x", true));
+	ck_assert_ptr_null(kindex_seek(x, "c", 0, "", false));
+	ck_assert_ptr_eq(kindex_seek(x, "", 0, "", true), &it[3].e);
+	kindex_free(x);
+}
+END_TEST
+
+static int
+item_cmp(const void *a, const void *b)
+{
+	const struct item *x = *(const struct item *const *)a;
+	const struct item *y = *(const struct item *const *)b;
+
+	return kindex_cmp(x->module, x->e.instance, x->name, y->module,
+	    y->e.instance, y->name);
+}
+
+#define NRAND	20000
+
+START_TEST(random_against_sort)
+{
+	static struct item it[NRAND];
+	static struct item *sorted[NRAND];
+	struct kindex *x;
+	struct kx_entry *e;
+	uint64_t s = 42;
+	size_t i, n, k;
+
+	ck_assert_int_eq(kindex_new(&x), 0);
+	for (i = 0; i < NRAND; i++) {
+		char m[16], nm[16];
+
+		snprintf(m, sizeof(m), "%c%u", "aAbB"[unit_rnd(&s) % 4],
+		    (unsigned)(unit_rnd(&s) % 50));
+		snprintf(nm, sizeof(nm), "n%u", (unsigned)i);
+		item_set(&it[i], (uint32_t)i + 1, m,
+		    (int32_t)(unit_rnd(&s) % 7), nm);
+		ck_assert_int_eq(kindex_add(x, &it[i].e), 0);
+		it[i].in = true;
+	}
+	/* Remove a third at random, and add some back. */
+	for (i = 0; i < NRAND / 3; i++) {
+		k = unit_rnd(&s) % NRAND;
+		if (it[k].in) {
+			kindex_remove(x, &it[k].e);
+			it[k].in = false;
+		}
+	}
+	for (i = 0; i < NRAND / 10; i++) {
+		k = unit_rnd(&s) % NRAND;
+		if (!it[k].in) {
+			ck_assert_int_eq(kindex_add(x, &it[k].e), 0);
+			it[k].in = true;
+		}
+	}
+	for (i = n = 0; i < NRAND; i++) {
+		if (it[i].in)
+			sorted[n++] = &it[i];
+		ck_assert_ptr_eq(kindex_by_handle(x, (uint32_t)i + 1),
+		    it[i].in ? &it[i].e : NULL);
+		ck_assert_ptr_eq(kindex_by_name(x, it[i].module,
+		    it[i].e.instance, it[i].name), it[i].in ? &it[i].e : NULL);
+	}
+	ck_assert_uint_eq(kindex_count(x), n);
+	qsort(sorted, n, sizeof(*sorted), item_cmp);
+	for (i = 0, e = kindex_seek(x, NULL, 0, NULL, false); i < n;
+	    i++, e = kindex_next(e))
+		ck_assert_ptr_eq(e, &sorted[i]->e);
+	ck_assert_ptr_null(e);
+	/* Resuming after any entry gives the rest, as a reader resumes
+	 * after the last kstat it was sent. */
+	for (i = 0; i + 1 < n; i += 97) {
+		e = kindex_seek(x, sorted[i]->module, sorted[i]->e.instance,
+		    sorted[i]->name, true);
+		ck_assert_ptr_eq(e, &sorted[i + 1]->e);
+	}
+	for (i = 0; i < NRAND; i++)
+		if (it[i].in)
+			kindex_remove(x, &it[i].e);
+	ck_assert_uint_eq(kindex_count(x), 0);
+	ck_assert_ptr_null(kindex_seek(x, NULL, 0, NULL, false));
+	kindex_free(x);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("kindex");
+	TCase *tc = tcase_create("kindex");
+
+	tcase_add_test(tc, lookups);
+	tcase_add_test(tc, order_is_kstats);
+	tcase_add_test(tc, random_against_sort);
+	suite_add_tcase(s, tc);
+	return unit_main(s);
+}
