@@ -124,31 +124,27 @@ kc_k2hist(const json_t *st, struct k2hist_params *p)
 	p->stepping = json_is_integer(v) ? (uint64_t)json_integer_value(v) : 1;
 }
 
-/* Load every template's VOI names (TemplateList). Returns: 0; -errno. */
+/* Add the templates of one TemplateList page. Returns: 0; -ENOMEM. */
 static int
-kc_tpls_load(struct kc_state *s)
+kc_tpls_add(struct kc_state *s, json_t *tl, size_t *cap)
 {
-	struct vlc_reply rep;
-	json_t *tl, *t, *vois, *v;
+	json_t *t, *vois, *v;
 	size_t i, j;
-	int r;
 
-	r = kc_call(s, VL_M_TEMPLATE_LIST, NULL, &rep);
-	if (r < 0) {
-		vlc_reply_done(&rep);
-		return r;
-	}
-	kc_tpls_free(s);
-	tl = json_object_get(rep.params, "templates");
-	s->tpls = calloc(json_array_size(tl) + 1, sizeof(*s->tpls));
-	if (s->tpls == NULL) {
-		vlc_reply_done(&rep);
-		return -ENOMEM;
+	if (s->ntpls + json_array_size(tl) + 1 > *cap) {
+		size_t nc = s->ntpls + json_array_size(tl) + 16;
+		struct kc_tpl *nt = realloc(s->tpls, nc * sizeof(*nt));
+
+		if (nt == NULL)
+			return -ENOMEM;
+		s->tpls = nt;
+		*cap = nc;
 	}
 	json_array_foreach(tl, i, t) {
 		struct kc_tpl *kt = &s->tpls[s->ntpls];
 		json_int_t hash = 0, maxid = -1;
 
+		memset(kt, 0, sizeof(*kt));
 		(void)json_unpack(t, "{s:I}", "hash", &hash);
 		vois = json_object_get(t, "vois");
 		json_array_foreach(vois, j, v) {
@@ -165,7 +161,7 @@ kc_tpls_load(struct kc_state *s)
 		if (kt->names == NULL || kt->k2 == NULL) {
 			free(kt->names);
 			free(kt->k2);
-			break;
+			return -ENOMEM;
 		}
 		json_array_foreach(vois, j, v) {
 			json_int_t id = json_integer_value(json_object_get(v,
@@ -187,8 +183,38 @@ kc_tpls_load(struct kc_state *s)
 		}
 		s->ntpls++;
 	}
-	vlc_reply_done(&rep);
 	return 0;
+}
+
+/* Load every template's VOI names (TemplateList, page by page).
+ * Returns: 0; -errno. */
+static int
+kc_tpls_load(struct kc_state *s)
+{
+	struct vlc_reply rep;
+	char *cursor = NULL;
+	size_t cap = 0;
+	int r;
+
+	kc_tpls_free(s);
+	do {
+		r = kc_call(s, VL_M_TEMPLATE_LIST, cursor != NULL ?
+		    json_pack("{s:s}", "cursor", cursor) : NULL, &rep);
+		free(cursor);
+		cursor = NULL;
+		if (r == 0)
+			r = kc_tpls_add(s, json_object_get(rep.params,
+			    "templates"), &cap);
+		if (r == 0 && json_is_string(json_object_get(rep.params,
+		    "cursor"))) {
+			cursor = strdup(json_string_value(json_object_get(
+			    rep.params, "cursor")));
+			if (cursor == NULL)
+				r = -ENOMEM;
+		}
+		vlc_reply_done(&rep);
+	} while (r == 0 && cursor != NULL);
+	return r;
 }
 
 static const struct kc_tpl *
@@ -356,32 +382,24 @@ kc_spec_hash(const char *spec)
 	return colon != NULL ? (uint32_t)strtoul(colon + 1, NULL, 10) : 0;
 }
 
+/* Add the kstats of one Chain page to *e. Returns: 0; -ENOMEM. */
 static int
-kc_entries_socket(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
-    uint64_t *ret_kcid)
+kc_entries_page(json_t *ks, struct kc_entry **e, size_t *n, size_t *cap)
 {
-	struct vlc_reply rep;
-	struct kc_entry *e;
-	json_t *ks, *k, *fl, *f;
-	json_int_t kcid = 0;
-	size_t i, j, n = 0, t;
-	int r;
+	json_t *k, *fl, *f;
+	size_t i, j, t;
 
-	r = kc_call(s, VL_M_CHAIN, json_pack("{s:b}", "dormant", 1),
-	    &rep);
-	if (r < 0) {
-		vlc_reply_done(&rep);
-		return r;
-	}
-	(void)json_unpack(rep.params, "{s:I}", "kcid", &kcid);
-	ks = json_object_get(rep.params, "kstats");
-	e = calloc(json_array_size(ks) + 1, sizeof(*e));
-	if (e == NULL) {
-		vlc_reply_done(&rep);
-		return -ENOMEM;
+	if (*n + json_array_size(ks) + 1 > *cap) {
+		size_t nc = (*n + json_array_size(ks)) * 2 + 16;
+		struct kc_entry *ne = realloc(*e, nc * sizeof(*ne));
+
+		if (ne == NULL)
+			return -ENOMEM;
+		*e = ne;
+		*cap = nc;
 	}
 	json_array_foreach(ks, i, k) {
-		struct kc_entry *x = &e[n];
+		struct kc_entry *x = &(*e)[*n];
 		const char *mod = "", *name = "", *cls = "", *type = "",
 		    *tpl = "";
 		json_int_t inst = 0, kid = 0, cr = 0, snap = 0;
@@ -391,6 +409,7 @@ kc_entries_socket(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 		    "class", &cls, "type", &type, "kid", &kid, "crtime", &cr,
 		    "snaptime", &snap, "template", &tpl) != 0)
 			continue;
+		memset(x, 0, sizeof(*x));
 		x->seg = 0;
 		x->kid = (uint64_t)kid;
 		x->crtime = (uint64_t)cr;
@@ -411,9 +430,54 @@ kc_entries_socket(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 		strncpy(x->module, mod, KSTAT_STRLEN - 1);
 		strncpy(x->name, name, KSTAT_STRLEN - 1);
 		strncpy(x->class_, cls, KSTAT_STRLEN - 1);
-		n++;
+		(*n)++;
 	}
-	vlc_reply_done(&rep);
+	return 0;
+}
+
+/* The chain over the socket, page by page: consistent when the KCID of
+ * the last page is the first's (else -EAGAIN: the caller tries again). */
+static int
+kc_entries_socket(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
+    uint64_t *ret_kcid)
+{
+	struct vlc_reply rep;
+	struct kc_entry *e = NULL;
+	json_int_t kcid = 0, first = -1;
+	char *cursor = NULL;
+	size_t n = 0, cap = 0;
+	int r;
+
+	do {
+		json_t *p = json_pack("{s:b}", "dormant", 1);
+
+		if (cursor != NULL)
+			json_object_set_new(p, "cursor", json_string(cursor));
+		free(cursor);
+		cursor = NULL;
+		r = kc_call(s, VL_M_CHAIN, p, &rep);
+		if (r == 0) {
+			(void)json_unpack(rep.params, "{s:I}", "kcid", &kcid);
+			if (first < 0)
+				first = kcid;
+			r = kc_entries_page(json_object_get(rep.params,
+			    "kstats"), &e, &n, &cap);
+		}
+		if (r == 0 && json_is_string(json_object_get(rep.params,
+		    "cursor"))) {
+			cursor = strdup(json_string_value(json_object_get(
+			    rep.params, "cursor")));
+			if (cursor == NULL)
+				r = -ENOMEM;
+		}
+		vlc_reply_done(&rep);
+	} while (r == 0 && cursor != NULL);
+	if (r == 0 && kcid != first)
+		r = -EAGAIN;
+	if (r < 0) {
+		free(e);
+		return r;
+	}
 	*ret = e;
 	*ret_n = n;
 	*ret_kcid = (uint64_t)kcid;
@@ -447,48 +511,106 @@ kc_ks_free(kstat_t *ksp)
 	free(ksp);
 }
 
+/* The old chain's kstats by KID, to find those that stay in O(1). */
+struct kc_keep {
+	struct kc_ks	**slot;
+	size_t		  mask;
+};
+
+static size_t
+kc_keep_hash(uint64_t kid, size_t mask)
+{
+	return (size_t)((kid * UINT64_C(11400714819323198485)) >> 17) & mask;
+}
+
+static int
+kc_keep_init(struct kc_keep *kp, kstat_t *old)
+{
+	size_t n = 0, cap = 16;
+	kstat_t *p;
+
+	for (p = old; p != NULL; p = p->ks_next)
+		n++;
+	while (cap < 2 * n)
+		cap <<= 1;
+	kp->slot = calloc(cap, sizeof(*kp->slot));
+	if (kp->slot == NULL)
+		return -ENOMEM;
+	kp->mask = cap - 1;
+	for (p = old; p != NULL; p = p->ks_next) {
+		size_t i = kc_keep_hash((uint64_t)p->ks_kid, kp->mask);
+
+		while (kp->slot[i] != NULL)
+			i = (i + 1) & kp->mask;
+		kp->slot[i] = (struct kc_ks *)p;
+	}
+	return 0;
+}
+
+/* The old kstat e describes, if any (taken: it is never found again). */
+static struct kc_ks *
+kc_keep_take(struct kc_keep *kp, const struct kc_entry *e)
+{
+	size_t i = kc_keep_hash(e->kid, kp->mask);
+
+	for (; kp->slot[i] != NULL; i = (i + 1) & kp->mask) {
+		struct kc_ks *o = kp->slot[i];
+
+		if ((uint64_t)o->ks.ks_kid == e->kid && o->seg == e->seg &&
+		    o->ref.slot == e->ref.slot && o->ref.gen == e->ref.gen &&
+		    o->magic == KS_MAGIC) {
+			/* Marked, not removed, so that probes go on past. */
+			o->magic = 0;
+			return o;
+		}
+	}
+	return NULL;
+}
+
 /* Build the chain from entries, keeping the kstat_t of those that stay. */
 static int
 kc_rebuild(struct kc_state *s, struct kc_entry *e, size_t n)
 {
-	kstat_t *old = s->kc.kc_chain, *head = NULL, **tail = &head, *p, *q;
+	kstat_t *head = NULL, **tail = &head;
+	struct kc_keep kp;
+	struct kc_ks **ks;
 	size_t i;
 
+	ks = calloc(n + 1, sizeof(*ks));
+	if (ks == NULL || kc_keep_init(&kp, s->kc.kc_chain) < 0) {
+		free(ks);
+		return -ENOMEM;
+	}
 	qsort(e, n, sizeof(*e), kc_entry_cmp);
+	/* First find or make every kstat, so that a failure leaves the
+	 * old chain as it was. */
 	for (i = 0; i < n; i++) {
-		struct kc_ks *k = NULL;
-
-		/* The old chain is in KID order too. */
-		for (p = old, q = NULL; p != NULL; q = p, p = p->ks_next) {
-			struct kc_ks *o = (struct kc_ks *)p;
-
-			if ((uint64_t)p->ks_kid == e[i].kid && o->seg ==
-			    e[i].seg && o->ref.slot == e[i].ref.slot &&
-			    o->ref.gen == e[i].ref.gen) {
-				if (q != NULL)
-					q->ks_next = p->ks_next;
+		ks[i] = kc_keep_take(&kp, &e[i]);
+		if (ks[i] != NULL)
+			continue;
+		ks[i] = calloc(1, sizeof(**ks));
+		if (ks[i] == NULL) {
+			while (i-- > 0)
+				if (ks[i]->magic == KS_MAGIC)
+					kc_ks_free(&ks[i]->ks);
 				else
-					old = p->ks_next;
-				k = o;
-				break;
-			}
+					ks[i]->magic = KS_MAGIC;
+			free(ks);
+			free(kp.slot);
+			return -ENOMEM;
 		}
-		if (k == NULL) {
-			k = calloc(1, sizeof(*k));
-			if (k == NULL) {
-				*tail = NULL;
-				while (head != NULL) {
-					p = head->ks_next;
-					kc_ks_free(head);
-					head = p;
-				}
-				s->kc.kc_chain = old;
-				return -ENOMEM;
-			}
-			k->magic = KS_MAGIC;
-			k->ks.ks_data_size = kc_fixed_size(e[i].type,
-			    e[i].ndata);
-		}
+		ks[i]->magic = KS_MAGIC;
+		ks[i]->ks.ks_data_size = kc_fixed_size(e[i].type,
+		    e[i].ndata);
+	}
+	/* The old ones not kept go. */
+	for (i = 0; i <= kp.mask; i++)
+		if (kp.slot[i] != NULL && kp.slot[i]->magic == KS_MAGIC)
+			kc_ks_free(&kp.slot[i]->ks);
+	for (i = 0; i < n; i++) {
+		struct kc_ks *k = ks[i];
+
+		k->magic = KS_MAGIC;
 		k->seg = e[i].seg;
 		k->ref = e[i].ref;
 		k->type = e[i].type;
@@ -508,11 +630,8 @@ kc_rebuild(struct kc_state *s, struct kc_entry *e, size_t n)
 		tail = &k->ks.ks_next;
 	}
 	*tail = NULL;
-	while (old != NULL) {
-		p = old->ks_next;
-		kc_ks_free(old);
-		old = p;
-	}
+	free(ks);
+	free(kp.slot);
 	s->kc.kc_chain = head;
 	return 0;
 }
@@ -538,7 +657,10 @@ kc_update(struct kc_state *s, bool force)
 	for (tries = 0; tries < 16; tries++) {
 		r = s->socket_only ? kc_entries_socket(s, &e, &n, &kcid) :
 		    kc_entries_segments(s, &e, &n, &kcid);
-		/* Consistent across the segments: same KCIDs after. */
+		/* Consistent across the segments: same KCIDs after;
+		 * over the socket, the same KCID on every page. */
+		if (r == -EAGAIN && s->socket_only)
+			continue;
 		if (r < 0 || s->socket_only || kc_kcid_now(s) == kcid)
 			break;
 		free(e);

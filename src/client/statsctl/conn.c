@@ -171,6 +171,16 @@ sc_transport_error(const struct sc *sc, const char *method, int r)
 	}
 }
 
+/* Does method answer in pages (a stream of them with "more")? */
+static bool
+sc_paged(const char *method)
+{
+	return strcmp(method, VL_M_CHAIN) == 0 ||
+	    strcmp(method, VL_M_LOOKUP) == 0 ||
+	    strcmp(method, VL_M_SCRAPE) == 0 ||
+	    strcmp(method, VL_M_TEMPLATE_LIST) == 0;
+}
+
 struct vlc *
 sc_conn(struct sc *sc)
 {
@@ -228,8 +238,11 @@ sc_call_each(struct sc *sc, const char *method, json_t *params,
 		json_decref(params);
 		return SC_EXIT_FAIL;
 	}
+	/* A read of many kstats answers in pages: ask for them all as one
+	 * stream, each handed on as it comes. */
 	memset(&rep, 0, sizeof(rep));
-	r = vlc_call(c, method, params, 0, NULL, 0, SC_TIMEOUT_MS, &rep);
+	r = vlc_call(c, method, params, sc_paged(method) ? VLC_MORE : 0, NULL,
+	    0, SC_TIMEOUT_MS, &rep);
 	json_decref(params);
 	for (;;) {
 		if (r < 0 && r != -EREMOTEIO)
@@ -247,16 +260,61 @@ sc_call_each(struct sc *sc, const char *method, json_t *params,
 	}
 }
 
-/* sc_call's one reply, kept. */
+/*
+ * Add a page of a paged reply to what came before: arrays grow, "text"
+ * is joined, "list" joined with a comma; anything else is the first
+ * page's.
+ */
+static int
+sc_merge_page(json_t *acc, const json_t *page)
+{
+	const char *key;
+	json_t *v, *a;
+
+	json_object_foreach((json_t *)page, key, v) {
+		a = json_object_get(acc, key);
+		if (json_is_array(a) && json_is_array(v)) {
+			if (json_array_extend(a, v) < 0)
+				return sc_error("out of memory");
+		} else if (json_is_string(a) && json_is_string(v) &&
+		    (strcmp(key, "text") == 0 || strcmp(key, "list") == 0)) {
+			const char *sep = strcmp(key, "list") == 0 &&
+			    json_string_length(a) > 0 &&
+			    json_string_length(v) > 0 ? "," : "";
+			size_t la = json_string_length(a), lv =
+			    json_string_length(v), ls = strlen(sep);
+			char *t = malloc(la + ls + lv + 1);
+
+			if (t == NULL)
+				return sc_error("out of memory");
+			memcpy(t, json_string_value(a), la);
+			memcpy(t + la, sep, ls);
+			memcpy(t + la + ls, json_string_value(v), lv);
+			t[la + ls + lv] = '\0';
+			json_object_set_new(acc, key, json_stringn(t,
+			    la + ls + lv));
+			free(t);
+		}
+	}
+	return 0;
+}
+
+/* sc_call's reply, kept; the pages of a paged one joined into it. */
 static int
 sc_keep(const json_t *params, void *arg)
 {
 	json_t **ret = arg;
 
-	if (ret != NULL) {
-		json_decref(*ret);
-		*ret = json_incref((json_t *)params);
+	if (ret == NULL)
+		return 0;
+	if (*ret == NULL) {
+		*ret = json_deep_copy(params);
+		if (*ret == NULL)
+			return sc_error("out of memory");
+	} else if (sc_merge_page(*ret, params) != 0) {
+		return SC_EXIT_FAIL;
 	}
+	json_object_del(*ret, "cursor");
 	return 0;
 }
 

@@ -32,7 +32,8 @@ void sc_conn_close(struct sc *sc);
  * sc_call: call method (a VL_M_* name) with params (stolen; NULL: {}) and
  * wait for its reply. On success *ret_params (may be NULL) is the reply's
  * parameters (the caller json_decref()s it); on failure the error is
- * printed.
+ * printed. The pages of a read of many kstats or templates are joined
+ * into one reply (sc_call_each() takes them one at a time).
  * Returns: 0; SC_EXIT_FAIL.
  */
 int sc_call(struct sc *sc, const char *method, json_t *params,
@@ -40,8 +41,9 @@ int sc_call(struct sc *sc, const char *method, json_t *params,
 
 /*
  * sc_call_each: call method (params stolen) and hand each of its replies'
- * parameters to fn (borrowed for the call): one reply, or several when
- * statsd marks them "continues" (a reply cut into pieces). Errors are
+ * parameters to fn (borrowed for the call): one reply, or, for a read of
+ * many kstats or templates, each page of it as it streams ("more"), so
+ * that statsctl holds one page whatever statsd holds. Errors are
  * printed.
  * Returns: 0; SC_EXIT_FAIL; fn's first non-zero value, which ends it.
  */

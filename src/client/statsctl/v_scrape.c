@@ -10,6 +10,15 @@
 #include "conn.h"
 #include "statsctl.h"
 
+/* Each page's text as it comes: statsctl holds one page at a time. */
+static int
+scrape_page(const json_t *page, void *arg)
+{
+	(void)arg;
+	fputs(js_str(page, "text", ""), stdout);
+	return 0;
+}
+
 static int
 scrape_run(struct sc *sc, int argc, char **argv)
 {
@@ -19,7 +28,7 @@ scrape_run(struct sc *sc, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *format = "json", *cls = NULL;
-	json_t *params, *reply = NULL;
+	json_t *params;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, ":f:c:", opts, NULL)) != -1) {
@@ -50,11 +59,7 @@ scrape_run(struct sc *sc, int argc, char **argv)
 		    json_string(argv[optind]));
 	if (cls != NULL)
 		json_object_set_new(params, "class", json_string(cls));
-	r = sc_call(sc, VL_M_SCRAPE, params, &reply);
-	if (r == 0)
-		fputs(js_str(reply, "text", ""), stdout);
-	json_decref(reply);
-	return r;
+	return sc_call_each(sc, VL_M_SCRAPE, params, scrape_page, NULL);
 }
 
 const struct verb verb_scrape = {

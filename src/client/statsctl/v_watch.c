@@ -121,38 +121,37 @@ watch_kstat(const struct sc_flat *f, void *arg)
 	return 0;
 }
 
-/* The rows of one report from a Scrape reply; then remember its values
- * as the next report's previous ones. */
+/*
+ * The rows of one report from the pages of one scrape, as they stream
+ * (a page with a cursor has more after it: *ret_done false); at the last
+ * page, remember the report's values as the next report's previous ones.
+ */
 static int
-watch_rows(struct watch *w, const json_t *reply)
+watch_rows(struct watch *w, struct watch_report *wr, const json_t *reply,
+    bool *ret_done)
 {
-	struct watch_report wr = { .w = w };
 	struct watch_prev *next;
 	size_t j;
 	int r;
 
-	w->nrows = 0;
-	r = sc_flat_reply(reply, watch_kstat, &wr);
-	if (r != 0) {
-		free(wr.snaps);
+	*ret_done = false;
+	r = sc_flat_reply(reply, watch_kstat, wr);
+	if (r != 0 || js_str(reply, "cursor", NULL) != NULL)
 		return r;
-	}
 	next = calloc(w->nrows > 0 ? w->nrows : 1, sizeof(*next));
-	if (next == NULL) {
-		free(wr.snaps);
+	if (next == NULL)
 		return sc_error("out of memory");
-	}
 	for (j = 0; j < w->nrows; j++) {
 		snprintf(next[j].key, sizeof(next[j].key), "%s",
 		    w->rows[j].key);
 		next[j].value = w->rows[j].value;
-		next[j].snaptime = wr.snaps[j];
+		next[j].snaptime = wr->snaps[j];
 	}
-	free(wr.snaps);
 	qsort(next, w->nrows, sizeof(*next), watch_prev_cmp);
 	free(w->prev);
 	w->prev = next;
 	w->nprev = w->nrows;
+	*ret_done = true;
 	return 0;
 }
 
@@ -204,8 +203,9 @@ watch_run(struct sc *sc, int argc, char **argv)
 	struct watch_opts wo = { 1000, 0, NULL };
 	uint64_t ival, count;
 	const char *cls;
+	struct watch_report wr = { .w = &w };
 	json_t *params, *reply;
-	bool more = true;
+	bool more = true, done = true;
 	unsigned seq = 0;
 	int r;
 
@@ -240,9 +240,11 @@ watch_run(struct sc *sc, int argc, char **argv)
 		    &more);
 		if (r != 0)
 			break;
-		r = watch_rows(&w, reply);
+		if (done)
+			w.nrows = 0;	/* a new report */
+		r = watch_rows(&w, &wr, reply, &done);
 		json_decref(reply);
-		if (r != 0 || seq++ == 0)
+		if (r != 0 || !done || seq++ == 0)
 			continue;
 		clock_gettime(CLOCK_REALTIME, &now);
 		memset(&f, 0, sizeof(f));
@@ -255,6 +257,7 @@ watch_run(struct sc *sc, int argc, char **argv)
 		f.nrows = w.nrows;
 		out->watch(&f);
 	}
+	free(wr.snaps);
 	free(w.rows);
 	free(w.prev);
 	return r;
