@@ -24,6 +24,7 @@ struct config {
 	unsigned	 max_connections_per_uid;
 	unsigned	 max_message_size;
 	unsigned	 max_output;
+	unsigned	 reply_page_size;
 	uint64_t	 max_buffered;
 	uint64_t	 max_buffered_per_uid;
 	unsigned	 idle_timeout_ms;

@@ -32,6 +32,7 @@
 
 const struct vl_field m_read_chain_params[] = {
 	VLF_BOOL("dormant", true),
+	M_CURSOR_FIELD,
 	VLF_END
 };
 
@@ -40,6 +41,7 @@ const struct vl_field m_read_lookup_params[] = {
 	VLF_INT("instance", true, -1, INT32_MAX),
 	VLF_STR("name", true, 255),
 	VLF_STR("class", true, 255),
+	M_CURSOR_FIELD,
 	VLF_END
 };
 
@@ -206,205 +208,107 @@ m_blob_copy(const struct reg_kstat *k)
 	return c;
 }
 
-/*
- * Chain and Lookup: the Kstat values of the kstats a filter selects,
- * gathered in slices (varlink_defer) and kept as the reply's text, which
- * counts in the caller's buffered bytes while it grows.
- */
-#define M_COST_KSTAT	64u	/* looking at one kstat */
-#define M_COST_JSON	2048u	/* and making its Kstat value */
-
-struct m_list {
-	struct statsd		*d;
-	struct conn		*conn;
-	uint64_t		 cursor;
-	bool			 dormant;	/* Chain: dormant ones too */
-	int64_t			 instance;	/* Lookup: -1: any */
-	struct ks_pattern	 pat[3];	/* module, name, class */
-	struct sbuf		*text;		/* "[k,k,..." */
-	size_t			 n;
-	size_t			 reserved;
-};
-
-static void
-m_list_free(void *arg)
+/* A bound on the bytes of k as a Kstat reply value. */
+static size_t
+m_kstat_json_bound(const struct reg_kstat *k)
 {
-	struct m_list *l = arg;
-	int i;
-
-	if (l == NULL)
-		return;
-	for (i = 0; i < 3; i++)
-		ks_pattern_done(&l->pat[i]);
-	if (l->reserved > 0)
-		(void)control_reserve(l->conn, -(int64_t)l->reserved, NULL);
-	sbuf_delete(l->text);
-	free(l);
+	/* The fixed fields and numbers, then strings that escaping may
+	 * double. */
+	return 512 + 2 * (strlen(k->hdr.desc) + strlen(k->hdr.path) +
+	    strlen(k->tpl->spec) + 3 * KSTAT_STRLEN);
 }
+
+/*
+ * Chain and Lookup: a page of the Kstat values of the kstats a filter
+ * selects, in kstat(1M)'s order.
+ */
+struct m_list {
+	bool			 dormant;	/* Chain: dormant ones too */
+	struct ks_pattern	 pat[3];	/* module, name, class */
+};
 
 static bool
 m_list_selects(const struct vl_call *call, const struct m_list *l,
     const struct reg_kstat *k)
 {
 	return m_visible(call, k) && (l->dormant || !k->dormant) &&
-	    (l->instance < 0 || k->hdr.instance == l->instance) &&
 	    ks_pattern_match(&l->pat[0], k->hdr.module) &&
 	    ks_pattern_match(&l->pat[1], k->hdr.name) &&
 	    ks_pattern_match(&l->pat[2], k->hdr.class_);
 }
 
-/* Add k's Kstat value to the reply's text. Returns: 0; -EDQUOT with *why
- * (the reply would pass the caller's buffered bytes or max_output);
- * -ENOMEM. */
-static int
-m_list_add(struct m_list *l, const struct reg_kstat *k,
-    struct quota_refusal *why)
+static void
+m_list_page(struct vl_call *call, json_t *params, struct m_list *l,
+    struct m_walk *w)
 {
-	json_t *o = registry_kstat_json(l->d->reg, k);
-	size_t len;
-	char *s;
-
-	s = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
-	json_decref(o);
-	if (s == NULL)
-		return -ENOMEM;
-	len = strlen(s) + 1;
-	if ((size_t)sbuf_len(l->text) + len > l->d->cfg.max_output / 2) {
-		free(s);
-		why->limit = "max_output";
-		why->value = l->d->cfg.max_output;
-		return -EDQUOT;
-	}
-	if (control_reserve(l->conn, (int64_t)len, why) < 0) {
-		free(s);
-		return -EDQUOT;
-	}
-	l->reserved += len;
-	sbuf_printf(l->text, "%s%s", l->n++ > 0 ? "," : "", s);
-	free(s);
-	return sbuf_error(l->text) != 0 ? -ENOMEM : 0;
-}
-
-static bool
-m_list_step(struct vl_call *call, json_t *params, void *state,
-    uint64_t budget)
-{
-	struct m_list *l = state;
-	struct registry *reg = call->d->reg;
-	struct quota_refusal why;
+	size_t budget = varlink_page_size(call), used = 0;
+	uint64_t cost = ks_pattern_cost(&l->pat[0], KSTAT_STRLEN) +
+	    ks_pattern_cost(&l->pat[1], KSTAT_STRLEN) +
+	    ks_pattern_cost(&l->pat[2], KSTAT_STRLEN);
 	struct reg_kstat *k;
-	uint64_t at = l->cursor;
-	int r;
+	json_t *a;
 
-	(void)params;
-	while ((k = registry_kstat_next(reg, &l->cursor)) != NULL) {
-		uint64_t cost = M_COST_KSTAT +
-		    ks_pattern_cost(&l->pat[0], strlen(k->hdr.module)) +
-		    ks_pattern_cost(&l->pat[1], strlen(k->hdr.name)) +
-		    ks_pattern_cost(&l->pat[2], strlen(k->hdr.class_));
-
-		if (!varlink_budget_take(&budget, cost)) {
-			l->cursor = at;		/* k waits for the next slice */
-			return false;
-		}
-		at = l->cursor;
+	if (m_walk_start(call, params, w) < 0)
+		return;
+	a = json_array();
+	if (a == NULL) {
+		varlink_error_errno(call, ENOMEM, call->method->name);
+		return;
+	}
+	while ((k = m_walk_next(w, cost)) != NULL) {
 		if (!m_list_selects(call, l, k))
 			continue;
-		(void)varlink_budget_take(&budget, M_COST_JSON);
-		r = m_list_add(l, k, &why);
-		if (r == -EDQUOT) {
-			varlink_error_limit(call, why.limit,
-			    (int64_t)why.value);
-			return true;
-		}
-		if (r < 0) {
-			varlink_error_errno(call, r, "kstat list");
-			return true;
-		}
+		json_array_append_new(a, registry_kstat_json(w->reg, k));
+		m_walk_charge(w, M_COST_JSON);
+		w->sent++;
+		used += m_kstat_json_bound(k);
+		if (used >= budget)
+			m_walk_cut(w, k);
 	}
-	sbuf_printf(l->text, "],\"kcid\":%lld}", (long long)m_kcid(call));
-	if (sbuf_finish(l->text) != 0) {
-		varlink_error_errno(call, ENOMEM, "kstat list");
-		return true;
-	}
-	/* From reserved to queued: the reply counts once. */
-	(void)control_reserve(l->conn, -(int64_t)l->reserved, NULL);
-	l->reserved = 0;
-	varlink_reply_text(call, sbuf_data(l->text),
-	    (size_t)sbuf_len(l->text));
-	return true;
-}
-
-/* Start a list: answer now if it fits in one slice, else in slices. */
-static void
-m_list_run(struct vl_call *call, json_t *params, struct m_list *l)
-{
-	l->d = call->d;
-	l->conn = call->conn;
-	l->text = sbuf_new_auto();
-	if (l->text == NULL) {
-		m_list_free(l);
-		varlink_error_errno(call, ENOMEM, "kstat list");
-		return;
-	}
-	sbuf_cat(l->text, "{\"kstats\":[");
-	if (m_list_step(call, params, l, VL_SLICE_UNITS)) {
-		m_list_free(l);
-		return;
-	}
-	(void)varlink_defer(call, params, m_list_step, l, m_list_free);
-}
-
-static struct m_list *
-m_list_new(void)
-{
-	struct m_list *l = calloc(1, sizeof(*l));
-	int i;
-
-	if (l == NULL)
-		return NULL;
-	l->instance = -1;
-	for (i = 0; i < 3; i++)
-		l->pat[i].any = true;
-	return l;
+	varlink_reply_page(call, json_pack("{s:I, s:o}", "kcid",
+	    m_kcid(call), "kstats", a), m_walk_cursor(w));
 }
 
 void
 m_read_chain(struct vl_call *call, json_t *params)
 {
-	struct m_list *l = m_list_new();
+	struct m_walk w = { .instance = -1 };
+	struct m_list l;
+	int i;
 
-	if (l == NULL) {
-		varlink_error_errno(call, ENOMEM, "chain");
-		return;
-	}
-	l->dormant = varlink_bool(params, "dormant", false);
-	m_list_run(call, params, l);
+	memset(&l, 0, sizeof(l));
+	for (i = 0; i < 3; i++)
+		l.pat[i].any = true;
+	l.dormant = varlink_bool(params, "dormant", false);
+	m_list_page(call, params, &l, &w);
 }
 
 void
 m_read_lookup(struct vl_call *call, json_t *params)
 {
 	static const char *const fields[] = { "module", "name", "class" };
-	struct m_list *l = m_list_new();
+	struct m_walk w = { .instance = -1 };
 	struct ks_error kerr;
+	struct m_list l;
 	size_t j;
 
-	if (l == NULL) {
-		varlink_error_errno(call, ENOMEM, "lookup");
-		return;
-	}
-	l->instance = varlink_int(params, "instance", -1);
+	memset(&l, 0, sizeof(l));
 	for (j = 0; j < 3; j++) {
 		memset(&kerr, 0, sizeof(kerr));
-		if (ks_pattern_init(&l->pat[j], varlink_str(params, fields[j],
+		if (ks_pattern_init(&l.pat[j], varlink_str(params, fields[j],
 		    NULL), &kerr) < 0) {
 			varlink_error_value(call, fields[j], "%s", kerr.msg);
-			m_list_free(l);
+			while (j-- > 0)
+				ks_pattern_done(&l.pat[j]);
 			return;
 		}
 	}
-	m_list_run(call, params, l);
+	w.module = ks_pattern_literal(&l.pat[0]);
+	w.instance = (int32_t)varlink_int(params, "instance", -1);
+	w.name = ks_pattern_literal(&l.pat[1]);
+	m_list_page(call, params, &l, &w);
+	for (j = 0; j < 3; j++)
+		ks_pattern_done(&l.pat[j]);
 }
 
 void

@@ -58,7 +58,57 @@ json_t *m_json_parse(const char *text, size_t flags);
 /* The chain id of what the caller sees. */
 json_int_t m_kcid(const struct vl_call *call);
 
-/* m_scrape.c: scrape, in slices. */
+/*
+ * m_walk.c: the walk the reads of many kstats share to answer in pages
+ * (varlink.h): kstats in kstat(1M)'s order from the start or after a
+ * page's cursor ("<sent>:<module>:<instance>:<name>": the kstats sent so
+ * far and the last one's name), within the range the literal names allow
+ * (a module, an instance, a whole name: the rest of the chain is never
+ * looked at, so selecting a kstat by name costs the same however many
+ * there are), a page ending when its work (a slice) or its bytes are
+ * spent.
+ */
+#define M_CURSOR_MAX	96
+#define M_CURSOR_FIELD	VLF_STR("cursor", true, M_CURSOR_MAX)
+#define M_COST_KSTAT	64u	/* looking at one kstat */
+#define M_COST_JSON	2048u	/* making its Kstat value */
+
+struct ks_pattern;
+struct m_walk {
+	struct registry		*reg;
+	const char		*module;	/* literal, or NULL */
+	int32_t			 instance;	/* literal, or -1 */
+	const char		*name;		/* literal, or NULL */
+	struct reg_kstat	*k;		/* next; NULL: done */
+	const struct reg_kstat	*last;		/* looked at last */
+	uint64_t		 sent;		/* kstats sent before */
+	uint64_t		 budget;	/* units left for the page */
+	char			 cursor[M_CURSOR_MAX + 1];
+};
+
+/* An instance pattern that matches one number: it, else -1. */
+int32_t m_literal_instance(const struct ks_pattern *p);
+
+/* Start a page (set module, instance and name first): at the call's
+ * cursor, or at the start of the range. Returns: 0; -EINVAL (a bad
+ * cursor, answered with InvalidValue). */
+int m_walk_start(struct vl_call *call, json_t *params, struct m_walk *w);
+
+/* The next kstat the literal names match, looking at one costing
+ * M_COST_KSTAT + cost: NULL at the end, or when the page's work is spent
+ * (with a cursor after the last looked at). */
+struct reg_kstat *m_walk_next(struct m_walk *w, uint64_t cost);
+
+/* Charge units of the page's work (what was made of a kstat). */
+void m_walk_charge(struct m_walk *w, uint64_t units);
+
+/* End the page after k (just sent), if anything follows it. */
+void m_walk_cut(struct m_walk *w, const struct reg_kstat *k);
+
+/* The cursor of the page's reply: NULL if the walk is over. */
+const char *m_walk_cursor(const struct m_walk *w);
+
+/* m_scrape.c: scrape, in pages. */
 extern const struct vl_field m_scrape_params[];
 vl_handler_fn m_scrape;
 

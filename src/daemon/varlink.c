@@ -35,7 +35,7 @@ static const struct vl_method vl_methods[] = {
 	{ VL_M_TEMPLATE_ADD, m_template_add, m_template_add_params,
 	    RIGHT_OWNER, 0 },
 	{ VL_M_TEMPLATE_LIST, m_template_list, m_template_list_params,
-	    RIGHT_READ, 0 },
+	    RIGHT_READ, VL_M_PAGES },
 	{ VL_M_KSTAT_CREATE, m_kstat_create, m_kstat_create_params,
 	    RIGHT_OWNER, 0 },
 	{ VL_M_KSTAT_DELETE, m_kstat_delete, m_kstat_delete_params,
@@ -44,9 +44,10 @@ static const struct vl_method vl_methods[] = {
 	    RIGHT_OWNER, 0 },
 	{ VL_M_SEGMENT_ATTACH, m_ring_segment, m_ring_segment_params,
 	    RIGHT_READ, 0 },
-	{ VL_M_CHAIN, m_read_chain, m_read_chain_params, RIGHT_READ, 0 },
+	{ VL_M_CHAIN, m_read_chain, m_read_chain_params, RIGHT_READ,
+	    VL_M_PAGES },
 	{ VL_M_LOOKUP, m_read_lookup, m_read_lookup_params, RIGHT_READ,
-	    0 },
+	    VL_M_PAGES },
 	{ VL_M_READ, m_read_read, m_read_read_params, RIGHT_READ,
 	    VL_M_STREAMS },
 	{ VL_M_WRITE, m_read_write, m_read_write_params, RIGHT_OWNER,
@@ -62,7 +63,7 @@ static const struct vl_method vl_methods[] = {
 	{ VL_M_SAMPLE_RATES_SET, m_defn_rates_set, m_defn_rates_set_params,
 	    RIGHT_ADMIN, 0 },
 	{ VL_M_SCRAPE, m_scrape, m_scrape_params, RIGHT_READ,
-	    VL_M_STREAMS },
+	    VL_M_STREAMS | VL_M_PAGES },
 };
 
 #define NMETHODS	(sizeof(vl_methods) / sizeof(vl_methods[0]))
@@ -81,11 +82,14 @@ static const struct vl_field vl_envelope[] = {
 
 struct vl_stream {
 	struct vl_call	 call;
-	json_t		*params;
-	struct event	*ev;
+	json_t		*params;	/* as the client sent them */
+	struct event	*ev;		/* the interval between rounds */
+	struct event	*ev_page;	/* the next page, from the loop */
 	struct timeval	 interval;
-	int64_t		 remaining;	/* replies left; -1: until closed */
-	bool		 errored;
+	int64_t		 remaining;	/* rounds left; -1: until closed */
+	bool		 repeat;	/* rounds every interval */
+	bool		 waiting;	/* a page waits for the output */
+	char		*cursor;	/* where the next page starts */
 };
 
 /* A call answered in slices (varlink_defer()). */
@@ -122,8 +126,13 @@ vl_stream_free(struct conn *c, struct vl_stream *s)
 		return;
 	if (vc != NULL && vc->stream == s)
 		vc->stream = NULL;
-	event_free(s->ev);
+	if (s->ev != NULL)
+		event_free(s->ev);
+	if (s->ev_page != NULL)
+		event_free(s->ev_page);
 	json_decref(s->params);
+	free(s->cursor);
+	free(s->call.next);
 	free(s);
 	c->streaming = false;
 }
@@ -313,6 +322,52 @@ varlink_reply_text(struct vl_call *call, const char *params, size_t len)
 	return vl_send_text(call, s, total, NULL, 0);
 }
 
+/* Does a stream send more rounds after the one running? */
+static bool
+vl_more_rounds(const struct vl_stream *s)
+{
+	return s->repeat && s->remaining != 1;
+}
+
+int
+varlink_page_next(struct vl_call *call, const char *cursor)
+{
+	free(call->next);
+	call->next = NULL;
+	if (call->stream == NULL)
+		return 0;
+	if (cursor != NULL) {
+		call->next = strdup(cursor);
+		if (call->next == NULL)
+			return -ENOMEM;
+	}
+	call->last = cursor == NULL && !vl_more_rounds(call->stream);
+	return 0;
+}
+
+int
+varlink_reply_page(struct vl_call *call, json_t *params, const char *cursor)
+{
+	if (params == NULL)
+		params = json_object();
+	if (params != NULL && cursor != NULL)
+		json_object_set_new(params, "cursor", json_string(cursor));
+	if (varlink_page_next(call, cursor) < 0) {
+		json_decref(params);
+		return varlink_error_errno(call, ENOMEM, "page");
+	}
+	return varlink_reply(call, params);
+}
+
+size_t
+varlink_page_size(const struct vl_call *call)
+{
+	size_t page = call->d->cfg.reply_page_size;
+	size_t fit = call->d->cfg.max_output / 8;
+
+	return page < fit ? page : fit;
+}
+
 int
 varlink_reply_fds(struct vl_call *call, json_t *params, int *fds, size_t nfds)
 {
@@ -458,6 +513,9 @@ varlink_bool(json_t *params, const char *name, bool def)
 
 /* ---------------------------------------------------------------- dispatch */
 
+/* Slices run since start, every connection's. */
+static uint64_t vl_slices;
+
 /* Run a handler once and make sure it answered. */
 static void
 vl_run(struct vl_call *call, json_t *params)
@@ -468,6 +526,10 @@ vl_run(struct vl_call *call, json_t *params)
 		vc->errored = false;
 	call->answered = false;
 	call->deferred = false;
+	free(call->next);
+	call->next = NULL;
+	if (call->method->flags & VL_M_PAGES)
+		vl_slices++;	/* a page is a slice of the work */
 	call->method->handler(call, params);
 	if (!call->answered && !call->deferred) {
 		log_error("%s: handler gave no answer", call->method->name);
@@ -493,8 +555,6 @@ vl_job_free(struct vl_conn *vc)
 	free(j);
 }
 
-/* Slices run since start, every connection's. */
-static uint64_t vl_slices;
 
 uint64_t
 varlink_slices(void)
@@ -548,6 +608,7 @@ varlink_defer(struct vl_call *call, json_t *params, vl_step_fn *step,
 	}
 	j->call = *call;
 	j->call.answered = false;
+	j->call.next = NULL;
 	j->params = json_incref(params);
 	j->step = step;
 	j->state = state;
@@ -582,41 +643,95 @@ varlink_budget_take(uint64_t *budget, uint64_t units)
 	return true;
 }
 
+static void vl_stream_step(struct vl_stream *s);
+
+/* Run the next page from the loop as soon as the client's output is
+ * below the high mark (varlink_conn_drained() says when it falls). */
+static void
+vl_stream_page_later(struct vl_stream *s)
+{
+	if (control_output_high(s->call.conn)) {
+		s->waiting = true;
+		return;
+	}
+	event_active(s->ev_page, EV_TIMEOUT, 0);
+}
+
+static void
+vl_stream_page_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	vl_stream_step(arg);
+}
+
 static void
 vl_stream_tick(evutil_socket_t fd, short what, void *arg)
 {
 	struct vl_stream *s = arg;
-	struct conn *c = s->call.conn;
-	struct vl_conn *vc = c->vl;
 
 	(void)fd;
 	(void)what;
-	/* A client that does not read gets no new replies (watch semantics:
+	/* A client that does not read gets no new round (watch semantics:
 	 * the next one is as fresh as the skipped one would have been). */
-	if (control_output_high(c)) {
+	if (control_output_high(s->call.conn)) {
 		event_add(s->ev, &s->interval);
 		return;
 	}
-	s->call.last = s->remaining == 1;
-	vl_run(&s->call, s->params);
+	vl_stream_step(s);
+}
+
+/* One reply of a stream: a page (from the cursor, or a round's first)
+ * or a repeated reply. */
+static void
+vl_stream_step(struct vl_stream *s)
+{
+	struct conn *c = s->call.conn;
+	struct vl_conn *vc = c->vl;
+	bool paged = (s->call.method->flags & VL_M_PAGES) != 0;
+	json_t *params = s->params;
+
+	if (paged && s->cursor != NULL) {
+		params = json_copy(s->params);
+		if (params == NULL || json_object_set_new(params, "cursor",
+		    json_string(s->cursor)) < 0) {
+			json_decref(params);
+			varlink_error_errno(&s->call, ENOMEM, "page");
+			vl_stream_next(c, s);
+			return;
+		}
+	} else {
+		json_incref(params);
+	}
+	s->call.last = !paged && !vl_more_rounds(s);
+	vl_run(&s->call, params);
+	json_decref(params);
 	if (vc->job == NULL)
 		vl_stream_next(c, s);
 }
 
-/* A reply of the stream was answered: end it, or wait for the next. */
+/* A reply of the stream was answered: end it, or go on with the next
+ * page at once, or the next round after the interval. */
 static void
 vl_stream_next(struct conn *c, struct vl_stream *s)
 {
 	struct vl_conn *vc = c->vl;
 
+	free(s->cursor);
+	s->cursor = s->call.next;
+	s->call.next = NULL;
 	if (vc->errored || s->call.last) {
 		control_hold_input(c, false);
 		vl_stream_free(c, s);
 		return;
 	}
+	control_hold_input(c, true);
+	if (s->cursor != NULL) {
+		vl_stream_page_later(s);
+		return;
+	}
 	if (s->remaining > 0)
 		s->remaining--;
-	control_hold_input(c, true);
 	event_add(s->ev, &s->interval);
 }
 
@@ -625,43 +740,49 @@ vl_start_stream(struct vl_call *call, json_t *params)
 {
 	struct conn *c = call->conn;
 	struct vl_conn *vc = c->vl;
+	unsigned flags = call->method->flags;
 	int64_t interval = varlink_int(params, "interval_ms", 1000);
 	int64_t count = varlink_int(params, "count", -1);
 	struct vl_stream *s;
 
-	if (interval < call->d->cfg.watch_min_interval_ms) {
-		varlink_error_value(call, "interval_ms", "below "
-		    "watch_min_interval_ms (%u)",
-		    call->d->cfg.watch_min_interval_ms);
-		return;
-	}
 	s = calloc(1, sizeof(*s));
 	if (s == NULL) {
 		varlink_error_errno(call, ENOMEM, "stream");
 		return;
 	}
+	/* A method that only pages sends one round; one that also repeats
+	 * repeats when asked to (Read always does). */
+	s->repeat = (flags & VL_M_STREAMS) != 0 && ((flags & VL_M_PAGES) ==
+	    0 || json_object_get(params, "interval_ms") != NULL ||
+	    json_object_get(params, "count") != NULL);
+	if (s->repeat && interval < call->d->cfg.watch_min_interval_ms) {
+		free(s);
+		varlink_error_value(call, "interval_ms", "below "
+		    "watch_min_interval_ms (%u)",
+		    call->d->cfg.watch_min_interval_ms);
+		return;
+	}
 	s->call = *call;
+	s->call.stream = s;
 	s->params = json_incref(params);
-	s->remaining = count;
+	s->remaining = s->repeat ? count : 1;
 	s->interval.tv_sec = interval / 1000;
 	s->interval.tv_usec = (interval % 1000) * 1000;
 	s->ev = evtimer_new(call->d->base, vl_stream_tick, s);
-	if (s->ev == NULL) {
-		json_decref(s->params);
-		free(s);
+	s->ev_page = event_new(call->d->base, -1, 0, vl_stream_page_cb, s);
+	if (s->ev == NULL || s->ev_page == NULL) {
+		vl_stream_free(c, s);
 		varlink_error_errno(call, ENOMEM, "stream");
 		return;
 	}
 	event_priority_set(s->ev, PRIO_CONTROL);
+	event_priority_set(s->ev_page, PRIO_CONTROL);
 	vc->stream = s;
 	c->streaming = true;
 	/* The first reply now; the connection's next calls wait until the
 	 * stream ends (one call at a time, as varlink has it). */
-	s->call.last = count == 1;
-	vl_run(&s->call, params);
 	call->answered = true;
-	if (vc->job == NULL)
-		vl_stream_next(c, s);
+	vl_stream_step(s);
 }
 
 static const struct vl_method *
@@ -765,7 +886,7 @@ varlink_conn_message(struct conn *c, const char *msg, size_t len)
 		varlink_error_param(&call, "upgrade");
 		goto out;
 	}
-	if (call.more && (m->flags & VL_M_STREAMS) == 0) {
+	if (call.more && (m->flags & (VL_M_STREAMS | VL_M_PAGES)) == 0) {
 		call.more = false;
 		varlink_error_param(&call, "more");
 		goto out;
@@ -825,9 +946,16 @@ varlink_conn_closed(struct conn *c)
 static void
 varlink_conn_drained(struct conn *c)
 {
-	(void)c;
-	/* Streams re-check the output level at each tick, and control.c
-	 * resumes reading by itself: nothing to do here yet. */
+	struct vl_conn *vc = c->vl;
+	struct vl_stream *s = vc != NULL ? vc->stream : NULL;
+
+	/* A page waited for the client to read: send it now. Repeated
+	 * replies re-check the output level at each tick, and control.c
+	 * resumes reading by itself. */
+	if (s != NULL && s->waiting) {
+		s->waiting = false;
+		event_active(s->ev_page, EV_TIMEOUT, 0);
+	}
 }
 
 const struct control_events varlink_conn_events = {
@@ -912,9 +1040,10 @@ varlink_dump_tables(FILE *f)
 	for (i = 0; i < NMETHODS; i++) {
 		const struct vl_method *m = &vl_methods[i];
 
-		json_array_append_new(ms, json_pack("{s:s, s:s, s:b, s:o}",
-		    "name", m->name, "right", right_names[m->right],
-		    "streams", (m->flags & VL_M_STREAMS) != 0,
+		json_array_append_new(ms, json_pack("{s:s, s:s, s:b, s:b, "
+		    "s:o}", "name", m->name, "right", right_names[m->right],
+		    "streams", (m->flags & (VL_M_STREAMS | VL_M_PAGES)) != 0,
+		    "pages", (m->flags & VL_M_PAGES) != 0,
 		    "params", vl_fields_json(m->params, types)));
 	}
 	for (i = 0; i < VL_E_NUM; i++) {

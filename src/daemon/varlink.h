@@ -10,6 +10,17 @@
  * streams, a call with "more" runs the handler again every interval_ms
  * (its parameter) until count replies (its parameter) are sent or the
  * client leaves; the handler need not know.
+ *
+ * A method that reads many things answers in pages: the handler sends
+ * about a page (varlink_page_size() bytes, and at most one slice of work,
+ * below) with varlink_reply_page(), naming where the next page starts (a
+ * cursor, its parameter "cursor"), and is run again from there. Without
+ * "more" the client gets the first page and the cursor, and calls again
+ * with it; with "more" the pages stream, each rendered from the loop once
+ * the client's output is below the high mark, so a reader that does not
+ * read holds at most a quarter of max_output and a page, and delays
+ * neither the drain nor anyone else. A paged method that also repeats
+ * (Scrape) sends rounds of pages when given interval_ms or count.
  */
 #ifndef STATSD_DAEMON_VARLINK_H
 #define STATSD_DAEMON_VARLINK_H
@@ -77,6 +88,7 @@ struct vl_call;
 typedef void vl_handler_fn(struct vl_call *call, json_t *params);
 
 #define VL_M_STREAMS	0x01u	/* "more" repeats it every interval_ms */
+#define VL_M_PAGES	0x02u	/* answers in pages with a cursor */
 
 struct vl_method {
 	const char		*name;		/* fully qualified */
@@ -86,10 +98,14 @@ struct vl_method {
 	unsigned		 flags;
 };
 
+struct vl_stream;
+
 struct vl_call {
 	struct statsd		*d;
 	struct conn		*conn;
 	const struct vl_method	*method;
+	struct vl_stream	*stream;	/* NULL: no "more" */
+	char			*next;		/* a page's cursor (paged) */
 	bool			 more;
 	bool			 oneway;
 	bool			 answered;
@@ -121,7 +137,7 @@ typedef bool vl_step_fn(struct vl_call *call, json_t *params, void *state,
 int varlink_defer(struct vl_call *call, json_t *params, vl_step_fn *step,
     void *state, void (*state_free)(void *));
 
-/* Slices of deferred calls run since start. */
+/* Slices run since start: those of deferred calls, and pages. */
 uint64_t varlink_slices(void);
 
 /* Charge units of work to *budget. Returns: whether there was budget
@@ -130,6 +146,28 @@ bool varlink_budget_take(uint64_t *budget, uint64_t units);
 
 /* Reply with params (taken over; NULL = {}). Returns: 0; -errno. */
 int varlink_reply(struct vl_call *call, json_t *params);
+
+/*
+ * varlink_reply_page: a paged method's reply; params taken over. cursor
+ * (copied; NULL: this page is the last) says where the next page starts:
+ * the client sees it as the reply's "cursor" parameter. A page is one
+ * slice of work: a paged method never defers.
+ * Returns: 0; -errno.
+ */
+int varlink_reply_page(struct vl_call *call, json_t *params,
+    const char *cursor);
+
+/*
+ * varlink_page_next: for a page answered as text (varlink_reply_text(),
+ * which then must hold the "cursor" parameter itself): where the next
+ * page starts (copied; NULL: this page is the last). Call it before the
+ * reply. Returns: 0; -ENOMEM.
+ */
+int varlink_page_next(struct vl_call *call, const char *cursor);
+
+/* How many bytes a page should hold at most (reply_page_size, bounded by
+ * max_output so that a page always fits). */
+size_t varlink_page_size(const struct vl_call *call);
 
 /* Reply with parameters given as the text of a JSON object (len bytes,
  * no NUL needed; copied): for a reply built piece by piece as text.

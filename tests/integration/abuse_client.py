@@ -78,6 +78,41 @@ def main():
                     break
             c.close()
             out = {"replies": replies}
+        elif op == "pages":
+            # Each call walked to its end: a reply with a cursor is
+            # followed by the same call from that cursor, its kstats
+            # and text added up.
+            c = Conn(sock, timeout=60)
+            replies = []
+            for m, p in cmd["calls"]:
+                try:
+                    r = c.call(m, p)
+                    while "cursor" in r.get("parameters", {}):
+                        n = c.call(m, dict(p, cursor=r["parameters"][
+                            "cursor"]))
+                        if "error" in n:
+                            r = n
+                            break
+                        for key in ("kstats", "flat"):
+                            if key in r["parameters"]:
+                                r["parameters"][key] += n["parameters"].get(
+                                    key, [])
+                        if "text" in r["parameters"]:
+                            r["parameters"]["text"] += n["parameters"].get(
+                                "text", "")
+                        r["parameters"]["pages"] = r["parameters"].get(
+                            "pages", 1) + 1
+                        if "cursor" in n["parameters"]:
+                            r["parameters"]["cursor"] = n["parameters"][
+                                "cursor"]
+                        else:
+                            del r["parameters"]["cursor"]
+                    replies.append(r)
+                except OSError as e:
+                    replies.append({"error": "socket: %s" % e})
+                    break
+            c.close()
+            out = {"replies": replies}
         elif op == "close":
             for c in held:
                 try:

@@ -228,8 +228,9 @@ def test_patterns_bounded():
 def test_work_is_sliced():
     """Rows 1-2: a call over many kstats ran whole in the event loop.
     Work bigger than a slice is now done in slices, one per loop turn,
-    so that other peers are answered in between; the result is the
-    same."""
+    so that other peers are answered in between: a read of many kstats
+    answers in pages of at most a slice of work each, and walking the
+    pages gives the same result."""
     d = daemon("max_kstats = 4096\n")
     c = d.conn()
     spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
@@ -247,11 +248,11 @@ def test_work_is_sliced():
     calls = [("io.statsd.Lookup", {"module": heavy, "name": heavy,
                                    "class": heavy})] * 4
     calls.append(("io.statsd.Chain", {}))
-    sel = "%s:/^[0-9]+$/:%s:/^requests\\.(sum|count)$/" % (heavy, heavy)
+    sel = "%s:/^[0-9]+$/:%s:/^requests\.(sum|count)$/" % (heavy, heavy)
     calls.append(("io.statsd.Scrape", {"format": "json", "selector": sel,
                                        "class": heavy}))
     calls.append(("io.statsd.Scrape", {"format": "kstat", "selector": sel}))
-    rep = h.calls(calls)
+    rep = h.cmd(op="pages", calls=calls).get("replies", [])
     for r in rep[:4]:
         found = [k for k in ok(r, "heavy Lookup").get("kstats", [])
                  if k["name"] == "x"]
@@ -291,7 +292,8 @@ def test_work_is_sliced():
     h.cmd(op="close")
     wait_for(lambda: user_usage(d, NOBODY).get("buffered_bytes", 1) == 0,
              "nobody's pipelined calls given up")
-    r = h.calls([("io.statsd.Scrape", {"format": "kstat", "selector": sel})])
+    r = h.cmd(op="pages", calls=[("io.statsd.Scrape", {
+        "format": "kstat", "selector": sel})]).get("replies", [])
     lines = [ln for ln in ok(r[0], "Scrape after").get("text", "")
              .splitlines() if ":x:" in ln]
     check(len(lines) == 2000, "kstat -p lines for what is left: %d"

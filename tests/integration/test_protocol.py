@@ -108,7 +108,11 @@ for k, ps in kinds.items():
           "docs/protocol.md: %s takes %s, the kind table says %s"
           % (k, sorted(doc_kinds.get(k, set())), sorted(ps)))
 streams = sorted(n for n, m in table.items() if m["streams"])
-check(streams == ["Read", "Scrape"], "Read and Scrape stream: %s" % streams)
+check(streams == ["Chain", "Lookup", "Read", "Scrape", "TemplateList"],
+      "Chain, Lookup, Read, Scrape and TemplateList stream: %s" % streams)
+pages = sorted(n for n, m in table.items() if m["pages"])
+check(pages == ["Chain", "Lookup", "Scrape", "TemplateList"],
+      "Chain, Lookup, Scrape and TemplateList answer in pages: %s" % pages)
 
 # ------------------------------------------------------------- abuse
 c = d.conn()

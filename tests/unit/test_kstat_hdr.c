@@ -207,6 +207,41 @@ START_TEST(selectors)
 }
 END_TEST
 
+/* A name written out is a literal a reader can go straight to; anything
+ * with a glob character, a regex or "everything" is not. */
+START_TEST(literals)
+{
+	static const struct {
+		const char	*text;
+		const char	*literal;
+	} t[] = {
+		{ "cpu_stat", "cpu_stat" }, { "0", "0" }, { "a.b-c", "a.b-c" },
+		{ "cpu*", NULL }, { "cpu?", NULL }, { "cpu[01]", NULL },
+		{ "a\\*", NULL }, { "/cpu/", NULL }, { "*", NULL }, { "", NULL },
+	};
+	struct ks_pattern p;
+	struct ks_selector sel;
+	struct ks_error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		ck_assert_int_eq(ks_pattern_init(&p, t[i].text, &err), 0);
+		if (t[i].literal == NULL)
+			ck_assert_ptr_null(ks_pattern_literal(&p));
+		else
+			ck_assert_str_eq(ks_pattern_literal(&p), t[i].literal);
+		ks_pattern_done(&p);
+		ck_assert_ptr_null(ks_pattern_literal(&p));
+	}
+	ck_assert_int_eq(ks_selector_parse(&sel, "unix:0:/sys/:x*", &err), 0);
+	ck_assert_str_eq(ks_pattern_literal(&sel.f[KS_F_MODULE]), "unix");
+	ck_assert_str_eq(ks_pattern_literal(&sel.f[KS_F_INSTANCE]), "0");
+	ck_assert_ptr_null(ks_pattern_literal(&sel.f[KS_F_NAME]));
+	ck_assert_ptr_null(ks_pattern_literal(&sel.f[KS_F_STATISTIC]));
+	ks_selector_done(&sel);
+}
+END_TEST
+
 static Suite *
 kstat_hdr_suite(void)
 {
@@ -218,6 +253,7 @@ kstat_hdr_suite(void)
 	tcase_add_test(tc, check_a_foreign_copy);
 	tcase_add_test(tc, lookup_wildcards);
 	tcase_add_test(tc, selectors);
+	tcase_add_test(tc, literals);
 	suite_add_tcase(s, tc);
 	return s;
 }

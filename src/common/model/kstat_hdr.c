@@ -366,7 +366,20 @@ ks_pattern_init(struct ks_pattern *p, const char *text, struct ks_error *err)
 		snprintf(err->msg, sizeof(err->msg), "%s at character %zu",
 		    why, off + 1 + (syntax == RX_ERE));
 	}
+	if (rc == 0 && syntax == RX_GLOB && strpbrk(text, "*?[\\") == NULL) {
+		p->literal = strdup(text);
+		if (p->literal == NULL) {
+			ks_pattern_done(p);
+			return -ENOMEM;
+		}
+	}
 	return rc;
+}
+
+const char *
+ks_pattern_literal(const struct ks_pattern *p)
+{
+	return p->literal;
 }
 
 bool
@@ -389,6 +402,7 @@ void
 ks_pattern_done(struct ks_pattern *p)
 {
 	rx_free(p->rx);
+	free(p->literal);
 	memset(p, 0, sizeof(*p));
 	p->any = true;
 }

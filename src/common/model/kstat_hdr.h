@@ -145,6 +145,7 @@ struct rx;
 struct ks_pattern {
 	bool		any;
 	struct rx	*rx;
+	char		*literal;	/* the one string it matches, if so */
 };
 
 /*
@@ -156,6 +157,14 @@ int ks_pattern_init(struct ks_pattern *p, const char *text,
     struct ks_error *err);
 bool ks_pattern_match(const struct ks_pattern *p, const char *s);
 void ks_pattern_done(struct ks_pattern *p);
+
+/*
+ * ks_pattern_literal: the one string p matches, when it is a glob without
+ * any of * ? [ \ (a name written out): a reader may then go straight to
+ * it instead of matching every candidate.
+ * Returns: the string (p's); NULL for any other pattern.
+ */
+const char *ks_pattern_literal(const struct ks_pattern *p);
 
 /* The most work matching p against a string of len bytes can cost, in
  * engine steps (0 for a pattern that matches all): what a caller matching

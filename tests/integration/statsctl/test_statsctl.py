@@ -74,7 +74,7 @@ RULES = [
     (r'("(?:hash|tplhash)": )[\d.e+]+', r"\1<HASH>"),
     # Ids, owners and processes.
     (r'("(?:kid|handle|slot|gen|owner|pid|uid|gid|uptime_ns|clients|'
-     r'rings|drain_passes|kcid)": )\d+', r"\1<N>"),
+     r'rings|drain_passes|slices|kcid)": )\d+', r"\1<N>"),
     (r'"raw": "[^"]*"', '"raw": "<BASE64>"'),
 ]
 # Extra rules for some cases.
@@ -84,7 +84,8 @@ INFO = [
     (r"(?m)^(\s+Uptime): .*", r"\1: <SPAN>"),
     (r"(?m)^(\s+Drain): \d+ passes", r"\1: <N> passes"),
     (r"(uid|gid|pid) \d+", r"\1 <N>"),
-    (r"(?m)^((?:pid|uptime_ns|clients|rings|drain_passes|kcid|peer\.pid|"
+    (r"(?m)^((?:pid|uptime_ns|clients|rings|drain_passes|slices|kcid|"
+     r"peer\.pid|"
      r"peer\.uid|peer\.gid)\t)\d+", r"\1<N>"),
     # Connections and their buffers: statsctl's and the test's own.
     (r'("(?:connections|buffered_bytes)": \{\s+"used": )\d+', r"\1<N>"),
