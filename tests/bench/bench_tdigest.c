@@ -2,9 +2,12 @@
  * bench_tdigest.c: t-digest figures for docs/tdigest.md: ns per add
  * (amortised, buffer merges included), ns per quantile query, bytes per
  * digest, and the accuracy table — max |rank error| over several seeds for
- * each data set and q, at 50, 100 and 200 centroids.
+ * each data set and q, at 50, 100 and 200 centroids; and, run by
+ * tdigest_vs_npm.sh, the same errors next to those of the npm `tdigest`
+ * package (Dunning's t-digest as Will Welch wrote it) at equal size.
  *
- * usage: bench_tdigest [runs]   (default 5 seeds per data set)
+ * usage: bench_tdigest [runs]          (default 5 seeds per data set)
+ *        bench_tdigest npm SCRIPT MODULE_DIR [runs]   (default 3)
  */
 #include <math.h>
 #include <stdint.h>
@@ -12,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tdigest.h"
 
@@ -55,13 +59,54 @@ cmpd(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-#define NDIST	7
+#define NDIST	10
 static const char *const dist_name[NDIST] = {
 	"uniform", "exponential", "lognormal2", "mixture", "ascending",
-	"descending", "int-dups",
+	"descending", "int-dups", "int-lognormal", "zipf", "few-values",
 };
 
-/* The same seven inputs as tests/unit/test_tdigest.c. */
+/* Zipf's law over 1..ZIPF_N, exponent 1.1, by its CDF. */
+#define ZIPF_N	100000
+static double zipf_cdf[ZIPF_N];
+
+static double
+zipf(double u)
+{
+	size_t lo = 0, hi = ZIPF_N - 1;
+
+	if (zipf_cdf[ZIPF_N - 1] == 0) {
+		double t = 0;
+
+		for (size_t k = 0; k < ZIPF_N; k++)
+			zipf_cdf[k] = t += pow((double)k + 1, -1.1);
+		for (size_t k = 0; k < ZIPF_N; k++)
+			zipf_cdf[k] /= t;
+	}
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (zipf_cdf[m] < u)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return (double)lo + 1;
+}
+
+/* Seven values repeated, the commonest 40% of the samples. */
+static double
+few(double u)
+{
+	static const double val[] = { 1, 2, 3, 5, 8, 100, 1000 };
+	static const double cum[] = { 0.4, 0.6, 0.75, 0.85, 0.93, 0.98, 1 };
+	size_t k = 0;
+
+	while (u > cum[k])
+		k++;
+	return val[k];
+}
+
+/* The same ten inputs as tests/unit/test_tdigest.c. */
 static void
 gen(int d, double *v, size_t n, uint64_t seed)
 {
@@ -82,6 +127,15 @@ gen(int d, double *v, size_t n, uint64_t seed)
 			break;
 		case 6:
 			v[i] = floor(-10 * log1p(-u));
+			break;
+		case 7:
+			v[i] = round(1000 * exp(2 * gauss(&s)));
+			break;
+		case 8:
+			v[i] = zipf(u);
+			break;
+		case 9:
+			v[i] = few(u);
 			break;
 		default:
 			v[i] = u;
@@ -169,11 +223,140 @@ speed(double *v, uint32_t nct, int wide)
 		printf("\n");
 }
 
+/*
+ * The comparison with the npm package at equal size, two ways: equal
+ * centroids (npm's digest ends with at most as many as ours holds), and
+ * equal bytes (npm's centroids, stored as ours are, 16 bytes each, take
+ * our whole wide region, its insertion buffer included). Ours is wide
+ * (TDGSTCLUST64). Rank errors below one rank in N count as 1/N in the
+ * ratios; a ratio above 1 means npm is worse by that factor.
+ */
+static void
+print_table(const char *title, const double err[][NQ], int ratio,
+    const double other[][NQ])
+{
+	printf("\n%s\n\n| data |", title);
+	for (size_t k = 0; k < NQ; k++)
+		printf(" %g |", qs[k]);
+	printf("\n|---|");
+	for (size_t k = 0; k < NQ; k++)
+		printf("---|");
+	printf("\n");
+	for (int d = 0; d < NDIST; d++) {
+		printf("| %s |", dist_name[d]);
+		for (size_t k = 0; k < NQ; k++) {
+			if (ratio)
+				printf(" %.2g |", fmax(other[d][k], 1.0 / N) /
+				    fmax(err[d][k], 1.0 / N));
+			else
+				printf(" %.1e |", err[d][k]);
+		}
+		printf("\n");
+	}
+}
+
+static int
+npm_compare(const char *script, const char *moddir, int runs)
+{
+	static const uint32_t nct = 100;
+	char path[] = "/tmp/bench_tdigest.XXXXXX", cmd[1024], line[4096];
+	double *v = malloc(N * sizeof(double)), *s = malloc(N * sizeof(double));
+	size_t sz = tdgst_size(nct, 1);
+	unsigned want[2] = { nct, (unsigned)(sz / 16) };
+	static double ours[NDIST][NQ], theirs[2][NDIST][NQ];
+	unsigned got[2] = { 0, 0 };
+	int fd;
+
+	if (v == NULL || s == NULL || (fd = mkstemp(path)) < 0)
+		return 1;
+	close(fd);
+	for (int d = 0; d < NDIST; d++) {
+		double delta[2] = { 0, 0 };
+
+		for (int r = 0; r < runs; r++) {
+			FILE *f;
+
+			gen(d, v, N, 1000 + (uint64_t)d + 100 * (uint64_t)r);
+			memcpy(s, v, N * sizeof(double));
+			qsort(s, N, sizeof(double), cmpd);
+			f = fopen(path, "wb");
+			if (f == NULL || fwrite(v, sizeof(double), N, f) != N ||
+			    fclose(f) != 0)
+				return 1;
+			tdgst_init(mem, sizeof(mem), nct, 4, 1);
+			for (size_t i = 0; i < N; i++)
+				tdgst_add(mem, v[i], 1);
+			for (size_t k = 0; k < NQ; k++) {
+				double x;
+
+				tdgst_quantile(mem, qs[k], &x);
+				ours[d][k] = fmax(ours[d][k], rank_err(s, N,
+				    qs[k], x));
+			}
+			for (int w = 0; w < 2; w++) {
+				FILE *p;
+				char *tok, *end;
+				unsigned c;
+
+				/* the first seed searches npm's compression;
+				 * the others reuse it */
+				if (r == 0)
+					snprintf(cmd, sizeof(cmd), "node '%s' "
+					    "'%s' '%s' %u", script, moddir, path,
+					    want[w]);
+				else
+					snprintf(cmd, sizeof(cmd), "node '%s' "
+					    "'%s' '%s' %u %.17g", script, moddir,
+					    path, want[w], delta[w]);
+				p = popen(cmd, "r");
+				if (p == NULL || fgets(line, sizeof(line), p) ==
+				    NULL || pclose(p) != 0) {
+					fprintf(stderr, "bench_tdigest: %s "
+					    "failed\n", cmd);
+					unlink(path);
+					return 1;
+				}
+				c = (unsigned)strtoul(line, &end, 10);
+				delta[w] = strtod(end, &end);
+				if (c > got[w])
+					got[w] = c;
+				for (size_t k = 0; k < NQ; k++) {
+					double x = strtod(end, &tok);
+
+					end = tok;
+					theirs[w][d][k] = fmax(theirs[w][d][k],
+					    rank_err(s, N, qs[k], x));
+				}
+			}
+		}
+		fprintf(stderr, "bench_tdigest: %s done\n", dist_name[d]);
+	}
+	unlink(path);
+	printf("statsd TDGSTCLUST64(%u): %zu bytes; npm tdigest 0.1.3: at most "
+	    "%u centroids (equal centroids), %u (equal bytes, 16 each); max "
+	    "|rank error| over %d seeds of 1e6 values\n", nct, sz, got[0],
+	    got[1], runs);
+	print_table("### statsd, 100 centroids", ours, 0, NULL);
+	print_table("### npm tdigest, equal centroids", theirs[0], 0, NULL);
+	print_table("### npm / statsd, equal centroids (above 1: statsd "
+	    "better)", ours, 1, theirs[0]);
+	print_table("### npm tdigest, equal bytes", theirs[1], 0, NULL);
+	print_table("### npm / statsd, equal bytes (above 1: statsd better)",
+	    ours, 1, theirs[1]);
+	free(v);
+	free(s);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const uint32_t ncts[] = { 50, 100, 200 };
 	int runs = argc > 1 ? atoi(argv[1]) : 5;
+
+	if (argc >= 4 && strcmp(argv[1], "npm") == 0)
+		return npm_compare(argv[2], argv[3], argc > 4 ?
+		    atoi(argv[4]) : 3);
 	double *v = malloc(N * sizeof(double)), *s = malloc(N * sizeof(double));
 
 	if (v == NULL || s == NULL || runs < 1)

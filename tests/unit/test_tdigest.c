@@ -61,16 +61,65 @@ cmpd(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-enum dist { D_UNIF, D_EXP, D_LOGN, D_MIX, D_ASC, D_DESC, D_INTDUP, NDIST };
+enum dist {
+	D_UNIF, D_EXP, D_LOGN, D_MIX, D_ASC, D_DESC, D_INTDUP, D_ILOGN, D_ZIPF,
+	D_FEW, NDIST
+};
 static const char *const dist_name[NDIST] = {
 	"uniform", "exponential", "lognormal(s=2)", "mixture",
-	"ascending", "descending", "int-duplicates",
+	"ascending", "descending", "int-duplicates", "int-lognormal", "zipf",
+	"few-values",
 };
 
+/* Zipf's law over 1..ZIPF_N with exponent 1.1: its CDF, made once. */
+#define ZIPF_N	100000
+static double zipf_cdf[ZIPF_N];
+
+static double
+zipf(double u)
+{
+	size_t lo = 0, hi = ZIPF_N - 1;
+
+	if (zipf_cdf[ZIPF_N - 1] == 0) {
+		double t = 0;
+
+		for (size_t k = 0; k < ZIPF_N; k++)
+			zipf_cdf[k] = t += pow((double)k + 1, -1.1);
+		for (size_t k = 0; k < ZIPF_N; k++)
+			zipf_cdf[k] /= t;
+	}
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (zipf_cdf[m] < u)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	return (double)lo + 1;
+}
+
+/* Seven values, the commonest 40% of the samples. */
+static double
+few(double u)
+{
+	static const double val[] = { 1, 2, 3, 5, 8, 100, 1000 };
+	static const double cum[] = { 0.4, 0.6, 0.75, 0.85, 0.93, 0.98, 1 };
+	size_t k = 0;
+
+	while (u > cum[k])
+		k++;
+	return val[k];
+}
+
 /*
- * Seven inputs that stress a quantile sketch. The mixture is 70% N(0,1) and
+ * Ten inputs that stress a quantile sketch. The mixture is 70% N(0,1) and
  * 30% N(5,0.5); the integer data are floor(10 * Exp(1)), about 130 distinct
- * values with up to 10% of the mass on one value.
+ * values with up to 10% of the mass on one value. Discrete ones, where the
+ * quantile is a value some samples have and interpolation between point
+ * masses must not invent another: round(1000 exp(2 N(0,1))), latencies in
+ * whole units (a point mass per integer in the low tail, thousands of
+ * distinct values); Zipf's law; and seven values repeated.
  */
 static void
 gen(enum dist d, double *v, size_t n, uint64_t seed)
@@ -81,6 +130,15 @@ gen(enum dist d, double *v, size_t n, uint64_t seed)
 		double u = unif(&s);
 
 		switch (d) {
+		case D_ILOGN:
+			v[i] = round(1000 * exp(2 * gauss(&s)));
+			break;
+		case D_ZIPF:
+			v[i] = zipf(u);
+			break;
+		case D_FEW:
+			v[i] = few(u);
+			break;
 		case D_EXP:
 			v[i] = -log1p(-u);
 			break;
@@ -199,9 +257,9 @@ static const double qs[] = {
  * 1e6 uniform samples, ~4.5 KB): 2e-5 at q = 0.001, 1e-4 at 0.01,
  * 3.4e-3 at 0.5, 2e-4 at 0.99, 4e-5 at 0.999. For the q it does not list
  * we use the nearest listed tail value (1e-4 -> 2e-5, 0.9999 -> 4e-5)
- * and the median's for 0.1 and 0.9. Held for every data set by the
- * narrow digest of 200 centroids (3.3 KB, smaller than the paper's), and
- * for uniform data by both widths at 100 centroids (1.7 and 3.3 KB).
+ * and the median's for 0.1 and 0.9. Held for every data set, discrete
+ * ones included, by both widths at 100 centroids (1.7 and 3.3 KB) and by
+ * the narrow digest of 200 (3.3 KB), all smaller than the paper's.
  */
 static double
 bound_derived(uint32_t nct, size_t n, double q)
@@ -246,8 +304,8 @@ START_TEST(test_accuracy)
 {
 	enum dist d = (enum dist)_i;
 	struct cfg cfgs[] = {
-		{ 100, 0, false, true, mem_a },
-		{ 100, 1, false, true, mem_b },
+		{ 100, 0, true, true, mem_a },
+		{ 100, 1, true, true, mem_b },
 		{ 200, 0, true, true, mem_c },
 	};
 
@@ -294,8 +352,10 @@ END_TEST
 
 /*
  * Ten digests of 100,000 values each, merged, against one digest of all
- * 1e6: the sum of |rank error| over the nine q and three data sets stays
- * within 1.5x.
+ * 1e6: every merged estimate within the paper's bar, and the sum of |rank
+ * error| over the nine q and three data sets within 2x of the single
+ * digest's (1.5x in the figures of docs/tdigest.md: the monotone cubic
+ * interpolation helps one digest more than ten merged ones).
  */
 START_TEST(test_merge_accuracy)
 {
@@ -328,10 +388,48 @@ START_TEST(test_merge_accuracy)
 			merged += rank_err(big_s, NBIG, qs[k], y);
 			ck_assert(rank_err(big_s, NBIG, qs[k], y) <=
 			    bound_derived(100, NBIG, qs[k]));
+			ck_assert_msg(rank_err(big_s, NBIG, qs[k], y) <=
+			    paper_bar[k], "merged, q %g: %g", qs[k],
+			    rank_err(big_s, NBIG, qs[k], y));
 		}
 	}
-	ck_assert_msg(merged <= 1.5 * single, "merged %g vs single %g",
+	ck_assert_msg(merged <= 2 * single, "merged %g vs single %g",
 	    merged, single);
+}
+END_TEST
+
+/*
+ * Latencies recorded in whole units: 1e6 values round(1000 exp(2 N(0,1)))
+ * in a TDGSTCLUST64(100, 4) digest. Near q = 0.01 each integer is a point
+ * mass of ~0.1% of the samples; a quantile there must be a value whose rank
+ * interval [F(v-), F(v)] holds q, or comes within the paper's 1e-4 of it,
+ * never a value between two integers. Every quantile of integer data is an
+ * integer.
+ */
+START_TEST(test_discrete_quantiles)
+{
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		size_t bad = 0;
+
+		gen(D_ILOGN, big_v, NBIG, seed);
+		memcpy(big_s, big_v, NBIG * sizeof(double));
+		qsort(big_s, NBIG, sizeof(double), cmpd);
+		ck_assert_int_eq(tdgst_init(mem_a, TDGST_MAXSZ, 100, 4, 1), 0);
+		feed(mem_a, big_v, NBIG, 1, 0);
+		for (int i = 1; i < 1000; i++) {
+			double q = i / 1000.0, x;
+
+			ck_assert_int_eq(tdgst_quantile(mem_a, q, &x), 0);
+			bad += x != floor(x);
+			if (i == 10)
+				ck_assert_msg(rank_err(big_s, NBIG, q, x) <=
+				    1e-4, "seed %ju: q 0.01 -> %g, rank error "
+				    "%g", (uintmax_t)seed, x, rank_err(big_s,
+				    NBIG, q, x));
+		}
+		ck_assert_msg(bad == 0, "seed %ju: %zu quantiles are not "
+		    "integers", (uintmax_t)seed, bad);
+	}
 }
 END_TEST
 
@@ -668,6 +766,42 @@ START_TEST(test_validate_hostile)
 }
 END_TEST
 
+/* The integer model: integers in, integers out, until a fraction comes;
+ * a merge is of integers only if both sides are; hostile flags refused. */
+START_TEST(test_integer_model)
+{
+	double x;
+
+	ck_assert_int_eq(tdgst_init(mem_a, TDGST_MAXSZ, 8, 0, 1), 0);
+	for (int i = 0; i < 100; i++)
+		ADD_OK(mem_a, (double)(i % 10), 1);
+	for (int i = 1; i < 100; i++) {
+		ck_assert_int_eq(tdgst_quantile(mem_a, i / 100.0, &x), 0);
+		ck_assert(x == floor(x));
+	}
+	/* equal mass on 0..9: 4 holds ranks 40..50, so its CDF is 0.45 */
+	ck_assert_int_eq(tdgst_cdf(mem_a, 4, &x), 0);
+	ck_assert_msg(fabs(x - 0.45) < 0.03, "cdf(4) = %g", x);
+	ck_assert_int_eq(tdgst_cdf(mem_a, 4.5, &x), 0);
+	ck_assert_msg(fabs(x - 0.5) < 0.03, "cdf(4.5) = %g", x);
+
+	ck_assert_int_eq(tdgst_init(mem_b, TDGST_MAXSZ, 8, 0, 1), 0);
+	ADD_OK(mem_b, 2.5, 1);
+	ADD_OK(mem_b, 3.5, 1);
+	ck_assert_int_eq(tdgst_quantile(mem_b, 0.5, &x), 0);
+	ck_assert(x != floor(x));
+	ck_assert_int_eq(tdgst_merge(mem_a, mem_b), 0);
+	for (int i = 0; i < 40; i++)
+		ADD_OK(mem_a, 2.5, 1);
+	ck_assert_int_eq(tdgst_quantile(mem_a, 0.3, &x), 0);
+	ck_assert_msg(x != floor(x), "q 0.3 of a mixed digest: %g", x);
+
+	ck_assert_int_eq(tdgst_validate(mem_a, TDGST_MAXSZ), 0);
+	((unsigned char *)mem_a)[7] = 0x80;
+	ck_assert_int_eq(tdgst_validate(mem_a, TDGST_MAXSZ), -EINVAL);
+}
+END_TEST
+
 static char *
 render(const void *m, int json, int dump)
 {
@@ -802,6 +936,7 @@ tdigest_suite(void)
 	tcase_add_test(tc, test_validate_hostile);
 	tcase_add_test(tc, test_render_golden);
 	tcase_add_loop_test(tc, test_render_json_big, 0, 2);
+	tcase_add_test(tc, test_integer_model);
 	tcase_add_test(tc, test_render_sbuf_error);
 	suite_add_tcase(s, tc);
 
@@ -809,6 +944,7 @@ tdigest_suite(void)
 	tcase_add_unchecked_fixture(ta, big_setup, big_teardown);
 	tcase_set_timeout(ta, 600);
 	tcase_add_loop_test(ta, test_accuracy, 0, NDIST);
+	tcase_add_test(ta, test_discrete_quantiles);
 	tcase_add_test(ta, test_merge_accuracy);
 	tcase_add_test(ta, test_order);
 	suite_add_tcase(s, ta);

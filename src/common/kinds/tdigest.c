@@ -36,12 +36,20 @@
  */
 #define TD_FILL		0.80
 
+/*
+ * Every sample so far was an integer. Then every quantile is one too, and
+ * the queries model each integer k as spread over [k - 1/2, k + 1/2):
+ * interpolation between point masses returns a value that exists.
+ */
+#define TD_F_INTEGRAL	0x01
+#define TD_F_KNOWN	TD_F_INTEGRAL
+
 struct tdgst_hdr {
 	uint32_t	magic;
 	uint8_t		version;
 	uint8_t		wide;		/* 0: float means, u32 counts; 1: double, u64 */
 	uint8_t		prec;		/* recorded for FreeBSD compatibility only */
-	uint8_t		pad0;
+	uint8_t		flags;		/* TD_F_* */
 	uint16_t	maxctds;	/* centroid capacity */
 	uint16_t	bufcap;		/* insertion buffer capacity */
 	uint16_t	nctds;		/* centroids in entries[0, nctds) */
@@ -700,6 +708,7 @@ tdgst_init(void *mem, size_t sz, uint32_t nctroids, uint32_t prec, int wide)
 	h->version = TD_VERSION;
 	h->wide = wide != 0;
 	h->prec = (uint8_t)prec;
+	h->flags = TD_F_INTEGRAL;	/* vacuously: nothing seen yet */
 	h->maxctds = (uint16_t)nctroids;
 	h->bufcap = (uint16_t)bufcap_for(nctroids);
 	h->size = (uint32_t)need;
@@ -719,6 +728,7 @@ tdgst_reset(void *mem)
 	h->compcnt = 0;
 	h->min = 0;
 	h->max = 0;
+	h->flags |= TD_F_INTEGRAL;
 }
 
 int
@@ -744,6 +754,8 @@ tdgst_add(void *mem, double x, uint64_t w)
 		if (x > h->max)
 			h->max = x;
 	}
+	if (x != floor(x))
+		h->flags &= (uint8_t)~TD_F_INTEGRAL;
 	ent_put(&L, h->maxctds + h->nbuf, x, w);
 	h->nbuf++;
 	h->smplcnt += w;
@@ -865,21 +877,31 @@ view_next(struct view *v, double *m, uint64_t *w, bool *p)
 
 /*
  * The estimated quantile function Q(t), t in [0, n] the rank, is built from
- * knots, each a flat stretch [a, b] at value v, joined by straight lines:
+ * knots, each a stretch [a, b] of ranks going from value va to vb, joined
+ * by straight lines:
  *   - the minimum sample occupies [0, 1], the maximum [n - 1, n];
  *   - a pure item (a singleton, or equal samples) is exact: flat over the
  *     ranks [W, W + w] it covers, as the paper treats singletons;
  *   - any other centroid is a single point at its centre rank W + w/2.
  * Knots are made disjoint and ascending (a stretch that overlaps the
  * previous one starts where that one ends), so Q is non-decreasing.
+ *
+ * For integer data (TD_F_INTEGRAL) Q describes the data with each integer
+ * k spread evenly over (k - 1/2, k + 1/2]: a pure item of value v rises
+ * from v - 1/2 to v + 1/2 over its ranks, and the answer is the integer
+ * whose cell holds Q(t). A centroid's mean is the same under that spread,
+ * so the estimate keeps the rank accuracy of the continuous one, and a
+ * quantile between two point masses is a value whose rank interval holds
+ * q, not a value between them that no sample has.
  */
 struct knot {
-	double	a, b, v;
+	double	a, b, va, vb;
+	double	w;	/* a point's centroid weight; 0 for a stretch */
 };
 
 struct kit {
 	struct view	*vw;
-	double		n, min, max, acc, prevb;
+	double		n, min, max, acc, prevb, prevv, half;
 	int		state;	/* 0 min knot next, 1 items, 2 max knot, 3 done */
 };
 
@@ -890,57 +912,79 @@ kit_init(struct kit *k, struct view *vw)
 	k->n = (double)vw->h->smplcnt;
 	k->min = vw->h->min;
 	k->max = vw->h->max;
+	k->half = (vw->h->flags & TD_F_INTEGRAL) ? 0.5 : 0;
 	k->acc = 0;
 	k->prevb = 0;
+	k->prevv = -INFINITY;
 	k->state = 0;
 	view_rewind(vw);
+}
+
+/*
+ * The knot going from va at rank a to vb at rank b, after the previous
+ * one: the part of it past the previous knot's end, non-decreasing.
+ */
+static void
+kit_put(struct kit *k, struct knot *out, double a, double b, double va,
+    double vb)
+{
+	out->a = dmax(a, k->prevb);
+	out->b = dmax(b, out->a);
+	out->va = va;
+	if (b > a && out->a > a)
+		out->va = out->a >= b ? vb : va + (vb - va) * ((out->a - a) /
+		    (b - a));
+	out->va = dmax(out->va, k->prevv);
+	out->vb = dmax(vb, out->va);
+	out->w = 0;
+	k->prevb = out->b;
+	k->prevv = out->vb;
 }
 
 static bool
 kit_next(struct kit *k, struct knot *out)
 {
-	double m, a, b, lo;
+	double m, lo, h = k->half;
 	uint64_t w;
 	bool p;
 
 	switch (k->state) {
 	case 0:
-		out->a = 0;
-		out->b = 1;
-		out->v = k->min;
-		k->prevb = 1;
+		/* the minimum sample: rank [0, 1]; for integer data the
+		 * bottom of its cell, where a pure minimum's ramp starts */
 		k->state = 1;
+		if (h > 0)
+			kit_put(k, out, 0, 0, k->min - h, k->min - h);
+		else
+			kit_put(k, out, 0, 1, k->min, k->min);
 		return true;
 	case 1:
 		if (view_next(k->vw, &m, &w, &p)) {
 			lo = k->acc;
 			k->acc += (double)w;
-			if (p) {
-				a = lo;
-				b = k->acc;
-			} else {
-				a = b = lo + (double)w / 2;
-			}
 			/* narrow means are rounded floats; the extremes are exact */
 			m = dmin(dmax(m, k->min), k->max);
 			if (p && lo == 0)
 				m = k->min;
 			else if (p && k->acc >= k->n)
 				m = k->max;
-			out->a = dmax(a, k->prevb);
-			out->b = dmax(b, out->a);
-			out->v = m;
-			k->prevb = out->b;
+			if (p) {
+				kit_put(k, out, lo, k->acc, m - h, m + h);
+			} else {
+				kit_put(k, out, lo + (double)w / 2,
+				    lo + (double)w / 2, m, m);
+				out->w = (double)w;
+			}
 			return true;
 		}
 		k->state = 2;
 		/* FALLTHROUGH */
 	case 2:
-		out->a = dmax(k->n - 1, k->prevb);
-		out->b = dmax(k->n, out->a);
-		out->v = k->max;
-		k->prevb = out->b;
 		k->state = 3;
+		if (h > 0)
+			kit_put(k, out, k->n, k->n, k->max + h, k->max + h);
+		else
+			kit_put(k, out, k->n - 1, k->n, k->max, k->max);
 		return true;
 	default:
 		return false;
@@ -950,78 +994,304 @@ kit_next(struct kit *k, struct knot *out)
 static double
 lerp(double x0, double y0, double x1, double y1, double x)
 {
-	double y = y0 + (y1 - y0) * ((x - x0) / (x1 - x0));
+	double y;
 
+	if (x1 <= x0)
+		return y1;
+	y = y0 + (y1 - y0) * ((x - x0) / (x1 - x0));
 	return dmin(dmax(y, y0), y1);
+}
+
+/* The answer for the model's value y: for integer data, the integer
+ * whose cell (k - 1/2, k + 1/2] holds it (on a boundary, the lower one,
+ * as the flat knots answer the smallest value whose rank reaches q). */
+static double
+kit_value(const struct kit *k, double y)
+{
+	if (k->half > 0)
+		y = ceil(y - 0.5);
+	return dmin(dmax(y, k->min), k->max);
+}
+
+/*
+ * Between knots, Q is a monotone cubic (Fritsch and Carlson's piecewise
+ * cubic Hermite interpolation) rather than a straight line, and a spread
+ * centroid's knot is put at the value Q has at its centre rather than at
+ * its mean: over a centroid of weight w where Q curves, the mean exceeds
+ * the centre's value by Q'' w^2 / 24, Q'' estimated from the neighbouring
+ * knots. Straight lines across centroids several percent wide were most
+ * of the error mid-range on skewed data (docs/tdigest.md). Stretches (pure
+ * items, the extremes) stay as they are, and a segment that starts or
+ * ends at one keeps that end's secant slope, so data made of point masses
+ * are interpolated as before.
+ *
+ * A query walks the knots once, keeping the last CV_WIN of them: a
+ * segment's ends need their corrected values and slopes, which look one
+ * knot further on each side, and each correction looks one further again.
+ */
+#define CV_WIN	8
+
+struct curve {
+	struct kit	k;
+	struct knot	r[CV_WIN];	/* raw knots, by index mod CV_WIN */
+	int64_t		n;		/* knots read */
+	bool		eof;
+};
+
+static void
+curve_init(struct curve *cv, struct view *vw)
+{
+	kit_init(&cv->k, vw);
+	cv->n = 0;
+	cv->eof = false;
+}
+
+/* Read one more knot. Returns: false at the end. */
+static bool
+curve_read(struct curve *cv)
+{
+	if (cv->eof || !kit_next(&cv->k, &cv->r[cv->n % CV_WIN])) {
+		cv->eof = true;
+		return false;
+	}
+	cv->n++;
+	return true;
+}
+
+/* Knot i (read, and still in the window), or NULL. */
+static const struct knot *
+curve_raw(const struct curve *cv, int64_t i)
+{
+	if (i < 0 || i >= cv->n || i < cv->n - CV_WIN)
+		return NULL;
+	return &cv->r[i % CV_WIN];
+}
+
+static bool
+is_point(const struct knot *kn)
+{
+	return kn != NULL && kn->w > 0;
+}
+
+/* The value of point knot i at its centre: its mean less the curvature
+ * term, kept between its neighbours. */
+static double
+curve_val(const struct curve *cv, int64_t i)
+{
+	const struct knot *l = curve_raw(cv, i - 1), *c = curve_raw(cv, i),
+	    *r = curve_raw(cv, i + 1);
+	double dl, dr, q2, v;
+
+	if (!is_point(c) || !is_point(l) || !is_point(r))
+		return c->va;
+	dl = (c->va - l->vb) / (c->a - l->b);
+	dr = (r->va - c->vb) / (r->a - c->b);
+	q2 = 2 * (dr - dl) / (r->a - l->b);
+	v = c->va - q2 * c->w * c->w / 24;
+	return dmin(dmax(v, l->vb), r->va);
+}
+
+/* The value where knot i starts (is_end false) or ends. */
+static double
+curve_end(const struct curve *cv, int64_t i, bool is_end)
+{
+	const struct knot *c = curve_raw(cv, i);
+
+	if (is_point(c))
+		return curve_val(cv, i);
+	return is_end ? c->vb : c->va;
+}
+
+/* The secant slope of the segment from knot i to knot i + 1. */
+static double
+curve_secant(const struct curve *cv, int64_t i)
+{
+	const struct knot *a = curve_raw(cv, i), *b = curve_raw(cv, i + 1);
+
+	if (b->a <= a->b)
+		return 0;
+	return (curve_end(cv, i + 1, false) - curve_end(cv, i, true)) /
+	    (b->a - a->b);
+}
+
+/* Q's slope at point knot i, from the secants on either side (their
+ * harmonic mean, 0 at an extremum): Fritsch and Carlson's choice, which
+ * keeps the cubic monotone. d is the secant of the segment asked about. */
+static double
+curve_slope(const struct curve *cv, int64_t i, double d)
+{
+	double dl, dr;
+
+	if (!is_point(curve_raw(cv, i)) || curve_raw(cv, i - 1) == NULL ||
+	    curve_raw(cv, i + 1) == NULL)
+		return d;
+	dl = curve_secant(cv, i - 1);
+	dr = curve_secant(cv, i);
+	return dl > 0 && dr > 0 ? 2 / (1 / dl + 1 / dr) : 0;
+}
+
+/* A segment between knots: x0..x1 from y0 to y1, end slopes m0, m1. */
+struct seg {
+	double	x0, x1, y0, y1, m0, m1;
+};
+
+/* The segment from knot i to knot i + 1 (both in the window, with one
+ * more on each side where there is one). */
+static void
+curve_seg(const struct curve *cv, int64_t i, struct seg *sg)
+{
+	double d;
+
+	sg->x0 = curve_raw(cv, i)->b;
+	sg->x1 = curve_raw(cv, i + 1)->a;
+	sg->y0 = curve_end(cv, i, true);
+	sg->y1 = curve_end(cv, i + 1, false);
+	d = sg->x1 > sg->x0 ? (sg->y1 - sg->y0) / (sg->x1 - sg->x0) : 0;
+	sg->m0 = curve_slope(cv, i, d);
+	sg->m1 = curve_slope(cv, i + 1, d);
+}
+
+static double
+seg_at(const struct seg *sg, double t)
+{
+	double h = sg->x1 - sg->x0, u, y;
+
+	if (h <= 0)
+		return sg->y1;
+	u = (t - sg->x0) / h;
+	u = dmin(dmax(u, 0), 1);
+	y = (1 + 2 * u) * (1 - u) * (1 - u) * sg->y0 +
+	    u * (1 - u) * (1 - u) * h * sg->m0 +
+	    u * u * (3 - 2 * u) * sg->y1 + u * u * (u - 1) * h * sg->m1;
+	return dmin(dmax(y, sg->y0), sg->y1);
+}
+
+/* The first t of the segment where it reaches y (strict: passes y). */
+static double
+seg_rank(const struct seg *sg, double y, bool strict)
+{
+	double lo = sg->x0, hi = sg->x1;
+
+	for (int it = 0; it < 64 && hi - lo > 1e-9 * (1 + hi); it++) {
+		double mid = lo + (hi - lo) / 2, v = seg_at(sg, mid);
+
+		if (strict ? v > y : v >= y)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/*
+ * The model's Q(t), for t not below the last call's (*ip is the knot the
+ * walk has got to; start it at 0 on a fresh curve).
+ */
+static double
+curve_q(struct curve *cv, int64_t *ip, double t)
+{
+	const struct knot *kn;
+	struct seg sg;
+
+	for (;; ++*ip) {
+		/* knot i, with two more read for its segment's end slope */
+		while (!cv->eof && cv->n < *ip + 3)
+			(void)curve_read(cv);
+		kn = curve_raw(cv, *ip);
+		if (kn == NULL)
+			return cv->k.max;
+		if (t > kn->b)
+			continue;
+		if (*ip > 0 && t < kn->a) {
+			curve_seg(cv, *ip - 1, &sg);
+			return seg_at(&sg, t);
+		}
+		if (is_point(kn))
+			return curve_val(cv, *ip);
+		return kn->b > kn->a ? lerp(kn->a, kn->va, kn->b, kn->vb, t) :
+		    kn->va;
+	}
 }
 
 static double
 view_quantile(struct view *vw, double q)
 {
-	struct kit k;
-	struct knot kn, prev = { 0, 0, 0 };
-	double t;
-	bool have = false;
+	struct curve cv;
+	int64_t i = 0;
 
-	kit_init(&k, vw);
+	curve_init(&cv, vw);
 	if (q <= 0)
-		return k.min;
+		return cv.k.min;
 	if (q >= 1)
-		return k.max;
-	t = q * k.n;
-	while (kit_next(&k, &kn)) {
-		if (t <= kn.b) {
-			if (t >= kn.a || !have)
-				return kn.v;
-			return lerp(prev.b, prev.v, kn.a, kn.v, t);
+		return cv.k.max;
+	return kit_value(&cv.k, curve_q(&cv, &i, q * cv.k.n));
+}
+
+/* The first rank t at which Q(t) reaches y (strict: passes y), or n. */
+static double
+view_rank(struct view *vw, double y, bool strict)
+{
+	struct curve cv;
+	const struct knot *kn;
+	struct seg sg;
+	int64_t i;
+	double va, vb;
+
+	curve_init(&cv, vw);
+	for (i = 0; curve_read(&cv) || i < cv.n; i++) {
+		while (!cv.eof && cv.n < i + 3)
+			(void)curve_read(&cv);
+		kn = curve_raw(&cv, i);
+		if (kn == NULL)
+			break;
+		/* on the segment from the previous knot to this one */
+		if (i > 0 && kn->a > curve_raw(&cv, i - 1)->b) {
+			curve_seg(&cv, i - 1, &sg);
+			if (strict ? sg.y1 > y : sg.y1 >= y)
+				return (strict ? sg.y0 > y : sg.y0 >= y) ?
+				    sg.x0 : seg_rank(&sg, y, strict);
 		}
-		prev = kn;
-		have = true;
+		/* within this knot */
+		va = curve_end(&cv, i, false);
+		vb = curve_end(&cv, i, true);
+		if (strict ? vb > y : vb >= y) {
+			if ((strict ? va > y : va >= y) || kn->b <= kn->a)
+				return kn->a;
+			return kn->a + (kn->b - kn->a) * ((y - va) / (vb - va));
+		}
 	}
-	return k.max;
+	return cv.k.n;
 }
 
 /*
- * F(x) is the midpoint of the ranks t with Q(t) = x, over n: exact
+ * F(x) is the midpoint of the ranks t whose answer is x, over n: exact
  * mid-rank for pure items, and the inverse of the interpolation elsewhere.
+ * For integer data the answer is x over the ranks where Q is in x's cell;
+ * a value between integers has no rank of its own and gets the cells'
+ * boundary.
  */
 static double
 view_cdf(struct view *vw, double x)
 {
-	struct kit k;
-	struct knot kn, prev = { 0, 0, 0 };
-	double tlo = 0, thi;
-	bool have = false, havelo = false;
+	const struct tdgst_hdr *h = vw->h;
+	double n = (double)h->smplcnt, tlo, thi;
 
-	kit_init(&k, vw);
-	if (x < k.min)
+	if (x < h->min)
 		return 0;
-	if (x > k.max)
+	if (x > h->max)
 		return 1;
-	thi = k.n;
-	while (kit_next(&k, &kn)) {
-		bool seg = have && kn.a > prev.b;
-
-		if (!havelo && kn.v >= x) {
-			if (seg && prev.v < x)
-				tlo = prev.b + (kn.a - prev.b) *
-				    ((x - prev.v) / (kn.v - prev.v));
-			else
-				tlo = kn.a;
-			havelo = true;
+	if (h->flags & TD_F_INTEGRAL) {
+		if (x != floor(x))
+			tlo = thi = view_rank(vw, floor(x) + 0.5, true);
+		else {
+			tlo = view_rank(vw, x - 0.5, true);
+			thi = view_rank(vw, x + 0.5, true);
 		}
-		if (kn.v > x) {
-			if (seg)
-				thi = prev.b + (kn.a - prev.b) *
-				    ((x - prev.v) / (kn.v - prev.v));
-			else
-				thi = have ? prev.b : kn.a;
-			break;
-		}
-		prev = kn;
-		have = true;
+	} else {
+		tlo = view_rank(vw, x, false);
+		thi = view_rank(vw, x, true);
 	}
-	return dmin(dmax((tlo + thi) / 2 / k.n, 0), 1);
+	return dmin(dmax((tlo + thi) / 2 / n, 0), 1);
 }
 
 /*
@@ -1035,32 +1305,23 @@ view_cdf(struct view *vw, double x)
 
 /* Evaluates Q(t) for non-decreasing t in one walk over the knots. */
 struct qwalk {
-	struct kit	k;
-	struct knot	prev, cur;
-	bool		have, done;
+	struct curve	cv;
+	int64_t		i;
 };
 
 static void
 qwalk_init(struct qwalk *qw, struct view *vw)
 {
-	kit_init(&qw->k, vw);
-	qw->have = false;
-	qw->done = !kit_next(&qw->k, &qw->cur);
+	curve_init(&qw->cv, vw);
+	qw->i = 0;
 }
 
 static double
 qwalk_at(struct qwalk *qw, double t)
 {
-	while (!qw->done && t > qw->cur.b) {
-		qw->prev = qw->cur;
-		qw->have = true;
-		qw->done = !kit_next(&qw->k, &qw->cur);
-	}
-	if (qw->done)
-		return qw->k.max;
-	if (t >= qw->cur.a || !qw->have)
-		return qw->cur.v;
-	return lerp(qw->prev.b, qw->prev.v, qw->cur.a, qw->cur.v, t);
+	/* the model's value, not an integer answer: pieces are means */
+	return dmin(dmax(curve_q(&qw->cv, &qw->i, t), qw->cv.k.min),
+	    qw->cv.k.max);
 }
 
 /*
@@ -1166,6 +1427,7 @@ tdgst_merge(void *dst, const void *src)
 		return -EOVERFLOW;
 
 	flush_buf(d);
+	d->flags &= (uint8_t)(s->flags | ~TD_F_INTEGRAL);
 	if (d->smplcnt == 0) {
 		d->min = s->min;
 		d->max = s->max;
@@ -1298,7 +1560,8 @@ tdgst_validate(const void *mem, size_t sz)
 	struct lay L;
 
 	if (mem == NULL || sz < TD_HDRSZ || hdr_ok(mem) == NULL ||
-	    h->size > sz || h->prec > 64 || h->pad0 != 0 || h->pad1 != 0)
+	    h->size > sz || h->prec > 64 || (h->flags & ~TD_F_KNOWN) != 0 ||
+	    h->pad1 != 0)
 		return -EINVAL;
 	lim = count_limit(h);
 	L = lay_of(h);

@@ -24,13 +24,19 @@
  *   wide   ("64"): entry = { double mean; uint64_t weight; } 16 bytes
  *
  * Header offsets: 0 magic u32 "TDG1", 4 version u8 (1), 5 wide u8,
- * 6 prec u8, 7 pad, 8 maxctds u16, 10 bufcap u16, 12 nctds u16, 14 nbuf
+ * 6 prec u8, 7 flags u8, 8 maxctds u16, 10 bufcap u16, 12 nctds u16, 14 nbuf
  * u16, 16 size u32 (whole region), 20 pad u32, 24 smplcnt u64, 32 compcnt
  * u64, 40 min double, 48 max double. bufcap = clamp(maxctds, 32, 256).
  *
  * A "pure" centroid is one whose samples all had the same value: it is
  * modelled exactly (as a point mass) by the quantile and CDF interpolation,
  * the way the paper treats singletons, and equal pure values always merge.
+ *
+ * flags bit 0 says every sample so far was an integer. Then quantiles are
+ * integers too: the model spreads each integer k over (k - 1/2, k + 1/2],
+ * and a quantile is the integer whose cell the interpolation lands in, so
+ * that between point masses it gives a value whose rank interval holds q,
+ * not one between them. Other bits are 0.
  *
  * Buffered points are part of the digest for every const query: quantile,
  * CDF and render merge a sorted copy of the buffer (on the stack, bounded)
@@ -99,7 +105,8 @@ int tdgst_flush(void *mem);
 
 /*
  * tdgst_quantile: estimate the q-quantile, 0 <= q <= 1; q = 0 gives the
- * exact minimum, q = 1 the exact maximum.
+ * exact minimum, q = 1 the exact maximum. For a digest of integers only,
+ * an integer.
  * Returns: 0 with *ret set;
  *   -EINVAL if mem is not a digest, ret is NULL, or q is NaN or outside
  *   [0, 1];
@@ -111,7 +118,8 @@ int tdgst_quantile(const void *mem, double q, double *ret);
 /*
  * tdgst_cdf: estimate the fraction of the weight at or below x, counting
  * weight equal to x by half (the mid-rank convention): 0 below the minimum,
- * 1 above the maximum. x may be infinite.
+ * 1 above the maximum. x may be infinite. For a digest of integers only, a
+ * value between two integers has no weight of its own.
  * Returns: 0 with *ret set; -EINVAL if mem is not a digest, ret is NULL or
  * x is NaN; -ENODATA if the digest is empty. *ret is written only on success.
  */
