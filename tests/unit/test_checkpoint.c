@@ -1,0 +1,191 @@
+/*
+ * test_checkpoint.c: what survives a restart of statsd
+ * (src/daemon/checkpoint.c with the runtime files and the journal): a
+ * PERSISTENT kstat comes back with its handle, template and data; after
+ * a kill -9, from its runtime file, with the updates made since the last
+ * checkpoint; after a reboot (the runtime directory gone), from the
+ * checkpoint; a plain kstat does not come back; a damaged checkpoint is
+ * set aside and statsd starts afresh. Each life of statsd runs in a
+ * process of its own, as it does in earnest (the engine never forgets a
+ * template within a process).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "daemon_statsd.h"
+
+static void
+rm_rf(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Run one life of statsd in a child process; it fails the test if the
+ * child does. */
+static void
+life(void (*fn)(const char *, const char *), const char *rt,
+    const char *st)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		fn(rt, st);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "a life of statsd failed (status %d)", status);
+}
+
+static uint32_t handle;
+
+static void
+first_life(const char *rt, const char *st)
+{
+	struct reg_template *t;
+	struct reg_kstat *k;
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	t = unit_template(&d, UNIT_TPL);
+	k = unit_kstat(&d, t, "app", "keep", KSTAT_FLAG_PERSISTENT, NULL);
+	unit_persist(&d, k);
+	(void)unit_kstat(&d, t, "app", "plain", 0, NULL);
+	ck_assert_uint_eq(k->handle, handle);
+	unit_update(&d, k, 10);
+	unit_statsd_stop(&d, true);
+}
+
+/* A restart: from the runtime file, the checkpoint agreeing; then
+ * updates after the last checkpoint, and a kill -9. */
+static void
+second_life(const char *rt, const char *st)
+{
+	struct reg_kstat *k;
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	k = registry_kstat_find(d.reg, "app", 0, "keep");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(k->handle, handle);
+	ck_assert_uint_eq(unit_sum(k), 10);
+	ck_assert_ptr_null(registry_kstat_find(d.reg, "app", 0, "plain"));
+	ck_assert_ptr_nonnull(registry_template_find(d.reg, "T"));
+	ck_assert_uint_gt(registry_next_handle(d.reg), handle);
+	unit_update(&d, k, 5);
+	unit_statsd_stop(&d, false);
+}
+
+/* After the kill: the runtime file has the updates. */
+static void
+third_life(const char *rt, const char *st)
+{
+	struct reg_kstat *k;
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	k = registry_kstat_find(d.reg, "app", 0, "keep");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(unit_sum(k), 15);
+	unit_statsd_stop(&d, true);
+}
+
+/* After a reboot cleared the runtime directory: the checkpoint has it. */
+static void
+fourth_life(const char *rt, const char *st)
+{
+	struct reg_kstat *k;
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	k = registry_kstat_find(d.reg, "app", 0, "keep");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(unit_sum(k), 15);
+	ck_assert_uint_eq(k->handle, handle);
+	unit_statsd_stop(&d, true);
+}
+
+START_TEST(restart_kill_and_reboot)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir();
+
+	handle = 1;	/* the first handle of a fresh statsd */
+	life(first_life, rt, st);
+	life(second_life, rt, st);
+	life(third_life, rt, st);
+	rm_rf(rt);
+	ck_assert_int_eq(mkdir(rt, 0755), 0);
+	life(fourth_life, rt, st);
+	free(rt);
+	free(st);
+}
+END_TEST
+
+static void
+make_one(const char *rt, const char *st)
+{
+	struct reg_template *t;
+	struct reg_kstat *k;
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	t = unit_template(&d, UNIT_TPL);
+	k = unit_kstat(&d, t, "app", "keep", KSTAT_FLAG_PERSISTENT, NULL);
+	unit_persist(&d, k);
+	unit_statsd_stop(&d, true);
+}
+
+static void
+find_none(const char *rt, const char *st)
+{
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	ck_assert_ptr_null(registry_kstat_find(d.reg, "app", 0, "keep"));
+	unit_statsd_stop(&d, false);
+}
+
+START_TEST(a_damaged_checkpoint_is_set_aside)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir(), path[600];
+	int fd;
+
+	life(make_one, rt, st);
+	snprintf(path, sizeof(path), "%s/statsd.checkpoint", st);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "{\"not\": a checkpoint", 20), 20);
+	close(fd);
+	life(find_none, rt, st);
+	snprintf(path, sizeof(path), "%s/statsd.checkpoint.bad", st);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	free(rt);
+	free(st);
+}
+END_TEST
+
+static Suite *
+checkpoint_suite(void)
+{
+	Suite *s = suite_create("checkpoint");
+	TCase *tc = tcase_create("checkpoint");
+
+	tcase_add_test(tc, restart_kill_and_reboot);
+	tcase_add_test(tc, a_damaged_checkpoint_is_set_aside);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_main(checkpoint_suite());
+}

@@ -1,0 +1,123 @@
+/*
+ * test_journal.c: the ring journal (src/daemon/journal.c), as a kill -9
+ * leaves it: a ring handed back to the next statsd skips exactly the
+ * records of the interrupted pass that were applied; a ring whose index
+ * moved on skips none; another user's ring is not matched; an update cut
+ * short on a PERSISTENT blob is rolled back, and one that was counted is
+ * not.
+ */
+#include <errno.h>
+
+#include "daemon_unit.h"
+#include "journal.h"
+
+START_TEST(handed_back_rings_skip_what_was_applied)
+{
+	char *dir = unit_tmpdir();
+	struct journal *jn = journal_open(dir), *again;
+	struct journal_ring *j, *j2;
+	uint64_t skip = 99;
+
+	ck_assert_ptr_nonnull(jn);
+	j = journal_ring_new(jn, 42, 1000);
+	ck_assert_ptr_nonnull(j);
+	journal_ring_pass(j, 100, 0);
+	journal_ring_done(j, 3);
+	journal_ring_done(j, 2);
+	/* statsd is killed here: the journal stays in its file. */
+	jn = journal_free(jn);
+	ck_assert_ptr_null(jn);
+	again = journal_open(dir);
+	ck_assert_ptr_nonnull(again);
+	/* Another user's ring of the same birth is a new one. */
+	j2 = journal_ring_adopt(again, 42, 1001, 100, &skip);
+	ck_assert_uint_eq(skip, 0);
+	journal_ring_release(j2);
+	/* The ring, its index not published: 5 records were applied. */
+	j2 = journal_ring_adopt(again, 42, 1000, 100, &skip);
+	ck_assert_ptr_nonnull(j2);
+	ck_assert_uint_eq(skip, 5);
+	/* Published past base: nothing to skip. */
+	journal_ring_pass(j2, 200, 0);
+	journal_ring_done(j2, 4);
+	again = journal_free(again);
+	again = journal_open(dir);
+	ck_assert_ptr_nonnull(journal_ring_adopt(again, 42, 1000, 204,
+	    &skip));
+	ck_assert_uint_eq(skip, 0);
+	journal_free(again);
+	/* Without a journal every call is a no-op. */
+	ck_assert_ptr_null(journal_ring_new(NULL, 1, 1));
+	ck_assert_ptr_null(journal_ring_adopt(NULL, 1, 1, 0, &skip));
+	journal_undo_end(NULL);
+	free(dir);
+}
+END_TEST
+
+START_TEST(an_update_cut_short_is_rolled_back)
+{
+	struct statsblob *sb = unit_blob("jn"), *copy;
+	char *dir = unit_tmpdir();
+	struct journal *jn = journal_open(dir);
+	struct journal_ring *j = journal_ring_new(jn, 7, 0);
+	uint16_t vois[] = { 0 };
+	uint32_t size = sb->cursz;
+
+	copy = malloc(size);
+	memcpy(copy, sb, size);
+	journal_ring_pass(j, 0, 0);
+	journal_undo_begin(jn, j, 9, sb, size, vois, 1);
+	ck_assert_int_eq(stats_voi_update_abs_u64(sb, 0, 1), 0);
+	ck_assert_int_ne(memcmp(sb, copy, size), 0);
+	/* Killed before the batch was counted: put back at start. */
+	journal_free(jn);
+	jn = journal_open(dir);
+	journal_undo_recover(jn, 8, sb, size);		/* another kstat */
+	ck_assert_int_ne(memcmp(sb, copy, size), 0);
+	journal_undo_recover(jn, 9, sb, size);
+	ck_assert_int_eq(memcmp(sb, copy, size), 0);
+	/* A batch that was applied and counted stays. */
+	j = journal_ring_new(jn, 8, 0);
+	journal_ring_pass(j, 0, 0);
+	journal_undo_begin(jn, j, 9, sb, size, NULL, 0);
+	ck_assert_int_eq(stats_voi_update_abs_u64(sb, 1, 1), 0);
+	journal_ring_done(j, 1);
+	memcpy(copy, sb, size);
+	journal_free(jn);
+	jn = journal_open(dir);
+	journal_undo_recover(jn, 9, sb, size);
+	ck_assert_int_eq(memcmp(sb, copy, size), 0);
+	/* And one that ended normally leaves nothing to recover. */
+	j = journal_ring_new(jn, 9, 0);
+	journal_undo_begin(jn, j, 9, sb, size, NULL, 0);
+	journal_undo_end(jn);
+	ck_assert_int_eq(stats_voi_update_abs_u64(sb, 1, 3), 0);
+	memcpy(copy, sb, size);
+	journal_free(jn);
+	jn = journal_open(dir);
+	journal_undo_recover(jn, 9, sb, size);
+	ck_assert_int_eq(memcmp(sb, copy, size), 0);
+	journal_free(jn);
+	free(copy);
+	stats_blob_destroy(sb);
+	free(dir);
+}
+END_TEST
+
+static Suite *
+journal_suite(void)
+{
+	Suite *s = suite_create("journal");
+	TCase *tc = tcase_create("journal");
+
+	tcase_add_test(tc, handed_back_rings_skip_what_was_applied);
+	tcase_add_test(tc, an_update_cut_short_is_rolled_back);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_main(journal_suite());
+}
