@@ -1,15 +1,19 @@
 /*
  * gen_seeds.c: writes the seed corpus under tests/fuzz/corpus/: small but
- * valid store segment images made by the real writer, and ring scripts
- * that push valid records, wrap, and break the producer index. Run by hand
- * after a layout change: gen_seeds <corpus dir>.
+ * valid store segment images made by the real writer, ring scripts that
+ * push valid records, wrap, and break the producer index, and spill
+ * buffers filled by the real spill producer. Run by hand after a layout
+ * change: gen_seeds <corpus dir>.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
 #include "ring.h"
+#include "spill.h"
+#include "spill_tpl.h"
 #include "store.h"
 
 static void
@@ -128,6 +132,73 @@ ring_seeds(const char *dir)
 	put(dir, "backwards", b, n);
 }
 
+static struct statsblob *spill_img;
+
+static const struct statsblob *
+spill_tpl_of(void *arg, uint32_t handle, uint32_t *ret_size)
+{
+	(void)arg;
+	if (handle < 1 || handle > 2)
+		return NULL;
+	*ret_size = spill_img->cursz;
+	return spill_img;
+}
+
+/* A buffer's entries, as statsd copies them out, after n updates of every
+ * kind through a full 4-record ring. */
+static void
+spill_seed(const char *dir, const char *name, unsigned n, uint64_t seed)
+{
+	struct ring_consumer *c;
+	struct ring_producer *p;
+	struct spill_producer *sp;
+	struct ring_ovf_hdr h;
+	struct ring_rec rec, recs[8];
+	uint8_t *copy = malloc(RING_OVF_MIN * 8);
+	unsigned i;
+	int k, got;
+
+	if (copy == NULL || ring_create_ovf(2, RING_OVF_MIN * 8, &c) < 0 ||
+	    ring_map(ring_consumer_fd(c), -1, &p) < 0 ||
+	    spill_producer_new(p, spill_tpl_of, NULL, &sp) < 0)
+		exit(1);
+	for (i = 0; i < n; i++) {
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		memset(&rec, 0, sizeof(rec));
+		rec.slot = 1 + (uint32_t)(seed >> 63);
+		rec.voi = (uint16_t)((seed >> 40) % FUZZ_SPILL_NVOIS);
+		rec.x = (int64_t)((seed >> 20) % 900);
+		rec.time = 1000 + i * 997u;
+		rec.op = (uint8_t[]){ STATS_OP_ABS, STATS_OP_XY, STATS_OP_ABS,
+		    STATS_OP_SET, STATS_OP_XY, STATS_OP_ABS, STATS_OP_XY,
+		    STATS_OP_QENTER, STATS_OP_TSTART, STATS_OP_REL }[rec.voi];
+		if (rec.voi == 0 || rec.voi == 2)
+			rec.flags = STATS_OPF_UNSIGNED;
+		if (rec.op == STATS_OP_XY)
+			rec.y = 2;
+		if (rec.op == STATS_OP_QENTER || rec.op == STATS_OP_TSTART)
+			rec.x = 0;
+		(void)spill_push(sp, &rec);
+	}
+	for (i = 0; i < 100; i++) {
+		(void)spill_handover(sp, true);
+		got = ring_pop(c, recs, 8, 1);
+		for (k = 0; k < got; k++)
+			if (recs[k].op == RING_OP_SPILL &&
+			    ring_consumer_ovf_copy(c, &recs[k], copy,
+			    RING_OVF_MIN * 4, &h) == 0) {
+				put(dir, name, copy, h.used);
+				goto out;
+			}
+	}
+	exit(1);
+out:
+	spill_producer_free(sp);
+	ring_producer_free(p);
+	ring_consumer_free(c);
+	free(copy);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -143,5 +214,12 @@ main(int argc, char **argv)
 	segment_seed(d, "text", 5, 1);
 	snprintf(d, sizeof(d), "%s/ring", argv[1]);
 	ring_seeds(d);
+	spill_img = stats_blob_alloc((uint32_t)fuzz_spill_tpl(), 0);
+	if (spill_img == NULL)
+		return 1;
+	snprintf(d, sizeof(d), "%s/spill", argv[1]);
+	spill_seed(d, "few", 40, 1);
+	spill_seed(d, "many", 800, 2);
+	spill_seed(d, "logs", 300, 3);
 	return 0;
 }

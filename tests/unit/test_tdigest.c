@@ -701,6 +701,41 @@ START_TEST(test_merge_contract)
 }
 END_TEST
 
+/*
+ * A merge keeps the digest valid: small digests of a few samples merged
+ * into others, thousands of times, never leave a singleton centroid that
+ * is not pure (a piece of weight one cut from a spread centroid used to
+ * be stored impure, and tdgst_validate() refused the result).
+ */
+START_TEST(test_merge_stays_valid)
+{
+	size_t sz = tdgst_size(20, 1);
+	uint64_t s = 12345;
+
+	for (int trial = 0; trial < 3000; trial++) {
+		int na, nb;
+
+		ck_assert_int_eq(tdgst_init(mem_a, sz, 20, 4, 1), 0);
+		ck_assert_int_eq(tdgst_init(mem_b, sz, 20, 4, 1), 0);
+		s = s * 6364136223846793005u + 1442695040888963407u;
+		na = (int)((s >> 33) % 100);
+		nb = 1 + (int)((s >> 45) % 100);
+		for (int i = 0; i < na; i++) {
+			s = s * 6364136223846793005u + 1442695040888963407u;
+			ADD_OK(mem_a, (double)((s >> 33) % 900), 1);
+		}
+		for (int i = 0; i < nb; i++) {
+			s = s * 6364136223846793005u + 1442695040888963407u;
+			ADD_OK(mem_b, (double)((s >> 33) % 900), 1);
+		}
+		ck_assert_int_eq(tdgst_merge(mem_a, mem_b), 0);
+		ck_assert_msg(tdgst_validate(mem_a, sz) == 0,
+		    "trial %d: %d into %d samples", trial, nb, na);
+		ck_assert_uint_eq(tdgst_count(mem_a), (uint64_t)(na + nb));
+	}
+}
+END_TEST
+
 static void
 poke16(unsigned char *m, size_t off, uint16_t v)
 {
@@ -933,6 +968,7 @@ tdigest_suite(void)
 	tcase_add_test(tc, test_tiny_capacity);
 	tcase_add_test(tc, test_relocation_and_determinism);
 	tcase_add_test(tc, test_merge_contract);
+	tcase_add_test(tc, test_merge_stays_valid);
 	tcase_add_test(tc, test_validate_hostile);
 	tcase_add_test(tc, test_render_golden);
 	tcase_add_loop_test(tc, test_render_json_big, 0, 2);

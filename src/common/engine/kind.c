@@ -9,6 +9,7 @@
 #include "kind.h"
 #include "kstat2_hist.h"
 #include "numeric.h"
+#include "op.h"
 #include "stat_defn.h"
 #include "stat_history.h"
 #include "stat_ioq.h"
@@ -20,10 +21,29 @@
 
 _Static_assert(K2HIST_VSS_FLAGS == VS_ALWAYSVALID, "kstat2 histogram flags");
 
+/* Sets of ops, for the fold column. */
+#define OPB(op)		(1u << (op))
+#define FOLD_ALL	(((1u << STATS_OP_NUM) - 1) & ~OPB(STATS_OP_INVALID))
+#define OPS_XY		(OPB(STATS_OP_ABS) | OPB(STATS_OP_REL) | OPB(STATS_OP_XY))
+#define OPS_QUEUE	(OPB(STATS_OP_QENTER) | OPB(STATS_OP_QEXIT) | \
+			    OPB(STATS_OP_QMOVE))
+#define OPS_TIMER	(OPB(STATS_OP_TSTART) | OPB(STATS_OP_TSTOP))
+
+/*
+ * Why each fold column is what it is: sums, counts, extremes, histogram
+ * buckets and t-digests add up in any order, and the last value merged
+ * at its place in the ring's order is the last one; SET overwrites a SUM
+ * (what came before it in the ring must not be added after); LIST keeps
+ * the first entries_max X to come, HISTORY opens periods at its first
+ * update, RAW numbers its records, a queue's integrals and a timer's
+ * durations depend on the state before the event, and a definition
+ * gates an update with what statsd has now: those are logged.
+ */
 const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 	[VS_STYPE_VOISTATE] = {
 		.name = "VOISTATE",
 		.desc = "VOI related state data (not a real stat)",
+		.fold = FOLD_ALL,
 	},
 	[VS_STYPE_SUM] = {
 		.name = "SUM",
@@ -34,6 +54,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		    { "sum", FIELD_COUNTER_IF_UNSIGNED, false, "", false } },
 		.nfields = 1,
 		.desc = "Simple arithmetic accumulator",
+		.fold = FOLD_ALL & ~OPB(STATS_OP_SET),
 		.update = numeric_sum_update, .reset = numeric_sum_reset,
 		.merge = numeric_sum_merge, .check = numeric_check,
 		.event = stat_sum_event,
@@ -47,6 +68,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		    { "max", FIELD_GAUGE, false, "", false } },
 		.nfields = 1,
 		.desc = "Maximum observed VOI value",
+		.fold = FOLD_ALL,
 		.update = numeric_max_update, .reset = numeric_max_reset,
 		.merge = numeric_max_merge, .check = numeric_check,
 	},
@@ -59,6 +81,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		    { "min", FIELD_GAUGE, false, "", false } },
 		.nfields = 1,
 		.desc = "Minimum observed VOI value",
+		.fold = FOLD_ALL,
 		.update = numeric_min_update, .reset = numeric_min_reset,
 		.merge = numeric_min_merge, .check = numeric_check,
 	},
@@ -73,6 +96,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		      k2hist_build } }, .nspecs = 2,
 		.describe = hist_describe,
 		.desc = "Static bucket histogram of VOI values",
+		.fold = FOLD_ALL,
 		.family = DF_HIST, .render = hist_render,
 		.fields = k2hist_fields, .nfields = K2HIST_NFIELDS,
 		.update = hist_update, .reset = hist_reset,
@@ -86,6 +110,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		      tdgst_stat_build } }, .nspecs = 1,
 		.describe = tdgst_stat_describe,
 		.desc = "t-digest of VOI values",
+		.fold = FOLD_ALL,
 		.family = DF_TDGST, .render = tdgst_stat_render,
 		.update = tdgst_stat_update, .reset = tdgst_stat_reset,
 		.merge = tdgst_stat_merge, .check = tdgst_stat_check,
@@ -100,6 +125,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		    { "count", FIELD_COUNTER, false, "", false } },
 		.nfields = 1,
 		.desc = "Sum of update weights",
+		.fold = FOLD_ALL,
 		.update = stat_count_update, .reset = numeric_sum_reset,
 		.merge = numeric_sum_merge, .check = numeric_check,
 	},
@@ -114,6 +140,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		    { "last", FIELD_GAUGE, false, "", false } },
 		.nfields = 1,
 		.desc = "Last value set or updated (kstat named value)",
+		.fold = FOLD_ALL,
 		.family = DF_STRING, .render = stat_string_render,
 		.update = stat_last_update, .reset = stat_last_reset,
 		.merge = stat_last_merge, .check = stat_last_check,
@@ -125,6 +152,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		    { "LIST", KP(ENTRIES_MAX), stat_list_build } },
 		.nspecs = 1,
 		.desc = "Sum of weights per distinct VOI value",
+		.fold = FOLD_ALL & ~OPS_XY,
 		.family = DF_LIST, .render = stat_list_render,
 		.update = stat_list_update, .reset = stat_list_reset,
 		.merge = stat_list_merge, .check = stat_list_check,
@@ -135,6 +163,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		    { "HISTORY", KP(ENTRIES_MAX) | KP(MODE) | KP(PERIOD_US),
 		      stat_history_build } }, .nspecs = 1,
 		.desc = "Per-period count, sum or range, as a ring",
+		.fold = FOLD_ALL & ~OPS_XY,
 		.family = DF_HISTORY, .render = stat_history_render,
 		.reset = stat_history_reset, .merge = stat_history_merge,
 		.check = stat_history_check, .event = stat_history_event,
@@ -144,6 +173,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.specs = (const struct kind_spec[]){
 		    { "RAW", KP(ENTRIES_MAX), stat_raw_build } }, .nspecs = 1,
 		.desc = "Ring of timestamped (X, Y) updates",
+		.fold = FOLD_ALL & ~OPS_XY,
 		.family = DF_RAW, .render = stat_raw_render,
 		.reset = stat_raw_reset, .merge = stat_raw_merge,
 		.check = stat_raw_check, .event = stat_raw_event,
@@ -153,6 +183,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.specs = (const struct kind_spec[]){
 		    { "IOQ", 0, stat_ioq_build } }, .nspecs = 1,
 		.desc = "I/O counters and wait/run queue Riemann sums",
+		.fold = FOLD_ALL & ~OPS_QUEUE,
 		.family = DF_IOQ, .render = stat_ioq_render,
 		.fields = stat_ioq_fields, .nfields = IOQ_NFIELDS,
 		.field_values = stat_ioq_field_values,
@@ -165,6 +196,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.specs = (const struct kind_spec[]){
 		    { "TIMER", 0, stat_timer_build } }, .nspecs = 1,
 		.desc = "Event count and durations from start/stop events",
+		.fold = FOLD_ALL & ~OPS_TIMER,
 		.family = DF_TIMER, .render = stat_timer_render,
 		.fields = stat_timer_fields, .nfields = TIMER_NFIELDS,
 		.field_values = stat_timer_field_values,
@@ -178,6 +210,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.alone = true,
 		.describe = stat_defn_describe,
 		.desc = "Run-time definition of a Linux statistic",
+		.fold = FOLD_ALL & ~OPS_XY,
 		.family = DF_DEFN, .render = stat_defn_render,
 		.reset = stat_defn_reset, .merge = stat_defn_merge,
 		.check = stat_defn_check,

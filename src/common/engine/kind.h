@@ -27,6 +27,12 @@ struct stats_event;
  * unchanged on error. merge folds src into dst (same type and layout);
  * check validates untrusted data; quantile and cdf are optional.
  *
+ * fold is the set of ops (bit 1 << op) that a spill blob can take for
+ * this kind and hand to merge later with the result of applying them in
+ * place, in order: ops whose effect on the kind commutes with what may
+ * come between (spill.h), and ops that do not concern the kind at all.
+ * An op outside it, for any statistic of a VOI, is logged instead.
+ *
  * event (optional) takes the operations of op.h that are not plain (X, Y)
  * updates (queue and timer events, SET), and the (X, Y) updates too for a
  * kind without update (those that need the time: HISTORY, RAW). It returns
@@ -48,6 +54,7 @@ struct kind_spec {
 struct stype_ops {
 	const char	*name;		/* "SUM" */
 	const char	*desc;
+	uint32_t	 fold;		/* ops that fold into a spill blob */
 	/*
 	 * How a template names and parameterises the kind: its spec names
 	 * (the first is the kind's own), whether it must be its VOI's only

@@ -1374,7 +1374,10 @@ pieces(struct view *sv, uint32_t first, uint32_t stride, struct pt *out,
 				continue;
 			out[*nout].m = v[j];
 			out[*nout].w = pw[j];
-			pure[*nout] = k == 1 && p;
+			/* A piece of one sample is a point mass, whatever
+			 * centroid it came from: a digest's singletons are
+			 * pure (tdgst_validate() holds it to that). */
+			pure[*nout] = (k == 1 && p) || pw[j] == 1;
 			(*nout)++;
 		}
 		acc += (double)w;

@@ -58,6 +58,10 @@ struct ring_consumer {
 	uint64_t dropped;
 	uint64_t wakeups;
 	uint64_t sleeps;
+	uint64_t spilled;
+	uint64_t handovers;
+	uint64_t ovf_off;	/* the overflow area, from the header once */
+	uint64_t ovf_size;
 	int broken;
 	int fd;
 	int efd;
@@ -69,6 +73,9 @@ ring_rec_valid(const struct ring_rec *rec)
 {
 	const struct ring_op_info *oi;
 
+	if (rec->op == RING_OP_SPILL)
+		return rec->slot < RING_OVF_NBUF && rec->voi == 0 &&
+		    rec->flags == 0 && rec->x > 0 && rec->y == 0 ? 0 : -EBADMSG;
 	if (rec->op == STATS_OP_INVALID || rec->op >= STATS_OP_NUM)
 		return -EBADMSG;
 	oi = &ring_ops[rec->op];
@@ -96,9 +103,20 @@ ring_rec_check(const struct ring_rec *rec)
 const char *
 ring_op_to_string(unsigned op)
 {
+	if (op == RING_OP_SPILL)
+		return "spill";
 	if (op == STATS_OP_INVALID || op >= STATS_OP_NUM)
 		return NULL;
 	return ring_ops[op].name;
+}
+
+/* Where the overflow area starts: after the records, on a page. */
+static uint64_t
+ring_ovf_off(unsigned log2)
+{
+	uint64_t end = RING_HDR_SIZE + ((uint64_t)RING_REC_SIZE << log2);
+
+	return (end + RING_OVF_ALIGN - 1) / RING_OVF_ALIGN * RING_OVF_ALIGN;
 }
 
 /* Validate a header against the size of the memfd it sits in. Works on a
@@ -120,6 +138,13 @@ ring_hdr_check(const struct ring_hdr *h, size_t size, unsigned *ret_log2)
 	need = RING_HDR_SIZE + ((uint64_t)RING_REC_SIZE << h->cap_log2);
 	if (need > size)
 		return -EBADMSG;
+	if (h->compat & RING_COMPAT_OVERFLOW) {
+		if (h->ovf_off != ring_ovf_off(h->cap_log2) ||
+		    h->ovf_size < RING_OVF_MIN || h->ovf_size > RING_OVF_MAX ||
+		    h->ovf_size % (RING_OVF_NBUF * RING_OVF_ALIGN) != 0 ||
+		    h->ovf_off + h->ovf_size > size)
+			return -EBADMSG;
+	}
 	*ret_log2 = h->cap_log2;
 	return 0;
 }
@@ -127,7 +152,8 @@ ring_hdr_check(const struct ring_hdr *h, size_t size, unsigned *ret_log2)
 /* Map fd and check its header; the common part of ring_map() and
  * ring_consumer_attach(). */
 static int
-ring_open_map(int fd, void **ret_addr, size_t *ret_size, unsigned *ret_log2)
+ring_open_map(int fd, void **ret_addr, size_t *ret_size, unsigned *ret_log2,
+    struct ring_hdr *ret_copy)
 {
 	struct ring_hdr copy;
 	size_t size;
@@ -148,6 +174,9 @@ ring_open_map(int fd, void **ret_addr, size_t *ret_size, unsigned *ret_log2)
 		munmap(addr, size);
 		return r;
 	}
+	if (!(copy.compat & RING_COMPAT_OVERFLOW))
+		copy.ovf_off = copy.ovf_size = 0;
+	*ret_copy = copy;
 	*ret_addr = addr;
 	*ret_size = size;
 	return 0;
@@ -159,12 +188,13 @@ int
 ring_map(int fd, int efd, struct ring_producer **ret)
 {
 	struct ring_producer *p;
+	struct ring_hdr copy;
 	unsigned log2;
 	size_t size;
 	void *addr;
 	int r;
 
-	r = ring_open_map(fd, &addr, &size, &log2);
+	r = ring_open_map(fd, &addr, &size, &log2, &copy);
 	if (r < 0)
 		return r;
 	p = calloc(1, sizeof(*p));
@@ -184,6 +214,10 @@ ring_map(int fd, int efd, struct ring_producer **ret)
 	p->recs = (struct ring_rec *)((char *)addr + RING_HDR_SIZE);
 	p->map_size = size;
 	p->mask = (UINT64_C(1) << log2) - 1;
+	if (copy.ovf_size > 0) {
+		p->ovf = (uint8_t *)addr + copy.ovf_off;
+		p->ovf_buf = (size_t)copy.ovf_size / RING_OVF_NBUF;
+	}
 	/* Resume where a previous producer of this ring stopped. */
 	p->head = atomic_load_explicit(&p->hdr->head, memory_order_relaxed);
 	p->tail_cache = atomic_load_explicit(&p->hdr->tail, memory_order_acquire);
@@ -238,6 +272,54 @@ ring_producer_drop(struct ring_producer *p, uint64_t n)
 	 * and a store do; no read-modify-write on shared memory. */
 	p->dropped += n;
 	atomic_store_explicit(&p->hdr->dropped, p->dropped, memory_order_relaxed);
+}
+
+int
+ring_producer_ovf(const struct ring_producer *p, unsigned i, void **ret_buf,
+    size_t *ret_size)
+{
+	if (p->ovf == NULL || i >= RING_OVF_NBUF)
+		return -ENOENT;
+	*ret_buf = p->ovf + (size_t)i * p->ovf_buf;
+	*ret_size = p->ovf_buf;
+	return 0;
+}
+
+uint64_t
+ring_producer_ovf_done(const struct ring_producer *p, unsigned i)
+{
+	return atomic_load_explicit(&p->hdr->ovf_done[i % RING_OVF_NBUF],
+	    memory_order_acquire);
+}
+
+int
+ring_push_handover(struct ring_producer *p, unsigned i, uint64_t seq,
+    uint64_t time_ns)
+{
+	struct ring_rec *r = ring_producer_next(p);
+
+	if (r == NULL)
+		return -ENOSPC;
+	r->slot = i;
+	r->voi = 0;
+	r->op = RING_OP_SPILL;
+	r->flags = 0;
+	r->x = (int64_t)seq;
+	r->y = 0;
+	r->time = time_ns;
+	atomic_store_explicit(&p->hdr->handovers, atomic_load_explicit(
+	    &p->hdr->handovers, memory_order_relaxed) + 1,
+	    memory_order_relaxed);
+	ring_producer_publish(p, p->head + 1);
+	return 0;
+}
+
+void
+ring_producer_spilled(struct ring_producer *p, uint64_t n)
+{
+	/* The producer is the only writer: no read-modify-write. */
+	atomic_store_explicit(&p->hdr->spilled, atomic_load_explicit(
+	    &p->hdr->spilled, memory_order_relaxed) + n, memory_order_relaxed);
 }
 
 size_t
@@ -299,6 +381,13 @@ ring_consumer_new(void *addr, size_t size, unsigned log2, int fd, int efd)
 int
 ring_create(unsigned cap_log2, struct ring_consumer **ret)
 {
+	return ring_create_ovf(cap_log2, 0, ret);
+}
+
+int
+ring_create_ovf(unsigned cap_log2, uint64_t ovf_size,
+    struct ring_consumer **ret)
+{
 	struct ring_consumer *c;
 	struct ring_hdr *h;
 	size_t size;
@@ -307,7 +396,13 @@ ring_create(unsigned cap_log2, struct ring_consumer **ret)
 
 	if (cap_log2 < RING_CAP_LOG2_MIN || cap_log2 > RING_CAP_LOG2_MAX)
 		return -EINVAL;
+	if (ovf_size != 0 && (ovf_size < RING_OVF_MIN ||
+	    ovf_size > RING_OVF_MAX ||
+	    ovf_size % (RING_OVF_NBUF * RING_OVF_ALIGN) != 0))
+		return -EINVAL;
 	size = RING_HDR_SIZE + ((size_t)RING_REC_SIZE << cap_log2);
+	if (ovf_size != 0)
+		size = (size_t)(ring_ovf_off(cap_log2) + ovf_size);
 	r = shm_memfd_new("statsd-ring", size, &fd);
 	if (r < 0)
 		return r;
@@ -331,6 +426,11 @@ ring_create(unsigned cap_log2, struct ring_consumer **ret)
 	h->rec_size = RING_REC_SIZE;
 	h->cap_log2 = cap_log2;
 	h->birth = shm_birth_stamp();
+	if (ovf_size != 0) {
+		h->compat |= RING_COMPAT_OVERFLOW;
+		h->ovf_off = ring_ovf_off(cap_log2);
+		h->ovf_size = ovf_size;
+	}
 	/* Magic last: a header with the magic is a complete header. The
 	 * client gets the fd only after this returns, so no fence is needed. */
 	h->magic = RING_MAGIC;
@@ -340,6 +440,8 @@ ring_create(unsigned cap_log2, struct ring_consumer **ret)
 		close(efd);
 		goto fail;
 	}
+	c->ovf_off = h->ovf_off;
+	c->ovf_size = h->ovf_size;
 	*ret = c;
 	return 0;
 fail:
@@ -352,13 +454,14 @@ int
 ring_consumer_attach(int fd, int efd, struct ring_consumer **ret)
 {
 	struct ring_consumer *c;
+	struct ring_hdr copy;
 	unsigned log2;
 	uint64_t head;
 	size_t size;
 	void *addr;
 	int r;
 
-	r = ring_open_map(fd, &addr, &size, &log2);
+	r = ring_open_map(fd, &addr, &size, &log2, &copy);
 	if (r < 0)
 		return r;
 	c = ring_consumer_new(addr, size, log2, fd, efd);
@@ -366,6 +469,9 @@ ring_consumer_attach(int fd, int efd, struct ring_consumer **ret)
 		munmap(addr, size);
 		return -ENOMEM;
 	}
+	/* Like the capacity: taken from the header once, and kept. */
+	c->ovf_off = copy.ovf_off;
+	c->ovf_size = copy.ovf_size;
 	/* The consumer index is the one thing taken from the mapping, once:
 	 * it is where the previous daemon stopped. */
 	c->tail = atomic_load_explicit(&c->hdr->tail, memory_order_relaxed);
@@ -409,6 +515,18 @@ ring_consumer_capacity(const struct ring_consumer *c)
 	return c->cap;
 }
 
+uint64_t
+ring_consumer_size(const struct ring_consumer *c)
+{
+	return c->map_size;
+}
+
+uint64_t
+ring_consumer_ovf_size(const struct ring_consumer *c)
+{
+	return c->ovf_size;
+}
+
 /* Read the producer index once and bound it.
  * Returns: the number of records available (<= cap); -EPIPE if broken. */
 static int64_t
@@ -447,7 +565,8 @@ ring_consumer_take(struct ring_consumer *c, uint64_t i, uint64_t now,
     struct ring_rec *out)
 {
 	memcpy(out, &c->recs[i & c->mask], sizeof(*out));
-	if (ring_rec_valid(out) < 0) {
+	if (ring_rec_valid(out) < 0 ||
+	    (out->op == RING_OP_SPILL && c->ovf_size == 0)) {
 		c->rejected++;
 		return -EBADMSG;
 	}
@@ -474,15 +593,19 @@ ring_drain_batch(struct ring_consumer *c, unsigned max, uint64_t now,
 		uint64_t end = i + RING_DRAIN_CHUNK < n ? i + RING_DRAIN_CHUNK : n;
 		unsigned k = 0, refused;
 
+		unsigned spills = 0;
+
 		for (; i < end; i++)
 			if (ring_consumer_take(c, c->tail + i, now, &buf[k]) == 0)
-				k++;
+				spills += buf[k++].op == RING_OP_SPILL;
 		if (k == 0)
 			continue;
+		/* Hand-overs are not updates: counted on their own. */
 		refused = apply(arg, buf, k);
-		if (refused > k)
-			refused = k;
-		c->applied += k - refused;
+		if (refused > k - spills)
+			refused = k - spills;
+		c->handovers += spills;
+		c->applied += k - spills - refused;
 		c->rejected += refused;
 	}
 	if (n > 0)
@@ -593,6 +716,71 @@ ring_consumer_wait(struct ring_consumer *c, int timeout_ms)
 }
 
 int
+ring_consumer_ovf_copy(struct ring_consumer *c, const struct ring_rec *rec,
+    void *buf, size_t bufsize, struct ring_ovf_hdr *ret_hdr)
+{
+	const uint8_t *b;
+	uint64_t bsize = c->ovf_size / RING_OVF_NBUF, done;
+	struct ring_ovf_hdr h;
+
+	if (c->ovf_size == 0 || rec->slot >= RING_OVF_NBUF)
+		return -ENOENT;
+	if (bufsize < bsize)
+		return -ENOBUFS;
+	/* statsd is the only writer of ovf_done: a producer that winds it
+	 * back only makes statsd merge its own buffer twice. */
+	done = atomic_load_explicit(&c->hdr->ovf_done[rec->slot],
+	    memory_order_relaxed);
+	if (done == (uint64_t)rec->x)
+		return -EALREADY;
+	b = (const uint8_t *)c->hdr + c->ovf_off + rec->slot * bsize;
+	memcpy(&h, b, sizeof(h));
+	if (h.seq != (uint64_t)rec->x)
+		return -ESTALE;
+	if (h.used > bsize - RING_OVF_HDR_SIZE)
+		return -EBADMSG;
+	memcpy(buf, b + RING_OVF_HDR_SIZE, h.used);
+	*ret_hdr = h;
+	return 0;
+}
+
+void
+ring_consumer_ovf_release(struct ring_consumer *c, const struct ring_rec *rec)
+{
+	if (c->ovf_size == 0 || rec->slot >= RING_OVF_NBUF)
+		return;
+	atomic_store_explicit(&c->hdr->ovf_done[rec->slot], (uint64_t)rec->x,
+	    memory_order_release);
+}
+
+int
+ring_ovf_next(const uint8_t *buf, size_t len, size_t *off,
+    struct ring_ovf_ent *ret_ent, const uint8_t **ret_payload)
+{
+	struct ring_ovf_ent e;
+	size_t o = *off;
+
+	if (o >= len)
+		return 0;
+	if (o % 8 != 0 || len - o < sizeof(e))
+		return -EBADMSG;
+	memcpy(&e, buf + o, sizeof(e));
+	o += sizeof(e);
+	if ((e.type != RING_OVF_BLOB && e.type != RING_OVF_LOG) ||
+	    e.flags != 0 || e.reserved != 0 || e.len > len - o ||
+	    (e.type == RING_OVF_LOG && (e.len % RING_REC_SIZE != 0 ||
+	    e.handle != 0)))
+		return -EBADMSG;
+	*ret_ent = e;
+	*ret_payload = buf + o;
+	o += e.len;
+	*off = (o + 7) & ~(size_t)7;
+	if (*off > len)
+		*off = len;
+	return 1;
+}
+
+int
 ring_consumer_done(struct ring_consumer *c)
 {
 	uint64_t head;
@@ -623,6 +811,11 @@ ring_consumer_stats(struct ring_consumer *c, struct ring_consumer_stats *ret)
 	ret->dropped = c->dropped;
 	ret->wakeups = c->wakeups;
 	ret->sleeps = c->sleeps;
+	v = atomic_load_explicit(&c->hdr->spilled, memory_order_relaxed);
+	if (v > c->spilled)
+		c->spilled = v;
+	ret->spilled = c->spilled;
+	ret->handovers = c->handovers;
 	ret->broken = c->broken;
 	ret->closed = atomic_load_explicit(&c->hdr->closed, memory_order_relaxed) != 0;
 }

@@ -20,15 +20,19 @@
  *        | endian u32    | rec_size u32 (32)                            |
  *        | cap_log2 u32  | reserved u32                                 |
  *        | birth u64 (CLOCK_REALTIME ns at creation)                    |
+ *        | ovf_off u64   ovf_size u64     the overflow area (0: none)   |
  *        | ... padding to 128                   identity: written once  |
  *   128  +--------------------------------------------------------------+
  *        | head u64     producer index (records ever pushed)            |
- *        | dropped u64  records the producer could not push (full)      |
+ *        | dropped u64  updates the producer could not keep             |
  *        | wakeups u64  eventfd writes made by the producer             |
  *        | closed u32   producer is gone; drain what is left, then free |
+ *        | spilled u64  updates put in spill buffers                    |
+ *        | handovers u64  spill buffers handed over (records)           |
  *        | ... padding to 256                   written by the producer |
  *   256  +--------------------------------------------------------------+
  *        | tail u64     consumer index, published once per batch       |
+ *        | ovf_done[2] u64  last hand-over merged, per spill buffer      |
  *        | ... padding to 384                   written by the consumer |
  *   384  +--------------------------------------------------------------+
  *        | sleeping u32 consumer is about to wait on the eventfd        |
@@ -39,16 +43,37 @@
  *        |          x i64 | y i64 | time u64                  32 bytes  |
  *        | rec[1] ...                                                   |
  *        | rec[2^cap_log2 - 1]                                          |
+ *   ovf_off (the next multiple of 4096) ----------------------------------+
+ *        | spill buffer 0: ovf_size / 2 bytes                           |
+ *        |   seq u64 | used u32 | nent u32 | nupd u64 | pad to 64       |
+ *        |   entries, each 8-aligned:                                   |
+ *        |     type u16 | flags u16 | len u32 | handle u32 | pad u32 |   |
+ *        |     nupd u64 | then len bytes: a blob (BLOB) or records (LOG)|
+ *        | spill buffer 1: the same                                     |
  *        +--------------------------------------------------------------+
  *
  * The producer and consumer lines are 128 bytes apart, not 64, because the
  * adjacent-line prefetcher pulls cache lines in pairs. Indices are free
  * running u64 counters; a record lives at rec[index & (capacity - 1)].
  *
+ * The overflow area (RING_COMPAT_OVERFLOW) is where a producer keeps the
+ * updates a full ring cannot take: two spill buffers, filled in turn by
+ * the producer and each handed over with one ring record (op
+ * RING_OP_SPILL, slot the buffer, x its hand-over number), so that statsd
+ * merges it exactly where those updates belong in the ring's order.
+ * statsd releases a buffer by storing the hand-over number in
+ * ovf_done[buffer]; until then the producer leaves it alone. What a buffer
+ * holds is engine business (spill.h): this layer only moves its bytes.
+ *
  * Memory ordering:
  *   producer: write record; store-release head. Before overwriting a slot it
- *             has seen free via a load-acquire of tail.
- *   consumer: load-acquire head; copy records; store-release tail.
+ *             has seen free via a load-acquire of tail. A spill buffer is
+ *             written before the record that hands it over, so the
+ *             release of head covers it too.
+ *   consumer: load-acquire head; copy records; store-release tail. It
+ *             copies a spill buffer out after the hand-over record, and
+ *             store-releases ovf_done once it is merged; the producer
+ *             load-acquires ovf_done before writing the buffer again.
  *   wakeup:   the consumer stores sleeping = 1, issues a full fence, then
  *             re-reads head; the producer, after its release of head, loads
  *             sleeping relaxed and, if set, exchanges it to 0 and writes the
@@ -69,7 +94,7 @@
 
 #define RING_MAGIC		UINT64_C(0x31474e4952445453)	/* "STDRING1" */
 #define RING_ABI_MAJOR		1
-#define RING_ABI_MINOR		0
+#define RING_ABI_MINOR		1
 #define RING_ENDIAN		UINT32_C(0x01020304)
 #define RING_HDR_SIZE		512u
 #define RING_REC_SIZE		32u
@@ -77,10 +102,51 @@
 #define RING_CAP_LOG2_MAX	24u	/* 16 Mi records, 512 MiB */
 #define RING_PREFETCH		16u	/* records ahead the producer prefetches */
 
-/* Feature bits. None are defined yet: a consumer or producer refuses a ring
- * with an incompatible bit it does not know, and ignores compatible ones. */
-#define RING_COMPAT_KNOWN	0u
+/* Feature bits: a consumer or producer refuses a ring with an
+ * incompatible bit it does not know, and ignores compatible ones. A
+ * producer that does not know RING_COMPAT_OVERFLOW never spills. */
+#define RING_COMPAT_OVERFLOW	0x1u	/* ovf_off/ovf_size: spill buffers */
+#define RING_COMPAT_KNOWN	RING_COMPAT_OVERFLOW
 #define RING_INCOMPAT_KNOWN	0u
+
+/* The overflow area: two spill buffers of ovf_size / 2 bytes each. */
+#define RING_OVF_NBUF		2u
+#define RING_OVF_ALIGN		4096u
+#define RING_OVF_MIN		(2u * RING_OVF_ALIGN)
+#define RING_OVF_MAX		(UINT64_C(1) << 30)
+#define RING_OVF_HDR_SIZE	64u
+#define RING_OVF_ENT_SIZE	24u
+
+/* The ring-only op of the record that hands a spill buffer over: slot is
+ * the buffer (0 or 1), x its hand-over number (>= 1), everything else 0
+ * but time. Never an engine op (op.h numbers those below 128). */
+#define RING_OP_SPILL		0x80u
+
+/* A spill buffer's head, then its entries (see the drawing above). */
+struct ring_ovf_hdr {
+	uint64_t seq;		/* hand-over number of what it holds */
+	uint32_t used;		/* bytes of entries after this head */
+	uint32_t nent;		/* entries */
+	uint64_t nupd;		/* updates it holds */
+	uint8_t pad[RING_OVF_HDR_SIZE - 24];
+};
+
+enum ring_ovf_type {
+	RING_OVF_BLOB = 1,	/* a blob of kstat `handle`, updates folded in */
+	RING_OVF_LOG = 2,	/* ring records, replayed in order */
+};
+
+struct ring_ovf_ent {
+	uint16_t type;		/* enum ring_ovf_type */
+	uint16_t flags;		/* 0 */
+	uint32_t len;		/* bytes that follow: blob, or 32 per record */
+	uint32_t handle;	/* BLOB: the kstat; LOG: 0 */
+	uint32_t reserved;	/* 0 */
+	uint64_t nupd;		/* updates: folded in (BLOB), records (LOG) */
+};
+
+_Static_assert(sizeof(struct ring_ovf_hdr) == RING_OVF_HDR_SIZE, "spill buffer head");
+_Static_assert(sizeof(struct ring_ovf_ent) == RING_OVF_ENT_SIZE, "spill entry head");
 
 /* One update as it sits in the ring. The layout is the wire format between
  * client and daemon, so it is fixed here and checked by static asserts. */
@@ -117,16 +183,22 @@ struct ring_hdr {
 	uint32_t cap_log2;
 	uint32_t reserved0;
 	uint64_t birth;
-	uint8_t pad0[128 - 48];
+	uint64_t ovf_off;
+	uint64_t ovf_size;
+	uint8_t pad0[128 - 64];
 
 	_Atomic uint64_t head;
 	_Atomic uint64_t dropped;
 	_Atomic uint64_t wakeups;
 	_Atomic uint32_t closed;
-	uint8_t pad1[128 - 28];
+	uint32_t reserved1;
+	_Atomic uint64_t spilled;
+	_Atomic uint64_t handovers;
+	uint8_t pad1[128 - 48];
 
 	_Atomic uint64_t tail;
-	uint8_t pad2[128 - 8];
+	_Atomic uint64_t ovf_done[RING_OVF_NBUF];
+	uint8_t pad2[128 - 24];
 
 	_Atomic uint32_t sleeping;
 	uint8_t pad3[128 - 4];
@@ -136,10 +208,14 @@ _Static_assert(sizeof(struct ring_hdr) == RING_HDR_SIZE, "ring header size");
 _Static_assert(offsetof(struct ring_hdr, head) == 128, "ring producer line");
 _Static_assert(offsetof(struct ring_hdr, tail) == 256, "ring consumer line");
 _Static_assert(offsetof(struct ring_hdr, sleeping) == 384, "ring wake line");
+_Static_assert(offsetof(struct ring_hdr, ovf_off) == 48, "ring identity line");
+_Static_assert(offsetof(struct ring_hdr, spilled) == 160, "ring producer line");
+_Static_assert(offsetof(struct ring_hdr, ovf_done) == 264, "ring consumer line");
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "u64 atomics must be lock-free in shared memory");
 
 /*
- * Check a record's op, flags and Y against the op table. Slot and VOI are not
+ * Check a record's op, flags and Y against the op table (and a hand-over
+ * record, RING_OP_SPILL, against its own rule). Slot and VOI are not
  * checked: only the daemon knows what the producer owns.
  * Returns: 0 if valid; -EBADMSG otherwise.
  */
@@ -170,6 +246,12 @@ struct ring_producer {
 	uint64_t wakeups;
 	size_t map_size;
 	int efd;
+	/* Set while updates go to the spill buffers rather than the ring:
+	 * whoever clears it (store-release) has published every record it
+	 * pushed, so the fast path loads it acquire. */
+	_Atomic int divert;
+	uint8_t *ovf;		/* the overflow area, or NULL */
+	size_t ovf_buf;		/* bytes per spill buffer */
 };
 
 /*
@@ -189,6 +271,36 @@ int ring_map(int fd, int efd, struct ring_producer **ret);
  * NULL-safe. Returns: NULL.
  */
 struct ring_producer *ring_producer_free(struct ring_producer *p);
+
+/* Are updates going to the spill buffers (the fast path must not push)? */
+static inline int
+ring_producer_diverted(const struct ring_producer *p)
+{
+	return atomic_load_explicit(&p->divert, memory_order_acquire);
+}
+
+/*
+ * Spill buffer i (0 or 1) of the overflow area: its address and size.
+ * Returns: 0; -ENOENT if the ring has no overflow area.
+ */
+int ring_producer_ovf(const struct ring_producer *p, unsigned i,
+    void **ret_buf, size_t *ret_size);
+
+/* The hand-over number statsd last released buffer i with (acquire: the
+ * buffer may be written once this says so). */
+uint64_t ring_producer_ovf_done(const struct ring_producer *p, unsigned i);
+
+/*
+ * Hand spill buffer i, filled and numbered seq in its head, to statsd:
+ * one RING_OP_SPILL record. Never counts a drop.
+ * Returns: 0; -ENOSPC if the ring is full (try again later).
+ */
+int ring_push_handover(struct ring_producer *p, unsigned i, uint64_t seq,
+    uint64_t time_ns);
+
+/* Count n updates put in spill buffers (mirrored in the header for the
+ * daemon's information). */
+void ring_producer_spilled(struct ring_producer *p, uint64_t n);
 
 /* Producer-side counters, kept in the producer's memory (and mirrored in the
  * header for the daemon). */
@@ -307,6 +419,8 @@ struct ring_consumer_stats {
 	uint64_t dropped;	/* the producer's drop counter, as reported */
 	uint64_t wakeups;	/* the producer's wakeup counter, as reported */
 	uint64_t sleeps;	/* times the consumer armed the sleeping flag */
+	uint64_t spilled;	/* the producer's spill counter, as reported */
+	uint64_t handovers;	/* hand-over records taken */
 	int broken;		/* the producer index went out of bounds */
 	int closed;		/* the producer said it is gone */
 };
@@ -320,6 +434,19 @@ struct ring_consumer_stats {
  * ftruncate, fcntl, mmap or eventfd.
  */
 int ring_create(unsigned cap_log2, struct ring_consumer **ret);
+
+/*
+ * As ring_create(), with an overflow area of ovf_size bytes (0: none;
+ * else a multiple of 2 * RING_OVF_ALIGN in [RING_OVF_MIN, RING_OVF_MAX])
+ * after the records. The memfd is sparse: only pages written cost memory.
+ * Returns: as ring_create(); -EINVAL for a bad ovf_size.
+ */
+int ring_create_ovf(unsigned cap_log2, uint64_t ovf_size,
+    struct ring_consumer **ret);
+
+/* The bytes of the ring's memfd, and of its overflow area (0: none). */
+uint64_t ring_consumer_size(const struct ring_consumer *c);
+uint64_t ring_consumer_ovf_size(const struct ring_consumer *c);
 
 /*
  * Daemon side, after a restart: adopt an existing ring (from the runtime
@@ -412,6 +539,35 @@ void ring_consumer_sleep_done(struct ring_consumer *c);
  * -EPIPE if broken; -errno from poll.
  */
 int ring_consumer_wait(struct ring_consumer *c, int timeout_ms);
+
+/*
+ * The spill buffer a hand-over record (RING_OP_SPILL, already checked by
+ * ring_rec_check) names, copied out of the shared mapping into buf (at
+ * least the buffer's size, ring_consumer_ovf_size() / 2): its head in
+ * *ret_hdr and its used bytes of entries in buf. Everything is read once;
+ * the copy is what the caller parses (ring_ovf_next()), so a producer
+ * that keeps writing the buffer spoils only what it handed over.
+ * Returns: 0; -EALREADY if this hand-over was merged already (statsd
+ * restarted after releasing it); -ESTALE if the buffer holds another
+ * hand-over now; -EBADMSG for a head that does not fit the buffer;
+ * -ENOENT if the ring has no overflow area; -ENOBUFS if buf is too small.
+ */
+int ring_consumer_ovf_copy(struct ring_consumer *c, const struct ring_rec *rec,
+    void *buf, size_t bufsize, struct ring_ovf_hdr *ret_hdr);
+
+/* Release the buffer of hand-over rec: the producer may fill it again. */
+void ring_consumer_ovf_release(struct ring_consumer *c,
+    const struct ring_rec *rec);
+
+/*
+ * The entry at *off of a spill buffer's entries (a private copy of len
+ * bytes), checked: a known type, flags and reserved 0, its payload inside
+ * the copy, a LOG's length a whole number of records. *off moves past it.
+ * Returns: 1 and *ret_ent, *ret_payload; 0 at the end; -EBADMSG for a
+ * malformed entry (the rest of the buffer is not read).
+ */
+int ring_ovf_next(const uint8_t *buf, size_t len, size_t *off,
+    struct ring_ovf_ent *ret_ent, const uint8_t **ret_payload);
 
 /* Returns: 1 if the producer closed the ring and it is empty (or broken), so
  * the daemon can free it; 0 otherwise. */
