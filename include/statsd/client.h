@@ -47,6 +47,8 @@ typedef struct stats_client stats_client_t;
 /* stats_client_open() flags. */
 #define STATS_CLIENT_LAZY		0x0001	/* succeed with no statsd yet */
 #define STATS_CLIENT_NORECONNECT	0x0002	/* no background reconnection */
+#define STATS_CLIENT_NOSPILL		0x0004	/* rings without spill buffers:
+						   a full ring drops */
 /* Ask for rings of 2^n records (2..24; statsd may refuse large ones). */
 #define STATS_CLIENT_RING_LOG2(n)	(((n) & 0x1f) << 8)
 

@@ -19,11 +19,16 @@
 
 #define CL_PROTOCOL		1
 #define CL_FLAGS_KNOWN		(STATS_CLIENT_LAZY | STATS_CLIENT_NORECONNECT | \
+				    STATS_CLIENT_NOSPILL | \
 				    STATS_CLIENT_RING_LOG2(0x1f))
+/* How often the watcher hands over what a thread that stopped updating
+ * left in its spill buffers. */
+#define CL_SPILL_LOOK_MS	5
 
 struct stats_client cl = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.wakefd = -1,
+	.watch_fd = -1,
 };
 
 static pthread_once_t cl_once = PTHREAD_ONCE_INIT;
@@ -217,11 +222,19 @@ cl_watch(void *arg)
 
 		if (v != NULL) {
 			/* Connected: sleep until statsd hangs up (or we are
-			 * woken), then tidy dead rings. */
+			 * woken), then tidy dead rings, hand over spill
+			 * buffers threads left, and see whether kstats were
+			 * re-laid. Spill buffers holding updates bring the
+			 * watcher back within milliseconds. */
+			bool spilling = cl_rings_spill_handover_locked();
+
 			fd = vlc_fd(v);
+			atomic_store(&cl.watch_idle, !spilling);
 			pthread_mutex_unlock(&cl.lock);
-			cl_wait_wake(fd, wakefd, 1000, &rev);
+			cl_wait_wake(fd, wakefd, spilling ? CL_SPILL_LOOK_MS :
+			    1000, &rev);
 			pthread_mutex_lock(&cl.lock);
+			atomic_store(&cl.watch_idle, 0);
 			if (cl.stopping)
 				break;
 			if (cl.vlc == v && (rev & (POLLRDHUP | POLLHUP |
@@ -229,6 +242,8 @@ cl_watch(void *arg)
 				cl_disconnect_locked("statsd closed the "
 				    "connection");
 			cl_rings_discard_locked();
+			if (cl.vlc != NULL)
+				cl_images_refresh_locked();
 			backoff = CL_BACKOFF_MIN_MS;
 			continue;
 		}
@@ -258,6 +273,7 @@ cl_kick_locked(void)
 		cl.wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (cl.wakefd < 0)
 			return;
+		atomic_store(&cl.watch_fd, cl.wakefd);
 	}
 	if (!cl.thr_running) {
 		/* The watcher takes no signal meant for the application. */
@@ -268,6 +284,19 @@ cl_kick_locked(void)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 	}
 	(void)!write(cl.wakefd, &one, sizeof(one));
+}
+
+void
+cl_watcher_spilling(void)
+{
+	uint64_t one = 1;
+	int fd;
+
+	if (atomic_exchange(&cl.watch_idle, 0) == 0)
+		return;
+	fd = atomic_load(&cl.watch_fd);
+	if (fd >= 0)
+		(void)!write(fd, &one, sizeof(one));
 }
 
 /* Stop the watcher; cl.lock held on entry and on return. */
@@ -312,6 +341,8 @@ cl_atfork_child(void)
 		atomic_store_explicit(&cl.connected, 0, memory_order_relaxed);
 		cl.thr_running = false;
 		cl.stopping = false;
+		atomic_store(&cl.watch_fd, -1);
+		atomic_store(&cl.watch_idle, 0);
 		if (cl.wakefd >= 0)
 			close(cl.wakefd);
 		cl.wakefd = -1;
@@ -352,6 +383,7 @@ cl_open_locked(const char *path, int flags, bool implicit)
 	cl.flags = flags;
 	cl.implicit = implicit;
 	cl.ring_log2 = ((unsigned)flags >> 8) & 0x1f;
+	cl.nospill = (flags & STATS_CLIENT_NOSPILL) != 0;
 	cl.pid = getpid();
 	cl.gen = 0;
 	cl.err[0] = '\0';
@@ -417,6 +449,7 @@ stats_client_close(stats_client_t *c)
 	}
 	cl_watch_stop_locked();
 	cl_rings_free_locked();
+	cl_images_free_locked();
 	cl.vlc = vlc_free(cl.vlc);
 	atomic_store_explicit(&cl.connected, 0, memory_order_release);
 	cl_segments_free_locked();
@@ -428,6 +461,8 @@ stats_client_close(stats_client_t *c)
 		o->next = NULL;
 		o->listed = false;
 	}
+	atomic_store(&cl.watch_fd, -1);
+	atomic_store(&cl.watch_idle, 0);
 	if (cl.wakefd >= 0)
 		close(cl.wakefd);
 	cl.wakefd = -1;

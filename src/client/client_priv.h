@@ -5,7 +5,9 @@
  *
  *   client.c     open/close, connecting and reconnecting, the watcher
  *                thread, fork handling, the last error
- *   producer.c   per-thread rings: attach, bind, retire, flush, counters
+ *   producer.c   per-thread rings: attach, bind, retire, flush, counters,
+ *                and their spill buffers when a ring is full
+ *   images.c     the layouts of the kstats, for the spill buffers
  *   kobj.c       kstats the process created, and re-creating them
  *   publish.c    stats_blob_publish(): templates as JSON, mapped blobs,
  *                the engine's remote-update hook
@@ -32,6 +34,7 @@
 #include "op.h"
 #include "ring.h"
 #include "segs.h"
+#include "spill.h"
 #include "store.h"
 #include "vlclient.h"
 
@@ -46,6 +49,12 @@
 /* One update ring this process holds. */
 struct cl_ring {
 	struct ring_producer	*p;
+	/* Its spill buffers (NULL: no overflow area). The thread that
+	 * produces into the ring, the watcher and a flush take turns on
+	 * them under spill_lock; the fast path stays off the ring while
+	 * they hold updates (ring_producer_diverted()). */
+	struct spill_producer	*sp;
+	_Atomic int		 spill_lock;
 	int			 memfd;		/* kept to hand back */
 	int			 efd;
 	uint32_t		 id;		/* statsd's */
@@ -102,6 +111,7 @@ struct stats_client {
 	char			*path;
 	pid_t			 pid;
 	unsigned		 ring_log2;	/* 0: statsd's default */
+	bool			 nospill;	/* rings without overflow areas */
 
 	struct vlc		*vlc;		/* NULL: not connected */
 	_Atomic int		 connected;
@@ -122,6 +132,10 @@ struct stats_client {
 	bool			 thr_running;
 	bool			 stopping;
 	int			 wakefd;	/* eventfd: wake the watcher */
+	/* The watcher's long sleep, which a thread that starts spilling
+	 * cuts short (once per sleep: the flag is exchanged). */
+	_Atomic int		 watch_idle;
+	_Atomic int		 watch_fd;	/* wakefd, for that thread */
 
 	char			 err[512];
 };
@@ -145,6 +159,11 @@ int cl_fail(int err, const char *fmt, ...)
  */
 int cl_call_locked(const char *method, json_t *params, const int *fds,
     size_t nfds, struct vlc_reply *ret);
+
+/* A thread's spill buffers began to hold updates: make sure the watcher
+ * looks at them within milliseconds (no lock; at most one system call
+ * per watcher sleep). */
+void cl_watcher_spilling(void);
 
 /* Wake the watcher thread, starting it if it is not running. cl.lock held. */
 void cl_kick_locked(void);
@@ -172,11 +191,23 @@ cl_push(uint32_t handle, uint16_t voi, uint8_t op, uint8_t flags, int64_t x,
     int64_t y, uint64_t time_ns)
 {
 	struct ring_producer *p = ring_producer_current();
+	struct ring_rec *r;
 
-	if (__builtin_expect(p != NULL && handle != 0, 1)) {
-		(void)ring_push(p, handle, voi, op, flags, x, y, time_ns);
+	if (__builtin_expect(p != NULL && handle != 0 &&
+	    !ring_producer_diverted(p), 1) &&
+	    __builtin_expect((r = ring_producer_next(p)) != NULL, 1)) {
+		r->slot = handle;
+		r->voi = voi;
+		r->op = op;
+		r->flags = flags;
+		r->x = x;
+		r->y = y;
+		r->time = time_ns;
+		ring_producer_publish(p, p->head + 1);
 		return;
 	}
+	/* No ring yet, a full one, or one whose spill buffers hold
+	 * updates: they come first. */
 	cl_push_slow(handle, voi, op, flags, x, y, time_ns);
 }
 
@@ -194,8 +225,14 @@ void cl_rings_forget_locked(void);
 /* Counters over every ring, live and gone. cl.lock held. */
 void cl_rings_count_locked(uint64_t *pushed, uint64_t *dropped);
 
-/* Wait until the rings hold nothing pushed before the call. */
+/* Wait until the rings and their spill buffers hold nothing pushed before
+ * the call. */
 int cl_rings_flush(int timeout_ms);
+
+/* Hand over what the rings' spill buffers hold, where the rings have
+ * room (the watcher, every few milliseconds while any does).
+ * Returns: true if some still hold updates. cl.lock held. */
+bool cl_rings_spill_handover_locked(void);
 
 /* Thread and fork plumbing of producer.c. */
 void cl_producer_init_once(void);
@@ -229,6 +266,21 @@ int cl_kobj_names(struct cl_kobj *o, const char *module, int instance,
 int cl_segments_attach_locked(void);
 void cl_segments_free_locked(void);
 
+/* ----------------------------------------------------------------- images.c */
+
+/* spill_tpl_fn for the spill buffers: kstat handle's layout, lock-free. */
+const struct statsblob *cl_image(void *arg, uint32_t handle,
+    uint32_t *ret_size);
+
+/* Read o's layout from its segment (after it was created or joined). */
+void cl_image_take_locked(struct cl_kobj *o);
+
+/* Read the layouts again if a chain changed (a kstat may be re-laid). */
+void cl_images_refresh_locked(void);
+
+/* Forget them all (the client closes). */
+void cl_images_free_locked(void);
+
 /* ---------------------------------------------------------------- publish.c */
 
 /* After a reconnect: map the published blobs of the new statsd. */
@@ -240,5 +292,19 @@ void cl_windows_remap_locked(void);
  * x as the record carries it, and whether it needs STATS_OPF_UNSIGNED. */
 int64_t cl_x_of(enum vsd_dtype dtype, const struct voistatdata_numeric *v,
     uint8_t *flags);
+
+/*
+ * Read kstat ref's blob from a store segment (or only where it is),
+ * waiting out a writer that keeps it busy: statsd can hold a busy kstat's
+ * sequence odd through most of a flood of updates, longer than one
+ * seqlock read retries, more so on a loaded machine.
+ * Returns: as store_reader_read() / store_reader_blob_span(); -EAGAIN
+ * only after about a second.
+ */
+int cl_store_read(struct store_reader *r, struct store_ref ref,
+    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
+    size_t *ret_size);
+int cl_store_span(struct store_reader *r, struct store_ref ref,
+    uint64_t *ret_off, uint32_t *ret_size, uint32_t *ret_chunk);
 
 #endif

@@ -2,11 +2,12 @@
  * kobj.c: the kstats this process created (published blobs, kstat and
  * kstat2 providers, Linux interfaces): registering their templates,
  * creating them, creating them again after statsd restarts, deleting them;
- * and the read-only store segments they live in.
+ * and the read-only store segments they live in, read patiently.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "client_priv.h"
@@ -76,6 +77,7 @@ cl_kobj_take(struct cl_kobj *o, json_t *ks)
 	snprintf(o->seg, sizeof(o->seg), "%s", seg);
 	atomic_store_explicit(&o->handle, (uint32_t)handle,
 	    memory_order_release);
+	cl_image_take_locked(o);
 	return 0;
 }
 
@@ -256,4 +258,35 @@ cl_segments_attach_locked(void)
 		return cl_fail(-err, "SegmentAttach: a segment cannot be read: "
 		    "%s", strerror(-err));
 	return 0;
+}
+
+/* ------------------------------------------------------- store reads */
+
+#define CL_STORE_TRIES	1000	/* of a millisecond each, at most */
+
+int
+cl_store_read(struct store_reader *r, struct store_ref ref,
+    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
+    size_t *ret_size)
+{
+	struct timespec ts = { 0, 1000000 };
+	int e, tries = 0;
+
+	while ((e = store_reader_read(r, ref, ret_info, buf, bufsize,
+	    ret_size)) == -EAGAIN && ++tries < CL_STORE_TRIES)
+		nanosleep(&ts, NULL);
+	return e;
+}
+
+int
+cl_store_span(struct store_reader *r, struct store_ref ref,
+    uint64_t *ret_off, uint32_t *ret_size, uint32_t *ret_chunk)
+{
+	struct timespec ts = { 0, 1000000 };
+	int e, tries = 0;
+
+	while ((e = store_reader_blob_span(r, ref, ret_off, ret_size,
+	    ret_chunk)) == -EAGAIN && ++tries < CL_STORE_TRIES)
+		nanosleep(&ts, NULL);
+	return e;
 }

@@ -9,8 +9,15 @@
  * Every ring stays in the list until the client closes, so that a flush
  * sees records a finished thread left behind, and a ring is handed back to
  * a restarted statsd whatever thread it belonged to.
+ *
+ * A full ring's updates go to its spill buffers (spill.h), which the
+ * producing thread hands over itself as soon as the ring has room; the
+ * watcher does it for a thread that stopped updating, and a flush for
+ * what was pending when it began. The three take turns under the ring's
+ * spill lock, which only the slow path takes.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -25,11 +32,63 @@ static _Thread_local struct cl_ring *cl_tls_ring;
 static _Thread_local uint64_t cl_tls_retry;
 
 static void
+cl_spill_lock(struct cl_ring *r)
+{
+	unsigned n = 0;
+
+	/* Held for a hand-over or one spilled update: a few hundred
+	 * nanoseconds, unless its holder was preempted. */
+	while (atomic_exchange_explicit(&r->spill_lock, 1,
+	    memory_order_acquire) != 0)
+		if (++n % 64 == 0)
+			sched_yield();
+}
+
+static void
+cl_spill_unlock(struct cl_ring *r)
+{
+	atomic_store_explicit(&r->spill_lock, 0, memory_order_release);
+}
+
+/* Wake statsd's consumer of r: harmless if it is awake. */
+static void
+cl_ring_poke(const struct cl_ring *r)
+{
+	uint64_t one = 1;
+
+	(void)!write(r->efd, &one, sizeof(one));
+}
+
+/* Before a ring is closed: hand its spill buffers over, waiting (a
+ * little) for statsd to make room in the ring. */
+static void
+cl_ring_spill_out(struct cl_ring *r)
+{
+	struct timespec ts = { 0, 1000000 };
+	int i, left = 0;
+
+	if (r->sp == NULL || r->dead)
+		return;
+	for (i = 0; i < 1000; i++) {
+		cl_spill_lock(r);
+		left = spill_handover(r->sp, true);
+		cl_spill_unlock(r);
+		if (left == 0)
+			return;
+		cl_ring_poke(r);
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void
 cl_ring_free(struct cl_ring *r, bool close_it)
 {
 	if (close_it) {
+		cl_ring_spill_out(r);
+		spill_producer_free(r->sp);
 		ring_producer_free(r->p);
 	} else {
+		spill_producer_free(r->sp);
 		/* A fork child: unmap the parent's ring without marking it
 		 * closed (the parent still produces into it). The fields are
 		 * ring.h's public producer view. */
@@ -45,13 +104,24 @@ cl_ring_free(struct cl_ring *r, bool close_it)
 	free(r);
 }
 
+/* A ring's updates: records pushed (not the hand-over records), updates
+ * spilled, updates dropped. */
 static void
-cl_ring_counts(const struct cl_ring *r, uint64_t *pushed, uint64_t *dropped)
+cl_ring_counts(struct cl_ring *r, uint64_t *pushed, uint64_t *dropped)
 {
 	const struct ring_hdr *h = r->p->hdr;
-	uint64_t d = atomic_load_explicit(&h->dropped, memory_order_relaxed);
+	uint64_t d;
 
-	*pushed += atomic_load_explicit(&h->head, memory_order_acquire) + d;
+	if (r->sp != NULL) {
+		cl_spill_lock(r);
+		spill_count(r->sp);
+		cl_spill_unlock(r);
+	}
+	d = atomic_load_explicit(&h->dropped, memory_order_relaxed);
+
+	*pushed += atomic_load_explicit(&h->head, memory_order_acquire) -
+	    atomic_load_explicit(&h->handovers, memory_order_relaxed) +
+	    atomic_load_explicit(&h->spilled, memory_order_relaxed) + d;
 	*dropped += d + r->lost;
 }
 
@@ -98,6 +168,8 @@ cl_ring_attach_locked(void)
 	if (cl.ring_log2 != 0)
 		json_object_set_new(params, "capacity_log2",
 		    json_integer(cl.ring_log2));
+	if (cl.nospill)
+		json_object_set_new(params, "overflow_size", json_integer(0));
 	if (cl_call_locked(VL_M_RING_ATTACH, params, NULL, 0, &rep) < 0)
 		return NULL;
 	(void)json_unpack(rep.params, "{s:I}", "ring", &id);
@@ -115,6 +187,12 @@ cl_ring_attach_locked(void)
 	if (e < 0) {
 		(void)cl_fail(e, "RingAttach: the ring statsd sent cannot be "
 		    "mapped: %s", strerror(-e));
+		goto fail;
+	}
+	e = spill_producer_new(r->p, cl_image, NULL, &r->sp);
+	if (e == -ENOMEM) {
+		r->p = ring_producer_free(r->p);
+		(void)cl_fail(e, "RingAttach: out of memory");
 		goto fail;
 	}
 	r->memfd = fd;
@@ -179,10 +257,27 @@ cl_push_slow(uint32_t handle, uint16_t voi, uint8_t op, uint8_t flags,
     int64_t x, int64_t y, uint64_t time_ns)
 {
 	struct ring_producer *p = ring_producer_current();
+	struct cl_ring *r;
 
 	if (handle != 0) {
 		if (p == NULL && cl_tls_ring == NULL)
 			p = cl_thread_ring();
+		r = cl_tls_ring;
+		if (p != NULL && r != NULL && r->sp != NULL) {
+			struct ring_rec rec = { .slot = handle, .voi = voi,
+			    .op = op, .flags = flags, .x = x, .y = y,
+			    .time = time_ns };
+
+			bool was;
+
+			cl_spill_lock(r);
+			was = spill_diverted(r->sp);
+			(void)spill_push(r->sp, &rec);
+			if (!was && spill_diverted(r->sp))
+				cl_watcher_spilling();
+			cl_spill_unlock(r);
+			return;
+		}
 		if (p != NULL) {
 			(void)ring_push(p, handle, voi, op, flags, x, y,
 			    time_ns);
@@ -230,17 +325,37 @@ cl_rings_discard_locked(void)
 
 	for (r = cl.rings; r != NULL; r = r->next) {
 		struct ring_hdr *h = r->p->hdr;
-		uint64_t head, tail;
+		uint64_t head, tail, i;
 
 		if (!r->dead)
 			continue;
-		/* Be the ring's consumer: take everything, apply nothing. */
+		/* Be the ring's consumer: take everything, apply nothing.
+		 * A hand-over record stands for its buffer's updates. */
+		if (r->sp != NULL) {
+			cl_spill_lock(r);
+			r->lost += spill_discard(r->sp);
+		}
 		head = atomic_load_explicit(&h->head, memory_order_acquire);
 		tail = atomic_load_explicit(&h->tail, memory_order_relaxed);
-		if (head - tail > r->p->mask + 1)
-			continue;	/* not a state we made */
-		r->lost += head - tail;
-		atomic_store_explicit(&h->tail, head, memory_order_release);
+		if (head - tail <= r->p->mask + 1) {
+			for (i = tail; i != head; i++) {
+				const struct ring_rec *rec =
+				    &r->p->recs[i & r->p->mask];
+				void *buf;
+				size_t bsize;
+
+				if (rec->op != RING_OP_SPILL)
+					r->lost++;
+				else if (ring_producer_ovf(r->p, rec->slot,
+				    &buf, &bsize) == 0)
+					r->lost += ((const struct
+					    ring_ovf_hdr *)buf)->nupd;
+			}
+			atomic_store_explicit(&h->tail, head,
+			    memory_order_release);
+		}
+		if (r->sp != NULL)
+			cl_spill_unlock(r);
 	}
 }
 
@@ -289,7 +404,9 @@ cl_rings_count_locked(uint64_t *pushed, uint64_t *dropped)
 
 struct cl_flush_target {
 	struct cl_ring	*r;
-	uint64_t	 head;
+	uint64_t	 head;		/* records to see consumed */
+	uint64_t	 need;		/* hand-overs to see made */
+	bool		 handed;	/* they are */
 };
 
 static bool
@@ -303,13 +420,24 @@ cl_ring_listed(const struct cl_ring *r)
 	return false;
 }
 
-/* Wake statsd's consumer of r: harmless if it is awake. */
+/* Hand over what t's ring held when the flush began, if it has room.
+ * Once done, the records to wait for include the hand-over records. */
 static void
-cl_ring_poke(const struct cl_ring *r)
+cl_flush_spills(struct cl_flush_target *t)
 {
-	uint64_t one = 1;
+	struct cl_ring *r = t->r;
 
-	(void)!write(r->efd, &one, sizeof(one));
+	if (t->handed)
+		return;
+	cl_spill_lock(r);
+	if (spill_handed(r->sp) < t->need)
+		(void)spill_handover(r->sp, true);
+	if (spill_handed(r->sp) >= t->need) {
+		t->handed = true;
+		t->head = atomic_load_explicit(&r->p->hdr->head,
+		    memory_order_acquire);
+	}
+	cl_spill_unlock(r);
 }
 
 int
@@ -338,6 +466,13 @@ cl_rings_flush(int timeout_ms)
 		t[n].r = r;
 		t[n].head = atomic_load_explicit(&r->p->hdr->head,
 		    memory_order_acquire);
+		t[n].handed = true;
+		if (r->sp != NULL && !r->dead) {
+			cl_spill_lock(r);
+			t[n].need = spill_handed(r->sp) + spill_pending(r->sp);
+			t[n].handed = spill_pending(r->sp) == 0;
+			cl_spill_unlock(r);
+		}
 		n++;
 		if (cl.vlc != NULL)
 			cl_ring_poke(r);
@@ -355,12 +490,13 @@ cl_rings_flush(int timeout_ms)
 
 			if (t[i].r == NULL)
 				continue;
-			if (!cl_ring_listed(t[i].r)) {
-				t[i].r = NULL;	/* closed meanwhile */
+			if (!cl_ring_listed(t[i].r) || t[i].r->dead) {
+				t[i].r = NULL;	/* closed, or given up */
 				continue;
 			}
+			cl_flush_spills(&t[i]);
 			h = t[i].r->p->hdr;
-			if (atomic_load_explicit(&h->tail,
+			if (t[i].handed && atomic_load_explicit(&h->tail,
 			    memory_order_acquire) >= t[i].head) {
 				t[i].r = NULL;
 				continue;
@@ -388,6 +524,24 @@ cl_rings_flush(int timeout_ms)
 	}
 	free(t);
 	return 0;
+}
+
+bool
+cl_rings_spill_handover_locked(void)
+{
+	struct cl_ring *r;
+	bool left = false;
+
+	for (r = cl.rings; r != NULL; r = r->next) {
+		if (r->sp == NULL || r->dead ||
+		    !ring_producer_diverted(r->p))
+			continue;
+		cl_spill_lock(r);
+		(void)spill_handover(r->sp, false);
+		left |= spill_diverted(r->sp);
+		cl_spill_unlock(r);
+	}
+	return left;
 }
 
 /* --------------------------------------------------------------- values */

@@ -129,7 +129,7 @@ cl_win_map_locked(struct cl_pub *pub, bool first)
 	if (seg == NULL)
 		return cl_fail(ENOTCONN, "publish: statsd gave no segment %s",
 		    pub->o.seg);
-	r = store_reader_blob_span(seg->r, pub->o.ref, &off, &size, &chunk);
+	r = cl_store_span(seg->r, pub->o.ref, &off, &size, &chunk);
 	if (r < 0)
 		return cl_fail(r, "publish: %s:%d:%s is not in the segment: %s",
 		    pub->o.module, (int)pub->o.instance, pub->o.name,
@@ -159,30 +159,49 @@ cl_win_map_locked(struct cl_pub *pub, bool first)
 	return 0;
 }
 
-/* Copy the VOI table of statsd's blob, as it is mapped now. */
+/* Copy the VOI table of statsd's blob. */
 static int
 cl_pub_vois(struct cl_pub *pub)
 {
-	const struct statsblobv1 *b = (const struct statsblobv1 *)(cl_win_base +
-	    (size_t)pub->slot * cl_win_size +
-	    atomic_load_explicit(&pub->inpage, memory_order_relaxed));
+	struct cl_seg *seg = cl_segs_find(&cl.segs, pub->o.seg);
+	struct store_kstat_info info;
+	const struct statsblobv1 *b;
+	uint8_t *copy;
+	size_t size = 0;
 	uint16_t i, n;
-	size_t room = pub->maplen - atomic_load_explicit(&pub->inpage,
-	    memory_order_relaxed);
+	int r;
 
-	if (stats_blob_validate((const struct statsblob *)b, room) != 0)
-		return cl_fail(EPROTO, "publish: statsd's blob of %s does not "
-		    "validate", pub->o.name);
+	if (seg == NULL)
+		return cl_fail(ENOTCONN, "publish: statsd gave no segment %s",
+		    pub->o.seg);
+	copy = malloc(STORE_BLOB_MAX);
+	if (copy == NULL)
+		return -ENOMEM;
+	/* A consistent copy: the mapping may be half-way through an
+	 * update. */
+	r = cl_store_read(seg->r, pub->o.ref, &info, copy, STORE_BLOB_MAX,
+	    &size);
+	b = (const struct statsblobv1 *)copy;
+	if (r < 0 || stats_blob_validate((const struct statsblob *)b,
+	    size) != 0) {
+		free(copy);
+		return cl_fail(r < 0 ? r : EPROTO, "publish: statsd's blob of "
+		    "%s %s", pub->o.name, r < 0 ? strerror(-r) :
+		    "does not validate");
+	}
 	n = blob_nvois(b);
 	pub->vois = calloc(n + 1u, sizeof(*pub->vois));
-	if (pub->vois == NULL)
+	if (pub->vois == NULL) {
+		free(copy);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		pub->vois[i].dtype = b->vois[i].id < 0 ? -1 :
 		    (int8_t)b->vois[i].dtype;
 		pub->vois[i].rel = (b->vois[i].flags & VOI_REQSTATE) != 0;
 	}
 	pub->nvois = n;
+	free(copy);
 	return 0;
 }
 

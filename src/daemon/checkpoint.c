@@ -92,6 +92,17 @@ checkpoint_free(struct checkpoint *c)
 	return NULL;
 }
 
+/*
+ * statsd's own kstats' templates ("statsd.*": sysks.c) are made at every
+ * start, as this statsd defines them; one kept from an older statsd would
+ * hold its name with an older definition.
+ */
+static bool
+checkpoint_own_template(const char *name)
+{
+	return name != NULL && strncmp(name, "statsd.", 7) == 0;
+}
+
 static json_t *
 checkpoint_kstat_json(struct reg_kstat *k)
 {
@@ -153,7 +164,8 @@ checkpoint_write(struct checkpoint *c)
 	}
 	nt = registry_templates(reg, &tpls);
 	for (i = 0; i < nt; i++)
-		json_array_append(ta, tpls[i]->def);
+		if (!checkpoint_own_template(tpls[i]->name))
+			json_array_append(ta, tpls[i]->def);
 	nk = registry_kstats(reg, &ks);
 	for (i = 0; i < nk; i++) {
 		json_t *o;
@@ -399,6 +411,10 @@ checkpoint_load(struct checkpoint *c)
 	json_array_foreach(ta, i, e) {
 		struct reg_template *t;
 		char bad[128], reason[160];
+
+		if (checkpoint_own_template(json_string_value(
+		    json_object_get(e, "name"))))
+			continue;
 		/* The checkpoint does not say who added a template: statsd
 		 * holds the restored ones itself. */
 		struct reg_owner self = { c->d->self_uid, true, true };

@@ -85,13 +85,21 @@ static const struct cfg_key config_keys[] = {
 	K("private_arena_size", CFG_SIZE, private_arena_size, "8M", 1048576, 68719476736ull, false,
 	    "Bytes for blobs in the private segment (PRIV kstats)."),
 	K("max_rings", CFG_UINT, max_rings, "1024", 1, 65536, true,
-	    "Most update rings attached at once."),
+	    "Most update rings attached at once (see quota_reserve_percent)."),
 	K("max_rings_per_uid", CFG_UINT, max_rings_per_uid, "256", 1, 65536, true,
-	    "Most update rings one user may hold."),
+	    "Most update rings one unprivileged user may hold."),
+	K("max_ring_bytes", CFG_SIZE, max_ring_bytes, "1G", 1048576, 1099511627776ull, true,
+	    "Most bytes the memfds of all rings together may take, records and overflow areas (see quota_reserve_percent). They are sparse: a page costs memory once written or drained."),
+	K("max_ring_bytes_per_uid", CFG_SIZE, max_ring_bytes_per_uid, "256M", 65536, 1099511627776ull, true,
+	    "Most bytes the rings of one unprivileged user may take, records and overflow areas."),
 	K("ring_capacity_log2", CFG_UINT, ring_capacity_log2, "14", 2, 24, true,
 	    "Records in a new ring, as a power of two, unless the client asks for another size."),
 	K("ring_max_capacity_log2", CFG_UINT, ring_max_capacity_log2, "20", 2, 24, true,
 	    "Largest ring a client may ask for or hand back, as a power of two."),
+	K("ring_overflow_size", CFG_SIZE, ring_overflow_size, "1M", 0, 1073741824, true,
+	    "Bytes of the overflow area made with each ring, unless the client asks for another size: two spill buffers that keep the updates a full ring cannot take. A multiple of 8K; 0 for none (a full ring then drops)."),
+	K("ring_max_overflow_size", CFG_SIZE, ring_max_overflow_size, "64M", 0, 1073741824, true,
+	    "Largest overflow area a client may ask for or hand back."),
 	K("drain_interval_ms", CFG_UINT, drain_interval_ms, "50", 1, 10000, true,
 	    "Period of the drain tick that empties every ring even when no wakeup came."),
 	K("drain_poll_us", CFG_UINT, drain_poll_us, "50", 0, 10000, true,
@@ -348,6 +356,17 @@ config_load(const char *path, bool required, struct config *out,
 	if (c.ring_capacity_log2 > c.ring_max_capacity_log2) {
 		r = cfg_fail(err, path, 0, "ring_capacity_log2",
 		    "larger than ring_max_capacity_log2");
+		goto out;
+	}
+	if (c.ring_overflow_size % 8192 != 0 ||
+	    (c.ring_overflow_size > 0 && c.ring_overflow_size < 8192)) {
+		r = cfg_fail(err, path, 0, "ring_overflow_size",
+		    "not a multiple of 8K");
+		goto out;
+	}
+	if (c.ring_overflow_size > c.ring_max_overflow_size) {
+		r = cfg_fail(err, path, 0, "ring_overflow_size",
+		    "larger than ring_max_overflow_size");
 		goto out;
 	}
 	r = 0;

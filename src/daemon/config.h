@@ -41,6 +41,10 @@ struct config {
 	unsigned	 max_rings_per_uid;
 	unsigned	 ring_capacity_log2;
 	unsigned	 ring_max_capacity_log2;
+	uint64_t	 ring_overflow_size;
+	uint64_t	 ring_max_overflow_size;
+	uint64_t	 max_ring_bytes;
+	uint64_t	 max_ring_bytes_per_uid;
 	unsigned	 drain_interval_ms;
 	unsigned	 drain_poll_us;
 	unsigned	 drain_slice_us;

@@ -23,58 +23,22 @@
 #include "control.h"
 #include "daemon.h"
 #include "drain.h"
+#include "drain_priv.h"
 #include "engine.h"
 #include "journal.h"
 #include "log.h"
+#include "quota.h"
 #include "registry.h"
 #include "rights.h"
 #include "ring.h"
 #include "shm.h"
 #include "sysks.h"
 
-struct ring {
-	struct drain		*dr;
-	struct ring		*prev, *next;
-	struct conn		*conn;
-	uid_t			 uid;
-	uint32_t		 zone;		/* the attaching peer's */
-	bool			 privileged;
-	uint32_t		 id;
-	struct ring_consumer	*c;
-	struct event		*ev;
-	bool			 backlog;	/* records left after a batch */
-	bool			 lingering;	/* polled, not waiting for wakeups */
-	unsigned		 quiet;		/* polls that found it empty */
-	bool			 broken_logged;
-	struct journal_ring	*journal;	/* progress of the pass */
-	uint64_t		 skip;		/* applied before a restart */
-};
-
-struct drain {
-	struct statsd		*d;
-	struct ring		*rings;
-	unsigned		 nrings;
-	uint32_t		 next_id;
-	struct event		*ev_tick;
-	struct event		*ev_pump;
-	bool			 pump_armed;
-	struct event		*ev_poll;	/* on poll_fd */
-	int			 poll_fd;	/* timerfd: microseconds */
-	bool			 poll_armed;
-	unsigned		 rr;		/* where the next pass starts */
-	uint64_t		 passes;
-	uint64_t		 errors;
-	/* Counters of rings already freed. */
-	uint64_t		 gone_applied, gone_rejected, gone_dropped;
-	uint64_t		 gone_wakeups;
-	struct reg_kstat	*self;
-	uint64_t		 now;		/* the current pass's time */
-};
-
 /* statsd's own kstat: one LAST value per VOI, in this order. */
 static const char *const drain_self_vois[] = {
 	"uptime_ns", "clients", "rings", "kstats", "templates", "applied",
 	"rejected", "dropped", "wakeups", "drain_passes", "drain_errors",
+	"spilled", "spills", "overflow_bytes", "overflow_used", "drain_ns",
 };
 #define NSELF	(sizeof(drain_self_vois) / sizeof(drain_self_vois[0]))
 
@@ -95,99 +59,16 @@ drain_ring_tail(struct ring *rg)
 	return atomic_load_explicit(&h->tail, memory_order_relaxed);
 }
 
+/* The drain's CPU time (statsd is one thread): what the self kstat's
+ * drain_ns counts, so that the drain's rate is its own, however busy the
+ * machine is. */
 static uint64_t
-drain_ring_birth(struct ring *rg)
+drain_cpu_ns(void)
 {
-	size_t size;
-	struct ring_hdr *h = ring_consumer_mem(rg->c, &size);
+	struct timespec ts;
 
-	return h->birth;
-}
-
-/* ---------------------------------------------------------- applying */
-
-/*
- * The VOIs a run of records touches, for the undo record of a PERSISTENT
- * kstat: up to DRAIN_UNDO_VOIS distinct ones; with more, the whole blob
- * is saved. Returns: how many, or 0 for the whole blob.
- */
-#define DRAIN_UNDO_VOIS	16
-
-static size_t
-drain_run_vois(const struct ring_rec *recs, unsigned n, uint16_t *vois)
-{
-	size_t nv = 0, k;
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		for (k = 0; k < nv && vois[k] != recs[i].voi; k++)
-			;
-		if (k < nv)
-			continue;
-		if (nv == DRAIN_UNDO_VOIS)
-			return 0;
-		vois[nv++] = recs[i].voi;
-	}
-	return nv;
-}
-
-/*
- * A run of records for one kstat, applied as one batch: one lookup and
- * ownership check, one seqlock write section (or one undo record, for a
- * PERSISTENT kstat), one journal step. Returns: how many were refused.
- */
-static unsigned
-drain_run(struct ring *rg, const struct ring_rec *recs, unsigned n)
-{
-	struct statsd *d = rg->dr->d;
-	struct reg_kstat *k;
-	struct statsblob *sb;
-	uint16_t vois[DRAIN_UNDO_VOIS];
-	size_t nv;
-	unsigned refused;
-
-	k = registry_kstat_by_handle(d->reg, recs[0].slot);
-	/* The rule of the socket's owner right, zones included. */
-	if (k == NULL || k->dormant || !rights_may_modify(&(const struct peer){
-	    .uid = rg->uid, .zone = rg->zone, .privileged = rg->privileged },
-	    k->owner, k->owner_zone)) {
-		journal_ring_done(rg->journal, n);
-		return n;
-	}
-	sb = registry_blob_begin(d->reg, k);
-	if (k->storage != NULL) {
-		nv = drain_run_vois(recs, n, vois);
-		journal_undo_begin(d->journal, rg->journal, k->handle, sb,
-		    k->size, nv > 0 ? vois : NULL, nv);
-	}
-	/* A statistic that failed (a queue exit from an empty queue) is
-	 * counted in its errs; the record itself reached the blob. */
-	refused = (unsigned)engine_apply_batch(sb, recs, n);
-	registry_blob_end(d->reg, k, rg->dr->now);
-	journal_ring_done(rg->journal, n);
-	if (k->storage != NULL)
-		journal_undo_end(d->journal);
-	return refused;
-}
-
-static unsigned
-drain_apply(void *arg, const struct ring_rec *recs, unsigned n)
-{
-	struct ring *rg = arg;
-	unsigned i = 0, j, refused = 0;
-
-	if (rg->skip > 0) {
-		/* Applied by the statsd that was killed mid-pass; the journal
-		 * counted them at the start of this pass. */
-		i = rg->skip < n ? (unsigned)rg->skip : n;
-		rg->skip -= i;
-	}
-	for (; i < n; i = j) {
-		for (j = i + 1; j < n && recs[j].slot == recs[i].slot; j++)
-			;
-		refused += drain_run(rg, recs + i, j - i);
-	}
-	return refused;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* One pass over one ring. Returns: records taken. */
@@ -197,8 +78,12 @@ drain_ring(struct drain *dr, struct ring *rg)
 	unsigned batch = dr->d->cfg.drain_batch;
 	int n;
 
+	uint64_t t0 = drain_cpu_ns();
+
 	journal_ring_pass(rg->journal, drain_ring_tail(rg), rg->skip);
 	n = ring_drain_batch(rg->c, batch, dr->now, drain_apply, rg);
+	if (n > 0)
+		dr->busy_ns += drain_cpu_ns() - t0;
 	if (n == -EPIPE) {
 		if (!rg->broken_logged) {
 			log_warning("ring %u (uid %u): producer index out of "
@@ -242,16 +127,46 @@ drain_ring(struct drain *dr, struct ring *rg)
 	return n;
 }
 
+/*
+ * A ring's counters as statsd shows them: what it applied and refused,
+ * spills included, and what its producer reports, believed up to one
+ * event per nanosecond of the ring's life, so that no producer can run
+ * the daemon-wide sums up (they are held at INT64_MAX besides).
+ */
+static void
+drain_ring_stats(struct ring *rg, struct ring_consumer_stats *st)
+{
+	struct timespec ts;
+	uint64_t now, life;
+
+	ring_consumer_stats(rg->c, st);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	life = now > rg->birth ? now - rg->birth : 0;
+	if (st->dropped > life)
+		st->dropped = life;
+	if (st->wakeups > life)
+		st->wakeups = life;
+	if (st->spilled > life)
+		st->spilled = life;
+	st->applied = drain_sat_add(st->applied, rg->spill_applied);
+	st->rejected = drain_sat_add(st->rejected, rg->spill_rejected);
+}
+
 static void
 drain_ring_free(struct drain *dr, struct ring *rg)
 {
 	struct ring_consumer_stats st;
 
-	ring_consumer_stats(rg->c, &st);
-	dr->gone_applied += st.applied;
-	dr->gone_rejected += st.rejected;
-	dr->gone_dropped += st.dropped;
-	dr->gone_wakeups += st.wakeups;
+	drain_ring_stats(rg, &st);
+	dr->gone_applied = drain_sat_add(dr->gone_applied, st.applied);
+	dr->gone_rejected = drain_sat_add(dr->gone_rejected, st.rejected);
+	dr->gone_dropped = drain_sat_add(dr->gone_dropped, st.dropped);
+	dr->gone_wakeups = drain_sat_add(dr->gone_wakeups, st.wakeups);
+	dr->gone_spilled = drain_sat_add(dr->gone_spilled, rg->spill_applied);
+	dr->gone_spills = drain_sat_add(dr->gone_spills, rg->spills);
+	quota_release(dr->d->quota, rg->uid, QUOTA_RINGS, 1);
+	quota_release(dr->d->quota, rg->uid, QUOTA_RING_BYTES, rg->bytes);
 	if (rg->prev != NULL)
 		rg->prev->next = rg->next;
 	else
@@ -265,6 +180,34 @@ drain_ring_free(struct drain *dr, struct ring *rg)
 	event_free(rg->ev);
 	ring_consumer_free(rg->c);
 	free(rg);
+}
+
+/*
+ * Bytes its spill buffers hold now: those of buffers statsd has not
+ * released, as their heads say (the producer's word, bounded by the
+ * buffer: for the self kstat only).
+ */
+static uint64_t
+drain_ovf_used(struct ring *rg)
+{
+	size_t size;
+	uint8_t *mem = ring_consumer_mem(rg->c, &size);
+	struct ring_hdr *h = (struct ring_hdr *)mem;
+	uint64_t bsize = ring_consumer_ovf_size(rg->c) / RING_OVF_NBUF;
+	uint64_t off = ring_consumer_size(rg->c) - ring_consumer_ovf_size(rg->c);
+	uint64_t used = 0;
+	unsigned i;
+
+	for (i = 0; i < RING_OVF_NBUF; i++) {
+		struct ring_ovf_hdr b;
+
+		memcpy(&b, mem + off + i * bsize, sizeof(b));
+		if (b.seq == 0 || b.seq == atomic_load_explicit(
+		    &h->ovf_done[i], memory_order_relaxed))
+			continue;
+		used += b.used < bsize ? b.used : bsize;
+	}
+	return used;
 }
 
 /* Drain a ring until empty (bounded by its capacity plus what a producer
@@ -465,6 +408,11 @@ drain_self_update(struct drain *dr)
 	v[8] = ds.wakeups;
 	v[9] = ds.passes;
 	v[10] = ds.errors;
+	v[11] = ds.spilled;
+	v[12] = ds.spills;
+	v[13] = ds.ovf_bytes;
+	v[14] = ds.ovf_used;
+	v[15] = ds.busy_ns;
 	sysks_set(d, dr->self, v, NSELF, dr->now);
 }
 
@@ -557,6 +505,8 @@ drain_free(struct drain *dr)
 		event_free(dr->ev_poll);
 	if (dr->poll_fd >= 0)
 		close(dr->poll_fd);
+	free(dr->spill_copy);
+	free(dr->merge_scratch);
 	free(dr);
 	return NULL;
 }
@@ -570,7 +520,7 @@ drain_reload(struct drain *dr)
 void
 drain_stats(const struct drain *dr, struct drain_stats *ret)
 {
-	const struct ring *rg;
+	struct ring *rg;
 
 	memset(ret, 0, sizeof(*ret));
 	if (dr == NULL)
@@ -579,17 +529,26 @@ drain_stats(const struct drain *dr, struct drain_stats *ret)
 	ret->rejected = dr->gone_rejected;
 	ret->dropped = dr->gone_dropped;
 	ret->wakeups = dr->gone_wakeups;
+	ret->spilled = dr->gone_spilled;
+	ret->spills = dr->gone_spills;
 	for (rg = dr->rings; rg != NULL; rg = rg->next) {
 		struct ring_consumer_stats st;
+		uint64_t ovf = ring_consumer_ovf_size(rg->c);
 
-		ring_consumer_stats(rg->c, &st);
-		ret->applied += st.applied;
-		ret->rejected += st.rejected;
-		ret->dropped += st.dropped;
-		ret->wakeups += st.wakeups;
+		drain_ring_stats(rg, &st);
+		ret->applied = drain_sat_add(ret->applied, st.applied);
+		ret->rejected = drain_sat_add(ret->rejected, st.rejected);
+		ret->dropped = drain_sat_add(ret->dropped, st.dropped);
+		ret->wakeups = drain_sat_add(ret->wakeups, st.wakeups);
+		ret->spilled = drain_sat_add(ret->spilled, rg->spill_applied);
+		ret->spills = drain_sat_add(ret->spills, rg->spills);
+		ret->ovf_bytes += ovf;
+		if (ovf > 0)
+			ret->ovf_used += drain_ovf_used(rg);
 	}
 	ret->passes = dr->passes;
 	ret->errors = dr->errors;
+	ret->busy_ns = dr->busy_ns;
 	ret->rings = dr->nrings;
 }
 
@@ -606,47 +565,53 @@ drain_all(struct drain *dr)
 
 /* ---------------------------------------------------------- attaching */
 
+/* Charge a ring of size bytes to c's user: one ring, its bytes.
+ * Returns: 0; -EDQUOT with *why (logged, rate limited). */
 static int
-drain_check_limits(struct drain *dr, struct conn *c, const char **ret_limit)
+drain_charge(struct drain *dr, struct conn *c, uint64_t size,
+    struct quota_refusal *why)
 {
-	const struct ring *rg;
-	unsigned same = 0;
+	struct quota *q = dr->d->quota;
+	int r;
 
-	if (dr->nrings >= dr->d->cfg.max_rings) {
-		*ret_limit = "max_rings";
-		return -EMFILE;
-	}
-	for (rg = dr->rings; rg != NULL; rg = rg->next)
-		if (rg->uid == c->peer.uid)
-			same++;
-	if (same >= dr->d->cfg.max_rings_per_uid) {
-		*ret_limit = "max_rings_per_uid";
-		return -EMFILE;
-	}
-	return 0;
+	r = quota_charge(q, c->peer.uid, c->peer.privileged, QUOTA_RINGS, 1,
+	    why);
+	if (r < 0)
+		return r;
+	r = quota_charge(q, c->peer.uid, c->peer.privileged, QUOTA_RING_BYTES,
+	    size, why);
+	if (r < 0)
+		quota_release(q, c->peer.uid, QUOTA_RINGS, 1);
+	return r;
 }
 
-static int
+/* A new ring entry for rc, charged size bytes. Returns: it; NULL. */
+static struct ring *
 drain_ring_add(struct drain *dr, struct conn *c, struct ring_consumer *rc,
-    uint32_t *ret_id)
+    uint64_t size)
 {
 	struct ring *rg;
+	size_t msize;
 
 	rg = calloc(1, sizeof(*rg));
 	if (rg == NULL)
-		return -ENOMEM;
+		return NULL;
 	rg->dr = dr;
 	rg->conn = c;
 	rg->uid = c->peer.uid;
 	rg->zone = c->peer.zone;
 	rg->privileged = c->peer.privileged;
 	rg->c = rc;
+	rg->bytes = size;
+	/* The birth stamp is read once: the producer can rewrite it. */
+	rg->birth = ((struct ring_hdr *)ring_consumer_mem(rc, &msize))->birth;
+	rg->last_spill_ns = clock_now_ns();
 	rg->id = dr->next_id++;
 	rg->ev = event_new(dr->d->base, ring_consumer_efd(rc),
 	    EV_READ | EV_PERSIST, drain_wake_cb, rg);
 	if (rg->ev == NULL) {
 		free(rg);
-		return -ENOMEM;
+		return NULL;
 	}
 	event_priority_set(rg->ev, PRIO_DRAIN);
 	event_add(rg->ev, NULL);
@@ -656,23 +621,26 @@ drain_ring_add(struct drain *dr, struct conn *c, struct ring_consumer *rc,
 	dr->rings = rg;
 	dr->nrings++;
 	c->nrings++;
-	*ret_id = rg->id;
-	return 0;
+	return rg;
 }
 
 int
 drain_ring_new(struct drain *dr, struct conn *c, unsigned cap_log2,
-    uint32_t *ret_id, int *ret_fd, int *ret_efd, const char **ret_limit)
+    uint64_t ovf_size, uint32_t *ret_id, int *ret_fd, int *ret_efd,
+    struct quota_refusal *why)
 {
 	struct ring_consumer *rc;
-	int r, fd, efd;
+	struct ring *rg;
+	int r, fd = -1, efd = -1;
 
-	r = drain_check_limits(dr, c, ret_limit);
+	r = ring_create_ovf(cap_log2, ovf_size, &rc);
 	if (r < 0)
 		return r;
-	r = ring_create(cap_log2, &rc);
-	if (r < 0)
+	r = drain_charge(dr, c, ring_consumer_size(rc), why);
+	if (r < 0) {
+		ring_consumer_free(rc);
 		return r;
+	}
 	/* Only the client it is sent to may map it; see registry.c. */
 	(void)fchmod(ring_consumer_fd(rc), 0600);
 	fd = fcntl(ring_consumer_fd(rc), F_DUPFD_CLOEXEC, 3);
@@ -681,13 +649,16 @@ drain_ring_new(struct drain *dr, struct conn *c, unsigned cap_log2,
 		r = -errno;
 		goto fail;
 	}
-	r = drain_ring_add(dr, c, rc, ret_id);
-	if (r < 0)
+	rg = drain_ring_add(dr, c, rc, ring_consumer_size(rc));
+	if (rg == NULL) {
+		r = -ENOMEM;
 		goto fail;
-	dr->rings->journal = journal_ring_new(dr->d->journal,
-	    drain_ring_birth(dr->rings), c->peer.uid);
+	}
+	rg->journal = journal_ring_new(dr->d->journal, rg->birth,
+	    c->peer.uid);
 	/* Armed from the start: the first push wakes the daemon. */
 	(void)ring_consumer_sleep_prepare(rc);
+	*ret_id = rg->id;
 	*ret_fd = fd;
 	*ret_efd = efd;
 	return 0;
@@ -696,6 +667,9 @@ fail:
 		close(fd);
 	if (efd >= 0)
 		close(efd);
+	quota_release(dr->d->quota, c->peer.uid, QUOTA_RINGS, 1);
+	quota_release(dr->d->quota, c->peer.uid, QUOTA_RING_BYTES,
+	    ring_consumer_size(rc));
 	ring_consumer_free(rc);
 	return r;
 }
@@ -714,21 +688,31 @@ drain_is_eventfd(int fd)
 	return strcmp(target, "anon_inode:[eventfd]") == 0;
 }
 
+/* The largest ring memfd a client may hand back. */
+static uint64_t
+drain_adopt_max(const struct config *cfg)
+{
+	uint64_t recs = RING_HDR_SIZE + ((uint64_t)RING_REC_SIZE <<
+	    cfg->ring_max_capacity_log2);
+
+	return (recs + RING_OVF_ALIGN - 1) / RING_OVF_ALIGN * RING_OVF_ALIGN +
+	    cfg->ring_max_overflow_size;
+}
+
 int
 drain_ring_adopt(struct drain *dr, struct conn *c, int fd, int efd,
     uint32_t *ret_id, uint64_t *ret_capacity, uint64_t *ret_pending,
-    const char **ret_limit)
+    uint64_t *ret_ovf, struct quota_refusal *why)
 {
 	struct ring_consumer *rc;
+	struct journal_ring *j;
 	struct ring *rg;
 	struct stat st;
-	uint64_t max;
+	uint64_t birth, skip = 0;
 	int64_t pending;
+	size_t msize;
 	int seals, r;
 
-	r = drain_check_limits(dr, c, ret_limit);
-	if (r < 0)
-		goto fail;
 	/* The client made no promise: insist on a sealed memfd (a plain
 	 * file could be truncated under the mapping) and a real eventfd. */
 	r = -EPERM;
@@ -737,10 +721,8 @@ drain_ring_adopt(struct drain *dr, struct conn *c, int fd, int efd,
 		goto fail;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		goto fail;
-	max = RING_HDR_SIZE + ((uint64_t)RING_REC_SIZE <<
-	    dr->d->cfg.ring_max_capacity_log2);
 	r = -EFBIG;
-	if ((uint64_t)st.st_size > max)
+	if ((uint64_t)st.st_size > drain_adopt_max(&dr->d->cfg))
 		goto fail;
 	r = -EBADF;
 	if (!drain_is_eventfd(efd))
@@ -749,21 +731,55 @@ drain_ring_adopt(struct drain *dr, struct conn *c, int fd, int efd,
 	r = ring_consumer_attach(fd, efd, &rc);
 	if (r < 0)
 		goto fail;
-	r = drain_ring_add(dr, c, rc, ret_id);
-	if (r < 0) {
+	if (ring_consumer_ovf_size(rc) > dr->d->cfg.ring_max_overflow_size) {
 		ring_consumer_free(rc);		/* closes both */
+		return -EFBIG;
+	}
+	/*
+	 * Adopted once, only by its owner, only once its holder is gone: no
+	 * ring of this statsd has that birth stamp (the same memfd handed
+	 * back twice, or a copy of a live ring's header), and the journal
+	 * has a slot made for a ring of that birth and this user — a ring
+	 * statsd made for the caller, which the journal slot of no other
+	 * ring describes.
+	 */
+	birth = ((struct ring_hdr *)ring_consumer_mem(rc, &msize))->birth;
+	for (rg = dr->rings; rg != NULL; rg = rg->next)
+		if (rg->birth == birth) {
+			ring_consumer_free(rc);
+			return -EBUSY;
+		}
+	j = journal_ring_adopt(dr->d->journal, birth, c->peer.uid,
+	    atomic_load_explicit(&((struct ring_hdr *)ring_consumer_mem(rc,
+	    &msize))->tail, memory_order_relaxed), &skip);
+	if (j == NULL) {
+		ring_consumer_free(rc);
+		return -ENOENT;
+	}
+	r = drain_charge(dr, c, ring_consumer_size(rc), why);
+	if (r < 0) {
+		journal_ring_release(j);
+		ring_consumer_free(rc);
 		return r;
 	}
+	rg = drain_ring_add(dr, c, rc, ring_consumer_size(rc));
+	if (rg == NULL) {
+		quota_release(dr->d->quota, c->peer.uid, QUOTA_RINGS, 1);
+		quota_release(dr->d->quota, c->peer.uid, QUOTA_RING_BYTES,
+		    ring_consumer_size(rc));
+		journal_ring_release(j);
+		ring_consumer_free(rc);
+		return -ENOMEM;
+	}
+	rg->journal = j;
 	pending = ring_consumer_pending(rc);
 	*ret_pending = pending > 0 ? (uint64_t)pending : 0;
 	*ret_capacity = ring_consumer_capacity(rc);
-	/* drain_ring_add() put it first. What was left in it is drained at
-	 * once, less what the journal says was applied already. */
-	rg = dr->rings;
-	rg->journal = journal_ring_adopt(dr->d->journal, drain_ring_birth(rg),
-	    c->peer.uid, drain_ring_tail(rg), &rg->skip);
-	if (rg->skip > *ret_pending)
-		rg->skip = *ret_pending;
+	*ret_ovf = ring_consumer_ovf_size(rc);
+	*ret_id = rg->id;
+	/* What was left in it is drained at once, less what the journal
+	 * says was applied already. */
+	rg->skip = skip < *ret_pending ? skip : *ret_pending;
 	if (rg->skip > 0)
 		log_notice("ring %u (uid %u): %llu records were applied before "
 		    "statsd restarted; skipped", rg->id, (unsigned)rg->uid,

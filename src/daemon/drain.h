@@ -24,14 +24,21 @@
 struct statsd;
 struct drain;
 struct conn;
+struct quota_refusal;
 
 struct drain_stats {
-	uint64_t	applied;	/* records applied, rings gone included */
+	uint64_t	applied;	/* updates applied, rings gone included */
 	uint64_t	rejected;	/* records refused */
 	uint64_t	dropped;	/* drops the producers reported */
 	uint64_t	wakeups;	/* eventfd wakeups the producers sent */
 	uint64_t	passes;		/* drain passes that took records */
 	uint64_t	errors;		/* rings found broken */
+	uint64_t	spilled;	/* updates merged from spill buffers
+					   (in applied too) */
+	uint64_t	spills;		/* spill buffers merged */
+	uint64_t	ovf_bytes;	/* overflow areas of the rings */
+	uint64_t	ovf_used;	/* bytes their buffers hold now */
+	uint64_t	busy_ns;	/* CPU time of passes that took records */
 	unsigned	rings;
 };
 
@@ -47,27 +54,33 @@ void drain_reload(struct drain *dr);
 void drain_stats(const struct drain *dr, struct drain_stats *ret);
 
 /*
- * drain_ring_new: a new ring of 2^cap_log2 records for c's owner.
+ * drain_ring_new: a new ring of 2^cap_log2 records for c's owner, with an
+ * overflow area of ovf_size bytes (0: none), charged to its quotas.
  * *ret_fd and *ret_efd are new descriptors (the caller sends and closes
  * them).
- * Returns: 0 and the ring's id; -EMFILE past max_rings or
- * max_rings_per_uid (*ret_limit names which); -errno.
+ * Returns: 0 and the ring's id; -EDQUOT (*why names the limit); -errno.
  */
 int drain_ring_new(struct drain *dr, struct conn *c, unsigned cap_log2,
-    uint32_t *ret_id, int *ret_fd, int *ret_efd, const char **ret_limit);
+    uint64_t ovf_size, uint32_t *ret_id, int *ret_fd, int *ret_efd,
+    struct quota_refusal *why);
 
 /*
  * drain_ring_adopt: resume draining a ring a client kept across a
- * restart of statsd: its memfd fd and eventfd efd (taken over, closed on
- * failure).
- * Returns: 0, the ring's id, its capacity and the records waiting;
- * -EMFILE (limits, as above); -EPERM if fd is not a sealed memfd;
- * -EBADF if efd is not an eventfd; -EFBIG past ring_max_capacity_log2;
- * -EBADMSG or -EPROTONOSUPPORT for a bad ring header.
+ * restart of statsd (or across its own reconnection): its memfd fd and
+ * eventfd efd (taken over, closed on failure). A ring is adopted once,
+ * only by the user it was made for, and only while no ring of this
+ * statsd is that ring.
+ * Returns: 0, the ring's id, its capacity, the records waiting and the
+ * bytes of its overflow area;
+ * -EDQUOT (*why names the limit); -EPERM if fd is not a sealed memfd;
+ * -EBADF if efd is not an eventfd; -EFBIG past ring_max_capacity_log2 or
+ * ring_max_overflow_size; -EBUSY if the ring is attached already;
+ * -ENOENT if statsd did not make it for the caller (or has no journal to
+ * tell); -EBADMSG or -EPROTONOSUPPORT for a bad ring header.
  */
 int drain_ring_adopt(struct drain *dr, struct conn *c, int fd, int efd,
     uint32_t *ret_id, uint64_t *ret_capacity, uint64_t *ret_pending,
-    const char **ret_limit);
+    uint64_t *ret_ovf, struct quota_refusal *why);
 
 /* The connection is closing: drain its rings a last time, free them. */
 void drain_conn_closed(struct drain *dr, struct conn *c);

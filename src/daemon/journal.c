@@ -38,9 +38,10 @@ struct rj_undo {
 	uint32_t	slot;		/* the ring's journal slot */
 	uint32_t	size;		/* the blob's */
 	uint64_t	done_before;
-	uint32_t	run_off, run_len;	/* the VOI's voistat run */
-	uint32_t	data_off, data_len;	/* its statistics' data */
-	uint8_t		pad[24];
+	uint32_t	run_off, run_len;	/* the statistics table */
+	uint32_t	data_off, data_len;	/* the statistics' data */
+	uint64_t	spill_before;		/* the slot's spill_done */
+	uint8_t		pad[16];
 	uint8_t		bytes[];	/* header, run, data */
 };
 
@@ -138,6 +139,8 @@ journal_ring_new(struct journal *jn, uint64_t birth, uid_t uid)
 		atomic_store(&j->uid, (uint32_t)uid);
 		atomic_store(&j->done, 0);
 		atomic_store(&j->base, 0);
+		atomic_store(&j->spill_seq, 0);
+		atomic_store(&j->spill_done, 0);
 		atomic_store(&j->used, jn->hdr->epoch);
 		return j;
 	}
@@ -153,19 +156,26 @@ journal_ring_adopt(struct journal *jn, uint64_t birth, uid_t uid,
 	*ret_skip = 0;
 	if (jn == NULL)
 		return NULL;
+	/* The slot names the ring by its birth stamp and the user it was
+	 * made for; a slot released when the ring was freed keeps both
+	 * until it is given to another ring. */
 	for (i = 0; i < RJ_SLOTS; i++) {
 		struct journal_ring *j = &jn->slots[i];
 
-		if (atomic_load(&j->used) == 0 ||
-		    atomic_load(&j->birth) != birth ||
+		if (atomic_load(&j->birth) != birth || birth == 0 ||
 		    atomic_load(&j->uid) != (uint32_t)uid)
 			continue;
-		if (atomic_load(&j->base) == tail)
+		if (atomic_load(&j->used) != 0 && atomic_load(&j->base) == tail)
 			*ret_skip = atomic_load(&j->done);
+		else {
+			atomic_store(&j->done, 0);
+			atomic_store(&j->spill_seq, 0);
+			atomic_store(&j->spill_done, 0);
+		}
 		atomic_store(&j->used, jn->hdr->epoch);
 		return j;
 	}
-	return journal_ring_new(jn, birth, uid);
+	return NULL;
 }
 
 void
@@ -225,6 +235,8 @@ journal_undo_begin(struct journal *jn, struct journal_ring *j,
 	u->slot = (uint32_t)(j - jn->slots);
 	u->size = size;
 	u->done_before = atomic_load_explicit(&j->done, memory_order_relaxed);
+	u->spill_before = atomic_load_explicit(&j->spill_done,
+	    memory_order_relaxed);
 	u->run_off = b->stats_off;
 	u->run_len = run;
 	u->data_off = lo;
@@ -261,7 +273,8 @@ journal_undo_recover(struct journal *jn, uint32_t handle, void *blob,
 	    u->run_len <= size && (uint64_t)u->run_off + u->run_len <= size &&
 	    (uint64_t)u->data_off + u->data_len <= size &&
 	    SB_V1_HDRSZ + u->run_len + u->data_len <= RJ_UNDO_BYTES &&
-	    atomic_load(&jn->slots[u->slot].done) == u->done_before) {
+	    atomic_load(&jn->slots[u->slot].done) == u->done_before &&
+	    atomic_load(&jn->slots[u->slot].spill_done) == u->spill_before) {
 		memcpy(blob, u->bytes, SB_V1_HDRSZ);
 		memcpy((char *)blob + u->run_off, u->bytes + SB_V1_HDRSZ,
 		    u->run_len);

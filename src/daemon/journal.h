@@ -35,7 +35,9 @@ struct journal_ring {
 	_Atomic uint64_t	done;		/* records of the pass applied */
 	_Atomic uint32_t	uid;
 	_Atomic uint32_t	used;		/* 0: free; else the epoch */
-	uint8_t			pad[32];
+	_Atomic uint64_t	spill_seq;	/* hand-over being merged */
+	_Atomic uint64_t	spill_done;	/* its items merged */
+	uint8_t			pad[16];
 };
 
 /*
@@ -54,8 +56,14 @@ struct journal *journal_free(struct journal *jn);
 struct journal_ring *journal_ring_new(struct journal *jn, uint64_t birth,
     uid_t uid);
 
-/* The slot of a ring handed back: *ret_skip gets how many of its records
- * to skip (0 if none, or no slot matches). Returns: a slot, or NULL. */
+/*
+ * The slot of a ring handed back: the one made for a ring of that birth
+ * stamp and user (it is kept after the ring is freed, until another ring
+ * gets it). *ret_skip gets how many of its records to skip: those a
+ * killed statsd applied in its last pass.
+ * Returns: the slot; NULL if there is none (the ring was not made by this
+ * statsd for uid, or too long ago) or no journal.
+ */
 struct journal_ring *journal_ring_adopt(struct journal *jn, uint64_t birth,
     uid_t uid, uint64_t tail, uint64_t *ret_skip);
 
@@ -85,19 +93,55 @@ journal_ring_done(struct journal_ring *j, uint64_t n)
 	    memory_order_relaxed) + n, memory_order_relaxed);
 }
 
+/*
+ * A spill hand-over numbered seq starts being merged: its items (blobs,
+ * and records of its logs) are counted as they are merged, so that a
+ * statsd killed half-way through merges the rest, and only the rest, when
+ * the ring comes back.
+ * Returns: how many of its items were merged already (0 unless it is the
+ * hand-over the journal says was cut short).
+ */
+static inline uint64_t
+journal_spill_begin(struct journal_ring *j, uint64_t seq)
+{
+	if (j == NULL)
+		return 0;
+	if (atomic_load_explicit(&j->spill_seq, memory_order_relaxed) == seq)
+		return atomic_load_explicit(&j->spill_done,
+		    memory_order_relaxed);
+	/* The count first: a kill between the two stores must not pair
+	 * the new hand-over with the old count. */
+	atomic_store_explicit(&j->spill_done, 0, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&j->spill_seq, seq, memory_order_relaxed);
+	return 0;
+}
+
+/* n more items of the hand-over being merged are merged (or refused). */
+static inline void
+journal_spill_done(struct journal_ring *j, uint64_t n)
+{
+	if (j == NULL)
+		return;
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&j->spill_done, atomic_load_explicit(
+	    &j->spill_done, memory_order_relaxed) + n, memory_order_relaxed);
+}
+
 /* The ring is gone (drained and published). NULL-safe. */
 void journal_ring_release(struct journal_ring *j);
 
 /*
- * The one batch of updates in flight on a PERSISTENT kstat (a run of
- * records for it). Before it is applied to the runtime file, what it can
- * change (the blob header, the statistics table, and the data of the
- * nvois VOIs in vois, or of every VOI with vois NULL) is saved in the
- * journal; after it is applied and counted (journal_ring_done), the save
- * is dropped. A statsd killed in between finds the save at start and,
- * unless the batch was counted, puts those bytes back
- * (journal_undo_recover): the batch is then applied once, when the ring
- * is handed back. No-ops without a journal or a slot (j NULL).
+ * The one batch of updates in flight on a PERSISTENT kstat: a run of
+ * records for it, or a spill blob merged into it. Before it is applied to
+ * the runtime file, what it can change (the blob header, the statistics
+ * table, and the data of the nvois VOIs in vois, or of every VOI with
+ * vois NULL) is saved in the journal; after it is applied and counted
+ * (journal_ring_done or journal_spill_done), the save is dropped. A
+ * statsd killed in between finds the save at start and, unless the batch
+ * was counted, puts those bytes back (journal_undo_recover): the batch is
+ * then applied once, when the ring is handed back. No-ops without a
+ * journal or a slot (j NULL).
  */
 void journal_undo_begin(struct journal *jn, struct journal_ring *j,
     uint32_t handle, const void *blob, uint32_t size, const uint16_t *vois,

@@ -68,7 +68,8 @@ m_info_info(struct vl_call *call, json_t *params)
 	registry_stats(d->reg, &rs);
 	varlink_reply(call,
 	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:o}",
+	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, "
+	    "s:o}",
 	    "version", STATSD_VERSION, "pid", (json_int_t)getpid(),
 	    "uptime_ns", (json_int_t)(clock_now_ns() - d->start_ns),
 	    "clients", (json_int_t)control_nconns(d->control),
@@ -79,6 +80,7 @@ m_info_info(struct vl_call *call, json_t *params)
 	    "kcid", (json_int_t)registry_kcid(d->reg, call->conn->peer.zone,
 	    call->conn->peer.privileged),
 	    "applied", (json_int_t)ds.applied,
+	    "spilled", (json_int_t)ds.spilled,
 	    "rejected", (json_int_t)ds.rejected,
 	    "dropped", (json_int_t)ds.dropped,
 	    "drain_passes", (json_int_t)ds.passes,

@@ -10,6 +10,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "drain.h"
+#include "quota.h"
 #include "methods.h"
 #include "registry.h"
 #include "ring.h"
@@ -17,6 +18,7 @@
 
 const struct vl_field m_ring_attach_params[] = {
 	VLF_INT("capacity_log2", true, RING_CAP_LOG2_MIN, RING_CAP_LOG2_MAX),
+	VLF_INT("overflow_size", true, 0, RING_OVF_MAX),
 	VLF_BOOL("adopt", true),
 	VLF_END
 };
@@ -27,20 +29,11 @@ const struct vl_field m_ring_segment_params[] = {
 };
 
 static void
-m_ring_limit(struct vl_call *call, const char *limit)
-{
-	const struct config *cfg = &call->d->cfg;
-
-	varlink_error_limit(call, limit, strcmp(limit, "max_rings") == 0 ?
-	    cfg->max_rings : cfg->max_rings_per_uid);
-}
-
-static void
 m_ring_adopt(struct vl_call *call)
 {
 	struct statsd *d = call->d;
-	const char *limit = "";
-	uint64_t cap = 0, pending = 0;
+	struct quota_refusal why = { "", 0 };
+	uint64_t cap = 0, pending = 0, ovf;
 	uint32_t id;
 	size_t n;
 	int fds[2], r;
@@ -55,12 +48,12 @@ m_ring_adopt(struct vl_call *call)
 		return;
 	}
 	r = drain_ring_adopt(d->drain, call->conn, fds[0], fds[1], &id, &cap,
-	    &pending, &limit);
+	    &pending, &ovf, &why);
 	switch (r) {
 	case 0:
 		break;
-	case -EMFILE:
-		m_ring_limit(call, limit);
+	case -EDQUOT:
+		varlink_error_limit(call, why.limit, (int64_t)why.value);
 		return;
 	case -EPERM:
 		varlink_error_value(call, "adopt",
@@ -73,30 +66,42 @@ m_ring_adopt(struct vl_call *call)
 		return;
 	case -EFBIG:
 		varlink_error_value(call, "adopt", "ring larger than "
-		    "ring_max_capacity_log2");
+		    "ring_max_capacity_log2 or ring_max_overflow_size");
+		return;
+	case -EBUSY:
+		varlink_error_value(call, "adopt", "the ring is attached "
+		    "already: a ring is adopted once");
+		return;
+	case -ENOENT:
+		varlink_error_value(call, "adopt", "not a ring statsd made for "
+		    "this user (or statsd runs without its ring journal)");
 		return;
 	default:
 		varlink_error_value(call, "adopt", "not a ring this statsd can "
 		    "read (%s)", strerror(-r));
 		return;
 	}
-	varlink_reply(call, json_pack("{s:I, s:I, s:b, s:I}", "ring",
-	    (json_int_t)id, "capacity", (json_int_t)cap, "adopted", 1,
-	    "pending", (json_int_t)pending));
+	varlink_reply(call, json_pack("{s:I, s:I, s:I, s:b, s:I}", "ring",
+	    (json_int_t)id, "capacity", (json_int_t)cap, "overflow_size",
+	    (json_int_t)ovf, "adopted", 1, "pending", (json_int_t)pending));
 }
 
 void
 m_ring_attach(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
-	const char *limit = "";
-	int64_t log2;
+	struct quota_refusal why = { "", 0 };
+	int64_t log2, ovf;
 	uint32_t id;
 	int fds[2], r;
 
 	if (varlink_bool(params, "adopt", false)) {
 		if (json_object_get(params, "capacity_log2") != NULL) {
 			varlink_error_param(call, "capacity_log2");
+			return;
+		}
+		if (json_object_get(params, "overflow_size") != NULL) {
+			varlink_error_param(call, "overflow_size");
 			return;
 		}
 		m_ring_adopt(call);
@@ -109,19 +114,33 @@ m_ring_attach(struct vl_call *call, json_t *params)
 		    d->cfg.ring_max_capacity_log2);
 		return;
 	}
-	r = drain_ring_new(d->drain, call->conn, (unsigned)log2, &id, &fds[0],
-	    &fds[1], &limit);
-	if (r == -EMFILE) {
-		m_ring_limit(call, limit);
+	ovf = varlink_int(params, "overflow_size",
+	    (int64_t)d->cfg.ring_overflow_size);
+	if ((uint64_t)ovf > d->cfg.ring_max_overflow_size) {
+		varlink_error_value(call, "overflow_size", "above "
+		    "ring_max_overflow_size (%llu)",
+		    (unsigned long long)d->cfg.ring_max_overflow_size);
+		return;
+	}
+	if (ovf % (RING_OVF_NBUF * RING_OVF_ALIGN) != 0) {
+		varlink_error_value(call, "overflow_size", "not a multiple of "
+		    "%u", RING_OVF_NBUF * RING_OVF_ALIGN);
+		return;
+	}
+	r = drain_ring_new(d->drain, call->conn, (unsigned)log2,
+	    (uint64_t)ovf, &id, &fds[0], &fds[1], &why);
+	if (r == -EDQUOT) {
+		varlink_error_limit(call, why.limit, (int64_t)why.value);
 		return;
 	}
 	if (r < 0) {
 		varlink_error_errno(call, r, "ring");
 		return;
 	}
-	varlink_reply_fds(call, json_pack("{s:I, s:I, s:b, s:I}", "ring",
-	    (json_int_t)id, "capacity", (json_int_t)1 << log2, "adopted", 0,
-	    "pending", (json_int_t)0), fds, 2);
+	varlink_reply_fds(call, json_pack("{s:I, s:I, s:I, s:b, s:I}", "ring",
+	    (json_int_t)id, "capacity", (json_int_t)1 << log2,
+	    "overflow_size", (json_int_t)ovf, "adopted", 0, "pending",
+	    (json_int_t)0), fds, 2);
 }
 
 void

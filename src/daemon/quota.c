@@ -52,6 +52,12 @@ static const struct quota_def {
 	[QUOTA_PERSISTENT] = { "persistent_bytes",
 	    QKW("max_persistent_bytes_per_uid", max_persistent_bytes_per_uid),
 	    QKW("max_persistent_bytes", max_persistent_bytes) },
+	[QUOTA_RINGS] = { "rings",
+	    QK("max_rings_per_uid", max_rings_per_uid),
+	    QK("max_rings", max_rings) },
+	[QUOTA_RING_BYTES] = { "ring_bytes",
+	    QKW("max_ring_bytes_per_uid", max_ring_bytes_per_uid),
+	    QKW("max_ring_bytes", max_ring_bytes) },
 };
 
 /* Refusal lines: at most QUOTA_LOG_BURST per QUOTA_LOG_PERIOD_NS. */

@@ -42,6 +42,8 @@ enum quota_res {
 	QUOTA_KSTATS,		/* kstats in the public segment */
 	QUOTA_ARENA,		/* public arena bytes (chunks) */
 	QUOTA_PERSISTENT,	/* disk bytes of PERSISTENT kstats */
+	QUOTA_RINGS,		/* update rings attached */
+	QUOTA_RING_BYTES,	/* their memfds: records and overflow areas */
 	QUOTA_NUM
 };
 

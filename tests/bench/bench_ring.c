@@ -6,6 +6,13 @@
  * table of figures and the ratios the project aims at. Targets are
  * reported, never asserted: figures on a shared VM move.
  *
+ * It also times the two ends of the lossless path through the engine: the
+ * producer's spill path (a full ring, the update folded into a spill blob
+ * by the in-process engine, under the lock the client library takes)
+ * next to the same stats(3) update on a local blob, and the daemon's
+ * drain path (ring_drain_batch, runs of one kstat, a store seqlock write
+ * section and engine_apply_batch per run) in SUM records per second.
+ *
  * Usage: bench_ring [scale]   (scale 1 = default length, 0.1 = a tenth)
  */
 #include <errno.h>
@@ -21,7 +28,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <statsd/stats.h>
+
+#include "engine.h"
 #include "ring.h"
+#include "spill.h"
+#include "store.h"
 
 #ifdef HAVE_CK
 #include <ck_ring.h>
@@ -559,12 +571,176 @@ line(const char *what, double v)
 	printf("| %-44s | %12.2f | %-10s | %-4s |\n", what, v, "", "");
 }
 
+/* ------------------------------------------------ the engine's lossless path */
+
+static int
+sum_template(void)
+{
+	static int tpl = -1;
+	struct voistatspec sum[] = { STATS_VSS_SUM() };
+
+	if (tpl >= 0)
+		return tpl;
+	tpl = stats_tpl_alloc("bench_ring_sum", 0);
+	if (tpl < 0 || stats_tpl_add_voistats((uint32_t)tpl, 0, "n",
+	    VSD_DTYPE_INT_U64, 1, sum, 0) != 0) {
+		fprintf(stderr, "bench_ring: template\n");
+		exit(1);
+	}
+	return tpl;
+}
+
+/* stats_voi_update_abs_u64() on a local blob of one SUM VOI. */
+static double
+bench_stats_update(uint32_t unused)
+{
+	struct statsblob *sb = stats_blob_alloc((uint32_t)sum_template(), 0);
+	uint64_t i, n = iters(5e7), t0;
+
+	(void)unused;
+	t0 = now_ns();
+	for (i = 0; i < n; i++)
+		(void)stats_voi_update_abs_u64(sb, 0, i & 1023);
+	t0 = now_ns() - t0;
+	stats_blob_destroy(sb);
+	return (double)t0 / (double)n;
+}
+
+static struct statsblob *spill_img;
+
+static const struct statsblob *
+bench_img(void *arg, uint32_t handle, uint32_t *ret_size)
+{
+	(void)arg;
+	(void)handle;
+	*ret_size = spill_img->cursz;
+	return spill_img;
+}
+
+/* A full ring that nobody drains: every update folded into the spill
+ * blob of one of nk kstats, under an exchange lock as libstatsclient
+ * takes it. */
+static double
+bench_spill(uint32_t nk)
+{
+	static _Atomic int lock;
+	struct ring_consumer *c;
+	struct ring_producer *p;
+	struct spill_producer *sp;
+	struct ring_rec rec = { .op = STATS_OP_ABS,
+	    .flags = STATS_OPF_UNSIGNED, .time = 1 };
+	uint64_t i, n = iters(2e7), t0, x = 5;
+
+	spill_img = stats_blob_alloc((uint32_t)sum_template(), 0);
+	if (ring_create_ovf(RING_CAP_LOG2_MIN, 1u << 20, &c) < 0 ||
+	    ring_map(ring_consumer_fd(c), -1, &p) < 0 ||
+	    spill_producer_new(p, bench_img, NULL, &sp) < 0)
+		exit(1);
+	for (i = 0; i < 8; i++)		/* fill the ring */
+		(void)spill_push(sp, &rec);
+	t0 = now_ns();
+	for (i = 0; i < n; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		rec.slot = 1 + pick(x, nk);
+		rec.x = (int64_t)(i & 1023);
+		while (atomic_exchange_explicit(&lock, 1, memory_order_acquire))
+			;
+		(void)spill_push(sp, &rec);
+		atomic_store_explicit(&lock, 0, memory_order_release);
+	}
+	t0 = now_ns() - t0;
+	if (ring_producer_dropped(p) != 0)
+		fprintf(stderr, "bench_ring: the spill dropped\n");
+	spill_producer_free(sp);
+	ring_producer_free(p);
+	ring_consumer_free(c);
+	stats_blob_destroy(spill_img);
+	return (double)t0 / (double)n;
+}
+
+struct edrain {
+	struct store_segment *seg;
+	struct statsblob **blobs;
+};
+
+/* What drain_apply() does with a batch: runs of one kstat, each in one
+ * seqlock write section, applied by engine_apply_batch(). */
+static unsigned
+edrain_apply(void *arg, const struct ring_rec *recs, unsigned n)
+{
+	struct edrain *ed = arg;
+	unsigned i, j, refused = 0;
+	void *blob;
+
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && recs[j].slot == recs[i].slot; j++)
+			;
+		(void)store_kstat_write_begin(ed->seg, recs[i].slot, &blob);
+		refused += (unsigned)engine_apply_batch(blob, recs + i, j - i);
+		store_kstat_write_end(ed->seg, recs[i].slot, 1);
+	}
+	return refused;
+}
+
+/* The daemon's drain path over full rings of SUM records to nk kstats:
+ * ns per record. */
+static double
+bench_engine_drain(uint32_t nk)
+{
+	struct store_params sp = { .name = "bench", .kind = STORE_SEG_PUBLIC,
+	    .table_slots = nk < 16 ? 16 : nk, .arena_size = 64u << 20 };
+	struct store_kstat_desc d = { .module = "b", .name = "k",
+	    .class_ = "misc", .type = 7, .crtime = 1 };
+	struct statsblob *img = stats_blob_alloc((uint32_t)sum_template(), 0);
+	struct ring_consumer *c;
+	struct ring_producer *p;
+	struct ring_rec *batch;
+	struct edrain ed;
+	uint64_t cap = UINT64_C(1) << RING_LOG2, done = 0, busy = 0, t0, i;
+	uint64_t n = iters(3e7), x = 3;
+	uint32_t k;
+	void *blob;
+
+	if (store_segment_new(&sp, &ed.seg) < 0 ||
+	    ring_create(RING_LOG2, &c) < 0 ||
+	    ring_map(ring_consumer_fd(c), ring_consumer_efd(c), &p) < 0)
+		exit(1);
+	for (k = 0; k < nk; k++) {
+		d.instance = (int32_t)k;
+		if (store_kstat_add(ed.seg, &d, img->cursz, NULL) < 0)
+			exit(1);
+		store_kstat_write_begin(ed.seg, k, &blob);
+		memcpy(blob, img, img->cursz);
+		store_kstat_write_end(ed.seg, k, 1);
+	}
+	batch = calloc(cap, sizeof(*batch));
+	for (i = 0; i < cap; i++) {
+		x = x * 6364136223846793005u + 1442695040888963407u;
+		batch[i] = (struct ring_rec){ .slot = nk == 1 ? 0 :
+		    pick(x, nk), .op = STATS_OP_ABS,
+		    .flags = STATS_OPF_UNSIGNED, .x = (int64_t)(x >> 40),
+		    .time = 1 };
+	}
+	while (done < n) {
+		ring_push_batch(p, batch, cap);
+		t0 = now_ns();
+		done += (uint64_t)ring_drain_batch(c, 0, 1, edrain_apply, &ed);
+		busy += now_ns() - t0;
+	}
+	free(batch);
+	ring_producer_free(p);
+	ring_consumer_free(c);
+	store_segment_free(ed.seg);
+	stats_blob_destroy(img);
+	return (double)busy / (double)done;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct push_result p10, p100k, sat, e2e;
 	double atom, inproc, drain10, drain100k, udp, unx, ck = 0;
-	double wake_per_k, solo;
+	double wake_per_k, solo, supd, spill1, spill1k, ed1, ed1k;
 
 	if (argc > 1)
 		scale = strtod(argv[1], NULL);
@@ -585,6 +761,11 @@ main(int argc, char **argv)
 #endif
 	udp = bench_udp();
 	unx = bench_unix();
+	supd = best_of(bench_stats_update, 0);
+	spill1 = best_of(bench_spill, 1);
+	spill1k = best_of(bench_spill, 1000);
+	ed1 = best_of(bench_engine_drain, 1);
+	ed1k = best_of(bench_engine_drain, 1000);
 	wake_per_k = 1000.0 * (double)sat.wakeups / (double)sat.pushed;
 
 	printf("| %-44s | %12s | %-10s | %-4s |\n", "measure", "ns/op", "", "");
@@ -606,6 +787,11 @@ main(int argc, char **argv)
 #endif
 	line("UDP sendto of one statsd line, loopback", udp);
 	line("AF_UNIX SOCK_DGRAM send, same line", unx);
+	line("stats(3) update, local blob, SUM u64", supd);
+	line("spill path (ring full), 1 kstat, SUM u64", spill1);
+	line("spill path (ring full), 1000 kstats", spill1k);
+	line("daemon drain path, SUM records, 1 kstat", ed1);
+	line("daemon drain path, SUM records, 1000 kstats", ed1k);
 	printf("| %-44s | %12s | %-10s | %-4s |\n", "ratio", "measured", "target", "met");
 	ratio("push / atomic_fetch_add", p10.ns / atom, "<= 1.0", p10.ns <= atom);
 	ratio("push, no consumer / atomic_fetch_add", solo / atom, "<= 1.0", solo <= atom);
@@ -619,5 +805,9 @@ main(int argc, char **argv)
 #endif
 	ratio("push cost 100000 / 10 kstats", p100k.ns / p10.ns, "<= 1.2", p100k.ns <= 1.2 * p10.ns);
 	ratio("drain cost 100000 / 10 kstats", drain100k / drain10, "<= 1.2", drain100k <= 1.2 * drain10);
+	ratio("spill path / stats(3) update, 1 kstat", spill1 / supd, "<= 1.5", spill1 <= 1.5 * supd);
+	ratio("spill path / stats(3) update, 1000 kstats", spill1k / supd, "<= 1.5", spill1k <= 1.5 * supd);
+	ratio("daemon drain path M SUM records/s, 1 kstat", 1000.0 / ed1, ">= 100", 1000.0 / ed1 >= 100);
+	ratio("daemon drain path M records/s, 1000 kstats", 1000.0 / ed1k, ">= 100", 1000.0 / ed1k >= 100);
 	return 0;
 }

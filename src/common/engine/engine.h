@@ -7,6 +7,7 @@
 #ifndef STATSD_ENGINE_H
 #define STATSD_ENGINE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,6 +33,43 @@ int engine_apply(struct statsblob *sb, uint16_t voi, uint8_t op,
     uint8_t flags, int64_t x, int64_t y, uint64_t time_ns);
 
 /*
+ * A VOI's statistics looked up once, for many updates of it: the runs of
+ * engine_apply_batch(), a producer's spill blob. When every statistic of
+ * the VOI is a plain integer SUM, COUNT, MIN, MAX or LAST in the VOI's
+ * own type (nearly every counter of a kstat) and no definition gates it,
+ * the plan is fast: ABS and XY records are applied without the kind
+ * table. The plan points into the blob: it is good until the blob moves
+ * or is re-laid. The fields are the engine's.
+ */
+struct engine_plan {
+	int32_t			 voi;	/* -1: none */
+	bool			 fast;
+	bool			 wide;	/* 8-byte values (else 4) */
+	bool			 sgn;
+	struct voistatdata_numeric *state; /* VOISTATE, or NULL */
+	unsigned		 n;
+	struct engine_plan_stat {
+		uint8_t		 kind;
+		struct voistat	*vs;
+		void		*data;
+	}			 st[5];
+};
+
+/* Make pl for VOI voi of sb (pl->fast says whether it is fast). */
+void engine_plan_make(struct engine_plan *pl, struct statsblob *sb,
+    uint16_t voi);
+
+/*
+ * engine_plan_apply: apply one record (ring.h's layout) to sb, through pl
+ * if it is a fast plan for the record's VOI and the op is ABS or XY, else
+ * through engine_apply().
+ * Returns: as engine_apply().
+ */
+struct ring_rec;
+int engine_plan_apply(const struct engine_plan *pl, struct statsblob *sb,
+    const struct ring_rec *rec);
+
+/*
  * engine_apply_batch: apply n update records (ring.h's layout; their
  * kstat slot is the caller's business: all are for sb) in order, with the
  * same checks and results as engine_apply() called on each, but with the
@@ -41,7 +79,6 @@ int engine_apply(struct statsblob *sb, uint16_t voi, uint8_t op,
  * Returns: how many records engine_apply() would have refused (-EINVAL or
  * -EOPNOTSUPP); the others reached the blob.
  */
-struct ring_rec;
 size_t engine_apply_batch(struct statsblob *sb, const struct ring_rec *recs,
     size_t n);
 

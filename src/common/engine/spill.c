@@ -30,10 +30,13 @@ struct spill_kst {
 	uint16_t		 nvois;		/* of its image; 0: no image */
 	const struct statsblob	*img;
 	uint64_t		*logged;	/* per VOI: logged here */
-	/* The last verdict, for runs of updates to one VOI. */
+	/* The last verdict, for runs of updates to one VOI, and the VOI's
+	 * statistics in the spill blob, looked up once per such run. */
 	int32_t			 last_voi;
 	uint8_t			 last_op;
 	bool			 last_fold;
+	bool			 reqstate;
+	struct engine_plan	 plan;
 };
 
 struct spill_buf {
@@ -59,16 +62,26 @@ struct spill_producer {
 	int			 cur;		/* the FILLING one, or -1 */
 	uint64_t		 next_seq;
 	uint64_t		 opened;	/* buffers opened */
+	uint64_t		 handed;	/* hand-overs made */
+	uint64_t		 unpub;		/* spilled, not yet counted in
+						   the ring's header */
 	unsigned		 probe;		/* spills since the last look
 						   at the ring */
 	bool			 diverted;
 };
 
-/* Look at the ring for room every this many spilled updates: the look
- * reads the line statsd writes. */
-#define SPILL_PROBE	4u
+/*
+ * Look at the ring for room every this many spilled updates: the look
+ * reads the line statsd writes. A buffer being filled is handed over only
+ * once the ring is half empty (or when the watcher or a flush asks), so
+ * that each hand-over carries many updates, not the few that fit while
+ * the ring had a slot or two.
+ */
+#define SPILL_PROBE	64u
 
 /* ------------------------------------------------------------ producer */
+
+
 
 int
 spill_producer_new(struct ring_producer *p, spill_tpl_fn *tpl, void *arg,
@@ -119,7 +132,8 @@ spill_map_clear(struct spill_buf *b)
 
 	for (i = 0; i < b->mapcap; i++)
 		free(b->map[i].logged);
-	memset(b->map, 0, (size_t)b->mapcap * sizeof(*b->map));
+	if (b->map != NULL)
+		memset(b->map, 0, (size_t)b->mapcap * sizeof(*b->map));
 	b->mapn = 0;
 }
 
@@ -130,6 +144,7 @@ spill_producer_free(struct spill_producer *sp)
 
 	if (sp == NULL)
 		return;
+	spill_count(sp);
 	for (i = 0; i < RING_OVF_NBUF; i++) {
 		spill_map_clear(&sp->buf[i]);
 		free(sp->buf[i].map);
@@ -141,6 +156,23 @@ bool
 spill_diverted(const struct spill_producer *sp)
 {
 	return sp->diverted;
+}
+
+unsigned
+spill_pending(const struct spill_producer *sp)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < RING_OVF_NBUF; i++)
+		n += sp->buf[i].state == SB_FILLING ||
+		    sp->buf[i].state == SB_CLOSED;
+	return n;
+}
+
+uint64_t
+spill_handed(const struct spill_producer *sp)
+{
+	return sp->handed;
 }
 
 static void
@@ -198,6 +230,7 @@ spill_kst(struct spill_producer *sp, struct spill_buf *b, uint32_t handle)
 	memset(k, 0, sizeof(*k));
 	k->handle = handle;
 	k->last_voi = -1;
+	k->plan.voi = -1;
 	k->img = sp->tpl != NULL ? sp->tpl(sp->arg, handle, &k->size) : NULL;
 	if (k->img != NULL)
 		k->nvois = blob_nvois((const struct statsblobv1 *)k->img);
@@ -232,6 +265,18 @@ spill_refresh(struct spill_producer *sp)
 			sp->buf[i].state = SB_FREE;
 }
 
+/* Count the updates spilled so far in the ring's header (the client's
+ * pushed counter reads it): at every look at the ring and every
+ * hand-over, not at every update, and when asked. */
+void
+spill_count(struct spill_producer *sp)
+{
+	if (sp->unpub > 0) {
+		ring_producer_spilled(sp->p, sp->unpub);
+		sp->unpub = 0;
+	}
+}
+
 /* Hand buffer i over: its head, then the record. Returns: 0; -ENOSPC. */
 static int
 spill_hand(struct spill_producer *sp, int i)
@@ -240,6 +285,7 @@ spill_hand(struct spill_producer *sp, int i)
 	struct ring_ovf_hdr h;
 	int r;
 
+	spill_count(sp);
 	memset(&h, 0, sizeof(h));
 	h.seq = sp->next_seq;
 	h.used = b->used;
@@ -250,6 +296,7 @@ spill_hand(struct spill_producer *sp, int i)
 	if (r < 0)
 		return r;
 	sp->next_seq++;
+	sp->handed++;
 	b->seq = h.seq;
 	b->state = SB_HANDED;
 	if (sp->cur == i)
@@ -259,12 +306,13 @@ spill_hand(struct spill_producer *sp, int i)
 
 /*
  * Hand over what waits, oldest first, as far as the ring has room: full
- * buffers, then the one being filled (unless the other is still
- * statsd's and not forced: there would be nowhere to spill next). With
- * nothing left and room in the ring, updates go to the ring again.
+ * buffers, then the one being filled if the ring has min_room slots free
+ * (and unless the other is still statsd's and not forced: there would be
+ * nowhere to spill next). With nothing left and room in the ring, updates
+ * go to the ring again.
  */
 static void
-spill_advance(struct spill_producer *sp, bool force)
+spill_advance(struct spill_producer *sp, bool force, uint64_t min_room)
 {
 	int i, f;
 
@@ -285,7 +333,8 @@ spill_advance(struct spill_producer *sp, bool force)
 	if (f >= 0) {
 		if (!force && sp->buf[1 - f].state != SB_FREE)
 			return;
-		if (spill_hand(sp, f) < 0)
+		if (ring_producer_room(sp->p) < min_room ||
+		    spill_hand(sp, f) < 0)
 			return;
 	}
 	if (ring_producer_next(sp->p) != NULL)
@@ -426,14 +475,18 @@ spill_add(struct spill_producer *sp, struct spill_buf *b,
 		k->last_voi = rec->voi;
 		k->last_op = rec->op;
 		k->last_fold = spill_foldable(blob, v, rec->op);
+		k->reqstate = (v->flags & VOI_REQSTATE) != 0;
+		if (k->plan.voi != rec->voi)
+			engine_plan_make(&k->plan, (struct statsblob *)blob,
+			    rec->voi);
 	}
 	if (!k->last_fold)
 		return spill_log(b, k, rec);
-	e = engine_apply((struct statsblob *)blob, rec->voi, rec->op,
-	    rec->flags, rec->x, rec->y, rec->time);
+	/* The in-process engine, as a local stats(3) update would. */
+	e = engine_plan_apply(&k->plan, (struct statsblob *)blob, rec);
 	if (e == -EINVAL || e == -EOPNOTSUPP)
 		return spill_log(b, k, rec);	/* statsd refuses it too */
-	if ((v->flags & VOI_REQSTATE) && (engine_op_is_xy(rec->op) ||
+	if (k->reqstate && (engine_op_is_xy(rec->op) ||
 	    rec->op == STATS_OP_SET))
 		blob_voistat(blob, v, VS_STYPE_VOISTATE)->flags |= VS_VSDVALID;
 	spill_ent(b, k->blob)->nupd++;
@@ -490,7 +543,8 @@ spill_push(struct spill_producer *sp, const struct ring_rec *rec)
 		sp->probe = 0;
 	} else if (++sp->probe >= SPILL_PROBE) {
 		sp->probe = 0;
-		spill_advance(sp, false);
+		spill_count(sp);
+		spill_advance(sp, false, (p->mask + 1) / 2);
 		if (!sp->diverted) {
 			r = ring_producer_next(p);
 			if (r != NULL) {
@@ -515,7 +569,7 @@ spill_push(struct spill_producer *sp, const struct ring_rec *rec)
 			e = b != NULL ? spill_add(sp, b, rec) : -ENOSPC;
 		}
 		if (e == 0) {
-			ring_producer_spilled(p, 1);
+			sp->unpub++;
 			return 1;
 		}
 	}
@@ -528,9 +582,10 @@ spill_handover(struct spill_producer *sp, bool force)
 {
 	unsigned i;
 
+	spill_count(sp);
 	if (!sp->diverted)
 		return 0;
-	spill_advance(sp, force);
+	spill_advance(sp, force, 1);
 	if (!sp->diverted)
 		return 0;
 	for (i = 0; i < RING_OVF_NBUF; i++)
@@ -539,6 +594,26 @@ spill_handover(struct spill_producer *sp, bool force)
 			return -EAGAIN;
 	/* Everything is in statsd's hands: the ring is just full. */
 	return 0;
+}
+
+uint64_t
+spill_discard(struct spill_producer *sp)
+{
+	uint64_t lost = 0;
+	unsigned i;
+
+	spill_count(sp);
+	for (i = 0; i < RING_OVF_NBUF; i++) {
+		struct spill_buf *b = &sp->buf[i];
+
+		if (b->state == SB_FILLING || b->state == SB_CLOSED)
+			lost += b->nupd;
+		b->state = SB_FREE;
+		spill_map_clear(b);
+	}
+	sp->cur = -1;
+	spill_divert(sp, false);
+	return lost;
 }
 
 /* -------------------------------------------------------------- statsd */

@@ -92,6 +92,23 @@ int spill_handover(struct spill_producer *sp, bool force);
 /* Are updates going to the buffers (the ring's fast path must not)? */
 bool spill_diverted(const struct spill_producer *sp);
 
+/* Bring the ring header's spill counter up to date (spill_push() does it
+ * every few dozen updates, not at each). */
+void spill_count(struct spill_producer *sp);
+
+/* Buffers holding updates not handed over yet (0..RING_OVF_NBUF), and
+ * hand-overs made so far: a flush waits for the hand-overs of what was
+ * pending when it began. */
+unsigned spill_pending(const struct spill_producer *sp);
+uint64_t spill_handed(const struct spill_producer *sp);
+
+/*
+ * spill_discard: statsd will never take this ring back: forget what the
+ * buffers hold and go back to the ring.
+ * Returns: the updates the buffers held that were not handed over.
+ */
+uint64_t spill_discard(struct spill_producer *sp);
+
 /* ---------------------------------------------------------------- statsd */
 
 /*

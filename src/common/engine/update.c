@@ -288,22 +288,6 @@ engine_set_string(struct statsblob *sb, uint16_t voi, const char *s,
  */
 enum fast_kind { FK_SUM, FK_COUNT, FK_MIN, FK_MAX, FK_LAST };
 
-struct fast_stat {
-	uint8_t			 kind;	/* enum fast_kind */
-	struct voistat		*vs;
-	void			*data;
-};
-
-struct fast_plan {
-	int32_t			 voi;	/* -1: no plan yet */
-	bool			 fast;
-	bool			 wide;	/* 8-byte values (else 4) */
-	bool			 sgn;
-	struct voistatdata_numeric *state; /* VOISTATE, or NULL */
-	unsigned		 n;
-	struct fast_stat	 st[5];
-};
-
 /* The fast kind of a statistic type, or -1. */
 static int
 fast_kind_of(int stype)
@@ -324,9 +308,10 @@ fast_kind_of(int stype)
 	}
 }
 
-static void
-fast_plan_make(struct fast_plan *pl, struct statsblobv1 *b, uint16_t voi)
+void
+engine_plan_make(struct engine_plan *pl, struct statsblob *sb, uint16_t voi)
 {
+	struct statsblobv1 *b = (struct statsblobv1 *)sb;
 	const struct voi *v;
 	enum vsd_dtype dt;
 	int s;
@@ -334,7 +319,8 @@ fast_plan_make(struct fast_plan *pl, struct statsblobv1 *b, uint16_t voi)
 	pl->voi = voi;
 	pl->fast = false;
 	pl->n = 0;
-	if (voi >= blob_nvois(b) || b->vois[voi].id < 0)
+	if (b == NULL || b->abi != STATS_ABI_V1 || voi >= blob_nvois(b) ||
+	    b->vois[voi].id < 0)
 		return;
 	v = &b->vois[voi];
 	dt = (enum vsd_dtype)v->dtype;
@@ -363,7 +349,7 @@ fast_plan_make(struct fast_plan *pl, struct statsblobv1 *b, uint16_t voi)
 
 /* a < b in the plan's type, both as stored bit patterns. */
 static inline bool
-fast_less(const struct fast_plan *pl, uint64_t a, uint64_t b)
+fast_less(const struct engine_plan *pl, uint64_t a, uint64_t b)
 {
 	if (pl->wide)
 		return pl->sgn ? (int64_t)a < (int64_t)b : a < b;
@@ -373,7 +359,7 @@ fast_less(const struct fast_plan *pl, uint64_t a, uint64_t b)
 
 /* ABS or XY through a fast plan: engine_apply()'s checks and results. */
 static inline int
-fast_apply(const struct fast_plan *pl, const struct ring_rec *r)
+fast_apply(const struct engine_plan *pl, const struct ring_rec *r)
 {
 	bool uns = (r->flags & STATS_OPF_UNSIGNED) != 0;
 	uint64_t u = (uint64_t)r->x, y, cur;
@@ -404,7 +390,7 @@ fast_apply(const struct fast_plan *pl, const struct ring_rec *r)
 		u = (uint32_t)u;
 	}
 	for (i = 0; i < pl->n; i++) {
-		const struct fast_stat *f = &pl->st[i];
+		const struct engine_plan_stat *f = &pl->st[i];
 		uint32_t c32;
 
 		if (pl->wide)
@@ -455,12 +441,23 @@ fast_apply(const struct fast_plan *pl, const struct ring_rec *r)
 	return 0;
 }
 
+int
+engine_plan_apply(const struct engine_plan *pl, struct statsblob *sb,
+    const struct ring_rec *rec)
+{
+	if (pl->fast && pl->voi == rec->voi && (rec->op == STATS_OP_ABS ||
+	    rec->op == STATS_OP_XY))
+		return fast_apply(pl, rec);
+	return engine_apply(sb, rec->voi, rec->op, rec->flags, rec->x, rec->y,
+	    rec->time);
+}
+
 size_t
 engine_apply_batch(struct statsblob *sb, const struct ring_rec *recs,
     size_t n)
 {
 	struct statsblobv1 *b = (struct statsblobv1 *)sb;
-	struct fast_plan pl = { .voi = -1 };
+	struct engine_plan pl = { .voi = -1 };
 	size_t i, refused = 0;
 	int e;
 
@@ -470,7 +467,7 @@ engine_apply_batch(struct statsblob *sb, const struct ring_rec *recs,
 		const struct ring_rec *r = &recs[i];
 
 		if (r->voi != pl.voi)
-			fast_plan_make(&pl, b, r->voi);
+			engine_plan_make(&pl, sb, r->voi);
 		if (pl.fast && (r->op == STATS_OP_ABS || r->op == STATS_OP_XY))
 			e = fast_apply(&pl, r);
 		else

@@ -330,6 +330,18 @@ ring_producer_next(struct ring_producer *p)
 	return &p->recs[h & p->mask];
 }
 
+/* Free slots, re-reading the consumer index. A bogus tail (ahead of head)
+ * reads as a full ring. */
+static inline uint64_t
+ring_producer_room(struct ring_producer *p)
+{
+	uint64_t used;
+
+	p->tail_cache = atomic_load_explicit(&p->hdr->tail, memory_order_acquire);
+	used = p->head - p->tail_cache;
+	return used > p->mask ? 0 : p->mask + 1 - used;
+}
+
 /* Publish records written since the last publish, and wake the consumer if
  * it said it was going to sleep. */
 static inline void

@@ -276,6 +276,20 @@ mode_feed(int argc, char **argv)
 	    stats_client_pushed(cli), stats_client_dropped(cli));
 }
 
+/* Publish (join) kstat it:0:shared N times while another process floods
+ * it: each join reads the kstat's place in the segment while statsd keeps
+ * writing it. */
+static void
+mode_joins(int argc, char **argv)
+{
+	long n = argc > 0 ? atol(argv[0]) : 50, i;
+
+	for (i = 0; i < n; i++)
+		if (publish("shared", 0) == NULL)
+			break;
+	printf("joined=%ld\n", i);
+}
+
 /* ------------------------------------------------------------------ fork */
 
 static void
@@ -731,6 +745,7 @@ static const struct {
 	{ "threads", mode_threads },
 	{ "publish", mode_publish },
 	{ "feed", mode_feed },
+	{ "joins", mode_joins },
 	{ "fork", mode_fork },
 	{ "restart", mode_restart },
 	{ "kstat", mode_kstat },

@@ -1,0 +1,195 @@
+/*
+ * images.c: the layout of each kstat this process updates, as statsd laid
+ * it out — a copy of its blob with every statistic reset — for the spill
+ * buffers (spill.h): a thread whose ring is full folds its updates into a
+ * copy of this image.
+ *
+ * Images are read from the read-only store segment when a kstat is
+ * created or joined, and read again when the chain changes (a definition
+ * change that re-lays a kstat changes it). The producing threads look
+ * them up by handle without a lock: the table is an array of atomic
+ * pointers, replaced whole when it grows; an image, once published, is
+ * never changed, and neither images nor old tables are freed before the
+ * client closes (a re-layout leaves one image behind).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "blob.h"
+#include "client_priv.h"
+
+struct cl_image {
+	uint32_t		 handle;
+	uint32_t		 size;
+	struct cl_image		*retired;	/* every image ever made */
+	_Alignas(8) uint8_t	 blob[];
+};
+
+struct cl_imgtab {
+	uint32_t		 cap;		/* a power of two */
+	uint32_t		 n;
+	struct cl_imgtab	*old;		/* replaced tables */
+	struct cl_image *_Atomic slot[];
+};
+
+static struct cl_imgtab *_Atomic cl_imgs;
+static struct cl_image *cl_img_all;		/* for freeing */
+static uint64_t cl_img_kcid;
+
+static uint32_t
+cl_img_hash(uint32_t handle, uint32_t mask)
+{
+	return (handle * UINT32_C(2654435761)) & mask;
+}
+
+const struct statsblob *
+cl_image(void *arg, uint32_t handle, uint32_t *ret_size)
+{
+	struct cl_imgtab *t = atomic_load_explicit(&cl_imgs,
+	    memory_order_acquire);
+	struct cl_image *im;
+	uint32_t i;
+
+	(void)arg;
+	if (t == NULL || handle == 0)
+		return NULL;
+	for (i = cl_img_hash(handle, t->cap - 1);
+	    (im = atomic_load_explicit(&t->slot[i], memory_order_acquire)) !=
+	    NULL; i = (i + 1) & (t->cap - 1))
+		if (im->handle == handle) {
+			*ret_size = im->size;
+			return (const struct statsblob *)im->blob;
+		}
+	return NULL;
+}
+
+/* Put im in table t (there is room). */
+static void
+cl_img_put(struct cl_imgtab *t, struct cl_image *im)
+{
+	struct cl_image *cur;
+	uint32_t i;
+
+	for (i = cl_img_hash(im->handle, t->cap - 1);
+	    (cur = atomic_load_explicit(&t->slot[i], memory_order_relaxed)) !=
+	    NULL; i = (i + 1) & (t->cap - 1))
+		if (cur->handle == im->handle)
+			break;
+	if (cur == NULL)
+		t->n++;
+	atomic_store_explicit(&t->slot[i], im, memory_order_release);
+}
+
+/* Publish im, growing the table if need be. cl.lock held. */
+static int
+cl_img_publish(struct cl_image *im)
+{
+	struct cl_imgtab *t = atomic_load_explicit(&cl_imgs,
+	    memory_order_relaxed), *nt;
+	uint32_t cap, i;
+
+	if (t == NULL || 2 * (t->n + 1) > t->cap) {
+		cap = t == NULL ? 256 : 2 * t->cap;
+		nt = calloc(1, sizeof(*nt) + (size_t)cap * sizeof(nt->slot[0]));
+		if (nt == NULL)
+			return -ENOMEM;
+		nt->cap = cap;
+		nt->old = t;
+		for (i = 0; t != NULL && i < t->cap; i++) {
+			struct cl_image *e = atomic_load_explicit(&t->slot[i],
+			    memory_order_relaxed);
+
+			if (e != NULL)
+				cl_img_put(nt, e);
+		}
+		/* Threads still probing the old table find what it had. */
+		atomic_store_explicit(&cl_imgs, nt, memory_order_release);
+		t = nt;
+	}
+	cl_img_put(t, im);
+	return 0;
+}
+
+void
+cl_image_take_locked(struct cl_kobj *o)
+{
+	struct cl_seg *seg = cl_segs_find(&cl.segs, o->seg);
+	uint32_t handle = atomic_load_explicit(&o->handle,
+	    memory_order_relaxed);
+	struct store_kstat_info info;
+	struct cl_image *im;
+	uint32_t have;
+	size_t size;
+
+	if (seg == NULL || seg->r == NULL || handle == 0)
+		return;
+	im = malloc(sizeof(*im) + STORE_BLOB_MAX);
+	if (im == NULL)
+		return;
+	if (cl_store_read(seg->r, o->ref, &info, im->blob, STORE_BLOB_MAX,
+	    &size) < 0 || size < SB_V1_HDRSZ || stats_blob_validate(
+	    (struct statsblob *)im->blob, size) != 0) {
+		/* Its updates are logged when they spill: still kept. */
+		free(im);
+		return;
+	}
+	/* The same layout as the image there is: keep that one. */
+	if (cl_image(NULL, handle, &have) != NULL && have == size) {
+		const struct statsblobv1 *a = (const void *)cl_image(NULL,
+		    handle, &have);
+		const struct statsblobv1 *b = (const void *)im->blob;
+
+		if (a->tplhash == b->tplhash && memcmp(a->vois, b->vois,
+		    (size_t)a->stats_off - SB_V1_HDRSZ) == 0) {
+			free(im);
+			return;
+		}
+	}
+	blob_reset_stats((struct statsblobv1 *)im->blob);
+	im->handle = handle;
+	im->size = (uint32_t)size;
+	if (cl_img_publish(im) < 0) {
+		free(im);
+		return;
+	}
+	im->retired = cl_img_all;
+	cl_img_all = im;
+}
+
+void
+cl_images_refresh_locked(void)
+{
+	uint64_t kcid = cl_segs_kcid(&cl.segs);
+	struct cl_kobj *o;
+
+	if (kcid == cl_img_kcid)
+		return;
+	cl_img_kcid = kcid;
+	for (o = cl.objs; o != NULL; o = o->next)
+		if (!o->deleted)
+			cl_image_take_locked(o);
+}
+
+void
+cl_images_free_locked(void)
+{
+	struct cl_imgtab *t = atomic_load_explicit(&cl_imgs,
+	    memory_order_relaxed);
+
+	/* Only once no thread updates (stats_client_close()'s contract). */
+	atomic_store_explicit(&cl_imgs, NULL, memory_order_release);
+	while (t != NULL) {
+		struct cl_imgtab *old = t->old;
+
+		free(t);
+		t = old;
+	}
+	while (cl_img_all != NULL) {
+		struct cl_image *im = cl_img_all;
+
+		cl_img_all = im->retired;
+		free(im);
+	}
+	cl_img_kcid = 0;
+}
