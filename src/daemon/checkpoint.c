@@ -1,8 +1,8 @@
 /*
- * checkpoint.c: the checkpoint (see checkpoint.h): writing it atomically,
- * on demand and every checkpoint_interval_ms, and loading it at start,
- * re-validated, with each PERSISTENT kstat's blob taken from its runtime
- * file or, failing that, from the checkpoint.
+ * checkpoint.c: the checkpoint log (see checkpoint.h): framed records,
+ * synced appends for each PERSISTENT create, revive, delete and removal,
+ * the periodic pass that appends changed blobs (or compacts the log) in
+ * slices, the state directory's health, and loading at start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,81 +30,127 @@
 #include "zones.h"
 
 #define CKPT_NAME	"statsd.checkpoint"
-#define CKPT_VERSION	1
+#define CKPT_VERSION	2
 /* Handles given out after the last checkpoint are skipped on restart, so
  * a record left in a ring for a kstat that did not survive never lands
  * in a new one. */
 #define CKPT_HANDLE_SKIP	65536u
+/* The log is compacted past twice what it holds and this. */
+#define CKPT_COMPACT_MIN	65536u
+/* Bytes the periodic pass writes per loop turn. */
+#define CKPT_SLICE_BYTES	(1u << 20)
+/* A longer line is damage, not a record. */
+#define CKPT_MAX_LINE		(8u << 20)
 
 struct checkpoint {
 	struct statsd	*d;
 	char		 path[PATH_MAX];
 	char		 tmp[PATH_MAX];
 	struct event	*ev_tick;
-	bool		 failing;
+	struct event	*ev_step;
+	int		 fd;		/* the log, appended to; -1: unusable */
+	uint64_t	 size;		/* its bytes */
+	uint64_t	 synced;	/* bytes known durable */
+	uint64_t	 live;		/* bytes of each thing's last record */
+	uint64_t	 meta_bytes;
+	uint32_t	 meta_handle;	/* next handle as last written */
+	char		*meta_rates;	/* sample rates as last written */
+	bool		 unread;	/* exists, could not be read: hands off */
+	bool		 failing;	/* logged once per failure streak */
+	char		 why[PATH_MAX + 512];	/* why unusable; "" if usable */
+	uint64_t	 compactions;
+	/* The periodic pass, in slices. */
+	bool		 passing;
+	bool		 compact_now;	/* the log is not one (version 1) */
+	/* Where the pass is, in kstat(1M)'s order: after this kstat's name
+	 * (from the first kstat while at_start). */
+	bool		 at_start;
+	char		 cur_module[KSTAT_STRLEN];
+	char		 cur_name[KSTAT_STRLEN];
+	int32_t		 cur_instance;
+	/* A compaction in progress: the new log, written beside. */
+	int		 cfd;
+	uint64_t	 csize, clive;
+	uint32_t	 cgen;		/* marks templates written to it */
 };
 
 static void checkpoint_tick_cb(evutil_socket_t fd, short what, void *arg);
+static void checkpoint_step_cb(evutil_socket_t fd, short what, void *arg);
 
-static void
-checkpoint_arm(struct checkpoint *c)
+/* --------------------------------------------------------------- framing */
+
+static uint32_t
+ck_crc32(const void *buf, size_t len)
 {
-	unsigned ms = c->d->cfg.checkpoint_interval_ms;
-	struct timeval tv = { ms / 1000, (long)(ms % 1000) * 1000 };
+	static uint32_t table[256];
+	const unsigned char *p = buf;
+	uint32_t crc = 0xffffffffu;
+	size_t i;
 
-	event_add(c->ev_tick, &tv);
+	if (table[1] == 0) {
+		for (i = 0; i < 256; i++) {
+			uint32_t c = (uint32_t)i;
+			int k;
+
+			for (k = 0; k < 8; k++)
+				c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
+			table[i] = c;
+		}
+	}
+	for (i = 0; i < len; i++)
+		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
+	return crc ^ 0xffffffffu;
 }
 
-int
-checkpoint_new(struct statsd *d, struct checkpoint **ret)
+/* One record as its line: "<length> <crc32> <json>\n". */
+static char *
+ck_line(json_t *rec, size_t *ret_len)
 {
-	struct checkpoint *c;
+	char *json = json_dumps(rec, JSON_COMPACT), *line;
+	size_t n;
+	int h;
 
-	c = calloc(1, sizeof(*c));
-	if (c == NULL)
-		return -ENOMEM;
-	c->d = d;
-	if (strlen(d->state_dir) + 32 >= sizeof(c->path)) {
-		free(c);
-		return -ENAMETOOLONG;
+	if (json == NULL)
+		return NULL;
+	n = strlen(json);
+	line = malloc(n + 32);
+	if (line == NULL) {
+		free(json);
+		return NULL;
 	}
-	snprintf(c->path, sizeof(c->path), "%s/" CKPT_NAME, d->state_dir);
-	snprintf(c->tmp, sizeof(c->tmp), "%s/" CKPT_NAME ".tmp",
-	    d->state_dir);
-	c->ev_tick = evtimer_new(d->base, checkpoint_tick_cb, c);
-	if (c->ev_tick == NULL) {
-		free(c);
-		return -ENOMEM;
+	h = snprintf(line, 32, "%zu %08" PRIx32 " ", n, ck_crc32(json, n));
+	memcpy(line + h, json, n);
+	line[h + n] = '\n';
+	*ret_len = (size_t)h + n + 1;
+	free(json);
+	return line;
+}
+
+/* Bytes written to checkpoint files since start (Info). */
+static uint64_t ck_written;
+
+static int
+ck_write_all(int fd, const char *p, size_t len)
+{
+	ck_written += len;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= (size_t)n;
 	}
-	event_priority_set(c->ev_tick, PRIO_CONTROL);
-	checkpoint_arm(c);
-	*ret = c;
 	return 0;
 }
 
-struct checkpoint *
-checkpoint_free(struct checkpoint *c)
-{
-	if (c == NULL)
-		return NULL;
-	event_free(c->ev_tick);
-	free(c);
-	return NULL;
-}
-
-/*
- * statsd's own kstats' templates ("statsd.*": sysks.c) are made at every
- * start, as this statsd defines them; one kept from an older statsd would
- * hold its name with an older definition.
- */
-static bool
-checkpoint_own_template(const char *name)
-{
-	return name != NULL && strncmp(name, "statsd.", 7) == 0;
-}
+/* -------------------------------------------------------------- records */
 
 static json_t *
-checkpoint_kstat_json(struct reg_kstat *k)
+ck_kstat_rec(struct reg_kstat *k, bool dormant)
 {
 	const struct statsblob *sb = registry_blob_peek(k);
 	json_t *path = json_array(), *o;
@@ -119,15 +165,15 @@ checkpoint_kstat_json(struct reg_kstat *k)
 		json_decref(path);
 		return NULL;
 	}
-	o = json_pack("{s:I, s:s, s:i, s:s, s:s, s:i, s:I, s:I, s:s, s:s, "
-	    "s:o, s:I, s:b, s:I, s:s}",
+	o = json_pack("{s:s, s:I, s:s, s:i, s:s, s:s, s:i, s:I, s:I, s:s, "
+	    "s:s, s:o, s:I, s:b, s:I, s:s}", "t", "kstat",
 	    "handle", (json_int_t)k->handle, "module", k->hdr.module,
 	    "instance", (int)k->hdr.instance, "name", k->hdr.name,
 	    "class", k->hdr.class_, "type", (int)k->hdr.type,
 	    "flags", (json_int_t)(k->hdr.flags & KS_FLAGS_CREATOR),
 	    "owner", (json_int_t)k->owner, "template", k->tpl->spec,
 	    "description", k->hdr.desc, "path", path,
-	    "crtime", (json_int_t)k->hdr.crtime, "dormant", k->dormant,
+	    "crtime", (json_int_t)k->hdr.crtime, "dormant", dormant,
 	    "birth", (json_int_t)(k->storage != NULL ?
 	    mirror_birth(mirror_of(k->storage)) : 0), "blob", b64);
 	free(b64);
@@ -137,138 +183,597 @@ checkpoint_kstat_json(struct reg_kstat *k)
 	return o;
 }
 
+static json_t *
+ck_template_rec(const struct reg_template *t)
+{
+	return json_pack("{s:s, s:I, s:O}", "t", "template", "owner",
+	    (json_int_t)t->owner, "def", t->def);
+}
+
+static json_t *
+ck_meta_rec(struct checkpoint *c)
+{
+	return json_pack("{s:s, s:I, s:s}", "t", "meta", "next_handle",
+	    (json_int_t)registry_next_handle(c->d->reg), "sample_rates",
+	    c->d->sample_rates != NULL ? c->d->sample_rates : "");
+}
+
+bool
+checkpoint_outlives(uint32_t owner_zone, uint32_t zone)
+{
+	return owner_zone == ZONE_GLOBAL && (zone == ZONE_GLOBAL ||
+	    zone == ZONE_ALL);
+}
+
 bool
 checkpoint_outlives_statsd(const struct reg_kstat *k)
 {
-	return k->owner_zone == ZONE_GLOBAL && (k->zone == ZONE_GLOBAL ||
-	    k->zone == ZONE_ALL);
+	return checkpoint_outlives(k->owner_zone, k->zone);
+}
+
+/* Is k one the checkpoint keeps? */
+static bool
+ck_kept(const struct reg_kstat *k)
+{
+	return (k->hdr.flags & KSTAT_FLAG_PERSISTENT) &&
+	    checkpoint_outlives_statsd(k);
+}
+
+/* ----------------------------------------------------------- the state */
+
+/* Note a failure to write: unusable until a write succeeds again. */
+static int
+ck_failed(struct checkpoint *c, const char *what, int err)
+{
+	snprintf(c->why, sizeof(c->why), "%s %s: %s", what, c->path,
+	    strerror(-err));
+	if (!c->failing)
+		log_error("checkpoint: %s; PERSISTENT kstats are refused "
+		    "until it can be written", c->why);
+	c->failing = true;
+	return err;
+}
+
+static void
+ck_ok(struct checkpoint *c)
+{
+	if (c->failing)
+		log_notice("checkpoint %s written again; PERSISTENT kstats "
+		    "are accepted", c->path);
+	c->failing = false;
+	c->why[0] = '\0';
+}
+
+static int
+ck_sync_dir(struct checkpoint *c)
+{
+	int fd = open(c->d->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int r = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+/* The log's first line. Returns: it (malloc'd), or NULL. */
+static char *
+ck_head(size_t *ret_len)
+{
+	json_t *head = json_pack("{s:s, s:i}", "format", "statsd-checkpoint",
+	    "version", CKPT_VERSION);
+	char *line = head != NULL ? ck_line(head, ret_len) : NULL;
+
+	json_decref(head);
+	return line;
+}
+
+/* Open the log for appending (making the state directory if needed, and
+ * the log's head if it is new). Returns: 0; -errno with c->why set. */
+static int
+ck_open(struct checkpoint *c)
+{
+	struct stat st;
+	size_t len;
+	char *head;
+	int fd, r;
+
+	if (c->fd >= 0)
+		return 0;
+	if (c->unread) {
+		snprintf(c->why, sizeof(c->why), "%s exists but could not be "
+		    "read at start; it is left alone until statsd restarts",
+		    c->path);
+		return -EACCES;
+	}
+	if (mkdir(c->d->state_dir, 0750) < 0 && errno != EEXIST)
+		return ck_failed(c, "cannot make the directory of", -errno);
+	fd = open(c->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return ck_failed(c, "cannot open", -errno);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return ck_failed(c, "not a regular file:", -EINVAL);
+	}
+	if (st.st_size == 0) {
+		head = ck_head(&len);
+		r = head == NULL ? -ENOMEM : ck_write_all(fd, head, len);
+		free(head);
+		if (r == 0 && (fdatasync(fd) < 0 || ck_sync_dir(c) < 0))
+			r = -errno;
+		if (r < 0) {
+			if (ftruncate(fd, 0) < 0)
+				(void)unlink(c->path);
+			close(fd);
+			return ck_failed(c, "cannot start", r);
+		}
+		st.st_size = (off_t)len;
+	}
+	c->fd = fd;
+	c->size = c->synced = (uint64_t)st.st_size;
+	return 0;
+}
+
+/* Append records (NULL ends the list; each taken over) to the log, and
+ * to the new log of a compaction in progress, and sync the log.
+ * *ret_len (may be NULL) gets each record's bytes. A failure cuts the log
+ * back to what was synced. Returns: 0; -errno (logged). */
+static int
+ck_append(struct checkpoint *c, json_t **recs, size_t n, uint64_t *ret_len)
+{
+	size_t i, len;
+	char *line;
+	int r;
+
+	r = ck_open(c);
+	if (r < 0) {
+		for (i = 0; i < n; i++)
+			json_decref(recs[i]);
+		return r;
+	}
+	for (i = 0; i < n; i++) {
+		line = ck_line(recs[i], &len);
+		json_decref(recs[i]);
+		recs[i] = NULL;
+		if (line == NULL) {
+			r = -ENOMEM;
+			break;
+		}
+		r = ck_write_all(c->fd, line, len);
+		if (r == 0 && c->cfd >= 0 && ck_write_all(c->cfd, line,
+		    len) < 0) {
+			/* The compaction cannot follow: drop it. */
+			close(c->cfd);
+			c->cfd = -1;
+			(void)unlink(c->tmp);
+		} else if (r == 0 && c->cfd >= 0) {
+			c->csize += len;
+			c->clive += len;
+		}
+		free(line);
+		if (r < 0)
+			break;
+		c->size += len;
+		if (ret_len != NULL)
+			ret_len[i] = len;
+	}
+	for (i++; i < n; i++)
+		json_decref(recs[i]);
+	if (r == 0 && fdatasync(c->fd) < 0)
+		r = -errno;
+	if (r < 0) {
+		/* What was not synced must not come back at start. */
+		if (ftruncate(c->fd, (off_t)c->synced) == 0) {
+			c->size = c->synced;
+		} else {
+			close(c->fd);
+			c->fd = -1;
+		}
+		return ck_failed(c, "cannot append to", r);
+	}
+	c->synced = c->size;
+	ck_ok(c);
+	/* Past twice what it holds: compact soon, from the loop. */
+	if (!c->passing && c->size > 2 * c->live + CKPT_COMPACT_MIN)
+		event_active(c->ev_tick, EV_TIMEOUT, 0);
+	return 0;
+}
+
+/* ---------------------------------------------------- the synced appends */
+
+int
+checkpoint_kstat_put(struct checkpoint *c, struct reg_kstat *k, bool dormant)
+{
+	json_t *recs[2];
+	uint64_t len[2];
+	size_t n = 0;
+	int r;
+
+	if (!ck_kept(k))
+		return 0;
+	if (k->tpl->ckpt_bytes == 0)
+		recs[n++] = ck_template_rec(k->tpl);
+	recs[n++] = ck_kstat_rec(k, dormant);
+	if (recs[n - 1] == NULL || (n == 2 && recs[0] == NULL)) {
+		while (n-- > 0)
+			json_decref(recs[n]);
+		return -ENOMEM;
+	}
+	r = ck_append(c, recs, n, len);
+	if (r < 0)
+		return r;
+	if (n == 2) {
+		k->tpl->ckpt_bytes = len[0];
+		c->live += len[0];
+		/* The compaction under way has it too. */
+		k->tpl->ckpt_gen = c->cgen;
+		k->tpl->ckpt_pending = len[0];
+	}
+	c->live += len[n - 1];
+	c->live -= k->ckpt_bytes < c->live ? k->ckpt_bytes : c->live;
+	k->ckpt_bytes = len[n - 1];
+	if (c->cfd >= 0)
+		k->ckpt_pbytes = len[n - 1];
+	k->ckpt_saved = k->ckpt_pending = k->changes;
+	return 0;
 }
 
 int
-checkpoint_write(struct checkpoint *c)
+checkpoint_kstat_drop(struct checkpoint *c, struct reg_kstat *k)
+{
+	json_t *rec;
+	int r;
+
+	if (!ck_kept(k) || k->ckpt_bytes == 0)
+		return 0;
+	rec = json_pack("{s:s, s:I}", "t", "kstat-", "handle",
+	    (json_int_t)k->handle);
+	if (rec == NULL)
+		return -ENOMEM;
+	r = ck_append(c, &rec, 1, NULL);
+	if (r == 0) {
+		c->live -= k->ckpt_bytes < c->live ? k->ckpt_bytes : c->live;
+		k->ckpt_bytes = 0;
+	}
+	return r;
+}
+
+/* ------------------------------------------------------ the periodic pass */
+
+static void
+ck_arm(struct checkpoint *c)
+{
+	unsigned ms = c->d->cfg.checkpoint_interval_ms;
+	struct timeval tv = { ms / 1000, (long)(ms % 1000) * 1000 };
+
+	event_add(c->ev_tick, &tv);
+}
+
+/* Start a compaction: the new log beside the old, its head written. */
+static void
+ck_compact_begin(struct checkpoint *c)
+{
+	size_t len;
+	char *line = ck_head(&len);
+
+	c->cfd = open(c->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
+	    O_NOFOLLOW, 0600);
+	if (line == NULL || c->cfd < 0 || ck_write_all(c->cfd, line, len) < 0) {
+		if (c->cfd >= 0)
+			close(c->cfd);
+		c->cfd = -1;
+		(void)unlink(c->tmp);
+		free(line);
+		return;
+	}
+	free(line);
+	c->csize = c->clive = len;
+	c->cgen++;
+}
+
+/* Write one kstat's record to the new log (or the log). Returns: its
+ * bytes; 0 on failure. */
+static uint64_t
+ck_pass_one(struct checkpoint *c, struct reg_kstat *k)
+{
+	int fd = c->cfd >= 0 ? c->cfd : c->fd;
+	uint64_t total = 0;
+	size_t len;
+	char *line;
+	json_t *rec;
+
+	if (c->cfd >= 0 && k->tpl->ckpt_gen != c->cgen) {
+		rec = ck_template_rec(k->tpl);
+		line = rec != NULL ? ck_line(rec, &len) : NULL;
+		json_decref(rec);
+		if (line == NULL || ck_write_all(fd, line, len) < 0) {
+			free(line);
+			return 0;
+		}
+		free(line);
+		k->tpl->ckpt_gen = c->cgen;
+		k->tpl->ckpt_pending = len;
+		c->csize += len;
+		c->clive += len;
+		total += len;
+	}
+	rec = ck_kstat_rec(k, k->dormant);
+	line = rec != NULL ? ck_line(rec, &len) : NULL;
+	json_decref(rec);
+	if (line == NULL || ck_write_all(fd, line, len) < 0) {
+		free(line);
+		return 0;
+	}
+	free(line);
+	k->ckpt_pending = k->changes;
+	if (c->cfd >= 0) {
+		c->csize += len;
+		c->clive += len;
+		k->ckpt_pbytes = len;
+	} else {
+		c->size += len;
+		c->live += len;
+		c->live -= k->ckpt_bytes < c->live ? k->ckpt_bytes : c->live;
+		k->ckpt_bytes = len;
+	}
+	return total + len;
+}
+
+/* The pass is over: sync (and, for a compaction, put the new log in
+ * place). */
+static void
+ck_pass_end(struct checkpoint *c, bool ok)
 {
 	struct registry *reg = c->d->reg;
 	struct reg_template **tpls;
 	struct reg_kstat **ks;
-	json_t *root, *ta, *ka;
-	size_t nt, nk, i;
-	FILE *f = NULL;
-	int fd = -1, r;
+	size_t n, i;
+	json_t *meta;
+	char *line = NULL;
+	size_t len = 0;
+	int fd = c->cfd >= 0 ? c->cfd : c->fd, r = ok ? 0 : -EIO;
 
-	root = json_object();
-	ta = json_array();
-	ka = json_array();
-	if (root == NULL || ta == NULL || ka == NULL) {
-		r = -ENOMEM;
-		goto fail;
+	c->passing = false;
+	meta = ck_meta_rec(c);
+	if (r == 0 && (c->cfd >= 0 || c->meta_handle !=
+	    registry_next_handle(reg) || c->meta_rates == NULL ||
+	    strcmp(c->meta_rates, c->d->sample_rates != NULL ?
+	    c->d->sample_rates : "") != 0)) {
+		line = meta != NULL ? ck_line(meta, &len) : NULL;
+		r = line == NULL ? -ENOMEM : ck_write_all(fd, line, len);
+		if (r == 0 && c->cfd < 0)
+			c->size += len;
 	}
-	nt = registry_templates(reg, &tpls);
-	for (i = 0; i < nt; i++)
-		if (!checkpoint_own_template(tpls[i]->name))
-			json_array_append(ta, tpls[i]->def);
-	nk = registry_kstats(reg, &ks);
-	for (i = 0; i < nk; i++) {
-		json_t *o;
-
-		if ((ks[i]->hdr.flags & KSTAT_FLAG_PERSISTENT) == 0 ||
-		    !checkpoint_outlives_statsd(ks[i]))
-			continue;
-		o = checkpoint_kstat_json(ks[i]);
-		if (o == NULL) {
-			r = -ENOMEM;
-			goto fail;
+	json_decref(meta);
+	free(line);
+	if (r == 0 && fdatasync(fd) < 0)
+		r = -errno;
+	if (r == 0 && c->cfd >= 0) {
+		if (rename(c->tmp, c->path) < 0 || ck_sync_dir(c) < 0)
+			r = -errno;
+	}
+	if (r < 0) {
+		if (c->cfd >= 0) {
+			close(c->cfd);
+			c->cfd = -1;
+			(void)unlink(c->tmp);
+		} else if (ftruncate(c->fd, (off_t)c->synced) == 0) {
+			c->size = c->synced;
 		}
-		json_array_append_new(ka, o);
+		(void)ck_failed(c, "cannot write", r);
+		return;
 	}
-	json_object_set_new(root, "format", json_string("statsd-checkpoint"));
-	json_object_set_new(root, "version", json_integer(CKPT_VERSION));
-	json_object_set_new(root, "next_handle",
-	    json_integer(registry_next_handle(reg)));
-	json_object_set_new(root, "sample_rates", json_string(
-	    c->d->sample_rates != NULL ? c->d->sample_rates : ""));
-	json_object_set_new(root, "templates", ta);
-	json_object_set_new(root, "kstats", ka);
-	ta = ka = NULL;
-	fd = open(c->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC |
-	    O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		r = -errno;
-		goto fail;
+	if (len > 0) {
+		free(c->meta_rates);
+		c->meta_rates = strdup(c->d->sample_rates != NULL ?
+		    c->d->sample_rates : "");
+		c->meta_handle = registry_next_handle(reg);
 	}
-	f = fdopen(fd, "w");
-	if (f == NULL) {
-		r = -errno;
-		goto fail;
+	if (c->cfd >= 0) {
+		close(c->fd);
+		c->fd = c->cfd;
+		c->cfd = -1;
+		c->size = c->csize + len;
+		c->live = c->clive + len;
+		c->meta_bytes = len;
+		c->compactions++;
+		c->compact_now = false;
+		/* Templates not written are not in the log any more. */
+		n = registry_templates(reg, &tpls);
+		for (i = 0; i < n; i++)
+			tpls[i]->ckpt_bytes = tpls[i]->ckpt_gen == c->cgen ?
+			    tpls[i]->ckpt_pending : 0;
+	} else if (len > 0) {
+		c->live += len;
+		c->live -= c->meta_bytes < c->live ? c->meta_bytes : c->live;
+		c->meta_bytes = len;
 	}
-	fd = -1;
-	if (json_dumpf(root, f, JSON_COMPACT) < 0 || fputc('\n', f) == EOF ||
-	    fflush(f) != 0) {
-		r = -EIO;
-		goto fail;
+	c->synced = c->size;
+	n = registry_kstats(reg, &ks);
+	for (i = 0; i < n; i++) {
+		ks[i]->ckpt_saved = ks[i]->ckpt_pending;
+		if (ks[i]->ckpt_pbytes != 0) {
+			ks[i]->ckpt_bytes = ks[i]->ckpt_pbytes;
+			ks[i]->ckpt_pbytes = 0;
+		}
 	}
-	if (fsync(fileno(f)) < 0) {
-		r = -errno;
-		goto fail;
+	ck_ok(c);
+}
+
+/* One slice of the pass: kstats whose blob changed (a compaction: every
+ * kept kstat), up to CKPT_SLICE_BYTES. Returns: whether it is over. */
+static bool
+ck_pass_step(struct checkpoint *c)
+{
+	struct registry *reg = c->d->reg;
+	struct reg_kstat *k;
+	uint64_t written = 0, w;
+
+	/* Kstats made behind the cursor meanwhile were written when they
+	 * were made (checkpoint_kstat_put), to a compaction's log too. */
+	k = c->at_start ? registry_kstat_seek(reg, NULL, 0, NULL, false) :
+	    registry_kstat_seek(reg, c->cur_module, c->cur_instance,
+	    c->cur_name, true);
+	for (; k != NULL && written < CKPT_SLICE_BYTES;
+	    k = registry_kstat_after(k)) {
+		c->at_start = false;
+		snprintf(c->cur_module, sizeof(c->cur_module), "%s",
+		    k->hdr.module);
+		snprintf(c->cur_name, sizeof(c->cur_name), "%s", k->hdr.name);
+		c->cur_instance = k->hdr.instance;
+		if (!ck_kept(k) || (c->cfd < 0 && k->ckpt_saved ==
+		    k->changes && k->ckpt_bytes != 0))
+			continue;
+		w = ck_pass_one(c, k);
+		if (w == 0) {
+			ck_pass_end(c, false);
+			return true;
+		}
+		written += w;
 	}
-	if (fclose(f) != 0) {
-		f = NULL;
-		r = -errno;
-		goto fail;
+	if (k != NULL)
+		return false;
+	ck_pass_end(c, true);
+	return true;
+}
+
+static void
+ck_pass_begin(struct checkpoint *c)
+{
+	static const struct timeval zero = { 0, 0 };
+
+	if (c->passing || ck_open(c) < 0)
+		return;
+	if (c->compact_now || c->size > 2 * c->live + CKPT_COMPACT_MIN)
+		ck_compact_begin(c);
+	if (c->cfd < 0 && c->compact_now) {
+		/* Nothing may be appended to a version 1 file. */
+		(void)ck_failed(c, "cannot rewrite", -EIO);
+		return;
 	}
-	f = NULL;
-	if (rename(c->tmp, c->path) < 0) {
-		r = -errno;
-		goto fail;
-	}
-	/* The rename is durable once the directory is. */
-	fd = open(c->d->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
-	json_decref(root);
-	if (c->failing)
-		log_notice("checkpoint written again");
-	c->failing = false;
-	return 0;
-fail:
-	if (f != NULL)
-		fclose(f);
-	if (fd >= 0)
-		close(fd);
-	(void)unlink(c->tmp);
-	json_decref(ta);
-	json_decref(ka);
-	json_decref(root);
-	if (!c->failing)
-		log_error("cannot write the checkpoint %s: %s", c->path,
-		    strerror(-r));
-	c->failing = true;
-	return r;
+	c->passing = true;
+	c->at_start = true;
+	if (!ck_pass_step(c))
+		event_add(c->ev_step, &zero);
+}
+
+static void
+checkpoint_step_cb(evutil_socket_t fd, short what, void *arg)
+{
+	static const struct timeval zero = { 0, 0 };
+	struct checkpoint *c = arg;
+
+	(void)fd;
+	(void)what;
+	if (c->passing && !ck_pass_step(c))
+		event_add(c->ev_step, &zero);
 }
 
 static void
 checkpoint_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct checkpoint *c = arg;
-	struct reg_kstat **ks;
-	size_t n, i;
 
 	(void)fd;
 	(void)what;
-	n = registry_kstats(c->d->reg, &ks);
-	for (i = 0; i < n; i++)
-		if (ks[i]->hdr.flags & KSTAT_FLAG_PERSISTENT) {
-			(void)checkpoint_write(c);
-			break;
-		}
-	checkpoint_arm(c);
+	ck_pass_begin(c);
+	if (!event_pending(c->ev_tick, EV_TIMEOUT, NULL))
+		ck_arm(c);
+}
+
+int
+checkpoint_write(struct checkpoint *c)
+{
+	if (c->passing) {
+		/* Finish the pass under way at once (at exit). */
+		while (!ck_pass_step(c))
+			;
+	}
+	ck_pass_begin(c);
+	while (c->passing && !ck_pass_step(c))
+		;
+	return c->why[0] != '\0' ? -EIO : 0;
+}
+
+/* ------------------------------------------------------------ the object */
+
+int
+checkpoint_new(struct statsd *d, struct checkpoint **ret)
+{
+	struct checkpoint *c;
+
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return -ENOMEM;
+	c->d = d;
+	c->fd = c->cfd = -1;
+	if (strlen(d->state_dir) + 32 >= sizeof(c->path)) {
+		free(c);
+		return -ENAMETOOLONG;
+	}
+	snprintf(c->path, sizeof(c->path), "%s/" CKPT_NAME, d->state_dir);
+	snprintf(c->tmp, sizeof(c->tmp), "%s/" CKPT_NAME ".tmp",
+	    d->state_dir);
+	c->ev_tick = evtimer_new(d->base, checkpoint_tick_cb, c);
+	c->ev_step = evtimer_new(d->base, checkpoint_step_cb, c);
+	if (c->ev_tick == NULL || c->ev_step == NULL) {
+		if (c->ev_tick != NULL)
+			event_free(c->ev_tick);
+		free(c);
+		return -ENOMEM;
+	}
+	event_priority_set(c->ev_tick, PRIO_CONTROL);
+	event_priority_set(c->ev_step, PRIO_CONTROL);
+	ck_arm(c);
+	*ret = c;
+	return 0;
+}
+
+struct checkpoint *
+checkpoint_free(struct checkpoint *c)
+{
+	if (c == NULL)
+		return NULL;
+	event_free(c->ev_tick);
+	event_free(c->ev_step);
+	if (c->cfd >= 0) {
+		close(c->cfd);
+		(void)unlink(c->tmp);
+	}
+	if (c->fd >= 0)
+		close(c->fd);
+	free(c->meta_rates);
+	free(c);
+	return NULL;
+}
+
+bool
+checkpoint_status(const struct checkpoint *c, const char **ret_why)
+{
+	bool usable = c->fd >= 0 && c->why[0] == '\0';
+
+	if (ret_why != NULL)
+		*ret_why = c->why;
+	return usable;
+}
+
+json_t *
+checkpoint_to_json(const struct checkpoint *c)
+{
+	return json_pack("{s:s, s:b, s:s, s:I, s:I, s:I, s:I}", "state_dir",
+	    c->d->state_dir, "usable", checkpoint_status(c, NULL), "error",
+	    c->why, "log_bytes", (json_int_t)c->size, "live_bytes",
+	    (json_int_t)c->live, "compactions", (json_int_t)c->compactions,
+	    "written_bytes", (json_int_t)ck_written);
 }
 
 /* ----------------------------------------------------------------- loading */
 
 static void
-checkpoint_set_aside(struct checkpoint *c, const char *why)
+ck_set_aside(struct checkpoint *c, const char *why)
 {
 	char bad[PATH_MAX + 8];
 
@@ -278,9 +783,31 @@ checkpoint_set_aside(struct checkpoint *c, const char *why)
 	(void)rename(c->path, bad);
 }
 
-/* Restore one PERSISTENT kstat. Returns: 0, or a reason it was skipped. */
+/* Restore one template a kept kstat uses. Returns: NULL, or why not. */
 static const char *
-checkpoint_load_kstat(struct checkpoint *c, json_t *o,
+ck_load_template(struct checkpoint *c, json_t *rec, uint64_t bytes)
+{
+	json_int_t owner = json_integer_value(json_object_get(rec, "owner"));
+	json_t *def = json_object_get(rec, "def");
+	struct reg_owner o = { (uid_t)owner, true, true };
+	struct quota_refusal refusal;
+	struct reg_template *t;
+	char bad[128], reason[160];
+	bool created;
+
+	if (!json_is_object(def) || owner < 0 || owner > UINT32_MAX)
+		return "malformed template";
+	if (registry_template_add(c->d->reg, def, &o, &t, &created, bad,
+	    sizeof(bad), reason, sizeof(reason), &refusal) < 0)
+		return "its definition is refused";
+	t->ckpt_bytes = bytes;
+	return NULL;
+}
+
+/* Restore one PERSISTENT kstat. Returns: NULL, or why it was skipped (a
+ * static string). */
+static const char *
+ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
     uint32_t *max_handle)
 {
 	struct registry *reg = c->d->reg;
@@ -297,7 +824,7 @@ checkpoint_load_kstat(struct checkpoint *c, json_t *o,
 	void *buf = NULL;
 	bool revived;
 	size_t i;
-	long len;
+	long len = 0;
 	int dormant = 0, r;
 
 	if (json_unpack(o, "{s:I, s:s, s:I, s:s, s:s, s:I, s:I, s:I, s:s, "
@@ -321,8 +848,8 @@ checkpoint_load_kstat(struct checkpoint *c, json_t *o,
 			return "malformed path";
 		pseg[i] = json_string_value(e);
 	}
-	if (mirror_open(c->d->persist_dir, (uint32_t)handle, (uint64_t)birth,
-	    &m) == 0) {
+	if (c->d->persist_dir != NULL && mirror_open(c->d->persist_dir,
+	    (uint32_t)handle, (uint64_t)birth, &m) == 0) {
 		journal_undo_recover(c->d->journal, (uint32_t)handle,
 		    mirror_blob(m), mirror_size(m));
 		if (stats_blob_validate(mirror_blob(m),
@@ -341,11 +868,14 @@ checkpoint_load_kstat(struct checkpoint *c, json_t *o,
 			free(buf);
 			return "its blob does not validate";
 		}
-		r = mirror_create(c->d->persist_dir, (uint32_t)handle, buf,
-		    (uint32_t)len, &m);
-		free(buf);
+		r = c->d->persist_dir != NULL ? mirror_create(
+		    c->d->persist_dir, (uint32_t)handle, buf, (uint32_t)len,
+		    &m) : -ENOENT;
 		if (r < 0)
-			return "cannot create its runtime file";
+			log_warning("checkpoint: kstat %s:%d:%s comes back "
+			    "without a runtime file (%s): updates since the "
+			    "last checkpoint are lost if statsd is killed",
+			    module, (int)instance, name, strerror(-r));
 	}
 	memset(&n, 0, sizeof(n));
 	n.module = module;
@@ -364,83 +894,195 @@ checkpoint_load_kstat(struct checkpoint *c, json_t *o,
 	n.tpl = t;
 	n.handle = (uint32_t)handle;
 	n.crtime = (uint64_t)crtime;
-	n.storage = mirror_storage(m);
-	n.blob = mirror_blob(m);
-	n.blob_size = mirror_size(m);
+	n.storage = m != NULL ? mirror_storage(m) : NULL;
+	n.blob = m != NULL ? mirror_blob(m) : buf;
+	n.blob_size = m != NULL ? mirror_size(m) : (uint32_t)len;
 	n.dormant = dormant != 0;
 	n.restoring = true;
 	r = registry_kstat_create(reg, &n, &k, &revived, &kerr, &refusal);
+	free(buf);
 	if (r < 0) {
 		mirror_close(m);
-		return kerr.field != NULL ? kerr.msg : "refused by the store";
+		/* kerr's message lives on this stack: name the field. */
+		return kerr.field != NULL ? "a bad name or header" :
+		    "refused by the store";
 	}
+	k->ckpt_bytes = bytes;
 	if ((uint32_t)handle > *max_handle)
 		*max_handle = (uint32_t)handle;
 	return NULL;
 }
 
-int
-checkpoint_load(struct checkpoint *c)
+/* The last record about each thing: a template by name, a kstat by
+ * handle, with its line's bytes. */
+struct ck_replay {
+	json_t		*tpls;		/* name -> [rec, bytes] */
+	json_t		*kstats;	/* handle -> [rec, bytes] */
+	json_t		*meta;		/* the last meta record */
+	uint64_t	 meta_bytes;
+	unsigned	 records;
+};
+
+static void
+ck_replay_rec(struct ck_replay *rp, json_t *rec, uint64_t bytes)
+{
+	const char *t = json_string_value(json_object_get(rec, "t"));
+	json_int_t h;
+	char key[16];
+
+	rp->records++;
+	if (t == NULL)
+		return;
+	if (strcmp(t, "meta") == 0) {
+		json_decref(rp->meta);
+		rp->meta = json_incref(rec);
+		rp->meta_bytes = bytes;
+	} else if (strcmp(t, "template") == 0) {
+		const char *name = json_string_value(json_object_get(
+		    json_object_get(rec, "def"), "name"));
+
+		if (name != NULL)
+			json_object_set_new(rp->tpls, name, json_pack("[O, I]",
+			    rec, (json_int_t)bytes));
+	} else if (strcmp(t, "kstat") == 0 || strcmp(t, "kstat-") == 0) {
+		h = json_integer_value(json_object_get(rec, "handle"));
+		snprintf(key, sizeof(key), "%lld", (long long)h);
+		if (strcmp(t, "kstat") == 0)
+			json_object_set_new(rp->kstats, key, json_pack("[O, I]",
+			    rec, (json_int_t)bytes));
+		else
+			json_object_del(rp->kstats, key);
+	}
+}
+
+/* Read the log's records. Returns: 0 with *ret_good the bytes up to the
+ * first bad record; -EBADMSG (not a checkpoint); -errno. */
+static int
+ck_read_log(FILE *f, struct ck_replay *rp, uint64_t *ret_good)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	uint64_t good = 0;
+	bool first = true;
+	int r = 0;
+
+	while ((n = getline(&line, &cap, f)) > 0) {
+		unsigned long long len;
+		unsigned crc;
+		int skip = 0;
+		json_t *rec;
+
+		if ((size_t)n > CKPT_MAX_LINE || line[n - 1] != '\n' ||
+		    sscanf(line, "%llu %8x %n", &len, &crc, &skip) != 2 ||
+		    skip == 0 || (size_t)skip + len + 1 != (size_t)n ||
+		    ck_crc32(line + skip, (size_t)len) != crc)
+			break;
+		rec = json_loadb(line + skip, (size_t)len,
+		    JSON_REJECT_DUPLICATES, NULL);
+		if (!json_is_object(rec)) {
+			json_decref(rec);
+			break;
+		}
+		if (first) {
+			if (json_integer_value(json_object_get(rec,
+			    "version")) != CKPT_VERSION) {
+				json_decref(rec);
+				r = -EBADMSG;
+				break;
+			}
+			first = false;
+		} else {
+			ck_replay_rec(rp, rec, (uint64_t)n);
+		}
+		json_decref(rec);
+		good += (uint64_t)n;
+	}
+	free(line);
+	if (r == 0 && first && good == 0 && !feof(f))
+		r = -EBADMSG;
+	*ret_good = good;
+	return r;
+}
+
+/* A version 1 checkpoint: one object with every template and kstat. */
+static int
+ck_read_v1(FILE *f, struct ck_replay *rp)
+{
+	json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, NULL), *e;
+	size_t i;
+
+	if (!json_is_object(root) || json_integer_value(json_object_get(root,
+	    "version")) != 1 || !json_is_array(json_object_get(root,
+	    "templates")) || !json_is_array(json_object_get(root,
+	    "kstats"))) {
+		json_decref(root);
+		return -EBADMSG;
+	}
+	json_array_foreach(json_object_get(root, "templates"), i, e) {
+		json_t *rec = json_pack("{s:s, s:I, s:O}", "t", "template",
+		    "owner", (json_int_t)0, "def", e);
+
+		ck_replay_rec(rp, rec, 0);
+		json_decref(rec);
+	}
+	json_array_foreach(json_object_get(root, "kstats"), i, e) {
+		json_object_set_new(e, "t", json_string("kstat"));
+		ck_replay_rec(rp, e, 0);
+	}
+	e = json_pack("{s:s, s:O, s:O}", "t", "meta", "next_handle",
+	    json_object_get(root, "next_handle"), "sample_rates",
+	    json_object_get(root, "sample_rates"));
+	ck_replay_rec(rp, e, 0);
+	json_decref(e);
+	json_decref(root);
+	return 0;
+}
+
+/* Apply what the replay found: the templates kept kstats use, the
+ * kstats, the meta. */
+static void
+ck_apply(struct checkpoint *c, struct ck_replay *rp)
 {
 	struct registry *reg = c->d->reg;
-	json_t *root, *ta, *ka, *e;
-	json_error_t jerr;
 	uint32_t max_handle = 0;
-	json_int_t next;
-	const char *rates = "";
-	size_t i;
 	unsigned nk = 0, nt = 0;
+	const char *key, *rates = "", *why;
+	json_int_t next = 0;
+	json_t *v;
 
-	root = json_load_file(c->path, JSON_REJECT_DUPLICATES, &jerr);
-	if (root == NULL) {
-		if (access(c->path, F_OK) < 0 && errno == ENOENT)
-			return 0;
-		checkpoint_set_aside(c, jerr.text);
-		return 0;
-	}
-	ta = json_object_get(root, "templates");
-	ka = json_object_get(root, "kstats");
-	next = json_integer_value(json_object_get(root, "next_handle"));
-	if (!json_is_object(root) || json_integer_value(json_object_get(root,
-	    "version")) != CKPT_VERSION || !json_is_array(ta) ||
-	    !json_is_array(ka)) {
-		json_decref(root);
-		checkpoint_set_aside(c, "not a version 1 checkpoint");
-		return 0;
-	}
-	json_array_foreach(ta, i, e) {
-		struct reg_template *t;
-		char bad[128], reason[160];
-
-		if (checkpoint_own_template(json_string_value(
-		    json_object_get(e, "name"))))
+	json_object_foreach(rp->tpls, key, v) {
+		/* statsd's own kstats' templates ("statsd.*": sysks.c) are
+		 * made at every start, as this statsd defines them; one kept
+		 * from an older statsd would hold its name with an older
+		 * definition. */
+		if (strncmp(key, "statsd.", 7) == 0)
 			continue;
-		/* The checkpoint does not say who added a template: statsd
-		 * holds the restored ones itself. */
-		struct reg_owner self = { c->d->self_uid, true, true };
-		struct quota_refusal refusal;
-		bool created;
-
-		if (registry_template_add(reg, e, &self, &t, &created, bad,
-		    sizeof(bad), reason, sizeof(reason), &refusal) < 0)
-			log_error("checkpoint: template %zu not restored",
-			    i);
+		why = ck_load_template(c, json_array_get(v, 0),
+		    (uint64_t)json_integer_value(json_array_get(v, 1)));
+		if (why != NULL)
+			log_error("checkpoint: template %s not restored: %s",
+			    key, why);
 		else
 			nt++;
 	}
-	json_array_foreach(ka, i, e) {
-		const char *why = checkpoint_load_kstat(c, e,
+	json_object_foreach(rp->kstats, key, v) {
+		why = ck_load_kstat(c, json_array_get(v, 0),
+		    (uint64_t)json_integer_value(json_array_get(v, 1)),
 		    &max_handle);
-
 		if (why != NULL)
-			log_error("checkpoint: kstat %zu not restored: %s",
-			    i, why);
+			log_error("checkpoint: kstat handle %s not restored: %s",
+			    key, why);
 		else
 			nk++;
 	}
-	if (json_is_string(json_object_get(root, "sample_rates")))
-		rates = json_string_value(json_object_get(root,
-		    "sample_rates"));
+	if (rp->meta != NULL) {
+		next = json_integer_value(json_object_get(rp->meta,
+		    "next_handle"));
+		if (json_is_string(json_object_get(rp->meta, "sample_rates")))
+			rates = json_string_value(json_object_get(rp->meta,
+			    "sample_rates"));
+	}
 	free(c->d->sample_rates);
 	c->d->sample_rates = strdup(rates);
 	if (next > 0 && next <= UINT32_MAX)
@@ -449,8 +1091,84 @@ checkpoint_load(struct checkpoint *c)
 	if (UINT32_MAX - registry_next_handle(reg) > CKPT_HANDLE_SKIP)
 		registry_raise_next_handle(reg, registry_next_handle(reg) +
 		    CKPT_HANDLE_SKIP);
-	json_decref(root);
-	log_info("restored %u templates and %u PERSISTENT kstats from %s",
-	    nt, nk, c->path);
+	log_info("restored %u templates and %u PERSISTENT kstats from %s "
+	    "(%u records)", nt, nk, c->path, rp->records);
+}
+
+int
+checkpoint_load(struct checkpoint *c)
+{
+	struct ck_replay rp = { 0 };
+	struct reg_template **tpls;
+	struct reg_kstat **ks;
+	uint64_t good = 0;
+	bool v1 = false;
+	size_t i, n;
+	FILE *f;
+	int ch, r;
+
+	f = fopen(c->path, "re");
+	if (f == NULL) {
+		if (errno != ENOENT) {
+			/* There may be kstats in it: never write over it. */
+			c->unread = true;
+			snprintf(c->why, sizeof(c->why), "cannot read %s: %s",
+			    c->path, strerror(errno));
+			log_error("checkpoint: %s; PERSISTENT kstats are "
+			    "refused until statsd restarts", c->why);
+		}
+		(void)ck_open(c);
+		return 0;
+	}
+	rp.tpls = json_object();
+	rp.kstats = json_object();
+	if (rp.tpls == NULL || rp.kstats == NULL) {
+		fclose(f);
+		json_decref(rp.tpls);
+		json_decref(rp.kstats);
+		return -ENOMEM;
+	}
+	ch = getc(f);
+	v1 = ch == '{';
+	if (ch != EOF)
+		ungetc(ch, f);
+	r = v1 ? ck_read_v1(f, &rp) : ck_read_log(f, &rp, &good);
+	fclose(f);
+	if (r == -EBADMSG) {
+		ck_set_aside(c, "not a statsd checkpoint");
+	} else {
+		ck_apply(c, &rp);
+		if (!v1) {
+			struct stat st;
+
+			if (stat(c->path, &st) == 0 && (uint64_t)st.st_size >
+			    good) {
+				log_warning("checkpoint %s: a record cut short "
+				    "at byte %" PRIu64 " (a crash while it was "
+				    "written) is dropped", c->path, good);
+				if (truncate(c->path, (off_t)good) < 0)
+					log_warning("checkpoint: cannot cut "
+					    "it: %s", strerror(errno));
+			}
+		}
+	}
+	json_decref(rp.tpls);
+	json_decref(rp.kstats);
+	json_decref(rp.meta);
+	if (ck_open(c) < 0)
+		return 0;
+	/* What the log holds now is what was restored. */
+	c->live = rp.meta_bytes;
+	c->meta_bytes = rp.meta_bytes;
+	n = registry_templates(c->d->reg, &tpls);
+	for (i = 0; i < n; i++)
+		c->live += tpls[i]->ckpt_bytes;
+	n = registry_kstats(c->d->reg, &ks);
+	for (i = 0; i < n; i++)
+		c->live += ks[i]->ckpt_bytes;
+	/* A version 1 file, or a log mostly of old records: rewrite. */
+	c->compact_now = v1;
+	if (v1 || c->size > 2 * c->live + CKPT_COMPACT_MIN)
+		(void)checkpoint_write(c);
 	return 0;
 }

@@ -6,26 +6,54 @@
  * lifetimes: each PERSISTENT kstat's runtime file (mirror.h) and the ring
  * journal (journal.h) in the runtime directory, which a kill -9 leaves
  * and a reboot clears; and the checkpoint in the state directory, which
- * outlives a reboot. The checkpoint holds the templates, the PERSISTENT
- * kstats' headers, their blobs as of the checkpoint, the sample rates and
- * the next handle. It is written to a temporary file, fsync'd and renamed
- * over the old one: on every change of the set of PERSISTENT kstats,
- * every checkpoint_interval_ms, and at exit.
+ * outlives a reboot.
  *
- * On start the checkpoint is loaded and each kstat takes its blob from
- * its runtime file when that file is the one the checkpoint names (same
- * birth stamp) and validates, else from the checkpoint (after a reboot
- * cleared the runtime directory).
+ * The checkpoint is a log: records appended, one line each, framed by
+ * length and CRC-32 so that a write cut short by a crash is found and
+ * cut off at start. A record says that a template (one a PERSISTENT kstat
+ * uses) exists, that a PERSISTENT kstat exists as it is now (header,
+ * flags, blob), that one is gone, or the sample rates and next handle;
+ * the last record about a thing wins. So what is written is what
+ * changed:
+ *   - a PERSISTENT create, revive, delete (dormant) or removal appends
+ *     one record (two with a template not yet kept) and syncs it before
+ *     the call is answered: a create succeeds only once it is durable,
+ *     and one that cannot be made durable is undone, leaving nothing;
+ *   - every checkpoint_interval_ms and at exit, the kstats whose blob
+ *     changed since they were last written are appended, with one sync;
+ *   - when the log passes twice what it holds (and 64 KiB), it is
+ *     compacted: rewritten with one record per thing, synced and renamed
+ *     over the old one.
+ *
+ * If the state directory cannot be used (missing and not creatable,
+ * read-only, full, failing), statsd runs on and says so loudly: at start,
+ * in Info.persistence, and in the log. PERSISTENT creates, revives and
+ * deletes are then refused with the reason; everything else works. The
+ * periodic tick tries again, and compacts to catch up once it can write.
+ * A checkpoint that exists but cannot be read is never written over.
+ *
+ * On start the log is replayed and each kstat takes its blob from its
+ * runtime file when that file is the one the checkpoint names (same birth
+ * stamp) and validates, else from the checkpoint (after a reboot cleared
+ * the runtime directory); if no runtime file can be made (a full runtime
+ * directory), the kstat comes back without one. A version 1 checkpoint
+ * (one JSON object) is read and rewritten as a log.
  */
 #ifndef STATSD_DAEMON_CHECKPOINT_H
 #define STATSD_DAEMON_CHECKPOINT_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
 
 struct statsd;
 struct checkpoint;
+struct reg_kstat;
 
-/* Returns: 0 and *ret; -errno. The periodic write starts at once. */
+/* Returns: 0 and *ret; -ENOMEM. An unusable state directory is not an
+ * error here: it is reported (checkpoint_status). The periodic write
+ * starts at once. */
 int checkpoint_new(struct statsd *d, struct checkpoint **ret);
 struct checkpoint *checkpoint_free(struct checkpoint *c);
 
@@ -34,14 +62,38 @@ struct checkpoint *checkpoint_free(struct checkpoint *c);
  * from the checkpoint into d->reg, with their runtime files in
  * d->persist_dir (rolled back by d->journal where an update was cut
  * short). A missing checkpoint is a fresh start; a damaged one is logged
- * and set aside (renamed *.bad).
+ * and set aside (renamed *.bad); a torn last record is cut off.
  * Returns: 0; -errno for what stops the start (out of memory).
  */
 int checkpoint_load(struct checkpoint *c);
 
-/* checkpoint_write: write the checkpoint now. Returns: 0; -errno
+/*
+ * checkpoint_kstat_put: make k's state, with dormant as its dormant flag,
+ * durable (its template first, if not yet kept). Nothing if k does not
+ * outlive statsd (checkpoint_outlives_statsd).
+ * Returns: 0; -errno (logged; the checkpoint is as before: the caller
+ * undoes what it did).
+ */
+int checkpoint_kstat_put(struct checkpoint *c, struct reg_kstat *k,
+    bool dormant);
+
+/* checkpoint_kstat_drop: k is about to be removed for good: durable.
+ * Returns: 0; -errno (logged; keep k). */
+int checkpoint_kstat_drop(struct checkpoint *c, struct reg_kstat *k);
+
+/* checkpoint_write: append what changed (blobs, sample rates, the next
+ * handle) with one sync, compacting when due. Returns: 0; -errno
  * (logged once per failure streak). */
 int checkpoint_write(struct checkpoint *c);
+
+/* Is the state directory usable now? *ret_why (may be NULL) gets why
+ * not: a static or internal string, "" when usable. */
+bool checkpoint_status(const struct checkpoint *c, const char **ret_why);
+
+/* The checkpoint's state for Info: {state_dir, usable, error,
+ * log_bytes, live_bytes, compactions, written_bytes (since start, all
+ * its files)}. */
+json_t *checkpoint_to_json(const struct checkpoint *c);
 
 /*
  * checkpoint_outlives_statsd: does PERSISTENT kstat k survive a restart
@@ -50,7 +102,9 @@ int checkpoint_write(struct checkpoint *c);
  * a zone's namespace from a new one that got its number, so a zone's
  * PERSISTENT kstats go dormant and come back only while statsd runs.
  */
-struct reg_kstat;
 bool checkpoint_outlives_statsd(const struct reg_kstat *k);
+/* The same rule for a kstat to be made by a peer of owner_zone for
+ * zone. */
+bool checkpoint_outlives(uint32_t owner_zone, uint32_t zone);
 
 #endif

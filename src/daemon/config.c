@@ -109,7 +109,7 @@ static const struct cfg_key config_keys[] = {
 	K("drain_batch", CFG_UINT, drain_batch, "4096", 1, 1048576, true,
 	    "Most records taken from one ring per drain pass; the rest waits for the next loop turn, so control calls keep being served."),
 	K("checkpoint_interval_ms", CFG_UINT, checkpoint_interval_ms, "10000", 100, 86400000, true,
-	    "Period of the checkpoint of PERSISTENT kstats to the state directory (it is also written on every change of their set and at exit)."),
+	    "Period of the checkpoint pass, which appends the PERSISTENT kstats whose data changed to the log in the state directory (and compacts it when due); creates and deletes are written at once, and the pass runs at exit too."),
 	K("max_persistent_bytes", CFG_SIZE, max_persistent_bytes, "256M", 1048576, 68719476736ull, true,
 	    "Most disk bytes all PERSISTENT kstats together may take: each counts its runtime file and its blob in the checkpoint (see quota_reserve_percent)."),
 	K("max_persistent_bytes_per_uid", CFG_SIZE, max_persistent_bytes_per_uid, "16M", 65536, 68719476736ull, true,

@@ -71,8 +71,12 @@ journal_open(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/rings.journal", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* Its blocks are allocated up front: on a full runtime directory
+	 * this fails now, instead of a SIGBUS when the drain writes through
+	 * the mapping. */
 	if (fd < 0 || fstat(fd, &st) < 0 || (st.st_size != (off_t)size &&
-	    ftruncate(fd, 0) < 0) || ftruncate(fd, (off_t)size) < 0) {
+	    ftruncate(fd, 0) < 0) || ftruncate(fd, (off_t)size) < 0 ||
+	    (errno = posix_fallocate(fd, 0, (off_t)size)) != 0) {
 		log_warning("ring journal %s: %s; a kill -9 during a drain "
 		    "pass may repeat updates", path, strerror(errno));
 		if (fd >= 0)

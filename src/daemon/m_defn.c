@@ -151,8 +151,9 @@ m_defn_set(struct vl_call *call, json_t *params)
 				varlink_error_errno(call, r, "definition");
 			return;
 		}
-		if (k->hdr.flags & KSTAT_FLAG_PERSISTENT)
-			(void)checkpoint_write(d->checkpoint);
+		/* The new layout is in the runtime file already; the
+		 * checkpoint has it now, or at its next pass. */
+		(void)checkpoint_kstat_put(d->checkpoint, k, k->dormant);
 	}
 	free(nb);
 	text = m_defn_text(k);
@@ -237,7 +238,7 @@ m_defn_rates_set(struct vl_call *call, json_t *params)
 	free(rates);
 	free(d->sample_rates);
 	d->sample_rates = canon;
-	(void)checkpoint_write(d->checkpoint);
+	(void)checkpoint_write(d->checkpoint);	/* appends the rates, synced */
 	varlink_reply(call, json_pack("{s:s, s:o}", "text", canon, "rates",
 	    m_rates_json(canon)));
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "checkpoint.h"
 #include "config.h"
 #include "control.h"
 #include "daemon.h"
@@ -68,7 +69,7 @@ m_info_info(struct vl_call *call, json_t *params)
 	registry_stats(d->reg, &rs);
 	varlink_reply(call,
 	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, "
+	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:o, "
 	    "s:o}",
 	    "version", STATSD_VERSION, "pid", (json_int_t)getpid(),
 	    "uptime_ns", (json_int_t)(clock_now_ns() - d->start_ns),
@@ -89,7 +90,8 @@ m_info_info(struct vl_call *call, json_t *params)
 	    "runtime_dir", d->runtime_dir, "state_dir", d->state_dir,
 	    "socket", d->socket_path, "config", config_to_json(&d->cfg),
 	    "quotas", quota_to_json(d->quota, p->uid, p->privileged,
-	    p->privileged)));
+	    p->privileged), "persistence",
+	    checkpoint_to_json(d->checkpoint)));
 }
 
 void

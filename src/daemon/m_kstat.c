@@ -3,6 +3,7 @@
  * by-name lookup (with its visibility rule) the other handlers share.
  */
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 
 #include <statsd/kstat.h>
@@ -135,6 +136,23 @@ m_kstat_get(struct vl_call *call, json_t *params, bool dormant_too)
 	return k;
 }
 
+/* A PERSISTENT kstat could not be made (or deleted) durably. */
+static void
+m_kstat_not_durable(struct vl_call *call, int r, const char *why)
+{
+	char reason[PATH_MAX + 640];
+
+	if (why != NULL && why[0] != '\0')
+		snprintf(reason, sizeof(reason), "PERSISTENT kstat not kept: "
+		    "%s", why);
+	else
+		snprintf(reason, sizeof(reason), "PERSISTENT kstat not kept: "
+		    "cannot make its runtime file: %s",
+		    strerror(r < 0 ? -r : r));
+	varlink_error(call, VL_E_SYSTEM_ERROR, json_pack("{s:i, s:s}",
+	    "errno", r < 0 ? -r : r, "reason", reason));
+}
+
 static void
 m_kstat_fail(struct vl_call *call, int r, const struct ks_error *kerr,
     const char *full, const char *spec, const struct quota_refusal *why)
@@ -177,6 +195,7 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	struct reg_kstat_new n;
 	struct reg_kstat *k;
 	struct ks_error kerr = { 0 };
+	const char *ckwhy;
 	json_t *a, *e;
 	char full[128], idx[32];
 	const char *zwhy = "";
@@ -258,6 +277,14 @@ m_kstat_create(struct vl_call *call, json_t *params)
 			return;
 		}
 	}
+	/* A PERSISTENT kstat that outlives statsd needs the checkpoint:
+	 * refused at once, with the reason, while it cannot be written. */
+	if ((n.flags & KSTAT_FLAG_PERSISTENT) &&
+	    checkpoint_outlives(n.owner_zone, n.zone) &&
+	    !checkpoint_status(d->checkpoint, &ckwhy)) {
+		m_kstat_not_durable(call, -EIO, ckwhy);
+		return;
+	}
 	r = registry_kstat_create(d->reg, &n, &k, &revived, &kerr, &why);
 	if (r < 0) {
 		m_kstat_fail(call, r, &kerr, full, n.tpl->spec, &why);
@@ -267,18 +294,35 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	    checkpoint_outlives_statsd(k)) {
 		struct mirror *m;
 
-		r = mirror_create(d->persist_dir, k->handle,
-		    registry_blob_peek(k), k->size, &m);
+		/* Its runtime file, blocks and all, before it is used: a
+		 * full runtime directory refuses the create. */
+		r = d->persist_dir != NULL ? mirror_create(d->persist_dir,
+		    k->handle, registry_blob_peek(k), k->size, &m) : -ENOENT;
 		if (r == 0)
 			k->storage = mirror_storage(m);
 		if (r < 0) {
-			(void)registry_kstat_delete(d->reg, k);
-			varlink_error_errno(call, r, "persistent kstat file");
+			if (revived)
+				(void)registry_kstat_delete(d->reg, k);
+			else
+				registry_kstat_forget(d->reg, k);
+			m_kstat_not_durable(call, r, r == -ENOENT ?
+			    "no runtime directory for its file" : NULL);
 			return;
 		}
 	}
-	if (k->hdr.flags & KSTAT_FLAG_PERSISTENT)
-		(void)checkpoint_write(d->checkpoint);
+	/* Only a durable create is answered: one that cannot be written to
+	 * the checkpoint is undone, leaving nothing behind (a revived one
+	 * goes dormant again). */
+	r = checkpoint_kstat_put(d->checkpoint, k, false);
+	if (r < 0) {
+		if (revived)
+			(void)registry_kstat_delete(d->reg, k);
+		else
+			registry_kstat_forget(d->reg, k);
+		(void)checkpoint_status(d->checkpoint, &ckwhy);
+		m_kstat_not_durable(call, r, ckwhy);
+		return;
+	}
 	log_debug("uid %u %s kstat %s (handle %u)", (unsigned)peer->uid,
 	    revived ? "revived" : "created", full, k->handle);
 	varlink_reply(call, json_pack("{s:o, s:b}", "kstat",
@@ -290,8 +334,9 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
 	struct reg_kstat *k;
+	const char *ckwhy;
 	bool persistent;
-	int dormant;
+	int dormant, r;
 
 	/* A dormant kstat is deleted for good: its data, its handle and
 	 * what it held of its owner's quotas go. */
@@ -306,9 +351,19 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 		varlink_error_value(call, "name", "statsd's own kstat stays");
 		return;
 	}
+	/* The checkpoint first: a PERSISTENT kstat's delete (dormant) or
+	 * removal (of a dormant one) is durable before it is done, or not
+	 * done. */
 	persistent = (k->hdr.flags & KSTAT_FLAG_PERSISTENT) != 0;
+	if (persistent) {
+		r = k->dormant ? checkpoint_kstat_drop(d->checkpoint, k) :
+		    checkpoint_kstat_put(d->checkpoint, k, true);
+		if (r < 0) {
+			(void)checkpoint_status(d->checkpoint, &ckwhy);
+			m_kstat_not_durable(call, r, ckwhy);
+			return;
+		}
+	}
 	dormant = registry_kstat_delete(d->reg, k);
-	if (persistent)
-		(void)checkpoint_write(d->checkpoint);
 	varlink_reply(call, json_pack("{s:b}", "dormant", dormant == 1));
 }

@@ -6,7 +6,6 @@
 
 #include <statsd/sbuf.h>
 
-#include "checkpoint.h"
 #include "control.h"
 #include "daemon.h"
 #include "methods.h"
@@ -58,10 +57,6 @@ m_template_add(struct vl_call *call, json_t *params)
 		varlink_error_errno(call, r, "template");
 		return;
 	}
-	/* A template a PERSISTENT kstat may use must be in the checkpoint
-	 * before that kstat can be. */
-	if (created)
-		(void)checkpoint_write(d->checkpoint);
 	varlink_reply(call, json_pack("{s:o, s:b}", "template",
 	    registry_template_json(t), "created", created));
 }

@@ -162,11 +162,16 @@ notify_status(struct statsd *d)
 	struct registry_stats rs;
 	struct drain_stats ds;
 
+	const char *why = "";
+
 	registry_stats(d->reg, &rs);
 	drain_stats(d->drain, &ds);
-	sd_notifyf(0, "STATUS=serving %u clients, %llu kstats, %u rings",
+	/* An unusable state directory is said wherever statsd reports. */
+	(void)checkpoint_status(d->checkpoint, &why);
+	sd_notifyf(0, "STATUS=serving %u clients, %llu kstats, %u rings%s%s",
 	    control_nconns(d->control), (unsigned long long)rs.kstats,
-	    ds.rings);
+	    ds.rings, why[0] != '\0' ? "; PERSISTENT kstats refused: " : "",
+	    why);
 }
 
 static void
@@ -331,18 +336,23 @@ run(struct statsd *d, bool foreground)
 	struct mainloop ml = { .d = d };
 	struct event_config *ecfg;
 	uint64_t wd_usec = 0;
+	const char *why = "";
 	int *lfds = NULL, nl, lockfd, r, ready_fd = -1;
 
 	if (!foreground && daemonize(&ready_fd) < 0) {
 		log_error("cannot go to the background: %s", strerror(errno));
 		return 1;
 	}
-	if (mkdir_p(d->runtime_dir, 0755) < 0 ||
-	    mkdir_p(d->state_dir, 0750) < 0) {
-		log_error("cannot create %s or %s: %s", d->runtime_dir,
-		    d->state_dir, strerror(errno));
+	if (mkdir_p(d->runtime_dir, 0755) < 0) {
+		log_error("cannot create %s: %s", d->runtime_dir,
+		    strerror(errno));
 		return 1;
 	}
+	/* An unusable state directory does not stop statsd: it runs
+	 * without keeping PERSISTENT kstats, and says so (checkpoint.h). */
+	if (mkdir_p(d->state_dir, 0750) < 0)
+		log_error("cannot create the state directory %s: %s",
+		    d->state_dir, strerror(errno));
 	lockfd = lock_runtime(d->runtime_dir);
 	if (lockfd < 0)
 		return 1;
@@ -374,12 +384,13 @@ run(struct statsd *d, bool foreground)
 	r = quota_new(d, &d->quota);
 	if (r == 0)
 		r = registry_new(d, &d->reg);
-	if (r == 0)
-		r = mirror_dir_make(d->runtime_dir, &d->persist_dir);
-	if (r == 0) {
+	/* Without the runtime files' directory (a full runtime directory),
+	 * PERSISTENT kstats are refused and restored ones run without
+	 * their files; mirror_dir_make() logged why. */
+	if (r == 0 && mirror_dir_make(d->runtime_dir, &d->persist_dir) == 0)
 		d->journal = journal_open(d->persist_dir);
+	if (r == 0)
 		r = checkpoint_new(d, &d->checkpoint);
-	}
 	if (r == 0)
 		r = checkpoint_load(d->checkpoint);
 	if (r == 0)
@@ -428,6 +439,10 @@ run(struct statsd *d, bool foreground)
 		event_add(ml.ev_watchdog, &ml.watchdog_tv);
 		sd_notify(0, "WATCHDOG=1");
 	}
+	if (!checkpoint_status(d->checkpoint, &why))
+		log_error("the state directory %s is unusable (%s): statsd "
+		    "runs, but refuses PERSISTENT kstats until it can write "
+		    "there", d->state_dir, why);
 	log_info("statsd %s ready on %s (runtime %s, state %s)",
 	    STATSD_VERSION, nl > 0 ? "activated sockets" : d->socket_path,
 	    d->runtime_dir, d->state_dir);

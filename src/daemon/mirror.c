@@ -162,6 +162,13 @@ mirror_open(const char *dir, uint32_t handle, uint64_t birth,
 		close(fd);
 		return -EBADMSG;
 	}
+	/* A file of an older statsd, or copied sparse: its blocks now, so
+	 * that a full runtime directory fails here, not as a SIGBUS. */
+	r = posix_fallocate(fd, 0, PMIR_SIZE);
+	if (r != 0) {
+		close(fd);
+		return -r;
+	}
 	r = pmir_map(dir, handle, fd, ret);
 	close(fd);
 	if (r < 0)

@@ -838,8 +838,6 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 int
 registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 {
-	size_t i;
-
 	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && !k->dormant) {
 		registry_sync(r);
 		(void)store_kstat_set_flags(k->seg, k->ref.slot,
@@ -849,6 +847,15 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 		r->ndormant++;
 		return 1;
 	}
+	registry_kstat_forget(r, k);
+	return 0;
+}
+
+void
+registry_kstat_forget(struct registry *r, struct reg_kstat *k)
+{
+	size_t i;
+
 	if (k->dormant)
 		r->ndormant--;
 	for (i = r->ndirty; i-- > 0;)
@@ -866,7 +873,6 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 	zones_unref(r->d->zones, k->zone);
 	zones_unref(r->d->zones, k->owner_zone);
 	free(k);
-	return 0;
 }
 
 json_t *
@@ -942,6 +948,7 @@ registry_blob_end(struct registry *r, struct reg_kstat *k, uint64_t snaptime)
 {
 	(void)r;
 	k->hdr.snaptime = (hrtime_t)snaptime;
+	k->changes++;
 	if (k->storage == NULL)
 		store_kstat_write_end(k->seg, k->ref.slot, snaptime);
 	else if (!k->dirty)
@@ -1043,5 +1050,6 @@ registry_blob_replace(struct registry *r, struct reg_kstat *k,
 	k->blob = blob;
 	k->size = size;
 	k->dirty = false;
+	k->changes++;
 	return 0;
 }

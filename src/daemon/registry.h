@@ -54,6 +54,12 @@ struct reg_template {
 	uint64_t	 bytes;		/* QUOTA_TEMPLATE_BYTES charged */
 	unsigned	 nkstats;	/* kstats made from it, dormant too */
 	uint64_t	 seq;		/* registration order, never reused */
+	/* The checkpoint's: the bytes of its record there (0: none); while
+	 * the log is compacted, the compaction it was written to and the
+	 * bytes it took there. */
+	uint64_t	 ckpt_bytes;
+	uint32_t	 ckpt_gen;
+	uint64_t	 ckpt_pending;
 };
 
 /*
@@ -93,6 +99,12 @@ struct reg_kstat {
 	uint64_t		 charged[QUOTA_NUM]; /* to owner */
 	struct kx_entry		 ix;	/* in the registry's indexes */
 	size_t			 pos;	/* in registry_kstats() */
+	/* Changes of the blob, counted; the checkpoint's: the count its
+	 * last synced record holds, the count of a record written but not
+	 * yet synced, the bytes of its last record (0: none). */
+	uint64_t		 changes;
+	uint64_t		 ckpt_saved, ckpt_pending;
+	uint64_t		 ckpt_bytes, ckpt_pbytes;
 };
 
 struct registry_stats {
@@ -205,6 +217,10 @@ int registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
  * Returns: 1 if it went dormant; 0 if removed.
  */
 int registry_kstat_delete(struct registry *r, struct reg_kstat *k);
+
+/* Remove k for good, PERSISTENT or not, with its blob storage (a create
+ * that could not be made durable leaves nothing behind). */
+void registry_kstat_forget(struct registry *r, struct reg_kstat *k);
 
 /* By name (dormant ones too), O(1). Returns: it, or NULL. */
 struct reg_kstat *registry_kstat_find(struct registry *r, const char *module,

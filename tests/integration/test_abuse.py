@@ -15,8 +15,9 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
-from harness import (SETPRIV, TPL_APP, Daemon, as_user, check,  # noqa: E402
-                     expect_error, finish, ok, spawn, wait_for)
+from harness import (SETPRIV, TPL_APP, Daemon, RingClient,  # noqa: E402
+                     as_user, check, expect_error, finish, ok, read_data,
+                     spawn, wait_for)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if os.getuid() != 0 or SETPRIV is None:
@@ -303,8 +304,342 @@ def test_work_is_sliced():
     d.cleanup()
 
 
+# ------------------------------------------------ full and failing disks
+class Tmpfs:
+    """A small tmpfs mounted for a test (root only), unmounted at exit
+    (before its directory goes: cleanup runs newest first)."""
+
+    def __init__(self, path, size):
+        os.makedirs(path, exist_ok=True)
+        self.path = path
+        r = harness.run(["mount", "-t", "tmpfs", "-o",
+                         "size=%s,mode=0755" % size, "statsd-test", path],
+                        capture_output=True, text=True)
+        self.mounted = r.returncode == 0
+        self.err = r.stderr.strip()
+        if self.mounted:
+            harness._live.append(self)
+
+    def remount(self, opts):
+        r = harness.run(["mount", "-o", "remount," + opts, self.path],
+                        capture_output=True, text=True)
+        check(r.returncode == 0, "remount %s %s: %s" % (opts, self.path,
+                                                       r.stderr))
+
+    def fill(self, leave=0):
+        """Fill it up, leaving about leave bytes; return the filler."""
+        filler = os.path.join(self.path, "filler")
+        st = os.statvfs(self.path)
+        free = st.f_bavail * st.f_frsize - leave
+        with open(filler, "wb") as f:
+            try:
+                f.write(b"\0" * max(free, 0))
+            except OSError:
+                pass
+        return filler
+
+    def cleanup(self):
+        if self.mounted:
+            harness.run(["umount", "-l", self.path], capture_output=True)
+            self.mounted = False
+
+
+def tmpfs_or_skip(path, size, what):
+    fs = Tmpfs(path, size)
+    if not fs.mounted:
+        print("SKIP %s: cannot mount a tmpfs here (%s)" % (what, fs.err))
+        return None
+    return fs
+
+
+def persistence(d):
+    return ok(d.call("io.statsd.Info", {}), "Info", False)["persistence"]
+
+
+def names(d, dormant=True):
+    return sorted("%s:%d:%s" % (k["module"], k["instance"], k["name"])
+                  for k in ok(d.call("io.statsd.Chain",
+                                     {"dormant": dormant}),
+                              "Chain", False)["kstats"])
+
+
+def pcreate(h, spec, name, flags=("PERSISTENT",)):
+    return h.calls([("io.statsd.KstatCreate", {
+        "module": "disk", "instance": 0, "name": name, "template": spec,
+        "flags": list(flags)})])[0]
+
+
+def test_full_runtime_dir():
+    """Row 4: PERSISTENT kstats filled the runtime filesystem, and the
+    next update through a sparse mapping killed statsd with SIGBUS (at
+    start too, with less than the ring journal's size free). Every file
+    written through a mapping now has its blocks allocated when it is
+    made: a full runtime directory refuses the create, or runs without
+    the ring journal, and never faults."""
+    d = Daemon(config="checkpoint_interval_ms = 200\n")
+    fs = tmpfs_or_skip(d.run, "1M", "row 4")
+    if fs is None:
+        d.cleanup()
+        return
+    d.start()
+    os.chmod(d.run, 0o755)
+    check("ring journal" in d.stderr(), "the ring journal does not fit: "
+          "statsd runs without it and says so")
+    h = Hostile(d)
+    spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
+              "TemplateAdd")["template"]["spec"]
+    made, err = [], None
+    for i in range(64):
+        r = pcreate(h, spec, "p%d" % i)
+        if "error" in r:
+            err = r
+            break
+        made.append("p%d" % i)
+    check(len(made) > 0 and err is not None, "PERSISTENT kstats until the "
+          "runtime directory is full: %d, then %s" % (len(made), err))
+    if err is not None:
+        expect_error(err, "io.statsd.SystemError", "a full runtime "
+                     "directory refuses the create")
+        check("No space left" in err["parameters"].get("reason", ""),
+              "the refusal says why: %s" % err["parameters"])
+    failed = "p%d" % len(made)
+    check("disk:0:" + failed not in names(d), "the failed create left "
+          "no ghost")
+    # Updates through the full directory's mappings: no SIGBUS.
+    rc = RingClient(d.sock, prefix={"uid": NOBODY})
+    check(rc.cmd("connect") == "ok", "nobody's producer connects")
+    rc.cmd("handle disk 0 p0")
+    check(rc.cmd("attach 10").startswith("ok"), "a ring")
+    pushed, dropped = rc.counters("push 5000 0 1")
+    wait_for(lambda: read_data(d, "disk", 0, "p0").get("requests.sum") ==
+             pushed - dropped, "the updates applied")
+    check(d.alive(), "statsd survived updates on a full filesystem")
+    # Space back: the name that failed is free, not dormant.
+    ok(h.calls([("io.statsd.KstatDelete", {"module": "disk", "instance": 0,
+                                           "name": made[-1]})] * 2)[1],
+       "delete, then remove for good, to free a file")
+    r = ok(pcreate(h, spec, failed), "the failed name is free now")
+    check(r.get("revived") is False, "a new kstat, not a ghost revived")
+    rc.quit()
+    h.quit()
+    # A restart on the full directory: everything acknowledged is back.
+    before = names(d, dormant=False)
+    d.stop()
+    d.start()
+    check(names(d, dormant=False) == before, "every acknowledged kstat "
+          "back after a restart on a full runtime directory")
+    check(read_data(d, "disk", 0, "p0").get("requests.sum") ==
+          pushed - dropped, "with its data")
+    d.stop()
+    d.cleanup()
+
+
+def test_state_dir_unusable():
+    """Rows 12 and 15: with the state directory full, read-only or
+    missing, statsd said ready, acknowledged PERSISTENT creates it could
+    not keep, and a failed create left a dormant ghost that blocked its
+    name. Now an unusable state directory is reported at start and in
+    Info.persistence; PERSISTENT creates and deletes are refused with the
+    reason, leave nothing behind, and work again once it is usable."""
+    d = Daemon(config="checkpoint_interval_ms = 100\n")
+    fs = tmpfs_or_skip(d.state, "256K", "rows 12, 15")
+    if fs is None:
+        d.cleanup()
+        return
+    d.start()
+    os.chmod(d.run, 0o755)
+    h = Hostile(d)
+    spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
+              "TemplateAdd")["template"]["spec"]
+    ok(pcreate(h, spec, "kept"), "a PERSISTENT kstat, kept")
+    check(persistence(d)["usable"], "the state directory is usable")
+    # Full.
+    filler = fs.fill(leave=512)
+    r = pcreate(h, spec, "full")
+    expect_error(r, "io.statsd.SystemError", "a create on a full state "
+                 "directory")
+    check("No space" in r.get("parameters", {}).get("reason", ""),
+          "says why: %s" % r.get("parameters"))
+    p = persistence(d)
+    check(not p["usable"] and "No space" in p["error"],
+          "Info.persistence says so: %s" % p)
+    check("disk:0:full" not in names(d), "no ghost of the failed create")
+    expect_error(h.calls([("io.statsd.KstatDelete", {
+        "module": "disk", "instance": 0, "name": "kept"})])[0],
+        "io.statsd.SystemError", "a delete that cannot be kept is refused")
+    check("disk:0:kept" in names(d, dormant=False), "and changes nothing")
+    ok(h.calls([("io.statsd.KstatCreate", {
+        "module": "disk", "instance": 0, "name": "volatile",
+        "template": spec})])[0], "a kstat that is not PERSISTENT works")
+    os.unlink(filler)
+    wait_for(lambda: persistence(d)["usable"], "usable once there is room")
+    r = ok(pcreate(h, spec, "full"), "the name that failed is free")
+    check(r.get("revived") is False, "created, not revived")
+    h.quit()
+    # Read-only (at start: a file open for writing keeps a tmpfs from
+    # being remounted read-only under a running statsd).
+    d.stop()
+    fs.remount("ro")
+    d.start()
+    p = persistence(d)
+    check(not p["usable"] and "Read-only" in p["error"], "a read-only "
+          "state directory reported in Info: %s" % p)
+    check("state directory" in d.stderr(), "and at start")
+    check({"disk:0:kept", "disk:0:full"} <= set(names(d, dormant=False)),
+          "what was acknowledged was read back")
+    h = Hostile(d)
+    spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
+              "TemplateAdd")["template"]["spec"]
+    r = pcreate(h, spec, "ro")
+    expect_error(r, "io.statsd.SystemError", "a create on a read-only "
+                 "state directory")
+    check("Read-only" in r.get("parameters", {}).get("reason", ""),
+          "says why: %s" % r.get("parameters"))
+    check("disk:0:ro" not in names(d), "no ghost")
+    fs.remount("rw")
+    wait_for(lambda: persistence(d)["usable"], "usable again")
+    r = ok(pcreate(h, spec, "ro"), "the refused name is free")
+    check(r.get("revived") is False, "a new kstat, not a ghost")
+    h.quit()
+    d.stop()
+    d.start()
+    check({"disk:0:kept", "disk:0:ro", "disk:0:full"} <= set(names(
+        d, dormant=False)), "what was acknowledged came back")
+    d.stop()
+    # Missing, and not creatable: statsd runs and says so.
+    fs.remount("ro")
+    d2 = Daemon(config="checkpoint_interval_ms = 100\n")
+    d2.state = os.path.join(d.state, "gone", "state")
+    d2.start()
+    os.chmod(d2.run, 0o755)
+    p = persistence(d2)
+    check(not p["usable"] and p["error"] != "", "a missing state "
+          "directory reported in Info: %s" % p)
+    check("state directory" in d2.stderr(), "and at start")
+    h = Hostile(d2)
+    spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
+              "TemplateAdd")["template"]["spec"]
+    expect_error(pcreate(h, spec, "x"), "io.statsd.SystemError",
+                 "PERSISTENT refused without a state directory")
+    ok(h.calls([("io.statsd.KstatCreate", {
+        "module": "disk", "instance": 0, "name": "y", "template": spec})])[
+        0], "the rest works")
+    h.quit()
+    d2.stop()
+    d2.cleanup()
+    fs.remount("rw")
+    d.cleanup()
+
+
+BIG_TPL = {"name": "BIG%d", "vois": [
+    {"id": 0, "name": "lat", "dtype": "INT_U64",
+     "stats": [{"kind": "HIST", "scheme": "USR",
+                "buckets": list(range(0, 2 * 1000, 2))}]}]}
+
+
+def test_checkpoint_incremental():
+    """Row 9: with 200 large templates, a PERSISTENT create/delete loop
+    wrote 3.4 GB in 20 s, each change rewriting the whole checkpoint.
+    The checkpoint is now a log: each change appends what changed, and
+    compaction keeps it within twice what it holds."""
+    d = daemon("checkpoint_interval_ms = 100\n")
+    h = Hostile(d)
+    for i in range(40):
+        t = dict(BIG_TPL, name="BIG%d" % i)
+        ok(h.calls([("io.statsd.TemplateAdd", t)])[0], "large template %d"
+           % i, False)
+    spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
+              "TemplateAdd")["template"]["spec"]
+    w0 = persistence(d)["written_bytes"]
+    loops = 150
+    calls = []
+    for i in range(loops):
+        calls.append(("io.statsd.KstatCreate", {
+            "module": "loop", "instance": 0, "name": "k", "template": spec,
+            "flags": ["PERSISTENT"]}))
+        calls.append(("io.statsd.KstatDelete", {
+            "module": "loop", "instance": 0, "name": "k"}))
+    for r in h.calls(calls):
+        ok(r, "create/delete", False)
+    p = persistence(d)
+    written = p["written_bytes"] - w0
+    print("%d PERSISTENT create/delete pairs wrote %d bytes (%d a change);"
+          " log %d bytes holding %d, %d compactions" % (
+              loops, written, written // (2 * loops), p["log_bytes"],
+              p["live_bytes"], p["compactions"]))
+    check(written < 2 * loops * 8192, "write volume follows the changes "
+          "(%d bytes for %d changes), not the templates" % (written,
+                                                             2 * loops))
+    check(p["compactions"] >= 1, "compacted: %s" % p)
+    wait_for(lambda: (lambda q: q["log_bytes"] <= 2 * q["live_bytes"] +
+                      65536)(persistence(d)), "the log within twice what "
+             "it holds")
+    # What the log says after all that is what statsd had.
+    ok(h.calls([("io.statsd.KstatCreate", {
+        "module": "loop", "instance": 0, "name": "k", "template": spec,
+        "flags": ["PERSISTENT"]})])[0], "revived once more")
+    h.quit()
+    d.kill9()
+    d.start()
+    check("loop:0:k" in names(d, dormant=False), "it comes back active "
+          "after kill -9")
+    d.stop()
+    d.cleanup()
+
+
+def test_checkpoint_torn_and_v1():
+    """Row 9's log, read back: a record cut short by a crash is dropped
+    and the rest restored; a version 1 checkpoint (one JSON object) is
+    read and rewritten as a log."""
+    d = daemon()
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    ok(c.call("io.statsd.KstatCreate", {"module": "v", "instance": 0,
+                                        "name": "k", "template": spec,
+                                        "flags": ["PERSISTENT"]}), "create")
+    snap = ok(c.call("io.statsd.Snapshot", {"module": "v", "instance": 0,
+                                            "name": "k"}), "Snapshot")
+    c.close()
+    d.stop()
+    ck = os.path.join(d.state, "statsd.checkpoint")
+    with open(ck, "ab") as f:
+        f.write(b'999 0badcafe {"t":"kstat","handle":')
+    d.start()
+    check("cut short" in d.stderr(), "the torn record is reported")
+    check("v:0:k" in names(d, dormant=False), "and the rest restored")
+    d.stop()
+    # A version 1 checkpoint, after a reboot emptied the runtime
+    # directory.
+    k = snap["kstat"]
+    v1 = {"format": "statsd-checkpoint", "version": 1, "next_handle": 100,
+          "sample_rates": "", "templates": [TPL_APP], "kstats": [{
+              "handle": k["handle"], "module": "v", "instance": 0,
+              "name": "k", "class": "misc", "type": 6, "flags": 8,
+              "owner": 0, "template": spec, "description": "",
+              "path": [], "crtime": k["crtime"], "dormant": False,
+              "birth": 0, "blob": snap["raw"]}]}
+    with open(ck, "w") as f:
+        json.dump(v1, f)
+    for fn in os.listdir(os.path.join(d.run, "persist")):
+        if fn.endswith(".kstat"):
+            os.unlink(os.path.join(d.run, "persist", fn))
+    d.start()
+    check("v:0:k" in names(d, dormant=False), "a version 1 checkpoint "
+          "restored")
+    with open(ck, "rb") as f:
+        check(f.read(1) != b"{", "and rewritten as a log")
+    d.stop()
+    d.start()
+    check("v:0:k" in names(d, dormant=False), "which reads back")
+    d.stop()
+    d.cleanup()
+
+
 TESTS = [test_connections_reserve_root, test_buffered_bytes_bounded,
-         test_patterns_bounded, test_work_is_sliced]
+         test_patterns_bounded, test_work_is_sliced, test_full_runtime_dir,
+         test_state_dir_unusable, test_checkpoint_incremental,
+         test_checkpoint_torn_and_v1]
 
 if __name__ == "__main__":
     only = sys.argv[1:]
