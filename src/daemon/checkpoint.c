@@ -485,7 +485,9 @@ ck_pass_one(struct checkpoint *c, struct reg_kstat *k)
 	char *line;
 	json_t *rec;
 
-	if (c->cfd >= 0 && k->tpl->ckpt_gen != c->cgen) {
+	/* Its template first, if the log (or the new log) lacks it. */
+	if (c->cfd >= 0 ? k->tpl->ckpt_gen != c->cgen :
+	    k->tpl->ckpt_bytes == 0) {
 		rec = ck_template_rec(k->tpl);
 		line = rec != NULL ? ck_line(rec, &len) : NULL;
 		json_decref(rec);
@@ -494,10 +496,16 @@ ck_pass_one(struct checkpoint *c, struct reg_kstat *k)
 			return 0;
 		}
 		free(line);
-		k->tpl->ckpt_gen = c->cgen;
-		k->tpl->ckpt_pending = len;
-		c->csize += len;
-		c->clive += len;
+		if (c->cfd >= 0) {
+			k->tpl->ckpt_gen = c->cgen;
+			k->tpl->ckpt_pending = len;
+			c->csize += len;
+			c->clive += len;
+		} else {
+			k->tpl->ckpt_bytes = len;
+			c->size += len;
+			c->live += len;
+		}
 		total += len;
 	}
 	rec = ck_kstat_rec(k, k->dormant);
@@ -822,7 +830,7 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	const char *module, *name, *class_, *spec, *desc, *b64;
 	json_t *path, *e;
 	void *buf = NULL;
-	bool revived;
+	bool revived, from_file = false;
 	size_t i;
 	long len = 0;
 	int dormant = 0, r;
@@ -857,6 +865,7 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 			mirror_close(m);
 			m = NULL;
 		}
+		from_file = m != NULL;
 	}
 	if (m == NULL) {
 		/* After a reboot (or a damaged file): the checkpoint's copy. */
@@ -908,6 +917,10 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 		    "refused by the store";
 	}
 	k->ckpt_bytes = bytes;
+	/* The runtime file is ahead of the log (updates after its last
+	 * pass): the next pass writes it. */
+	if (from_file)
+		k->changes++;
 	if ((uint32_t)handle > *max_handle)
 		*max_handle = (uint32_t)handle;
 	return NULL;
