@@ -196,7 +196,7 @@ cl_push(uint32_t handle, uint16_t voi, uint8_t op, uint8_t flags, int64_t x,
 	if (__builtin_expect(p != NULL && handle != 0 &&
 	    !ring_producer_diverted(p), 1) &&
 	    __builtin_expect((r = ring_producer_next(p)) != NULL, 1)) {
-		r->slot = handle;
+		r->handle = handle;
 		r->voi = voi;
 		r->op = op;
 		r->flags = flags;

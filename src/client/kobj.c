@@ -50,16 +50,6 @@ cl_kobj_free(struct cl_kobj *o)
 	free(o);
 }
 
-/* The kstat flags KstatCreate takes, by their protocol names. */
-static const struct {
-	const char	*name;
-	uint32_t	 flag;
-} cl_flag_names[] = {
-	{ "PERSISTENT", KSTAT_FLAG_PERSISTENT },
-	{ "PRIV", KSTAT_FLAG_PRIV },
-	{ "WRITABLE", KSTAT_FLAG_WRITABLE },
-};
-
 /* The Kstat object of a reply into o. Returns: 0; -EPROTO. */
 static int
 cl_kobj_take(struct cl_kobj *o, json_t *ks)
@@ -135,10 +125,12 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 		return -ENOMEM;
 
 	flags = json_array();
-	for (k = 0; k < sizeof(cl_flag_names) / sizeof(cl_flag_names[0]); k++)
-		if (o->flags & cl_flag_names[k].flag)
+	/* The flags KstatCreate takes, by their protocol names. */
+	for (k = 0; k < KS_NFLAG_NAMES; k++)
+		if (o->flags & ks_flag_names[k].flag & (KSTAT_FLAG_PERSISTENT |
+		    KSTAT_FLAG_PRIV | KSTAT_FLAG_WRITABLE))
 			json_array_append_new(flags,
-			    json_string(cl_flag_names[k].name));
+			    json_string(ks_flag_names[k].name));
 	if (o->gz_vis)
 		json_array_append_new(flags, json_string("GZ_VIS"));
 	p = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o}", "module",

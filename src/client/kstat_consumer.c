@@ -14,6 +14,7 @@
 
 #include "client_priv.h"
 #include "kstat_data.h"
+#include "kstat_hdr.h"
 
 #define KC_MAGIC	0x6b63746cu	/* "kctl" */
 #define KS_MAGIC	0x6b737463u	/* "kstc" */
@@ -232,20 +233,31 @@ kc_tpl_find(struct kc_state *s, uint32_t hash, bool reload)
 
 /* ---------------------------------------------------------------- chain */
 
+/*
+ * The store's bits of a kstat's flags (store.h): the segment layout fixes
+ * their values apart from <statsd/kstat.h>'s.
+ */
 static const struct {
-	const char	*name;
 	uint32_t	 kflag;
 	uint32_t	 sflag;
-} kc_flags[] = {
-	{ "PERSISTENT", KSTAT_FLAG_PERSISTENT, STORE_KF_PERSISTENT },
-	{ "PRIV", KSTAT_FLAG_PRIV, STORE_KF_PRIV },
-	{ "WRITABLE", KSTAT_FLAG_WRITABLE, STORE_KF_WRITABLE },
-	{ "DORMANT", KSTAT_FLAG_DORMANT, STORE_KF_DORMANT },
+} kc_sflags[] = {
+	{ KSTAT_FLAG_PERSISTENT, STORE_KF_PERSISTENT },
+	{ KSTAT_FLAG_PRIV, STORE_KF_PRIV },
+	{ KSTAT_FLAG_WRITABLE, STORE_KF_WRITABLE },
+	{ KSTAT_FLAG_DORMANT, STORE_KF_DORMANT },
 };
 
-static const char *const kc_type_names[KSTAT_NUM_TYPES] = {
-	"RAW", "NAMED", "INTR", "IO", "TIMER", "HIST", "BLOB",
-};
+static uint32_t
+kc_kstat_flags(uint32_t sflags)
+{
+	uint32_t f = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(kc_sflags) / sizeof(kc_sflags[0]); i++)
+		if (sflags & kc_sflags[i].sflag)
+			f |= kc_sflags[i].kflag;
+	return f;
+}
 
 /* What consumers see of a type: blobs and histograms as NAMED. */
 static uint8_t
@@ -342,7 +354,6 @@ kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 		}
 		for (i = 0; i < got; i++) {
 			struct kc_entry *x = &e[n++];
-			size_t k;
 
 			memset(x, 0, sizeof(*x));
 			x->seg = g->birth;
@@ -354,10 +365,7 @@ kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 			x->tpl_hash = (uint32_t)info[i].tpl_hash;
 			x->instance = info[i].instance;
 			x->type = info[i].type;
-			for (k = 0; k < sizeof(kc_flags) / sizeof(kc_flags[0]);
-			    k++)
-				if (info[i].flags & kc_flags[k].sflag)
-					x->flags |= kc_flags[k].kflag;
+			x->flags = kc_kstat_flags(info[i].flags);
 			memcpy(x->module, info[i].module, KSTAT_STRLEN - 1);
 			memcpy(x->name, info[i].name, KSTAT_STRLEN - 1);
 			memcpy(x->class_, info[i].class_, KSTAT_STRLEN - 1);
@@ -387,7 +395,7 @@ static int
 kc_entries_page(json_t *ks, struct kc_entry **e, size_t *n, size_t *cap)
 {
 	json_t *k, *fl, *f;
-	size_t i, j, t;
+	size_t i, j;
 
 	if (*n + json_array_size(ks) + 1 > *cap) {
 		size_t nc = (*n + json_array_size(ks)) * 2 + 16;
@@ -416,17 +424,12 @@ kc_entries_page(json_t *ks, struct kc_entry **e, size_t *n, size_t *cap)
 		x->snaptime = (uint64_t)snap;
 		x->instance = (int32_t)inst;
 		x->tpl_hash = kc_spec_hash(tpl);
-		for (t = 0; t < KSTAT_NUM_TYPES; t++)
-			if (strcmp(kc_type_names[t], type) == 0)
-				x->type = (uint8_t)t;
+		if (ks_type_from_id(type) >= 0)
+			x->type = (uint8_t)ks_type_from_id(type);
 		fl = json_object_get(k, "flags");
-		json_array_foreach(fl, j, f) {
-			for (t = 0; t < sizeof(kc_flags) / sizeof(kc_flags[0]);
-			    t++)
-				if (json_is_string(f) && strcmp(kc_flags[t].name,
-				    json_string_value(f)) == 0)
-					x->flags |= kc_flags[t].kflag;
-		}
+		json_array_foreach(fl, j, f)
+			x->flags |= ks_flag_from_name(json_string_value(f)) &
+			    KS_FLAGS_SHOWN;
 		strncpy(x->module, mod, KSTAT_STRLEN - 1);
 		strncpy(x->name, name, KSTAT_STRLEN - 1);
 		strncpy(x->class_, cls, KSTAT_STRLEN - 1);
@@ -821,7 +824,6 @@ kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
 	struct cl_seg *g;
 	size_t size = 0;
 	ssize_t n;
-	size_t i;
 	int r;
 
 	if (k->seg != 0 && (g = cl_segs_by_birth(&s->segs, k->seg)) != NULL) {
@@ -832,10 +834,7 @@ kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
 		if (r < 0)
 			return r;
 		*ret_snap = info.snaptime;
-		*ret_flags = 0;
-		for (i = 0; i < sizeof(kc_flags) / sizeof(kc_flags[0]); i++)
-			if (info.flags & kc_flags[i].sflag)
-				*ret_flags |= kc_flags[i].kflag;
+		*ret_flags = kc_kstat_flags(info.flags);
 		return (ssize_t)size;
 	}
 	r = kc_call(s, VL_M_SNAPSHOT, json_pack("{s:s, s:i, s:s}",

@@ -53,10 +53,6 @@ static const char *const kp_intr_names[KSTAT_NUM_INTRS] = {
 	"hard", "soft", "watchdog", "spurious", "multsvc",
 };
 
-static const char *const kp_type_names[KSTAT_NUM_TYPES] = {
-	"RAW", "NAMED", "INTR", "IO", "TIMER", "HIST", "BLOB",
-};
-
 static struct kp *
 kp_of(kstat_t *ksp, uint8_t type)
 {
@@ -114,7 +110,7 @@ kp_new(const char *module, int instance, const char *name,
 	p->magic = KP_MAGIC;
 	p->type = type;
 	p->ndata = ndata;
-	p->o->type = kp_type_names[type];
+	p->o->type = ks_type_id(type);
 	p->o->flags = flags & (KSTAT_FLAG_PERSISTENT | KSTAT_FLAG_PRIV |
 	    KSTAT_FLAG_WRITABLE);
 	p->o->owner = p;

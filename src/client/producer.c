@@ -264,7 +264,7 @@ cl_push_slow(uint32_t handle, uint16_t voi, uint8_t op, uint8_t flags,
 			p = cl_thread_ring();
 		r = cl_tls_ring;
 		if (p != NULL && r != NULL && r->sp != NULL) {
-			struct ring_rec rec = { .slot = handle, .voi = voi,
+			struct ring_rec rec = { .handle = handle, .voi = voi,
 			    .op = op, .flags = flags, .x = x, .y = y,
 			    .time = time_ns };
 
@@ -346,7 +346,7 @@ cl_rings_discard_locked(void)
 
 				if (rec->op != RING_OP_SPILL)
 					r->lost++;
-				else if (ring_producer_ovf(r->p, rec->slot,
+				else if (ring_producer_ovf(r->p, rec->ovf_buf,
 				    &buf, &bsize) == 0)
 					r->lost += ((const struct
 					    ring_ovf_hdr *)buf)->nupd;

@@ -93,7 +93,7 @@ drain_run(struct ring *rg, const struct ring_rec *recs, unsigned n,
 	size_t nv;
 	unsigned refused;
 
-	k = drain_kstat(rg, recs[0].slot);
+	k = drain_kstat(rg, recs[0].handle);
 	if (k == NULL) {
 		drain_step(rg, spill, n);
 		return n;
@@ -122,7 +122,7 @@ drain_runs(struct ring *rg, const struct ring_rec *recs, unsigned n,
 	unsigned i, j, refused = 0;
 
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && recs[j].slot == recs[i].slot; j++)
+		for (j = i + 1; j < n && recs[j].handle == recs[i].handle; j++)
 			;
 		refused += drain_run(rg, recs + i, j - i, spill);
 	}
@@ -316,7 +316,7 @@ drain_apply(void *arg, const struct ring_rec *recs, unsigned n)
 			j = i + 1;
 			continue;
 		}
-		for (j = i + 1; j < n && recs[j].slot == recs[i].slot &&
+		for (j = i + 1; j < n && recs[j].handle == recs[i].handle &&
 		    recs[j].op != RING_OP_SPILL; j++)
 			;
 		refused += drain_run(rg, recs + i, j - i, false);

@@ -38,21 +38,6 @@ const struct vl_field m_kstat_delete_params[] = {
 	VLF_END
 };
 
-static const char *const m_type_names[KSTAT_NUM_TYPES] = {
-	"RAW", "NAMED", "INTR", "IO", "TIMER", "HIST", "BLOB",
-};
-
-static const struct {
-	const char	*name;
-	uint32_t	 flag;
-} m_flag_names[] = {
-	{ "PERSISTENT", KSTAT_FLAG_PERSISTENT },
-	{ "PRIV", KSTAT_FLAG_PRIV },
-	{ "WRITABLE", KSTAT_FLAG_WRITABLE },
-	{ "VIRTUAL", KSTAT_FLAG_VIRTUAL },
-	{ "VAR_SIZE", KSTAT_FLAG_VAR_SIZE },
-};
-
 bool
 m_kstat_visible(const struct peer *p, const struct reg_kstat *k)
 {
@@ -200,7 +185,7 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	char full[128], idx[32];
 	const char *zwhy = "";
 	bool revived, gz_vis = false;
-	size_t i, j;
+	size_t i;
 	int r;
 
 	memset(&n, 0, sizeof(n));
@@ -213,35 +198,29 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	n.privileged = peer->privileged;
 	snprintf(full, sizeof(full), "%s:%d:%s", n.module, (int)n.instance,
 	    n.name);
-	for (i = 0; i < KSTAT_NUM_TYPES; i++)
-		if (strcmp(m_type_names[i], tname) == 0)
-			break;
-	if (i == KSTAT_NUM_TYPES) {
+	if (ks_type_from_id(tname) < 0) {
 		varlink_error_value(call, "type",
 		    "one of RAW, NAMED, INTR, IO, "
 		    "TIMER, HIST, BLOB");
 		return;
 	}
-	n.type = (uint8_t)i;
+	n.type = (uint8_t)ks_type_from_id(tname);
 	a = json_object_get(params, "flags");
 	json_array_foreach(a, i, e) {
-		if (strcmp(json_string_value(e), "GZ_VIS") == 0) {
+		uint32_t f = ks_flag_from_name(json_string_value(e));
+
+		if (f == KSTAT2_FLAG_GZ_VIS) {
 			gz_vis = true;
 			continue;
 		}
-		for (j = 0; j < sizeof(m_flag_names) / sizeof(m_flag_names[0]);
-		    j++)
-			if (strcmp(m_flag_names[j].name,
-			    json_string_value(e)) == 0)
-				break;
-		if (j == sizeof(m_flag_names) / sizeof(m_flag_names[0])) {
+		if ((f & KS_FLAGS_CREATOR) == 0) {
 			snprintf(idx, sizeof(idx), "flags[%zu]", i);
 			varlink_error_value(call, idx,
 			    "one of PERSISTENT, PRIV, "
 			    "WRITABLE, VIRTUAL, VAR_SIZE, GZ_VIS");
 			return;
 		}
-		n.flags |= m_flag_names[j].flag;
+		n.flags |= f;
 	}
 	a = json_object_get(params, "path");
 	json_array_foreach(a, i, e)

@@ -43,19 +43,18 @@ struct registry {
 	size_t			  ndirty, cdirty;
 };
 
-static const char *const reg_type_names[KSTAT_NUM_TYPES] = {
-	"RAW", "NAMED", "INTR", "IO", "TIMER", "HIST", "BLOB",
-};
-
+/*
+ * The store's bits of a kstat's flags (store.h): the segment layout fixes
+ * their values apart from <statsd/kstat.h>'s.
+ */
 static const struct {
 	uint32_t	 kflag;
 	uint32_t	 sflag;
-	const char	*name;
 } reg_flags[] = {
-	{ KSTAT_FLAG_PERSISTENT, STORE_KF_PERSISTENT, "PERSISTENT" },
-	{ KSTAT_FLAG_PRIV, STORE_KF_PRIV, "PRIV" },
-	{ KSTAT_FLAG_WRITABLE, STORE_KF_WRITABLE, "WRITABLE" },
-	{ KSTAT_FLAG_DORMANT, STORE_KF_DORMANT, "DORMANT" },
+	{ KSTAT_FLAG_PERSISTENT, STORE_KF_PERSISTENT },
+	{ KSTAT_FLAG_PRIV, STORE_KF_PRIV },
+	{ KSTAT_FLAG_WRITABLE, STORE_KF_WRITABLE },
+	{ KSTAT_FLAG_DORMANT, STORE_KF_DORMANT },
 };
 
 static uint32_t
@@ -882,10 +881,10 @@ registry_kstat_json(struct registry *r, const struct reg_kstat *k)
 	char seg[KS_PATH_MAX + 1];
 	uint32_t i, np;
 
-	for (i = 0; i < sizeof(reg_flags) / sizeof(reg_flags[0]); i++)
-		if (k->hdr.flags & reg_flags[i].kflag)
+	for (i = 0; i < KS_NFLAG_NAMES; i++)
+		if (k->hdr.flags & ks_flag_names[i].flag & KS_FLAGS_SHOWN)
 			json_array_append_new(flags,
-			    json_string(reg_flags[i].name));
+			    json_string(ks_flag_names[i].name));
 	np = ks_hdr_npseg(&k->hdr);
 	for (i = 0; i < np; i++)
 		if (ks_hdr_pseg(&k->hdr, i, seg, sizeof(seg)) == 0)
@@ -898,7 +897,7 @@ registry_kstat_json(struct registry *r, const struct reg_kstat *k)
 	    "module", k->hdr.module, "instance", (int)k->hdr.instance,
 	    "name", k->hdr.name, "class", k->hdr.class_,
 	    "type", k->hdr.type < KSTAT_NUM_TYPES ?
-	    reg_type_names[k->hdr.type] : "RAW",
+	    ks_type_id(k->hdr.type) : "RAW",
 	    "flags", flags, "kid", (json_int_t)k->hdr.kid,
 	    "handle", (json_int_t)k->handle,
 	    "segment", k->rseg->name,

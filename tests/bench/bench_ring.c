@@ -182,9 +182,9 @@ cons_apply(void *arg, const struct ring_rec *rec)
 {
 	struct cons *cs = arg;
 
-	if (rec->slot >= cs->nk)
+	if (rec->handle >= cs->nk)
 		return -EINVAL;
-	agg_apply(&cs->aggs[rec->slot], (uint64_t)rec->x);
+	agg_apply(&cs->aggs[rec->handle], (uint64_t)rec->x);
 	return 0;
 }
 
@@ -280,7 +280,7 @@ bench_push(uint32_t nk, uint64_t n, enum push_mode mode)
 
 			while ((r = ring_producer_next(p)) == NULL)
 				cpu_relax();
-			*r = (struct ring_rec){ .slot = slot, .op = STATS_OP_ABS,
+			*r = (struct ring_rec){ .handle = slot, .op = STATS_OP_ABS,
 			    .x = (int64_t)(x >> 40), .time = 1 };
 			ring_producer_publish(p, p->head + 1);
 		} else {
@@ -358,7 +358,7 @@ bench_drain(uint32_t nk)
 	batch = calloc(cap, sizeof(*batch));
 	for (i = 0; i < cap; i++) {
 		x = x * 6364136223846793005u + 1442695040888963407u;
-		batch[i] = (struct ring_rec){ .slot = pick(x, nk),
+		batch[i] = (struct ring_rec){ .handle = pick(x, nk),
 		    .op = STATS_OP_ABS, .x = (int64_t)(x >> 40), .time = 1 };
 	}
 	while (done < n) {
@@ -396,8 +396,8 @@ ck_cons_main(void *arg)
 			cpu_relax();
 			continue;
 		}
-		if (rec.slot < cc->nk)
-			agg_apply(&cc->aggs[rec.slot], (uint64_t)rec.x);
+		if (rec.handle < cc->nk)
+			agg_apply(&cc->aggs[rec.handle], (uint64_t)rec.x);
 		got++;
 	}
 	return NULL;
@@ -428,7 +428,7 @@ bench_ck(uint32_t nk, uint64_t n)
 		struct ring_rec r;
 
 		x = x * 6364136223846793005u + 1442695040888963407u;
-		r = (struct ring_rec){ .slot = pick(x, nk),
+		r = (struct ring_rec){ .handle = pick(x, nk),
 		    .op = STATS_OP_ABS, .x = (int64_t)(x >> 40), .time = 1 };
 		while (!ck_ring_enqueue_spsc_rec(&ring, cc.buf, &r))
 			cpu_relax();
@@ -641,7 +641,7 @@ bench_spill(uint32_t nk)
 	t0 = now_ns();
 	for (i = 0; i < n; i++) {
 		x = x * 6364136223846793005u + 1442695040888963407u;
-		rec.slot = 1 + pick(x, nk);
+		rec.handle = 1 + pick(x, nk);
 		rec.x = (int64_t)(i & 1023);
 		while (atomic_exchange_explicit(&lock, 1, memory_order_acquire))
 			;
@@ -673,11 +673,11 @@ edrain_apply(void *arg, const struct ring_rec *recs, unsigned n)
 	void *blob;
 
 	for (i = 0; i < n; i = j) {
-		for (j = i + 1; j < n && recs[j].slot == recs[i].slot; j++)
+		for (j = i + 1; j < n && recs[j].handle == recs[i].handle; j++)
 			;
-		(void)store_kstat_write_begin(ed->seg, recs[i].slot, &blob);
+		(void)store_kstat_write_begin(ed->seg, recs[i].handle, &blob);
 		refused += (unsigned)engine_apply_batch(blob, recs + i, j - i);
-		store_kstat_write_end(ed->seg, recs[i].slot, 1);
+		store_kstat_write_end(ed->seg, recs[i].handle, 1);
 	}
 	return refused;
 }
@@ -716,7 +716,7 @@ bench_engine_drain(uint32_t nk)
 	batch = calloc(cap, sizeof(*batch));
 	for (i = 0; i < cap; i++) {
 		x = x * 6364136223846793005u + 1442695040888963407u;
-		batch[i] = (struct ring_rec){ .slot = nk == 1 ? 0 :
+		batch[i] = (struct ring_rec){ .handle = nk == 1 ? 0 :
 		    pick(x, nk), .op = STATS_OP_ABS,
 		    .flags = STATS_OPF_UNSIGNED, .x = (int64_t)(x >> 40),
 		    .time = 1 };

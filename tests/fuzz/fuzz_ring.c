@@ -22,7 +22,7 @@ fuzz_apply(void *arg, const struct ring_rec *rec)
 
 	(*seen)++;
 	/* what the daemon would refuse: a slot it does not own */
-	return rec->slot > 1000 ? -1 : 0;
+	return rec->handle > 1000 ? -1 : 0;
 }
 
 static int

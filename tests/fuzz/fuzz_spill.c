@@ -57,10 +57,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 			memcpy(&rec, pl + k * RING_REC_SIZE, sizeof(rec));
 			if (ring_rec_check(&rec) != 0 ||
-			    rec.op == RING_OP_SPILL || rec.slot < 1 ||
-			    rec.slot > 2)
+			    rec.op == RING_OP_SPILL || rec.handle < 1 ||
+			    rec.handle > 2)
 				continue;
-			(void)engine_apply_batch(dst[rec.slot - 1], &rec, 1);
+			(void)engine_apply_batch(dst[rec.handle - 1], &rec, 1);
 		}
 	}
 	for (i = 0; i < 2; i++) {

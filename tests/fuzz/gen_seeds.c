@@ -72,7 +72,7 @@ segment_seed(const char *dir, const char *name, int nk, int text)
 static size_t
 rec_step(uint8_t *b, uint8_t idx, uint8_t op, int64_t x, int64_t y)
 {
-	struct ring_rec r = { .slot = idx, .op = op, .x = x, .y = y, .time = 0 };
+	struct ring_rec r = { .handle = idx, .op = op, .x = x, .y = y, .time = 0 };
 
 	b[0] = 1;
 	b[1] = idx;
@@ -165,7 +165,7 @@ spill_seed(const char *dir, const char *name, unsigned n, uint64_t seed)
 	for (i = 0; i < n; i++) {
 		seed = seed * 6364136223846793005u + 1442695040888963407u;
 		memset(&rec, 0, sizeof(rec));
-		rec.slot = 1 + (uint32_t)(seed >> 63);
+		rec.handle = 1 + (uint32_t)(seed >> 63);
 		rec.voi = (uint16_t)((seed >> 40) % FUZZ_SPILL_NVOIS);
 		rec.x = (int64_t)((seed >> 20) % 900);
 		rec.time = 1000 + i * 997u;

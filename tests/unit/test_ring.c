@@ -69,7 +69,7 @@ seen_apply(void *arg, const struct ring_rec *rec)
 {
 	struct seen *s = arg;
 
-	if (s->refuse_slot_above != 0 && rec->slot > s->refuse_slot_above)
+	if (s->refuse_slot_above != 0 && rec->handle > s->refuse_slot_above)
 		return -EPERM;
 	if (rec->x <= s->last)
 		s->order_ok = 0;
@@ -110,7 +110,7 @@ START_TEST(test_roundtrip)
 	ck_assert_int_eq(ring_push(pr.p, 7, 3, STATS_OP_XY, 0, 42, 5, 1234), 0);
 	seen_init(&s);
 	ck_assert_int_eq(ring_drain(pr.c, 0, 999, seen_apply, &s), 1);
-	ck_assert_uint_eq(s.last_rec.slot, 7);
+	ck_assert_uint_eq(s.last_rec.handle, 7);
 	ck_assert_uint_eq(s.last_rec.voi, 3);
 	ck_assert_uint_eq(s.last_rec.op, STATS_OP_XY);
 	ck_assert_int_eq(s.last_rec.x, 42);
@@ -203,7 +203,7 @@ START_TEST(test_batch)
 
 	pair_open(&pr, 3);
 	for (i = 0; i < 12; i++)
-		recs[i] = (struct ring_rec){ .slot = 1, .op = STATS_OP_ABS, .x = i + 1, .time = 1 };
+		recs[i] = (struct ring_rec){ .handle = 1, .op = STATS_OP_ABS, .x = i + 1, .time = 1 };
 	ck_assert_uint_eq(ring_push_batch(pr.p, recs, 5), 5);
 	seen_init(&s);
 	ck_assert_int_eq(ring_drain(pr.c, 3, 1, seen_apply, &s), 3);
@@ -240,7 +240,7 @@ START_TEST(test_validation_counts)
 		{ .op = STATS_OP_XY, .x = 3, .y = -1, .flags = STATS_OPF_UNSIGNED },
 		{ .op = STATS_OP_QMOVE, .x = 4, .flags = STATS_OPF_RUNQ },
 		{ .op = STATS_OP_HIST, .x = 5, .y = 1 },
-		{ .op = STATS_OP_SET, .x = 6, .slot = 500 },	/* refused by callback */
+		{ .op = STATS_OP_SET, .x = 6, .handle = 500 },	/* refused by callback */
 	};
 	struct ring_consumer_stats st;
 	struct ring_rec out[16];
@@ -595,7 +595,7 @@ stress_apply(void *arg, const struct ring_rec *rec)
 {
 	struct stress *st = arg;
 
-	if (rec->x <= st->s.last || rec->slot != ((uint64_t)rec->x & 1023))
+	if (rec->x <= st->s.last || rec->handle != ((uint64_t)rec->x & 1023))
 		st->s.order_ok = 0;
 	st->s.last = rec->x;
 	st->s.n++;

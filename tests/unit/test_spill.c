@@ -65,7 +65,7 @@ static struct ring_rec
 gen(uint64_t *seed, uint32_t handle, uint64_t t)
 {
 	uint64_t r = unit_rnd(seed);
-	struct ring_rec rec = { .slot = handle, .time = t };
+	struct ring_rec rec = { .handle = handle, .time = t };
 	int64_t x = (int64_t)(unit_rnd(seed) % 1000);
 
 	rec.voi = (uint16_t)(r % NV);
@@ -129,12 +129,12 @@ struct mini {
 static void
 mini_apply(struct mini *m, const struct ring_rec *rec)
 {
-	if (rec->slot == 0 || rec->slot > m->nblobs || ring_rec_check(rec) ||
+	if (rec->handle == 0 || rec->handle > m->nblobs || ring_rec_check(rec) ||
 	    rec->op == RING_OP_SPILL) {
 		m->refused++;
 		return;
 	}
-	m->refused += engine_apply_batch(m->blobs[rec->slot - 1], rec, 1);
+	m->refused += engine_apply_batch(m->blobs[rec->handle - 1], rec, 1);
 }
 
 static void
@@ -294,7 +294,7 @@ START_TEST(every_kind_through_the_spill_path)
 		r = spill_push(sp, &rec);
 		ck_assert_int_ge(r, 0);
 		spilled += r == 1;
-		(void)engine_apply(want[rec.slot - 1], rec.voi, rec.op,
+		(void)engine_apply(want[rec.handle - 1], rec.voi, rec.op,
 		    rec.flags, rec.x, rec.y, rec.time);
 		if (unit_rnd(&seed) % 64 == 0)
 			mini_drain(&m);
@@ -358,7 +358,7 @@ START_TEST(exhausted_overflow_drops_and_counts)
 	 * holds about a hundred; folded ones (SUM) take none once the
 	 * blob is there. */
 	for (pushed = 0; pushed < 2000; pushed++) {
-		struct ring_rec rec = { .slot = 1, .voi = pushed % 2 ?
+		struct ring_rec rec = { .handle = 1, .voi = pushed % 2 ?
 		    V_SUM : V_HISTORY, .op = STATS_OP_ABS, .x = 3,
 		    .time = 1000 + pushed, .flags = pushed % 2 ?
 		    STATS_OPF_UNSIGNED : 0 };
@@ -425,7 +425,7 @@ START_TEST(handover_merged_once)
 	m.copy = malloc(RING_OVF_MIN);
 	m.scratch = malloc(65536);
 	for (i = 0; i < 10; i++) {
-		struct ring_rec rec = { .slot = 1, .voi = V_SUM,
+		struct ring_rec rec = { .handle = 1, .voi = V_SUM,
 		    .op = STATS_OP_ABS, .flags = STATS_OPF_UNSIGNED, .x = 1,
 		    .time = 1 };
 

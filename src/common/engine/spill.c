@@ -446,7 +446,7 @@ spill_add(struct spill_producer *sp, struct spill_buf *b,
 	uint32_t at;
 	int e;
 
-	k = spill_kst(sp, b, rec->slot);
+	k = spill_kst(sp, b, rec->handle);
 	if (k == NULL)
 		return -ENOMEM;
 	img = (const struct statsblobv1 *)k->img;
@@ -461,7 +461,7 @@ spill_add(struct spill_producer *sp, struct spill_buf *b,
 		if (RING_OVF_HDR_SIZE + RING_OVF_ENT_SIZE + (size_t)k->size >
 		    b->size)
 			return spill_log(b, k, rec);
-		at = spill_append(b, RING_OVF_BLOB, rec->slot, k->size);
+		at = spill_append(b, RING_OVF_BLOB, rec->handle, k->size);
 		if (at == 0)
 			return -ENOSPC;
 		memcpy(b->base + at, k->img, k->size);

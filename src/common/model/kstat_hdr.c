@@ -281,7 +281,21 @@ const struct ks_flag_name ks_flag_names[KS_NFLAG_NAMES] = {
 	{ "PRIV", KSTAT_FLAG_PRIV },
 	{ "WRITABLE", KSTAT_FLAG_WRITABLE },
 	{ "DORMANT", KSTAT_FLAG_DORMANT },
+	{ "VIRTUAL", KSTAT_FLAG_VIRTUAL },
+	{ "VAR_SIZE", KSTAT_FLAG_VAR_SIZE },
+	{ "GZ_VIS", KSTAT2_FLAG_GZ_VIS },
 };
+
+uint32_t
+ks_flag_from_name(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name != NULL && i < KS_NFLAG_NAMES; i++)
+		if (strcmp(ks_flag_names[i].name, name) == 0)
+			return ks_flag_names[i].flag;
+	return 0;
+}
 
 const char *
 ks_type_name(uint8_t type)

@@ -105,16 +105,24 @@ const char *ks_type_id(uint8_t type);
 int ks_type_from_id(const char *id);
 
 /*
- * The kstat flags with a name in the protocol ("PERSISTENT", "PRIV",
- * "WRITABLE", "DORMANT"), in that order; ks_flag_names[i].flag is the
- * KSTAT_FLAG_* value.
+ * The kstat flags by their names in the protocol, the one table of them:
+ * "PERSISTENT", "PRIV", "WRITABLE", "DORMANT", then "VIRTUAL" and
+ * "VAR_SIZE" (accepted, meaning nothing here) and kstat2's "GZ_VIS";
+ * ks_flag_names[i].flag is the KSTAT_FLAG_* (KSTAT2_FLAG_*) value.
  */
 struct ks_flag_name {
 	const char	*name;
 	uint32_t	 flag;
 };
-#define KS_NFLAG_NAMES	4
+#define KS_NFLAG_NAMES	7
 extern const struct ks_flag_name ks_flag_names[KS_NFLAG_NAMES];
+
+/* The flags a kstat's description lists (Chain and friends). */
+#define KS_FLAGS_SHOWN	(KSTAT_FLAG_PERSISTENT | KSTAT_FLAG_PRIV | \
+			    KSTAT_FLAG_WRITABLE | KSTAT_FLAG_DORMANT)
+
+/* The flag of a name. Returns: its value; 0 for an unknown name. */
+uint32_t ks_flag_from_name(const char *name);
 
 /* kstat(1M)'s order: module (strcasecmp), instance, name (strcasecmp). */
 int ks_hdr_cmp(const struct kstat_hdr *a, const struct kstat_hdr *b);

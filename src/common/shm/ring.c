@@ -74,7 +74,7 @@ ring_rec_valid(const struct ring_rec *rec)
 	const struct ring_op_info *oi;
 
 	if (rec->op == RING_OP_SPILL)
-		return rec->slot < RING_OVF_NBUF && rec->voi == 0 &&
+		return rec->ovf_buf < RING_OVF_NBUF && rec->voi == 0 &&
 		    rec->flags == 0 && rec->x > 0 && rec->y == 0 ? 0 : -EBADMSG;
 	if (rec->op == STATS_OP_INVALID || rec->op >= STATS_OP_NUM)
 		return -EBADMSG;
@@ -300,7 +300,7 @@ ring_push_handover(struct ring_producer *p, unsigned i, uint64_t seq,
 
 	if (r == NULL)
 		return -ENOSPC;
-	r->slot = i;
+	r->ovf_buf = i;
 	r->voi = 0;
 	r->op = RING_OP_SPILL;
 	r->flags = 0;
@@ -723,17 +723,17 @@ ring_consumer_ovf_copy(struct ring_consumer *c, const struct ring_rec *rec,
 	uint64_t bsize = c->ovf_size / RING_OVF_NBUF, done;
 	struct ring_ovf_hdr h;
 
-	if (c->ovf_size == 0 || rec->slot >= RING_OVF_NBUF)
+	if (c->ovf_size == 0 || rec->ovf_buf >= RING_OVF_NBUF)
 		return -ENOENT;
 	if (bufsize < bsize)
 		return -ENOBUFS;
 	/* statsd is the only writer of ovf_done: a producer that winds it
 	 * back only makes statsd merge its own buffer twice. */
-	done = atomic_load_explicit(&c->hdr->ovf_done[rec->slot],
+	done = atomic_load_explicit(&c->hdr->ovf_done[rec->ovf_buf],
 	    memory_order_relaxed);
 	if (done == (uint64_t)rec->x)
 		return -EALREADY;
-	b = (const uint8_t *)c->hdr + c->ovf_off + rec->slot * bsize;
+	b = (const uint8_t *)c->hdr + c->ovf_off + rec->ovf_buf * bsize;
 	memcpy(&h, b, sizeof(h));
 	if (h.seq != (uint64_t)rec->x)
 		return -ESTALE;
@@ -747,9 +747,9 @@ ring_consumer_ovf_copy(struct ring_consumer *c, const struct ring_rec *rec,
 void
 ring_consumer_ovf_release(struct ring_consumer *c, const struct ring_rec *rec)
 {
-	if (c->ovf_size == 0 || rec->slot >= RING_OVF_NBUF)
+	if (c->ovf_size == 0 || rec->ovf_buf >= RING_OVF_NBUF)
 		return;
-	atomic_store_explicit(&c->hdr->ovf_done[rec->slot], (uint64_t)rec->x,
+	atomic_store_explicit(&c->hdr->ovf_done[rec->ovf_buf], (uint64_t)rec->x,
 	    memory_order_release);
 }
 

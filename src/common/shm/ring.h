@@ -39,7 +39,7 @@
  *        | ... padding to 512              set by consumer, cleared by  |
  *        |                                 the producer that wakes it   |
  *   512  +--------------------------------------------------------------+
- *        | rec[0]   slot u32 | voi u16 | op u8 | flags u8 |             |
+ *        | rec[0] handle u32 | voi u16 | op u8 | flags u8 |             |
  *        |          x i64 | y i64 | time u64                  32 bytes  |
  *        | rec[1] ...                                                   |
  *        | rec[2^cap_log2 - 1]                                          |
@@ -151,7 +151,12 @@ _Static_assert(sizeof(struct ring_ovf_ent) == RING_OVF_ENT_SIZE, "spill entry he
 /* One update as it sits in the ring. The layout is the wire format between
  * client and daemon, so it is fixed here and checked by static asserts. */
 struct ring_rec {
-	uint32_t slot;		/* kstat table slot in the daemon's store */
+	union {
+		uint32_t handle;	/* the kstat's handle (KstatCreate's
+					 * reply) */
+		uint32_t ovf_buf;	/* RING_OP_SPILL: the overflow buffer
+					 * handed over */
+	};
 	uint16_t voi;		/* VOI id within the kstat's template */
 	uint8_t op;		/* enum stats_op */
 	uint8_t flags;		/* RING_F_* allowed for op */
@@ -360,7 +365,7 @@ ring_producer_publish(struct ring_producer *p, uint64_t head)
  * and counted in the producer's drop counter).
  */
 static inline int
-ring_push(struct ring_producer *p, uint32_t slot, uint16_t voi, uint8_t op,
+ring_push(struct ring_producer *p, uint32_t handle, uint16_t voi, uint8_t op,
     uint8_t flags, int64_t x, int64_t y, uint64_t time_ns)
 {
 	struct ring_rec *r = ring_producer_next(p);
@@ -369,7 +374,7 @@ ring_push(struct ring_producer *p, uint32_t slot, uint16_t voi, uint8_t op,
 		ring_producer_drop(p, 1);
 		return -ENOSPC;
 	}
-	r->slot = slot;
+	r->handle = handle;
 	r->voi = voi;
 	r->op = op;
 	r->flags = flags;
