@@ -1,9 +1,10 @@
 /*
- * m_kstat.c: io.statsd.KstatCreate and io.statsd.KstatDelete, and the
- * by-name lookup (with its visibility rule) the other handlers share.
+ * m_kstat.c: io.statsd.KstatCreate, KstatCreateMany and KstatDelete, and
+ * the by-name lookup (with its visibility rule) the other handlers share.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <statsd/kstat.h>
@@ -30,6 +31,27 @@ const struct vl_field m_kstat_create_params[] = {
 	VLF_STR("description", true, KS_DESC_MAX),
 	VLF_ARRAY("path", true, VL_STRING, KS_NPSEG_MAX, 0, KS_PATH_MAX),
 	VLF_INT("zone", true, -1, INT32_MAX),
+	VLF_END
+};
+
+/* One kstat of a KstatCreateMany: what is its own. */
+static const struct vl_field m_kstat_name_fields[] = {
+	M_NAME_FIELDS,
+	VLF_STR("class", true, KSTAT_STRLEN - 1),
+	VLF_STR("description", true, KS_DESC_MAX),
+	VLF_ARRAY("path", true, VL_STRING, KS_NPSEG_MAX, 0, KS_PATH_MAX),
+	VLF_END
+};
+
+const struct vl_field m_kstat_create_many_params[] = {
+	VLF_STR("template", false, STATS_TPL_MAX_STR_SPEC_LEN),
+	VLF_STR("type", true, 8),
+	VLF_ARRAY("flags", true, VL_STRING, 8, 0, 16),
+	VLF_STR("class", true, KSTAT_STRLEN - 1),
+	VLF_INT("zone", true, -1, INT32_MAX),
+	VLF_BOOL("join", true),
+	VLF_STRUCTS("kstats", false, "KstatName", m_kstat_name_fields,
+	    M_KSTAT_BATCH_MAX),
 	VLF_END
 };
 
@@ -169,42 +191,33 @@ m_kstat_fail(struct vl_call *call, int r, const struct ks_error *kerr,
 	}
 }
 
-void
-m_kstat_create(struct vl_call *call, json_t *params)
+/*
+ * The parameters a kstat's creation shares with the others of a
+ * KstatCreateMany call: type, flags, zone, template, class; into n.
+ * Returns: 0; -EINVAL (answered).
+ */
+static int
+m_kstat_common(struct vl_call *call, json_t *params, struct reg_kstat_new *n)
 {
-	struct statsd *d = call->d;
 	const struct peer *peer = &call->conn->peer;
-	const char *pseg[KS_NPSEG_MAX];
 	const char *tname = varlink_str(params, "type", "BLOB");
-	struct quota_refusal why;
-	struct reg_kstat_new n;
-	struct reg_kstat *k;
-	struct ks_error kerr = { 0 };
-	const char *ckwhy;
-	json_t *a, *e;
-	char full[128], idx[32];
 	const char *zwhy = "";
-	bool revived, gz_vis = false;
+	bool gz_vis = false;
+	char idx[32];
+	json_t *a, *e;
 	size_t i;
-	int r;
 
-	memset(&n, 0, sizeof(n));
-	n.module = varlink_str(params, "module", "");
-	n.instance = (int32_t)varlink_int(params, "instance", 0);
-	n.name = varlink_str(params, "name", "");
-	n.class_ = varlink_str(params, "class", NULL);
-	n.desc = varlink_str(params, "description", NULL);
-	n.owner = peer->uid;
-	n.privileged = peer->privileged;
-	snprintf(full, sizeof(full), "%s:%d:%s", n.module, (int)n.instance,
-	    n.name);
+	memset(n, 0, sizeof(*n));
+	n->owner = peer->uid;
+	n->privileged = peer->privileged;
+	n->class_ = varlink_str(params, "class", NULL);
 	if (ks_type_from_id(tname) < 0) {
 		varlink_error_value(call, "type",
 		    "one of RAW, NAMED, INTR, IO, "
 		    "TIMER, HIST, BLOB");
-		return;
+		return -EINVAL;
 	}
-	n.type = (uint8_t)ks_type_from_id(tname);
+	n->type = (uint8_t)ks_type_from_id(tname);
 	a = json_object_get(params, "flags");
 	json_array_foreach(a, i, e) {
 		uint32_t f = ks_flag_from_name(json_string_value(e));
@@ -218,56 +231,116 @@ m_kstat_create(struct vl_call *call, json_t *params)
 			varlink_error_value(call, idx,
 			    "one of PERSISTENT, PRIV, "
 			    "WRITABLE, VIRTUAL, VAR_SIZE, GZ_VIS");
-			return;
+			return -EINVAL;
 		}
-		n.flags |= f;
+		n->flags |= f;
 	}
-	a = json_object_get(params, "path");
-	json_array_foreach(a, i, e)
-		pseg[i] = json_string_value(e);
-	n.path = pseg;
-	n.npath = (uint32_t)json_array_size(a);
-	if ((n.flags & KSTAT_FLAG_PRIV) && !peer->privileged) {
+	if ((n->flags & KSTAT_FLAG_PRIV) && !peer->privileged) {
 		varlink_error_denied(call, RIGHT_ADMIN);
-		return;
+		return -EINVAL;
 	}
-	if (m_kstat_zone(d, peer, params, gz_vis, &n, &zwhy) < 0) {
+	if (m_kstat_zone(call->d, peer, params, gz_vis, n, &zwhy) < 0) {
 		varlink_error_value(call, "zone", "%s", zwhy);
-		return;
+		return -EINVAL;
 	}
-	n.tpl = registry_template_find(d->reg, varlink_str(params, "template",
-	    ""));
-	if (n.tpl == NULL) {
+	n->tpl = registry_template_find(call->d->reg, varlink_str(params,
+	    "template", ""));
+	if (n->tpl == NULL) {
 		varlink_error(call, VL_E_NO_SUCH_TEMPLATE, json_pack("{s:s}",
 		    "template", varlink_str(params, "template", "")));
-		return;
+		return -EINVAL;
 	}
-	k = registry_kstat_find(d->reg, n.module, n.instance, n.name);
+	return 0;
+}
+
+/* A kstat's own names, description and kstat2 path from o into n (pseg
+ * holds KS_NPSEG_MAX). */
+static void
+m_kstat_names(json_t *o, struct reg_kstat_new *n, const char **pseg)
+{
+	json_t *a, *e;
+	size_t i;
+
+	n->module = varlink_str(o, "module", "");
+	n->instance = (int32_t)varlink_int(o, "instance", 0);
+	n->name = varlink_str(o, "name", "");
+	n->desc = varlink_str(o, "description", NULL);
+	if (json_is_string(json_object_get(o, "class")))
+		n->class_ = varlink_str(o, "class", NULL);
+	a = json_object_get(o, "path");
+	json_array_foreach(a, i, e)
+		pseg[i] = json_string_value(e);
+	n->path = pseg;
+	n->npath = (uint32_t)json_array_size(a);
+}
+
+/* Take back a create: a revived kstat sleeps again, a new one goes with
+ * nothing left behind. */
+static void
+m_kstat_unmake(struct statsd *d, struct reg_kstat *k, bool revived)
+{
+	if (revived) {
+		(void)checkpoint_kstat_put(d->checkpoint, k, true);
+		(void)registry_kstat_delete(d->reg, k);
+	} else {
+		(void)checkpoint_kstat_drop(d->checkpoint, k);
+		registry_kstat_forget(d->reg, k);
+	}
+}
+
+/*
+ * Create (or revive) one kstat as n says, for the caller, durably: a
+ * PERSISTENT one gets its runtime file and its place in the checkpoint,
+ * or is not made. prefix names the kstat's parameters in an error (""
+ * or "kstats[3].").
+ * Returns: 0 and *ret, *ret_revived; -errno (answered).
+ */
+static int
+m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
+    const char *prefix, struct reg_kstat **ret, bool *ret_revived)
+{
+	struct statsd *d = call->d;
+	const struct peer *peer = &call->conn->peer;
+	struct quota_refusal why;
+	struct ks_error kerr = { 0 };
+	struct reg_kstat *k;
+	const char *ckwhy;
+	char full[128], field[64];
+	int r;
+
+	snprintf(full, sizeof(full), "%s:%d:%s", n->module, (int)n->instance,
+	    n->name);
+	k = registry_kstat_find(d->reg, n->module, n->instance, n->name);
 	if (k != NULL && k->dormant) {
 		/* Reviving: only its owner or an admin may, and PRIV ones and
 		 * other zones' stay hidden from the others. It keeps its
 		 * zone. */
 		if (!m_kstat_visible(peer, k)) {
 			m_kstat_fail(call, -EEXIST, &kerr, full, "", NULL);
-			return;
+			return -EEXIST;
 		}
 		if (!m_kstat_may_modify(peer, k)) {
 			varlink_error_denied(call, RIGHT_OWNER);
-			return;
+			return -EPERM;
 		}
 	}
 	/* A PERSISTENT kstat that outlives statsd needs the checkpoint:
 	 * refused at once, with the reason, while it cannot be written. */
-	if ((n.flags & KSTAT_FLAG_PERSISTENT) &&
-	    checkpoint_outlives(n.owner_zone, n.zone) &&
+	if ((n->flags & KSTAT_FLAG_PERSISTENT) &&
+	    checkpoint_outlives(n->owner_zone, n->zone) &&
 	    !checkpoint_status(d->checkpoint, &ckwhy)) {
 		m_kstat_not_durable(call, -EIO, ckwhy);
-		return;
+		return -EIO;
 	}
-	r = registry_kstat_create(d->reg, &n, &k, &revived, &kerr, &why);
+	r = registry_kstat_create(d->reg, n, &k, ret_revived, &kerr, &why);
 	if (r < 0) {
-		m_kstat_fail(call, r, &kerr, full, n.tpl->spec, &why);
-		return;
+		if (kerr.field != NULL && prefix[0] != '\0') {
+			snprintf(field, sizeof(field), "%s%s", prefix,
+			    kerr.field);
+			kerr.field = field;
+		}
+		m_kstat_fail(call, r, &kerr, full, n->tpl->spec, &why);
+		return r;
 	}
 	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && k->storage == NULL &&
 	    checkpoint_outlives_statsd(k)) {
@@ -280,13 +353,13 @@ m_kstat_create(struct vl_call *call, json_t *params)
 		if (r == 0)
 			k->storage = mirror_storage(m);
 		if (r < 0) {
-			if (revived)
+			if (*ret_revived)
 				(void)registry_kstat_delete(d->reg, k);
 			else
 				registry_kstat_forget(d->reg, k);
 			m_kstat_not_durable(call, r, r == -ENOENT ?
 			    "no runtime directory for its file" : NULL);
-			return;
+			return r;
 		}
 	}
 	/* Only a durable create is answered: one that cannot be written to
@@ -294,18 +367,97 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	 * goes dormant again). */
 	r = checkpoint_kstat_put(d->checkpoint, k, false);
 	if (r < 0) {
-		if (revived)
+		if (*ret_revived)
 			(void)registry_kstat_delete(d->reg, k);
 		else
 			registry_kstat_forget(d->reg, k);
 		(void)checkpoint_status(d->checkpoint, &ckwhy);
 		m_kstat_not_durable(call, r, ckwhy);
-		return;
+		return r;
 	}
 	log_debug("uid %u %s kstat %s (handle %u)", (unsigned)peer->uid,
-	    revived ? "revived" : "created", full, k->handle);
+	    *ret_revived ? "revived" : "created", full, k->handle);
+	*ret = k;
+	return 0;
+}
+
+void
+m_kstat_create(struct vl_call *call, json_t *params)
+{
+	const char *pseg[KS_NPSEG_MAX];
+	struct reg_kstat_new n;
+	struct reg_kstat *k;
+	bool revived;
+
+	if (m_kstat_common(call, params, &n) < 0)
+		return;
+	m_kstat_names(params, &n, pseg);
+	if (m_kstat_make(call, &n, "", &k, &revived) < 0)
+		return;
 	varlink_reply(call, json_pack("{s:o, s:b}", "kstat",
-	    registry_kstat_json(d->reg, k), "revived", revived));
+	    registry_kstat_json(call->d->reg, k), "revived", revived));
+}
+
+void
+m_kstat_create_many(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	json_t *names = json_object_get(params, "kstats"), *o, *ks, *rv, *jn;
+	bool join = varlink_bool(params, "join", false);
+	const char *pseg[KS_NPSEG_MAX];
+	struct reg_kstat_new n, common;
+	struct reg_kstat **made, *k;
+	size_t i, count = json_array_size(names);
+	bool *revived;
+	char prefix[32];
+
+	if (m_kstat_common(call, params, &common) < 0)
+		return;
+	made = calloc(count + 1, sizeof(*made));
+	revived = calloc(count + 1, sizeof(*revived));
+	ks = json_array();
+	rv = json_array();
+	jn = json_array();
+	if (made == NULL || revived == NULL || ks == NULL || rv == NULL ||
+	    jn == NULL) {
+		varlink_error_errno(call, ENOMEM, "kstat create");
+		goto out;
+	}
+	json_array_foreach(names, i, o) {
+		n = common;
+		m_kstat_names(o, &n, pseg);
+		snprintf(prefix, sizeof(prefix), "kstats[%zu].", i);
+		k = registry_kstat_find(d->reg, n.module, n.instance, n.name);
+		/* Joining: the caller's own kstat (or any, for a privileged
+		 * caller) of the same template, as it is. */
+		if (join && k != NULL && !k->dormant && k->tpl == n.tpl &&
+		    m_kstat_visible(&call->conn->peer, k) &&
+		    m_kstat_may_modify(&call->conn->peer, k)) {
+			json_array_append_new(ks, registry_kstat_json(d->reg,
+			    k));
+			json_array_append_new(rv, json_false());
+			json_array_append_new(jn, json_true());
+			continue;
+		}
+		if (m_kstat_make(call, &n, prefix, &made[i], &revived[i]) < 0) {
+			/* All or none: what the call made before goes. */
+			while (i-- > 0)
+				if (made[i] != NULL)
+					m_kstat_unmake(d, made[i], revived[i]);
+			goto out;
+		}
+		json_array_append_new(ks, registry_kstat_json(d->reg, made[i]));
+		json_array_append_new(rv, json_boolean(revived[i]));
+		json_array_append_new(jn, json_false());
+	}
+	varlink_reply(call, json_pack("{s:O, s:O, s:O}", "kstats", ks,
+	    "revived", rv, "joined", jn));
+out:
+	json_decref(ks);
+	json_decref(rv);
+	json_decref(jn);
+	free(made);
+	free(revived);
 }
 
 void

@@ -28,9 +28,11 @@ struct reg_kstat *m_kstat_get(struct vl_call *call, json_t *params,
 struct peer;
 bool m_kstat_visible(const struct peer *p, const struct reg_kstat *k);
 bool m_kstat_may_modify(const struct peer *p, const struct reg_kstat *k);
+/* Kstats one KstatCreateMany may make: a bounded slice of work. */
+#define M_KSTAT_BATCH_MAX	4096
 extern const struct vl_field m_kstat_create_params[],
-    m_kstat_delete_params[];
-vl_handler_fn m_kstat_create, m_kstat_delete;
+    m_kstat_create_many_params[], m_kstat_delete_params[];
+vl_handler_fn m_kstat_create, m_kstat_create_many, m_kstat_delete;
 
 /* m_ring.c: rings and segments, with SCM_RIGHTS. */
 extern const struct vl_field m_ring_attach_params[],

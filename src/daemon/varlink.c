@@ -38,6 +38,8 @@ static const struct vl_method vl_methods[] = {
 	    RIGHT_READ, VL_M_PAGES },
 	{ VL_M_KSTAT_CREATE, m_kstat_create, m_kstat_create_params,
 	    RIGHT_OWNER, 0 },
+	{ VL_M_KSTAT_CREATE_MANY, m_kstat_create_many,
+	    m_kstat_create_many_params, RIGHT_OWNER, 0 },
 	{ VL_M_KSTAT_DELETE, m_kstat_delete, m_kstat_delete_params,
 	    RIGHT_OWNER, 0 },
 	{ VL_M_RING_ATTACH, m_ring_attach, m_ring_attach_params,
