@@ -454,13 +454,8 @@ stats_client_close(stats_client_t *c)
 	atomic_store_explicit(&cl.connected, 0, memory_order_release);
 	cl_segments_free_locked();
 	/* What was created stays with statsd; forget how to re-create it. */
-	while (cl.objs != NULL) {
-		struct cl_kobj *o = cl.objs;
-
-		cl.objs = o->next;
-		o->next = NULL;
-		o->listed = false;
-	}
+	while (cl.objs != NULL)
+		cl_kobj_list_del(cl.objs);
 	atomic_store(&cl.watch_fd, -1);
 	atomic_store(&cl.watch_idle, 0);
 	if (cl.wakefd >= 0)

@@ -38,6 +38,8 @@
 #include "store.h"
 #include "vlclient.h"
 
+/* Kstats in one KstatCreateMany (statsd takes 4096). */
+#define CL_BATCH_MAX		4096
 /* How long one call over the socket may take. */
 #define CL_CALL_TIMEOUT_MS	5000
 /* Back-off of the background reconnection. */
@@ -100,7 +102,7 @@ struct cl_kobj {
 	char			 seg[CL_SEG_NAME_MAX]; /* its segment's name */
 	cl_kobj_created_fn	*created;	/* may be NULL */
 	void			*owner;		/* the front end's object */
-	struct cl_kobj		*next;
+	struct cl_kobj		*prev, *next;	/* on cl.objs */
 };
 
 struct stats_client {
@@ -126,7 +128,8 @@ struct stats_client {
 	_Atomic uint64_t	 nodrop;	/* dropped with no ring */
 
 	struct cl_segs		 segs;		/* mapped read-only */
-	struct cl_kobj		*objs;
+	struct cl_kobj		*objs;		/* oldest first */
+	struct cl_kobj		*objs_tail;
 
 	pthread_t		 thr;
 	bool			 thr_running;
@@ -247,6 +250,19 @@ void cl_producer_child(void);
  * Returns: 0; -errno (the last error says why).
  */
 int cl_kobj_create_locked(struct cl_kobj *o);
+
+/*
+ * cl_kobj_create_many_locked: cl_kobj_create_locked() for n kobjs of one
+ * template, type, flags and zone (objs[0]'s), in as few calls as
+ * statsd's batch takes (KstatCreateMany): all of them or none.
+ * Returns: 0; -errno (the last error says why).
+ */
+int cl_kobj_create_many_locked(struct cl_kobj **objs, size_t n);
+
+/* Put o on cl.objs (at the end: they stay in creation order), or take it
+ * off. cl.lock held. */
+void cl_kobj_list_add(struct cl_kobj *o);
+void cl_kobj_list_del(struct cl_kobj *o);
 
 /* Delete o's kstat and take it off cl.objs. Returns: 0; -errno. */
 int cl_kobj_delete_locked(struct cl_kobj *o);

@@ -178,28 +178,199 @@ cl_kobj_create_locked(struct cl_kobj *o)
 	r = cl_kobj_make_locked(o, false);
 	if (r < 0)
 		return r;
-	if (!o->listed) {
-		o->next = cl.objs;
+	if (!o->listed)
+		cl_kobj_list_add(o);
+	return 0;
+}
+
+void
+cl_kobj_list_add(struct cl_kobj *o)
+{
+	o->next = NULL;
+	o->prev = cl.objs_tail;
+	if (cl.objs_tail != NULL)
+		cl.objs_tail->next = o;
+	else
 		cl.objs = o;
-		o->listed = true;
+	cl.objs_tail = o;
+	o->listed = true;
+}
+
+void
+cl_kobj_list_del(struct cl_kobj *o)
+{
+	if (!o->listed)
+		return;
+	if (o->prev != NULL)
+		o->prev->next = o->next;
+	else
+		cl.objs = o->next;
+	if (o->next != NULL)
+		o->next->prev = o->prev;
+	else
+		cl.objs_tail = o->prev;
+	o->prev = o->next = NULL;
+	o->listed = false;
+}
+
+/* KstatCreateMany's parameters for o's kind: what objs share. */
+static json_t *
+cl_kobj_many_params(const struct cl_kobj *o, bool join)
+{
+	json_t *p, *flags = json_array();
+	size_t k;
+
+	for (k = 0; k < sizeof(cl_flag_names) / sizeof(cl_flag_names[0]); k++)
+		if (o->flags & cl_flag_names[k].flag)
+			json_array_append_new(flags,
+			    json_string(cl_flag_names[k].name));
+	if (o->gz_vis)
+		json_array_append_new(flags, json_string("GZ_VIS"));
+	p = json_pack("{s:s, s:s, s:o, s:b}", "template", o->tplspec, "type",
+	    o->type, "flags", flags, "join", join);
+	if (p != NULL && o->has_zone)
+		json_object_set_new(p, "zone", json_integer(o->zone));
+	return p;
+}
+
+/* o's KstatName. */
+static json_t *
+cl_kobj_name_json(const struct cl_kobj *o)
+{
+	json_t *n = json_pack("{s:s, s:i, s:s, s:s}", "module", o->module,
+	    "instance", (int)o->instance, "name", o->name, "class",
+	    o->class_);
+	uint32_t i;
+
+	if (n != NULL && o->desc != NULL)
+		json_object_set_new(n, "description", json_string(o->desc));
+	if (n != NULL && o->npath > 0) {
+		json_t *path = json_array();
+
+		for (i = 0; i < o->npath; i++)
+			json_array_append_new(path, json_string(o->path[i]));
+		json_object_set_new(n, "path", path);
 	}
+	return n;
+}
+
+/* Do a and b go in one KstatCreateMany? */
+static bool
+cl_kobj_same_kind(const struct cl_kobj *a, const struct cl_kobj *b)
+{
+	return a->tplspec != NULL && b->tplspec != NULL &&
+	    strcmp(a->tplspec, b->tplspec) == 0 &&
+	    strcmp(a->type, b->type) == 0 && a->flags == b->flags &&
+	    a->has_zone == b->has_zone && a->zone == b->zone &&
+	    a->gz_vis == b->gz_vis;
+}
+
+/*
+ * One KstatCreateMany for objs[0..n) (n <= CL_BATCH_MAX; objs[0]'s
+ * template registered, each of the same kind).
+ * Returns: 0; -errno (nothing made).
+ */
+static int
+cl_kobj_batch_locked(struct cl_kobj **objs, size_t n, bool join)
+{
+	struct vlc_reply rep;
+	json_t *p, *names, *ks, *rv;
+	size_t i;
+	int r;
+
+	p = cl_kobj_many_params(objs[0], join);
+	names = json_array();
+	if (p == NULL || names == NULL) {
+		json_decref(p);
+		json_decref(names);
+		return -ENOMEM;
+	}
+	for (i = 0; i < n; i++)
+		json_array_append_new(names, cl_kobj_name_json(objs[i]));
+	json_object_set_new(p, "kstats", names);
+	r = cl_call_locked(VL_M_KSTAT_CREATE_MANY, p, NULL, 0, &rep);
+	if (r < 0) {
+		vlc_reply_done(&rep);
+		return r;
+	}
+	ks = json_object_get(rep.params, "kstats");
+	rv = json_object_get(rep.params, "revived");
+	if (json_array_size(ks) != n || json_array_size(rv) != n) {
+		vlc_reply_done(&rep);
+		return cl_fail(EPROTO, "KstatCreateMany: a reply for %zu "
+		    "kstats, not %zu", json_array_size(ks), n);
+	}
+	for (i = 0; i < n && r == 0; i++)
+		r = cl_kobj_take(objs[i], json_array_get(ks, i));
+	for (i = 0; i < n && r == 0; i++)
+		if (objs[i]->created != NULL)
+			objs[i]->created(objs[i],
+			    json_is_true(json_array_get(rv, i)));
+	vlc_reply_done(&rep);
+	return r;
+}
+
+/* The template of objs[0] registered, its spec in every obj. */
+static int
+cl_kobj_template_locked(struct cl_kobj **objs, size_t n)
+{
+	struct vlc_reply rep;
+	const char *spec = NULL;
+	size_t i;
+	int r;
+
+	r = cl_call_locked(VL_M_TEMPLATE_ADD, json_incref(objs[0]->tpl), NULL,
+	    0, &rep);
+	if (r < 0)
+		return r;
+	(void)json_unpack(rep.params, "{s:{s:s}}", "template", "spec", &spec);
+	for (i = 0; i < n && spec != NULL; i++) {
+		free(objs[i]->tplspec);
+		objs[i]->tplspec = strdup(spec);
+		if (objs[i]->tplspec == NULL)
+			r = -ENOMEM;
+	}
+	vlc_reply_done(&rep);
+	if (spec == NULL)
+		return cl_fail(EPROTO, "TemplateAdd: a reply without the "
+		    "template's spec");
+	return r;
+}
+
+int
+cl_kobj_create_many_locked(struct cl_kobj **objs, size_t n)
+{
+	size_t done = 0, m, i;
+	int r;
+
+	if (n == 0)
+		return 0;
+	r = cl_ensure_locked();
+	if (r == 0)
+		r = cl_kobj_template_locked(objs, n);
+	for (; r == 0 && done < n; done += m) {
+		m = n - done < CL_BATCH_MAX ? n - done : CL_BATCH_MAX;
+		r = cl_kobj_batch_locked(objs + done, m, objs[0]->join);
+	}
+	if (r < 0) {
+		/* All or none: what the batches before made goes. */
+		for (i = 0; i < done; i++)
+			(void)cl_kobj_delete_locked(objs[i]);
+		return r;
+	}
+	for (i = 0; i < n; i++)
+		if (!objs[i]->listed)
+			cl_kobj_list_add(objs[i]);
 	return 0;
 }
 
 int
 cl_kobj_delete_locked(struct cl_kobj *o)
 {
-	struct cl_kobj **pp;
 	struct vlc_reply rep;
 	int r;
 
-	for (pp = &cl.objs; *pp != NULL; pp = &(*pp)->next) {
-		if (*pp == o) {
-			*pp = o->next;
-			o->listed = false;
-			break;
-		}
-	}
+	cl_kobj_list_del(o);
 	o->deleted = true;
 	atomic_store_explicit(&o->handle, 0, memory_order_release);
 	r = cl_ensure_locked();
@@ -215,12 +386,29 @@ cl_kobj_delete_locked(struct cl_kobj *o)
 void
 cl_kobjs_recreate_locked(void)
 {
-	struct cl_kobj *o;
+	struct cl_kobj *o, *batch[CL_BATCH_MAX], *next;
+	size_t n, i;
 
-	/* Records pushed meanwhile keep the old handle: statsd keeps the
-	 * handles of PERSISTENT kstats across restarts. */
-	for (o = cl.objs; o != NULL && cl.vlc != NULL; o = o->next)
-		(void)cl_kobj_make_locked(o, true);
+	/*
+	 * Oldest first, as they were made, so that a new statsd lays their
+	 * blobs out as the old one did (published blobs are shown in
+	 * place), and in batches of one template and kind: a process with
+	 * many kstats is back in a few calls. Records pushed meanwhile keep
+	 * the old handle: statsd keeps the handles of PERSISTENT kstats
+	 * across restarts.
+	 */
+	for (o = cl.objs; o != NULL && cl.vlc != NULL; o = next) {
+		n = 0;
+		batch[n++] = o;
+		for (next = o->next; next != NULL && n < CL_BATCH_MAX &&
+		    cl_kobj_same_kind(o, next); next = next->next)
+			batch[n++] = next;
+		if (n > 1 && cl_kobj_template_locked(batch, n) == 0 &&
+		    cl_kobj_batch_locked(batch, n, true) == 0)
+			continue;
+		for (i = 0; i < n && cl.vlc != NULL; i++)
+			(void)cl_kobj_make_locked(batch[i], true);
+	}
 }
 
 /* -------------------------------------------------------------- segments */

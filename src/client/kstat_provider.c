@@ -394,11 +394,8 @@ kp_install(struct kp *p)
 	r = cl_kobj_create_locked(p->o);
 	if (r == -ENOTCONN) {
 		/* Created when the client connects. */
-		if (!p->o->listed) {
-			p->o->next = cl.objs;
-			cl.objs = p->o;
-			p->o->listed = true;
-		}
+		if (!p->o->listed)
+			cl_kobj_list_add(p->o);
 		cl_kick_locked();
 		r = 0;
 	}

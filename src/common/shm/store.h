@@ -310,6 +310,11 @@ uint64_t store_reader_kcid(const struct store_reader *r);
 uint64_t store_reader_birth(const struct store_reader *r);
 unsigned store_reader_kind(const struct store_reader *r);
 
+/* Returns: the segment's size in bytes, as mapped (a reader that maps it
+ * again, as libstatsclient does to show published blobs in place, maps
+ * as much). */
+size_t store_reader_size(const struct store_reader *r);
+
 /*
  * Walk the chain: copy every used kstat's header into out[0..max).
  * The result is consistent with one KCID, returned in *ret_kcid.

@@ -356,6 +356,12 @@ store_reader_kind(const struct store_reader *r)
 	return r->kind;
 }
 
+size_t
+store_reader_size(const struct store_reader *r)
+{
+	return r->map_size;
+}
+
 /* One pass over the table; the KCID check around it is the caller's. */
 static int
 store_walk(struct store_reader *r, struct store_kstat_info *out, size_t max,

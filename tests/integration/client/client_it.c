@@ -13,6 +13,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -386,6 +387,92 @@ mode_restart(int argc, char **argv)
 	    stats_client_reconnects(cli));
 }
 
+/* Push i + 1 (times mul) to blob i's counter, flush, and count the blobs
+ * that show it in place. */
+static long
+many_round(struct statsblob **sb, long n, uint64_t mul)
+{
+	long i, wrong = 0;
+
+	/* In bursts a ring holds, so that none is dropped. */
+	for (i = 0; i < n; i++) {
+		stats_voi_update_abs_u64(sb[i], 0, (uint64_t)(i + 1) * mul);
+		if (i % 4096 == 4095)
+			check(stats_client_flush(cli, 60000) == 0, "flush");
+	}
+	check(stats_client_flush(cli, 60000) == 0, "flush");
+	check(stats_client_dropped(cli) == 0, "none dropped");
+	/* The store copy follows each drain pass: wait for the last. */
+	(void)wait_u64(sb[n - 1], 0, (uint64_t)n * mul);
+	for (i = 0; i < n; i++)
+		if (fetch_u64(sb[i], 0, VS_STYPE_SUM) != (uint64_t)(i + 1) * mul)
+			wrong++;
+	return wrong;
+}
+
+/*
+ * Many blobs in one process: publish N of them in batches (more than the
+ * 16,384 windows of old, and more than a mapping each would allow), push
+ * to each, and read each in place. With "restart": say "ready", wait for
+ * the test to restart statsd ("go"), and check that after the
+ * reconnection the same pointers show the new statsd's data.
+ */
+static void
+mode_many(int argc, char **argv)
+{
+	long n = argc > 0 ? atol(argv[0]) : 0, i;
+	bool restart = argc > 1 && strcmp(argv[1], "restart") == 0;
+	struct stats_publish_name *names;
+	struct statsblob **sb;
+	char (*nm)[24];
+	char line[64];
+	double end;
+
+	names = calloc((size_t)n + 1, sizeof(*names));
+	sb = calloc((size_t)n + 1, sizeof(*sb));
+	nm = calloc((size_t)n + 1, sizeof(*nm));
+	check(n > 0 && names != NULL && sb != NULL && nm != NULL, "many: %ld",
+	    n);
+	if (n <= 0 || names == NULL || sb == NULL || nm == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		snprintf(nm[i], sizeof(nm[i]), "b%ld", i);
+		names[i].module = "many";
+		names[i].instance = (int)(i % 4);
+		names[i].name = nm[i];
+	}
+	check(stats_blob_publish_many(cli, make_tpl("it_tpl"), names,
+	    (size_t)n, "test", 0, sb) == 0, "publish %ld: %s", n,
+	    stats_client_strerror(cli));
+	if (sb[0] == NULL)
+		goto out;
+	check(many_round(sb, n, 1) == 0, "each of %ld blobs shows its own "
+	    "counter in place", n);
+	if (restart) {
+		printf("ready\n");
+		fflush(stdout);
+		if (wait_line(line, sizeof(line)) == NULL)
+			goto out;
+		end = now_s() + 60;
+		while (stats_client_reconnects(cli) == 0 && now_s() < end)
+			usleep(10000);
+		check(stats_client_reconnects(cli) >= 1, "reconnected: %s",
+		    stats_client_strerror(cli));
+		/* The new statsd made them again from zero: the pointers
+		 * show its data. */
+		check(many_round(sb, n, 2) == 0, "after the restart, each "
+		    "blob shows the new statsd's counter in place: %s",
+		    stats_client_strerror(cli));
+	}
+	check(stats_blob_unpublish(cli, sb[0]) == 0, "unpublish one");
+	check(stats_voi_update_abs_u64(sb[0], 0, 1) == EINVAL,
+	    "an unpublished blob refuses updates");
+	printf("many=%ld\n", n);
+out:
+	free(names);
+	free(sb);
+	free(nm);
+}
 
 /* ----------------------------------------------------------------- kstat */
 
@@ -748,6 +835,7 @@ static const struct {
 	{ "joins", mode_joins },
 	{ "fork", mode_fork },
 	{ "restart", mode_restart },
+	{ "many", mode_many },
 	{ "kstat", mode_kstat },
 	{ "kread", mode_kread },
 	{ "kstat2", mode_kstat2 },

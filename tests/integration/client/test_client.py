@@ -179,6 +179,28 @@ for how in ("SIGTERM", "SIGKILL"):
             how, out.strip(), data_of(d, "survivor").get("n.sum")))
         base = want
 
+# Many blobs in one process, shown in place through one mapping per
+# segment; then again across a restart of a statsd of its own, where the
+# blobs are made again as they were first laid out.
+big = Daemon(config="max_kstats = 65536\narena_size = 256M\n").start()
+r = run(big, "many", 40000)
+check(r.get("many") == "40000", "40000 blobs published and read in place")
+big.stop()
+big = Daemon(config="max_kstats = 65536\narena_size = 256M\n").start()
+p = harness.spawn([CLIENT_IT, "many", big.sock, "20000", "restart"],
+                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                  text=True, bufsize=1)
+line = p.stdout.readline().strip()
+check(line == "ready", "many restart: client ready (%r)" % line)
+big.stop()
+big.start()
+p.stdin.write("go\n")
+p.stdin.flush()
+out, _ = p.communicate(timeout=DEADLINE * 4)
+check(p.returncode == 0 and "many=20000" in out,
+      "many restart exited %d:\n%s" % (p.returncode, out[-3000:]))
+big.stop()
+
 # The examples: each runs to its end against statsd.
 env = dict(os.environ, STATSD_SOCKET=d.sock)
 for ex, args in (("stats_server", [d.sock, "20000"]),
