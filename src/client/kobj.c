@@ -220,10 +220,12 @@ cl_kobj_many_params(const struct cl_kobj *o, bool join)
 	json_t *p, *flags = json_array();
 	size_t k;
 
-	for (k = 0; k < sizeof(cl_flag_names) / sizeof(cl_flag_names[0]); k++)
-		if (o->flags & cl_flag_names[k].flag)
+	/* The flags KstatCreate takes, by their protocol names. */
+	for (k = 0; k < KS_NFLAG_NAMES; k++)
+		if (o->flags & ks_flag_names[k].flag & (KSTAT_FLAG_PERSISTENT |
+		    KSTAT_FLAG_PRIV | KSTAT_FLAG_WRITABLE))
 			json_array_append_new(flags,
-			    json_string(cl_flag_names[k].name));
+			    json_string(ks_flag_names[k].name));
 	if (o->gz_vis)
 		json_array_append_new(flags, json_string("GZ_VIS"));
 	p = json_pack("{s:s, s:s, s:o, s:b}", "template", o->tplspec, "type",
