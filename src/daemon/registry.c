@@ -411,25 +411,77 @@ reg_template_charge(struct registry *r, struct reg_template *t,
 	return e;
 }
 
+static int
+reg_voi_cmp(const void *a, const void *b)
+{
+	json_int_t x = json_integer_value(json_object_get(*(json_t *const *)a,
+	    "id"));
+	json_int_t y = json_integer_value(json_object_get(*(json_t *const *)b,
+	    "id"));
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A definition as the registry keeps it: its VOIs in the order of their
+ * ids, whatever order they came in, so that one schema is one definition
+ * and lays out one blob, with one hash. (A VOI's statistics keep the
+ * order given: it is their layout.)
+ * Returns: a new reference, or NULL.
+ */
+static json_t *
+reg_template_canonical(json_t *def)
+{
+	json_t *c = json_deep_copy(def), *vois, **v, *sorted;
+	size_t n, i;
+
+	vois = json_object_get(c, "vois");
+	n = json_array_size(vois);
+	if (c == NULL || n < 2)
+		return c;
+	v = calloc(n, sizeof(*v));
+	sorted = json_array();
+	if (v == NULL || sorted == NULL) {
+		free(v);
+		json_decref(sorted);
+		json_decref(c);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = json_array_get(vois, i);
+	qsort(v, n, sizeof(*v), reg_voi_cmp);
+	for (i = 0; i < n; i++)
+		json_array_append(sorted, v[i]);
+	free(v);
+	json_object_set_new(c, "vois", sorted);
+	return c;
+}
+
 int
-registry_template_add(struct registry *r, json_t *def,
+registry_template_add(struct registry *r, json_t *given,
     const struct reg_owner *owner, struct reg_template **ret,
     bool *ret_created, char *bad, size_t badlen, char *reason,
     size_t reasonlen, struct quota_refusal *why)
 {
-	const char *name = json_string_value(json_object_get(def, "name"));
+	const char *name = json_string_value(json_object_get(given, "name"));
 	struct tpldef_error err;
 	struct reg_template *t;
 	size_t i, deflen;
+	json_t *def;
 	int id, e;
 
 	if (name == NULL)
 		return -EINVAL;
+	def = reg_template_canonical(given);
+	if (def == NULL)
+		return -ENOMEM;
 	for (i = 0; i < r->ntpls; i++) {
 		if (strcmp(r->tpls[i]->name, name) != 0)
 			continue;
-		if (!json_equal(r->tpls[i]->def, def))
-			return -EEXIST;
+		e = json_equal(r->tpls[i]->def, def) ? 0 : -EEXIST;
+		json_decref(def);
+		if (e < 0)
+			return e;
 		*ret = r->tpls[i];
 		*ret_created = false;
 		return 0;
@@ -441,31 +493,35 @@ registry_template_add(struct registry *r, json_t *def,
 		size_t nc = r->ctpls > 0 ? 2 * r->ctpls : 16;
 		void *p = realloc(r->tpls, nc * sizeof(*r->tpls));
 
-		if (p == NULL)
+		if (p == NULL) {
+			json_decref(def);
 			return -ENOMEM;
+		}
 		r->tpls = p;
 		r->ctpls = nc;
 	}
 	id = tpldef_register(def, &err);
 	if (id < 0) {
+		json_decref(def);
 		snprintf(bad, badlen, "%s", err.parameter);
 		snprintf(reason, reasonlen, "%s", err.reason);
 		return id;
 	}
 	t = calloc(1, sizeof(*t));
 	if (t == NULL) {
+		json_decref(def);
 		(void)tpl_release(id);
 		return -ENOMEM;
 	}
+	t->def = def;
 	e = reg_template_fill(t, id);
 	if (e < 0) {
 		(void)tpl_release(id);
 		reg_template_free(t);
 		return e;
 	}
-	t->def = json_deep_copy(def);
 	t->k2 = calloc(t->nnames > 0 ? t->nnames : 1, sizeof(*t->k2));
-	if (t->def == NULL || t->k2 == NULL) {
+	if (t->k2 == NULL) {
 		(void)tpl_release(id);
 		reg_template_free(t);
 		return -ENOMEM;

@@ -145,7 +145,9 @@ struct reg_owner {
 
 /*
  * registry_template_add: register def (a TemplateAdd definition) for
- * owner unless the same definition is registered already.
+ * owner unless the same definition is registered already. Definitions
+ * are compared, kept and laid out with their VOIs in the order of their
+ * ids, so a template's hash is its name and schema's alone.
  * Returns: 0 and *ret, *ret_created; -EINVAL with bad/reason filled;
  * -EEXIST if another definition has that name; -EDQUOT with *why filled
  * (max_templates, template bytes, per uid or in total); -ENOMEM.

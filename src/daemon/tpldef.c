@@ -366,9 +366,10 @@ tpldef_register(json_t *def, struct tpldef_error *err)
 		    tvs[i].flags);
 		if (e != 0) {
 			/* The dry run makes this out-of-memory only; the
-			 * half-built template stays in the engine, unlisted. */
+			 * half-built template goes. */
 			char path[32];
 
+			(void)tpl_release(id);
 			snprintf(path, sizeof(path), "vois[%zu]", i);
 			id = e == ENOMEM ? -ENOMEM : td_fail(err, path, "",
 			    "refused by the engine");

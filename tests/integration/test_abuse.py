@@ -636,10 +636,127 @@ def test_checkpoint_torn_and_v1():
     d.cleanup()
 
 
+# ------------------------------------------------------------------ row 6
+# One statistic of each kind, as a VOI of its own (id 0).
+EVERY_KIND = [
+    ("SUM", "INT_U64", {"kind": "SUM"}),
+    ("MIN", "INT_U64", {"kind": "MIN"}),
+    ("MAX", "INT_U64", {"kind": "MAX"}),
+    ("COUNT", "INT_U64", {"kind": "COUNT"}),
+    ("LAST", "INT_U64", {"kind": "LAST"}),
+    ("STRING", "INT_U64", {"kind": "STRING", "maxlen": 32}),
+    ("HIST", "INT_S64", {"kind": "HIST", "scheme": "EXP", "lb": 1,
+                         "ub": 1024, "stepbase": 2, "stepexp": 1}),
+    ("K2HIST", "INT_U64", {"kind": "K2HIST", "scheme": "LOG2", "lb": 1,
+                           "ub": 1 << 20}),
+    ("TDGST", "INT_S64", {"kind": "TDGST", "nctds": 16}),
+    ("LIST", "INT_S64", {"kind": "LIST", "entries_max": 8}),
+    ("HISTORY", "INT_S64", {"kind": "HISTORY", "entries_max": 4,
+                            "mode": "range", "period_us": 1000000}),
+    ("RAW", "INT_S64", {"kind": "RAW", "entries_max": 4}),
+    ("IOQ", "INT_U64", {"kind": "IOQ"}),
+    ("TIMER", "INT_U64", {"kind": "TIMER"}),
+    ("DEFN", "INT_S64", {"kind": "DEFN", "units": "bytes"}),
+]
+
+
+def kind_tpl(kind, dtype, spec):
+    return {"name": "K_" + kind, "vois": [
+        {"id": 0, "name": "v", "dtype": dtype, "stats": [spec]}]}
+
+
+def test_every_kind_survives():
+    """Row 6: a PERSISTENT kstat whose template had a DEFN statistic was
+    lost at every restart: the template's hash held the time it was
+    registered, so the restored kstat named a template that no longer
+    matched. A template's hash is now its name and schema's alone (VOIs
+    in id order, no times in its blob), and every kind comes back, with
+    its data, from a clean restart and from kill -9."""
+    d = daemon()
+    h = Hostile(d)
+    specs = {}
+    for kind, dtype, st in EVERY_KIND:
+        r = h.calls([("io.statsd.TemplateAdd", kind_tpl(kind, dtype, st)),
+                     ("io.statsd.KstatCreate", {
+                         "module": "kinds", "instance": 0, "name": kind,
+                         "template": "K_" + kind,
+                         "flags": ["PERSISTENT"]})])
+        specs[kind] = ok(r[0], "TemplateAdd %s" % kind)["template"]["spec"]
+        ok(r[1], "a PERSISTENT kstat of %s" % kind)
+    # The same schema with its VOIs in another order is one template.
+    two = {"name": "ORDER", "vois": [
+        {"id": 1, "name": "b", "dtype": "INT_U64", "stats": [
+            {"kind": "SUM"}]},
+        {"id": 0, "name": "a", "dtype": "INT_S64", "stats": [
+            {"kind": "DEFN", "units": "ms"}]}]}
+    rev = dict(two, vois=list(reversed(two["vois"])))
+    r = h.calls([("io.statsd.TemplateAdd", two),
+                 ("io.statsd.TemplateAdd", rev)])
+    check(ok(r[1], "the same schema in another order").get("created") is
+          False and r[0]["parameters"]["template"]["spec"] ==
+          r[1]["parameters"]["template"]["spec"], "one template, one hash")
+
+    def feed(n):
+        rc = RingClient(d.sock, prefix={"uid": NOBODY})
+        check(rc.cmd("connect") == "ok", "nobody's producer connects")
+        check(rc.cmd("attach 12").startswith("ok"), "a ring")
+        for kind, _, _ in EVERY_KIND:
+            rc.cmd("handle kinds 0 " + kind)
+            rc.counters("push %d 0 %d" % (n, 7))
+        rc.quit()
+
+    def state():
+        out = {}
+        for kind, _, _ in EVERY_KIND:
+            r = ok(d.call("io.statsd.Read", {"module": "kinds",
+                                             "instance": 0,
+                                             "name": kind}),
+                   "Read %s" % kind, False)
+            data = dict(r.get("data", {}))
+            data.pop("snaptime", None)
+            out[kind] = (r.get("kstat", {}).get("template"), data,
+                         r.get("blob"))
+        return out
+
+    feed(50)
+    wait_for(lambda: h.calls([("io.statsd.Read", {
+        "module": "kinds", "instance": 0, "name": "SUM"})])[0].get(
+        "parameters", {}).get("data", {}).get("v.sum") == 350,
+        "the updates applied")
+    before = state()
+    h.quit()
+    d.stop()
+    d.start()
+    after = state()
+    for kind, _, _ in EVERY_KIND:
+        check(after[kind] == before[kind], "%s: back after a restart, its "
+              "template and data as they were" % kind)
+    h = Hostile(d)
+    for kind, dtype, st in EVERY_KIND:
+        r = ok(h.calls([("io.statsd.TemplateAdd", kind_tpl(kind, dtype,
+                                                           st))])[0],
+               "TemplateAdd %s again" % kind)
+        check(r.get("created") is False and r["template"]["spec"] ==
+              specs[kind], "%s: the same hash after a restart" % kind)
+    h.quit()
+    feed(20)
+    wait_for(lambda: read_data(d, "kinds", 0, "SUM").get("v.sum") == 490,
+             "the updates after the restart applied")
+    before = state()
+    d.kill9()
+    d.start()
+    after = state()
+    for kind, _, _ in EVERY_KIND:
+        check(after[kind] == before[kind], "%s: back after kill -9 with "
+              "every update" % kind)
+    d.stop()
+    d.cleanup()
+
+
 TESTS = [test_connections_reserve_root, test_buffered_bytes_bounded,
          test_patterns_bounded, test_work_is_sliced, test_full_runtime_dir,
          test_state_dir_unusable, test_checkpoint_incremental,
-         test_checkpoint_torn_and_v1]
+         test_checkpoint_torn_and_v1, test_every_kind_survives]
 
 if __name__ == "__main__":
     only = sys.argv[1:]

@@ -206,6 +206,49 @@ START_TEST(gate_reset_merge_check)
 }
 END_TEST
 
+/* A template's DEFN holds no times, so that its hash is its schema's
+ * whenever it is registered; a blob made from it takes its birth. */
+static const struct vsd_defn *
+defn_of(const struct statsblob *sb)
+{
+	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
+
+	return (const struct vsd_defn *)((const uint8_t *)b + blob_voistat(b,
+	    &b->vois[0], VS_STYPE_DEFN)->data_off);
+}
+
+START_TEST(template_has_no_times)
+{
+	struct voistatspec vss[] = { STATS_VSS_DEFN("ms") };
+	struct statsblob_tpl *tpl;
+	const struct vsd_defn *t, *b;
+	struct statsblob *sb;
+	uint32_t h1;
+	int id;
+
+	id = stats_tpl_alloc("defn_times", 0);
+	ck_assert_int_ge(id, 0);
+	ck_assert_int_eq(stats_tpl_add_voistats((uint32_t)id, 0, "v",
+	    VSD_DTYPE_INT_S64, 2, vss, 0), 0);
+	ck_assert_int_eq(stats_tpl_fetch(id, &tpl), 0);
+	t = defn_of(tpl->sb);
+	ck_assert_uint_eq(t->data_ns, 0);
+	ck_assert_uint_eq(t->started_ns, 0);
+	ck_assert_uint_eq(t->stopped_ns, 0);
+	h1 = tpl->mb->tplhash;
+	sb = stats_blob_alloc((uint32_t)id, 0);
+	ck_assert_ptr_nonnull(sb);
+	b = defn_of(sb);
+	ck_assert_uint_gt(b->started_ns, 0);
+	ck_assert_uint_eq(b->data_ns, b->started_ns);
+	ck_assert_uint_eq(b->stopped_ns, b->started_ns);
+	/* The template is untouched by a blob's birth. */
+	ck_assert_uint_eq(defn_of(tpl->sb)->started_ns, 0);
+	ck_assert_uint_eq(tpl->mb->tplhash, h1);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 static Suite *
 stat_defn_suite(void)
 {
@@ -216,6 +259,7 @@ stat_defn_suite(void)
 	tcase_add_test(tc, validity);
 	tcase_add_test(tc, statistics_per_type);
 	tcase_add_test(tc, gate_reset_merge_check);
+	tcase_add_test(tc, template_has_no_times);
 	suite_add_tcase(s, tc);
 	return s;
 }

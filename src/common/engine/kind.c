@@ -213,7 +213,7 @@ const struct stype_ops stype_ops[VS_NUM_STYPES] = {
 		.fold = FOLD_ALL & ~OPS_XY,
 		.family = DF_DEFN, .render = stat_defn_render,
 		.reset = stat_defn_reset, .merge = stat_defn_merge,
-		.check = stat_defn_check,
+		.check = stat_defn_check, .stamp = stat_defn_stamp,
 	},
 };
 

@@ -104,6 +104,13 @@ struct stype_ops {
 	int		(*event)(struct voistatdata *vsd, uint16_t dsz,
 			    enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype,
 			    const struct stats_event *ev, bool *changed);
+	/*
+	 * A kind whose data holds times: a template holds none (its hash is
+	 * its name and schema's alone, whenever it is registered), and a
+	 * blob made from it takes now_ns as its times (optional).
+	 */
+	void		(*stamp)(struct voistatdata *vsd, uint16_t dsz,
+			    uint64_t now_ns);
 };
 
 extern const struct stype_ops stype_ops[VS_NUM_STYPES];

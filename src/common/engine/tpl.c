@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "blob.h"
+#include "clock.h"
 #include "kind.h"
 #include "tpl.h"
 
@@ -283,6 +284,30 @@ stats_blob_alloc(uint32_t tpl_id, uint32_t flags)
 	return sb;
 }
 
+/* A new blob's statistics that keep times take the blob's birth. */
+static void
+tpl_stamp(struct statsblobv1 *b, uint64_t now_ns)
+{
+	uint16_t v, n = blob_nvois(b);
+	int s;
+
+	for (v = 0; v < n; v++) {
+		const struct voi *vp = &b->vois[v];
+
+		if (vp->id < 0)
+			continue;
+		for (s = 0; s <= vp->voistatmaxid; s++) {
+			const struct voistat *vs = blob_voistat(b, vp, s);
+
+			if (stype_valid(vs->stype) &&
+			    stype_ops[vs->stype].stamp != NULL)
+				stype_ops[vs->stype].stamp((struct voistatdata *)
+				    ((uint8_t *)b + vs->data_off), vs->dsz,
+				    now_ns);
+		}
+	}
+}
+
 int
 stats_blob_init(struct statsblob *sb, uint32_t tpl_id, uint32_t flags)
 {
@@ -304,6 +329,7 @@ stats_blob_init(struct statsblob *sb, uint32_t tpl_id, uint32_t flags)
 		memcpy(sb, tpl->sb, tpl->sb->cursz);
 		b->tplhash = tpl->mb->tplhash;
 		b->created = b->lastrst = blob_sbinuptime();
+		tpl_stamp(b, clock_now_ns());
 	}
 	tpl_runlock();
 	return error;

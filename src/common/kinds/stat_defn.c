@@ -325,6 +325,16 @@ stat_defn_reset_at(struct vsd_defn *d, uint64_t now)
 }
 
 void
+stat_defn_stamp(struct voistatdata *vsd, uint16_t dsz, uint64_t now)
+{
+	struct vsd_defn *d = (struct vsd_defn *)vsd;
+
+	if (dsz < DEFN_SIZE)
+		return;
+	d->data_ns = d->started_ns = d->stopped_ns = now;
+}
+
+void
 stat_defn_reset(struct voistatdata *vsd, uint16_t dsz,
     enum vsd_dtype vs_dtype, enum vsd_dtype voi_dtype)
 {
@@ -418,7 +428,8 @@ stat_defn_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 		if (units[i] <= ' ' || units[i] > '~')
 			return kind_fail(err, "units",
 			    "printable, without blanks");
-	stat_defn_default(&d, units, clock_now_ns());
+	/* A template's: no times (stat_defn_stamp gives a blob its own). */
+	stat_defn_default(&d, units, 0);
 	e = stat_defn_vss(&d, vss + *n, &k);
 	if (e == ENOMEM)
 		return -ENOMEM;
@@ -448,7 +459,7 @@ stats_vss_defn_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
 	d = malloc(DEFN_SIZE);
 	if (d == NULL)
 		return ENOMEM;
-	stat_defn_default(d, units, clock_now_ns());
+	stat_defn_default(d, units, 0);
 	vss->iv = (struct voistatdata *)d;
 	vss->vsdsz = DEFN_SIZE;
 	vss->vs_dtype = VSD_DTYPE_DEFN;

@@ -125,6 +125,9 @@ void stat_defn_reset(struct voistatdata *, uint16_t, enum vsd_dtype,
     enum vsd_dtype);
 /* Reset at a given time (stat_defn_reset takes the clock's). */
 void stat_defn_reset_at(struct vsd_defn *d, uint64_t now);
+/* A new blob's definition: data, started and stopped now. A template's
+ * definition has no times (0), so that its hash is its schema's. */
+void stat_defn_stamp(struct voistatdata *vsd, uint16_t dsz, uint64_t now);
 int stat_defn_merge(struct voistatdata *, const struct voistatdata *,
     uint16_t, enum vsd_dtype, enum vsd_dtype);
 const char *stat_defn_check(const struct voistatdata *, uint16_t,
