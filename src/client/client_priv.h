@@ -199,13 +199,7 @@ cl_push(uint32_t handle, uint16_t voi, uint8_t op, uint8_t flags, int64_t x,
 	if (__builtin_expect(p != NULL && handle != 0 &&
 	    !ring_producer_diverted(p), 1) &&
 	    __builtin_expect((r = ring_producer_next(p)) != NULL, 1)) {
-		r->handle = handle;
-		r->voi = voi;
-		r->op = op;
-		r->flags = flags;
-		r->x = x;
-		r->y = y;
-		r->time = time_ns;
+		ring_rec_set(r, handle, voi, op, flags, x, y, time_ns);
 		ring_producer_publish(p, p->head + 1);
 		return;
 	}

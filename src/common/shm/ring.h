@@ -364,6 +364,20 @@ ring_producer_publish(struct ring_producer *p, uint64_t head)
  * Returns: 0 if queued; -ENOSPC if the ring was full (the update is dropped
  * and counted in the producer's drop counter).
  */
+/* Fill the record ring_producer_next() gave (every field, once). */
+static inline void
+ring_rec_set(struct ring_rec *r, uint32_t handle, uint16_t voi, uint8_t op,
+    uint8_t flags, int64_t x, int64_t y, uint64_t time_ns)
+{
+	r->handle = handle;
+	r->voi = voi;
+	r->op = op;
+	r->flags = flags;
+	r->x = x;
+	r->y = y;
+	r->time = time_ns;
+}
+
 static inline int
 ring_push(struct ring_producer *p, uint32_t handle, uint16_t voi, uint8_t op,
     uint8_t flags, int64_t x, int64_t y, uint64_t time_ns)
@@ -374,13 +388,7 @@ ring_push(struct ring_producer *p, uint32_t handle, uint16_t voi, uint8_t op,
 		ring_producer_drop(p, 1);
 		return -ENOSPC;
 	}
-	r->handle = handle;
-	r->voi = voi;
-	r->op = op;
-	r->flags = flags;
-	r->x = x;
-	r->y = y;
-	r->time = time_ns;
+	ring_rec_set(r, handle, voi, op, flags, x, y, time_ns);
 	ring_producer_publish(p, p->head + 1);
 	return 0;
 }
