@@ -102,16 +102,16 @@ static int
 cl_hello_locked(void)
 {
 	struct vlc_reply rep;
-	json_int_t proto, sabi, rabi;
+	json_int_t proto, sabi, rabi, uid = -1, zone = 0;
 	int priv = 0, r;
 
 	r = cl_call_locked(VL_M_HELLO, json_pack("{s:s}", "client",
 	    "libstatsclient"), NULL, 0, &rep);
 	if (r < 0)
 		return r;
-	if (json_unpack(rep.params, "{s:I, s:I, s:I, s?b}", "protocol",
-	    &proto, "store_abi", &sabi, "ring_abi", &rabi, "privileged",
-	    &priv) != 0) {
+	if (json_unpack(rep.params, "{s:I, s:I, s:I, s?b, s?{s?I, s?I}}",
+	    "protocol", &proto, "store_abi", &sabi, "ring_abi", &rabi,
+	    "privileged", &priv, "peer", "uid", &uid, "zone", &zone) != 0) {
 		vlc_reply_done(&rep);
 		return cl_fail(EPROTO, "Hello: a reply without protocol, "
 		    "store_abi and ring_abi");
@@ -125,6 +125,9 @@ cl_hello_locked(void)
 		    (long long)rabi, CL_PROTOCOL, STORE_ABI_MAJOR,
 		    RING_ABI_MAJOR);
 	cl.privileged = priv != 0;
+	/* Who statsd says we are (SO_PEERCRED): whose kstats we may join. */
+	cl.peer_uid = uid;
+	cl.peer_zone = zone;
 	return 0;
 }
 

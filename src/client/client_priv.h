@@ -119,6 +119,8 @@ struct stats_client {
 	_Atomic int		 connected;
 	_Atomic int		 connecting;	/* a (re)connection runs */
 	bool			 privileged;
+	int64_t			 peer_uid;	/* statsd's word: Hello */
+	int64_t			 peer_zone;
 	uint64_t		 gen;		/* connections made */
 	_Atomic uint64_t	 reconnects;
 

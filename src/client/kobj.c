@@ -78,6 +78,7 @@ cl_kobj_join_locked(struct cl_kobj *o)
 	struct vlc_reply rep;
 	json_t *ks;
 	const char *tpl = "";
+	json_int_t owner = -1, zone = 0;
 	int r;
 
 	r = cl_call_locked(VL_M_LOOKUP, json_pack("{s:s, s:i, s:s}",
@@ -86,11 +87,26 @@ cl_kobj_join_locked(struct cl_kobj *o)
 	if (r < 0)
 		return r;
 	ks = json_array_get(json_object_get(rep.params, "kstats"), 0);
-	(void)json_unpack(ks, "{s:s}", "template", &tpl);
+	(void)json_unpack(ks, "{s:s, s?I, s?I}", "template", &tpl, "owner",
+	    &owner, "zone", &zone);
 	if (ks == NULL || strcmp(tpl, o->tplspec) != 0) {
 		vlc_reply_done(&rep);
 		return cl_fail(EEXIST, "kstat %s:%d:%s exists with another "
 		    "template", o->module, (int)o->instance, o->name);
+	}
+	/*
+	 * Joined, its updates would be statsd's to refuse, while the
+	 * application read the other user's data as its own: a kstat of
+	 * another user (or zone) is never joined, unless this client is
+	 * privileged (statsd applies a privileged peer's updates to any
+	 * kstat).
+	 */
+	if (!cl.privileged && (owner != cl.peer_uid || zone != cl.peer_zone)) {
+		vlc_reply_done(&rep);
+		return cl_fail(EPERM, "kstat %s:%d:%s exists, owned by uid "
+		    "%lld%s: not joined", o->module, (int)o->instance,
+		    o->name, (long long)owner, zone != cl.peer_zone ?
+		    " of another zone" : "");
 	}
 	r = cl_kobj_take(o, ks);
 	vlc_reply_done(&rep);

@@ -105,7 +105,8 @@ cl_ring_free(struct cl_ring *r, bool close_it)
 }
 
 /* A ring's updates: records pushed (not the hand-over records), updates
- * spilled, updates dropped. */
+ * spilled, updates dropped; and of them, those that never reached a
+ * kstat. */
 static void
 cl_ring_counts(struct cl_ring *r, uint64_t *pushed, uint64_t *dropped)
 {
@@ -118,11 +119,13 @@ cl_ring_counts(struct cl_ring *r, uint64_t *pushed, uint64_t *dropped)
 		cl_spill_unlock(r);
 	}
 	d = atomic_load_explicit(&h->dropped, memory_order_relaxed);
-
 	*pushed += atomic_load_explicit(&h->head, memory_order_acquire) -
 	    atomic_load_explicit(&h->handovers, memory_order_relaxed) +
 	    atomic_load_explicit(&h->spilled, memory_order_relaxed) + d;
-	*dropped += d + r->lost;
+	/* Dropped here, or pushed and refused by statsd (it says so in the
+	 * ring), or lost in a ring no statsd took back. */
+	*dropped += d + atomic_load_explicit(&h->rejected,
+	    memory_order_acquire) + r->lost;
 }
 
 /* A thread is done with its ring (it exited). */

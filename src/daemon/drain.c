@@ -150,7 +150,6 @@ drain_ring_stats(struct ring *rg, struct ring_consumer_stats *st)
 	if (st->spilled > life)
 		st->spilled = life;
 	st->applied = drain_sat_add(st->applied, rg->spill_applied);
-	st->rejected = drain_sat_add(st->rejected, rg->spill_rejected);
 }
 
 static void

@@ -292,7 +292,8 @@ drain_spill(struct ring *rg, const struct ring_rec *rec)
 		drain_spill_refusal(rg, "the rest of a spill buffer",
 		    "a malformed entry");
 	rg->spill_applied = drain_sat_add(rg->spill_applied, applied);
-	rg->spill_rejected = drain_sat_add(rg->spill_rejected, rejected);
+	/* With the ring's own refusals: the producer learns of them. */
+	ring_consumer_reject(rg->c, rejected);
 	rg->spills++;
 	ring_consumer_ovf_release(rg->c, rec);
 }

@@ -39,7 +39,6 @@ struct ring {
 	uint64_t		 bytes;		/* QUOTA_RING_BYTES charged */
 	uint64_t		 last_spill_ns;	/* creation or last hand-over */
 	uint64_t		 spill_applied;	/* updates merged from spills */
-	uint64_t		 spill_rejected;
 	uint64_t		 spills;	/* hand-overs merged */
 };
 

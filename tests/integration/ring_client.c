@@ -7,7 +7,15 @@
  *   connect                  connect to the socket (waits up to 10 s)
  *   disconnect               close the connection
  *   handle MODULE INST NAME  look a kstat's handle up (Read)
- *   attach [LOG2]            RingAttach; map the ring
+ *   attach [LOG2 [OVF]]      RingAttach (OVF: overflow_size); map the ring
+ *   spill                    from now on, a full ring spills (spill.h):
+ *                            the layouts of the kstats named by handle
+ *                            are read from the store segments
+ *   handover                 hand over what the spill buffers hold, if the
+ *                            ring has room ("ok left=1" if not all)
+ *   pushfile PATH            push the 32-byte records of PATH as they are
+ *   poke OFFSET VALUE        write u64 VALUE into the ring at OFFSET, as a
+ *                            hostile producer would
  *   adopt                    RingAttach with adopt, passing the ring back
  *   push N VOI [X]           N abs updates of X (default 1)
  *   pushxy N VOI X Y         N (X, Y) updates
@@ -32,8 +40,11 @@
 
 #include <jansson.h>
 
+#include "blob.h"
 #include "op.h"
 #include "ring.h"
+#include "spill.h"
+#include "store.h"
 #include "varlink_names.h"
 
 static const char *sock_path;
@@ -42,6 +53,27 @@ static struct ring_producer *prod;
 static int ring_fd = -1, ring_efd = -1;
 static uint32_t handle;
 static uint64_t pushed, dropped_seen;
+
+/* Spilling: the segments, the layouts of the kstats named by handle. */
+#define RC_MAXSEGS	8
+#define RC_MAXIMGS	16
+static struct {
+	char			 name[48];
+	struct store_reader	*r;
+} segs[RC_MAXSEGS];
+static int nsegs;
+static struct {
+	uint32_t		 handle;
+	struct statsblob	*img;
+} imgs[RC_MAXIMGS];
+static int nimgs;
+static struct spill_producer *sp;
+static char cur_seg[48];
+/* Rings attached before the current one: kept (statsd holds them for the
+ * connection), freed at the end. */
+static struct ring_producer *older[256];
+static int nolder;
+static struct store_ref cur_ref;
 
 static int
 do_connect(void)
@@ -111,7 +143,7 @@ rpc(const char *text, const int *sfds, int nsfds, int *rfds, int *nrfds)
 			for (j = 0; j < k; j++) {
 				int fd = ((int *)(void *)CMSG_DATA(ch))[j];
 
-				if (rfds != NULL && *nrfds < 2)
+				if (rfds != NULL && *nrfds < 4)
 					rfds[(*nrfds)++] = fd;
 				else
 					close(fd);
@@ -149,11 +181,16 @@ counters(void)
 static void
 cmd_attach(const char *arg)
 {
-	char call[128];
-	int fds[2], n = 0, r;
+	char call[160];
+	int fds[4], n = 0, r, log2 = 0;
+	long long ovf = -1;
 	json_t *reply;
 
-	if (arg != NULL && *arg != '\0')
+	if (arg != NULL && sscanf(arg, "%d %lld", &log2, &ovf) == 2)
+		snprintf(call, sizeof(call), "{\"method\":\"" VL_M_RING_ATTACH
+		    "\",\"parameters\":{\"capacity_log2\":%d,"
+		    "\"overflow_size\":%lld}}", log2, ovf);
+	else if (arg != NULL && *arg != '\0')
 		snprintf(call, sizeof(call), "{\"method\":\"" VL_M_RING_ATTACH
 		    "\",\"parameters\":{\"capacity_log2\":%d}}",
 		    atoi(arg));
@@ -167,6 +204,9 @@ cmd_attach(const char *arg)
 		json_decref(reply);
 		return;
 	}
+	if (prod != NULL && nolder < 256)
+		older[nolder++] = prod;
+	prod = NULL;
 	r = ring_map(fds[0], fds[1], &prod);
 	if (r < 0) {
 		printf("error ring_map: %s\n", strerror(-r));
@@ -196,6 +236,120 @@ cmd_adopt(void)
 	json_decref(reply);
 }
 
+/* The layout of the current kstat, every statistic reset, for spilling. */
+static void
+take_image(void)
+{
+	struct store_kstat_info info;
+	struct statsblob *img;
+	size_t size = 0;
+	int i, r, tries;
+
+	for (i = 0; i < nimgs; i++)
+		if (imgs[i].handle == handle)
+			return;
+	for (i = 0; i < nsegs && strcmp(segs[i].name, cur_seg) != 0; i++)
+		;
+	if (i == nsegs || nimgs == RC_MAXIMGS)
+		return;
+	img = malloc(STORE_BLOB_MAX);
+	if (img == NULL)
+		return;
+	for (tries = 0; (r = store_reader_read(segs[i].r, cur_ref, &info, img,
+	    STORE_BLOB_MAX, &size)) == -EAGAIN && tries < 1000; tries++)
+		usleep(1000);
+	if (r < 0 || stats_blob_validate(img, size) != 0) {
+		free(img);
+		return;
+	}
+	blob_reset_stats((struct statsblobv1 *)img);
+	imgs[nimgs].handle = handle;
+	imgs[nimgs].img = img;
+	nimgs++;
+}
+
+static const struct statsblob *
+image_of(void *arg, uint32_t h, uint32_t *ret_size)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < nimgs; i++)
+		if (imgs[i].handle == h) {
+			*ret_size = imgs[i].img->cursz;
+			return imgs[i].img;
+		}
+	return NULL;
+}
+
+/* SegmentAttach (one reply: enough for a test) and a spill producer. */
+static void
+cmd_spill(void)
+{
+	json_t *reply, *segv, *e;
+	int fds[4], n = 0, r;
+	size_t i;
+
+	if (prod == NULL) {
+		printf("error no ring\n");
+		return;
+	}
+	reply = rpc("{\"method\":\"" VL_M_SEGMENT_ATTACH "\","
+	    "\"parameters\":{}}", NULL, 0, fds, &n);
+	segv = json_object_get(json_object_get(reply, "parameters"),
+	    "segments");
+	json_array_foreach(segv, i, e) {
+		json_int_t fd = json_integer_value(json_object_get(e, "fd"));
+
+		if (fd < 0 || fd >= n || nsegs == RC_MAXSEGS ||
+		    store_reader_open(fds[fd], &segs[nsegs].r) < 0)
+			continue;
+		snprintf(segs[nsegs].name, sizeof(segs[nsegs].name), "%s",
+		    json_string_value(json_object_get(e, "name")));
+		nsegs++;
+	}
+	json_decref(reply);
+	r = spill_producer_new(prod, image_of, NULL, &sp);
+	if (r < 0) {
+		printf("error spill_producer_new: %s\n", strerror(-r));
+		return;
+	}
+	take_image();
+	printf("ok segments=%d images=%d\n", nsegs, nimgs);
+}
+
+/* One record: into the ring, or through the spill buffers. */
+static void
+push_rec(const struct ring_rec *rec)
+{
+	if (sp != NULL)
+		(void)spill_push(sp, rec);
+	else
+		(void)ring_push_rec(prod, rec);
+	pushed++;
+}
+
+static void
+cmd_pushfile(const char *path)
+{
+	struct ring_rec rec;
+	FILE *f;
+
+	if (prod == NULL) {
+		printf("error no ring\n");
+		return;
+	}
+	f = fopen(path, "rb");
+	if (f == NULL) {
+		printf("error %s: %s\n", path, strerror(errno));
+		return;
+	}
+	while (fread(&rec, sizeof(rec), 1, f) == 1)
+		push_rec(&rec);
+	fclose(f);
+	counters();
+}
+
 static void
 cmd_handle(char *args)
 {
@@ -219,6 +373,14 @@ cmd_handle(char *args)
 		return;
 	}
 	handle = (uint32_t)json_integer_value(h);
+	h = json_object_get(json_object_get(reply, "parameters"), "kstat");
+	snprintf(cur_seg, sizeof(cur_seg), "%s", json_string_value(
+	    json_object_get(h, "segment")) != NULL ? json_string_value(
+	    json_object_get(h, "segment")) : "");
+	cur_ref.slot = (uint32_t)json_integer_value(json_object_get(h, "slot"));
+	cur_ref.gen = (uint32_t)json_integer_value(json_object_get(h, "gen"));
+	if (sp != NULL)
+		take_image();
 	printf("ok handle=%u\n", handle);
 	json_decref(reply);
 }
@@ -240,13 +402,12 @@ cmd_push(char *args, int xy, int bad)
 	else
 		sscanf(args, "%lld %d %lld", &n, &voi, &x);
 	for (i = 0; i < n; i++) {
-		if (bad)
-			(void)ring_push(prod, 0xfffffff0u, 0, STATS_OP_ABS, 0,
-			    1, 0, 0);
-		else
-			(void)ring_push(prod, handle, (uint16_t)voi,
-			    xy ? STATS_OP_XY : STATS_OP_ABS, 0, x, y, 0);
-		pushed++;
+		struct ring_rec rec = { .slot = bad ? 0xfffffff0u : handle,
+		    .voi = (uint16_t)(bad ? 0 : voi), .op = xy && !bad ?
+		    STATS_OP_XY : STATS_OP_ABS, .x = bad ? 1 : x,
+		    .y = xy && !bad ? y : 0 };
+
+		push_rec(&rec);
 	}
 	counters();
 }
@@ -255,6 +416,7 @@ int
 main(int argc, char **argv)
 {
 	char line[1 << 16];
+	size_t i;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: ring_client SOCKET < commands\n");
@@ -293,11 +455,30 @@ main(int argc, char **argv)
 			cmd_push(arg, 1, 0);
 		} else if (strcmp(line, "pushbad") == 0 && arg != NULL) {
 			cmd_push(arg, 0, 1);
+		} else if (strcmp(line, "spill") == 0) {
+			cmd_spill();
+		} else if (strcmp(line, "handover") == 0) {
+			printf("ok left=%d\n", sp != NULL &&
+			    spill_handover(sp, true) != 0);
+		} else if (strcmp(line, "pushfile") == 0 && arg != NULL) {
+			cmd_pushfile(arg);
+		} else if (strcmp(line, "poke") == 0 && arg != NULL) {
+			unsigned long long off = 0, v = 0;
+
+			if (prod == NULL || sscanf(arg, "%llu %llu", &off,
+			    &v) != 2 || off + 8 > prod->map_size) {
+				printf("error poke\n");
+			} else {
+				memcpy((char *)prod->hdr + off, &v, 8);
+				printf("ok\n");
+			}
 		} else if (strcmp(line, "counters") == 0) {
 			counters();
 		} else if (strcmp(line, "close") == 0) {
 			if (prod != NULL)
 				dropped_seen = ring_producer_dropped(prod);
+			spill_producer_free(sp);
+			sp = NULL;
 			prod = ring_producer_free(prod);
 			printf("ok\n");
 		} else if (strcmp(line, "call") == 0 && arg != NULL) {
@@ -311,7 +492,14 @@ main(int argc, char **argv)
 			printf("error unknown command\n");
 		}
 	}
+	spill_producer_free(sp);
 	prod = ring_producer_free(prod);
+	while (nolder > 0)
+		ring_producer_free(older[--nolder]);
+	for (i = 0; i < (size_t)nimgs; i++)
+		free(imgs[i].img);
+	for (i = 0; i < (size_t)nsegs; i++)
+		store_reader_close(segs[i].r);
 	if (conn >= 0)
 		close(conn);
 	return 0;

@@ -3,11 +3,15 @@ counts are intact after kill -9; updates a producer pushed while statsd
 was down wait in its ring and are drained once it hands the ring back;
 pushed = applied + dropped holds across it all. A deleted PERSISTENT
 kstat goes dormant and comes back with its data; a cleared runtime
-directory (a reboot) falls back to the checkpoint."""
+directory (a reboot) falls back to the checkpoint. Spill buffers too: a
+buffer handed over and not yet merged when statsd is killed is merged
+once by the next statsd; kill -9 again and again while a producer spills
+and statsd merges keeps pushed = applied + dropped, nothing doubled."""
 import glob
 import os
 import random
 import shutil
+import signal
 import sys
 import time
 
@@ -173,6 +177,79 @@ wait_for(lambda: read_data(d, "p", 0, "c").get("requests.sum") ==
          pushed - dropped, "pushed = applied + dropped over six kills "
          "mid-drain (%d - %d vs %s)" % (pushed, dropped,
                                       read_data(d, "p", 0, "c")))
+rc.quit()
+d.stop()
+d.cleanup()
+
+# A spill buffer handed over and not yet merged when statsd dies. statsd
+# is stopped (SIGSTOP) so that the producer's ring fills and it spills;
+# let go, statsd drains the ring; stopped again, it cannot merge the
+# buffer the producer now hands over; killed, the next statsd gets the
+# ring back and merges it, once.
+d = Daemon().start()
+setup_kstat(d, "p", 0, "s", flags=["PERSISTENT"])
+
+
+def ssum():
+    return read_data(d, "p", 0, "s").get("requests.sum")
+
+
+rc = RingClient(d.sock)
+rc.cmd("connect")
+rc.cmd("handle p 0 s")
+check(rc.cmd("attach 2 1048576").startswith("ok"), "a 4-record ring")
+check(rc.cmd("spill").startswith("ok"), "spill on")
+rc.counters("push 4 0")
+wait_for(lambda: ssum() == 4, "the first records applied")
+d.proc.send_signal(signal.SIGSTOP)
+rc.counters("push 1004 0")		# 4 fill the ring, 1000 spill
+d.proc.send_signal(signal.SIGCONT)
+wait_for(lambda: ssum() == 8, "statsd drained the ring, not the buffer")
+d.proc.send_signal(signal.SIGSTOP)
+check(rc.cmd("handover") == "ok left=0", "the buffer handed over")
+d.kill9()
+d.start()
+check(ssum() == 8, "after kill -9: the handed-over buffer not merged yet")
+rc.cmd("disconnect")
+rc.cmd("connect")
+check(rc.cmd("adopt").startswith("ok"), "the ring handed back")
+pushed, dropped = rc.counters()
+check(pushed == 1008 and dropped == 0, "nothing dropped (%d, %d)"
+      % (pushed, dropped))
+wait_for(lambda: ssum() == 1008, "the buffer merged once after the restart "
+         "(%s)" % ssum())
+check(ssum() == 1008, "and only once")
+rc.quit()
+d.stop()
+d.cleanup()
+
+# kill -9 again and again while a producer spills (a 4-record ring) and
+# statsd merges: every update is applied once or counted as dropped.
+d = Daemon().start()
+setup_kstat(d, "p", 0, "m", flags=["PERSISTENT"])
+rc = RingClient(d.sock)
+rc.cmd("connect")
+rc.cmd("handle p 0 m")
+rc.cmd("attach 2 1048576")
+rc.cmd("spill")
+for cycle in range(6):
+    rc.proc.stdin.write("push 200000 0\n")
+    rc.proc.stdin.flush()
+    time.sleep(random.uniform(0.0, 0.02))
+    d.kill9()
+    rc.proc.stdout.readline()
+    d.start()
+    rc.cmd("disconnect")
+    rc.cmd("connect")
+    check(rc.cmd("adopt").startswith("ok"), "adopt after kill %d" % cycle)
+    wait_for(lambda: rc.cmd("handover") == "ok left=0",
+             "what was spilled handed over after kill %d" % cycle)
+pushed, dropped = rc.counters()
+wait_for(lambda: read_data(d, "p", 0, "m").get("requests.sum") ==
+         pushed - dropped, "pushed = applied + dropped over six kills of a "
+         "spilling producer's statsd (%d - %d vs %s)"
+         % (pushed, dropped, read_data(d, "p", 0, "m")))
+check(pushed == 6 * 200000, "1.2M pushed")
 rc.quit()
 d.stop()
 d.cleanup()

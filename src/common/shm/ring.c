@@ -60,6 +60,7 @@ struct ring_consumer {
 	uint64_t sleeps;
 	uint64_t spilled;
 	uint64_t handovers;
+	uint64_t rejected_base;	/* the ring's refusals before it came here */
 	uint64_t ovf_off;	/* the overflow area, from the header once */
 	uint64_t ovf_size;
 	int broken;
@@ -476,6 +477,10 @@ ring_consumer_attach(int fd, int efd, struct ring_consumer **ret)
 	 * it is where the previous daemon stopped. */
 	c->tail = atomic_load_explicit(&c->hdr->tail, memory_order_relaxed);
 	c->head_seen = c->tail;
+	/* What an earlier consumer refused stays the producer's count; it
+	 * is not this consumer's, so its own stays 0. */
+	c->rejected_base = atomic_load_explicit(&c->hdr->rejected,
+	    memory_order_relaxed);
 	head = atomic_load_explicit(&c->hdr->head, memory_order_acquire);
 	if (head - c->tail > c->cap)
 		c->broken = 1;
@@ -555,7 +560,16 @@ static void
 ring_consumer_publish(struct ring_consumer *c, uint64_t n)
 {
 	c->tail += n;
+	/* The refusals first: the tail's release covers them. */
+	atomic_store_explicit(&c->hdr->rejected, c->rejected_base +
+	    c->rejected, memory_order_relaxed);
 	atomic_store_explicit(&c->hdr->tail, c->tail, memory_order_release);
+}
+
+void
+ring_consumer_reject(struct ring_consumer *c, uint64_t n)
+{
+	c->rejected += n;
 }
 
 /* Copy record i out of the ring and check it. The copy is what gets used,

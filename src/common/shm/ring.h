@@ -33,6 +33,7 @@
  *   256  +--------------------------------------------------------------+
  *        | tail u64     consumer index, published once per batch       |
  *        | ovf_done[2] u64  last hand-over merged, per spill buffer      |
+ *        | rejected u64 updates statsd refused (before tail, each batch) |
  *        | ... padding to 384                   written by the consumer |
  *   384  +--------------------------------------------------------------+
  *        | sleeping u32 consumer is about to wait on the eventfd        |
@@ -203,7 +204,8 @@ struct ring_hdr {
 
 	_Atomic uint64_t tail;
 	_Atomic uint64_t ovf_done[RING_OVF_NBUF];
-	uint8_t pad2[128 - 24];
+	_Atomic uint64_t rejected;
+	uint8_t pad2[128 - 32];
 
 	_Atomic uint32_t sleeping;
 	uint8_t pad3[128 - 4];
@@ -216,6 +218,7 @@ _Static_assert(offsetof(struct ring_hdr, sleeping) == 384, "ring wake line");
 _Static_assert(offsetof(struct ring_hdr, ovf_off) == 48, "ring identity line");
 _Static_assert(offsetof(struct ring_hdr, spilled) == 160, "ring producer line");
 _Static_assert(offsetof(struct ring_hdr, ovf_done) == 264, "ring consumer line");
+_Static_assert(offsetof(struct ring_hdr, rejected) == 280, "ring consumer line");
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "u64 atomics must be lock-free in shared memory");
 
 /*
@@ -579,6 +582,15 @@ int ring_consumer_wait(struct ring_consumer *c, int timeout_ms);
  */
 int ring_consumer_ovf_copy(struct ring_consumer *c, const struct ring_rec *rec,
     void *buf, size_t bufsize, struct ring_ovf_hdr *ret_hdr);
+
+/*
+ * Count n updates refused that came through a spill buffer (the ring's own
+ * refusals are counted by ring_drain()). The ring's count of refusals is
+ * written into its header before each publication of the consumer
+ * index, so that a producer that sees its records consumed also sees
+ * which of them were refused (libstatsclient counts them as dropped).
+ */
+void ring_consumer_reject(struct ring_consumer *c, uint64_t n);
 
 /* Release the buffer of hand-over rec: the producer may fill it again. */
 void ring_consumer_ovf_release(struct ring_consumer *c,

@@ -291,6 +291,164 @@ mode_joins(int argc, char **argv)
 	printf("joined=%ld\n", i);
 }
 
+/* ------------------------------------------------------------- lossless */
+
+/* One thread of a flood: N updates of VOI v (SUM, MIN, MAX) and N of
+ * VOI n (a count), flat out; values 1..1000, with one 5000 and one -7
+ * from the thread that has them, so MIN and MAX mean something. */
+struct flood_arg {
+	struct statsblob	*sb;
+	long			 n;
+	int			 t;
+	pthread_barrier_t	*go;
+};
+
+static void *
+flood_main(void *p)
+{
+	struct flood_arg *a = p;
+	long i;
+
+	stats_voi_update_abs_u64(a->sb, 0, 1);	/* its ring, first */
+	pthread_barrier_wait(a->go);
+	for (i = 1; i < a->n; i++) {
+		int64_t v = 1 + (i * 7 + a->t) % 1000;
+
+		if (a->t == 3 && i == a->n / 2)
+			v = 5000;
+		if (a->t == 5 && i == a->n / 3)
+			v = -7;
+		stats_voi_update_abs_s64(a->sb, 1, v);
+		stats_voi_update_abs_u64(a->sb, 0, 1);
+	}
+	return NULL;
+}
+
+/*
+ * T threads x N updates of it:0:NAME flat out, then (with "burst") one
+ * thread's B updates as fast as it can: every update kept (statsd merges
+ * what a full ring spilled), so that after a flush pushed = applied and
+ * nothing is dropped. Prints what statsd must show.
+ */
+static void
+mode_lossless(int argc, char **argv)
+{
+	const char *name = argc > 0 ? argv[0] : "lossless";
+	long nthr = argc > 1 ? atol(argv[1]) : 8;
+	long n = argc > 2 ? atol(argv[2]) : 1000000;
+	struct flood_arg a[64];
+	pthread_barrier_t go;
+	pthread_t t[64];
+	struct statsblob *sb = publish(name, 0);
+	uint64_t p0, d0, pushed, dropped;
+	long i;
+	int r;
+
+	if (sb == NULL || nthr > 64)
+		return;
+	p0 = stats_client_pushed(cli);
+	d0 = stats_client_dropped(cli);
+	pthread_barrier_init(&go, NULL, (unsigned)nthr);
+	for (i = 0; i < nthr; i++) {
+		a[i] = (struct flood_arg){ sb, n, (int)i, &go };
+		pthread_create(&t[i], NULL, flood_main, &a[i]);
+	}
+	for (i = 0; i < nthr; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&go);
+	r = stats_client_flush(cli, 120000);
+	check(r == 0, "flush: %d", r);
+	pushed = stats_client_pushed(cli) - p0;
+	dropped = stats_client_dropped(cli) - d0;
+	check(dropped == 0, "nothing dropped (%" PRIu64 ")", dropped);
+	printf("pushed=%" PRIu64 " dropped=%" PRIu64 "\n", pushed, dropped);
+}
+
+/* One thread, B updates of 1 to it:0:NAME, as fast as it can, from a
+ * thread whose ring statsd has been idle on. */
+static void
+mode_burst(int argc, char **argv)
+{
+	const char *name = argc > 0 ? argv[0] : "burst";
+	long b = argc > 1 ? atol(argv[1]) : 20000, i;
+	struct statsblob *sb = publish(name, 0);
+	uint64_t p0, d0;
+	struct timespec ts = { 0, 100 * 1000000 };
+
+	if (sb == NULL)
+		return;
+	stats_voi_update_abs_u64(sb, 0, 1);	/* the thread's ring */
+	check(stats_client_flush(cli, 10000) == 0, "first flush");
+	nanosleep(&ts, NULL);			/* statsd goes to sleep */
+	p0 = stats_client_pushed(cli);
+	d0 = stats_client_dropped(cli);
+	for (i = 0; i < b; i++)
+		stats_voi_update_abs_u64(sb, 0, 1);
+	check(stats_client_flush(cli, 60000) == 0, "flush");
+	printf("pushed=%" PRIu64 " dropped=%" PRIu64 "\n",
+	    stats_client_pushed(cli) - p0, stats_client_dropped(cli) - d0);
+}
+
+/* ------------------------------------------------------------- owners */
+
+/* Publish it:0:NAME and hold it until stdin ends (another user's
+ * squatter, or a kstat's rightful owner). */
+static void
+mode_squat(int argc, char **argv)
+{
+	char line[64];
+
+	if (publish(argc > 0 ? argv[0] : "squat", 0) == NULL)
+		return;
+	printf("ok\n");
+	while (fgets(line, sizeof(line), stdin) != NULL)
+		;
+}
+
+/* Publish it:0:NAME, which another user holds: refused, with a clear
+ * error, never joined. */
+static void
+mode_nojoin(int argc, char **argv)
+{
+	struct statsblob *sb;
+
+	sb = stats_blob_publish(cli, make_tpl("it_tpl"), "it", 0,
+	    argc > 0 ? argv[0] : "squat", "test", 0);
+	check(sb == NULL && errno == EPERM, "publish of another user's "
+	    "kstat refused with EPERM (%s)", sb == NULL ? strerror(errno) :
+	    "joined");
+	printf("error=%d text=\"%s\"\n", sb == NULL ? errno : 0,
+	    stats_client_strerror(cli));
+}
+
+/*
+ * Publish it:0:NAME and push N updates; on a line from stdin (the kstat
+ * is deleted meanwhile) push N more: statsd refuses them, and they count
+ * as dropped, so pushed = applied + dropped from this client's view.
+ */
+static void
+mode_refused(int argc, char **argv)
+{
+	struct statsblob *sb = publish(argc > 0 ? argv[0] : "refused", 0);
+	long n = argc > 1 ? atol(argv[1]) : 1000, i;
+	char line[64];
+
+	if (sb == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		stats_voi_update_abs_u64(sb, 0, 1);
+	check(stats_client_flush(cli, 30000) == 0, "flush");
+	printf("pushed=%" PRIu64 " dropped=%" PRIu64 "\n",
+	    stats_client_pushed(cli), stats_client_dropped(cli));
+	if (fgets(line, sizeof(line), stdin) == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		stats_voi_update_abs_u64(sb, 0, 1);
+	check(stats_client_flush(cli, 30000) == 0, "flush");
+	printf("pushed=%" PRIu64 " dropped=%" PRIu64 "\n",
+	    stats_client_pushed(cli), stats_client_dropped(cli));
+}
+
 /* ------------------------------------------------------------------ fork */
 
 static void
@@ -833,6 +991,11 @@ static const struct {
 	{ "publish", mode_publish },
 	{ "feed", mode_feed },
 	{ "joins", mode_joins },
+	{ "lossless", mode_lossless },
+	{ "squat", mode_squat },
+	{ "nojoin", mode_nojoin },
+	{ "refused", mode_refused },
+	{ "burst", mode_burst },
 	{ "fork", mode_fork },
 	{ "restart", mode_restart },
 	{ "many", mode_many },
