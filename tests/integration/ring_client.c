@@ -402,7 +402,7 @@ cmd_push(char *args, int xy, int bad)
 	else
 		sscanf(args, "%lld %d %lld", &n, &voi, &x);
 	for (i = 0; i < n; i++) {
-		struct ring_rec rec = { .slot = bad ? 0xfffffff0u : handle,
+		struct ring_rec rec = { .handle = bad ? 0xfffffff0u : handle,
 		    .voi = (uint16_t)(bad ? 0 : voi), .op = xy && !bad ?
 		    STATS_OP_XY : STATS_OP_ABS, .x = bad ? 1 : x,
 		    .y = xy && !bad ? y : 0 };
