@@ -71,9 +71,18 @@ cl_kobj_take(struct cl_kobj *o, json_t *ks)
 	return 0;
 }
 
-/* Find the kstat that exists under o's name; it must be of o's template. */
+/*
+ * The kstat that exists under o's name: it must be of o's template, and
+ * this client's to update (joined, its updates would be statsd's to
+ * refuse, while the application read the other user's data as its own).
+ * A kstat of another user (or zone) is never joined, unless this client
+ * is privileged: statsd applies a privileged peer's updates to any
+ * kstat. With take, o becomes it.
+ * Returns: 0; -EEXIST (another template); -EPERM (another user's);
+ * -ENOENT (none); -errno of the call. The last error says which.
+ */
 static int
-cl_kobj_join_locked(struct cl_kobj *o)
+cl_kobj_join_locked(struct cl_kobj *o, bool take)
 {
 	struct vlc_reply rep;
 	json_t *ks;
@@ -87,20 +96,17 @@ cl_kobj_join_locked(struct cl_kobj *o)
 	if (r < 0)
 		return r;
 	ks = json_array_get(json_object_get(rep.params, "kstats"), 0);
+	if (ks == NULL) {
+		vlc_reply_done(&rep);
+		return -ENOENT;
+	}
 	(void)json_unpack(ks, "{s:s, s?I, s?I}", "template", &tpl, "owner",
 	    &owner, "zone", &zone);
-	if (ks == NULL || strcmp(tpl, o->tplspec) != 0) {
+	if (strcmp(tpl, o->tplspec) != 0) {
 		vlc_reply_done(&rep);
 		return cl_fail(EEXIST, "kstat %s:%d:%s exists with another "
 		    "template", o->module, (int)o->instance, o->name);
 	}
-	/*
-	 * Joined, its updates would be statsd's to refuse, while the
-	 * application read the other user's data as its own: a kstat of
-	 * another user (or zone) is never joined, unless this client is
-	 * privileged (statsd applies a privileged peer's updates to any
-	 * kstat).
-	 */
 	if (!cl.privileged && (owner != cl.peer_uid || zone != cl.peer_zone)) {
 		vlc_reply_done(&rep);
 		return cl_fail(EPERM, "kstat %s:%d:%s exists, owned by uid "
@@ -108,7 +114,7 @@ cl_kobj_join_locked(struct cl_kobj *o)
 		    o->name, (long long)owner, zone != cl.peer_zone ?
 		    " of another zone" : "");
 	}
-	r = cl_kobj_take(o, ks);
+	r = take ? cl_kobj_take(o, ks) : 0;
 	vlc_reply_done(&rep);
 	return r;
 }
@@ -168,7 +174,7 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 	r = cl_call_locked(VL_M_KSTAT_CREATE, p, NULL, 0, &rep);
 	if (r == -EEXIST && (o->join || again)) {
 		vlc_reply_done(&rep);
-		r = cl_kobj_join_locked(o);
+		r = cl_kobj_join_locked(o, true);
 	} else if (r == 0) {
 		revived = json_is_true(json_object_get(rep.params, "revived"));
 		r = cl_kobj_take(o, json_object_get(rep.params, "kstat"));
@@ -355,6 +361,28 @@ cl_kobj_template_locked(struct cl_kobj **objs, size_t n)
 	return r;
 }
 
+/*
+ * A batch that would join refused: a name was taken by a kstat it could
+ * not join. Say which, and why: another template, or another user's.
+ * Returns: -EPERM or -EEXIST (the last error says why).
+ */
+static int
+cl_kobj_why_taken_locked(struct cl_kobj **objs, size_t n)
+{
+	char err[sizeof(cl.err)];
+	size_t i;
+	int r;
+
+	memcpy(err, cl.err, sizeof(err));
+	for (i = 0; i < n; i++) {
+		r = cl_kobj_join_locked(objs[i], false);
+		if (r == -EPERM || r == -EEXIST)
+			return r;
+	}
+	memcpy(cl.err, err, sizeof(err));
+	return -EEXIST;
+}
+
 int
 cl_kobj_create_many_locked(struct cl_kobj **objs, size_t n)
 {
@@ -366,9 +394,13 @@ cl_kobj_create_many_locked(struct cl_kobj **objs, size_t n)
 	r = cl_ensure_locked();
 	if (r == 0)
 		r = cl_kobj_template_locked(objs, n);
-	for (; r == 0 && done < n; done += m) {
+	while (r == 0 && done < n) {
 		m = n - done < CL_BATCH_MAX ? n - done : CL_BATCH_MAX;
 		r = cl_kobj_batch_locked(objs + done, m, objs[0]->join);
+		if (r == 0)
+			done += m;
+		else if (r == -EEXIST && objs[0]->join)
+			r = cl_kobj_why_taken_locked(objs + done, m);
 	}
 	if (r < 0) {
 		/* All or none: what the batches before made goes. */

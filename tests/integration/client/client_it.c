@@ -405,18 +405,20 @@ mode_squat(int argc, char **argv)
 		;
 }
 
-/* Publish it:0:NAME, which another user holds: refused, with a clear
+/* Publish it:0:NAME, which exists and cannot be joined (another user's:
+ * EPERM, the default; another template: EEXIST): refused, with a clear
  * error, never joined. */
 static void
 mode_nojoin(int argc, char **argv)
 {
+	int want = argc > 1 ? atoi(argv[1]) : EPERM;
 	struct statsblob *sb;
 
 	sb = stats_blob_publish(cli, make_tpl("it_tpl"), "it", 0,
 	    argc > 0 ? argv[0] : "squat", "test", 0);
-	check(sb == NULL && errno == EPERM, "publish of another user's "
-	    "kstat refused with EPERM (%s)", sb == NULL ? strerror(errno) :
-	    "joined");
+	check(sb == NULL && errno == want, "publish of a kstat it may not "
+	    "join refused with %s (%s)", strerror(want), sb == NULL ?
+	    strerror(errno) : "joined");
 	printf("error=%d text=\"%s\"\n", sb == NULL ? errno : 0,
 	    stats_client_strerror(cli));
 }

@@ -140,6 +140,23 @@ for p in procs:
 n = data_of(d, "shared").get("n.sum")
 check(n == applied, "two feeders: n.sum %s == %d" % (n, applied))
 
+# A publish that meets a kstat of another template under its name fails,
+# and leaves that kstat alone (regression: the failed batch deleted the
+# kstat it could not join, which a privileged client may).
+ok(d.call("io.statsd.TemplateAdd", harness.TPL_APP), "TemplateAdd APP")
+spec = ok(d.call("io.statsd.TemplateList", {}), "TemplateList")[
+    "templates"]
+spec = [t["spec"] for t in spec if t["name"] == "APP"][0]
+ok(d.call("io.statsd.KstatCreate", {"module": "it", "instance": 0,
+                                    "name": "taken", "template": spec}),
+   "KstatCreate it:0:taken")
+r = run(d, "nojoin", "taken", 17)
+check("another template" in r.get("_out", ""), "the error says why: %s"
+      % r.get("_out", "").strip())
+ok(d.call("io.statsd.Read", {"module": "it", "instance": 0,
+                             "name": "taken"}),
+   "the kstat that was there is still there")
+
 # fork: the child gets rings of its own. (ThreadSanitizer refuses a thread
 # started in the child of a threaded parent unless told otherwise; the
 # library's watcher is one.)
