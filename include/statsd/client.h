@@ -10,8 +10,12 @@
  * update (the one slow path: a call over the socket); after that an update
  * is a few plain stores, with no lock, no system call and no atomic
  * read-modify-write. An update call never blocks and never fails because
- * of statsd: with no connection, or a full ring, the update is dropped and
- * counted (stats_client_dropped()).
+ * of statsd, and a full ring loses nothing: the update goes to the ring's
+ * spill buffers (an overflow area statsd makes with the ring, where the
+ * library applies it with the same engine as a local stats(3) update),
+ * which statsd merges in order once the thread hands them over. Only an
+ * exhausted overflow area, or no connection at all, drops an update; it
+ * is then counted (stats_client_dropped()).
  *
  * The library reconnects by itself when statsd restarts (a small library
  * thread watches the socket and retries with back-off), hands its rings
@@ -45,7 +49,9 @@ extern "C" {
 
 typedef struct stats_client stats_client_t;
 
-/* stats_client_open() flags. */
+/* stats_client_open() flags. STATS_CLIENT_NOSPILL asks for rings without
+ * spill buffers (a full ring then drops, and counts): for comparisons and
+ * tests. */
 #define STATS_CLIENT_LAZY		0x0001	/* succeed with no statsd yet */
 #define STATS_CLIENT_NORECONNECT	0x0002	/* no background reconnection */
 #define STATS_CLIENT_NOSPILL		0x0004	/* rings without spill buffers:
@@ -99,16 +105,20 @@ STATS_API stats_client_t *stats_client_default(void);
 STATS_API int stats_client_flush(stats_client_t *c, int timeout_ms);
 
 /*
- * stats_client_dropped: the updates this process dropped: with no ring (no
- * connection, or statsd refused a ring) or a full ring, and those lost in a
- * ring a restarted statsd would not take back.
+ * stats_client_dropped: the updates this process made that never reached a
+ * kstat: dropped with no ring (no connection, or statsd refused a ring) or
+ * with an exhausted overflow area (a full ring alone drops nothing), lost
+ * in a ring a restarted statsd would not take back, or refused by statsd
+ * (a kstat that is gone, or that the process may not update: statsd
+ * writes its count of refusals into the ring).
  * Returns: the count (0 for NULL).
  */
 STATS_API uint64_t stats_client_dropped(stats_client_t *c);
 
 /*
  * stats_client_pushed: the updates this process made through the library
- * (into rings, or dropped), for checking applied + dropped = pushed.
+ * (into rings, into spill buffers, or dropped), for checking applied +
+ * dropped = pushed.
  * Returns: the count (0 for NULL).
  */
 STATS_API uint64_t stats_client_pushed(stats_client_t *c);
@@ -145,7 +155,9 @@ STATS_API const char *stats_client_strerror(stats_client_t *c);
  * stats_tpl_add_voistats()) with statsd under its "<name>":<hash> spec, and
  * create kstat module:instance:name of class ks_class (NULL: "misc") with a
  * blob of it. If the kstat exists already with the same template (another
- * process of the same user published it), the caller joins it.
+ * process of the same user published it), the caller joins it. A kstat of
+ * another user (or zone) is never joined, unless the caller is privileged:
+ * the publish fails with EPERM, and the last error names the owner.
  *
  * The blob returned is statsd's, seen through a read-only mapping:
  * stats_voistat_fetch_*(), the quantile calls and stats_blob_tostr() read
@@ -167,7 +179,8 @@ STATS_API const char *stats_client_strerror(stats_client_t *c);
  * Returns: the blob, valid until the process exits; NULL with errno set:
  * EINVAL (bad arguments or flags, or a template statsd cannot lay out; the
  * reason is in stats_client_strerror()), ENOENT (no such template), EEXIST
- * (the kstat exists with another template), EPERM (PRIV without the right),
+ * (the kstat exists with another template), EPERM (PRIV without the right,
+ * or the kstat is another user's),
  * ENOSPC (a statsd limit), ENOTCONN, ETIMEDOUT, ENOMEM.
  */
 STATS_API struct statsblob *stats_blob_publish(stats_client_t *c, int tpl_id,
