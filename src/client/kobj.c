@@ -57,11 +57,15 @@ cl_kobj_take(struct cl_kobj *o, json_t *ks)
 	json_int_t handle, slot, gen;
 	const char *seg, *tpl;
 
-	if (json_unpack(ks, "{s:I, s:s, s:I, s:I, s:s}", "handle", &handle,
+	/* A Kstat, or KstatCreateMany's KstatMade (no template: the
+	 * batch's). */
+	tpl = NULL;
+	if (json_unpack(ks, "{s:I, s:s, s:I, s:I, s?s}", "handle", &handle,
 	    "segment", &seg, "slot", &slot, "gen", &gen, "template", &tpl) != 0
-	    || handle <= 0 || handle > UINT32_MAX)
+	    || handle <= 0 || handle > UINT32_MAX || slot < 0 ||
+	    slot > UINT32_MAX || gen < 0 || gen > UINT32_MAX)
 		return cl_fail(EPROTO, "KstatCreate: a reply without handle, "
-		    "segment, slot, gen and template");
+		    "segment, slot and gen");
 	o->ref.slot = (uint32_t)slot;
 	o->ref.gen = (uint32_t)gen;
 	snprintf(o->seg, sizeof(o->seg), "%s", seg);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <statsd/kstat.h>
+#include <statsd/sbuf.h>
 
 #include "checkpoint.h"
 #include "control.h"
@@ -398,31 +399,44 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	    registry_kstat_json(call->d->reg, k), "revived", revived));
 }
 
+/* One made kstat of KstatCreateMany's reply: what a client's ring
+ * records and reads need (the names are the call's). */
+static void
+m_kstat_made(struct sbuf *sb, const struct reg_kstat *k, bool first)
+{
+	sbuf_printf(sb, "%s{\"handle\":%u,\"segment\":\"%s\",\"slot\":%u,"
+	    "\"gen\":%u}", first ? "" : ",", (unsigned)k->handle,
+	    k->rseg->name, (unsigned)k->ref.slot, (unsigned)k->ref.gen);
+}
+
 void
 m_kstat_create_many(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
-	json_t *names = json_object_get(params, "kstats"), *o, *ks, *rv, *jn;
+	json_t *names = json_object_get(params, "kstats"), *o, *spec;
 	bool join = varlink_bool(params, "join", false);
 	const char *pseg[KS_NPSEG_MAX];
 	struct reg_kstat_new n, common;
 	struct reg_kstat **made, *k;
 	size_t i, count = json_array_size(names);
+	struct sbuf *ks = NULL, *flags = NULL;
+	char prefix[32], *quoted = NULL;
 	bool *revived;
-	char prefix[32];
 
 	if (m_kstat_common(call, params, &common) < 0)
 		return;
 	made = calloc(count + 1, sizeof(*made));
 	revived = calloc(count + 1, sizeof(*revived));
-	ks = json_array();
-	rv = json_array();
-	jn = json_array();
-	if (made == NULL || revived == NULL || ks == NULL || rv == NULL ||
-	    jn == NULL) {
+	ks = sbuf_new_auto();
+	flags = sbuf_new_auto();
+	if (made == NULL || revived == NULL || ks == NULL || flags == NULL) {
 		varlink_error_errno(call, ENOMEM, "kstat create");
 		goto out;
 	}
+	/* The reply is built as text: a batch of thousands of kstats is
+	 * answered in about the time it takes to make them. */
+	sbuf_cat(ks, "\"kstats\":[");
+	sbuf_cat(flags, "\"revived\":[");
 	json_array_foreach(names, i, o) {
 		n = common;
 		m_kstat_names(o, &n, pseg);
@@ -433,10 +447,8 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 		if (join && k != NULL && !k->dormant && k->tpl == n.tpl &&
 		    m_kstat_visible(&call->conn->peer, k) &&
 		    m_kstat_may_modify(&call->conn->peer, k)) {
-			json_array_append_new(ks, registry_kstat_json(d->reg,
-			    k));
-			json_array_append_new(rv, json_false());
-			json_array_append_new(jn, json_true());
+			m_kstat_made(ks, k, i == 0);
+			sbuf_cat(flags, i == 0 ? "false" : ",false");
 			continue;
 		}
 		if (m_kstat_make(call, &n, prefix, &made[i], &revived[i]) < 0) {
@@ -446,16 +458,42 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 					m_kstat_unmake(d, made[i], revived[i]);
 			goto out;
 		}
-		json_array_append_new(ks, registry_kstat_json(d->reg, made[i]));
-		json_array_append_new(rv, json_boolean(revived[i]));
-		json_array_append_new(jn, json_false());
+		m_kstat_made(ks, made[i], i == 0);
+		sbuf_printf(flags, "%s%s", i == 0 ? "" : ",", revived[i] ?
+		    "true" : "false");
 	}
-	varlink_reply(call, json_pack("{s:O, s:O, s:O}", "kstats", ks,
-	    "revived", rv, "joined", jn));
+	/* joined: those not made by this call. */
+	sbuf_cat(flags, "],\"joined\":[");
+	for (i = 0; i < count; i++)
+		sbuf_printf(flags, "%s%s", i == 0 ? "" : ",", made[i] == NULL ?
+		    "true" : "false");
+	sbuf_cat(flags, "]");
+	spec = json_string(common.tpl->spec);
+	quoted = spec != NULL ? json_dumps(spec, JSON_ENCODE_ANY) : NULL;
+	json_decref(spec);
+	sbuf_putc(ks, ']');
+	if (quoted == NULL || sbuf_finish(ks) != 0 || sbuf_finish(flags) != 0) {
+		varlink_error_errno(call, ENOMEM, "kstat create");
+		goto out;
+	}
+	{
+		struct sbuf *msg = sbuf_new_auto();
+
+		if (msg != NULL) {
+			sbuf_printf(msg, "{\"template\":%s,%s,%s}", quoted,
+			    sbuf_data(ks), sbuf_data(flags));
+			if (sbuf_finish(msg) == 0)
+				varlink_reply_text(call, sbuf_data(msg),
+				    (size_t)sbuf_len(msg));
+			sbuf_delete(msg);
+		}
+		if (!call->answered)
+			varlink_error_errno(call, ENOMEM, "kstat create");
+	}
 out:
-	json_decref(ks);
-	json_decref(rv);
-	json_decref(jn);
+	sbuf_delete(ks);
+	sbuf_delete(flags);
+	free(quoted);
 	free(made);
 	free(revived);
 }

@@ -36,18 +36,24 @@ r = ok(c.call("io.statsd.KstatCreateMany", {
          "description": "its own", "path": ["a", "b", "c"]}]}),
     "KstatCreateMany of six")
 ks = r["kstats"]
-check([(k["module"], k["instance"], k["name"]) for k in ks] ==
-      [("mm", i, "k") for i in range(5)] + [("mm", 9, "own")],
-      "the kstats in the call's order")
+check(len(ks) == 6 and r["template"] == spec,
+      "six made, and the template's spec")
 check(r["revived"] == [False] * 6 and r["joined"] == [False] * 6,
       "none revived or joined")
-check(all(k["template"] == spec for k in ks) and
-      [k["class"] for k in ks] == ["net"] * 5 + ["disk"],
+check(len(set(k["handle"] for k in ks)) == 6 and
+      all(k["segment"] == "public" for k in ks), "six handles, public")
+ch = chain()
+made = [ch.get(("mm", i, "k")) for i in range(5)] + [ch.get(("mm", 9, "own"))]
+check(None not in made and [k["handle"] for k in made] ==
+      [k["handle"] for k in ks] and [(k["slot"], k["gen"]) for k in made] ==
+      [(k["slot"], k["gen"]) for k in ks],
+      "the kstats in the call's order, as the chain has them")
+check(None not in made and all(k["template"] == spec for k in made) and
+      [k["class"] for k in made] == ["net"] * 5 + ["disk"],
       "the call's template and class, a kstat's own class")
-check(ks[5]["description"] == "its own" and ks[5]["path"] == ["a", "b", "c"],
+check(None not in made and made[5]["description"] == "its own" and
+      made[5]["path"] == ["a", "b", "c"],
       "a kstat's own description and path")
-check(len(set(k["handle"] for k in ks)) == 6, "six handles")
-check(all(("mm", i, "k") in chain() for i in range(5)), "in the chain")
 
 # All or none: the fourth exists, so nothing of the call stays.
 before = chain()

@@ -1,0 +1,538 @@
+/*
+ * bench_scale.c: statsd with many kstats. For each size (1,000, 10,000
+ * and 100,000 kstats by default) it starts its own statsd on a temporary
+ * directory with the default configuration, publishes that many kstats of
+ * a 10-VOI template (SUM, MIN and MAX on each VOI: 30 series a kstat) and
+ * gives each VOI a value, then measures:
+ *
+ *   create      microseconds a kstat: stats_blob_publish_many() (batches
+ *               of 4096 in one call each), and stats_blob_publish() one
+ *               call at a time for 1,000 more
+ *   scrape      nanoseconds a series for a whole Scrape, streamed and
+ *               parsed as a client reads it (the reply JSON decoded), in
+ *               the kstat -p, JSON and flat formats, and for one kstat by
+ *               name
+ *   show -p     wall time of `statsctl show -p` to /dev/null
+ *   chain       kstat_chain_update() after one kstat was added, and after
+ *               nothing changed (libkstat consumer, segment-mapped)
+ *   memory      statsd's resident memory (VmRSS), its heap part (RssAnon),
+ *               and the store segments' resident bytes (from smaps): bytes
+ *               a kstat and a VOI
+ *
+ * Then a table with the sizes side by side and the ratios the design asks
+ * for (per-series cost at the largest size over that at the smallest).
+ * Figures on a shared machine are noisy; every scrape is the best of
+ * three.
+ *
+ * Usage: bench_scale [sizes (comma-separated)] [statsd] [statsctl]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include <statsd/client.h>
+#include <statsd/kstat.h>
+#include <statsd/stats.h>
+
+#ifndef STATSD_PATH
+#define STATSD_PATH	"statsd"
+#endif
+#ifndef STATSCTL_PATH
+#define STATSCTL_PATH	"statsctl"
+#endif
+
+#define NVOIS		10
+#define NSERIES		(3 * NVOIS)
+#define MAXSIZES	8
+#define ONE_BY_ONE	1000
+
+static char dir[] = "/tmp/bench_scale.XXXXXX";
+static pid_t daemon_pid = -1;
+
+struct row {
+	size_t	 n;
+	double	 create_us;		/* batch */
+	double	 create1_us;		/* one call each */
+	double	 scrape_ns[3];		/* kstat, json, flat: per series */
+	double	 scrape_one_us;		/* one kstat by name */
+	double	 show_s;		/* statsctl show -p */
+	double	 chain_us;		/* kstat_chain_update, one change */
+	double	 chain_idle_us;		/* ... nothing changed */
+	double	 rss_mb, anon_mb, seg_mb;
+};
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+daemon_stop(void)
+{
+	char cmd[128];
+
+	if (daemon_pid > 0) {
+		kill(daemon_pid, SIGTERM);
+		waitpid(daemon_pid, NULL, 0);
+		daemon_pid = -1;
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "bench_scale: cannot remove %s\n", dir);
+}
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "bench_scale: %s\n", what);
+	daemon_stop();
+	exit(1);
+}
+
+/* statsd with the default configuration (quieter logs only). */
+static void
+daemon_start(const char *statsd, char *sock, size_t len)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char conf[64], run[64], state[64];
+	FILE *f;
+	int i;
+
+	strcpy(dir, "/tmp/bench_scale.XXXXXX");
+	if (mkdtemp(dir) == NULL)
+		die("mkdtemp");
+	snprintf(conf, sizeof(conf), "%s/statsd.conf", dir);
+	snprintf(run, sizeof(run), "%s/run", dir);
+	snprintf(state, sizeof(state), "%s/state", dir);
+	snprintf(sock, len, "%s/statsd.sock", run);
+	f = fopen(conf, "w");
+	if (f == NULL)
+		die("cannot write the configuration");
+	fprintf(f, "log_level = warning\n");
+	fclose(f);
+	daemon_pid = fork();
+	if (daemon_pid == 0) {
+		execl(statsd, statsd, "--foreground", "--config", conf,
+		    "--runtime-dir", run, "--state-dir", state, (char *)NULL);
+		perror(statsd);
+		_exit(127);
+	}
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	for (i = 0; i < 1000; i++) {
+		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(fd);
+			return;
+		}
+		close(fd);
+		usleep(10000);
+	}
+	die("statsd did not start");
+}
+
+/* ------------------------------------------------------------ varlink */
+
+struct conn {
+	int	 fd;
+	char	*buf;
+	size_t	 len, cap;
+};
+
+static void
+conn_open(struct conn *c, const char *sock)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+	memset(c, 0, sizeof(*c));
+	c->fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	if (c->fd < 0 || connect(c->fd, (struct sockaddr *)&sa,
+	    sizeof(sa)) < 0)
+		die("cannot connect");
+}
+
+static void
+conn_send(struct conn *c, const char *msg)
+{
+	size_t len = strlen(msg) + 1, off = 0;
+
+	while (off < len) {
+		ssize_t n = write(c->fd, msg + off, len - off);
+
+		if (n <= 0)
+			die("write");
+		off += (size_t)n;
+	}
+}
+
+/* The next reply, decoded as a client does. */
+static json_t *
+conn_recv(struct conn *c)
+{
+	char *nul;
+	json_t *j;
+	size_t mlen;
+
+	while ((nul = c->len > 0 ? memchr(c->buf, '\0', c->len) : NULL) ==
+	    NULL) {
+		ssize_t n;
+
+		if (c->cap - c->len < 65536) {
+			c->cap = c->cap > 0 ? 2 * c->cap : 1 << 20;
+			c->buf = realloc(c->buf, c->cap);
+			if (c->buf == NULL)
+				die("out of memory");
+		}
+		n = read(c->fd, c->buf + c->len, c->cap - c->len);
+		if (n <= 0)
+			die("statsd closed the connection");
+		c->len += (size_t)n;
+	}
+	mlen = (size_t)(nul - c->buf);
+	j = json_loadb(c->buf, mlen, 0, NULL);
+	memmove(c->buf, nul + 1, c->len - mlen - 1);
+	c->len -= mlen + 1;
+	if (j == NULL)
+		die("a reply that is not JSON");
+	if (json_object_get(j, "error") != NULL) {
+		char *s = json_dumps(j, 0);
+
+		fprintf(stderr, "bench_scale: %s\n", s);
+		die("an error reply");
+	}
+	return j;
+}
+
+static void
+conn_close(struct conn *c)
+{
+	close(c->fd);
+	free(c->buf);
+}
+
+/* A whole streamed Scrape; returns the seconds it took (best of three)
+ * and checks that it saw every kstat. */
+static double
+scrape(const char *sock, const char *format, const char *selector,
+    size_t want)
+{
+	double best = 1e9;
+	char msg[256];
+	int round;
+
+	snprintf(msg, sizeof(msg), "{\"method\":\"io.statsd.Scrape\","
+	    "\"more\":true,\"parameters\":{\"format\":\"%s\","
+	    "\"selector\":\"%s\"}}", format, selector);
+	for (round = 0; round < 3; round++) {
+		struct conn c;
+		double t0 = now_s(), t;
+		size_t seen = 0;
+		bool more = true;
+
+		conn_open(&c, sock);
+		conn_send(&c, msg);
+		while (more) {
+			json_t *r = conn_recv(&c);
+			json_t *p = json_object_get(r, "parameters");
+			json_t *a = json_object_get(p, strcmp(format, "flat") ==
+			    0 ? "flat" : "kstats");
+			const char *text = json_string_value(json_object_get(p,
+			    "text"));
+
+			more = json_is_true(json_object_get(r, "continues"));
+			if (a != NULL) {
+				seen += json_array_size(a);
+			} else if (text != NULL) {
+				for (; *text != '\0'; text++)
+					seen += *text == '\n';
+			}
+			json_decref(r);
+		}
+		t = now_s() - t0;
+		conn_close(&c);
+		/* kstat -p: the 30 series, crtime, snaptime and class. */
+		if (strcmp(format, "kstat") == 0)
+			seen /= NSERIES + 3;
+		if (seen != want)
+			fprintf(stderr, "bench_scale: %s scrape saw %zu kstats, "
+			    "not %zu\n", format, seen, want);
+		if (t < best)
+			best = t;
+	}
+	return best;
+}
+
+/* ----------------------------------------------------------- the rows */
+
+static int
+make_tpl(void)
+{
+	struct voistatspec vss[] = { STATS_VSS_SUM(), STATS_VSS_MIN(),
+	    STATS_VSS_MAX() };
+	char name[16];
+	int id, v;
+
+	id = stats_tpl_fetch_allocid("scale", 0);
+	if (id >= 0)
+		return id;
+	id = stats_tpl_alloc("scale", 0);
+	if (id < 0)
+		die("stats_tpl_alloc");
+	for (v = 0; v < NVOIS; v++) {
+		snprintf(name, sizeof(name), "v%d", v);
+		if (stats_tpl_add_voistats((uint32_t)id, v, name,
+		    VSD_DTYPE_INT_U64, NVSS(vss), vss, 0) != 0)
+			die("stats_tpl_add_voistats");
+	}
+	return id;
+}
+
+/* VmRSS and RssAnon of pid, and the resident bytes of its store
+ * segments, in MiB. */
+static void
+memory(pid_t pid, struct row *r)
+{
+	char path[64], line[512];
+	bool seg = false;
+	double kb;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "VmRSS: %lf", &kb) == 1)
+			r->rss_mb = kb / 1024;
+		if (sscanf(line, "RssAnon: %lf", &kb) == 1)
+			r->anon_mb = kb / 1024;
+	}
+	if (f != NULL)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	f = fopen(path, "r");
+	r->seg_mb = 0;
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		unsigned long lo, hi;
+
+		/* A mapping's first line: "lo-hi perms offset dev inode
+		 * path"; its Rss line follows. */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			seg = strstr(line, "memfd:statsd-") != NULL &&
+			    strstr(line, "statsd-ring") == NULL;
+		else if (seg && sscanf(line, "Rss: %lf", &kb) == 1)
+			r->seg_mb += kb / 1024;
+	}
+	if (f != NULL)
+		fclose(f);
+}
+
+static double
+show_p(const char *statsctl, const char *sock)
+{
+	double t0 = now_s();
+	pid_t pid = fork();
+	int st;
+
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		setenv("STATSD_SOCKET", sock, 1);
+		execl(statsctl, statsctl, "show", "-p", (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) != 0)
+		fprintf(stderr, "bench_scale: statsctl show -p failed\n");
+	return now_s() - t0;
+}
+
+static void
+measure(size_t n, const char *statsd, const char *statsctl, struct row *r)
+{
+	struct stats_publish_name *names;
+	struct statsblob **sb, *one;
+	stats_client_t *c;
+	kstat_ctl_t *kc;
+	char sock[96], (*nm)[24], sel[64];
+	double t0;
+	int tpl;
+	size_t i;
+
+	memset(r, 0, sizeof(*r));
+	r->n = n;
+	daemon_start(statsd, sock, sizeof(sock));
+	c = stats_client_open(sock, 0);
+	if (c == NULL)
+		die("stats_client_open");
+	tpl = make_tpl();
+	names = calloc(n + ONE_BY_ONE, sizeof(*names));
+	sb = calloc(n + ONE_BY_ONE, sizeof(*sb));
+	nm = calloc(n + ONE_BY_ONE, sizeof(*nm));
+	if (names == NULL || sb == NULL || nm == NULL)
+		die("out of memory");
+	for (i = 0; i < n + ONE_BY_ONE; i++) {
+		snprintf(nm[i], sizeof(nm[i]), "k%zu", i);
+		names[i].module = "bench";
+		names[i].instance = (int)(i % 100);
+		names[i].name = nm[i];
+	}
+	t0 = now_s();
+	if (stats_blob_publish_many(c, tpl, names, n, "bench", 0, sb) != 0) {
+		fprintf(stderr, "bench_scale: %s\n", stats_client_strerror(c));
+		die("stats_blob_publish_many");
+	}
+	r->create_us = (now_s() - t0) * 1e6 / (double)n;
+	/* Values: each VOI of each kstat, twice (so MIN and MAX differ). */
+	for (i = 0; i < n; i++) {
+		for (int v = 0; v < NVOIS; v++) {
+			stats_voi_update_abs_u64(sb[i], v, 1000 + i + v);
+			stats_voi_update_abs_u64(sb[i], v, 10 * (i + v) + 7);
+		}
+		if (i % 1000 == 999)
+			(void)stats_client_flush(c, 60000);
+	}
+	if (stats_client_flush(c, 60000) != 0)
+		die("stats_client_flush");
+	r->scrape_ns[0] = scrape(sock, "kstat", "bench", n) * 1e9 /
+	    ((double)n * NSERIES);
+	r->scrape_ns[1] = scrape(sock, "json", "bench", n) * 1e9 /
+	    ((double)n * NSERIES);
+	r->scrape_ns[2] = scrape(sock, "flat", "bench", n) * 1e9 /
+	    ((double)n * NSERIES);
+	snprintf(sel, sizeof(sel), "bench:%zu:k%zu", (n / 2) % 100, n / 2);
+	r->scrape_one_us = scrape(sock, "kstat", sel, 1) * 1e6;
+	r->show_s = show_p(statsctl, sock);
+	/* The consumer: one change, then none. */
+	setenv("STATSD_SOCKET", sock, 1);
+	kc = kstat_open();
+	if (kc == NULL)
+		die("kstat_open");
+	one = stats_blob_publish(c, tpl, "bench", 0, "added", "bench", 0);
+	if (one == NULL)
+		die("stats_blob_publish");
+	t0 = now_s();
+	if (kstat_chain_update(kc) <= 0)
+		fprintf(stderr, "bench_scale: the chain did not change\n");
+	r->chain_us = (now_s() - t0) * 1e6;
+	t0 = now_s();
+	(void)kstat_chain_update(kc);
+	r->chain_idle_us = (now_s() - t0) * 1e6;
+	(void)kstat_close(kc);
+	/* One at a time, at this size. */
+	t0 = now_s();
+	for (i = n; i < n + ONE_BY_ONE; i++)
+		if (stats_blob_publish(c, tpl, names[i].module,
+		    names[i].instance, names[i].name, "bench", 0) == NULL)
+			die("stats_blob_publish one by one");
+	r->create1_us = (now_s() - t0) * 1e6 / ONE_BY_ONE;
+	memory(daemon_pid, r);
+	stats_client_close(c);
+	daemon_stop();
+	free(names);
+	free(sb);
+	free(nm);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *statsd = argc > 2 ? argv[2] : STATSD_PATH;
+	const char *statsctl = argc > 3 ? argv[3] : STATSCTL_PATH;
+	char *spec = strdup(argc > 1 ? argv[1] : "1000,10000,100000");
+	struct row rows[MAXSIZES];
+	size_t nrows = 0, i;
+	char *tok, *save = NULL;
+	static const char *const fmts[] = { "kstat -p", "json", "flat" };
+
+	signal(SIGPIPE, SIG_IGN);
+	for (tok = strtok_r(spec, ",", &save); tok != NULL && nrows <
+	    MAXSIZES; tok = strtok_r(NULL, ",", &save)) {
+		size_t n = strtoull(tok, NULL, 10);
+
+		if (n == 0)
+			continue;
+		fprintf(stderr, "bench_scale: %zu kstats...\n", n);
+		measure(n, statsd, statsctl, &rows[nrows++]);
+	}
+	free(spec);
+	if (nrows == 0)
+		return 1;
+	printf("%-36s", "kstats (10 VOIs, 30 series each)");
+	for (i = 0; i < nrows; i++)
+		printf(" | %12zu", rows[i].n);
+	printf("\n%-36s", "------------------------------------");
+	for (i = 0; i < nrows; i++)
+		printf("-|-------------");
+	printf("\n");
+#define ROW(label, fmt, expr) do {					\
+	printf("%-36s", label);						\
+	for (i = 0; i < nrows; i++)					\
+		printf(" | " fmt, expr);				\
+	printf("\n");							\
+} while (0)
+	ROW("create, us a kstat (batches)", "%12.1f", rows[i].create_us);
+	ROW("create, us a kstat (one call each)", "%12.1f",
+	    rows[i].create1_us);
+	for (int f = 0; f < 3; f++) {
+		char label[64];
+
+		snprintf(label, sizeof(label), "scrape %s, ns a series",
+		    fmts[f]);
+		ROW(label, "%12.0f", rows[i].scrape_ns[f]);
+	}
+	ROW("scrape one kstat by name, us", "%12.0f", rows[i].scrape_one_us);
+	ROW("statsctl show -p, s", "%12.3f", rows[i].show_s);
+	ROW("chain update, one change, us", "%12.0f", rows[i].chain_us);
+	ROW("chain update, no change, us", "%12.1f", rows[i].chain_idle_us);
+	ROW("statsd RSS, MiB", "%12.1f", rows[i].rss_mb);
+	ROW("  of it heap (RssAnon), MiB", "%12.1f", rows[i].anon_mb);
+	ROW("segments resident, MiB", "%12.1f", rows[i].seg_mb);
+	ROW("segment bytes a kstat", "%12.0f", rows[i].seg_mb * 1048576 /
+	    (double)rows[i].n);
+	ROW("segment bytes a VOI", "%12.0f", rows[i].seg_mb * 1048576 /
+	    ((double)rows[i].n * NVOIS));
+	ROW("heap bytes a kstat", "%12.0f", rows[i].anon_mb * 1048576 /
+	    (double)rows[i].n);
+	printf("\n%-44s | %10s | %-10s | %s\n", "ratio", "measured", "target",
+	    "met");
+	for (int f = 0; f < 2; f++) {
+		char label[96];
+		double last = rows[nrows - 1].scrape_ns[f];
+		double target = f == 0 ? 300 : 1000;
+
+		snprintf(label, sizeof(label), "scrape %s ns/series at %zu",
+		    fmts[f], rows[nrows - 1].n);
+		printf("%-44s | %10.0f | <= %-7.0f | %s\n", label, last, target,
+		    last <= target ? "yes" : "no");
+		snprintf(label, sizeof(label), "scrape %s: %zu / %zu per series",
+		    fmts[f], rows[nrows - 1].n, rows[0].n);
+		printf("%-44s | %10.2f | <= %-7.1f | %s\n", label,
+		    last / rows[0].scrape_ns[f], 1.2,
+		    last / rows[0].scrape_ns[f] <= 1.2 ? "yes" : "no");
+	}
+	printf("%-44s | %10.1f | <= %-7.0f | %s\n", "create us a kstat (batches, "
+	    "largest)", rows[nrows - 1].create_us, 50.0,
+	    rows[nrows - 1].create_us <= 50 ? "yes" : "no");
+	printf("%-44s | %10.2f | <= %-7.1f | %s\n", "one kstat by name: largest "
+	    "/ smallest", rows[nrows - 1].scrape_one_us /
+	    rows[0].scrape_one_us, 2.0, rows[nrows - 1].scrape_one_us /
+	    rows[0].scrape_one_us <= 2 ? "yes" : "no");
+	return 0;
+}
