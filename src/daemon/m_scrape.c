@@ -21,6 +21,7 @@
 #include "registry.h"
 #include "render_kstat.h"
 #include "render_linux.h"
+#include "stat_scalar.h"
 
 /*
  * What rendering a kstat costs, in slice units: a base, and its bytes.
@@ -62,6 +63,7 @@ struct m_scrape {
 static void
 m_scrape_done(struct m_scrape *s)
 {
+	ksfmt_done(&s->out);
 	if (s->has_sel)
 		ks_selector_done(&s->sel);
 	ks_pattern_done(&s->cls);
@@ -89,22 +91,11 @@ m_choose_cost(const struct m_scrape *s)
 	return c;
 }
 
-/* kstat -j's object for one kstat, or NULL if none of its statistics is
- * selected. */
-static json_t *
-m_json_item(const struct ks_view *v, const struct ks_selector *sel)
+/* A JSON string value into sb. */
+static void
+m_jstr(struct sbuf *sb, const char *s)
 {
-	const struct kstat_hdr *h = v->hdr;
-	json_t *data = m_flat_json(v, sel);
-	char t[40];
-
-	if (data == NULL)
-		return NULL;
-	ksfmt_time(t, sizeof(t), h->snaptime);
-	return json_pack("{s:s, s:i, s:s, s:s, s:i, s:o, s:o}",
-	    "module", h->module, "instance", (int)h->instance, "name", h->name,
-	    "class", h->class_, "type", (int)h->type, "snaptime",
-	    m_json_parse(t, JSON_DECODE_ANY), "data", data);
+	stat_json_string(sb, s, strlen(s));
 }
 
 /*
@@ -112,47 +103,109 @@ m_json_item(const struct ks_view *v, const struct ks_selector *sel)
  * (statsctl renders kstat(1M)'s forms from them with render_kstat.c):
  * with those of its statistics the selector picks; its times and class
  * apart, as the reader selects among them itself. Values are kstat's
- * exact text.
+ * exact text. Written as text, as the renderer writes the other forms.
  */
-static json_t *
-m_flat_item(const struct ks_view *v, const struct ks_selector *sel,
+static int
+m_flat_item(struct m_scrape *s, const struct ks_view *v,
     size_t *ret_nstats)
 {
+	const struct ks_selector *sel = m_sel(s);
 	const struct kstat_hdr *h = v->hdr;
-	struct ksfmt_stat *st;
-	json_t *stats;
-	size_t j, ns;
+	const struct ksfmt_stat *st;
+	struct sbuf *sb = s->items;
+	size_t j, n;
+	bool first = true;
+	int r;
 
-	if (ksfmt_stats(v, &st, &ns) < 0)
-		return NULL;
-	*ret_nstats = ns;
-	stats = json_array();
-	for (j = 0; j < ns; j++)
-		if (sel == NULL || ks_selector_match_stat(sel, st[j].name))
-			json_array_append_new(stats, json_pack(
-			    "{s:s, s:s, s:b, s:b, s:b}", "name", st[j].name,
-			    "value", st[j].value, "string", st[j].quoted,
-			    "array", st[j].array, "counter", st[j].counter));
-	ksfmt_stats_free(st, ns);
-	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:I, s:I, s:o}",
-	    "module", h->module, "instance", (int)h->instance, "name", h->name,
-	    "class", h->class_, "type", ks_type_id(h->type), "crtime",
-	    (json_int_t)h->crtime, "snaptime", (json_int_t)h->snaptime,
-	    "stats", stats);
+	r = ksfmt_view_stats(&s->out, v, false, false, &st, &n);
+	if (r < 0)
+		return r;
+	*ret_nstats = n;
+	sbuf_cat(sb, s->nitems++ > 0 ? ",{\"module\":" : "{\"module\":");
+	m_jstr(sb, h->module);
+	sbuf_printf(sb, ",\"instance\":%d,\"name\":", (int)h->instance);
+	m_jstr(sb, h->name);
+	sbuf_cat(sb, ",\"class\":");
+	m_jstr(sb, h->class_);
+	sbuf_printf(sb, ",\"type\":\"%s\",\"crtime\":%lld,\"snaptime\":%lld,"
+	    "\"stats\":[", ks_type_id(h->type), (long long)h->crtime,
+	    (long long)h->snaptime);
+	for (j = 0; j < n; j++) {
+		if (sel != NULL && !ks_selector_match_stat(sel, st[j].name))
+			continue;
+		sbuf_cat(sb, first ? "{\"name\":" : ",{\"name\":");
+		first = false;
+		m_jstr(sb, st[j].name);
+		sbuf_cat(sb, ",\"value\":");
+		m_jstr(sb, st[j].value);
+		sbuf_cat(sb, st[j].quoted ? ",\"string\":true" :
+		    ",\"string\":false");
+		sbuf_cat(sb, st[j].array ? ",\"array\":true" :
+		    ",\"array\":false");
+		sbuf_cat(sb, st[j].counter ? ",\"counter\":true}" :
+		    ",\"counter\":false}");
+	}
+	sbuf_cat(sb, "]}");
+	return 0;
 }
 
-/* Append one array item's text. Returns: 0; -ENOMEM. */
-static int
-m_item_add(struct m_scrape *s, json_t *item)
+/* A flat value as a JSON number, array or string: exactly as kstat -j
+ * writes it, but an integer past what a 64-bit signed number holds, which
+ * many JSON readers (jansson among them) refuse as an integer: that is
+ * written as a double, as it was when the daemon built these values with
+ * jansson. */
+static void
+m_json_value(struct sbuf *sb, const struct ksfmt_stat *st)
 {
-	char *t = json_dumps(item, JSON_COMPACT);
+	const char *v = st->value;
 
-	json_decref(item);
-	if (t == NULL)
-		return -ENOMEM;
-	sbuf_printf(s->items, "%s%s", s->nitems++ > 0 ? "," : "", t);
-	free(t);
-	return 0;
+	if (st->quoted) {
+		m_jstr(sb, v);
+	} else if (st->array) {
+		sbuf_putc(sb, '[');
+		for (; *v != '\0'; v++)
+			sbuf_putc(sb, *v == ' ' ? ',' : *v);
+		sbuf_putc(sb, ']');
+	} else if (v[0] >= '0' && v[0] <= '9' && strspn(v, "0123456789") ==
+	    strlen(v) && (strlen(v) > 19 || (strlen(v) == 19 &&
+	    strcmp(v, "9223372036854775807") > 0))) {
+		sbuf_printf(sb, "%.17g", strtod(v, NULL));
+	} else {
+		sbuf_cat(sb, v);
+	}
+}
+
+/* kstat -j's object of a kstat as a value: its statistics st (sorted,
+ * with crtime and snaptime), those sel selects. */
+static void
+m_json_item(struct m_scrape *s, const struct kstat_hdr *h,
+    const struct ksfmt_stat *st, size_t n, const struct ks_selector *sel)
+{
+	struct sbuf *sb = s->items;
+	char t[40];
+	bool first = true;
+	size_t j;
+
+	sbuf_cat(sb, s->nitems++ > 0 ? ",{\"module\":" : "{\"module\":");
+	m_jstr(sb, h->module);
+	sbuf_printf(sb, ",\"instance\":%d,\"name\":", (int)h->instance);
+	m_jstr(sb, h->name);
+	sbuf_cat(sb, ",\"class\":");
+	m_jstr(sb, h->class_);
+	ksfmt_time(t, sizeof(t), h->snaptime);
+	sbuf_printf(sb, ",\"type\":%u,\"snaptime\":%s,\"data\":{",
+	    (unsigned)h->type, t);
+	for (j = 0; j < n; j++) {
+		if (sel != NULL && !ks_selector_match_stat(sel, st[j].name))
+			continue;
+		if (!first)
+			sbuf_putc(sb, ',');
+		first = false;
+		m_jstr(sb, st[j].name);
+		sbuf_putc(sb, ':');
+		m_json_value(sb, &st[j]);
+	}
+	sbuf_cat(sb, "}}");
 }
 
 /*
@@ -165,10 +218,9 @@ static int
 m_render(struct m_scrape *s, const struct reg_kstat *k, size_t *ret_nstats)
 {
 	const struct ks_selector *sel = m_sel(s);
-	struct ksfmt_stat *st;
+	const struct ksfmt_stat *st;
 	struct ks_view v;
-	json_t *item;
-	size_t ns;
+	size_t n;
 	int r = 0;
 
 	*ret_nstats = 0;
@@ -186,23 +238,21 @@ m_render(struct m_scrape *s, const struct reg_kstat *k, size_t *ret_nstats)
 		sbuf_cat(s->text, sbuf_data(s->one));
 		return 1;
 	case M_FLAT:
-		item = m_flat_item(&v, sel, ret_nstats);
-		if (item == NULL)
-			return -ENOMEM;
-		r = m_item_add(s, item);
+		r = m_flat_item(s, &v, ret_nstats);
 		return r < 0 ? r : 1;
-	case M_JSON:
-		item = m_json_item(&v, sel);
-		if (item != NULL && (r = m_item_add(s, item)) < 0)
-			return r;
-		/* FALLTHROUGH */
 	case M_KSTAT:
-		if (ksfmt_stats(&v, &st, &ns) < 0)
-			return -ENOMEM;
-		*ret_nstats = 2 * ns;	/* for the text and the item */
-		r = ksfmt_kstat(&s->out, v.hdr, st, ns, sel);
-		ksfmt_stats_free(st, ns);
-		return r < 0 ? r : r > 0;
+		r = ksfmt_view(&s->out, &v, sel);
+		*ret_nstats = r > 0 ? (size_t)r : 0;
+		return r <= 0 ? r : 1;
+	case M_JSON:
+		r = ksfmt_view_stats(&s->out, &v, true, false, &st, &n);
+		if (r == 0)
+			r = ksfmt_list(&s->out, v.hdr, st, n, sel);
+		if (r <= 0)
+			return r;
+		*ret_nstats = 2 * n;	/* for the text and the item */
+		m_json_item(s, v.hdr, st, n, sel);
+		return 1;
 	case M_NFMT:
 		break;
 	}
@@ -216,8 +266,6 @@ m_scrape_answer(struct vl_call *call, struct m_scrape *s,
 {
 	const char *cursor = m_walk_cursor(w);
 	struct sbuf *msg = sbuf_new_auto();
-	json_t *text;
-	char *quoted = NULL;
 
 	/* -j's array closes on the last page. */
 	if (s->fmt == M_JSON && cursor == NULL)
@@ -230,36 +278,20 @@ m_scrape_answer(struct vl_call *call, struct m_scrape *s,
 	}
 	sbuf_printf(msg, "{\"format\":\"%s\",\"kcid\":%lld", m_fmt_names[s->fmt],
 	    (long long)m_kcid(call));
-	if (s->fmt == M_JSON || s->fmt == M_FLAT)
-		sbuf_printf(msg, ",\"%s\":[%s]", s->fmt == M_JSON ? "kstats" :
-		    "flat", sbuf_data(s->items));
-	if (s->fmt != M_FLAT) {
-		text = json_string(sbuf_data(s->text));
-		quoted = text != NULL ? json_dumps(text, JSON_ENCODE_ANY) :
-		    NULL;
-		json_decref(text);
-		if (quoted == NULL) {
-			sbuf_delete(msg);
-			varlink_error_errno(call, ENOMEM, "scrape");
-			return;
-		}
-		sbuf_printf(msg, ",\"text\":%s", quoted);
-		free(quoted);
+	if (s->fmt == M_JSON || s->fmt == M_FLAT) {
+		sbuf_cat(msg, s->fmt == M_JSON ? ",\"kstats\":[" :
+		    ",\"flat\":[");
+		sbuf_bcat(msg, sbuf_data(s->items), (size_t)sbuf_len(s->items));
+		sbuf_putc(msg, ']');
 	}
-	/* The cursor has no character JSON escapes: names are printable
-	 * and hold no quote or backslash... but be sure. */
+	if (s->fmt != M_FLAT) {
+		sbuf_cat(msg, ",\"text\":");
+		stat_json_string(msg, sbuf_data(s->text),
+		    (size_t)sbuf_len(s->text));
+	}
 	if (cursor != NULL) {
-		text = json_string(cursor);
-		quoted = text != NULL ? json_dumps(text, JSON_ENCODE_ANY) :
-		    NULL;
-		json_decref(text);
-		if (quoted == NULL) {
-			sbuf_delete(msg);
-			varlink_error_errno(call, ENOMEM, "scrape");
-			return;
-		}
-		sbuf_printf(msg, ",\"cursor\":%s", quoted);
-		free(quoted);
+		sbuf_cat(msg, ",\"cursor\":");
+		m_jstr(msg, cursor);
 	}
 	sbuf_putc(msg, '}');
 	if (sbuf_finish(msg) != 0) {

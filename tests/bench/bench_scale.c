@@ -46,6 +46,8 @@
 #include <statsd/kstat.h>
 #include <statsd/stats.h>
 
+#include "varlink_names.h"
+
 #ifndef STATSD_PATH
 #define STATSD_PATH	"statsd"
 #endif
@@ -237,9 +239,9 @@ scrape(const char *sock, const char *format, const char *selector,
 	char msg[256];
 	int round;
 
-	snprintf(msg, sizeof(msg), "{\"method\":\"io.statsd.Scrape\","
+	snprintf(msg, sizeof(msg), "{\"method\":\"%s\","
 	    "\"more\":true,\"parameters\":{\"format\":\"%s\","
-	    "\"selector\":\"%s\"}}", format, selector);
+	    "\"selector\":\"%s\"}}", VL_M_SCRAPE, format, selector);
 	for (round = 0; round < 3; round++) {
 		struct conn c;
 		double t0 = now_s(), t;

@@ -94,7 +94,7 @@ d.proc.send_signal(signal.SIGHUP)
 wait_for(lambda: ok(d.call("io.statsd.Info", {}), "Info", False)["config"][
     "idle_timeout_ms"] == "7000", "the reload to apply idle_timeout_ms")
 cfg = ok(d.call("io.statsd.Info", {}), "Info")["config"]
-check(cfg["max_kstats"] == "4096", "max_kstats waits for a restart")
+check(cfg["max_kstats"] == "262144", "max_kstats waits for a restart")
 wait_for(lambda: "max_kstats need a restart" in d.stderr(),
          "the reload to log what it kept")
 with open(d.conf, "w") as f:

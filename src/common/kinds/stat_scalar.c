@@ -242,10 +242,23 @@ stat_json_string(struct sbuf *buf, const char *s, size_t len)
 {
 	size_t i;
 
+	size_t run;
+
 	sbuf_putc(buf, '"');
 	for (i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 
+		/* Runs that need no escape are copied whole: a scrape's
+		 * text is mostly such a run. */
+		for (run = i; run < len && (unsigned char)s[run] >= 0x20 &&
+		    (unsigned char)s[run] < 0x7f && s[run] != '"' &&
+		    s[run] != '\\'; run++)
+			;
+		if (run > i) {
+			sbuf_bcat(buf, s + i, run - i);
+			i = run - 1;
+			continue;
+		}
 		/*
 		 * RFC 8259's escapes only, never kstat(1M)'s invalid "\?";
 		 * bytes past ASCII are shown as code points, so the output is

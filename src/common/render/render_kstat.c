@@ -192,7 +192,7 @@ render_default(struct sbuf *buf, const struct kstat_hdr *h,
 	sbuf_printf(buf, "name:   %-30.30s  class:    %-.30s\n", h->name,
 	    h->class_);
 	for (i = 0; i < n; i++) {
-		if (sel[i])
+		if (sel == NULL || sel[i])
 			sbuf_printf(buf, "\t%-30s  %s\n", st[i].name,
 			    st[i].value);
 	}
@@ -204,18 +204,26 @@ render_parseable(struct sbuf *buf, enum ksfmt_mode mode,
     const struct kstat_hdr *h, const struct ksfmt_stat *st, const bool *sel,
     size_t n)
 {
+	char prefix[3 * KSTAT_STRLEN + 16], sep[1] = {
+	    mode == KSFMT_COLON ? ':' : '\t' };
 	size_t i;
+	int plen;
 
+	/* "module:instance:name:" once; then each line is copies. */
+	plen = snprintf(prefix, sizeof(prefix), "%s:%d:%s:", h->module,
+	    h->instance, h->name);
+	if (plen < 0 || (size_t)plen >= sizeof(prefix))
+		plen = 0;
 	for (i = 0; i < n; i++) {
-		if (!sel[i])
+		if (sel != NULL && !sel[i])
 			continue;
-		sbuf_printf(buf, "%s:%d:%s:%s", h->module, h->instance, h->name,
-		    st[i].name);
-		if (mode == KSFMT_NAMES)
-			sbuf_putc(buf, '\n');
-		else
-			sbuf_printf(buf, "%c%s\n",
-			    mode == KSFMT_COLON ? ':' : '\t', st[i].value);
+		sbuf_bcat(buf, prefix, (size_t)plen);
+		sbuf_cat(buf, st[i].name);
+		if (mode != KSFMT_NAMES) {
+			sbuf_bcat(buf, sep, 1);
+			sbuf_cat(buf, st[i].value);
+		}
+		sbuf_bcat(buf, "\n", 1);
 	}
 }
 
@@ -250,7 +258,7 @@ render_json(struct sbuf *buf, bool first, const struct kstat_hdr *h,
 	sbuf_printf(buf, ",\n\t\"type\": %u,\n\t\"snaptime\": %s,\n\t\"data\": {",
 	    h->type, tbuf);
 	for (i = 0; i < n; i++) {
-		if (!sel[i])
+		if (sel != NULL && !sel[i])
 			continue;
 		sbuf_cat(buf, any ? ",\n\t\t" : "\n\t\t");
 		any = true;
@@ -272,6 +280,7 @@ ksfmt_begin(struct ksfmt_out *o, struct sbuf *buf, enum ksfmt_mode mode)
 	o->buf = buf;
 	o->mode = mode;
 	o->shown = 0;
+	o->scratch = NULL;
 }
 
 /* The statistics of a kstat a mode shows, and which of them sel picks. */
@@ -395,4 +404,350 @@ ksfmt_render(struct sbuf *buf, enum ksfmt_mode mode,
 	if (ret_matched != NULL)
 		*ret_matched = o.shown;
 	return 0;
+}
+
+/* ------------------------------------------------------------ scratch */
+
+/*
+ * A run of kstats' flat statistics without an allocation per statistic:
+ * names and values go into two growing buffers (offsets until the walk
+ * ends, since the buffers may move), and the order is a permutation
+ * kept with the names it sorted, reused while the names come out the
+ * same.
+ */
+struct ksfmt_ent {
+	uint32_t	 name, value;	/* offsets */
+	bool		 quoted, array, counter;
+};
+
+struct ksfmt_scratch {
+	struct ksfmt_ent *ent;
+	size_t		  nent, cent;
+	char		 *names, *values;
+	size_t		  nlen, ncap, vlen, vcap;
+	char		 *keys;		/* the names the order was made for */
+	size_t		  klen, kcap;
+	uint32_t	 *perm;
+	size_t		  cperm;
+	struct ksfmt_stat *v;		/* the sorted result */
+	size_t		  cv;
+	struct sbuf	 *one;		/* a value made by numeric_format */
+	bool		  failed;
+};
+
+static int
+scr_grow(char **buf, size_t *cap, size_t need)
+{
+	size_t nc = *cap > 0 ? *cap : 4096;
+	char *p;
+
+	while (nc < need)
+		nc *= 2;
+	if (nc == *cap)
+		return 0;
+	p = realloc(*buf, nc);
+	if (p == NULL)
+		return -ENOMEM;
+	*buf = p;
+	*cap = nc;
+	return 0;
+}
+
+/* Append len bytes and a NUL to a buffer. Returns: their offset; -1. */
+static int64_t
+scr_put(char **buf, size_t *len, size_t *cap, const char *a, size_t alen,
+    const char *b, size_t blen)
+{
+	size_t at = *len;
+
+	if (scr_grow(buf, cap, at + alen + blen + 1) < 0)
+		return -1;
+	memcpy(*buf + at, a, alen);
+	if (blen > 0)
+		memcpy(*buf + at + alen, b, blen);
+	(*buf)[at + alen + blen] = '\0';
+	*len = at + alen + blen + 1;
+	return (int64_t)at;
+}
+
+/* An integer in decimal, backwards into the end of buf. Returns: its
+ * first character. */
+static char *
+scr_u64(char *end, uint64_t v, bool neg)
+{
+	*--end = '\0';
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	if (neg)
+		*--end = '-';
+	return end;
+}
+
+/* A value as kstat(1M) prints it, made without printf where it is an
+ * integer. Returns: the text (in nbuf, or in sc->one); NULL on error. */
+static const char *
+scr_value(struct ksfmt_scratch *sc, const struct flat_stat *fs, char *nbuf,
+    size_t nlen)
+{
+	struct voistatdata_numeric num;
+	int64_t x;
+
+	if (fs->vtype == FLAT_SCALAR) {
+		numeric_load(fs->vs_dtype, fs->vsd, &num);
+		switch (fs->vs_dtype) {
+		case VSD_DTYPE_INT_U32:
+			return scr_u64(nbuf + nlen, num.int32.u32, false);
+		case VSD_DTYPE_INT_S32:
+			x = num.int32.s32;
+			return scr_u64(nbuf + nlen, x < 0 ? -(uint64_t)x :
+			    (uint64_t)x, x < 0);
+		case VSD_DTYPE_INT_U64:
+		case VSD_DTYPE_INT_ULONG:
+			return scr_u64(nbuf + nlen, num.int64.u64, false);
+		case VSD_DTYPE_INT_S64:
+		case VSD_DTYPE_INT_SLONG:
+			x = num.int64.s64;
+			return scr_u64(nbuf + nlen, x < 0 ? -(uint64_t)x :
+			    (uint64_t)x, x < 0);
+		default:
+			break;
+		}
+	} else if (fs->vtype == FLAT_U64) {
+		x = (int64_t)fs->u64;
+		if (fs->f->is_signed && x < 0)
+			return scr_u64(nbuf + nlen, -(uint64_t)x, true);
+		return scr_u64(nbuf + nlen, fs->u64, false);
+	}
+	sbuf_clear(sc->one);
+	acc_value(sc->one, fs);
+	if (sbuf_finish(sc->one) != 0)
+		return NULL;
+	return sbuf_data(sc->one);
+}
+
+static int
+scr_add(struct ksfmt_scratch *sc, const char *n1, size_t l1, const char *n2,
+    size_t l2, const char *value, size_t vlen, bool quoted, bool array,
+    bool counter)
+{
+	struct ksfmt_ent *e;
+	int64_t no, vo;
+
+	if (sc->nent == sc->cent) {
+		size_t nc = sc->cent > 0 ? 2 * sc->cent : 64;
+		void *p = realloc(sc->ent, nc * sizeof(*sc->ent));
+
+		if (p == NULL)
+			return -ENOMEM;
+		sc->ent = p;
+		sc->cent = nc;
+	}
+	no = scr_put(&sc->names, &sc->nlen, &sc->ncap, n1, l1, n2, l2);
+	vo = scr_put(&sc->values, &sc->vlen, &sc->vcap, value, vlen, NULL, 0);
+	if (no < 0 || vo < 0 || no > UINT32_MAX || vo > UINT32_MAX)
+		return -ENOMEM;
+	e = &sc->ent[sc->nent++];
+	e->name = (uint32_t)no;
+	e->value = (uint32_t)vo;
+	e->quoted = quoted;
+	e->array = array;
+	e->counter = counter;
+	return 0;
+}
+
+static int
+scr_push(const struct flat_stat *fs, void *arg)
+{
+	struct ksfmt_scratch *sc = arg;
+	char num[32];
+	const char *value = scr_value(sc, fs, num, sizeof(num));
+	const char *a = fs->prefix != NULL ? fs->prefix : fs->field != NULL ?
+	    fs->field : "";
+	const char *b = fs->prefix != NULL && fs->field != NULL ? fs->field :
+	    NULL;
+	size_t la = strlen(a), lb = b != NULL ? strlen(b) : 0;
+	char name[2 * 128];
+
+	if (value == NULL)
+		return -ENOMEM;
+	/* "<prefix>.<field>", as flat_name() spells it (and cuts it). */
+	if (b != NULL) {
+		if (la + 1 + lb < sizeof(name)) {
+			memcpy(name, a, la);
+			name[la] = '.';
+			memcpy(name + la + 1, b, lb);
+			la = la + 1 + lb;
+		} else {
+			flat_name(fs, name, sizeof(name));
+			la = strlen(name);
+		}
+		a = name;
+	}
+	return scr_add(sc, a, la, NULL, 0, value, strlen(value),
+	    fs->vtype == FLAT_STRING, fs->vtype == FLAT_U64_ARRAY,
+	    fs->counter);
+}
+
+/* Entry numbers by their names, as stat_cmp orders statistics. */
+static int
+scr_cmp(const void *x, const void *y, void *arg)
+{
+	const struct ksfmt_scratch *sc = arg;
+	const char *a = sc->names + sc->ent[*(const uint32_t *)x].name;
+	const char *b = sc->names + sc->ent[*(const uint32_t *)y].name;
+	int c = strcasecmp(a, b);
+
+	return c != 0 ? c : strcmp(a, b);
+}
+
+int
+ksfmt_view_stats(struct ksfmt_out *o, const struct ks_view *v,
+    bool with_times, bool with_class, const struct ksfmt_stat **ret,
+    size_t *ret_n)
+{
+	struct ksfmt_scratch *sc = o->scratch;
+	const struct kstat_hdr *h = v->hdr;
+	char t[40];
+	size_t i;
+	int r;
+
+	if (sc == NULL) {
+		sc = o->scratch = calloc(1, sizeof(*sc));
+		if (sc != NULL)
+			sc->one = sbuf_new_auto();
+		if (sc == NULL || sc->one == NULL)
+			return -ENOMEM;
+	}
+	sc->nent = sc->nlen = sc->vlen = 0;
+	r = flat_walk(v, scr_push, sc);
+	if (r != 0)
+		return r < 0 ? r : -EINVAL;
+	if (with_times) {
+		ksfmt_time(t, sizeof(t), h->crtime);
+		r = scr_add(sc, "crtime", 6, NULL, 0, t, strlen(t), false,
+		    false, false);
+		ksfmt_time(t, sizeof(t), h->snaptime);
+		if (r == 0)
+			r = scr_add(sc, "snaptime", 8, NULL, 0, t, strlen(t),
+			    false, false, false);
+	}
+	if (r == 0 && with_class)
+		r = scr_add(sc, "class", 5, NULL, 0, h->class_,
+		    strlen(h->class_), true, false, false);
+	if (r < 0)
+		return r;
+	if (sc->nent > sc->cperm || sc->nent > sc->cv) {
+		void *p = realloc(sc->perm, sc->nent * sizeof(*sc->perm));
+		void *q = p != NULL ? realloc(sc->v, sc->nent *
+		    sizeof(*sc->v)) : NULL;
+
+		if (p != NULL)
+			sc->perm = p;
+		if (q == NULL)
+			return -ENOMEM;
+		sc->v = q;
+		sc->cperm = sc->cv = sc->nent;
+		sc->klen = 0;		/* the order must be made again */
+	}
+	/* The names as before: the same order. Else sort them (offsets
+	 * into the names, so the comparison reads the names) and keep
+	 * them and their order. */
+	if (sc->klen != sc->nlen || memcmp(sc->keys, sc->names,
+	    sc->nlen) != 0) {
+		for (i = 0; i < sc->nent; i++)
+			sc->perm[i] = (uint32_t)i;
+		qsort_r(sc->perm, sc->nent, sizeof(*sc->perm), scr_cmp, sc);
+		if (scr_grow(&sc->keys, &sc->kcap, sc->nlen + 1) < 0) {
+			sc->klen = 0;
+			return -ENOMEM;
+		}
+		memcpy(sc->keys, sc->names, sc->nlen);
+		sc->klen = sc->nlen;
+	}
+	for (i = 0; i < sc->nent; i++) {
+		const struct ksfmt_ent *e = &sc->ent[sc->perm[i]];
+
+		sc->v[i] = (struct ksfmt_stat){
+			.name = sc->names + e->name,
+			.value = sc->values + e->value,
+			.quoted = e->quoted, .array = e->array,
+			.counter = e->counter,
+		};
+	}
+	*ret = sc->v;
+	*ret_n = sc->nent;
+	return 0;
+}
+
+int
+ksfmt_list(struct ksfmt_out *o, const struct kstat_hdr *h,
+    const struct ksfmt_stat *st, size_t n, const struct ks_selector *sel)
+{
+	bool small[128], *pick = NULL;
+	int nsel = (int)n;
+	size_t k;
+
+	if (o->mode > KSFMT_JSON)
+		return -EINVAL;
+	if (sel != NULL) {
+		pick = n <= sizeof(small) / sizeof(small[0]) ? small :
+		    calloc(n, sizeof(*pick));
+		if (pick == NULL)
+			return -ENOMEM;
+		for (k = 0, nsel = 0; k < n; k++) {
+			pick[k] = ks_selector_match_stat(sel, st[k].name);
+			nsel += pick[k];
+		}
+	}
+	if (nsel == 0)
+		;
+	else if (o->mode == KSFMT_DEFAULT)
+		render_default(o->buf, h, st, pick, n);
+	else if (o->mode == KSFMT_JSON)
+		render_json(o->buf, o->shown == 0, h, st, pick, n);
+	else
+		render_parseable(o->buf, o->mode, h, st, pick, n);
+	if (nsel > 0)
+		o->shown++;
+	if (pick != small)
+		free(pick);
+	return sbuf_error(o->buf) != 0 ? -sbuf_error(o->buf) : nsel;
+}
+
+int
+ksfmt_view(struct ksfmt_out *o, const struct ks_view *v,
+    const struct ks_selector *sel)
+{
+	const struct ksfmt_stat *st;
+	bool parse = o->mode == KSFMT_PARSEABLE || o->mode == KSFMT_COLON ||
+	    o->mode == KSFMT_NAMES;
+	size_t n;
+	int r;
+
+	if (o->mode > KSFMT_JSON)
+		return -EINVAL;
+	r = ksfmt_view_stats(o, v, true, parse, &st, &n);
+	if (r < 0)
+		return r;
+	return ksfmt_list(o, v->hdr, st, n, sel);
+}
+
+void
+ksfmt_done(struct ksfmt_out *o)
+{
+	struct ksfmt_scratch *sc = o->scratch;
+
+	if (sc == NULL)
+		return;
+	free(sc->ent);
+	free(sc->names);
+	free(sc->values);
+	free(sc->keys);
+	free(sc->perm);
+	free(sc->v);
+	sbuf_delete(sc->one);
+	free(sc);
+	o->scratch = NULL;
 }

@@ -72,10 +72,12 @@ enum ksfmt_mode {
  * streamed reply): ksfmt_begin(), ksfmt_kstat() for each kstat in the
  * order to show them, ksfmt_end().
  */
+struct ksfmt_scratch;
 struct ksfmt_out {
 	struct sbuf	*buf;
 	enum ksfmt_mode	 mode;
 	size_t		 shown;		/* kstats shown so far */
+	struct ksfmt_scratch *scratch;	/* ksfmt_view()'s; NULL at first */
 };
 
 void ksfmt_begin(struct ksfmt_out *o, struct sbuf *buf,
@@ -103,6 +105,39 @@ int ksfmt_selected(enum ksfmt_mode mode, const struct kstat_hdr *h,
 /* End the output (-j: close the array, "[]" when nothing was shown).
  * Returns: 0; -errno of the buffer. */
 int ksfmt_end(struct ksfmt_out *o);
+
+/*
+ * The way a scrape renders many kstats (blobs) quickly: each kstat's flat
+ * statistics are made in o's scratch space (its names and values in two
+ * buffers, no allocation per statistic), and their order, which depends
+ * on their names alone, is sorted once for a run of kstats whose names
+ * come out the same (the kstats of one template) and reused for the rest.
+ *
+ * ksfmt_view_stats: v's flat statistics, sorted as ksfmt_stats() sorts
+ * them, with the pseudo-statistics crtime and snaptime (with_times) and
+ * class (with_class) among them; *ret points into o's scratch space,
+ * valid until the next call on o.
+ * Returns: 0; -ENOMEM.
+ */
+int ksfmt_view_stats(struct ksfmt_out *o, const struct ks_view *v,
+    bool with_times, bool with_class, const struct ksfmt_stat **ret,
+    size_t *ret_n);
+
+/*
+ * ksfmt_list: render a kstat from its statistics as ksfmt_view_stats()
+ * gives them for o's mode (sorted, the pseudo-statistics among them:
+ * crtime and snaptime, and class but in -j), those sel (NULL: all)
+ * selects; ksfmt_view() is both.
+ * Returns: the number of statistics shown; -ENOMEM; -EINVAL for a bad
+ * mode.
+ */
+int ksfmt_list(struct ksfmt_out *o, const struct kstat_hdr *h,
+    const struct ksfmt_stat *st, size_t n, const struct ks_selector *sel);
+int ksfmt_view(struct ksfmt_out *o, const struct ks_view *v,
+    const struct ks_selector *sel);
+
+/* Free o's scratch space (after ksfmt_view*). NULL-safe o->scratch. */
+void ksfmt_done(struct ksfmt_out *o);
 
 /*
  * ksfmt_render: render the kstats of views that sel (NULL: all) and
