@@ -843,10 +843,11 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	    "path", &path, "crtime", &crtime, "dormant", &dormant,
 	    "birth", &birth, "blob", &b64) != 0)
 		return "malformed entry";
+	/* crtime is CLOCK_MONOTONIC nanoseconds: never negative. */
 	if (handle <= 0 || handle > UINT32_MAX || instance < 0 ||
 	    instance > INT32_MAX || type < 0 || type >= KSTAT_NUM_TYPES ||
 	    owner < 0 || owner > UINT32_MAX || !json_is_array(path) ||
-	    json_array_size(path) > KS_NPSEG_MAX)
+	    json_array_size(path) > KS_NPSEG_MAX || crtime < 0 || birth < 0)
 		return "field out of range";
 	t = registry_template_find(reg, spec);
 	if (t == NULL || strcmp(t->spec, spec) != 0)

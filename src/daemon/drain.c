@@ -399,8 +399,10 @@ drain_self_update(struct drain *dr)
 	v[0] = dr->now - d->start_ns;
 	v[1] = control_nconns(d->control);
 	v[2] = ds.rings;
-	v[3] = rs.kstats;
-	v[4] = rs.templates;
+	/* What any reader of the public segment may know: no PRIV kstat, no
+	 * other zone's, nor their templates. */
+	v[3] = rs.public_kstats;
+	v[4] = rs.public_templates;
 	v[5] = ds.applied;
 	v[6] = ds.rejected;
 	v[7] = ds.dropped;

@@ -56,6 +56,31 @@ m_info_hello(struct vl_call *call, json_t *params)
 	    "rights", rights_to_json(p)));
 }
 
+/* What an unprivileged caller may count: the kstats and templates it
+ * may see, never PRIV ones or another zone's. */
+static void
+m_info_visible(struct vl_call *call, struct registry_stats *rs)
+{
+	struct reg_template **tpls;
+	struct reg_kstat **ks;
+	uint64_t mark;
+	size_t n, i;
+
+	rs->kstats = rs->dormant = rs->templates = 0;
+	n = registry_kstats(call->d->reg, &ks);
+	for (i = 0; i < n; i++)
+		if (m_kstat_visible(&call->conn->peer, ks[i])) {
+			if (ks[i]->dormant)
+				rs->dormant++;
+			else
+				rs->kstats++;
+		}
+	mark = m_template_mark_visible(call);
+	n = registry_templates(call->d->reg, &tpls);
+	for (i = 0; i < n; i++)
+		rs->templates += m_template_visible(call, tpls[i], mark);
+}
+
 void
 m_info_info(struct vl_call *call, json_t *params)
 {
@@ -67,6 +92,8 @@ m_info_info(struct vl_call *call, json_t *params)
 	(void)params;
 	drain_stats(d->drain, &ds);
 	registry_stats(d->reg, &rs);
+	if (!p->privileged)
+		m_info_visible(call, &rs);
 	varlink_reply(call,
 	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:o, "

@@ -312,14 +312,19 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	snprintf(full, sizeof(full), "%s:%d:%s", n->module, (int)n->instance,
 	    n->name);
 	k = registry_kstat_find(d->reg, n->module, n->instance, n->name);
+	/*
+	 * A name held by a kstat the caller may not see (PRIV, another
+	 * zone's) gets the neutral refusal: PermissionDenied, as for a
+	 * privileged kstat, never KstatExists, which would tell that such a
+	 * kstat exists; the refusal names no kstat (docs/security.md).
+	 */
+	if (k != NULL && !m_kstat_visible(peer, k)) {
+		varlink_error_denied(call, RIGHT_ADMIN);
+		return -EPERM;
+	}
 	if (k != NULL && k->dormant) {
-		/* Reviving: only its owner or an admin may, and PRIV ones and
-		 * other zones' stay hidden from the others. It keeps its
+		/* Reviving: only its owner or an admin may. It keeps its
 		 * zone. */
-		if (!m_kstat_visible(peer, k)) {
-			m_kstat_fail(call, -EEXIST, &kerr, full, "", NULL);
-			return -EEXIST;
-		}
 		if (!m_kstat_may_modify(peer, k)) {
 			varlink_error_denied(call, RIGHT_OWNER);
 			return -EPERM;

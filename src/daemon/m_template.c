@@ -61,11 +61,38 @@ m_template_add(struct vl_call *call, json_t *params)
 	    registry_template_json(t), "created", created));
 }
 
+uint64_t
+m_template_mark_visible(const struct vl_call *call)
+{
+	static uint64_t mark;
+	struct reg_kstat **ks;
+	size_t n, i;
+
+	if (call->conn->peer.privileged)
+		return 0;
+	mark++;
+	n = registry_kstats(call->d->reg, &ks);
+	for (i = 0; i < n; i++)
+		if (m_kstat_visible(&call->conn->peer, ks[i]))
+			ks[i]->tpl->vis_mark = mark;
+	return mark;
+}
+
+bool
+m_template_visible(const struct vl_call *call, const struct reg_template *t,
+    uint64_t mark)
+{
+	const struct peer *p = &call->conn->peer;
+
+	return p->privileged || t->vis_mark == mark || t->owner == p->uid;
+}
+
 void
 m_template_list(struct vl_call *call, json_t *params)
 {
 	const char *cursor = varlink_str(params, "cursor", NULL);
 	size_t budget = varlink_page_size(call), used = 0, n, i, first;
+	uint64_t mark;
 	struct reg_template **tpls;
 	unsigned long long seq = 0;
 	char *end, next[24];
@@ -92,8 +119,14 @@ m_template_list(struct vl_call *call, json_t *params)
 	}
 	n = registry_templates(call->d->reg, &tpls);
 	first = registry_templates_after(call->d->reg, seq);
+	mark = m_template_mark_visible(call);
 	next[0] = '\0';
 	for (i = first; i < n; i++) {
+		/* Others' templates the caller sees no kstat of (a PRIV
+		 * kstat's, another zone's) are not shown: their names and
+		 * VOIs would tell what those kstats hold. */
+		if (!m_template_visible(call, tpls[i], mark))
+			continue;
 		/* A page holds at least one template, and about a page's
 		 * bytes: each template costs about its definition. */
 		if (i > first && used + tpls[i]->bytes > budget) {

@@ -12,7 +12,13 @@ extern const struct vl_field m_hello_params[], m_info_params[];
 extern const struct vl_field m_getinfo_params[], m_getifdesc_params[];
 vl_handler_fn m_info_hello, m_info_info, m_info_getinfo, m_info_getifdesc;
 
-/* m_template.c: templates. */
+/* m_template.c: templates. Which templates a caller may see: its own and
+ * those of the kstats it may see (all, when privileged);
+ * m_template_mark_visible() marks them for m_template_visible(). */
+struct reg_template;
+uint64_t m_template_mark_visible(const struct vl_call *call);
+bool m_template_visible(const struct vl_call *call,
+    const struct reg_template *t, uint64_t mark);
 extern const struct vl_field m_template_add_params[],
     m_template_list_params[];
 vl_handler_fn m_template_add, m_template_list;

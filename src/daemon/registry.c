@@ -38,6 +38,8 @@ struct registry {
 	uint32_t		  next_handle;
 	uint64_t		  next_tpl_seq;
 	uint64_t		  ndormant;
+	/* registry_stats()' public counts. */
+	uint64_t		  npublic, npublic_dormant, npublic_tpls;
 	/* PERSISTENT kstats changed since the last registry_sync(). */
 	struct reg_kstat	**dirty;
 	size_t			  ndirty, cdirty;
@@ -271,8 +273,12 @@ registry_free(struct registry *r)
 	}
 	free(r->ks);
 	free(r->dirty);
-	for (i = 0; i < r->ntpls; i++)
+	for (i = 0; i < r->ntpls; i++) {
+		/* The engine's template too: a registry made again in the
+		 * same process (a test, a fuzzer) registers it anew. */
+		(void)tpl_release(r->tpls[i]->id);
 		reg_template_free(r->tpls[i]);
+	}
 	free(r->tpls);
 	for (i = 0; i < r->nsegs; i++) {
 		store_segment_free(r->segs[i]->seg);
@@ -293,6 +299,9 @@ registry_stats(const struct registry *r, struct registry_stats *ret)
 		return;
 	ret->kstats = r->nks - r->ndormant;
 	ret->dormant = r->ndormant;
+	ret->public_kstats = r->npublic;
+	ret->public_dormant = r->npublic_dormant;
+	ret->public_templates = r->npublic_tpls;
 	ret->templates = r->ntpls;
 	ret->segments = r->nsegs;
 	for (i = 0; i < r->nsegs; i++)
@@ -662,6 +671,27 @@ registry_kstat_name(const struct reg_kstat *k, char *buf, size_t len)
 }
 
 /* Revive a dormant kstat: same template, back in the chain. */
+/* Does every peer of the global zone see k? */
+static bool
+reg_public(const struct reg_kstat *k)
+{
+	return (k->hdr.flags & KSTAT_FLAG_PRIV) == 0 &&
+	    zone_sees(ZONE_GLOBAL, k->zone, k->gz);
+}
+
+/* Count k (delta 1) or stop counting it (-1) as public, active or
+ * dormant as it is now. */
+static void
+reg_public_count(struct registry *r, struct reg_kstat *k, int delta)
+{
+	if (!reg_public(k))
+		return;
+	if (k->dormant)
+		r->npublic_dormant += (uint64_t)(int64_t)delta;
+	else
+		r->npublic += (uint64_t)(int64_t)delta;
+}
+
 static int
 reg_revive(struct registry *r, struct reg_kstat *k,
     const struct reg_kstat_new *n)
@@ -673,9 +703,11 @@ reg_revive(struct registry *r, struct reg_kstat *k,
 	e = store_kstat_set_flags(k->seg, k->ref.slot, 0, STORE_KF_DORMANT);
 	if (e < 0)
 		return e;
+	reg_public_count(r, k, -1);
 	k->hdr.flags &= ~(uint32_t)KSTAT_FLAG_DORMANT;
 	k->dormant = false;
 	r->ndormant--;
+	reg_public_count(r, k, 1);
 	return 0;
 }
 
@@ -880,6 +912,9 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		k->hdr.flags |= KSTAT_FLAG_DORMANT;
 		r->ndormant++;
 	}
+	reg_public_count(r, k, 1);
+	if (reg_public(k) && k->tpl->npublic++ == 0)
+		r->npublic_tpls++;
 	if (k->handle >= r->next_handle)
 		r->next_handle = k->handle + 1;
 	if (r->next_handle == 0)	/* never give out 0 */
@@ -897,9 +932,11 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 		registry_sync(r);
 		(void)store_kstat_set_flags(k->seg, k->ref.slot,
 		    STORE_KF_DORMANT, 0);
+		reg_public_count(r, k, -1);
 		k->hdr.flags |= KSTAT_FLAG_DORMANT;
 		k->dormant = true;
 		r->ndormant++;
+		reg_public_count(r, k, 1);
 		return 1;
 	}
 	registry_kstat_forget(r, k);
@@ -911,6 +948,9 @@ registry_kstat_forget(struct registry *r, struct reg_kstat *k)
 {
 	size_t i;
 
+	reg_public_count(r, k, -1);
+	if (reg_public(k) && --k->tpl->npublic == 0)
+		r->npublic_tpls--;
 	if (k->dormant)
 		r->ndormant--;
 	for (i = r->ndirty; i-- > 0;)

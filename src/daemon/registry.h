@@ -60,6 +60,8 @@ struct reg_template {
 	uint64_t	 ckpt_bytes;
 	uint32_t	 ckpt_gen;
 	uint64_t	 ckpt_pending;
+	uint64_t	 vis_mark;	/* m_template_visible()'s */
+	unsigned	 npublic;	/* public kstats made from it */
 };
 
 /*
@@ -113,6 +115,12 @@ struct registry_stats {
 	uint64_t	templates;
 	uint64_t	kcid;		/* every segment's, summed */
 	uint64_t	segments;
+	/* What any peer of the global zone may see: kstats neither PRIV
+	 * nor another zone's, and the templates they use (statsd's own
+	 * kstat, in the public segment, shows these). */
+	uint64_t	public_kstats;
+	uint64_t	public_dormant;
+	uint64_t	public_templates;
 };
 
 /* Make the global zone's and every zone's public segments (sizes from the

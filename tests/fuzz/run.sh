@@ -6,7 +6,7 @@
 # a target fails to build or finds a crash. FUZZ_TARGETS picks targets;
 # `run.sh --list` prints them all.
 set -eu
-all="ring store text spill"
+all="ring store text spill checkpoint"
 if [ "${1:-}" = "--list" ]; then
 	echo "$all"
 	exit 0
@@ -35,6 +35,13 @@ lib_ring=$(ls "$src"/shm/*.c | tr '\n' ' ')
 lib_store=$lib_ring
 lib_text=$(ls "$src"/*/*.c | tr '\n' ' ')
 lib_spill=$lib_text
+# The checkpoint target is statsd's start: the checkpoint and what it
+# restores into (the registry, runtime files, journal, quotas), with the
+# protocol's generated names and the daemon's libraries.
+dmn="$top/src/daemon"
+lib_checkpoint="$lib_text $(for f in checkpoint registry kindex tpldef quota \
+	zones config log mirror journal b64; do printf '%s/%s.c ' "$dmn" "$f"; done)"
+libs_checkpoint="-ljansson -levent"
 incs=$(for d in "$src"/*/; do printf -- '-I%s ' "${d%/}"; done)
 flags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -44,13 +51,28 @@ maxlen_ring=4096
 maxlen_store=16384
 maxlen_text=4096
 maxlen_spill=32768
+# a few records; a blob's base64 is up to 88 KiB, most are far smaller
+maxlen_checkpoint=16384
 
 mkdir -p "$out"
 status=0
 for t in ${FUZZ_TARGETS:-$all}; do
 	# shellcheck disable=SC2086
 	eval lib=\$lib_$t
-	if ! $cc $flags "$top/tests/fuzz/fuzz_$t.c" $lib -lm -o "$out/fuzz_$t"; then
+	eval libs=\${libs_$t:-}
+	extra=
+	if [ "$t" = checkpoint ]; then
+		# The daemon's sources need the names generated from the
+		# interface definitions, as meson makes them.
+		mkdir -p "$out/gen"
+		python3 "$dmn/varlinkgen.py" "$out/gen/varlink_names.h" \
+		    "$out/gen/varlink_names.c" "$dmn/org.varlink.service.varlink" \
+		    "$dmn/io.statsd.varlink" || status=1
+		extra="-I$dmn -I$out/gen $out/gen/varlink_names.c"
+	fi
+	# shellcheck disable=SC2086
+	if ! $cc $flags $extra "$top/tests/fuzz/fuzz_$t.c" $lib -lm $libs \
+	    -o "$out/fuzz_$t"; then
 		echo "== fuzz_$t: build FAILED"
 		status=1
 		continue

@@ -753,10 +753,124 @@ def test_every_kind_survives():
     d.cleanup()
 
 
+# ----------------------------------------------------------------- row 13
+def framed(data):
+    """A corpus seed as the checkpoint fuzzer writes it: one starting
+    with '!' has each line framed (length, CRC-32), as checkpoint.c
+    frames records."""
+    import zlib
+    if not data.startswith(b"!"):
+        return data
+    out = b""
+    for line in data[1:].split(b"\n"):
+        out += b"%d %08x " % (len(line), zlib.crc32(line)) + line + b"\n"
+    return out
+
+
+def test_corrupted_checkpoints():
+    """Row 13: corrupted checkpoints made statsd return a stack buffer
+    (the reason a kstat was skipped) to its log, and render a crtime of
+    -2^63 with a negation that overflows. Every seed of the checkpoint
+    fuzzer's corpus (damaged records, torn ones, a crtime of -2^63, bad
+    names, bad blobs, a version 1 file) is now started on, read and
+    stopped without a sanitizer report, and each restored kstat renders."""
+    corpus = os.path.join(harness.SRCDIR, "tests", "fuzz", "corpus",
+                          "checkpoint")
+    for seed in sorted(os.listdir(corpus)):
+        d = Daemon()
+        os.makedirs(d.state, exist_ok=True)
+        with open(os.path.join(corpus, seed), "rb") as f:
+            data = framed(f.read())
+        with open(os.path.join(d.state, "statsd.checkpoint"), "wb") as f:
+            f.write(data)
+        d.start()
+        ok(d.call("io.statsd.Scrape", {"format": "kstat"}), "Scrape after "
+           "the %s checkpoint" % seed)
+        ok(d.call("io.statsd.Chain", {"dormant": True}), "Chain")
+        d.stop()        # and the harness scans for sanitizer reports
+        d.cleanup()
+
+
+# ----------------------------------------------------------------- row 14
+SECRET = {"name": "SECRET", "vois": [
+    {"id": 0, "name": "password_failures", "dtype": "INT_U64",
+     "stats": [{"kind": "SUM"}]}]}
+
+
+def test_privilege_leaks():
+    """Row 14: KstatCreate on a PRIV kstat's name answered KstatExists (an
+    existence oracle); TemplateList showed PRIV kstats' VOI names;
+    Info.kstats counted PRIV kstats. Now an unprivileged peer gets the
+    neutral refusal (PermissionDenied, as for a privileged kstat) for a
+    name held by a kstat it may not see, and TemplateList, Info's counts
+    and statsd's own kstat show it only what it may see."""
+    d = daemon()
+    c = d.conn()
+    sspec = ok(c.call("io.statsd.TemplateAdd", SECRET), "TemplateAdd")[
+        "template"]["spec"]
+    for name, flags in (("keys", ["PRIV"]), ("old", ["PRIV",
+                                                     "PERSISTENT"])):
+        ok(c.call("io.statsd.KstatCreate", {
+            "module": "secret", "instance": 0, "name": name,
+            "template": sspec, "flags": flags}), "root's PRIV kstat " + name)
+    ok(c.call("io.statsd.KstatDelete", {"module": "secret", "instance": 0,
+                                        "name": "old"}), "dormant PRIV")
+    c.close()
+    h = Hostile(d)
+    spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
+              "TemplateAdd")["template"]["spec"]
+    rep = h.calls([("io.statsd.KstatCreate", {
+        "module": "secret", "instance": 0, "name": n, "template": spec})
+        for n in ("keys", "old")])
+    for r, n in zip(rep, ("keys", "old")):
+        expect_error(r, "io.statsd.PermissionDenied", "a name held by a "
+                     "PRIV kstat (%s)" % n, right="admin")
+        check("kstat" not in r.get("parameters", {}), "the refusal names "
+              "no kstat")
+    mine = h.calls([("io.statsd.KstatCreate", {
+        "module": "mine", "instance": 0, "name": "x", "template": spec}),
+        ("io.statsd.KstatCreate", {
+            "module": "mine", "instance": 0, "name": "x",
+            "template": spec})])
+    ok(mine[0], "a free name")
+    expect_error(mine[1], "io.statsd.KstatExists", "a name nobody can see "
+                 "taken", kstat="mine:0:x")
+    tl = h.calls([("io.statsd.TemplateList", {})])[0]
+    names_seen = [t["name"] for t in ok(tl, "TemplateList")["templates"]]
+    check("SECRET" not in names_seen and "password_failures" not in
+          json.dumps(tl), "TemplateList hides the PRIV kstats' template: "
+          "%s" % names_seen)
+    check("APP" in names_seen, "and shows nobody's own")
+    root_tl = [t["name"] for t in ok(d.call("io.statsd.TemplateList", {}),
+                                     "TemplateList as root")["templates"]]
+    check("SECRET" in root_tl, "root sees it")
+    info = ok(h.calls([("io.statsd.Info", {})])[0], "Info as nobody")
+    chain = ok(h.calls([("io.statsd.Chain", {"dormant": True})])[0],
+               "Chain as nobody")["kstats"]
+    seen = len([k for k in chain if "DORMANT" not in k["flags"]])
+    check(info["kstats"] == seen and info["dormant"] == len(chain) - seen,
+          "Info counts what nobody sees: %d/%d, chain %d/%d" % (
+              info["kstats"], info["dormant"], seen, len(chain) - seen))
+    check(info["templates"] == len(names_seen), "and the templates it may "
+          "see: %d, list %d" % (info["templates"], len(names_seen)))
+    rinfo = ok(d.call("io.statsd.Info", {}), "Info as root")
+    check(rinfo["kstats"] == info["kstats"] + 1 and rinfo["dormant"] ==
+          info["dormant"] + 1, "root counts the PRIV ones too")
+    own = wait_for(lambda: (lambda o: o.get("kstats") == info["kstats"] and
+                            o.get("templates") == info["templates"] and o)(
+        read_data(d, "statsd", 0, "daemon")), "statsd's own kstat to "
+        "count what any peer may see")
+    check(bool(own), "statsd's own kstat: %s" % own)
+    h.quit()
+    d.stop()
+    d.cleanup()
+
+
 TESTS = [test_connections_reserve_root, test_buffered_bytes_bounded,
          test_patterns_bounded, test_work_is_sliced, test_full_runtime_dir,
          test_state_dir_unusable, test_checkpoint_incremental,
-         test_checkpoint_torn_and_v1, test_every_kind_survives]
+         test_checkpoint_torn_and_v1, test_every_kind_survives,
+         test_corrupted_checkpoints, test_privilege_leaks]
 
 if __name__ == "__main__":
     only = sys.argv[1:]

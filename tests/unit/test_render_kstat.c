@@ -61,6 +61,27 @@ render(enum ksfmt_mode mode, const struct ks_view *v, size_t n,
 	return r;
 }
 
+/* Times as kstat prints them, for any value a corrupted checkpoint may
+ * bring (INT64_MIN's negation once overflowed). */
+START_TEST(times_every_value)
+{
+	char b[48];
+
+	ksfmt_time(b, sizeof(b), 0);
+	ck_assert_str_eq(b, "0");
+	ksfmt_time(b, sizeof(b), 1500000000);
+	ck_assert_str_eq(b, "1.500000000");
+	ksfmt_time(b, sizeof(b), -1500000000);
+	ck_assert_str_eq(b, "-1.500000000");
+	ksfmt_time(b, sizeof(b), -500000000);
+	ck_assert_str_eq(b, "-0.500000000");
+	ksfmt_time(b, sizeof(b), INT64_MIN);
+	ck_assert_str_eq(b, "-9223372036.854775808");
+	ksfmt_time(b, sizeof(b), INT64_MAX);
+	ck_assert_str_eq(b, "9223372036.854775807");
+}
+END_TEST
+
 START_TEST(man_page_parseable_example)
 {
 	struct statsblob *sb = system_misc();
@@ -446,6 +467,7 @@ render_kstat_suite(void)
 	Suite *s = suite_create("render_kstat");
 	TCase *tc = tcase_create("kstat");
 
+	tcase_add_test(tc, times_every_value);
 	tcase_add_test(tc, man_page_parseable_example);
 	tcase_add_test(tc, default_and_json_shapes);
 	tcase_add_test(tc, intr_io_timer_and_blob_names);

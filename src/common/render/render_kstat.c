@@ -18,11 +18,15 @@
 void
 ksfmt_time(char *buf, size_t len, hrtime_t t)
 {
+	/* The magnitude as unsigned: -t overflows for INT64_MIN, and the
+	 * sign of a time between -1 s and 0 is in neither part. */
+	uint64_t m = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
+
 	if (t == 0)
 		snprintf(buf, len, "0");
 	else
-		snprintf(buf, len, "%" PRId64 ".%09" PRId64,
-		    t / 1000000000, (t < 0 ? -t : t) % 1000000000);
+		snprintf(buf, len, "%s%" PRIu64 ".%09" PRIu64, t < 0 ? "-" : "",
+		    m / 1000000000, m % 1000000000);
 }
 
 /* The flat statistics being collected as text. */
