@@ -24,7 +24,11 @@ enum cfg_type {
 	CFG_MODE,	/* octal file mode */
 	CFG_STRING,	/* up to max characters, printable, no blanks */
 	CFG_ENUM,	/* one of names[] (stored as its index) */
+	CFG_WORDS,	/* CFG_STRING with blanks: a list, checked by check() */
 };
+
+/* The longest value (a config line is at most 4096 bytes). */
+#define CFG_VALUE_MAX	4096
 
 struct cfg_key {
 	const char		*key;
@@ -35,10 +39,24 @@ struct cfg_key {
 	bool			 reloadable;
 	const char *const	*names;		/* CFG_ENUM */
 	const char		*doc;
+	/* CFG_WORDS: NULL if v is good, else why not (in buf). */
+	const char		*(*check)(const char *v, char *buf, size_t len);
 };
 
+/* zone_cgroups: patterns zones.c compiles. */
+static const char *
+cfg_check_zone_cgroups(const char *v, char *buf, size_t len)
+{
+	struct zone_patterns *p;
+	int r = zone_patterns_parse(v, &p, buf, len);
+
+	zone_patterns_free(p);
+	return r < 0 ? buf : NULL;
+}
+
 #define K(name, t, field, d, lo, hi, rel, doc)				\
-	{ name, t, offsetof(struct config, field), d, lo, hi, rel, NULL, doc }
+	{ name, t, offsetof(struct config, field), d, lo, hi, rel, NULL, doc, \
+	    NULL }
 
 static const struct cfg_key config_keys[] = {
 	K("socket", CFG_STRING, socket, "", 0, 107, false,
@@ -49,7 +67,8 @@ static const struct cfg_key config_keys[] = {
 	    "Group whose members are privileged peers: they see PRIV kstats and may change, reset and delete any kstat. Empty means none; a group that does not exist is logged and ignored."),
 	{ "log_level", CFG_ENUM, offsetof(struct config, log_level), "info",
 	    0, 0, true, log_level_names,
-	    "Least important messages logged: error, warning, notice, info or debug." },
+	    "Least important messages logged: error, warning, notice, info or debug.",
+	    NULL },
 	K("max_connections", CFG_UINT, max_connections, "1024", 1, 65536, true,
 	    "Most control connections open at once (see quota_reserve_percent)."),
 	K("max_connections_per_uid", CFG_UINT, max_connections_per_uid, "64", 1, 65536, true,
@@ -118,9 +137,13 @@ static const struct cfg_key config_keys[] = {
 	    "Shortest interval a streaming Read or Scrape may ask for."),
 	K("quota_reserve_percent", CFG_UINT, quota_reserve_percent, "10", 0, 90, true,
 	    "Part of every total (max_connections, max_buffered, max_templates, max_template_bytes, max_kstats, arena_size, max_persistent_bytes), in percent, that only privileged peers may use, so that a crowd of users cannot lock root out. Privileged peers are held to the totals only, not to the per-user limits."),
-	{ "zones", CFG_ENUM, offsetof(struct config, zones), "pid", 0, 0,
+	{ "zones", CFG_ENUM, offsetof(struct config, zones), "cgroup", 0, 0,
 	    false, zone_kind_names,
-	    "What makes a zone (a container): the pid, user or cgroup namespace of the process that connected; none puts every peer in the global zone. A kstat made in a zone is seen there and in the global zone (statsd's own namespace), never in another zone. Reading another user's namespace needs root or CAP_SYS_PTRACE; a peer whose zone cannot be told is refused." },
+	    "What makes a zone (a container). cgroup: the container cgroup of the process that connected (see zone_cgroups), read from /proc/<pid>/cgroup, which needs no privilege; these zones keep their PERSISTENT kstats across restarts. pidns, userns or cgroupns: its namespace of that kind, which statsd can read for other users' processes only as root or with CAP_SYS_PTRACE (and so with ptrace access to every process); these zones end with statsd, and their PERSISTENT kstats with it. none: every peer is in the global zone. A kstat made in a zone is seen there and in the global zone (statsd's own), never in another zone. A peer whose zone cannot be told is refused.", NULL },
+	{ "zone_cgroups", CFG_WORDS, offsetof(struct config, zone_cgroups),
+	    zone_cgroups_default, 0, CFG_VALUE_MAX - 1, false, NULL,
+	    "The cgroups that are containers, for zones = cgroup: absolute cgroup v2 paths separated by blanks, whose components are shell globs (*, ?, [...], and \\ quoting the next character) matched one component at a time: a pattern matches cgroups of exactly its depth, and no * crosses a /. A peer's zone is the deepest ancestor of its cgroup, itself included, that a pattern matches; a peer under none, or in statsd's own container, is in the global zone. The zone is named after that cgroup's path. The default covers systemd-nspawn and machined, podman (rootful, rootless and pods), Docker (both cgroup drivers, and rootless), LXC, LXD and Incus, and Kubernetes pods; empty means no containers.",
+	    cfg_check_zone_cgroups },
 };
 
 #define NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
@@ -137,10 +160,14 @@ cfg_cfield(const struct config *c, const struct cfg_key *k)
 	return (const char *)c + k->off;
 }
 
-/* Parse one value into c. Returns: NULL, or a static message. */
+/* Parse one value into c. Returns: NULL, or a message (static, or in
+ * buf). */
 static const char *
-cfg_parse_value(struct config *c, const struct cfg_key *k, const char *v)
+cfg_parse_value(struct config *c, const struct cfg_key *k, const char *v,
+    char *buf, size_t buflen)
 {
+	const char *msg;
+
 	unsigned long long n;
 	char *end;
 	size_t i, len;
@@ -180,12 +207,18 @@ cfg_parse_value(struct config *c, const struct cfg_key *k, const char *v)
 			*(unsigned *)cfg_field(c, k) = (unsigned)n;
 		return NULL;
 	case CFG_STRING:
+	case CFG_WORDS:
 		len = strlen(v);
 		if (len > k->max)
 			return "string too long";
 		for (i = 0; i < len; i++)
-			if (!isgraph((unsigned char)v[i]))
-				return "blanks and control characters are not allowed";
+			if (!isgraph((unsigned char)v[i]) &&
+			    (k->type != CFG_WORDS || (v[i] != ' ' &&
+			    v[i] != '\t')))
+				return k->type == CFG_WORDS ? "control characters are not allowed" :
+				    "blanks and control characters are not allowed";
+		if (k->check != NULL && (msg = k->check(v, buf, buflen)) != NULL)
+			return msg;
 		end = strdup(v);
 		if (end == NULL)
 			return "out of memory";
@@ -209,8 +242,11 @@ config_defaults(struct config *c)
 	size_t i;
 
 	memset(c, 0, sizeof(*c));
+	char buf[256];
+
 	for (i = 0; i < NKEYS; i++)
-		if (cfg_parse_value(c, &config_keys[i], config_keys[i].def) != NULL) {
+		if (cfg_parse_value(c, &config_keys[i], config_keys[i].def,
+		    buf, sizeof(buf)) != NULL) {
 			config_done(c);
 			return -ENOMEM;
 		}
@@ -225,7 +261,8 @@ config_done(struct config *c)
 	if (c == NULL)
 		return;
 	for (i = 0; i < NKEYS; i++)
-		if (config_keys[i].type == CFG_STRING) {
+		if (config_keys[i].type == CFG_STRING ||
+		    config_keys[i].type == CFG_WORDS) {
 			free(*(char **)cfg_field(c, &config_keys[i]));
 			*(char **)cfg_field(c, &config_keys[i]) = NULL;
 		}
@@ -261,7 +298,7 @@ config_load(const char *path, bool required, struct config *out,
 {
 	bool seen[NKEYS] = { false };
 	struct config c;
-	char *line = NULL, keybuf[64];
+	char *line = NULL, keybuf[64], why[200];
 	unsigned lineno = 0;
 	size_t cap = 0;
 	ssize_t n;
@@ -339,12 +376,17 @@ config_load(const char *path, bool required, struct config *out,
 			goto out;
 		}
 		seen[i] = true;
-		msg = cfg_parse_value(&c, &config_keys[i], val);
+		msg = cfg_parse_value(&c, &config_keys[i], val, why,
+		    sizeof(why));
 		if (msg != NULL) {
-			char m[200];
+			char m[sizeof(err->msg)];
 
-			snprintf(m, sizeof(m), "bad value \"%.64s\": %s", val,
-			    msg);
+			/* A list's check names the item that is wrong. */
+			if (msg == why)
+				snprintf(m, sizeof(m), "%s", msg);
+			else
+				snprintf(m, sizeof(m), "bad value \"%.64s\": %s",
+				    val, msg);
 			r = cfg_fail(err, path, lineno, key, m);
 			goto out;
 		}
@@ -398,6 +440,7 @@ cfg_equal(const struct config *a, const struct config *b,
 {
 	switch (k->type) {
 	case CFG_STRING:
+	case CFG_WORDS:
 		return strcmp(*(char *const *)cfg_cfield(a, k),
 		    *(char *const *)cfg_cfield(b, k)) == 0;
 	case CFG_SIZE:
@@ -432,7 +475,7 @@ config_reload_apply(struct config *c, const struct config *n, char *buf,
 			kept++;
 			continue;
 		}
-		if (k->type == CFG_STRING) {
+		if (k->type == CFG_STRING || k->type == CFG_WORDS) {
 			char *s = strdup(*(char *const *)cfg_cfield(n, k));
 
 			if (s == NULL)
@@ -458,6 +501,7 @@ cfg_format(const struct config *c, const struct cfg_key *k, char *buf,
 
 	switch (k->type) {
 	case CFG_STRING:
+	case CFG_WORDS:
 		snprintf(buf, len, "%s", *(char *const *)cfg_cfield(c, k));
 		return;
 	case CFG_ENUM:
@@ -511,7 +555,7 @@ cfg_wrap(FILE *f, const char *prefix, const char *doc)
 void
 config_print(FILE *f, const struct config *c)
 {
-	char val[128];
+	char val[CFG_VALUE_MAX];
 	size_t i;
 
 	for (i = 0; i < NKEYS; i++) {
@@ -540,7 +584,24 @@ cfg_range(const struct cfg_key *k, char *buf, size_t len)
 	case CFG_ENUM:
 		snprintf(buf, len, "a word");
 		return;
+	case CFG_WORDS:
+		snprintf(buf, len, "Patterns separated by blanks");
+		return;
 	}
+}
+
+/* Print n bytes of w for roff: a backslash is roff's escape, \e prints
+ * one. */
+static void
+mdoc_word(FILE *f, const char *w, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (w[i] == '\\')
+			fputs("\\e", f);
+		else
+			fputc(w[i], f);
 }
 
 /*
@@ -577,7 +638,7 @@ mdoc_text(FILE *f, const char *text)
 			fputs("\\&", f);
 			col += 2;
 		}
-		fwrite(w, 1, n, f);
+		mdoc_word(f, w, n);
 		col += n;
 		p = w + n;
 		/* A sentence ends the line. */
@@ -590,11 +651,35 @@ mdoc_text(FILE *f, const char *text)
 		fputc('\n', f);
 }
 
+/* A list's default, a word a line. */
+static void
+mdoc_list(FILE *f, const char *val)
+{
+	const char *p = val;
+	size_t n;
+
+	fprintf(f, "Default:\n.Bd -literal -offset indent\n");
+	while (*p != '\0') {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		for (n = 0; p[n] != '\0' && p[n] != ' ' && p[n] != '\t'; n++)
+			;
+		if (n > 0) {
+			if (*p == '.' || *p == '\'')
+				fputs("\\&", f);
+			mdoc_word(f, p, n);
+			fputc('\n', f);
+		}
+		p += n;
+	}
+	fprintf(f, ".Ed\n");
+}
+
 void
 config_print_mdoc(FILE *f)
 {
 	struct config c;
-	char val[128], range[64];
+	char val[CFG_VALUE_MAX], range[64];
 	size_t i;
 
 	if (config_defaults(&c) < 0)
@@ -607,6 +692,13 @@ config_print_mdoc(FILE *f)
 		cfg_range(k, range, sizeof(range));
 		fprintf(f, ".It Ic %s No = Ar value\n", k->key);
 		mdoc_text(f, k->doc);
+		if (k->type == CFG_WORDS && val[0] != '\0') {
+			mdoc_list(f, val);
+			fprintf(f, "%s%s.\n", range, k->reloadable ?
+			    "; takes effect on reload (SIGHUP)" :
+			    "; needs a restart");
+			continue;
+		}
 		fprintf(f, "Default:\n.Ql %s ;\n%s%s.\n", val[0] != '\0' ?
 		    val : "\"\"", range, k->reloadable ?
 		    "; takes effect on reload (SIGHUP)" :
@@ -620,7 +712,7 @@ json_t *
 config_to_json(const struct config *c)
 {
 	json_t *o = json_object();
-	char val[128];
+	char val[CFG_VALUE_MAX];
 	size_t i;
 
 	if (o == NULL)

@@ -55,6 +55,7 @@ struct config {
 	unsigned	 quota_reserve_percent;
 	unsigned	 watch_min_interval_ms;
 	unsigned	 zones;			/* enum zone_kind */
+	char		*zone_cgroups;		/* patterns, blank-separated */
 };
 
 /* What went wrong in a config file: file, line (0: not a line) and key. */

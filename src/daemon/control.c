@@ -20,6 +20,7 @@
 #include "log.h"
 #include "quota.h"
 #include "varlink_names.h"
+#include "zones.h"
 
 #define CONN_READ_CHUNK		65536u
 
@@ -679,15 +680,13 @@ control_accept_one(struct control *ctl, int fd)
 	struct statsd *d = ctl->d;
 	struct quota_refusal why;
 	struct cpriv *cp;
-	struct peer peer;
+	struct peer peer = { 0 };
 	int r;
 
 	r = rights_peer_init(d, fd, &peer);
 	if (r < 0) {
-		log_warning("a peer refused: %s", r == -ESRCH ? "its zone cannot "
-		    "be told (it exited, or statsd cannot see its pid)" :
-		    r == -EACCES ? "statsd may not read its namespace to tell "
-		    "its zone (see statsd.conf's zones)" : strerror(-r));
+		log_warning("a peer (pid %d, uid %u) refused: %s",
+		    (int)peer.pid, (unsigned)peer.uid, zones_strerror(r));
 		close(fd);
 		return;
 	}

@@ -336,7 +336,7 @@ run(struct statsd *d, bool foreground)
 	struct mainloop ml = { .d = d };
 	struct event_config *ecfg;
 	uint64_t wd_usec = 0;
-	const char *why = "";
+	const char *why = "", *zwhy;
 	int *lfds = NULL, nl, lockfd, r, ready_fd = -1;
 
 	if (!foreground && daemonize(&ready_fd) < 0) {
@@ -370,17 +370,26 @@ run(struct statsd *d, bool foreground)
 	d->start_ns = clock_now_ns();
 	d->self_uid = geteuid();
 	rights_admin_group_update(d);
-	r = zones_new((enum zone_kind)d->cfg.zones, &d->zones);
+	r = zones_new((enum zone_kind)d->cfg.zones, d->cfg.zone_cgroups,
+	    &d->zones);
 	if (r < 0) {
-		log_error("zones: cannot open statsd's own %s namespace: %s",
-		    zone_kind_names[d->cfg.zones], strerror(-r));
+		if (d->cfg.zones == ZONE_KIND_CGROUP)
+			log_error("zones = cgroup: %s; set zones = none on a "
+			    "host without containers", r == -ENOENT ?
+			    "/proc/self/cgroup has no cgroup v2 (0::) line, "
+			    "nor a name=systemd one, to tell containers by" :
+			    strerror(-r));
+		else
+			log_error("zones = %s: cannot open statsd's own "
+			    "namespace: %s", zone_kind_names[d->cfg.zones],
+			    strerror(-r));
 		goto out;
 	}
-	if (!zones_may_look(d->zones))
-		log_warning("zones = %s: statsd may not read other users' "
-		    "namespaces (it needs root or CAP_SYS_PTRACE), so their "
-		    "peers will be refused; set zones = none for a host "
-		    "without containers", zone_kind_names[d->cfg.zones]);
+	zwhy = zones_may_look(d->zones);
+	if (zwhy != NULL)
+		log_warning("zones = %s: %s, so peers of other users will be "
+		    "refused; set zones = none for a host without containers",
+		    zone_kind_names[d->cfg.zones], zwhy);
 	r = quota_new(d, &d->quota);
 	if (r == 0)
 		r = registry_new(d, &d->reg);

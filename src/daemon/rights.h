@@ -1,8 +1,8 @@
 /*
  * rights.h: who a peer is and what it may do. Peers are identified by
  * SO_PEERCRED (and their supplementary groups by SO_PEERGROUPS), never by
- * anything they say; their zone is the namespace of the process that
- * connected (zones.h). Three rights:
+ * anything they say; their zone is the container (a cgroup, or a
+ * namespace) of the process that connected (zones.h). Three rights:
  *
  *   read   any peer that could connect: list, read and scrape what it may
  *          see (kstats of its zone, of every zone, and in the global zone
@@ -50,8 +50,8 @@ struct peer {
  * rights_peer_init: read fd's peer credentials, find its zone (with a
  * reference: rights_peer_done() drops it) and decide whether the peer is
  * privileged.
- * Returns: 0; -ESRCH (its zone cannot be told: it exited, or is in an
- * outer pid namespace); -errno from getsockopt.
+ * Returns: 0; a negative errno from zones_of_peer() (its zone cannot be
+ * told: zones_strerror() says why); -errno from getsockopt.
  */
 int rights_peer_init(const struct statsd *d, int fd, struct peer *ret);
 void rights_peer_done(const struct statsd *d, struct peer *p);

@@ -158,6 +158,12 @@ def track_pid(pid):
     _live.append(_Pid(pid))
 
 
+def on_cleanup(obj):
+    """Make cleanup_all() call obj.cleanup(), after it has stopped
+    everything started later (cgroups a test made, once empty)."""
+    _live.append(obj)
+
+
 def _on_signal(signum, _frame):
     # Unwind through the normal exit path, so that atexit runs.
     raise SystemExit(128 + signum)

@@ -32,7 +32,7 @@ unit_statsd_start(struct statsd *d, const char *rt, const char *state)
 	d->sample_rates = strdup("");
 	d->base = event_base_new();
 	ck_assert_ptr_nonnull(d->base);
-	ck_assert_int_eq(zones_new(ZONE_KIND_NONE, &d->zones), 0);
+	ck_assert_int_eq(zones_new(ZONE_KIND_NONE, NULL, &d->zones), 0);
 	ck_assert_int_eq(quota_new(d, &d->quota), 0);
 	ck_assert_int_eq(registry_new(d, &d->reg), 0);
 	ck_assert_int_eq(mirror_dir_make(d->runtime_dir, &d->persist_dir), 0);

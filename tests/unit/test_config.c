@@ -12,6 +12,7 @@
 
 #include "unit.h"
 #include "config.h"
+#include "zones.h"
 
 /* Write text to a fresh file; its path into path. */
 static void
@@ -52,6 +53,9 @@ START_TEST(defaults_and_values)
 	ck_assert_uint_eq(d.max_connections, 1024);
 	ck_assert_uint_eq(d.watch_min_interval_ms, 100);
 	ck_assert_str_eq(d.admin_group, "statsd-admin");
+	/* Zones that need no privilege, by default. */
+	ck_assert_uint_eq(d.zones, ZONE_KIND_CGROUP);
+	ck_assert_str_eq(d.zone_cgroups, zone_cgroups_default);
 	/* An empty file is the defaults; comments and blanks are nothing. */
 	ck_assert_int_eq(load("# nothing\n\n   \n", &c, &err), 0);
 	ck_assert_uint_eq(c.max_connections, d.max_connections);
@@ -81,6 +85,11 @@ START_TEST(errors_name_file_line_and_key)
 		{ "max_connections = 12x\n", 1, "max_connections" },
 		{ "max_connections\n", 1, "" },
 		{ "zones = planet\n", 1, "zones" },
+		/* The namespace kinds are named as such. */
+		{ "zones = pid\n", 1, "zones" },
+		{ "\nzone_cgroups = /docker/* docker/*\n", 2, "zone_cgroups" },
+		{ "zone_cgroups = /a//b\n", 1, "zone_cgroups" },
+		{ "zone_cgroups = /a/b\\\n", 1, "zone_cgroups" },
 		{ "watch_min_interval_ms = 99999999999999999999\n", 1,
 		    "watch_min_interval_ms" },
 	};
@@ -113,6 +122,48 @@ START_TEST(errors_name_file_line_and_key)
 }
 END_TEST
 
+/* A bad pattern in zone_cgroups is named, with what is wrong with it,
+ * and the good ones around it are not blamed. */
+START_TEST(zone_cgroups_errors_name_the_pattern)
+{
+	static const struct {
+		const char	*text;
+		const char	*says;
+	} bad[] = {
+		{ "zone_cgroups = /ok/* docker/*\n",
+		    "pattern \"docker/*\": not a cgroup path" },
+		{ "zone_cgroups = /ok/* /\n",
+		    "pattern \"/\": the root cgroup is the host" },
+		{ "zone_cgroups = /a//b\n", "pattern \"/a//b\": an empty" },
+		{ "zone_cgroups = /a/b/\n", "pattern \"/a/b/\": an empty" },
+		{ "zone_cgroups = /a/../b\n", "'.' and '..' are not" },
+		{ "zone_cgroups = /a/**/b\n", "'**' is not supported" },
+		{ "zone_cgroups = /a\\/b\n", "holds no '/'" },
+		{ "zone_cgroups = /a/b\\\n", "quotes nothing" },
+		{ "zone_cgroups = /x/[[:nosuch:]]\n", "pattern \"/x/[[:nosuch:]]\"" },
+		{ "zone_cgroups = /x/a*bcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmn\n",
+		    "is too long" },
+		{ "zone_cgroups = /a\x01b\n", "control characters" },
+	};
+	struct config c;
+	struct config_error err;
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(load(bad[i].text, &c, &err) == -EINVAL,
+		    "accepted %s", bad[i].text);
+		ck_assert_str_eq(err.key, "zone_cgroups");
+		ck_assert_msg(strstr(err.msg, bad[i].says) != NULL,
+		    "%s: said \"%s\", not \"%s\"", bad[i].text, err.msg,
+		    bad[i].says);
+	}
+	/* Empty: no containers. */
+	ck_assert_int_eq(load("zone_cgroups = \"\"\n", &c, &err), 0);
+	ck_assert_str_eq(c.zone_cgroups, "");
+	config_done(&c);
+}
+END_TEST
+
 START_TEST(reload_keeps_what_cannot_change)
 {
 	struct config c, n;
@@ -140,8 +191,11 @@ START_TEST(printed_config_loads_back)
 	json_t *a, *b;
 	FILE *f;
 
-	ck_assert_int_eq(load("max_kstats = 1234\nzones = user\n"
-	    "admin_group = adm\n", &c, &err), 0);
+	ck_assert_int_eq(load("max_kstats = 1234\nzones = userns\n"
+	    "admin_group = adm\n"
+	    "zone_cgroups =  /machine.slice/*\t/pods/p[0-9]*/\\*x  \n",
+	    &c, &err), 0);
+	ck_assert_str_eq(c.zone_cgroups, "/machine.slice/*\t/pods/p[0-9]*/\\*x");
 	f = open_memstream(&text, &len);
 	config_print(f, &c);
 	fclose(f);
@@ -154,7 +208,8 @@ START_TEST(printed_config_loads_back)
 	ck_assert_str_eq(json_string_value(json_object_get(b,
 	    "max_kstats")), "1234");
 	ck_assert_str_eq(json_string_value(json_object_get(b, "zones")),
-	    "user");
+	    "userns");
+	ck_assert_str_eq(back.zone_cgroups, c.zone_cgroups);
 	f = open_memstream(&t2, &l2);
 	config_print(f, &back);
 	fclose(f);
@@ -176,6 +231,7 @@ config_suite(void)
 
 	tcase_add_test(tc, defaults_and_values);
 	tcase_add_test(tc, errors_name_file_line_and_key);
+	tcase_add_test(tc, zone_cgroups_errors_name_the_pattern);
 	tcase_add_test(tc, reload_keeps_what_cannot_change);
 	tcase_add_test(tc, printed_config_loads_back);
 	suite_add_tcase(s, tc);

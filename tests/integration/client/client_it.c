@@ -876,6 +876,27 @@ mode_kread(int argc, char **argv)
 	kstat_close(kc);
 }
 
+/* The chain kstat_open() gives this process, each kstat read (through
+ * its mapped segment): "chain=MODULE:INST:NAME read=1|0" lines, what a
+ * consumer in a zone sees (test_zones.py). */
+static void
+mode_kchain(int argc, char **argv)
+{
+	kstat_ctl_t *kc = kstat_open();
+	kstat_t *k;
+
+	(void)argc;
+	(void)argv;
+	check(kc != NULL, "kstat_open: %s", strerror(errno));
+	if (kc == NULL)
+		return;
+	for (k = kc->kc_chain; k != NULL; k = k->ks_next)
+		printf("chain=%s:%d:%s read=%d\n", k->ks_module,
+		    (int)k->ks_instance, k->ks_name, kstat_read(kc, k,
+		    NULL) >= 0);
+	kstat_close(kc);
+}
+
 /* ---------------------------------------------------------------- kstat2 */
 
 static void
@@ -1003,6 +1024,7 @@ static const struct {
 	{ "many", mode_many },
 	{ "kstat", mode_kstat },
 	{ "kread", mode_kread },
+	{ "kchain", mode_kchain },
 	{ "kstat2", mode_kstat2 },
 	{ "statistic", mode_statistic },
 };
