@@ -2,7 +2,13 @@
 statsd.socket and statsd.service (built with ExecStart in the build
 tree); the service's sandbox scores at most 2.0 in `systemd-analyze
 security --offline=yes`; the sysusers.d and tmpfiles.d snippets apply to
-a scratch root."""
+a scratch root.
+
+statsd runs with no capability: zones (zones = cgroup) need none, and
+CAP_SYS_PTRACE, which the namespace modes need, is ptrace access to every
+process's memory. The unit grants no capability, and scores no worse than
+the same unit with CAP_SYS_PTRACE granted (and /proc hidden, as it was
+then), on whatever systemd-analyze this host has."""
 import os
 import re
 import shutil
@@ -32,14 +38,52 @@ check(p.returncode == 0, "systemd-analyze verify exits 0: %s" % p.stderr)
 ours = [line for line in p.stderr.splitlines() if "statsd" in line]
 check(ours == [], "verify says nothing about statsd's units: %s" % ours)
 
-p = harness.run([ANALYZE, "security", "--offline=yes", "--threshold=20",
-                    svc], capture_output=True, text=True, cwd=tmp)
-m = re.search(r"Overall exposure level for statsd.service: ([0-9.]+)",
-              p.stdout)
-check(m is not None, "security prints an exposure level")
-if m:
-    check(float(m.group(1)) <= 2.0, "exposure %s <= 2.0" % m.group(1))
-check(p.returncode == 0, "security --threshold=20 passes")
+
+
+def exposure(unit):
+    """systemd-analyze security's exposure of unit, and its output."""
+    p = harness.run([ANALYZE, "security", "--offline=yes", "--threshold=20",
+                     unit], capture_output=True, text=True, cwd=tmp)
+    m = re.search(r"Overall exposure level for [^:]*: ([0-9.]+)", p.stdout)
+    check(m is not None, "security prints an exposure level for %s" % unit)
+    check(p.returncode == 0, "security --threshold=20 passes for %s" % unit)
+    return (float(m.group(1)) if m else 99.0), p.stdout
+
+
+score, out = exposure(svc)
+check(score <= 2.0, "exposure %s <= 2.0" % score)
+
+# No capability, CAP_SYS_PTRACE least of all.
+with open(svc) as f:
+    unit = f.read()
+settings = dict(line.split("=", 1) for line in unit.splitlines()
+                if "=" in line and not line.startswith("#"))
+check(all("CAP_SYS_PTRACE" not in line for line in unit.splitlines()
+          if not line.lstrip().startswith("#")),
+      "the unit grants no CAP_SYS_PTRACE")
+check(settings.get("CapabilityBoundingSet") == "",
+      "the bounding set is empty: %r" % settings.get("CapabilityBoundingSet"))
+check("AmbientCapabilities" not in settings, "no ambient capability")
+check(re.search(r"✓ CapabilityBoundingSet=~CAP_SYS_PTRACE", out) is not None,
+      "systemd-analyze finds no ptrace ability")
+# zones = cgroup reads other users' /proc/<pid>/cgroup: /proc is not
+# hidden from statsd.
+check(settings.get("ProtectProc", "default") == "default",
+      "ProtectProc lets statsd see /proc/<pid>/cgroup: %r"
+      % settings.get("ProtectProc"))
+# At least as good as the unit that granted CAP_SYS_PTRACE.
+old = os.path.join(tmp, "statsd-ptrace.service")
+then = (unit.replace("CapabilityBoundingSet=\n",
+                     "CapabilityBoundingSet=CAP_SYS_PTRACE\n"
+                     "AmbientCapabilities=CAP_SYS_PTRACE\n")
+        .replace("ProtectProc=default", "ProtectProc=invisible"))
+check(then.count("CAP_SYS_PTRACE\n") == 2 and "ProtectProc=invisible" in then,
+      "the unit as it was, with CAP_SYS_PTRACE")
+with open(old, "w") as f:
+    f.write(then)
+old_score, _ = exposure(old)
+check(score <= old_score, "exposure %s is no worse than %s with "
+      "CAP_SYS_PTRACE" % (score, old_score))
 
 root = os.path.join(tmp, "root")
 os.makedirs(os.path.join(root, "etc"))
