@@ -150,8 +150,10 @@ ck_write_all(int fd, const char *p, size_t len)
 /* -------------------------------------------------------------- records */
 
 static json_t *
-ck_kstat_rec(struct reg_kstat *k, bool dormant)
+ck_kstat_rec(struct checkpoint *c, struct reg_kstat *k, bool dormant)
 {
+	const char *zc = zones_cgroup(c->d->zones, k->zone);
+	const char *oc = zones_cgroup(c->d->zones, k->owner_zone);
 	const struct statsblob *sb = registry_blob_peek(k);
 	json_t *path = json_array(), *o;
 	char seg[KS_PATH_MAX + 1], *b64;
@@ -177,9 +179,17 @@ ck_kstat_rec(struct reg_kstat *k, bool dormant)
 	    "birth", (json_int_t)(k->storage != NULL ?
 	    mirror_birth(mirror_of(k->storage)) : 0), "blob", b64);
 	free(b64);
-	/* Every zone's, or (absent) the global zone's. */
+	/* Every zone's, a container's (by its cgroup, which names it
+	 * after a restart too), or (absent) the global zone's; made by a
+	 * container, or (absent) by the global zone. */
 	if (o != NULL && k->zone == ZONE_ALL)
 		json_object_set_new(o, "zone", json_integer(-1));
+	if (o != NULL && zc != NULL)
+		json_object_set_new(o, "zone_cgroup", json_string(zc));
+	if (o != NULL && oc != NULL)
+		json_object_set_new(o, "owner_cgroup", json_string(oc));
+	if (o != NULL && k->gz)
+		json_object_set_new(o, "gz", json_true());
 	return o;
 }
 
@@ -199,24 +209,24 @@ ck_meta_rec(struct checkpoint *c)
 }
 
 bool
-checkpoint_outlives(uint32_t owner_zone, uint32_t zone)
+checkpoint_outlives(const struct zones *z, uint32_t owner_zone,
+    uint32_t zone)
 {
-	return owner_zone == ZONE_GLOBAL && (zone == ZONE_GLOBAL ||
-	    zone == ZONE_ALL);
+	return zones_lasting(z, owner_zone) && zones_lasting(z, zone);
 }
 
 bool
-checkpoint_outlives_statsd(const struct reg_kstat *k)
+checkpoint_outlives_statsd(const struct zones *z, const struct reg_kstat *k)
 {
-	return checkpoint_outlives(k->owner_zone, k->zone);
+	return checkpoint_outlives(z, k->owner_zone, k->zone);
 }
 
 /* Is k one the checkpoint keeps? */
 static bool
-ck_kept(const struct reg_kstat *k)
+ck_kept(const struct checkpoint *c, const struct reg_kstat *k)
 {
 	return (k->hdr.flags & KSTAT_FLAG_PERSISTENT) &&
-	    checkpoint_outlives_statsd(k);
+	    checkpoint_outlives_statsd(c->d->zones, k);
 }
 
 /* ----------------------------------------------------------- the state */
@@ -392,11 +402,11 @@ checkpoint_kstat_put(struct checkpoint *c, struct reg_kstat *k, bool dormant)
 	size_t n = 0;
 	int r;
 
-	if (!ck_kept(k))
+	if (!ck_kept(c, k))
 		return 0;
 	if (k->tpl->ckpt_bytes == 0)
 		recs[n++] = ck_template_rec(k->tpl);
-	recs[n++] = ck_kstat_rec(k, dormant);
+	recs[n++] = ck_kstat_rec(c, k, dormant);
 	if (recs[n - 1] == NULL || (n == 2 && recs[0] == NULL)) {
 		while (n-- > 0)
 			json_decref(recs[n]);
@@ -427,7 +437,7 @@ checkpoint_kstat_drop(struct checkpoint *c, struct reg_kstat *k)
 	json_t *rec;
 	int r;
 
-	if (!ck_kept(k) || k->ckpt_bytes == 0)
+	if (!ck_kept(c, k) || k->ckpt_bytes == 0)
 		return 0;
 	rec = json_pack("{s:s, s:I}", "t", "kstat-", "handle",
 	    (json_int_t)k->handle);
@@ -508,7 +518,7 @@ ck_pass_one(struct checkpoint *c, struct reg_kstat *k)
 		}
 		total += len;
 	}
-	rec = ck_kstat_rec(k, k->dormant);
+	rec = ck_kstat_rec(c, k, k->dormant);
 	line = rec != NULL ? ck_line(rec, &len) : NULL;
 	json_decref(rec);
 	if (line == NULL || ck_write_all(fd, line, len) < 0) {
@@ -632,7 +642,7 @@ ck_pass_step(struct checkpoint *c)
 		    k->hdr.module);
 		snprintf(c->cur_name, sizeof(c->cur_name), "%s", k->hdr.name);
 		c->cur_instance = k->hdr.instance;
-		if (!ck_kept(k) || (c->cfd < 0 && k->ckpt_saved ==
+		if (!ck_kept(c, k) || (c->cfd < 0 && k->ckpt_saved ==
 		    k->changes && k->ckpt_bytes != 0))
 			continue;
 		w = ck_pass_one(c, k);
@@ -812,6 +822,24 @@ ck_load_template(struct checkpoint *c, json_t *rec, uint64_t bytes)
 	return NULL;
 }
 
+/* The zone a kstat record names by its cgroup (cg: a string, or NULL
+ * for the global zone), with a reference. Returns: NULL, or why not. */
+static const char *
+ck_load_zone(struct checkpoint *c, json_t *cg, uint32_t *ret)
+{
+	*ret = ZONE_GLOBAL;
+	if (cg == NULL)
+		return NULL;
+	switch (zones_of_name(c->d->zones, json_string_value(cg), ret)) {
+	case 0:
+		return NULL;
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return "its zone's cgroup is not a cgroup path";
+	}
+}
+
 /* Restore one PERSISTENT kstat. Returns: NULL, or why it was skipped (a
  * static string). */
 static const char *
@@ -827,8 +855,9 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	struct reg_kstat *k;
 	struct ks_error kerr;
 	json_int_t handle, instance, type, flags, owner, crtime, birth;
-	const char *module, *name, *class_, *spec, *desc, *b64;
-	json_t *path, *e;
+	const char *module, *name, *class_, *spec, *desc, *b64, *zwhy;
+	json_t *path, *e, *zone_cg, *owner_cg;
+	uint32_t zone = ZONE_GLOBAL, owner_zone = ZONE_GLOBAL;
 	void *buf = NULL;
 	bool revived, from_file = false;
 	size_t i;
@@ -852,6 +881,11 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	t = registry_template_find(reg, spec);
 	if (t == NULL || strcmp(t->spec, spec) != 0)
 		return "its template is gone";
+	zone_cg = json_object_get(o, "zone_cgroup");
+	owner_cg = json_object_get(o, "owner_cgroup");
+	if ((zone_cg != NULL && !json_is_string(zone_cg)) ||
+	    (owner_cg != NULL && !json_is_string(owner_cg)))
+		return "malformed zone";
 	json_array_foreach(path, i, e) {
 		if (!json_is_string(e))
 			return "malformed path";
@@ -887,6 +921,20 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 			    "last checkpoint are lost if statsd is killed",
 			    module, (int)instance, name, strerror(-r));
 	}
+	/* A container's zone, found again by its cgroup (a reference each,
+	 * dropped below: the kstat takes its own). */
+	zwhy = ck_load_zone(c, zone_cg, &zone);
+	if (zwhy == NULL)
+		zwhy = ck_load_zone(c, owner_cg, &owner_zone);
+	if (zwhy != NULL) {
+		zones_unref(c->d->zones, zone);
+		mirror_close(m);
+		free(buf);
+		return zwhy;
+	}
+	if (zone_cg == NULL && json_integer_value(json_object_get(o,
+	    "zone")) == -1)
+		zone = ZONE_ALL;
 	memset(&n, 0, sizeof(n));
 	n.module = module;
 	n.instance = (int32_t)instance;
@@ -898,9 +946,9 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	n.path = pseg;
 	n.npath = (uint32_t)json_array_size(path);
 	n.owner = (uid_t)owner;
-	n.owner_zone = ZONE_GLOBAL;
-	n.zone = json_integer_value(json_object_get(o, "zone")) == -1 ?
-	    ZONE_ALL : ZONE_GLOBAL;
+	n.owner_zone = owner_zone;
+	n.zone = zone;
+	n.gz = json_is_true(json_object_get(o, "gz"));
 	n.tpl = t;
 	n.handle = (uint32_t)handle;
 	n.crtime = (uint64_t)crtime;
@@ -910,6 +958,8 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	n.dormant = dormant != 0;
 	n.restoring = true;
 	r = registry_kstat_create(reg, &n, &k, &revived, &kerr, &refusal);
+	zones_unref(c->d->zones, zone);
+	zones_unref(c->d->zones, owner_zone);
 	free(buf);
 	if (r < 0) {
 		mirror_close(m);

@@ -97,14 +97,18 @@ json_t *checkpoint_to_json(const struct checkpoint *c);
 
 /*
  * checkpoint_outlives_statsd: does PERSISTENT kstat k survive a restart
- * of statsd (a runtime file, the checkpoint)? Only if the global zone made
- * it for the global zone or for every zone: a restarted statsd cannot tell
- * a zone's namespace from a new one that got its number, so a zone's
+ * of statsd (a runtime file, the checkpoint)? Only if its zone and its
+ * owner's zone last (zones_lasting(): the global zone, every zone, a
+ * container cgroup): a restarted statsd cannot tell a namespace zone's
+ * namespace from a new one that got its number, so such a zone's
  * PERSISTENT kstats go dormant and come back only while statsd runs.
  */
-bool checkpoint_outlives_statsd(const struct reg_kstat *k);
+struct zones;
+bool checkpoint_outlives_statsd(const struct zones *z,
+    const struct reg_kstat *k);
 /* The same rule for a kstat to be made by a peer of owner_zone for
  * zone. */
-bool checkpoint_outlives(uint32_t owner_zone, uint32_t zone);
+bool checkpoint_outlives(const struct zones *z, uint32_t owner_zone,
+    uint32_t zone);
 
 #endif

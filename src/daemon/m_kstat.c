@@ -333,7 +333,7 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	/* A PERSISTENT kstat that outlives statsd needs the checkpoint:
 	 * refused at once, with the reason, while it cannot be written. */
 	if ((n->flags & KSTAT_FLAG_PERSISTENT) &&
-	    checkpoint_outlives(n->owner_zone, n->zone) &&
+	    checkpoint_outlives(d->zones, n->owner_zone, n->zone) &&
 	    !checkpoint_status(d->checkpoint, &ckwhy)) {
 		m_kstat_not_durable(call, -EIO, ckwhy);
 		return -EIO;
@@ -349,7 +349,7 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 		return r;
 	}
 	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && k->storage == NULL &&
-	    checkpoint_outlives_statsd(k)) {
+	    checkpoint_outlives_statsd(d->zones, k)) {
 		struct mirror *m;
 
 		/* Its runtime file, blocks and all, before it is used: a

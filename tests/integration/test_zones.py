@@ -413,6 +413,113 @@ d.stop()
 check("a peer (pid" not in d.stderr(), "no peer was refused: %s"
       % d.stderr()[-2000:])
 
+# ------------------------------- zones = cgroup: PERSISTENT kstats last
+# A container's PERSISTENT kstats are kept by its cgroup's path, and come
+# back in that container after a kill -9 and after a clean restart.
+dp = Daemon(config=CG_CONF + "checkpoint_interval_ms = 100000\n").start()
+host = dp.conn()
+spec = ok(host.call("io.statsd.TemplateAdd", harness.TPL_APP),
+          "TemplateAdd")["template"]["spec"]
+pa, pb = ZonePeer(dp.sock, BOX_A), ZonePeer(dp.sock, BOX_B)
+A = ok(pa.call("io.statsd.Hello"), "Hello")["peer"]["zone"]
+P = ["PERSISTENT"]
+ok(create(pa, "pa", "keep", spec, flags=P), "A: a PERSISTENT kstat")
+ok(create(pa, "pa", "mine", spec, zone=A, flags=P), "A: one for A alone")
+ok(create(pa, "pa", "dorm", spec, flags=P), "A: one to go dormant")
+ok(create(host, "hp", "fora", spec, zone=A, flags=P), "the host: one "
+   "for A")
+ok(create(pb, "pb", "keep", spec, flags=P), "B: a PERSISTENT kstat")
+SUMS = {"pa:0:keep": 20, "pa:0:mine": 9, "pa:0:dorm": 7, "pb:0:keep": 4}
+for box, who, kst in ((BOX_A, "A", ("pa:0:keep", "pa:0:mine", "pa:0:dorm")),
+                      (BOX_B, "B", ("pb:0:keep",))):
+    rc = RingClient(dp.sock, prefix=box)
+    check(rc.cmd("connect").startswith("ok") and
+          rc.cmd("attach").startswith("ok"), "ring in zone " + who)
+    for full in kst:
+        check(rc.cmd("handle " + full.replace(":", " ")).startswith("ok"),
+              "handle of " + full)
+        check(rc.cmd("push 1 0 %d" % SUMS[full]).startswith("ok"), "pushed")
+    rc.quit()
+
+
+def sum_in(peer, full):
+    m, _i, n = full.split(":")
+    r = peer.call("io.statsd.Read", {"module": m, "instance": 0, "name": n})
+    return ok(r, "Read " + full, False).get("data", {}).get("requests.sum")
+
+
+for full in ("pa:0:keep", "pa:0:mine", "pa:0:dorm"):
+    wait_for(lambda: sum_in(pa, full) == SUMS[full], full + "'s records")
+wait_for(lambda: sum_in(pb, "pb:0:keep") == 4, "B's records")
+r = ok(pa.call("io.statsd.KstatDelete", {"module": "pa", "instance": 0,
+                                         "name": "dorm"}), "delete dorm")
+check(r.get("dormant") is True, "a PERSISTENT kstat goes dormant: %s" % r)
+for p in (pa, pb):
+    p.quit()
+host.close()
+
+want_pa = sorted(["hp:0:fora", "pa:0:keep", "pa:0:mine", "pb:0:keep"])
+for how in ("kill -9", "a clean restart"):
+    if how == "kill -9":
+        dp.kill9()
+    else:
+        dp.stop()
+    dp.start()
+    pa, pb = ZonePeer(dp.sock, BOX_A), ZonePeer(dp.sock, BOX_B)
+    host = dp.conn()
+    A = ok(pa.call("io.statsd.Hello"), "Hello")["peer"]["zone"]
+    B = ok(pb.call("io.statsd.Hello"), "Hello")["peer"]["zone"]
+    got = [x for x in names(pa.call("io.statsd.Chain")) if x in want_pa]
+    check(got == ["hp:0:fora", "pa:0:keep", "pa:0:mine"],
+          "after %s, zone A has its kstats back: %s" % (how, got))
+    got = [x for x in names(pb.call("io.statsd.Chain")) if x in want_pa]
+    check(got == ["pb:0:keep"], "after %s, zone B has its own: %s"
+          % (how, got))
+    got = [x for x in names(host.call("io.statsd.Chain", {}))
+           if x in want_pa]
+    check(got == ["pa:0:keep", "pb:0:keep"], "after %s, the host sees the "
+          "zones' GZ_VIS kstats only: %s" % (how, got))
+    for peer, full in ((pa, "pa:0:keep"), (pa, "pa:0:mine"),
+                       (pb, "pb:0:keep")):
+        check(sum_in(peer, full) == SUMS[full], "after %s, %s kept its data"
+              % (how, full))
+    m = ok(pa.call("io.statsd.Read", {"module": "pa", "instance": 0,
+                                      "name": "keep"}), "Read")["kstat"]
+    check(m["zone"] == A and "GZ_VIS" in m["flags"],
+          "after %s, pa:0:keep is in zone A and the global zone: %s"
+          % (how, m))
+    m = ok(pa.call("io.statsd.Read", {"module": "pa", "instance": 0,
+                                      "name": "mine"}), "Read")["kstat"]
+    check(m["zone"] == A and "GZ_VIS" not in m["flags"],
+          "after %s, pa:0:mine is A's alone: %s" % (how, m))
+    # Owners as they were: A's root owns A's kstats, not the host's one.
+    ok(pa.call("io.statsd.Snapshot", {"module": "pa", "instance": 0,
+                                      "name": "mine", "reset": False}),
+       "A snapshots its kstat")
+    expect_error(pa.call("io.statsd.Snapshot", {"module": "hp",
+                                                "instance": 0,
+                                                "name": "fora",
+                                                "reset": True}),
+                 "io.statsd.PermissionDenied", "after %s, the host's kstat "
+                 "for A is still the host's" % how, right="owner")
+    got, marks, _segs = scanned(pb.scan())
+    check(not [x for x in got if x.startswith(("pa:", "hp:"))] and
+          not [x for x in marks if x.startswith(("zmark-pa", "zmark-hp"))],
+          "after %s, B's segments hold nothing of A's: %s %s"
+          % (how, got, marks))
+    if how == "kill -9":
+        r = create(pb, "pa", "dorm", spec, flags=P)
+        check("error" in r, "B cannot revive A's dormant kstat: %s" % r)
+    else:
+        r = ok(create(pa, "pa", "dorm", spec, flags=P), "A revives dorm")
+        check(r.get("revived") is True and r["kstat"]["zone"] == A,
+              "A's dormant kstat comes back in A: %s" % r)
+        check(sum_in(pa, "pa:0:dorm") == 7, "with its data")
+    pa.quit()
+    pb.quit()
+    host.close()
+dp.stop()
+
 # ------------------------- zones = cgroup with no privilege whatsoever
 # statsd as nobody, no capability: /proc/<pid>/cgroup is all it needs.
 NOBODY = pwd.getpwnam("nobody")

@@ -5,7 +5,9 @@
  * a kill -9, from its runtime file, with the updates made since the last
  * checkpoint; after a reboot (the runtime directory gone), from the
  * checkpoint; a plain kstat does not come back; a damaged checkpoint is
- * set aside and statsd starts afresh. Each life of statsd runs in a
+ * set aside and statsd starts afresh. A container's PERSISTENT kstat
+ * comes back in its zone, found again by the container's cgroup, with its
+ * owner's zone and its GZ_VIS. Each life of statsd runs in a
  * process of its own, as it does in earnest (the engine never forgets a
  * template within a process).
  */
@@ -172,6 +174,99 @@ START_TEST(a_damaged_checkpoint_is_set_aside)
 }
 END_TEST
 
+/* A PERSISTENT kstat made in a container (zones = cgroup): its zone is
+ * named by the container's cgroup. */
+static void
+zone_first_life(const char *rt, const char *st)
+{
+	struct reg_template *t;
+	struct reg_kstat *k;
+	struct quota_refusal why;
+	struct ks_error err;
+	struct statsd d;
+	uint32_t zone;
+	bool rv;
+
+	unit_statsd_start(&d, rt, st);
+	t = unit_template(&d, UNIT_TPL);
+	ck_assert_int_eq(zones_of_name(d.zones, "/machine.slice/machine-a.scope",
+	    &zone), 0);
+	{
+		struct reg_kstat_new n = {
+			.module = "zapp", .instance = 0, .name = "keep",
+			.type = KSTAT_TYPE_BLOB,
+			.flags = KSTAT_FLAG_PERSISTENT, .owner = 1000,
+			.owner_zone = zone, .zone = zone, .gz = true, .tpl = t,
+		};
+
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &k, &rv,
+		    &err, &why), 0);
+	}
+	zones_unref(d.zones, zone);
+	ck_assert(checkpoint_outlives_statsd(d.zones, k));
+	unit_persist(&d, k);
+	ck_assert_int_eq(checkpoint_kstat_put(d.checkpoint, k, false), 0);
+	unit_update(&d, k, 3);
+	unit_statsd_stop(&d, true);
+}
+
+/* Back in the zone of that cgroup; updates, then a kill -9. */
+static void
+zone_second_life(const char *rt, const char *st)
+{
+	struct reg_kstat *k;
+	struct statsd d;
+	uint32_t zone;
+
+	unit_statsd_start(&d, rt, st);
+	k = registry_kstat_find(d.reg, "zapp", 0, "keep");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_ne(k->zone, ZONE_GLOBAL);
+	ck_assert_str_eq(zones_cgroup(d.zones, k->zone),
+	    "/machine.slice/machine-a.scope");
+	ck_assert_uint_eq(k->owner_zone, k->zone);
+	ck_assert_uint_eq(k->owner, 1000);
+	ck_assert(k->gz);
+	ck_assert_uint_eq(unit_sum(k), 3);
+	/* A peer of that container, now, is in that zone. */
+	ck_assert_int_eq(zones_of_name(d.zones,
+	    "/machine.slice/machine-a.scope", &zone), 0);
+	ck_assert_uint_eq(zone, k->zone);
+	zones_unref(d.zones, zone);
+	unit_update(&d, k, 4);
+	unit_statsd_stop(&d, false);
+}
+
+static void
+zone_third_life(const char *rt, const char *st)
+{
+	struct reg_kstat *k;
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	k = registry_kstat_find(d.reg, "zapp", 0, "keep");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_str_eq(zones_cgroup(d.zones, k->zone),
+	    "/machine.slice/machine-a.scope");
+	ck_assert_uint_eq(unit_sum(k), 7);
+	unit_statsd_stop(&d, true);
+}
+
+START_TEST(a_container_kstat_comes_back_in_its_zone)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir();
+
+	life(zone_first_life, rt, st);
+	life(zone_second_life, rt, st);
+	life(zone_third_life, rt, st);
+	rm_rf(rt);
+	ck_assert_int_eq(mkdir(rt, 0755), 0);
+	life(zone_third_life, rt, st);
+	free(rt);
+	free(st);
+}
+END_TEST
+
 static Suite *
 checkpoint_suite(void)
 {
@@ -180,6 +275,7 @@ checkpoint_suite(void)
 
 	tcase_add_test(tc, restart_kill_and_reboot);
 	tcase_add_test(tc, a_damaged_checkpoint_is_set_aside);
+	tcase_add_test(tc, a_container_kstat_comes_back_in_its_zone);
 	suite_add_tcase(s, tc);
 	return s;
 }
