@@ -128,42 +128,37 @@ drain_ring(struct drain *dr, struct ring *rg)
 }
 
 /*
- * A ring's counters as statsd shows them: what it applied and refused,
- * spills included, and what its producer reports, believed up to one
- * event per nanosecond of the ring's life, so that no producer can run
- * the daemon-wide sums up (they are held at INT64_MAX besides).
+ * Add a ring's counters to *to as statsd shows them: what it applied
+ * (spills included) and refused, and what its producer reports, believed
+ * up to one event per nanosecond of the ring's life, so that no producer
+ * can run the daemon-wide sums up (they are held at INT64_MAX besides).
  */
 static void
-drain_ring_stats(struct ring *rg, struct ring_consumer_stats *st)
+drain_ring_stats_add(struct drain_stats *to, struct ring *rg)
 {
+	struct ring_consumer_stats st;
 	struct timespec ts;
 	uint64_t now, life;
 
-	ring_consumer_stats(rg->c, st);
+	ring_consumer_stats(rg->c, &st);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	life = now > rg->birth ? now - rg->birth : 0;
-	if (st->dropped > life)
-		st->dropped = life;
-	if (st->wakeups > life)
-		st->wakeups = life;
-	if (st->spilled > life)
-		st->spilled = life;
-	st->applied = drain_sat_add(st->applied, rg->spill_applied);
+	to->applied = drain_sat_add(to->applied, drain_sat_add(st.applied,
+	    rg->spill_applied));
+	to->rejected = drain_sat_add(to->rejected, st.rejected);
+	to->dropped = drain_sat_add(to->dropped, st.dropped < life ?
+	    st.dropped : life);
+	to->wakeups = drain_sat_add(to->wakeups, st.wakeups < life ?
+	    st.wakeups : life);
+	to->spilled = drain_sat_add(to->spilled, rg->spill_applied);
+	to->spills = drain_sat_add(to->spills, rg->spills);
 }
 
 static void
 drain_ring_free(struct drain *dr, struct ring *rg)
 {
-	struct ring_consumer_stats st;
-
-	drain_ring_stats(rg, &st);
-	dr->gone_applied = drain_sat_add(dr->gone_applied, st.applied);
-	dr->gone_rejected = drain_sat_add(dr->gone_rejected, st.rejected);
-	dr->gone_dropped = drain_sat_add(dr->gone_dropped, st.dropped);
-	dr->gone_wakeups = drain_sat_add(dr->gone_wakeups, st.wakeups);
-	dr->gone_spilled = drain_sat_add(dr->gone_spilled, rg->spill_applied);
-	dr->gone_spills = drain_sat_add(dr->gone_spills, rg->spills);
+	drain_ring_stats_add(&dr->gone, rg);
 	quota_release(dr->d->quota, rg->uid, QUOTA_RINGS, 1);
 	quota_release(dr->d->quota, rg->uid, QUOTA_RING_BYTES, rg->bytes);
 	if (rg->prev != NULL)
@@ -526,23 +521,11 @@ drain_stats(const struct drain *dr, struct drain_stats *ret)
 	memset(ret, 0, sizeof(*ret));
 	if (dr == NULL)
 		return;
-	ret->applied = dr->gone_applied;
-	ret->rejected = dr->gone_rejected;
-	ret->dropped = dr->gone_dropped;
-	ret->wakeups = dr->gone_wakeups;
-	ret->spilled = dr->gone_spilled;
-	ret->spills = dr->gone_spills;
+	*ret = dr->gone;
 	for (rg = dr->rings; rg != NULL; rg = rg->next) {
-		struct ring_consumer_stats st;
 		uint64_t ovf = ring_consumer_ovf_size(rg->c);
 
-		drain_ring_stats(rg, &st);
-		ret->applied = drain_sat_add(ret->applied, st.applied);
-		ret->rejected = drain_sat_add(ret->rejected, st.rejected);
-		ret->dropped = drain_sat_add(ret->dropped, st.dropped);
-		ret->wakeups = drain_sat_add(ret->wakeups, st.wakeups);
-		ret->spilled = drain_sat_add(ret->spilled, rg->spill_applied);
-		ret->spills = drain_sat_add(ret->spills, rg->spills);
+		drain_ring_stats_add(ret, rg);
 		ret->ovf_bytes += ovf;
 		if (ovf > 0)
 			ret->ovf_used += drain_ovf_used(rg);

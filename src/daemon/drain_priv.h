@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "drain.h"
 #include "ring.h"
 
 struct conn;
@@ -58,9 +59,7 @@ struct drain {
 	uint64_t		 errors;
 	uint64_t		 busy_ns;	/* CPU time of passes that took
 						   records */
-	/* Counters of rings already freed. */
-	uint64_t		 gone_applied, gone_rejected, gone_dropped;
-	uint64_t		 gone_wakeups, gone_spilled, gone_spills;
+	struct drain_stats	 gone;		/* of rings already freed */
 	struct reg_kstat	*self;
 	uint64_t		 now;		/* the current pass's time */
 	/* Private copies of spill buffers, and room to merge a blob in. */

@@ -257,71 +257,106 @@ same_result(struct statsblob *want, struct statsblob *got)
 }
 
 /*
+ * A producer and a consumer on one ring of 2^log2 records with an
+ * overflow area of ovf bytes, and nk kstats of the kinds' template:
+ * want[] gets every update applied in order, got[] what the consumer
+ * applies and merges.
+ */
+struct rig {
+	struct tpl_arg		 ta;
+	struct statsblob	*want[2], *got[2];
+	struct mini		 m;
+	struct ring_producer	*p;
+	struct spill_producer	*sp;
+};
+
+static void
+rig_up(struct rig *g, unsigned log2, uint64_t ovf, uint32_t nk)
+{
+	int tpl = kinds_tpl();
+	uint32_t i;
+
+	memset(g, 0, sizeof(*g));
+	g->ta.img = stats_blob_alloc((uint32_t)tpl, 0);
+	ck_assert_ptr_nonnull(g->ta.img);
+	for (i = 0; i < nk; i++) {
+		g->want[i] = stats_blob_alloc((uint32_t)tpl, 0);
+		g->got[i] = stats_blob_alloc((uint32_t)tpl, 0);
+		memcpy(g->want[i], g->ta.img, g->ta.img->cursz);
+		memcpy(g->got[i], g->ta.img, g->ta.img->cursz);
+	}
+	ck_assert_int_eq(ring_create_ovf(log2, ovf, &g->m.c), 0);
+	ck_assert_int_eq(ring_map(ring_consumer_fd(g->m.c), -1, &g->p), 0);
+	ck_assert_int_eq(spill_producer_new(g->p, tpl_of, &g->ta, &g->sp), 0);
+	g->m.blobs = g->got;
+	g->m.nblobs = nk;
+	g->m.copy = malloc(ovf / 2);
+	g->m.scratch = malloc(65536);
+}
+
+/* What a flush does: hand over, drain, until nothing is left. */
+static void
+rig_flush(struct rig *g)
+{
+	int i;
+
+	for (i = 0; i < 100 && (spill_handover(g->sp, true) != 0 ||
+	    spill_diverted(g->sp)); i++)
+		mini_drain(&g->m);
+	ck_assert_int_eq(spill_handover(g->sp, true), 0);
+	mini_drain(&g->m);
+}
+
+static void
+rig_down(struct rig *g)
+{
+	int i;
+
+	spill_producer_free(g->sp);
+	ring_producer_free(g->p);
+	ring_consumer_free(g->m.c);
+	free(g->m.copy);
+	free(g->m.scratch);
+	for (i = 0; i < 2; i++) {
+		stats_blob_destroy(g->want[i]);
+		stats_blob_destroy(g->got[i]);
+	}
+	stats_blob_destroy(g->ta.img);
+}
+
+/*
  * A producer pushing into a 4-record ring that is drained only now and
  * then spills most of its updates; in the end both kstats hold what
  * applying every update in order gives, for every kind.
  */
 START_TEST(every_kind_through_the_spill_path)
 {
-	int tpl = kinds_tpl();
-	struct statsblob *want[2], *got[2];
-	struct tpl_arg ta;
-	struct mini m = { 0 };
-	struct ring_producer *p;
-	struct spill_producer *sp;
+	struct rig g;
 	uint64_t seed = 7 + (uint64_t)_i, t = 1000000, n, spilled = 0;
-	int i, r;
+	int r;
 
-	ta.img = stats_blob_alloc((uint32_t)tpl, 0);
-	ck_assert_ptr_nonnull(ta.img);
-	for (i = 0; i < 2; i++) {
-		want[i] = stats_blob_alloc((uint32_t)tpl, 0);
-		got[i] = stats_blob_alloc((uint32_t)tpl, 0);
-		memcpy(want[i], ta.img, ta.img->cursz);
-		memcpy(got[i], ta.img, ta.img->cursz);
-	}
-	ck_assert_int_eq(ring_create_ovf(2, 256 * 1024, &m.c), 0);
-	ck_assert_int_eq(ring_map(ring_consumer_fd(m.c), -1, &p), 0);
-	ck_assert_int_eq(spill_producer_new(p, tpl_of, &ta, &sp), 0);
-	m.blobs = got;
-	m.nblobs = 2;
-	m.copy = malloc(128 * 1024);
-	m.scratch = malloc(65536);
+	rig_up(&g, 2, 256 * 1024, 2);
 	for (n = 0; n < 20000; n++) {
 		struct ring_rec rec = gen(&seed, 1 + (uint32_t)(n % 3 == 0),
 		    t += 1000 + unit_rnd(&seed) % 30000);
 
-		r = spill_push(sp, &rec);
+		r = spill_push(g.sp, &rec);
 		ck_assert_int_ge(r, 0);
 		spilled += r == 1;
-		(void)engine_apply(want[rec.handle - 1], rec.voi, rec.op,
+		(void)engine_apply(g.want[rec.handle - 1], rec.voi, rec.op,
 		    rec.flags, rec.x, rec.y, rec.time);
 		if (unit_rnd(&seed) % 64 == 0)
-			mini_drain(&m);
+			mini_drain(&g.m);
 	}
-	/* A flush: hand over, drain, until nothing is left. */
-	for (i = 0; i < 10 && (spill_handover(sp, true) != 0 ||
-	    spill_diverted(sp)); i++)
-		mini_drain(&m);
-	ck_assert_int_eq(spill_handover(sp, true), 0);
-	mini_drain(&m);
+	rig_flush(&g);
 	ck_assert_uint_gt(spilled, 10000);
-	ck_assert_uint_eq(m.merged + m.logged, spilled);
-	ck_assert_uint_gt(m.merged, 1000);
-	ck_assert_uint_gt(m.logged, 1000);
-	ck_assert_uint_eq(ring_producer_dropped(p), 0);
-	same_result(want[0], got[0]);
-	same_result(want[1], got[1]);
-	spill_producer_free(sp);
-	ring_producer_free(p);
-	ring_consumer_free(m.c);
-	free(m.copy);
-	free(m.scratch);
-	for (i = 0; i < 2; i++) {
-		stats_blob_destroy(want[i]);
-		stats_blob_destroy(got[i]);
-	}
-	stats_blob_destroy(ta.img);
+	ck_assert_uint_eq(g.m.merged + g.m.logged, spilled);
+	ck_assert_uint_gt(g.m.merged, 1000);
+	ck_assert_uint_gt(g.m.logged, 1000);
+	ck_assert_uint_eq(ring_producer_dropped(g.p), 0);
+	same_result(g.want[0], g.got[0]);
+	same_result(g.want[1], g.got[1]);
+	rig_down(&g);
 }
 END_TEST
 
@@ -332,28 +367,11 @@ END_TEST
  */
 START_TEST(exhausted_overflow_drops_and_counts)
 {
-	int tpl = kinds_tpl();
-	struct statsblob *img, *want, *got;
-	struct tpl_arg ta;
-	struct mini m = { 0 };
-	struct ring_producer *p;
-	struct spill_producer *sp;
+	struct rig g;
 	uint64_t pushed = 0, dropped = 0, spilled = 0, inring = 0, sum;
 	int r;
 
-	img = stats_blob_alloc((uint32_t)tpl, 0);
-	want = stats_blob_alloc((uint32_t)tpl, 0);
-	got = stats_blob_alloc((uint32_t)tpl, 0);
-	memcpy(want, img, img->cursz);
-	memcpy(got, img, img->cursz);
-	ta.img = img;
-	ck_assert_int_eq(ring_create_ovf(4, RING_OVF_MIN, &m.c), 0);
-	ck_assert_int_eq(ring_map(ring_consumer_fd(m.c), -1, &p), 0);
-	ck_assert_int_eq(spill_producer_new(p, tpl_of, &ta, &sp), 0);
-	m.blobs = &got;
-	m.nblobs = 1;
-	m.copy = malloc(RING_OVF_MIN);
-	m.scratch = malloc(65536);
+	rig_up(&g, 4, RING_OVF_MIN, 1);
 	/* Logged updates (HISTORY) take 32 bytes each: a 4 KiB buffer
 	 * holds about a hundred; folded ones (SUM) take none once the
 	 * blob is there. */
@@ -363,7 +381,7 @@ START_TEST(exhausted_overflow_drops_and_counts)
 		    .time = 1000 + pushed, .flags = pushed % 2 ?
 		    STATS_OPF_UNSIGNED : 0 };
 
-		r = spill_push(sp, &rec);
+		r = spill_push(g.sp, &rec);
 		if (r == -ENOSPC) {
 			dropped++;
 			continue;
@@ -371,30 +389,21 @@ START_TEST(exhausted_overflow_drops_and_counts)
 		ck_assert_int_ge(r, 0);
 		spilled += r == 1;
 		inring += r == 0;
-		(void)engine_apply(want, rec.voi, rec.op, rec.flags, rec.x,
-		    rec.y, rec.time);
+		(void)engine_apply(g.want[0], rec.voi, rec.op, rec.flags,
+		    rec.x, rec.y, rec.time);
 	}
 	ck_assert_uint_eq(inring, 16);
 	ck_assert_uint_gt(dropped, 0);
-	ck_assert_uint_eq(ring_producer_dropped(p), dropped);
+	ck_assert_uint_eq(ring_producer_dropped(g.p), dropped);
 	/* SUM updates fold forever; only the logged ones ran out. */
 	ck_assert_uint_eq(inring + spilled + dropped, pushed);
-	while (spill_handover(sp, true) != 0 || spill_diverted(sp))
-		mini_drain(&m);
-	mini_drain(&m);
-	ck_assert_uint_eq(m.merged + m.logged, spilled);
-	same_result(want, got);
-	ck_assert_int_eq(stats_voistat_fetch_u64(got, V_SUM, VS_STYPE_SUM,
-	    &sum), 0);
+	rig_flush(&g);
+	ck_assert_uint_eq(g.m.merged + g.m.logged, spilled);
+	same_result(g.want[0], g.got[0]);
+	ck_assert_int_eq(stats_voistat_fetch_u64(g.got[0], V_SUM,
+	    VS_STYPE_SUM, &sum), 0);
 	ck_assert_uint_eq(sum, 3 * 1000);
-	spill_producer_free(sp);
-	ring_producer_free(p);
-	ring_consumer_free(m.c);
-	free(m.copy);
-	free(m.scratch);
-	stats_blob_destroy(img);
-	stats_blob_destroy(want);
-	stats_blob_destroy(got);
+	rig_down(&g);
 }
 END_TEST
 
@@ -403,58 +412,37 @@ END_TEST
  * again. */
 START_TEST(handover_merged_once)
 {
-	int tpl = kinds_tpl();
-	struct statsblob *img, *got;
-	struct tpl_arg ta;
-	struct mini m = { 0 };
-	struct ring_producer *p;
-	struct spill_producer *sp;
+	struct rig g;
 	struct ring_rec recs[64];
 	uint64_t sum;
 	int i, n = 0;
 
-	img = stats_blob_alloc((uint32_t)tpl, 0);
-	got = stats_blob_alloc((uint32_t)tpl, 0);
-	memcpy(got, img, img->cursz);
-	ta.img = img;
-	ck_assert_int_eq(ring_create_ovf(2, RING_OVF_MIN, &m.c), 0);
-	ck_assert_int_eq(ring_map(ring_consumer_fd(m.c), -1, &p), 0);
-	ck_assert_int_eq(spill_producer_new(p, tpl_of, &ta, &sp), 0);
-	m.blobs = &got;
-	m.nblobs = 1;
-	m.copy = malloc(RING_OVF_MIN);
-	m.scratch = malloc(65536);
+	rig_up(&g, 2, RING_OVF_MIN, 1);
 	for (i = 0; i < 10; i++) {
 		struct ring_rec rec = { .handle = 1, .voi = V_SUM,
 		    .op = STATS_OP_ABS, .flags = STATS_OPF_UNSIGNED, .x = 1,
 		    .time = 1 };
 
-		ck_assert_int_ge(spill_push(sp, &rec), 0);
+		ck_assert_int_ge(spill_push(g.sp, &rec), 0);
 	}
 	/* Take the records by hand, keeping copies, and apply them twice. */
 	for (;;) {
-		while (n < 63 && ring_pop(m.c, &recs[n], 1, 1) == 1)
+		while (n < 63 && ring_pop(g.m.c, &recs[n], 1, 1) == 1)
 			n++;
-		if (!spill_diverted(sp))
+		if (!spill_diverted(g.sp))
 			break;
-		(void)spill_handover(sp, true);
+		(void)spill_handover(g.sp, true);
 	}
 	for (i = 0; i < n; i++)
-		mini_batch(&m, &recs[i], 1);
+		mini_batch(&g.m, &recs[i], 1);
 	for (i = 0; i < n; i++)
 		if (recs[i].op == RING_OP_SPILL)
-			mini_batch(&m, &recs[i], 1);
-	ck_assert_int_eq(stats_voistat_fetch_u64(got, V_SUM, VS_STYPE_SUM,
-	    &sum), 0);
+			mini_batch(&g.m, &recs[i], 1);
+	ck_assert_int_eq(stats_voistat_fetch_u64(g.got[0], V_SUM,
+	    VS_STYPE_SUM, &sum), 0);
 	ck_assert_uint_eq(sum, 10);
-	ck_assert_uint_eq(m.handovers, 1);
-	spill_producer_free(sp);
-	ring_producer_free(p);
-	ring_consumer_free(m.c);
-	free(m.copy);
-	free(m.scratch);
-	stats_blob_destroy(img);
-	stats_blob_destroy(got);
+	ck_assert_uint_eq(g.m.handovers, 1);
+	rig_down(&g);
 }
 END_TEST
 

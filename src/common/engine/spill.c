@@ -524,21 +524,29 @@ spill_filling(struct spill_producer *sp)
 	return NULL;
 }
 
+/* Push rec into the ring if it has a slot. Returns: true if pushed. */
+static bool
+spill_ring_push(struct ring_producer *p, const struct ring_rec *rec)
+{
+	struct ring_rec *r = ring_producer_next(p);
+
+	if (r == NULL)
+		return false;
+	*r = *rec;
+	ring_producer_publish(p, p->head + 1);
+	return true;
+}
+
 int
 spill_push(struct spill_producer *sp, const struct ring_rec *rec)
 {
 	struct ring_producer *p = sp->p;
 	struct spill_buf *b;
-	struct ring_rec *r;
 	int e;
 
 	if (!sp->diverted) {
-		r = ring_producer_next(p);
-		if (r != NULL) {
-			*r = *rec;
-			ring_producer_publish(p, p->head + 1);
+		if (spill_ring_push(p, rec))
 			return 0;
-		}
 		spill_divert(sp, true);
 		sp->probe = 0;
 	} else if (++sp->probe >= SPILL_PROBE) {
@@ -546,12 +554,8 @@ spill_push(struct spill_producer *sp, const struct ring_rec *rec)
 		spill_count(sp);
 		spill_advance(sp, false, (p->mask + 1) / 2);
 		if (!sp->diverted) {
-			r = ring_producer_next(p);
-			if (r != NULL) {
-				*r = *rec;
-				ring_producer_publish(p, p->head + 1);
+			if (spill_ring_push(p, rec))
 				return 0;
-			}
 			spill_divert(sp, true);
 		}
 	}
