@@ -5,8 +5,9 @@
  * copy of this image.
  *
  * Images are read from the read-only store segment when a kstat is
- * created or joined, and read again when the chain changes (a definition
- * change that re-lays a kstat changes it). The producing threads look
+ * created or joined, and read again when the chain changed and the
+ * kstat's blob has another size (a definition change that re-lays it).
+ * Kstats of one layout share one copy of it. The producing threads look
  * them up by handle without a lock: the table is an array of atomic
  * pointers, replaced whole when it grows; an image, once published, is
  * never changed, and neither images nor old tables are freed before the
@@ -19,11 +20,19 @@
 #include "blob.h"
 #include "client_priv.h"
 
+/* One layout: a blob with every statistic reset and no birth time. */
+struct cl_layout {
+	uint32_t		 size;
+	uint64_t		 hash;
+	struct cl_layout	*next;		/* in its bucket */
+	_Alignas(8) uint8_t	 blob[];
+};
+
 struct cl_image {
 	uint32_t		 handle;
 	uint32_t		 size;
+	const uint8_t		*blob;		/* its layout's */
 	struct cl_image		*retired;	/* every image ever made */
-	_Alignas(8) uint8_t	 blob[];
 };
 
 struct cl_imgtab {
@@ -35,6 +44,8 @@ struct cl_imgtab {
 
 static struct cl_imgtab *_Atomic cl_imgs;
 static struct cl_image *cl_img_all;		/* for freeing */
+#define CL_LAYOUT_BUCKETS	1024
+static struct cl_layout *cl_layouts[CL_LAYOUT_BUCKETS];
 static uint64_t cl_img_kcid;
 
 static uint32_t
@@ -111,6 +122,33 @@ cl_img_publish(struct cl_image *im)
 	return 0;
 }
 
+/* The layout of blob (size bytes, reset, its times cleared), shared
+ * with every kstat laid out alike. Returns: it; NULL (out of memory). */
+static const struct cl_layout *
+cl_layout_of(const uint8_t *blob, uint32_t size)
+{
+	uint64_t hash = 0xcbf29ce484222325ULL;	/* FNV-1a */
+	struct cl_layout *l, **head;
+	uint32_t i;
+
+	for (i = 0; i < size; i++)
+		hash = (hash ^ blob[i]) * 0x100000001b3ULL;
+	head = &cl_layouts[hash % CL_LAYOUT_BUCKETS];
+	for (l = *head; l != NULL; l = l->next)
+		if (l->hash == hash && l->size == size &&
+		    memcmp(l->blob, blob, size) == 0)
+			return l;
+	l = malloc(sizeof(*l) + size);
+	if (l == NULL)
+		return NULL;
+	l->size = size;
+	l->hash = hash;
+	memcpy(l->blob, blob, size);
+	l->next = *head;
+	*head = l;
+	return l;
+}
+
 void
 cl_image_take_locked(struct cl_kobj *o)
 {
@@ -118,37 +156,37 @@ cl_image_take_locked(struct cl_kobj *o)
 	uint32_t handle = atomic_load_explicit(&o->handle,
 	    memory_order_relaxed);
 	struct store_kstat_info info;
+	const struct cl_layout *l;
+	struct statsblobv1 *b;
 	struct cl_image *im;
-	uint32_t have;
+	uint8_t *buf;
 	size_t size;
 
 	if (seg == NULL || seg->r == NULL || handle == 0)
 		return;
-	im = malloc(sizeof(*im) + STORE_BLOB_MAX);
+	buf = malloc(STORE_BLOB_MAX);
+	if (buf == NULL)
+		return;
+	b = (struct statsblobv1 *)buf;
+	if (cl_store_read(seg->r, o->ref, &info, buf, STORE_BLOB_MAX,
+	    &size) < 0 || size < SB_V1_HDRSZ || stats_blob_validate(
+	    (struct statsblob *)buf, size) != 0) {
+		/* Its updates are logged when they spill: still kept. */
+		free(buf);
+		return;
+	}
+	blob_reset_stats(b);
+	b->created = b->lastrst = 0;
+	l = cl_layout_of(buf, (uint32_t)size);
+	free(buf);
+	if (l == NULL)
+		return;
+	im = malloc(sizeof(*im));
 	if (im == NULL)
 		return;
-	if (cl_store_read(seg->r, o->ref, &info, im->blob, STORE_BLOB_MAX,
-	    &size) < 0 || size < SB_V1_HDRSZ || stats_blob_validate(
-	    (struct statsblob *)im->blob, size) != 0) {
-		/* Its updates are logged when they spill: still kept. */
-		free(im);
-		return;
-	}
-	/* The same layout as the image there is: keep that one. */
-	if (cl_image(NULL, handle, &have) != NULL && have == size) {
-		const struct statsblobv1 *a = (const void *)cl_image(NULL,
-		    handle, &have);
-		const struct statsblobv1 *b = (const void *)im->blob;
-
-		if (a->tplhash == b->tplhash && memcmp(a->vois, b->vois,
-		    (size_t)a->stats_off - SB_V1_HDRSZ) == 0) {
-			free(im);
-			return;
-		}
-	}
-	blob_reset_stats((struct statsblobv1 *)im->blob);
 	im->handle = handle;
-	im->size = (uint32_t)size;
+	im->size = l->size;
+	im->blob = l->blob;
 	if (cl_img_publish(im) < 0) {
 		free(im);
 		return;
@@ -160,15 +198,28 @@ cl_image_take_locked(struct cl_kobj *o)
 void
 cl_images_refresh_locked(void)
 {
-	uint64_t kcid = cl_segs_kcid(&cl.segs);
+	uint64_t kcid = cl_segs_kcid(&cl.segs), off;
+	uint32_t size, chunk, have;
 	struct cl_kobj *o;
+	struct cl_seg *seg;
 
 	if (kcid == cl_img_kcid)
 		return;
 	cl_img_kcid = kcid;
-	for (o = cl.objs; o != NULL; o = o->next)
-		if (!o->deleted)
+	/* A re-laid kstat's blob changes size (nearly always): a header
+	 * read per kstat finds it, not a copy of every blob. */
+	for (o = cl.objs; o != NULL; o = o->next) {
+		uint32_t handle = atomic_load_explicit(&o->handle,
+		    memory_order_relaxed);
+
+		if (o->deleted || handle == 0 ||
+		    (seg = cl_segs_find(&cl.segs, o->seg)) == NULL ||
+		    seg->r == NULL || cl_store_span(seg->r, o->ref, &off,
+		    &size, &chunk) < 0)
+			continue;
+		if (cl_image(NULL, handle, &have) == NULL || have != size)
 			cl_image_take_locked(o);
+	}
 }
 
 void
@@ -191,5 +242,12 @@ cl_images_free_locked(void)
 		cl_img_all = im->retired;
 		free(im);
 	}
+	for (size_t i = 0; i < CL_LAYOUT_BUCKETS; i++)
+		while (cl_layouts[i] != NULL) {
+			struct cl_layout *l = cl_layouts[i];
+
+			cl_layouts[i] = l->next;
+			free(l);
+		}
 	cl_img_kcid = 0;
 }
