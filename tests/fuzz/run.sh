@@ -6,7 +6,7 @@
 # a target fails to build or finds a crash. FUZZ_TARGETS picks targets;
 # `run.sh --list` prints them all.
 set -eu
-all="ring store text spill checkpoint"
+all="ring store text spill checkpoint line"
 if [ "${1:-}" = "--list" ]; then
 	echo "$all"
 	exit 0
@@ -35,6 +35,8 @@ lib_ring=$(ls "$src"/shm/*.c | tr '\n' ' ')
 lib_store=$lib_ring
 lib_text=$(ls "$src"/*/*.c | tr '\n' ' ')
 lib_spill=$lib_text
+# The line target is the statsd/DogStatsD parser alone.
+lib_line="$src/model/statsd_line.c"
 # The checkpoint target is statsd's start: the checkpoint and what it
 # restores into (the registry, runtime files, journal, quotas), with the
 # protocol's generated names and the daemon's libraries.
@@ -51,6 +53,8 @@ maxlen_ring=4096
 maxlen_store=16384
 maxlen_text=4096
 maxlen_spill=32768
+# a datagram (statsd reads at most 64 KiB)
+maxlen_line=8192
 # a few records; a blob's base64 is up to 88 KiB, most are far smaller
 maxlen_checkpoint=16384
 
