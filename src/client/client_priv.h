@@ -306,14 +306,17 @@ int64_t cl_x_of(enum vsd_dtype dtype, const struct voistatdata_numeric *v,
     uint8_t *flags);
 
 /*
- * Read kstat ref's blob from a store segment (or only where it is),
- * waiting out a writer that keeps it busy: statsd can hold a busy kstat's
- * sequence odd through most of a flood of updates, longer than one
- * seqlock read retries, more so on a loaded machine.
- * Returns: as store_reader_read() / store_reader_blob_span(); -EAGAIN
- * only after about a second.
+ * The layout of kstat ref's blob from a store segment, or only where the
+ * blob lies: read under the layout's sequence counter
+ * (store_reader_read_layout()), which updates never move, so a kstat that
+ * producers flood (statsd then holds its whole sequence odd nearly all the
+ * time) is read at once. The copy's data are reset (blob_layout_clean()):
+ * what is left is the blob as publish and the spill images want it. An
+ * add or re-lay in progress is waited out.
+ * Returns: as store_reader_read() / store_reader_blob_span(); -EBADMSG if
+ * the copy is not a valid blob.
  */
-int cl_store_read(struct store_reader *r, struct store_ref ref,
+int cl_store_layout(struct store_reader *r, struct store_ref ref,
     struct store_kstat_info *ret_info, void *buf, size_t bufsize,
     size_t *ret_size);
 int cl_store_span(struct store_reader *r, struct store_ref ref,

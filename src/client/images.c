@@ -157,7 +157,6 @@ cl_image_take_locked(struct cl_kobj *o)
 	    memory_order_relaxed);
 	struct store_kstat_info info;
 	const struct cl_layout *l;
-	struct statsblobv1 *b;
 	struct cl_image *im;
 	uint8_t *buf;
 	size_t size;
@@ -167,16 +166,12 @@ cl_image_take_locked(struct cl_kobj *o)
 	buf = malloc(STORE_BLOB_MAX);
 	if (buf == NULL)
 		return;
-	b = (struct statsblobv1 *)buf;
-	if (cl_store_read(seg->r, o->ref, &info, buf, STORE_BLOB_MAX,
-	    &size) < 0 || size < SB_V1_HDRSZ || stats_blob_validate(
-	    (struct statsblob *)buf, size) != 0) {
+	if (cl_store_layout(seg->r, o->ref, &info, buf, STORE_BLOB_MAX,
+	    &size) < 0) {
 		/* Its updates are logged when they spill: still kept. */
 		free(buf);
 		return;
 	}
-	blob_reset_stats(b);
-	b->created = b->lastrst = 0;
 	l = cl_layout_of(buf, (uint32_t)size);
 	free(buf);
 	if (l == NULL)

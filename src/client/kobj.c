@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blob.h"
 #include "client_priv.h"
 #include "kstat_hdr.h"
 
@@ -499,16 +500,18 @@ cl_segments_attach_locked(void)
 #define CL_STORE_TRIES	1000	/* of a millisecond each, at most */
 
 int
-cl_store_read(struct store_reader *r, struct store_ref ref,
+cl_store_layout(struct store_reader *r, struct store_ref ref,
     struct store_kstat_info *ret_info, void *buf, size_t bufsize,
     size_t *ret_size)
 {
 	struct timespec ts = { 0, 1000000 };
 	int e, tries = 0;
 
-	while ((e = store_reader_read(r, ref, ret_info, buf, bufsize,
+	while ((e = store_reader_read_layout(r, ref, ret_info, buf, bufsize,
 	    ret_size)) == -EAGAIN && ++tries < CL_STORE_TRIES)
 		nanosleep(&ts, NULL);
+	if (e == 0 && blob_layout_clean(buf, *ret_size) != NULL)
+		e = -EBADMSG;
 	return e;
 }
 

@@ -200,6 +200,37 @@ START_TEST(clone_into_buffer_too_small)
 }
 END_TEST
 
+/* The layout libstatsclient takes from statsd's blob while producers
+ * flood it (store_reader_read_layout(): the data may be torn): whatever
+ * updates wrote, the VOI states (the base of relative updates) included,
+ * is reset, so a busy blob gives the same layout as a fresh one; a
+ * broken structure is still refused. */
+START_TEST(layout_clean_of_a_busy_blob)
+{
+	int id = rich_tpl();
+	struct statsblob *busy = stats_blob_alloc((uint32_t)id, 0);
+	struct statsblob *fresh = stats_blob_alloc((uint32_t)id, 0);
+	size_t size = v1(busy)->cursz;
+
+	feed_rich(busy, 50);
+	ck_assert_int_ne(memcmp(busy, fresh, size), 0);
+	ck_assert_ptr_null(blob_layout_clean(v1(busy), size));
+	ck_assert_ptr_null(blob_layout_clean(v1(fresh), size));
+	ck_assert_int_eq(memcmp(busy, fresh, size), 0);
+	ck_assert_int_eq(v1(busy)->created, 0);
+	ck_assert(!(blob_voistat(v1(busy), &v1(busy)->vois[0],
+	    VS_STYPE_VOISTATE)->flags & VS_VSDVALID));
+	/* Relative updates need a base again, as on a fresh blob. */
+	ck_assert_int_eq(stats_blob_validate(busy, size), 0);
+	v1(busy)->vois[2].id = 7;
+	ck_assert_str_eq(blob_layout_clean(v1(busy), size),
+	    "VOI id disagrees with its slot");
+	ck_assert_ptr_nonnull(blob_layout_clean(v1(busy), SB_V1_HDRSZ - 1));
+	stats_blob_destroy(busy);
+	stats_blob_destroy(fresh);
+}
+END_TEST
+
 START_TEST(snapshot_rstsrc_semantics)
 {
 	struct statsblob *src, *dst = NULL;
@@ -1096,6 +1127,7 @@ main(void)
 	tcase_add_test(tc, clone_allocdst);
 	tcase_add_test(tc, clone_into_buffer_too_small);
 	tcase_add_test(tc, snapshot_rstsrc_semantics);
+	tcase_add_test(tc, layout_clean_of_a_busy_blob);
 	tcase_add_test(tc, snapshot_and_reset_einval);
 	tcase_add_test(tc, memcpy_to_another_address);
 	tcase_add_test(tc, visit_order_and_flags);

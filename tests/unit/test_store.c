@@ -153,6 +153,62 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/* Regression: a client that published a kstat another process was
+ * flooding failed with EAGAIN ("is not in the segment"): statsd held the
+ * kstat's sequence odd through nearly all of the flood, and where the
+ * blob lies was read under it. Where it lies and how it is laid out are
+ * read under the layout's counter, which no update moves: they are read
+ * even while an update is half-way, and a re-lay is seen. */
+START_TEST(test_layout_read_while_written)
+{
+	struct store_segment *s = seg_new(16, 65536);
+	struct store_reader *r = reader_new(s);
+	struct store_kstat_desc d = desc("app", 0, "flooded");
+	struct store_kstat_info ki;
+	struct store_ref ref;
+	uint8_t buf[4096];
+	uint64_t off, off2;
+	uint32_t size, chunk;
+	size_t n;
+	void *blob;
+
+	ck_assert_int_eq(store_kstat_add(s, &d, 100, &ref), 0);
+	ck_assert_int_eq(store_kstat_write_begin(s, ref.slot, &blob), 0);
+	memset(blob, 0x77, 100);
+	/* An update under way: a read of the data waits it out... */
+	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &n),
+	    -EAGAIN);
+	/* ...where it lies and its layout do not. */
+	ck_assert_int_eq(store_reader_blob_span(r, ref, &off, &size, &chunk), 0);
+	ck_assert_uint_eq(size, 100);
+	ck_assert_uint_ge(chunk, size);
+	ck_assert_int_eq(store_reader_read_layout(r, ref, &ki, buf,
+	    sizeof(buf), &n), 0);
+	ck_assert_uint_eq(n, 100);
+	ck_assert_str_eq(ki.name, "flooded");
+	ck_assert_uint_eq(buf[0], 0x77);
+	store_kstat_write_end(s, ref.slot, 5);
+
+	/* A re-lay moves it; the next layout read sees where to. */
+	ck_assert_int_eq(store_kstat_relayout(s, ref.slot, 1000), 0);
+	ck_assert_int_eq(store_kstat_write_begin(s, ref.slot, &blob), 0);
+	ck_assert_int_eq(store_reader_blob_span(r, ref, &off2, &size, &chunk),
+	    0);
+	ck_assert_uint_eq(size, 1000);
+	ck_assert_uint_ne(off2, off);
+	store_kstat_write_end(s, ref.slot, 6);
+
+	/* Gone: stale, as for any read. */
+	ck_assert_int_eq(store_kstat_remove(s, ref.slot), 0);
+	ck_assert_int_eq(store_reader_blob_span(r, ref, &off, &size, &chunk),
+	    -ESTALE);
+	ck_assert_int_eq(store_reader_read_layout(r, ref, NULL, buf,
+	    sizeof(buf), &n), -ESTALE);
+	store_reader_close(r);
+	store_segment_free(s);
+}
+END_TEST
+
 START_TEST(test_chain_and_reuse)
 {
 	struct store_segment *s = seg_new(4, 65536);
@@ -681,6 +737,17 @@ START_TEST(test_seqlock_no_torn_reads)
 			busy++;
 			continue;
 		}
+		/* Where it lies: one of the two layouts, whole. */
+		if (i % 4 == 0) {
+			uint64_t off;
+			uint32_t sz, chunk;
+
+			if (store_reader_blob_span(rc.r, rc.ref, &off, &sz,
+			    &chunk) == 0 && ((sz != 1000 && sz != 3000) ||
+			    chunk < sz))
+				ck_abort_msg("torn span: size=%u chunk=%u", sz,
+				    chunk);
+		}
 		/* Check records every assertion it passes; count instead and
 		 * assert once per read. */
 		bad = e != 0 || (n != 1000 && n != 3000);
@@ -714,6 +781,7 @@ store_suite(void)
 	TCase *tr = tcase_create("seqlock");
 
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_layout_read_while_written);
 	tcase_add_test(tc, test_shm_memfd_mode_is_private);
 	tcase_add_test(tc, test_shm_check_refuses_unsealable);
 	tcase_add_test(tc, test_chain_and_reuse);

@@ -331,8 +331,9 @@ blob_claim(uint64_t *used, uint16_t off, uint16_t sz)
 	return false;
 }
 
-const char *
-blob_check(const struct statsblobv1 *sb, size_t len)
+/* The structure; with data, every statistic's internals too. */
+static const char *
+blob_check_at(const struct statsblobv1 *sb, size_t len, bool data)
 {
 	/* Data that overlap would let one statistic rewrite another's sizes. */
 	uint64_t used[(SB_V1_MAXSZ / 4 + 64) / 64];
@@ -406,6 +407,8 @@ blob_check(const struct statsblobv1 *sb, size_t len)
 				return "statistic with a bad data type";
 			if (stype_ops[s].check == NULL)
 				return "statistic of a type that cannot be checked";
+			if (!data)
+				continue;
 			why = stype_ops[s].check(blob_vsd(sb, vs), vs->dsz,
 			    vs->dtype, vp->dtype);
 			if (why != NULL)
@@ -413,6 +416,37 @@ blob_check(const struct statsblobv1 *sb, size_t len)
 		}
 	}
 	return NULL;
+}
+
+const char *
+blob_check(const struct statsblobv1 *sb, size_t len)
+{
+	return blob_check_at(sb, len, true);
+}
+
+const char *
+blob_layout_clean(struct statsblobv1 *sb, size_t len)
+{
+	const char *why = blob_check_at(sb, len, false);
+	uint16_t v, n;
+
+	if (why != NULL)
+		return why;
+	blob_reset_stats(sb);
+	n = blob_nvois(sb);
+	for (v = 0; v < n; v++) {
+		struct voi *vp = &sb->vois[v];
+		struct voistat *vs;
+
+		if (vp->id < 0 || !(vp->flags & VOI_REQSTATE))
+			continue;
+		vs = blob_voistat(sb, vp, VS_STYPE_VOISTATE);
+		memset(blob_vsd(sb, vs), 0, vs->dsz);
+		vs->flags &= ~VS_VSDVALID;
+		vs->errs = 0;
+	}
+	sb->created = sb->lastrst = 0;
+	return blob_check(sb, len);
 }
 
 int

@@ -146,6 +146,17 @@ void blob_reset_stats(struct statsblobv1 *sb);
 const char *blob_check(const struct statsblobv1 *sb, size_t len);
 
 /*
+ * blob_layout_clean: the layout of a blob copied while its statistics were
+ * being written (store_reader_read_layout()): checks the structure, but
+ * not the statistics' internals, which may be torn; then resets every
+ * statistic and every VOI's state (the base of relative updates) and
+ * zeroes the blob's times, so that only the layout is left, which is
+ * checked whole.
+ * Returns: NULL when valid, else a static string naming what is wrong.
+ */
+const char *blob_layout_clean(struct statsblobv1 *sb, size_t len);
+
+/*
  * blob_iter: the walk behind stats_blob_visit() and the renderers. It calls
  * cb for every populated statistic (VOISTATE included) or, with nulls, for
  * vacant VOI slots (vs == NULL) and vacant statistic slots as well, with

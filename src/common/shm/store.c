@@ -55,21 +55,50 @@ store_hdr(const struct store_segment *s, uint32_t slot)
 /* The writer half of the seqlock. A single writer (the daemon thread that
  * owns the segment) means plain load + store, no read-modify-write. */
 static void
-store_seq_begin(struct store_kstat_hdr *k)
+store_seqc_begin(_Atomic uint32_t *c)
 {
-	uint32_t seq = atomic_load_explicit(&k->seq, memory_order_relaxed);
+	uint32_t seq = atomic_load_explicit(c, memory_order_relaxed);
 
-	atomic_store_explicit(&k->seq, seq + 1, memory_order_relaxed);
+	atomic_store_explicit(c, seq + 1, memory_order_relaxed);
 	/* Readers must not see any write below before they see seq odd. */
 	atomic_thread_fence(memory_order_release);
 }
 
 static void
+store_seqc_end(_Atomic uint32_t *c)
+{
+	uint32_t seq = atomic_load_explicit(c, memory_order_relaxed);
+
+	atomic_store_explicit(c, seq + 1, memory_order_release);
+}
+
+/* Every change of a header or blob. */
+static void
+store_seq_begin(struct store_kstat_hdr *k)
+{
+	store_seqc_begin(&k->seq);
+}
+
+static void
 store_seq_end(struct store_kstat_hdr *k)
 {
-	uint32_t seq = atomic_load_explicit(&k->seq, memory_order_relaxed);
+	store_seqc_end(&k->seq);
+}
 
-	atomic_store_explicit(&k->seq, seq + 1, memory_order_release);
+/* A change of the layout (add, remove, re-lay): both counters, the
+ * layout's inside the whole one. */
+static void
+store_layout_begin(struct store_kstat_hdr *k)
+{
+	store_seqc_begin(&k->seq);
+	store_seqc_begin(&k->lseq);
+}
+
+static void
+store_layout_end(struct store_kstat_hdr *k)
+{
+	store_seqc_end(&k->lseq);
+	store_seqc_end(&k->seq);
 }
 
 static void
@@ -127,6 +156,7 @@ store_segment_new(const struct store_params *p, struct store_segment **ret)
 	sb->hdr_size = STORE_SUPER_SIZE;
 	sb->endian = STORE_ENDIAN;
 	sb->kind = p->kind;
+	sb->compat = STORE_COMPAT_LAYOUTSEQ;
 	sb->seg_size = size;
 	sb->birth = shm_birth_stamp();
 	sb->table_off = table_off;
@@ -318,7 +348,7 @@ store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
 		return r;
 	}
 	k = store_hdr(s, slot);
-	store_seq_begin(k);
+	store_layout_begin(k);
 	memset(s->base + off, 0, chunk);
 	if (toff != 0) {
 		if (plen > 0)
@@ -347,7 +377,7 @@ store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
 	store_strset(k->module, sizeof(k->module), d->module);
 	store_strset(k->name, sizeof(k->name), d->name);
 	store_strset(k->class_, sizeof(k->class_), d->class_);
-	store_seq_end(k);
+	store_layout_end(k);
 
 	if (slot + 1 > atomic_load_explicit(&s->sb->table_used, memory_order_relaxed))
 		atomic_store_explicit(&s->sb->table_used, slot + 1, memory_order_release);
@@ -380,7 +410,7 @@ store_kstat_remove(struct store_segment *s, uint32_t slot)
 
 	if (k == NULL)
 		return -ENOENT;
-	store_seq_begin(k);
+	store_layout_begin(k);
 	store_arena_free(&s->arena, k->blob_off, k->chunk_size);
 	k->flags = 0;
 	k->blob_off = 0;
@@ -389,7 +419,7 @@ store_kstat_remove(struct store_segment *s, uint32_t slot)
 	k->text_off = 0;
 	k->path_len = 0;
 	k->desc_len = 0;
-	store_seq_end(k);
+	store_layout_end(k);
 	store_slot_give(s, slot);
 	atomic_store_explicit(&s->sb->nkstat,
 	    atomic_load_explicit(&s->sb->nkstat, memory_order_relaxed) - 1,
@@ -423,13 +453,13 @@ store_kstat_relayout(struct store_segment *s, uint32_t slot, uint32_t blob_size)
 	memset(s->base + off, 0, chunk);
 	if (tlen != 0)
 		memcpy(s->base + off + toff, s->base + k->blob_off + k->text_off, tlen);
-	store_seq_begin(k);
+	store_layout_begin(k);
 	store_arena_free(&s->arena, k->blob_off, k->chunk_size);
 	k->blob_off = off;
 	k->blob_size = blob_size;
 	k->chunk_size = chunk;
 	k->text_off = toff;
-	store_seq_end(k);
+	store_layout_end(k);
 	store_kcid_bump(s);
 	return 0;
 }

@@ -23,7 +23,8 @@
  *              |   blob_size u32 | chunk_size u32 | tpl_hash u64 |       |
  *              |   owner_uid u32 | instance i32 | flags u32 | type u8 |  |
  *              |   content u8 | ndata u32 | text_off u32 | path_len u16 |
- *              |   desc_len u16 | scale u64 | reserved |                 |
+ *              |   desc_len u16 | scale u64 | lseq u32 (odd while the |
+ *              |   layout changes) | reserved |                         |
  *              |   module[31] | name[31] | class[31]                     |
  *              | kstat header [1] ...                                    |
  *              | kstat header [table_slots - 1]                          |
@@ -62,7 +63,7 @@
 
 #define STORE_MAGIC		UINT64_C(0x31524f5453445453)	/* "STDSTOR1" */
 #define STORE_ABI_MAJOR		1
-#define STORE_ABI_MINOR		0
+#define STORE_ABI_MINOR		1
 #define STORE_ENDIAN		UINT32_C(0x01020304)
 #define STORE_SUPER_SIZE	256u
 #define STORE_KSTAT_SIZE	256u
@@ -73,7 +74,10 @@
 #define STORE_SLOTS_MAX		(1u << 22)
 #define STORE_READ_RETRIES	1024u
 
-#define STORE_COMPAT_KNOWN	0u
+/* Compatible features: a reader that knows none of them reads the
+ * segment all the same. */
+#define STORE_COMPAT_LAYOUTSEQ	0x0002u	/* kstat headers keep lseq */
+#define STORE_COMPAT_KNOWN	STORE_COMPAT_LAYOUTSEQ
 #define STORE_INCOMPAT_KNOWN	0u
 
 enum store_seg_kind {
@@ -135,7 +139,12 @@ struct store_kstat_hdr {
 	uint16_t desc_len;
 	uint32_t reserved3;
 	uint64_t scale;
-	uint8_t reserved1[160 - 96];
+	/* The layout's own sequence counter (LAYOUTSEQ): odd while the
+	 * kstat is added, removed or re-laid, never moved by an update of
+	 * its data, so a reader that wants only where the blob lies and
+	 * how it is laid out is not starved by a flood of updates. */
+	_Atomic uint32_t lseq;
+	uint8_t reserved1[160 - 100];
 	char module[STORE_STRLEN];
 	char name[STORE_STRLEN];
 	char class_[STORE_STRLEN];
@@ -146,6 +155,7 @@ _Static_assert(sizeof(struct store_super) == STORE_SUPER_SIZE, "superblock size"
 _Static_assert(offsetof(struct store_super, ready) == 104, "superblock layout");
 _Static_assert(sizeof(struct store_kstat_hdr) == STORE_KSTAT_SIZE, "kstat header size");
 _Static_assert(offsetof(struct store_kstat_hdr, scale) == 88, "kstat header layout");
+_Static_assert(offsetof(struct store_kstat_hdr, lseq) == 96, "kstat header layout");
 _Static_assert(offsetof(struct store_kstat_hdr, module) == 160, "kstat header layout");
 
 /* Names a kstat for readers: a slot and the generation it had. */
@@ -357,10 +367,26 @@ int store_reader_read_text(struct store_reader *r, struct store_ref ref,
     char *path, char *desc);
 
 /*
+ * A kstat's blob whose layout is consistent (the header, and the blob's
+ * own header and VOI and statistic tables, as one add or re-lay left
+ * them) but whose statistics' data may be torn: read under the layout
+ * sequence counter, which updates of the data never move, so a flood of
+ * updates cannot starve it. For a reader that wants only the layout and
+ * resets the data it copied (libstatsclient, for the VOIs of a published
+ * blob and the image of its spill blobs). On a segment without
+ * LAYOUTSEQ this is store_reader_read().
+ * Returns: as store_reader_read().
+ */
+int store_reader_read_layout(struct store_reader *r, struct store_ref ref,
+    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
+    size_t *ret_size);
+
+/*
  * Where a kstat's blob lies in the segment, for a reader that maps that
  * part itself (libstatsclient shows a published blob to its application in
  * place). The header is validated as for a read, so the span is inside the
- * arena.
+ * arena. Read under the layout sequence counter, like
+ * store_reader_read_layout(): updates of the blob never hold it up.
  * Returns: 0, *ret_off (from the segment start), *ret_size (blob bytes) and
  * *ret_chunk (arena bytes from *ret_off); errors as store_reader_read().
  */

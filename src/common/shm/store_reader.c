@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -37,6 +38,7 @@ struct store_reader {
 	uint32_t slots;
 	uint32_t kstat_size;
 	uint32_t kind;
+	bool lseq;		/* headers keep a layout sequence counter */
 };
 
 /* A header copy that passed validation plus what the caller wants copied
@@ -49,6 +51,7 @@ struct store_snap {
 	char *path;
 	char *desc;
 	int text;
+	bool layout;	/* under lseq: the data may be torn */
 };
 
 static inline void
@@ -189,11 +192,16 @@ store_snap(const struct store_reader *r, uint32_t slot, struct store_snap *sn)
 {
 	const struct store_kstat_hdr *k = (const struct store_kstat_hdr *)
 	    (r->base + r->table_off + (uint64_t)slot * r->kstat_size);
+	/* A layout read counts on the layout's counter alone: an update of
+	 * the data (the drain keeps seq odd nearly all the time while
+	 * producers flood the kstat) does not make it try again. */
+	const _Atomic uint32_t *seq = sn->layout && r->lseq ? &k->lseq :
+	    &k->seq;
 	uint32_t s1, s2, tries;
 	int rc;
 
 	for (tries = 0; tries < STORE_READ_RETRIES; tries++) {
-		s1 = atomic_load_explicit(&k->seq, memory_order_acquire);
+		s1 = atomic_load_explicit(seq, memory_order_acquire);
 		if (s1 & 1) {
 			store_backoff(tries);
 			continue;
@@ -201,7 +209,7 @@ store_snap(const struct store_reader *r, uint32_t slot, struct store_snap *sn)
 		store_copy_racy(&sn->h, k, sizeof(sn->h));
 		rc = store_snap_extra(r, sn);
 		atomic_thread_fence(memory_order_acquire);
-		s2 = atomic_load_explicit(&k->seq, memory_order_relaxed);
+		s2 = atomic_load_explicit(seq, memory_order_relaxed);
 		if (s1 == s2)
 			return rc;
 		store_backoff(tries);
@@ -284,6 +292,7 @@ store_super_check(const struct store_super *sb, size_t size,
 	r->slots = sb->table_slots;
 	r->kstat_size = sb->kstat_size;
 	r->kind = sb->kind;
+	r->lseq = (sb->compat & STORE_COMPAT_LAYOUTSEQ) != 0;
 	return 0;
 }
 
@@ -456,8 +465,9 @@ store_reader_lookup(struct store_reader *r, const char *module,
 	return -ENOENT;
 }
 
-int
-store_reader_read(struct store_reader *r, struct store_ref ref,
+/* A read under the whole sequence counter, or (layout) the layout's. */
+static int
+store_read(struct store_reader *r, struct store_ref ref, bool layout,
     struct store_kstat_info *ret_info, void *buf, size_t bufsize,
     size_t *ret_size)
 {
@@ -470,6 +480,7 @@ store_reader_read(struct store_reader *r, struct store_ref ref,
 	sn.want = ref;
 	sn.buf = buf;
 	sn.bufsize = buf != NULL ? bufsize : 0;
+	sn.layout = layout;
 	rc = store_snap(r, ref.slot, &sn);
 	if (rc == 0 || rc == -ENOBUFS) {
 		if (ret_info != NULL)
@@ -478,6 +489,22 @@ store_reader_read(struct store_reader *r, struct store_ref ref,
 			*ret_size = sn.h.blob_size;
 	}
 	return rc;
+}
+
+int
+store_reader_read(struct store_reader *r, struct store_ref ref,
+    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
+    size_t *ret_size)
+{
+	return store_read(r, ref, false, ret_info, buf, bufsize, ret_size);
+}
+
+int
+store_reader_read_layout(struct store_reader *r, struct store_ref ref,
+    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
+    size_t *ret_size)
+{
+	return store_read(r, ref, true, ret_info, buf, bufsize, ret_size);
 }
 
 int
@@ -514,6 +541,7 @@ store_reader_blob_span(struct store_reader *r, struct store_ref ref,
 	memset(&sn, 0, sizeof(sn));
 	sn.want = ref;
 	sn.bufsize = (size_t)-1;	/* the validated header only */
+	sn.layout = true;
 	rc = store_snap(r, ref.slot, &sn);
 	if (rc < 0)
 		return rc;
