@@ -61,8 +61,13 @@ def ring_as(d, pw):
 d = daemon("max_rings_per_uid = 6\nmax_ring_bytes_per_uid = 8M\n"
            "max_ring_bytes = 12M\nring_overflow_size = 1M\n")
 # Rings of 2^16 records (2 MiB) and 1 MiB of overflow: 3 MiB each, so
-# the fourth passes the user's 8 MiB.
+# the third passes the user's 8 MiB (without its overflow area it would
+# not: the spill buffers are counted).
 rc = ring_as(d, NOBODY)
+out = rc.cmd("attach 4 %d" % ((64 << 20) + 8192))
+check("io.statsd.InvalidValue" in out and "ring_max_overflow_size" in out,
+      "row 3: an overflow area above ring_max_overflow_size is refused: %s"
+      % out)
 outs = [rc.cmd("attach 16") for _ in range(3)]
 check(all(o.startswith("ok") for o in outs[:2]), "two large rings: %s"
       % outs[:2])

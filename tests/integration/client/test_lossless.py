@@ -9,6 +9,8 @@ all, end in the same data. Totals are asserted; timings are the
 benchmark's (tests/bench/bench_lossless)."""
 import os
 import random
+import re
+import signal
 import struct
 import subprocess
 import sys
@@ -204,5 +206,65 @@ if got != want:
         if want[k] != g.get(k):
             print("VOI %s:\n  reference %s\n  spilled   %s"
                   % (k, want[k], g.get(k)))
+
+# --- the overflow area exhausted. A ring of 4 records with the smallest
+# overflow area (8 KiB: two spill buffers of 4 KiB), statsd stopped so
+# that it drains nothing and takes no hand-over: timer starts and stops,
+# which a spill blob cannot fold, fill the ring and then one buffer's log,
+# and the rest is dropped, and counted. Let go, statsd shows the buffer
+# in its self kstat until the producer hands it over; then every update
+# is applied or counted as dropped, exactly.
+def self_ks():
+    return read_data(d, "statsd", 0, "daemon")
+
+
+ok(d.call("io.statsd.KstatCreate", {"module": "kinds", "instance": 0,
+                                    "name": "exhaust", "template": spec}),
+   "KstatCreate exhaust")
+rc = RingClient(d.sock)
+check(rc.cmd("connect") == "ok", "ring_client connects")
+handle = int(rc.cmd("handle kinds 0 exhaust").split("=")[1])
+check(rc.cmd("attach 2 8192").startswith("ok"), "a 4-record ring, 8 KiB "
+      "of overflow")
+check(rc.cmd("spill").startswith("ok"), "spill on")
+path = os.path.join(tmp, "timer.recs")
+N = 2000
+with open(path, "wb") as f:
+    for i in range(N):
+        f.write(struct.pack("=IHBBqqQ", handle, 7, 7 + i % 2, 0, 0, 0,
+                            2000000000 + 1000 * i))
+before = ok(d.call("io.statsd.Info", {}), "Info")
+d.proc.send_signal(signal.SIGSTOP)
+out = rc.cmd("pushfile " + path)
+d.proc.send_signal(signal.SIGCONT)
+m = re.match(r"ok pushed=(\d+) dropped=(\d+)$", out)
+check(m is not None, "pushfile: " + out)
+pushed, dropped = int(m.group(1)), int(m.group(2))
+check(pushed == N and 0 < dropped < N - 4,
+      "the overflow area ran out: %d of %d dropped" % (dropped, N))
+harness.wait_for(lambda: self_ks().get("overflow_used", 0) > 0,
+                 "statsd's self kstat shows the buffer it has not been "
+                 "handed: %s" % self_ks())
+check(self_ks().get("overflow_bytes", 0) >= 8192,
+      "and the overflow area: %s" % self_ks().get("overflow_bytes"))
+harness.wait_for(lambda: rc.cmd("handover") == "ok left=0",
+                 "the spill buffer handed over")
+
+
+def applied():
+    inf = ok(d.call("io.statsd.Info", {}), "Info")
+    return inf["applied"] - before["applied"]
+
+
+harness.wait_for(lambda: applied() == pushed - dropped,
+                 "applied + dropped = pushed (%d + %d vs %d)"
+                 % (applied(), dropped, pushed))
+inf = ok(d.call("io.statsd.Info", {}), "Info")
+check(inf["dropped"] - before["dropped"] == dropped,
+      "statsd counts the producer's drops: %d" % (inf["dropped"] -
+                                                    before["dropped"]))
+harness.wait_for(lambda: self_ks().get("overflow_used") == 0,
+                 "the buffer released: %s" % self_ks())
+rc.quit()
 d.stop()
 finish()
