@@ -41,6 +41,10 @@
 #define CKPT_SLICE_BYTES	(1u << 20)
 /* A longer line is damage, not a record. */
 #define CKPT_MAX_LINE		(8u << 20)
+/* After a failure, what must be written to call the log writable again
+ * (a few pages: a write that fits in the slack of the log's last page
+ * proves nothing of the room records need). */
+#define CKPT_PROBE_BYTES	16384u
 
 struct checkpoint {
 	struct statsd	*d;
@@ -556,7 +560,18 @@ ck_pass_end(struct checkpoint *c, bool ok)
 
 	c->passing = false;
 	meta = ck_meta_rec(c);
-	if (r == 0 && (c->cfd >= 0 || c->meta_handle !=
+	/* Failing: the meta record, padded, is the probe of the room. */
+	if (meta != NULL && c->failing) {
+		char *pad = malloc(CKPT_PROBE_BYTES + 1);
+
+		if (pad != NULL) {
+			memset(pad, '-', CKPT_PROBE_BYTES);
+			pad[CKPT_PROBE_BYTES] = '\0';
+			json_object_set_new(meta, "probe", json_string(pad));
+			free(pad);
+		}
+	}
+	if (r == 0 && (c->failing || c->cfd >= 0 || c->meta_handle !=
 	    registry_next_handle(reg) || c->meta_rates == NULL ||
 	    strcmp(c->meta_rates, c->d->sample_rates != NULL ?
 	    c->d->sample_rates : "") != 0)) {

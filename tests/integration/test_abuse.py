@@ -434,6 +434,14 @@ def test_full_runtime_dir():
     d.cleanup()
 
 
+# A template whose kstats' checkpoint records pass a page, so that none
+# fits in the slack of the log's last page on a full filesystem.
+BIGREC = {"name": "BIGREC", "vois": [
+    {"id": 0, "name": "lat", "dtype": "INT_U64",
+     "stats": [{"kind": "HIST", "scheme": "USR",
+                "buckets": list(range(0, 1000, 2))}]}]}
+
+
 def test_state_dir_unusable():
     """Rows 12 and 15: with the state directory full, read-only or
     missing, statsd said ready, acknowledged PERSISTENT creates it could
@@ -449,7 +457,7 @@ def test_state_dir_unusable():
     d.start()
     os.chmod(d.run, 0o755)
     h = Hostile(d)
-    spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
+    spec = ok(h.calls([("io.statsd.TemplateAdd", BIGREC)])[0],
               "TemplateAdd")["template"]["spec"]
     ok(pcreate(h, spec, "kept"), "a PERSISTENT kstat, kept")
     check(persistence(d)["usable"], "the state directory is usable")
@@ -488,7 +496,7 @@ def test_state_dir_unusable():
     check({"disk:0:kept", "disk:0:full"} <= set(names(d, dormant=False)),
           "what was acknowledged was read back")
     h = Hostile(d)
-    spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
+    spec = ok(h.calls([("io.statsd.TemplateAdd", BIGREC)])[0],
               "TemplateAdd")["template"]["spec"]
     r = pcreate(h, spec, "ro")
     expect_error(r, "io.statsd.SystemError", "a create on a read-only "
@@ -517,7 +525,7 @@ def test_state_dir_unusable():
           "directory reported in Info: %s" % p)
     check("state directory" in d2.stderr(), "and at start")
     h = Hostile(d2)
-    spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
+    spec = ok(h.calls([("io.statsd.TemplateAdd", BIGREC)])[0],
               "TemplateAdd")["template"]["spec"]
     expect_error(pcreate(h, spec, "x"), "io.statsd.SystemError",
                  "PERSISTENT refused without a state directory")
