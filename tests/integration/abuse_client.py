@@ -11,6 +11,8 @@ Commands ({"op": ..., ...}):
                        each without ever reading; answers {"sent": bytes}
   calls [[m, p], ...]  one connection, the calls in turn; answers
                        {"replies": [...]}
+  pages [[m, p], ...]  as calls, each call walked to its last page (its
+                       kstats, templates and text joined)
   close                close every connection held; answers {}
 """
 import json
@@ -80,8 +82,8 @@ def main():
             out = {"replies": replies}
         elif op == "pages":
             # Each call walked to its end: a reply with a cursor is
-            # followed by the same call from that cursor, its kstats
-            # and text added up.
+            # followed by the same call from that cursor, its kstats,
+            # templates and text added up.
             c = Conn(sock, timeout=60)
             replies = []
             for m, p in cmd["calls"]:
@@ -93,10 +95,15 @@ def main():
                         if "error" in n:
                             r = n
                             break
-                        for key in ("kstats", "flat"):
+                        for key in ("kstats", "flat", "templates"):
                             if key in r["parameters"]:
                                 r["parameters"][key] += n["parameters"].get(
                                     key, [])
+                        if "list" in r["parameters"]:
+                            r["parameters"]["list"] = ",".join(
+                                x for x in (r["parameters"]["list"],
+                                            n["parameters"].get("list", ""))
+                                if x)
                         if "text" in r["parameters"]:
                             r["parameters"]["text"] += n["parameters"].get(
                                 "text", "")

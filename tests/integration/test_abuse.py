@@ -78,7 +78,7 @@ def refusal_lines(d):
 
 
 # ------------------------------------------------------------------ row 11
-def test_connections_reserve_root():
+def test_row11_connections_reserve_root():
     """Row 11: 20 uids x 64 connections left no room for root, and each
     refusal was logged. Now unprivileged users together get
     max_connections less quota_reserve_percent, each user at most
@@ -124,7 +124,7 @@ def test_connections_reserve_root():
     d.cleanup()
 
 
-def test_buffered_bytes_bounded():
+def test_row11_buffered_bytes_bounded():
     """Row 11: 64 connections pipelining large replies and never reading
     held 447 MB. A user's connections together now hold at most
     max_buffered_per_uid of unread calls and unsent replies; a
@@ -178,12 +178,12 @@ def vm_hwm_kib(d):
 
 
 # ------------------------------------------------------------- rows 1, 2
-def test_patterns_bounded():
+def test_row1_backtracking_pattern():
     """Row 1: a backreference made glibc's regexec backtrack for ever on a
     30-character module name: the loop stopped, SIGTERM was ignored.
-    Row 2: a 23-byte pattern took 10 s and 4.4 GB to compile. Patterns now
-    compile to a linear-time engine: no backreferences, a bounded program,
-    and each refusal says what is wrong."""
+    Patterns now run on a linear-time engine (a Pike VM) that has no
+    backreferences: the pattern is refused by name, and what a
+    backtracking engine takes exponential time on is answered."""
     d = daemon()
     h = Hostile(d)
     spec = ok(h.calls([("io.statsd.TemplateAdd", TPL_APP)])[0],
@@ -191,19 +191,11 @@ def test_patterns_bounded():
     ok(h.calls([("io.statsd.KstatCreate", {
         "module": "a" * 30, "instance": 0, "name": "x",
         "template": spec})])[0], "a kstat whose module is 30 a's")
-    hwm = vm_hwm_kib(d)
-    bad = [("/^(a|a)*\\1*$/", "backreferences are not supported"),
-           ("/(a{1,32767}){1,32767}/", "repetition count over 255"),
-           ("/(a{1,255}){1,255}/", "pattern too large"),
-           ("/a{1,2/", "invalid {m,n}"), ("/(a/", "unmatched (")]
-    rep = h.calls([("io.statsd.Lookup", {"module": p}) for p, _ in bad])
-    for (p, why), r in zip(bad, rep):
-        if expect_error(r, "io.statsd.InvalidValue", "Lookup " + p,
-                        parameter="module"):
-            check(why in r["parameters"]["reason"],
-                  "%s refused as \"%s\": %s" % (p, why,
-                                                 r["parameters"]["reason"]))
-    # What a backtracking engine takes exponential time on, answered.
+    r = h.calls([("io.statsd.Lookup", {"module": "/^(a|a)*\\1*$/"})])[0]
+    if expect_error(r, "io.statsd.InvalidValue", "Lookup with a "
+                    "backreference", parameter="module"):
+        check("backreferences are not supported" in r["parameters"][
+            "reason"], "refused as such: %s" % r["parameters"])
     good = ["/^(a|aa)*b$/", "/^(a|a)*$/", "/^(a*)*$/", "/(a+)+b/",
             "/^((a|a){1,15}){1,15}$/"]
     rep = h.calls([("io.statsd.Lookup", {"module": p}) for p in good])
@@ -218,15 +210,42 @@ def test_patterns_bounded():
     r = h.calls([("io.statsd.Scrape", {"selector": "/^(a|a)*\\1*$/:0"})])
     expect_error(r[0], "io.statsd.InvalidValue", "a backreference in a "
                  "Scrape selector", parameter="selector")
-    check(vm_hwm_kib(d) - hwm < 64 << 10, "no memory blow-up: peak grew "
-          "%d KiB" % (vm_hwm_kib(d) - hwm))
     check(d.alive(), "statsd answers everyone")
     h.quit()
     d.stop()        # checks it stops on SIGTERM, with status 0
     d.cleanup()
 
 
-def test_work_is_sliced():
+def test_row2_pattern_compile_size():
+    """Row 2: a 23-byte pattern, (a{1,32767}){1,32767}, took 10 s and
+    4.4 GB to compile, at every call. Repetition counts are now at most
+    255 and a compiled program has a bounded size: such patterns are
+    refused before any work, each refusal saying what is wrong, however
+    often they come."""
+    d = daemon()
+    h = Hostile(d)
+    hwm = vm_hwm_kib(d)
+    bad = [("/(a{1,32767}){1,32767}/", "repetition count over 255"),
+           ("/(a{1,255}){1,255}/", "pattern too large"),
+           ("/a{1,2/", "invalid {m,n}"), ("/(a/", "unmatched (")]
+    for _ in range(10):
+        rep = h.calls([("io.statsd.Lookup", {"module": p})
+                       for p, _ in bad])
+        for (p, why), r in zip(bad, rep):
+            if expect_error(r, "io.statsd.InvalidValue", "Lookup " + p,
+                            parameter="module"):
+                check(why in r["parameters"]["reason"],
+                      "%s refused as \"%s\": %s" % (
+                          p, why, r["parameters"]["reason"]), count=False)
+    check(vm_hwm_kib(d) - hwm < 64 << 10, "no memory blow-up: peak grew "
+          "%d KiB" % (vm_hwm_kib(d) - hwm))
+    check(d.alive(), "statsd answers everyone")
+    h.quit()
+    d.stop()
+    d.cleanup()
+
+
+def test_row1_row2_work_is_sliced():
     """Rows 1-2: a call over many kstats ran whole in the event loop.
     Work bigger than a slice is now done in slices, one per loop turn,
     so that other peers are answered in between: a read of many kstats
@@ -369,7 +388,7 @@ def pcreate(h, spec, name, flags=("PERSISTENT",)):
         "flags": list(flags)})])[0]
 
 
-def test_full_runtime_dir():
+def test_row4_full_runtime_dir():
     """Row 4: PERSISTENT kstats filled the runtime filesystem, and the
     next update through a sparse mapping killed statsd with SIGBUS (at
     start too, with less than the ring journal's size free). Every file
@@ -442,7 +461,7 @@ BIGREC = {"name": "BIGREC", "vois": [
                 "buckets": list(range(0, 1000, 2))}]}]}
 
 
-def test_state_dir_unusable():
+def test_row12_row15_state_dir_unusable():
     """Rows 12 and 15: with the state directory full, read-only or
     missing, statsd said ready, acknowledged PERSISTENT creates it could
     not keep, and a failed create left a dormant ghost that blocked its
@@ -545,7 +564,7 @@ BIG_TPL = {"name": "BIG%d", "vois": [
                 "buckets": list(range(0, 2 * 1000, 2))}]}]}
 
 
-def test_checkpoint_incremental():
+def test_row9_checkpoint_incremental():
     """Row 9: with 200 large templates, a PERSISTENT create/delete loop
     wrote 3.4 GB in 20 s, each change rewriting the whole checkpoint.
     The checkpoint is now a log: each change appends what changed, and
@@ -595,7 +614,7 @@ def test_checkpoint_incremental():
     d.cleanup()
 
 
-def test_checkpoint_torn_and_v1():
+def test_row9_checkpoint_torn_and_v1():
     """Row 9's log, read back: a record cut short by a crash is dropped
     and the rest restored; a version 1 checkpoint (one JSON object) is
     read and rewritten as a log."""
@@ -673,7 +692,7 @@ def kind_tpl(kind, dtype, spec):
         {"id": 0, "name": "v", "dtype": dtype, "stats": [spec]}]}
 
 
-def test_every_kind_survives():
+def test_row6_every_kind_survives():
     """Row 6: a PERSISTENT kstat whose template had a DEFN statistic was
     lost at every restart: the template's hash held the time it was
     registered, so the restored kstat named a template that no longer
@@ -775,7 +794,7 @@ def framed(data):
     return out
 
 
-def test_corrupted_checkpoints():
+def test_row13_corrupted_checkpoints():
     """Row 13: corrupted checkpoints made statsd return a stack buffer
     (the reason a kstat was skipped) to its log, and render a crtime of
     -2^63 with a negation that overflows. Every seed of the checkpoint
@@ -805,7 +824,7 @@ SECRET = {"name": "SECRET", "vois": [
      "stats": [{"kind": "SUM"}]}]}
 
 
-def test_privilege_leaks():
+def test_row14_privilege_leaks():
     """Row 14: KstatCreate on a PRIV kstat's name answered KstatExists (an
     existence oracle); TemplateList showed PRIV kstats' VOI names;
     Info.kstats counted PRIV kstats. Now an unprivileged peer gets the
@@ -874,11 +893,217 @@ def test_privilege_leaks():
     d.cleanup()
 
 
-TESTS = [test_connections_reserve_root, test_buffered_bytes_bounded,
-         test_patterns_bounded, test_work_is_sliced, test_full_runtime_dir,
-         test_state_dir_unusable, test_checkpoint_incremental,
-         test_checkpoint_torn_and_v1, test_every_kind_survives,
-         test_corrupted_checkpoints, test_privilege_leaks]
+# ------------------------------------------------------------- rows 7, 8
+def big_tpl(name, buckets=1000):
+    """A template of one HIST of many buckets: some 16 KiB of blob."""
+    return {"name": name, "vois": [
+        {"id": 0, "name": "lat", "dtype": "INT_U64",
+         "stats": [{"kind": "HIST", "scheme": "USR",
+                    "buckets": list(range(0, 2 * buckets, 2))}]}]}
+
+
+def fill(h, calls):
+    """Send calls in turn until one is refused: (how many went through,
+    the refusal or None)."""
+    rep = h.calls(calls)
+    for i, r in enumerate(rep):
+        if "error" in r:
+            return i, r
+    return len(rep), None
+
+
+def test_row7_arena_quota():
+    """Row 7: 1,100 kstats of a 64 KB template filled the public arena,
+    and then everyone, root too, was refused with LimitReached
+    max_kstats, the wrong reason. Arena bytes are now charged to the
+    kstat's owner: a user stops at arena_bytes_per_uid, users together at
+    the part of arena_size quota_reserve_percent does not reserve, root
+    goes on into the reserve, and each refusal names the limit that
+    stopped it."""
+    per_uid, total = 512 << 10, 2 << 20
+    unreserved = total * 90 // 100
+    d = daemon("arena_size = 2M\narena_bytes_per_uid = 512K\n"
+               "quota_reserve_percent = 10\n")
+    users = [NOBODY] + CROWD
+    crowd = [Hostile(d, u) for u in users]
+    refusals = {}
+    for h, uid in zip(crowd, users):
+        ok(h.calls([("io.statsd.TemplateAdd", big_tpl("A%d" % uid))])[0],
+           "a large template of uid %d" % uid)
+        n, err = fill(h, [("io.statsd.KstatCreate", {
+            "module": "arena", "instance": uid * 1000 + i, "name": "x",
+            "template": "A%d" % uid}) for i in range(64)])
+        check(err is not None, "uid %d fills its part of the arena: %d "
+              "kstats, then %s" % (uid, n, err))
+        refusals[uid] = (n, err or {})
+        used = user_usage(d, uid).get("arena_bytes", 0)
+        check(used <= per_uid, "uid %d holds at most "
+              "arena_bytes_per_uid: %d" % (uid, used))
+    n, err = refusals[NOBODY]
+    check(n > 0, "nobody made kstats before its limit: %d" % n)
+    expect_error(err, "io.statsd.LimitReached", "nobody past its arena "
+                 "bytes", limit="arena_bytes_per_uid", value=per_uid)
+    # The crowd together stops at the unreserved part of the arena.
+    at_total = [e for _, e in refusals.values()
+                if e.get("parameters", {}).get("limit") == "arena_size"]
+    check(len(at_total) > 0 and all(
+        e["parameters"]["value"] == unreserved for e in at_total),
+        "the crowd refused at the unreserved part of arena_size (%d): %s"
+        % (unreserved, [e.get("parameters") for _, e in
+                        refusals.values()]))
+    q = quotas(d)
+    crowd_used = sum(user_usage(d, u).get("arena_bytes", 0) for u in users)
+    check(crowd_used <= unreserved, "users together hold at most %d "
+          "arena bytes: %d" % (unreserved, crowd_used))
+    # Root goes on into the reserve, and is refused for the real reason.
+    c = d.conn()
+    ok(c.call("io.statsd.TemplateAdd", big_tpl("AROOT")), "root's template")
+    made, err = 0, None
+    for i in range(64):
+        r = c.call("io.statsd.KstatCreate", {
+            "module": "arena", "instance": i, "name": "root",
+            "template": "AROOT"})
+        if "error" in r:
+            err = r
+            break
+        made += 1
+    check(made > 0, "root creates kstats in the reserve: %d" % made)
+    if check(err is not None, "root stops at the arena's end"):
+        check(err.get("error") == "io.statsd.LimitReached" and
+              err["parameters"].get("limit") == "arena_size",
+              "root refused for the arena, not max_kstats: %s" % err)
+    q = quotas(d)
+    check(q["total"]["arena_bytes"]["used"] <= total, "the arena holds "
+          "at most arena_size: %s" % q["total"]["arena_bytes"])
+    c.close()
+    # Nobody's kstats gone: its bytes are given back, and it may make
+    # kstats again.
+    h = crowd[0]
+    n = refusals[NOBODY][0]
+    for r in h.calls([("io.statsd.KstatDelete", {
+            "module": "arena", "instance": NOBODY * 1000 + i, "name": "x"})
+            for i in range(n)]):
+        ok(r, "nobody deletes its kstats", False)
+    check(user_usage(d, NOBODY).get("arena_bytes", -1) == 0,
+          "nobody's arena bytes given back: %s" % user_usage(d, NOBODY))
+    ok(h.calls([("io.statsd.KstatCreate", {
+        "module": "arena", "instance": 0, "name": "again",
+        "template": "A%d" % NOBODY})])[0], "nobody makes a kstat again")
+    for h in crowd:
+        h.quit()
+    check(d.alive(), "statsd answers")
+    d.stop()
+    d.cleanup()
+
+
+def test_row8_template_quota():
+    """Row 8: 1,100 templates with large bucket lists reached
+    max_templates for everyone, took daemon memory from 8 to 240 MB,
+    never freed, and made TemplateList (85.7 MB) fail for ever. A user's
+    templates are now held to max_templates_per_uid and
+    max_template_bytes_per_uid, those no kstat uses are freed (oldest
+    first) to make room, users together stop short of the totals' reserve,
+    root still adds templates, and TemplateList answers in pages whatever
+    their number and size."""
+    per_n, per_b = 8, 192 << 10
+    tot_n, tot_b = 40, 1 << 20
+    d = daemon("max_templates = %d\nmax_templates_per_uid = %d\n"
+               "max_template_bytes = 1M\nmax_template_bytes_per_uid = 192K\n"
+               "quota_reserve_percent = 10\nmax_output = 256K\n"
+               "reply_page_size = 32K\n" % (tot_n, per_n))
+    h = Hostile(d)
+    # Unused templates: each new one frees the oldest unused.
+    for i in range(30):
+        r = h.calls([("io.statsd.TemplateAdd", big_tpl("U%02d" % i))])[0]
+        ok(r, "nobody's unused template U%02d" % i, False)
+        u = user_usage(d, NOBODY)
+        check(u.get("templates", 0) <= per_n and
+              u.get("template_bytes", 0) <= per_b, "nobody within its "
+              "template quotas: %s" % u, count=False)
+    seen = [t["name"] for t in ok(h.cmd(op="pages", calls=[(
+        "io.statsd.TemplateList", {})])["replies"][0],
+        "TemplateList")["templates"]]
+    check("U29" in seen and "U00" not in seen, "the newest kept, the "
+          "oldest unused freed: %s" % seen)
+    # Used templates cannot be freed: a kstat on each, until refused.
+    n, err = fill(h, [c for i in range(20) for c in (
+        ("io.statsd.TemplateAdd", big_tpl("K%02d" % i)),
+        ("io.statsd.KstatCreate", {"module": "tpl", "instance": i,
+                                   "name": "x", "template": "K%02d" % i}))])
+    check(err is not None and err.get("error") == "io.statsd.LimitReached"
+          and err["parameters"].get("limit") in (
+              "max_templates_per_uid", "max_template_bytes_per_uid"),
+          "nobody's templates in use: refused by its own limit, after %d "
+          "calls: %s" % (n, err))
+    kept = n // 2
+    # The crowd: together, the unreserved part of the totals.
+    crowd = [Hostile(d, u) for u in CROWD]
+    refusals = []
+    for hh, uid in zip(crowd, CROWD):
+        n, err = fill(hh, [c for i in range(20) for c in (
+            ("io.statsd.TemplateAdd", big_tpl("C%d_%02d" % (uid, i))),
+            ("io.statsd.KstatCreate", {
+                "module": "tpl%d" % uid, "instance": i, "name": "x",
+                "template": "C%d_%02d" % (uid, i)}))])
+        refusals.append(err or {})
+    q = quotas(d)
+    unpriv = [u for u in q["users"] if u["uid"] != 0]
+    check(sum(u["templates"] for u in unpriv) <= tot_n * 90 // 100 and
+          sum(u["template_bytes"] for u in unpriv) <= tot_b * 90 // 100,
+          "users together within the unreserved part: %s" % unpriv)
+    check(any(e.get("parameters", {}).get("limit") in (
+        "max_templates", "max_template_bytes") for e in refusals),
+        "the crowd stopped by a total: %s" % [e.get("parameters")
+                                              for e in refusals])
+    # Root is not locked out.
+    c = d.conn()
+    ok(c.call("io.statsd.TemplateAdd", big_tpl("ROOT")), "root adds a "
+       "template past the crowd")
+    c.close()
+    # TemplateList answers, in pages, for nobody and for root.
+    for who, lister in (("nobody", h), ("root", None)):
+        if lister is None:
+            lister = Hostile(d, 0)
+        r = ok(lister.cmd(op="pages", calls=[(
+            "io.statsd.TemplateList", {})])["replies"][0],
+            "TemplateList as %s" % who)
+        ts = r.get("templates", [])
+        check(r.get("pages", 1) > 1 and len(ts) == len(set(
+            t["spec"] for t in ts)) and r.get("list", "").split(",") == [
+            t["spec"] for t in ts], "TemplateList as %s in %d pages: %d "
+            "templates, each once" % (who, r.get("pages", 1), len(ts)))
+        if who == "root":
+            check(len(ts) == q["total"]["templates"]["used"] + 1,
+                  "root lists every template: %d" % len(ts))
+            lister.quit()
+    # Nobody's kstats removed: its templates are unused, freed as new
+    # ones come, and its bytes given back.
+    for r in h.calls([("io.statsd.KstatDelete", {
+            "module": "tpl", "instance": i, "name": "x"})
+            for i in range(kept)]):
+        ok(r, "nobody deletes a kstat", False)
+    for i in range(per_n + 1):
+        ok(h.calls([("io.statsd.TemplateAdd", big_tpl("N%02d" % i))])[0],
+           "nobody's template N%02d once its kstats are gone" % i, False)
+    u = user_usage(d, NOBODY)
+    check(u.get("templates", 0) <= per_n and u.get("template_bytes", 0) <=
+          per_b, "nobody still within its quotas: %s" % u)
+    for hh in crowd + [h]:
+        hh.quit()
+    check(d.alive(), "statsd answers")
+    d.stop()
+    d.cleanup()
+
+
+TESTS = [test_row1_backtracking_pattern, test_row2_pattern_compile_size,
+         test_row1_row2_work_is_sliced, test_row4_full_runtime_dir,
+         test_row6_every_kind_survives, test_row7_arena_quota,
+         test_row8_template_quota, test_row9_checkpoint_incremental,
+         test_row9_checkpoint_torn_and_v1,
+         test_row11_connections_reserve_root,
+         test_row11_buffered_bytes_bounded,
+         test_row12_row15_state_dir_unusable,
+         test_row13_corrupted_checkpoints, test_row14_privilege_leaks]
 
 if __name__ == "__main__":
     only = sys.argv[1:]
