@@ -1095,10 +1095,67 @@ def test_row8_template_quota():
     d.cleanup()
 
 
+def test_row9_persistent_bytes_quota():
+    """Row 9, the disk it fills: what PERSISTENT kstats take on disk (a
+    runtime file and a checkpoint record each, dormant ones included) is
+    charged to their owner. Nobody stops at max_persistent_bytes_per_uid,
+    named in the refusal; a dormant kstat still holds its bytes, one
+    removed for good gives them back; root is not held to it."""
+    per_uid = 256 << 10
+    d = daemon("max_persistent_bytes_per_uid = 256K\n"
+               "checkpoint_interval_ms = 100\n")
+    h = Hostile(d)
+    ok(h.calls([("io.statsd.TemplateAdd", big_tpl("PB"))])[0],
+       "a large template")
+    n, err = fill(h, [("io.statsd.KstatCreate", {
+        "module": "pb", "instance": i, "name": "x", "template": "PB",
+        "flags": ["PERSISTENT"]}) for i in range(64)])
+    check(n > 0, "PERSISTENT kstats before the limit: %d" % n)
+    expect_error(err, "io.statsd.LimitReached", "nobody past its disk "
+                 "bytes", limit="max_persistent_bytes_per_uid",
+                 value=per_uid)
+    used = user_usage(d, NOBODY).get("persistent_bytes", 0)
+    check(0 < used <= per_uid, "nobody holds at most its disk bytes: %d"
+          % used)
+    check("pb:%d:x" % n not in names(d), "the refused create left nothing")
+    # Dormant: still on disk, still charged.
+    ok(h.calls([("io.statsd.KstatDelete", {"module": "pb", "instance": 0,
+                                           "name": "x"})])[0], "delete")
+    check(user_usage(d, NOBODY).get("persistent_bytes") == used,
+          "a dormant kstat keeps its bytes charged")
+    expect_error(h.calls([("io.statsd.KstatCreate", {
+        "module": "pb", "instance": n, "name": "x", "template": "PB",
+        "flags": ["PERSISTENT"]})])[0], "io.statsd.LimitReached",
+        "still refused", limit="max_persistent_bytes_per_uid")
+    # Removed for good: the bytes come back, and the create goes through.
+    ok(h.calls([("io.statsd.KstatDelete", {"module": "pb", "instance": 0,
+                                           "name": "x"})])[0],
+       "removed for good")
+    check(user_usage(d, NOBODY).get("persistent_bytes", 0) < used,
+          "its bytes given back: %s" % user_usage(d, NOBODY))
+    ok(h.calls([("io.statsd.KstatCreate", {
+        "module": "pb", "instance": n, "name": "x", "template": "PB",
+        "flags": ["PERSISTENT"]})])[0], "room again")
+    h.quit()
+    # Root is held to the total only.
+    c = d.conn()
+    ok(c.call("io.statsd.TemplateAdd", big_tpl("PB")), "root's template")
+    for i in range(n + 2):
+        ok(c.call("io.statsd.KstatCreate", {
+            "module": "pbroot", "instance": i, "name": "x",
+            "template": "PB", "flags": ["PERSISTENT"]}),
+           "root's PERSISTENT kstat %d" % i, False)
+    c.close()
+    check(d.alive(), "statsd answers")
+    d.stop()
+    d.cleanup()
+
+
 TESTS = [test_row1_backtracking_pattern, test_row2_pattern_compile_size,
          test_row1_row2_work_is_sliced, test_row4_full_runtime_dir,
          test_row6_every_kind_survives, test_row7_arena_quota,
          test_row8_template_quota, test_row9_checkpoint_incremental,
+         test_row9_persistent_bytes_quota,
          test_row9_checkpoint_torn_and_v1,
          test_row11_connections_reserve_root,
          test_row11_buffered_bytes_bounded,
