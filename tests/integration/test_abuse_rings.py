@@ -17,12 +17,17 @@ lives in the ring code. Each test names the attack it guards against:
           and only once its holder is gone.
   item 7: a ring reporting dropped = 2^64 - 1 made Info.dropped read -1
           forever. Now counters fed by rings are bounded.
+  spills: a producer's spill buffers are hostile input: one that names
+          another user's kstat, is scribbled over, is rewritten after its
+          hand-over or claims 2^64 - 1 updates spoils only its own
+          updates, and the counters stay bounded.
 
 Every check is of exactness or a bound, never of a time."""
 import json
 import os
 import pwd
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -157,6 +162,80 @@ rc.counters("push 500 0")
 wait_for(lambda: read_data(d, "ten", 0, "req").get("requests.sum") == 1500,
          "pushes after the adoption applied once")
 check(info(d)["rings"] == 1, "row 10: one ring, one journal slot")
+
+# ------------------------------------------------------- hostile spills
+# A producer that names another user's kstat in its spill buffer,
+# scribbles over the blob, lies about how many updates it holds, or
+# writes the buffer after handing it over spoils nothing but its own
+# updates: statsd copies a buffer out when it takes the hand-over,
+# checks it as hostile input, and merges a blob only into a kstat the
+# ring's owner may update. statsd is stopped (SIGSTOP) so that the
+# 4-record ring fills and the rest spills into buffer 0 of a new ring,
+# whose first entry lies at a known place.
+ok(d.call("io.statsd.KstatCreate", {"module": "vic", "instance": 0,
+                                    "name": "req", "template": spec}),
+   "root creates vic:0:req")
+sp = ring_as(d, NOBODY)
+vic = int(sp.cmd("handle vic 0 req").split("=")[1])
+own = int(sp.cmd("handle ten 0 req").split("=")[1])
+OVF = 4096			# 512 + 4 records, to the next 4096
+ENT = OVF + 64			# buffer 0's first entry; its blob at + 24
+
+
+def mine():
+    return read_data(d, "ten", 0, "req").get("requests.sum")
+
+
+def victim():
+    return read_data(d, "vic", 0, "req").get("requests.sum", 0)
+
+
+def spill_round(pokes, after_handover=False):
+    """1004 pushes: 4 in the ring, 1000 spilled; pokes before or after the
+    hand-over; then one more push, applied once statsd took the buffer.
+    Returns: what the 1000 spilled added to nobody's kstat."""
+    check(sp.cmd("attach 2 8192").startswith("ok"), "a 4-record ring")
+    check(sp.cmd("spill").startswith("ok"), "spill on")
+    base = mine()
+    d.proc.send_signal(signal.SIGSTOP)
+    sp.counters("push 1004 0")
+    if not after_handover:
+        for off, v in pokes:
+            check(sp.cmd("poke %d %d" % (off, v)) == "ok", "poke")
+    d.proc.send_signal(signal.SIGCONT)
+    wait_for(lambda: mine() == base + 4, "the ring's records applied")
+    if after_handover:
+        d.proc.send_signal(signal.SIGSTOP)
+    check(sp.cmd("handover") == "ok left=0", "the buffer handed over")
+    if after_handover:
+        for off, v in pokes:
+            check(sp.cmd("poke %d %d" % (off, v)) == "ok", "poke")
+        d.proc.send_signal(signal.SIGCONT)
+    sp.counters("push 1 0")
+    wait_for(lambda: mine() in (base + 5, base + 1005),
+             "the buffer taken, the push after it applied")
+    return mine() - base - 5
+
+
+check(spill_round([]) == 1000, "an honest spill merges")
+check(spill_round([(ENT + 8, own)]) == 1000, "the entry's handle is where "
+      "the pokes below write it")
+check(spill_round([(ENT + 8, vic)]) == 0 and victim() == 0,
+      "a spill blob naming another user's kstat is refused; that kstat "
+      "is untouched (%s)" % victim())
+check(spill_round([(ENT + 24, 0xdeadbeefdeadbeef),
+                   (ENT + 32, 0xffffffffffffffff)]) == 0,
+      "a scribbled spill blob is refused")
+check(spill_round([(ENT + 8, vic)], after_handover=True) == 0 and
+      victim() == 0, "a buffer rewritten after its hand-over spoils no "
+      "other user's kstat (%s)" % victim())
+check(spill_round([(OVF + 16, 2 ** 64 - 1), (ENT + 16, 2 ** 64 - 1)]) ==
+      1000, "a buffer that claims 2^64 - 1 updates merges what it holds")
+spilled = info(d)["spilled"]
+check(0 <= spilled < 10 ** 12, "and Info.spilled stays bounded: %d"
+      % spilled)
+check(info(d)["rings"] >= 1, "statsd still serves")
+sp.quit()
 
 # ---------------------------------------------------------------- item 7
 # A producer that claims 2^64 - 1 drops: Info.dropped stays a count a
