@@ -5,8 +5,10 @@
  * copy of this image.
  *
  * Images are read from the read-only store segment when a kstat is
- * created or joined, and read again when the chain changed and the
- * kstat's blob has another size (a definition change that re-lays it).
+ * created or joined, and read again when the chain changed: the kstats
+ * in the slots the segments' change logs name (a definition change that
+ * re-lays a kstat, a delete and a create again), or, past what a log
+ * holds, those whose blob has another size.
  * Kstats of one layout share one copy of it. The producing threads look
  * them up by handle without a lock: the table is an array of atomic
  * pointers, replaced whole when it grows; an image, once published, is
@@ -47,6 +49,90 @@ static struct cl_image *cl_img_all;		/* for freeing */
 #define CL_LAYOUT_BUCKETS	1024
 static struct cl_layout *cl_layouts[CL_LAYOUT_BUCKETS];
 static uint64_t cl_img_kcid;
+
+/*
+ * The kstats this process updates, by the segment slot they were in when
+ * their image was taken (cl.lock), and each segment's chain id as of the
+ * last refresh: a refresh reads again only the kstats in the slots the
+ * segments' change logs name, not every kstat of the process.
+ */
+struct cl_imgslot {
+	uint64_t		 birth;
+	uint32_t		 slot;
+	struct cl_kobj		*o;
+	struct cl_imgslot	*next;
+};
+
+static struct cl_imgslot **cl_slots;
+static size_t cl_slots_mask, cl_nslots;
+static struct {
+	uint64_t		 birth;
+	uint64_t		 kcid;
+} *cl_img_seen;
+static size_t cl_img_nseen;
+
+static size_t
+cl_slot_hash(uint64_t birth, uint32_t slot)
+{
+	return (size_t)(((birth ^ slot) * UINT64_C(11400714819323198485)) >>
+	    17) & cl_slots_mask;
+}
+
+/* Remember that o is in slot of segment birth. */
+static void
+cl_slot_note(uint64_t birth, uint32_t slot, struct cl_kobj *o)
+{
+	struct cl_imgslot *e;
+
+	if (cl_slots == NULL || cl_nslots > cl_slots_mask) {
+		size_t cap = cl_slots != NULL ? 2 * (cl_slots_mask + 1) : 1024,
+		    i;
+		struct cl_imgslot **nt = calloc(cap, sizeof(*nt));
+
+		if (nt == NULL)
+			return;
+		for (i = 0; cl_slots != NULL && i <= cl_slots_mask; i++)
+			while ((e = cl_slots[i]) != NULL) {
+				size_t h = (size_t)(((e->birth ^ e->slot) *
+				    UINT64_C(11400714819323198485)) >> 17) &
+				    (cap - 1);
+
+				cl_slots[i] = e->next;
+				e->next = nt[h];
+				nt[h] = e;
+			}
+		free(cl_slots);
+		cl_slots = nt;
+		cl_slots_mask = cap - 1;
+	}
+	for (e = cl_slots[cl_slot_hash(birth, slot)]; e != NULL; e = e->next)
+		if (e->birth == birth && e->slot == slot) {
+			e->o = o;
+			return;
+		}
+	e = malloc(sizeof(*e));
+	if (e == NULL)
+		return;
+	e->birth = birth;
+	e->slot = slot;
+	e->o = o;
+	e->next = cl_slots[cl_slot_hash(birth, slot)];
+	cl_slots[cl_slot_hash(birth, slot)] = e;
+	cl_nslots++;
+}
+
+static struct cl_kobj *
+cl_slot_find(uint64_t birth, uint32_t slot)
+{
+	struct cl_imgslot *e;
+
+	if (cl_slots == NULL)
+		return NULL;
+	for (e = cl_slots[cl_slot_hash(birth, slot)]; e != NULL; e = e->next)
+		if (e->birth == birth && e->slot == slot)
+			return e->o;
+	return NULL;
+}
 
 static uint32_t
 cl_img_hash(uint32_t handle, uint32_t mask)
@@ -163,6 +249,7 @@ cl_image_take_locked(struct cl_kobj *o)
 
 	if (seg == NULL || seg->r == NULL || handle == 0)
 		return;
+	cl_slot_note(seg->birth, o->ref.slot, o);
 	buf = malloc(STORE_BLOB_MAX);
 	if (buf == NULL)
 		return;
@@ -190,19 +277,77 @@ cl_image_take_locked(struct cl_kobj *o)
 	cl_img_all = im;
 }
 
+/* Read again the images of the kstats in the slots segment g's change
+ * log names since the last refresh. Returns: 0; -ERANGE when the log
+ * cannot tell (then every image is read again). */
+static int
+cl_images_changes_locked(struct cl_seg *g, uint64_t from, uint64_t *ret_now)
+{
+	uint32_t slots[1024];
+	struct cl_kobj *o;
+	size_t n, i;
+	int r;
+
+	r = store_reader_changes(g->r, from, slots, sizeof(slots) /
+	    sizeof(slots[0]), &n, ret_now);
+	if (r < 0)
+		return r;
+	for (i = 0; i < n; i++) {
+		o = cl_slot_find(g->birth, slots[i]);
+		if (o != NULL && !o->deleted && o->ref.slot == slots[i])
+			cl_image_take_locked(o);
+	}
+	return 0;
+}
+
 void
 cl_images_refresh_locked(void)
 {
-	uint64_t kcid = cl_segs_kcid(&cl.segs), off;
+	uint64_t kcid = cl_segs_kcid(&cl.segs), now, off;
 	uint32_t size, chunk, have;
 	struct cl_kobj *o;
 	struct cl_seg *seg;
+	bool all = cl_img_nseen != cl.segs.n;
+	size_t i;
 
 	if (kcid == cl_img_kcid)
 		return;
 	cl_img_kcid = kcid;
-	/* A re-laid kstat's blob changes size (nearly always): a header
-	 * read per kstat finds it, not a copy of every blob. */
+	/* Only the slots that changed, when every segment's log tells. */
+	for (i = 0; !all && i < cl.segs.n; i++) {
+		struct cl_seg *g = &cl.segs.v[i];
+
+		if (g->r == NULL || cl_img_seen[i].birth != g->birth ||
+		    cl_images_changes_locked(g, cl_img_seen[i].kcid,
+		    &now) < 0)
+			all = true;
+		else
+			cl_img_seen[i].kcid = now;
+	}
+	if (!all)
+		return;
+	/* Where the next refresh starts: the chain ids before this pass,
+	 * so that what changes during it is read again next time. */
+	if (cl_img_nseen != cl.segs.n) {
+		void *p = realloc(cl_img_seen, (cl.segs.n + 1) *
+		    sizeof(*cl_img_seen));
+
+		if (p == NULL) {
+			cl_img_nseen = 0;
+			p = NULL;
+		} else {
+			cl_img_seen = p;
+			cl_img_nseen = cl.segs.n;
+		}
+	}
+	for (i = 0; i < cl_img_nseen; i++) {
+		cl_img_seen[i].birth = cl.segs.v[i].birth;
+		cl_img_seen[i].kcid = cl.segs.v[i].r != NULL ?
+		    store_reader_kcid(cl.segs.v[i].r) : 0;
+	}
+	/* Past what the logs tell: a re-laid kstat's blob changes size
+	 * (nearly always), so a header read per kstat finds it, not a copy
+	 * of every blob. */
 	for (o = cl.objs; o != NULL; o = o->next) {
 		uint32_t handle = atomic_load_explicit(&o->handle,
 		    memory_order_relaxed);
@@ -212,6 +357,7 @@ cl_images_refresh_locked(void)
 		    seg->r == NULL || cl_store_span(seg->r, o->ref, &off,
 		    &size, &chunk) < 0)
 			continue;
+		cl_slot_note(seg->birth, o->ref.slot, o);
 		if (cl_image(NULL, handle, &have) == NULL || have != size)
 			cl_image_take_locked(o);
 	}
@@ -245,4 +391,17 @@ cl_images_free_locked(void)
 			free(l);
 		}
 	cl_img_kcid = 0;
+	for (size_t i = 0; cl_slots != NULL && i <= cl_slots_mask; i++)
+		while (cl_slots[i] != NULL) {
+			struct cl_imgslot *e = cl_slots[i];
+
+			cl_slots[i] = e->next;
+			free(e);
+		}
+	free(cl_slots);
+	cl_slots = NULL;
+	cl_slots_mask = cl_nslots = 0;
+	free(cl_img_seen);
+	cl_img_seen = NULL;
+	cl_img_nseen = 0;
 }

@@ -27,12 +27,30 @@ struct kc_tpl {
 	struct k2hist_params	*k2;	/* nnames of them */
 };
 
+/* The chain id of a segment the chain was last made from. */
+struct kc_seen {
+	uint64_t		 birth;
+	uint64_t		 kcid;
+};
+
+struct kc_ks;
+
 struct kc_state {
 	kstat_ctl_t		 kc;		/* first: the caller's handle */
 	uint32_t		 magic;
 	struct vlc		*vlc;
 	bool			 socket_only;
 	struct cl_segs		 segs;		/* mapped read-only */
+	/* What an update needs to change only what changed: the segments'
+	 * chain ids the chain is at, the chain's last kstat, and the
+	 * kstats by (segment, slot). */
+	struct kc_seen		*seen;
+	size_t			 nseen;
+	uint64_t		*walked;	/* each segment's, in a walk */
+	size_t			 cwalked;
+	struct kc_ks		*tail;
+	struct kc_ks		**byslot;
+	size_t			 byslot_mask, nbyslot;
 	struct kc_tpl		*tpls;
 	size_t			 ntpls;
 	void			*blob;		/* a read's copy */
@@ -42,6 +60,8 @@ struct kc_state {
 struct kc_ks {
 	kstat_t			 ks;		/* first */
 	uint32_t		 magic;
+	struct kc_ks		*prev;		/* on the chain */
+	struct kc_ks		*hnext;		/* in byslot */
 	uint64_t		 seg;		/* its segment's birth; 0: known
 						 * over the socket */
 	struct store_ref	 ref;
@@ -308,6 +328,27 @@ kc_entry_cmp(const void *a, const void *b)
 	return x->kid < y->kid ? -1 : x->kid > y->kid;
 }
 
+/* A kstat of segment birth, as its header copy describes it. */
+static void
+kc_entry_of(struct kc_entry *x, uint64_t birth,
+    const struct store_kstat_info *info)
+{
+	memset(x, 0, sizeof(*x));
+	x->seg = birth;
+	x->ref = info->ref;
+	x->kid = info->kid;
+	x->crtime = info->crtime;
+	x->snaptime = info->snaptime;
+	x->ndata = info->ndata;
+	x->tpl_hash = (uint32_t)info->tpl_hash;
+	x->instance = info->instance;
+	x->type = info->type;
+	x->flags = kc_kstat_flags(info->flags);
+	memcpy(x->module, info->module, KSTAT_STRLEN - 1);
+	memcpy(x->name, info->name, KSTAT_STRLEN - 1);
+	memcpy(x->class_, info->class_, KSTAT_STRLEN - 1);
+}
+
 static int
 kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
     uint64_t *ret_kcid)
@@ -319,9 +360,18 @@ kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 	size_t seg;
 	int r = 0;
 
+	if (s->cwalked < s->segs.n) {
+		uint64_t *w = realloc(s->walked, s->segs.n * sizeof(*w));
+
+		if (w == NULL)
+			return -ENOMEM;
+		s->walked = w;
+		s->cwalked = s->segs.n;
+	}
 	for (seg = 0; seg < s->segs.n; seg++) {
 		struct cl_seg *g = &s->segs.v[seg];
 
+		s->walked[seg] = 0;
 		if (g->r == NULL)
 			continue;
 		for (;;) {
@@ -341,6 +391,7 @@ kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 		if (r < 0)
 			goto fail;
 		kcid += k1;
+		s->walked[seg] = k1;
 		if (n + got > cap) {
 			struct kc_entry *ne;
 
@@ -352,24 +403,8 @@ kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 			}
 			e = ne;
 		}
-		for (i = 0; i < got; i++) {
-			struct kc_entry *x = &e[n++];
-
-			memset(x, 0, sizeof(*x));
-			x->seg = g->birth;
-			x->ref = info[i].ref;
-			x->kid = info[i].kid;
-			x->crtime = info[i].crtime;
-			x->snaptime = info[i].snaptime;
-			x->ndata = info[i].ndata;
-			x->tpl_hash = (uint32_t)info[i].tpl_hash;
-			x->instance = info[i].instance;
-			x->type = info[i].type;
-			x->flags = kc_kstat_flags(info[i].flags);
-			memcpy(x->module, info[i].module, KSTAT_STRLEN - 1);
-			memcpy(x->name, info[i].name, KSTAT_STRLEN - 1);
-			memcpy(x->class_, info[i].class_, KSTAT_STRLEN - 1);
-		}
+		for (i = 0; i < got; i++)
+			kc_entry_of(&e[n++], g->birth, &info[i]);
 	}
 	free(info);
 	*ret = e;
@@ -570,6 +605,98 @@ kc_keep_take(struct kc_keep *kp, const struct kc_entry *e)
 	return NULL;
 }
 
+/* A chain kstat as entry e says. */
+static void
+kc_ks_fill(struct kc_ks *k, const struct kc_entry *e)
+{
+	k->magic = KS_MAGIC;
+	k->seg = e->seg;
+	k->ref = e->ref;
+	k->type = e->type;
+	k->ndata = e->ndata;
+	k->tpl_hash = e->tpl_hash;
+	k->ks.ks_kid = (kid_t)e->kid;
+	k->ks.ks_crtime = (hrtime_t)e->crtime;
+	if (k->ks.ks_snaptime == 0)
+		k->ks.ks_snaptime = (hrtime_t)e->snaptime;
+	k->ks.ks_instance = e->instance;
+	k->ks.ks_type = kc_shown_type(e->type);
+	k->ks.ks_flags = e->flags;
+	memcpy(k->ks.ks_module, e->module, KSTAT_STRLEN);
+	memcpy(k->ks.ks_name, e->name, KSTAT_STRLEN);
+	memcpy(k->ks.ks_class, e->class_, KSTAT_STRLEN);
+}
+
+/* ---------------------------------------------- the kstats by slot */
+
+static size_t
+kc_byslot_hash(uint64_t birth, uint32_t slot, size_t mask)
+{
+	return (size_t)(((birth ^ ((uint64_t)slot << 20) ^ slot) *
+	    UINT64_C(11400714819323198485)) >> 17) & mask;
+}
+
+static struct kc_ks *
+kc_byslot_find(struct kc_state *s, uint64_t birth, uint32_t slot)
+{
+	struct kc_ks *k;
+
+	if (s->byslot == NULL)
+		return NULL;
+	for (k = s->byslot[kc_byslot_hash(birth, slot, s->byslot_mask)];
+	    k != NULL; k = k->hnext)
+		if (k->seg == birth && k->ref.slot == slot)
+			return k;
+	return NULL;
+}
+
+static void
+kc_byslot_put(struct kc_state *s, struct kc_ks *k)
+{
+	size_t h = kc_byslot_hash(k->seg, k->ref.slot, s->byslot_mask);
+
+	k->hnext = s->byslot[h];
+	s->byslot[h] = k;
+	s->nbyslot++;
+}
+
+static void
+kc_byslot_del(struct kc_state *s, struct kc_ks *k)
+{
+	struct kc_ks **pp;
+
+	for (pp = &s->byslot[kc_byslot_hash(k->seg, k->ref.slot,
+	    s->byslot_mask)]; *pp != NULL; pp = &(*pp)->hnext)
+		if (*pp == k) {
+			*pp = k->hnext;
+			s->nbyslot--;
+			return;
+		}
+}
+
+/* Index the chain's segment kstats by slot (after a rebuild, or when it
+ * grows). Without memory, no index: updates then walk the segments. */
+static void
+kc_byslot_make(struct kc_state *s)
+{
+	size_t n = 0, cap = 64;
+	kstat_t *p;
+
+	for (p = s->kc.kc_chain; p != NULL; p = p->ks_next)
+		n++;
+	while (cap < 2 * n + 64)
+		cap <<= 1;
+	free(s->byslot);
+	s->byslot = calloc(cap, sizeof(*s->byslot));
+	s->nbyslot = 0;
+	s->byslot_mask = cap - 1;
+	if (s->byslot == NULL)
+		return;
+	for (p = s->kc.kc_chain; p != NULL; p = p->ks_next)
+		if (((struct kc_ks *)p)->seg != 0)
+			kc_byslot_put(s, (struct kc_ks *)p);
+}
+
 /* Build the chain from entries, keeping the kstat_t of those that stay. */
 static int
 kc_rebuild(struct kc_state *s, struct kc_entry *e, size_t n)
@@ -610,25 +737,13 @@ kc_rebuild(struct kc_state *s, struct kc_entry *e, size_t n)
 	for (i = 0; i <= kp.mask; i++)
 		if (kp.slot[i] != NULL && kp.slot[i]->magic == KS_MAGIC)
 			kc_ks_free(&kp.slot[i]->ks);
+	s->tail = NULL;
 	for (i = 0; i < n; i++) {
 		struct kc_ks *k = ks[i];
 
-		k->magic = KS_MAGIC;
-		k->seg = e[i].seg;
-		k->ref = e[i].ref;
-		k->type = e[i].type;
-		k->ndata = e[i].ndata;
-		k->tpl_hash = e[i].tpl_hash;
-		k->ks.ks_kid = (kid_t)e[i].kid;
-		k->ks.ks_crtime = (hrtime_t)e[i].crtime;
-		if (k->ks.ks_snaptime == 0)
-			k->ks.ks_snaptime = (hrtime_t)e[i].snaptime;
-		k->ks.ks_instance = e[i].instance;
-		k->ks.ks_type = kc_shown_type(e[i].type);
-		k->ks.ks_flags = e[i].flags;
-		memcpy(k->ks.ks_module, e[i].module, KSTAT_STRLEN);
-		memcpy(k->ks.ks_name, e[i].name, KSTAT_STRLEN);
-		memcpy(k->ks.ks_class, e[i].class_, KSTAT_STRLEN);
+		kc_ks_fill(k, &e[i]);
+		k->prev = s->tail;
+		s->tail = k;
 		*tail = &k->ks;
 		tail = &k->ks.ks_next;
 	}
@@ -636,7 +751,153 @@ kc_rebuild(struct kc_state *s, struct kc_entry *e, size_t n)
 	free(ks);
 	free(kp.slot);
 	s->kc.kc_chain = head;
+	kc_byslot_make(s);
 	return 0;
+}
+
+/* Take k off the chain and free it. */
+static void
+kc_unlink(struct kc_state *s, struct kc_ks *k)
+{
+	kstat_t *next = k->ks.ks_next;
+
+	if (k->prev != NULL)
+		k->prev->ks.ks_next = next;
+	else
+		s->kc.kc_chain = next;
+	if (next != NULL)
+		((struct kc_ks *)next)->prev = k->prev;
+	else
+		s->tail = k->prev;
+	kc_byslot_del(s, k);
+	kc_ks_free(&k->ks);
+}
+
+/* Put k on the chain in KID order: new kstats have the largest KIDs, so
+ * the place is found from the end. */
+static void
+kc_link(struct kc_state *s, struct kc_ks *k)
+{
+	struct kc_ks *p = s->tail;
+
+	while (p != NULL && p->ks.ks_kid > k->ks.ks_kid)
+		p = p->prev;
+	k->prev = p;
+	k->ks.ks_next = p != NULL ? p->ks.ks_next : s->kc.kc_chain;
+	if (k->ks.ks_next != NULL)
+		((struct kc_ks *)k->ks.ks_next)->prev = k;
+	else
+		s->tail = k;
+	if (p != NULL)
+		p->ks.ks_next = &k->ks;
+	else
+		s->kc.kc_chain = &k->ks;
+	kc_byslot_put(s, k);
+}
+
+/* Remember the segments' chain ids the chain now shows. */
+static int
+kc_seen_set(struct kc_state *s, const uint64_t *kcid)
+{
+	size_t i;
+
+	if (s->nseen != s->segs.n) {
+		struct kc_seen *ns = realloc(s->seen, (s->segs.n + 1) *
+		    sizeof(*ns));
+
+		if (ns == NULL) {
+			s->nseen = 0;
+			return -ENOMEM;
+		}
+		s->seen = ns;
+		s->nseen = s->segs.n;
+	}
+	for (i = 0; i < s->segs.n; i++) {
+		s->seen[i].birth = s->segs.v[i].birth;
+		s->seen[i].kcid = kcid[i];
+	}
+	return 0;
+}
+
+#define KC_CHANGES_MAX	4096
+
+/*
+ * The chain made up to date from the segments' change logs: only the
+ * kstats of the slots that changed since the chain was made are read
+ * again, the other kstat_t stay as they are (illumos's kstat_chain_update
+ * keeps those too). Returns: 0 (*ret_kcid: the chain's new id); -ERANGE
+ * when the logs cannot tell (the caller reads the whole chain); -errno.
+ */
+static int
+kc_update_changes(struct kc_state *s, uint64_t *ret_kcid)
+{
+	uint32_t *slots;
+	uint64_t *now, sum = 0;
+	size_t i, j, n;
+	int r = 0;
+
+	if (s->byslot == NULL || s->nseen != s->segs.n || s->segs.n == 0)
+		return -ERANGE;
+	slots = malloc(KC_CHANGES_MAX * sizeof(*slots));
+	now = calloc(s->segs.n, sizeof(*now));
+	if (slots == NULL || now == NULL) {
+		free(slots);
+		free(now);
+		return -ENOMEM;
+	}
+	/* Every segment's log must tell, before anything is changed. */
+	for (i = 0; i < s->segs.n && r == 0; i++) {
+		struct cl_seg *g = &s->segs.v[i];
+
+		if (s->seen[i].birth != g->birth || g->r == NULL) {
+			r = -ERANGE;
+			break;
+		}
+		r = store_reader_changes(g->r, s->seen[i].kcid, slots,
+		    KC_CHANGES_MAX, &n, &now[i]);
+	}
+	for (i = 0; i < s->segs.n && r == 0; i++) {
+		struct cl_seg *g = &s->segs.v[i];
+
+		r = store_reader_changes(g->r, s->seen[i].kcid, slots,
+		    KC_CHANGES_MAX, &n, &now[i]);
+		for (j = 0; j < n && r == 0; j++) {
+			struct kc_ks *k = kc_byslot_find(s, g->birth,
+			    slots[j]);
+			struct store_kstat_info info;
+			struct kc_entry e;
+
+			if (k != NULL)
+				kc_unlink(s, k);
+			r = store_reader_slot(g->r, slots[j], &info);
+			if (r == -ESTALE) {
+				r = 0;	/* gone */
+				continue;
+			}
+			if (r < 0)
+				break;
+			k = calloc(1, sizeof(*k));
+			if (k == NULL) {
+				r = -ENOMEM;
+				break;
+			}
+			kc_entry_of(&e, g->birth, &info);
+			k->ks.ks_data_size = kc_fixed_size(e.type, e.ndata);
+			kc_ks_fill(k, &e);
+			kc_link(s, k);
+		}
+		sum += now[i];
+	}
+	/* Grown past the index's room: index again. */
+	if (r == 0 && s->nbyslot > s->byslot_mask)
+		kc_byslot_make(s);
+	if (r == 0)
+		r = kc_seen_set(s, now);
+	free(slots);
+	free(now);
+	if (r == 0)
+		*ret_kcid = sum;
+	return r;
 }
 
 static kid_t
@@ -656,6 +917,12 @@ kc_update(struct kc_state *s, bool force)
 		r = kc_attach(s);
 		if (r < 0)
 			return kc_errno(r);
+	}
+	/* Only what changed, when the change logs tell it. */
+	if (!s->socket_only && !force && kc_update_changes(s, &kcid) == 0) {
+		s->kc.kc_chain_id = (kid_t)(kcid == 0 ? 1 : kcid &
+		    0x7fffffff);
+		return s->kc.kc_chain_id;
 	}
 	for (tries = 0; tries < 16; tries++) {
 		r = s->socket_only ? kc_entries_socket(s, &e, &n, &kcid) :
@@ -684,6 +951,11 @@ kc_update(struct kc_state *s, bool force)
 	free(e);
 	if (r < 0)
 		return kc_errno(r);
+	/* The change logs go on from the chain ids the walk saw. */
+	if (!s->socket_only)
+		(void)kc_seen_set(s, s->walked);
+	else
+		s->nseen = 0;
 	/* A KCID is never 0 (0 means "unchanged"). */
 	s->kc.kc_chain_id = (kid_t)(kcid == 0 ? 1 : kcid & 0x7fffffff);
 	return s->kc.kc_chain_id;
@@ -747,6 +1019,9 @@ kstat_close(kstat_ctl_t *kc)
 		kc_ks_free(p);
 	}
 	cl_segs_free(&s->segs);
+	free(s->seen);
+	free(s->walked);
+	free(s->byslot);
 	kc_tpls_free(s);
 	vlc_free(s->vlc);
 	free(s->blob);

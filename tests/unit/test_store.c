@@ -265,6 +265,69 @@ START_TEST(test_chain_and_reuse)
 }
 END_TEST
 
+/* The change log: what changed since a KCID, without a walk; and a
+ * reader too far behind (or a change of no slot) walks the chain. */
+START_TEST(test_change_log)
+{
+	struct store_segment *s = seg_new(64, 1 << 20);
+	struct store_reader *r = reader_new(s);
+	struct store_kstat_desc d;
+	struct store_kstat_info ki;
+	struct store_ref ref[3];
+	uint32_t out[STORE_LOG_SLOTS + 8];
+	uint64_t k0, k1, k2;
+	size_t n;
+	int i;
+
+	k0 = store_reader_kcid(r);
+	ck_assert_int_eq(store_reader_changes(r, k0, out, 8, &n, &k1), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_uint_eq(k1, k0);
+	for (i = 0; i < 3; i++) {
+		d = desc("net", i, "x");
+		ck_assert_int_eq(store_kstat_add(s, &d, 64, &ref[i]), 0);
+	}
+	ck_assert_int_eq(store_kstat_remove(s, ref[1].slot), 0);
+	ck_assert_int_eq(store_kstat_relayout(s, ref[2].slot, 128), 0);
+	ck_assert_int_eq(store_reader_changes(r, k0, out, 8, &n, &k1), 0);
+	ck_assert_uint_eq(n, 5);
+	ck_assert_uint_eq(k1, k0 + 5);
+	ck_assert_uint_eq(out[0], ref[0].slot);
+	ck_assert_uint_eq(out[1], ref[1].slot);
+	ck_assert_uint_eq(out[2], ref[2].slot);
+	ck_assert_uint_eq(out[3], ref[1].slot);
+	ck_assert_uint_eq(out[4], ref[2].slot);
+	/* What each slot holds now. */
+	ck_assert_int_eq(store_reader_slot(r, ref[1].slot, &ki), -ESTALE);
+	ck_assert_int_eq(store_reader_slot(r, ref[2].slot, &ki), 0);
+	ck_assert_uint_eq(ki.blob_size, 128);
+	ck_assert_int_eq(store_reader_slot(r, 64, &ki), -ENOENT);
+	/* From the middle; more than out holds: walk instead. */
+	ck_assert_int_eq(store_reader_changes(r, k0 + 3, out, 8, &n, &k2), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_int_eq(store_reader_changes(r, k0, out, 4, &n, &k2),
+	    -ERANGE);
+	/* A reader of another time (a KCID ahead), and one behind the whole
+	 * log. */
+	ck_assert_int_eq(store_reader_changes(r, k1 + 1, out, 8, &n, &k2),
+	    -ERANGE);
+	for (i = 0; i < (int)STORE_LOG_SLOTS + 2; i++)
+		ck_assert_int_eq(store_kstat_relayout(s, ref[0].slot,
+		    i % 2 ? 64 : 96), 0);
+	ck_assert_int_eq(store_reader_changes(r, k1, out,
+	    sizeof(out) / sizeof(out[0]), &n, &k2), -ERANGE);
+	k1 = store_reader_kcid(r);
+	ck_assert_int_eq(store_reader_changes(r, k1 - 3, out, 8, &n, &k2), 0);
+	ck_assert_uint_eq(n, 3);
+	/* The segments changed: no slot, a walk. */
+	store_segment_bump_kcid(s);
+	ck_assert_int_eq(store_reader_changes(r, k1, out, 8, &n, &k2),
+	    -ERANGE);
+	store_reader_close(r);
+	store_segment_free(s);
+}
+END_TEST
+
 START_TEST(test_limits_and_text)
 {
 	struct store_segment *s = seg_new(64, 8192);
@@ -785,6 +848,7 @@ store_suite(void)
 	tcase_add_test(tc, test_shm_memfd_mode_is_private);
 	tcase_add_test(tc, test_shm_check_refuses_unsealable);
 	tcase_add_test(tc, test_chain_and_reuse);
+	tcase_add_test(tc, test_change_log);
 	tcase_add_test(tc, test_limits_and_text);
 	tcase_add_test(tc, test_params_and_fds);
 	tcase_add_test(tc, test_arena);

@@ -37,6 +37,7 @@ struct store_segment {
 	uint32_t free_first;
 	uint32_t free_count;
 	uint32_t used;		/* fresh slots handed out: table_used */
+	struct store_change *log;
 };
 
 static uint64_t
@@ -101,11 +102,24 @@ store_layout_end(struct store_kstat_hdr *k)
 	store_seqc_end(&k->seq);
 }
 
+/*
+ * The chain changed at slot: log it at the new KCID's entry, then move the
+ * KCID. The entry is a seqlock of its own: its kcid is 0 while slot and
+ * gen change, so a reader that finds the KCID it looks for before and
+ * after copying them has a consistent copy.
+ */
 static void
-store_kcid_bump(struct store_segment *s)
+store_kcid_bump(struct store_segment *s, uint32_t slot)
 {
 	uint64_t v = atomic_load_explicit(&s->sb->kcid, memory_order_relaxed);
+	struct store_change *c = &s->log[(v + 1) & (STORE_LOG_SLOTS - 1)];
 
+	atomic_store_explicit(&c->kcid, 0, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(&c->slot, slot, memory_order_relaxed);
+	atomic_store_explicit(&c->gen, slot < s->slots ?
+	    store_hdr(s, slot)->gen : 0, memory_order_relaxed);
+	atomic_store_explicit(&c->kcid, v + 1, memory_order_release);
 	atomic_store_explicit(&s->sb->kcid, v + 1, memory_order_release);
 }
 
@@ -114,7 +128,7 @@ store_segment_new(const struct store_params *p, struct store_segment **ret)
 {
 	struct store_segment *s;
 	struct store_super *sb;
-	uint64_t table_off, arena_off, arena_size, size;
+	uint64_t table_off, log_off, arena_off, arena_size, size;
 	void *addr;
 	int r;
 
@@ -125,8 +139,9 @@ store_segment_new(const struct store_params *p, struct store_segment **ret)
 	if (p->arena_size == 0 || p->arena_size > (UINT64_C(1) << 40))
 		return -EINVAL;
 	table_off = STORE_SUPER_SIZE;
-	arena_off = store_round_up(table_off +
-	    (uint64_t)p->table_slots * STORE_KSTAT_SIZE, STORE_PAGE);
+	log_off = table_off + (uint64_t)p->table_slots * STORE_KSTAT_SIZE;
+	arena_off = store_round_up(log_off + (uint64_t)STORE_LOG_SLOTS *
+	    sizeof(struct store_change), STORE_PAGE);
 	arena_size = store_round_up(p->arena_size, STORE_PAGE);
 	size = arena_off + arena_size;
 
@@ -156,7 +171,7 @@ store_segment_new(const struct store_params *p, struct store_segment **ret)
 	sb->hdr_size = STORE_SUPER_SIZE;
 	sb->endian = STORE_ENDIAN;
 	sb->kind = p->kind;
-	sb->compat = STORE_COMPAT_LAYOUTSEQ;
+	sb->compat = STORE_COMPAT_LAYOUTSEQ | STORE_COMPAT_CHANGELOG;
 	sb->seg_size = size;
 	sb->birth = shm_birth_stamp();
 	sb->table_off = table_off;
@@ -164,6 +179,9 @@ store_segment_new(const struct store_params *p, struct store_segment **ret)
 	sb->kstat_size = STORE_KSTAT_SIZE;
 	sb->arena_off = arena_off;
 	sb->arena_size = arena_size;
+	sb->log_off = log_off;
+	sb->log_slots = STORE_LOG_SLOTS;
+	s->log = (struct store_change *)(s->base + log_off);
 	sb->next_kid = 1;
 	atomic_store_explicit(&sb->kcid, 1, memory_order_relaxed);
 	store_arena_init(&s->arena, s->base, arena_off, arena_size);
@@ -206,7 +224,8 @@ store_segment_reader_fd(const struct store_segment *s)
 void
 store_segment_bump_kcid(struct store_segment *s)
 {
-	store_kcid_bump(s);
+	/* No slot: a reader of the log walks the whole chain. */
+	store_kcid_bump(s, UINT32_MAX);
 }
 
 uint64_t
@@ -384,7 +403,7 @@ store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
 	atomic_store_explicit(&s->sb->nkstat,
 	    atomic_load_explicit(&s->sb->nkstat, memory_order_relaxed) + 1,
 	    memory_order_relaxed);
-	store_kcid_bump(s);
+	store_kcid_bump(s, slot);
 	if (ret_ref != NULL) {
 		ret_ref->slot = slot;
 		ret_ref->gen = k->gen;
@@ -424,7 +443,7 @@ store_kstat_remove(struct store_segment *s, uint32_t slot)
 	atomic_store_explicit(&s->sb->nkstat,
 	    atomic_load_explicit(&s->sb->nkstat, memory_order_relaxed) - 1,
 	    memory_order_relaxed);
-	store_kcid_bump(s);
+	store_kcid_bump(s, slot);
 	return 0;
 }
 
@@ -460,7 +479,7 @@ store_kstat_relayout(struct store_segment *s, uint32_t slot, uint32_t blob_size)
 	k->chunk_size = chunk;
 	k->text_off = toff;
 	store_layout_end(k);
-	store_kcid_bump(s);
+	store_kcid_bump(s, slot);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
  *              |   table_off u64 | table_slots u32 | kstat_size u32      |
  *              |   arena_off u64 | arena_size u64                        |
  *              |   table_used u32 | nkstat u32 | next_kid u64 | ready u32|
+ *              |   log_off u64 | log_slots u32  (compat CHANGELOG)       |
  *   table_off  +---------------------------------------------------------+
  *              | kstat header [0]            (kstat_size = 256 bytes)    |
  *              |   seq u32 (odd while written) | gen u32 (bumped on      |
@@ -28,6 +29,9 @@
  *              |   module[31] | name[31] | class[31]                     |
  *              | kstat header [1] ...                                    |
  *              | kstat header [table_slots - 1]                          |
+ *   log_off    +---------------------------------------------------------+
+ *              | change log: log_slots entries of 16 bytes, a ring by    |
+ *              | KCID: kcid u64 | slot u32 | gen u32                      |
  *   arena_off  +---------------------------------------------------------+
  *              | arena: chunks of 64 << k bytes, each holding one blob,  |
  *              | then (at blob_off + text_off) the kstat2 path and the   |
@@ -47,7 +51,11 @@
  * generation, so a (slot, gen) reference goes stale instead of silently
  * naming another kstat. The chain id (KCID) changes whenever a kstat is
  * added, removed or re-laid; a chain walk is consistent when the KCID is the
- * same before and after it.
+ * same before and after it. Each change also goes into the change log, at
+ * entry KCID mod log_slots (a per-entry seqlock: its kcid is 0 while it is
+ * written), so that a reader that saw KCID k learns which slots changed
+ * since by reading the entries k+1 .. now instead of the whole table, as
+ * long as the log still holds them.
  *
  * Readers trust nothing: the superblock is validated once at open and its
  * geometry kept privately; every header copy is checked (offsets inside the
@@ -76,9 +84,11 @@
 
 /* Compatible features: a reader that knows none of them reads the
  * segment all the same. */
+#define STORE_COMPAT_CHANGELOG	0x0001u	/* log_off, log_slots */
 #define STORE_COMPAT_LAYOUTSEQ	0x0002u	/* kstat headers keep lseq */
-#define STORE_COMPAT_KNOWN	STORE_COMPAT_LAYOUTSEQ
+#define STORE_COMPAT_KNOWN	(STORE_COMPAT_CHANGELOG | STORE_COMPAT_LAYOUTSEQ)
 #define STORE_INCOMPAT_KNOWN	0u
+#define STORE_LOG_SLOTS		4096u	/* changes a reader may be behind */
 
 enum store_seg_kind {
 	STORE_SEG_PUBLIC = 1,
@@ -114,7 +124,17 @@ struct store_super {
 	_Atomic uint32_t nkstat;
 	uint64_t next_kid;		/* the writer's; readers ignore it */
 	_Atomic uint32_t ready;		/* 1 once the segment is initialised */
-	uint8_t reserved[256 - 108];
+	uint32_t pad0;
+	uint64_t log_off;		/* CHANGELOG: the change log */
+	uint32_t log_slots;		/* a power of two */
+	uint8_t reserved[256 - 124];
+};
+
+/* One change of the chain: the KCID it made, and the slot it was in. */
+struct store_change {
+	_Atomic uint64_t kcid;		/* 0 while written */
+	_Atomic uint32_t slot;
+	_Atomic uint32_t gen;		/* of the kstat added; else its last */
 };
 
 struct store_kstat_hdr {
@@ -153,6 +173,8 @@ struct store_kstat_hdr {
 
 _Static_assert(sizeof(struct store_super) == STORE_SUPER_SIZE, "superblock size");
 _Static_assert(offsetof(struct store_super, ready) == 104, "superblock layout");
+_Static_assert(offsetof(struct store_super, log_off) == 112, "superblock layout");
+_Static_assert(sizeof(struct store_change) == 16, "change log entry");
 _Static_assert(sizeof(struct store_kstat_hdr) == STORE_KSTAT_SIZE, "kstat header size");
 _Static_assert(offsetof(struct store_kstat_hdr, scale) == 88, "kstat header layout");
 _Static_assert(offsetof(struct store_kstat_hdr, lseq) == 96, "kstat header layout");
@@ -335,6 +357,28 @@ size_t store_reader_size(const struct store_reader *r);
  */
 int store_reader_chain(struct store_reader *r, struct store_kstat_info *out,
     size_t max, size_t *ret_n, uint64_t *ret_kcid);
+
+/*
+ * store_reader_changes: the slots of the kstats added, removed or re-laid
+ * since the chain had KCID from, in the order they changed (a slot may
+ * come more than once), into out[0..max), from the change log; the KCID
+ * they bring the reader to in *ret_kcid. Read each with
+ * store_reader_slot() to learn what it holds now.
+ * Returns: 0 and *ret_n; -ERANGE if the log no longer holds them all, or
+ * the segment has none, or more than max changed (walk the whole chain
+ * instead); -EAGAIN if an entry kept being written.
+ */
+int store_reader_changes(struct store_reader *r, uint64_t from,
+    uint32_t *out, size_t max, size_t *ret_n, uint64_t *ret_kcid);
+
+/*
+ * store_reader_slot: what one slot holds now, as a chain walk would copy
+ * it.
+ * Returns: 0 and *ret; -ESTALE if the slot holds no kstat; -ENOENT if it
+ * is out of range; errors as store_reader_read().
+ */
+int store_reader_slot(struct store_reader *r, uint32_t slot,
+    struct store_kstat_info *ret);
 
 /*
  * Find a kstat by module, instance and name, like kstat_lookup(3KSTAT):

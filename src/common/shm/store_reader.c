@@ -39,6 +39,9 @@ struct store_reader {
 	uint32_t kstat_size;
 	uint32_t kind;
 	bool lseq;		/* headers keep a layout sequence counter */
+	const struct store_change *log;	/* NULL: no change log */
+	uint32_t log_slots;
+	uint64_t log_off_;
 };
 
 /* A header copy that passed validation plus what the caller wants copied
@@ -285,6 +288,19 @@ store_super_check(const struct store_super *sb, size_t size,
 	    sb->arena_off > sb->seg_size ||
 	    sb->arena_size > sb->seg_size - sb->arena_off)
 		return -EBADMSG;
+	/* The change log: between the table and the arena, a power of two
+	 * of entries. A log that does not fit is ignored, not refused: the
+	 * reader walks the chain as without one. */
+	r->log = NULL;
+	r->log_slots = 0;
+	if ((sb->compat & STORE_COMPAT_CHANGELOG) && sb->hdr_size >= 124 &&
+	    sb->log_slots > 0 && (sb->log_slots & (sb->log_slots - 1)) == 0 &&
+	    sb->log_slots <= (1u << 20) && sb->log_off % 16 == 0 &&
+	    sb->log_off >= table_end && sb->log_off <= sb->arena_off &&
+	    (uint64_t)sb->log_slots * sizeof(struct store_change) <=
+	    sb->arena_off - sb->log_off)
+		r->log_slots = sb->log_slots;
+	r->log_off_ = sb->log_off;
 	r->birth = sb->birth;
 	r->table_off = sb->table_off;
 	r->arena_off = sb->arena_off;
@@ -329,6 +345,8 @@ store_reader_open(int fd, struct store_reader **ret)
 	rc = store_super_check(&copy, size, r);
 	if (rc < 0)
 		goto fail;
+	if (r->log_slots > 0)
+		r->log = (const struct store_change *)(r->base + r->log_off_);
 	*ret = r;
 	return 0;
 fail:
@@ -548,5 +566,63 @@ store_reader_blob_span(struct store_reader *r, struct store_ref ref,
 	*ret_off = sn.h.blob_off;
 	*ret_size = sn.h.blob_size;
 	*ret_chunk = sn.h.chunk_size;
+	return 0;
+}
+
+int
+store_reader_changes(struct store_reader *r, uint64_t from, uint32_t *out,
+    size_t max, size_t *ret_n, uint64_t *ret_kcid)
+{
+	uint64_t now, k, k1, k2;
+	uint32_t slot, tries;
+	size_t n = 0;
+
+	now = atomic_load_explicit(&r->sb->kcid, memory_order_acquire);
+	if (r->log == NULL || now < from || now - from > r->log_slots ||
+	    now - from > max)
+		return -ERANGE;
+	for (k = from + 1; k <= now; k++) {
+		const struct store_change *c = &r->log[k & (r->log_slots - 1)];
+
+		for (tries = 0; ; tries++) {
+			if (tries == STORE_READ_RETRIES)
+				return -EAGAIN;
+			k1 = atomic_load_explicit(&c->kcid,
+			    memory_order_acquire);
+			slot = atomic_load_explicit(&c->slot,
+			    memory_order_relaxed);
+			atomic_thread_fence(memory_order_acquire);
+			k2 = atomic_load_explicit(&c->kcid,
+			    memory_order_relaxed);
+			if (k1 == k2 && k1 != 0)
+				break;
+			store_backoff(tries);
+		}
+		/* Written over by a later change: the log has moved on. A
+		 * change of no slot (the segments themselves): walk it all. */
+		if (k1 != k || slot >= r->slots)
+			return -ERANGE;
+		out[n++] = slot;
+	}
+	*ret_n = n;
+	*ret_kcid = now;
+	return 0;
+}
+
+int
+store_reader_slot(struct store_reader *r, uint32_t slot,
+    struct store_kstat_info *ret)
+{
+	struct store_snap sn;
+	int rc;
+
+	if (slot >= r->slots)
+		return -ENOENT;
+	memset(&sn, 0, sizeof(sn));
+	sn.bufsize = (size_t)-1;
+	rc = store_snap(r, slot, &sn);
+	if (rc < 0)
+		return rc;
+	store_decode(slot, &sn.h, ret);
 	return 0;
 }

@@ -897,6 +897,121 @@ mode_kchain(int argc, char **argv)
 	kstat_close(kc);
 }
 
+/* The chain as a string: every kstat's kid and name, in chain order. */
+static char *
+chain_text(kstat_ctl_t *kc, size_t *ret_n)
+{
+	size_t len = 0, cap = 4096, n = 0;
+	char *s = malloc(cap), line[160];
+	kstat_t *p;
+
+	for (p = kc->kc_chain; s != NULL && p != NULL; p = p->ks_next) {
+		int l = snprintf(line, sizeof(line), "%lld %s:%d:%s %d\n",
+		    (long long)p->ks_kid, p->ks_module, p->ks_instance,
+		    p->ks_name, (int)p->ks_type);
+
+		if (len + (size_t)l + 1 > cap) {
+			char *q = realloc(s, cap *= 2);
+
+			if (q == NULL) {
+				free(s);
+				return NULL;
+			}
+			s = q;
+		}
+		memcpy(s + len, line, (size_t)l + 1);
+		len += (size_t)l;
+		n++;
+	}
+	*ret_n = n;
+	return s;
+}
+
+/* After every round of changes, the chain kstat_chain_update() made from
+ * the change logs is the one a new kstat_open() reads whole. */
+static int
+chain_same(kstat_ctl_t *kc, const char *what)
+{
+	kstat_ctl_t *fresh = kstat_open();
+	char *a, *b;
+	size_t na = 0, nb = 0;
+	int same;
+
+	check(kstat_chain_update(kc) >= 0, "%s: chain update: %s", what,
+	    strerror(errno));
+	check(fresh != NULL, "%s: kstat_open", what);
+	if (fresh == NULL)
+		return 0;
+	a = chain_text(kc, &na);
+	b = chain_text(fresh, &nb);
+	same = a != NULL && b != NULL && strcmp(a, b) == 0;
+	check(same, "%s: the updated chain (%zu kstats) is the chain read "
+	    "whole (%zu)", what, na, nb);
+	free(a);
+	free(b);
+	kstat_close(fresh);
+	return same;
+}
+
+/*
+ * The consumer's chain updates: kstats added, deleted and re-added in
+ * rounds, each round checked against a chain read whole; a round of more
+ * changes than the change log holds, too (then the update reads it all).
+ */
+static void
+mode_chain(int argc, char **argv)
+{
+	long big = argc > 0 ? atol(argv[0]) : 5000, i;
+	struct stats_publish_name *names;
+	struct statsblob **sb;
+	char (*nm)[24];
+	kstat_ctl_t *kc;
+	kid_t before;
+
+	names = calloc((size_t)big + 100, sizeof(*names));
+	sb = calloc((size_t)big + 100, sizeof(*sb));
+	nm = calloc((size_t)big + 100, sizeof(*nm));
+	kc = kstat_open();
+	check(kc != NULL && names != NULL && sb != NULL && nm != NULL,
+	    "kstat_open: %s", strerror(errno));
+	if (kc == NULL || names == NULL || sb == NULL || nm == NULL)
+		goto out;
+	for (i = 0; i < big + 100; i++) {
+		snprintf(nm[i], sizeof(nm[i]), "c%ld", i);
+		names[i].module = "chain";
+		names[i].instance = (int)(i % 3);
+		names[i].name = nm[i];
+	}
+	before = kc->kc_chain_id;
+	check(stats_blob_publish_many(cli, make_tpl("it_tpl"), names, 10,
+	    "test", 0, sb) == 0, "publish 10: %s", stats_client_strerror(cli));
+	check(kstat_chain_update(kc) > 0 && kc->kc_chain_id != before,
+	    "a new chain id after a change");
+	check(kstat_chain_update(kc) == 0, "0: nothing changed since");
+	chain_same(kc, "ten added");
+	for (i = 0; i < 10; i += 3)
+		check(stats_blob_unpublish(cli, sb[i]) == 0, "unpublish");
+	chain_same(kc, "four deleted");
+	check(stats_blob_publish_many(cli, make_tpl("it_tpl"), names, 4,
+	    "test", 0, sb) == 0, "publish again: %s",
+	    stats_client_strerror(cli));
+	chain_same(kc, "added again in freed slots");
+	/* More changes than the log holds between two updates. */
+	check(stats_blob_publish_many(cli, make_tpl("it_tpl"), names + 10,
+	    (size_t)big, "test", 0, sb + 10) == 0, "publish %ld: %s", big,
+	    stats_client_strerror(cli));
+	chain_same(kc, "more than the log holds");
+	check(stats_blob_publish_many(cli, make_tpl("it_tpl"), names + 10 +
+	    big, 3, "test", 0, sb + 10 + big) == 0, "publish 3");
+	chain_same(kc, "three more");
+	kstat_close(kc);
+	printf("chain=ok\n");
+out:
+	free(names);
+	free(sb);
+	free(nm);
+}
+
 /* ---------------------------------------------------------------- kstat2 */
 
 static void
@@ -1022,6 +1137,7 @@ static const struct {
 	{ "fork", mode_fork },
 	{ "restart", mode_restart },
 	{ "many", mode_many },
+	{ "chain", mode_chain },
 	{ "kstat", mode_kstat },
 	{ "kread", mode_kread },
 	{ "kchain", mode_kchain },

@@ -196,6 +196,11 @@ for how in ("SIGTERM", "SIGKILL"):
             how, out.strip(), data_of(d, "survivor").get("n.sum")))
         base = want
 
+# The consumer's chain updates follow the change logs and agree with a
+# chain read whole, also past what a log holds.
+r = run(d, "chain", 5000)
+check(r.get("chain") == "ok", "chain updates from the change logs")
+
 # Many blobs in one process, shown in place through one mapping per
 # segment; then again across a restart of a statsd of its own, where the
 # blobs are made again as they were first laid out.
