@@ -203,13 +203,21 @@ check(r.get("chain") == "ok", "chain updates from the change logs")
 
 # Many blobs in one process, shown in place through one mapping per
 # segment; then again across a restart of a statsd of its own, where the
-# blobs are made again as they were first laid out.
+# blobs are made again as they were first laid out. In the plain and ASan
+# builds both counts are past the 16,384 blobs a process could once
+# publish. ThreadSanitizer's shadow memory multiplies what every byte
+# costs (40,000 ran a CI runner out of memory): there a small count runs
+# the same code for races, and the other builds prove the numbers.
+TSAN = "thread" in os.environ.get("STATSD_SANITIZED", "")
+MANY, MANY_RESTART = (2000, 1000) if TSAN else (40000, 20000)
 big = Daemon(config="max_kstats = 65536\narena_size = 256M\n").start()
-r = run(big, "many", 40000)
-check(r.get("many") == "40000", "40000 blobs published and read in place")
+r = run(big, "many", MANY)
+check(r.get("many") == str(MANY),
+      "%d blobs published and read in place" % MANY)
 big.stop()
 big = Daemon(config="max_kstats = 65536\narena_size = 256M\n").start()
-p = harness.spawn([CLIENT_IT, "many", big.sock, "20000", "restart"],
+p = harness.spawn([CLIENT_IT, "many", big.sock, str(MANY_RESTART),
+                   "restart"],
                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                   text=True, bufsize=1)
 line = p.stdout.readline().strip()
@@ -219,7 +227,7 @@ big.start()
 p.stdin.write("go\n")
 p.stdin.flush()
 out, _ = p.communicate(timeout=DEADLINE * 4)
-check(p.returncode == 0 and "many=20000" in out,
+check(p.returncode == 0 and "many=%d" % MANY_RESTART in out,
       "many restart exited %d:\n%s" % (p.returncode, out[-3000:]))
 big.stop()
 
