@@ -53,6 +53,8 @@ HEAVY = "/^(m[0-9]|[a-z]{1,2}|x){1,60}$/"
 class Soak:
     def __init__(self, d, h):
         self.d, self.h = d, h
+        # What runs now, for root's Info latencies to be told apart.
+        self.phase = ["quiet"]
         self.rounds = {}
         self.peak = dict.fromkeys(PER_UID, 0)
         self.n = 0
@@ -157,6 +159,7 @@ class Soak:
     def run(self, end):
         while time.monotonic() < end:
             for a in self.ATTACKS:
+                self.phase[0] = a.__name__
                 a(self)
                 self.rounds[a.__name__] = self.rounds.get(a.__name__, 0) + 1
                 self.sample()
@@ -183,15 +186,28 @@ def victim(d, stop, out):
     rc.quit()
 
 
-def root_info(d, stop, lat):
-    """Root calls Info every 20 ms; lat gets each call's time, in s."""
+def root_info(d, stop, phase, lat):
+    """Root calls Info every 20 ms; lat gets (what ran when the call
+    started, its time in s, or -1 for an error)."""
     c = Conn(d.sock)
     while not stop.is_set():
-        t0 = time.monotonic()
+        t0, what = time.monotonic(), phase[0]
         r = c.call("io.statsd.Info", {})
-        lat.append(time.monotonic() - t0 if "error" not in r else -1.0)
+        lat.append((what, time.monotonic() - t0 if "error" not in r
+                    else -1.0))
         stop.wait(0.02)
     c.close()
+
+
+def latency_line(name, xs):
+    """n, min, median, p90, p99 and max of xs (s), in ms."""
+    xs = sorted(xs)
+
+    def pct(p):
+        return 1000 * xs[min(len(xs) - 1, int(p * len(xs)))]
+    return "  %-22s %5d %8.2f %8.2f %8.2f %8.2f %8.2f" % (
+        name, len(xs), 1000 * xs[0], pct(0.5), pct(0.9), pct(0.99),
+        1000 * xs[-1])
 
 
 def sanitized(d):
@@ -232,11 +248,15 @@ def test_soak():
 
     stop = threading.Event()
     vout, lat = {}, []
+    soak = Soak(d, h)
     threads = [threading.Thread(target=victim, args=(d, stop, vout)),
-               threading.Thread(target=root_info, args=(d, stop, lat))]
+               threading.Thread(target=root_info, args=(d, stop,
+                                                        soak.phase, lat))]
     for t in threads:
         t.start()
-    soak = Soak(d, h)
+    # A quiet while first (the victim pushes, nobody waits): root's
+    # latency without the attacks, to compare with.
+    wait_for(lambda: len(lat) >= 50, "root's Info calls while it is quiet")
     t0 = time.monotonic()
     try:
         soak.run(t0 + SECONDS)
@@ -282,7 +302,7 @@ def test_soak():
     ok(d.call("io.statsd.Info", {}), "Info after the soak")
 
     # The figures, for the record (never asserted).
-    good = sorted(x for x in lat if x >= 0)
+    good = [x for _, x in lat if x >= 0]
     check(len(good) > 0 and len(good) == len(lat), "every Info of root "
           "answered: %d of %d" % (len(good), len(lat)))
     with open("/proc/loadavg") as f:
@@ -297,12 +317,15 @@ def test_soak():
         "%s %d/%d" % (r, soak.peak[r], PER_UID[r][1]) for r in PER_UID))
     print("  peak memory grew %d KiB (bound %d KiB)" % (grew, bound))
     if good:
-        def pct(p):
-            return 1000 * good[min(len(good) - 1, int(p * len(good)))]
-        print("  root's Info latency over %d calls, ms: min %.2f, median "
-              "%.2f, p90 %.2f, p99 %.2f, max %.2f" % (
-                  len(good), 1000 * good[0], pct(0.5), pct(0.9), pct(0.99),
-                  1000 * good[-1]))
+        print("  root's Info latency, ms, by what ran as the call began:")
+        print("  %-22s %5s %8s %8s %8s %8s %8s" % (
+            "", "calls", "min", "median", "p90", "p99", "max"))
+        for what in ["quiet"] + [a.__name__ for a in Soak.ATTACKS]:
+            xs = [x for w, x in lat if w == what and x >= 0]
+            if xs:
+                print(latency_line(what, xs))
+        print(latency_line("all attacks", [x for w, x in lat
+                                           if w != "quiet" and x >= 0]))
     d.stop()
     d.cleanup()
 
