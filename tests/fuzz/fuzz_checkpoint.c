@@ -14,6 +14,7 @@
  * lines framed by the target before it is written.
  */
 #include <dirent.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,7 +70,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* tmpfs where there is one: the checkpoint syncs what it writes,
 	 * which costs nothing there. */
 	if (mkdtemp(base) == NULL) {
-		memcpy(base, "/tmp/fuzz_checkpoint.XXXXXX", sizeof(base));
+		/* Shorter than base: copying sizeof(base) read past it. */
+		static const char tmp[] = "/tmp/fuzz_checkpoint.XXXXXX";
+
+		memcpy(base, tmp, sizeof(tmp));
 		if (mkdtemp(base) == NULL)
 			abort();
 	}
@@ -131,16 +135,19 @@ write_input(const uint8_t *data, size_t size)
 static void
 clear_dir(const char *dir)
 {
-	char path[256];
+	char path[PATH_MAX];
 	struct dirent *e;
 	DIR *d = opendir(dir);
+	int n;
 
 	if (d == NULL)
 		return;
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		n = snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (n < 0 || (size_t)n >= sizeof(path))
+			continue;
 		(void)unlink(path);
 	}
 	closedir(d);
@@ -197,7 +204,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    d.sample_rates == NULL || d.base == NULL)
 		abort();
 	write_input(data, size);
-	if (zones_new(ZONE_KIND_NONE, &d.zones) < 0 ||
+	if (zones_new(ZONE_KIND_NONE, NULL, &d.zones) < 0 ||
 	    quota_new(&d, &d.quota) < 0 || registry_new(&d, &d.reg) < 0 ||
 	    mirror_dir_make(d.runtime_dir, &d.persist_dir) < 0)
 		abort();
