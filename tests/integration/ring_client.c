@@ -236,7 +236,9 @@ cmd_adopt(void)
 	json_decref(reply);
 }
 
-/* The layout of the current kstat, every statistic reset, for spilling. */
+/* The layout of the current kstat, every statistic and VOI state reset,
+ * for spilling: as libstatsclient takes it (a layout read, which a flood
+ * of updates does not hold up). */
 static void
 take_image(void)
 {
@@ -255,14 +257,14 @@ take_image(void)
 	img = malloc(STORE_BLOB_MAX);
 	if (img == NULL)
 		return;
-	for (tries = 0; (r = store_reader_read(segs[i].r, cur_ref, &info, img,
-	    STORE_BLOB_MAX, &size)) == -EAGAIN && tries < 1000; tries++)
+	for (tries = 0; (r = store_reader_read_layout(segs[i].r, cur_ref, &info,
+	    img, STORE_BLOB_MAX, &size)) == -EAGAIN && tries < 1000; tries++)
 		usleep(1000);
-	if (r < 0 || stats_blob_validate(img, size) != 0) {
+	if (r < 0 || blob_layout_clean((struct statsblobv1 *)img, size) !=
+	    NULL) {
 		free(img);
 		return;
 	}
-	blob_reset_stats((struct statsblobv1 *)img);
 	imgs[nimgs].handle = handle;
 	imgs[nimgs].img = img;
 	nimgs++;
