@@ -8,7 +8,8 @@ set -eu
 PKGS="gcc libc6-dev meson ninja-build pkg-config python3 git
 libevent-dev libjansson-dev libsystemd-dev check libck-dev
 clang libclang-rt-14-dev llvm systemd util-linux procps socat
-groff-base mandoc golang-go golang-github-varlink-go-dev varlink-go"
+groff-base mandoc golang-go golang-github-varlink-go-dev varlink-go
+python3-prometheus-client prometheus"
 
 missing=""
 for p in $PKGS; do

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "config.h"
+#include "render_prom.h"
 #include "log.h"
 #include "zones.h"
 
@@ -52,6 +53,44 @@ cfg_check_zone_cgroups(const char *v, char *buf, size_t len)
 
 	zone_patterns_free(p);
 	return r < 0 ? buf : NULL;
+}
+
+/* http_listen: empty, or ADDR:PORT ([v6]:PORT). */
+static const char *
+cfg_check_http_listen(const char *v, char *buf, size_t len)
+{
+	const char *colon = strrchr(v, ':');
+	char *end;
+	unsigned long port;
+
+	if (*v == '\0')
+		return NULL;
+	if (colon == NULL || colon == v) {
+		snprintf(buf, len, "expected ADDR:PORT, e.g. %s",
+		    HTTP_LISTEN_DEFAULT);
+		return buf;
+	}
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (colon[1] == '\0' || *end != '\0' || errno != 0 || port > 65535) {
+		snprintf(buf, len, "the port must be 0 (any) to 65535");
+		return buf;
+	}
+	return NULL;
+}
+
+/* http_quantiles: what render_prom.c takes. */
+static const char *
+cfg_check_quantiles(const char *v, char *buf, size_t len)
+{
+	double q[PROM_QUANTILES_MAX];
+
+	if (prom_parse_quantiles(v, q) < 0) {
+		snprintf(buf, len, "expected up to %d ascending numbers in "
+		    "[0, 1], comma-separated", PROM_QUANTILES_MAX);
+		return buf;
+	}
+	return NULL;
 }
 
 #define K(name, t, field, d, lo, hi, rel, doc)				\
@@ -144,6 +183,18 @@ static const struct cfg_key config_keys[] = {
 	    zone_cgroups_default, 0, CFG_VALUE_MAX - 1, false, NULL,
 	    "The cgroups that are containers, for zones = cgroup: absolute cgroup v2 paths separated by blanks, whose components are shell globs (*, ?, [...], and \\ quoting the next character) matched one component at a time: a pattern matches cgroups of exactly its depth, and no * crosses a /. A peer's zone is the deepest ancestor of its cgroup, itself included, that a pattern matches; a peer under none, or in statsd's own container, is in the global zone. The zone is named after that cgroup's path. The default covers systemd-nspawn and machined, podman (rootful, rootless and pods), Docker (both cgroup drivers, and rootless), LXC, LXD and Incus, and Kubernetes pods; empty means no containers.",
 	    cfg_check_zone_cgroups },
+	{ "http_listen", CFG_STRING, offsetof(struct config, http_listen),
+	    HTTP_LISTEN_DEFAULT, 0, 107, false, NULL,
+	    "Address and port (ADDR:PORT, [IPv6]:PORT) of the HTTP endpoint that serves /metrics in the Prometheus text format or OpenMetrics; empty turns it off. A socket systemd passes (named http) is used instead. The default port lies outside Prometheus' exporter range (9100-9999, all allocated). The --http-listen option overrides it.",
+	    cfg_check_http_listen },
+	{ "http_quantiles", CFG_STRING, offsetof(struct config, http_quantiles),
+	    "0.5,0.9,0.99", 0, 255, true, NULL,
+	    "Quantiles of the summary a t-digest is shown as in the Prometheus and OpenMetrics formats: ascending numbers in [0, 1], comma-separated.",
+	    cfg_check_quantiles },
+	K("http_timeout_ms", CFG_UINT, http_timeout_ms, "10000", 100, 3600000, true,
+	    "An HTTP client that sends no request, or takes none of its reply, for this long is disconnected."),
+	K("http_max_connections", CFG_UINT, http_max_connections, "16", 1, 4096, true,
+	    "Most HTTP connections open at once; more are closed as they come."),
 };
 
 #define NKEYS	(sizeof(config_keys) / sizeof(config_keys[0]))
@@ -234,6 +285,27 @@ cfg_parse_value(struct config *c, const struct cfg_key *k, const char *v,
 		return "not one of the allowed words";
 	}
 	return "unknown key type";
+}
+
+int
+config_set(struct config *c, const char *key, const char *value, char *why,
+    size_t len)
+{
+	const char *msg;
+	size_t i;
+
+	for (i = 0; i < NKEYS; i++) {
+		if (strcmp(config_keys[i].key, key) != 0)
+			continue;
+		msg = cfg_parse_value(c, &config_keys[i], value, why, len);
+		if (msg == NULL)
+			return 0;
+		if (msg != why)
+			snprintf(why, len, "%s", msg);
+		return -EINVAL;
+	}
+	snprintf(why, len, "unknown key");
+	return -EINVAL;
 }
 
 int

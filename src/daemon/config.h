@@ -56,7 +56,16 @@ struct config {
 	unsigned	 watch_min_interval_ms;
 	unsigned	 zones;			/* enum zone_kind */
 	char		*zone_cgroups;		/* patterns, blank-separated */
+	char		*http_listen;		/* "" = no HTTP exposition */
+	char		*http_quantiles;	/* of summaries: "0.5,0.9" */
+	unsigned	 http_timeout_ms;
+	unsigned	 http_max_connections;
 };
+
+/* The default of http_listen: loopback, a port outside Prometheus'
+ * exporter range (9100-9999, all allocated), next to the statsd line
+ * protocol's 8125. */
+#define HTTP_LISTEN_DEFAULT	"127.0.0.1:18125"
 
 /* What went wrong in a config file: file, line (0: not a line) and key. */
 struct config_error {
@@ -65,6 +74,11 @@ struct config_error {
 	char	key[64];
 	char	msg[256];
 };
+
+/* Set key to value as a file line would, for a command-line option.
+ * Returns: 0; -EINVAL with why (len bytes) filled. */
+int config_set(struct config *c, const char *key, const char *value,
+    char *why, size_t len);
 
 /* Fill c with every key's default. Returns: 0; -ENOMEM. */
 int config_defaults(struct config *c);

@@ -27,6 +27,8 @@ struct registry;
 struct drain;
 struct journal;
 struct checkpoint;
+struct expo_index;
+struct http;
 struct quota;
 struct zones;
 
@@ -55,6 +57,13 @@ struct statsd {
 	bool		 admin_gid_valid;
 	bool		 stopping;
 	char		*sample_rates;	/* stats(3) text; "" = none */
+
+	/* The exposition (expo.c, http.c): its index of kstats in stem
+	 * order, and what it could not show, counted in statsd:0:daemon. */
+	struct expo_index *expo_ix;
+	struct http	*http;
+	const char	*http_listen;	/* --http-listen; NULL: the config's */
+	uint64_t	 expo_skipped, expo_conflicts, expo_scrapes;
 };
 
 #endif

@@ -39,6 +39,7 @@ static const char *const drain_self_vois[] = {
 	"uptime_ns", "clients", "rings", "kstats", "templates", "applied",
 	"rejected", "dropped", "wakeups", "drain_passes", "drain_errors",
 	"spilled", "spills", "overflow_bytes", "overflow_used", "drain_ns",
+	"expo_scrapes", "expo_skipped", "expo_conflicts",
 };
 #define NSELF	(sizeof(drain_self_vois) / sizeof(drain_self_vois[0]))
 
@@ -409,6 +410,11 @@ drain_self_update(struct drain *dr)
 	v[13] = ds.ovf_bytes;
 	v[14] = ds.ovf_used;
 	v[15] = ds.busy_ns;
+	/* The exposition: scrapes begun, kstats it could not render and
+	 * series left out for a type their family does not have. */
+	v[16] = d->expo_scrapes;
+	v[17] = d->expo_skipped;
+	v[18] = d->expo_conflicts;
 	sysks_set(d, dr->self, v, NSELF, dr->now);
 }
 

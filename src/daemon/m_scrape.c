@@ -8,6 +8,7 @@
  * chain changed meanwhile. The reply is built as text.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "clock.h"
 #include "control.h"
 #include "daemon.h"
+#include "expo.h"
 #include "methods.h"
 #include "registry.h"
 #include "render_kstat.h"
@@ -40,11 +42,11 @@ const struct vl_field m_scrape_params[] = {
 	VLF_END
 };
 
-enum m_fmt { M_JSON, M_KSTAT, M_LINUX, M_FLAT, M_NFMT };
+enum m_fmt { M_JSON, M_KSTAT, M_LINUX, M_FLAT, M_PROM, M_OM, M_NFMT };
 
 static const char *const m_fmt_names[M_NFMT] = {
 	[M_JSON] = "json", [M_KSTAT] = "kstat", [M_LINUX] = "linux",
-	[M_FLAT] = "flat",
+	[M_FLAT] = "flat", [M_PROM] = "prometheus", [M_OM] = "openmetrics",
 };
 
 struct m_scrape {
@@ -253,18 +255,19 @@ m_render(struct m_scrape *s, const struct reg_kstat *k, size_t *ret_nstats)
 		*ret_nstats = 2 * n;	/* for the text and the item */
 		m_json_item(s, v.hdr, st, n, sel);
 		return 1;
+	case M_PROM:
+	case M_OM:	/* m_scrape_prom() */
 	case M_NFMT:
 		break;
 	}
 	return 0;
 }
 
-/* The page's reply, from what was rendered. */
+/* The page's reply, from what was rendered, with the next page's cursor
+ * (NULL: the last page). */
 static void
-m_scrape_answer(struct vl_call *call, struct m_scrape *s,
-    const struct m_walk *w)
+m_scrape_answer(struct vl_call *call, struct m_scrape *s, const char *cursor)
 {
-	const char *cursor = m_walk_cursor(w);
 	struct sbuf *msg = sbuf_new_auto();
 
 	/* -j's array closes on the last page. */
@@ -319,8 +322,8 @@ m_scrape_init(struct vl_call *call, json_t *params, struct m_scrape *s,
 		if (strcmp(format, m_fmt_names[f]) == 0)
 			break;
 	if (f == M_NFMT) {
-		varlink_error_value(call, "format", "json, kstat, linux or "
-		    "flat");
+		varlink_error_value(call, "format", "json, kstat, linux, "
+		    "flat, prometheus or openmetrics");
 		return -EINVAL;
 	}
 	s->fmt = (enum m_fmt)f;
@@ -354,6 +357,52 @@ m_scrape_init(struct vl_call *call, json_t *params, struct m_scrape *s,
 	return 0;
 }
 
+/*
+ * The Prometheus text and OpenMetrics formats (expo.h): pages in the
+ * exposition's own order, by stem, whose cursor is "prom:<last stem>".
+ */
+static void
+m_scrape_prom(struct vl_call *call, json_t *params, struct m_scrape *s)
+{
+	const char *cursor = varlink_str(params, "cursor", NULL);
+	struct expo e;
+	int r;
+
+	if (cursor != NULL && (strncmp(cursor, "prom:", 5) != 0 ||
+	    strlen(cursor + 5) >= sizeof(e.after))) {
+		varlink_error_value(call, "cursor", "not a cursor of %s",
+		    call->method->name);
+		return;
+	}
+	if (expo_init(call->d, &e, s->text, s->fmt == M_OM,
+	    &call->conn->peer) < 0) {
+		varlink_error_errno(call, ENOMEM, "scrape");
+		return;
+	}
+	e.sel = m_sel(s);
+	e.cls = &s->cls;
+	if (cursor != NULL)
+		snprintf(e.after, sizeof(e.after), "%s", cursor + 5);
+	else
+		call->d->expo_scrapes++;
+	r = expo_page(call->d, &e, varlink_page_size(call) / 2,
+	    VL_SLICE_UNITS);
+	if (r < 0) {
+		expo_done(&e);
+		varlink_error_errno(call, -r, "scrape");
+		return;
+	}
+	if (!e.done) {
+		char c[sizeof(e.after) + 8];
+
+		snprintf(c, sizeof(c), "prom:%s", e.after);
+		m_scrape_answer(call, s, c);
+	} else {
+		m_scrape_answer(call, s, NULL);
+	}
+	expo_done(&e);
+}
+
 void
 m_scrape(struct vl_call *call, json_t *params)
 {
@@ -366,6 +415,11 @@ m_scrape(struct vl_call *call, json_t *params)
 
 	if (m_scrape_init(call, params, &s, &w) < 0)
 		return;
+	if (s.fmt == M_PROM || s.fmt == M_OM) {
+		m_scrape_prom(call, params, &s);
+		m_scrape_done(&s);
+		return;
+	}
 	if (m_walk_start(call, params, &w) < 0) {
 		m_scrape_done(&s);
 		return;
@@ -406,6 +460,6 @@ m_scrape(struct vl_call *call, json_t *params)
 	if (r < 0)
 		varlink_error_errno(call, r, "scrape");
 	else
-		m_scrape_answer(call, &s, &w);
+		m_scrape_answer(call, &s, m_walk_cursor(&w));
 	m_scrape_done(&s);
 }

@@ -26,6 +26,8 @@
 #include "config.h"
 #include "control.h"
 #include "daemon.h"
+#include "expo.h"
+#include "http.h"
 #include "drain.h"
 #include "engine.h"
 #include "journal.h"
@@ -57,6 +59,7 @@ struct opts {
 	const char	*runtime_dir;
 	const char	*state_dir;
 	const char	*socket;
+	const char	*http_listen;
 };
 
 static void
@@ -65,13 +68,14 @@ usage(FILE *f)
 	fprintf(f,
 	    "usage: statsd [--foreground] [--config FILE] [--runtime-dir DIR]\n"
 	    "              [--state-dir DIR] [--socket PATH] [--check-config]\n"
+	    "              [--http-listen ADDR:PORT]\n"
 	    "       statsd --print-config | --version | --help\n");
 }
 
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { O_DUMP = 256, O_MDOC, O_PRINT, O_VERSION };
+	enum { O_DUMP = 256, O_MDOC, O_PRINT, O_VERSION, O_HTTP };
 	static const struct option lo[] = {
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "config", required_argument, NULL, 'c' },
@@ -79,6 +83,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "state-dir", required_argument, NULL, 's' },
 		{ "socket", required_argument, NULL, 'S' },
 		{ "check-config", no_argument, NULL, 'n' },
+		{ "http-listen", required_argument, NULL, O_HTTP },
 		{ "print-config", no_argument, NULL, O_PRINT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -99,6 +104,7 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'S': o->socket = optarg; break;
 		case 'n': o->check_config = true; break;
 		case O_PRINT: o->print_config = true; break;
+		case O_HTTP: o->http_listen = optarg; break;
 		case O_DUMP: o->dump_methods = true; break;
 		case O_MDOC: o->config_mdoc = true; break;
 		case 'h': usage(stdout); exit(0);
@@ -242,9 +248,10 @@ on_status(evutil_socket_t fd, short what, void *arg)
 
 /* --------------------------------------------------------------- start */
 
-/* Socket activation: the stream sockets systemd passed, if any. */
+/* Socket activation: the Unix stream sockets systemd passed, if any,
+ * and a TCP one for the HTTP endpoint (*ret_http, else -1). */
 static int
-listen_fds(int **ret)
+listen_fds(int **ret, int *ret_http)
 {
 	int n, i, k = 0, *fds;
 
@@ -264,6 +271,9 @@ listen_fds(int **ret)
 
 		if (sd_is_socket_unix(fd, SOCK_STREAM, 1, NULL, 0) > 0) {
 			fds[k++] = fd;
+		} else if (*ret_http < 0 && sd_is_socket_inet(fd, AF_UNSPEC,
+		    SOCK_STREAM, 1, 0) > 0) {
+			*ret_http = fd;
 		} else {
 			log_warning("passed descriptor %d is not a listening "
 			    "Unix stream socket; ignored", fd);
@@ -337,7 +347,7 @@ run(struct statsd *d, bool foreground)
 	struct event_config *ecfg;
 	uint64_t wd_usec = 0;
 	const char *why = "", *zwhy;
-	int *lfds = NULL, nl, lockfd, r, ready_fd = -1;
+	int *lfds = NULL, nl, lockfd, r, ready_fd = -1, http_fd = -1;
 
 	if (!foreground && daemonize(&ready_fd) < 0) {
 		log_error("cannot go to the background: %s", strerror(errno));
@@ -408,7 +418,7 @@ run(struct statsd *d, bool foreground)
 		r = drain_new(d, &d->drain);
 	if (r < 0)
 		goto out;
-	nl = listen_fds(&lfds);
+	nl = listen_fds(&lfds, &http_fd);
 	if (nl < 0) {
 		r = nl;
 		goto out;
@@ -416,6 +426,10 @@ run(struct statsd *d, bool foreground)
 	r = control_new(d, &varlink_conn_events, lfds, (size_t)nl,
 	    &d->control);
 	free(lfds);
+	/* An endpoint that cannot listen is logged; statsd serves its
+	 * clients without it. */
+	if (r == 0)
+		(void)http_start(d, http_fd);
 	if (r < 0)
 		goto out;
 	ml.ev_term = evsignal_new(d->base, SIGTERM, on_stop, &ml);
@@ -470,6 +484,8 @@ out:
 		drain_all(d->drain);
 	if (d->checkpoint != NULL && d->reg != NULL)
 		(void)checkpoint_write(d->checkpoint);
+	http_stop(d);
+	expo_index_free(d);
 	d->control = control_free(d->control);
 	d->drain = drain_free(d->drain);
 	d->checkpoint = checkpoint_free(d->checkpoint);
@@ -524,6 +540,25 @@ main(int argc, char **argv)
 		config_error_format(&err, msg, sizeof(msg));
 		fprintf(stderr, "statsd: %s\n", msg);
 		return 1;
+	}
+	if (o.http_listen != NULL) {
+		/* Checked as the key's value; kept apart from the file's
+		 * settings, as --socket is, so that a reload compares the
+		 * file with the file. */
+		struct config scratch;
+
+		rc = config_defaults(&scratch);
+		if (rc == 0)
+			rc = config_set(&scratch, "http_listen", o.http_listen,
+			    msg, sizeof(msg));
+		config_done(&scratch);
+		if (rc < 0) {
+			fprintf(stderr, "statsd: --http-listen %s: %s\n",
+			    o.http_listen, msg);
+			config_done(&d.cfg);
+			return 2;
+		}
+		d.http_listen = o.http_listen;
 	}
 	if (o.check_config || o.print_config) {
 		if (o.check_config)

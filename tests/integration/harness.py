@@ -443,8 +443,14 @@ class Daemon:
         self.logs = []
 
     def argv(self):
-        return [STATSD, "--foreground", "--config", self.conf,
+        argv = [STATSD, "--foreground", "--config", self.conf,
                 "--runtime-dir", self.run, "--state-dir", self.state]
+        # Daemons of parallel tests would all take http_listen's default
+        # port: no HTTP endpoint unless the test's config asks for one.
+        with open(self.conf) as f:
+            if "http_listen" not in f.read():
+                argv += ["--http-listen", ""]
+        return argv
 
     def start(self, wait=True):
         self.log = open(self.logpath, "ab")

@@ -143,6 +143,16 @@ flat_k2hist(const struct voi *v, const struct voistat *vs,
 	return r;
 }
 
+const char *
+flat_voi_name(const struct ks_view *v, uint16_t i, char *dflt, size_t len)
+{
+	if (i < v->nnames && v->names != NULL && v->names[i] != NULL &&
+	    v->names[i][0] != '\0')
+		return v->names[i];
+	snprintf(dflt, len, "voi%u", i);
+	return dflt;
+}
+
 int
 flat_walk(const struct ks_view *view, flat_fn fn, void *arg)
 {
@@ -167,13 +177,7 @@ flat_walk(const struct ks_view *view, flat_fn fn, void *arg)
 
 		if (v->id < 0)
 			continue;
-		name = i < view->nnames && view->names != NULL &&
-		    view->names[i] != NULL && view->names[i][0] != '\0' ?
-		    view->names[i] : NULL;
-		if (name == NULL) {
-			snprintf(dflt, sizeof(dflt), "voi%u", i);
-			name = dflt;
-		}
+		name = flat_voi_name(view, i, dflt, sizeof(dflt));
 		if (own && (prim = flat_primary(view->sb, v)) != NULL)
 			r = flat_value(v, prim, blob_vsd(b, prim), name, NULL,
 			    fn, arg);

@@ -90,6 +90,11 @@ int flat_walk(const struct ks_view *v, flat_fn fn, void *arg);
 const struct voistat *flat_primary(const struct statsblob *sb,
     const struct voi *v);
 
+/* The name of v's VOI i: its template's, or "voi<i>" (into dflt, len
+ * bytes) when it has none. */
+const char *flat_voi_name(const struct ks_view *v, uint16_t i, char *dflt,
+    size_t len);
+
 /* fs's name: "<prefix>.<field>", "<prefix>" or "<field>", into buf
  * (truncated to len, always terminated). Returns: buf. */
 char *flat_name(const struct flat_stat *fs, char *buf, size_t len);

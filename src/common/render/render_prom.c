@@ -1,0 +1,770 @@
+/*
+ * render_prom.c: the Prometheus text format 0.0.4 and OpenMetrics 1.0.0
+ * of a kstat (render_prom.h). Counter or gauge is the kind table's word
+ * (field.h), never a guess from a name; a stats(3) HIST is a histogram
+ * with cumulative buckets and a t-digest a summary. docs/formats.md has
+ * the mapping and the choices.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <statsd/kstat.h>
+
+#include "blob.h"
+#include "dtype.h"
+#include "flat.h"
+#include "hist.h"
+#include "kind.h"
+#include "numeric.h"
+#include "render_prom.h"
+#include "tdigest.h"
+
+enum prom_type { PT_NONE = 0, PT_COUNTER, PT_GAUGE, PT_HISTOGRAM,
+    PT_SUMMARY };
+
+static const char *const pt_names[] = {
+	[PT_NONE] = "unknown", [PT_COUNTER] = "counter", [PT_GAUGE] = "gauge",
+	[PT_HISTOGRAM] = "histogram", [PT_SUMMARY] = "summary",
+};
+
+const double prom_default_quantiles[3] = { 0.5, 0.9, 0.99 };
+
+/* A time field's unit, and what a second is in it. */
+#define PROM_NS_PER_S	1e9
+
+/* One kstat being rendered. */
+struct pctx {
+	struct prom_out		*o;
+	const struct ks_view	*v;
+	const char		*only;
+	char			*next;
+	size_t			 nextlen;
+	char			 name[PROM_NAME_MAX];	/* the family's */
+	size_t			 stemlen;
+	int			 nseries;
+	bool			 statsd_series;	/* the front door's */
+};
+
+int
+prom_begin(struct prom_out *o, struct sbuf *buf, bool om)
+{
+	memset(o, 0, sizeof(*o));
+	o->buf = buf;
+	o->om = om;
+	o->quantiles = prom_default_quantiles;
+	o->nq = sizeof(prom_default_quantiles) /
+	    sizeof(prom_default_quantiles[0]);
+	o->labels = sbuf_new_auto();
+	return o->labels != NULL ? 0 : -ENOMEM;
+}
+
+void
+prom_done(struct prom_out *o)
+{
+	sbuf_delete(o->labels);
+	o->labels = NULL;
+}
+
+void
+prom_end(struct prom_out *o)
+{
+	if (o->om)
+		sbuf_cat(o->buf, "# EOF\n");
+}
+
+/* Append s to name (at *len, within PROM_NAME_MAX) as a metric name may
+ * hold it: every run of other characters one '_', none doubled. */
+static void
+san_cat(char *name, size_t *len, const char *s, size_t n)
+{
+	size_t i, l = *len;
+
+	for (i = 0; i < n && s[i] != '\0' && l + 1 < PROM_NAME_MAX; i++) {
+		char c = s[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9')))
+			c = '_';
+		if (c == '_' && l > 0 && name[l - 1] == '_')
+			continue;
+		name[l++] = c;
+	}
+	name[l] = '\0';
+	*len = l;
+}
+
+/* Append "_" and s, sanitised. */
+static void
+name_part(char *name, size_t *len, const char *s, size_t n)
+{
+	if (*len > 0 && name[*len - 1] != '_' && *len + 1 < PROM_NAME_MAX) {
+		name[(*len)++] = '_';
+		name[*len] = '\0';
+	}
+	san_cat(name, len, s, n);
+	/* A part that was all separators leaves no trailing '_'. */
+	while (*len > 0 && name[*len - 1] == '_')
+		name[--(*len)] = '\0';
+}
+
+/*
+ * A word of a name that is a Prometheus type (promtool's lint refuses
+ * "_histogram_" in a name: unix:kstat_types has a VOI "histogram") gets
+ * an 's': the kstat types' counts are "histograms".
+ */
+static void
+name_untype(char *name, size_t *len)
+{
+	static const char *const types[] = { "counter", "gauge", "histogram",
+	    "summary" };
+	size_t i, start = 0, l = *len;
+
+	for (i = 0; i <= l; i++) {
+		size_t t, wl;
+
+		if (i < l && name[i] != '_')
+			continue;
+		wl = i - start;
+		for (t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
+			if (start == 0 || wl != strlen(types[t]) ||
+			    strncmp(name + start, types[t], wl) != 0 ||
+			    l + 2 > PROM_NAME_MAX)
+				continue;
+			memmove(name + i + 1, name + i, l - i + 1);
+			name[i] = 's';
+			l++;
+			i++;
+			break;
+		}
+		start = i + 1;
+	}
+	*len = l;
+}
+
+/* The path segment i (0-based) of a kstat2 path "a/b/c": its text and
+ * length. Returns: whether there is one. */
+static bool
+path_seg(const char *path, unsigned i, const char **ret, size_t *ret_len)
+{
+	const char *p = path, *e;
+
+	if (*p == '\0')
+		return false;
+	for (;;) {
+		e = strchr(p, '/');
+		if (i == 0) {
+			*ret = p;
+			*ret_len = e != NULL ? (size_t)(e - p) : strlen(p);
+			return true;
+		}
+		if (e == NULL)
+			return false;
+		p = e + 1;
+		i--;
+	}
+}
+
+/* Is h a statsd series of the front door (a metric name and tags in its
+ * path)? */
+static bool
+is_statsd_series(const struct kstat_hdr *h)
+{
+	return strcmp(h->class_, "statsd") == 0 &&
+	    strncmp(h->path, "statsd/", 7) == 0;
+}
+
+char *
+prom_stem(const struct kstat_hdr *h, char *buf, size_t len)
+{
+	char name[PROM_NAME_MAX];
+	size_t n = 0;
+	const char *seg;
+	size_t seglen;
+
+	name[0] = '\0';
+	san_cat(name, &n, "statsd", 6);
+	if (is_statsd_series(h) && path_seg(h->path, 2, &seg, &seglen)) {
+		name_part(name, &n, seg, seglen);
+	} else {
+		name_part(name, &n, h->module, strlen(h->module));
+		name_part(name, &n, h->name, strlen(h->name));
+	}
+	snprintf(buf, len, "%s", name);
+	return buf;
+}
+
+/* A label value, escaped (\\, \" and \n), within quotes. */
+static void
+label_value(struct sbuf *sb, const char *s, size_t n)
+{
+	size_t i;
+
+	sbuf_putc(sb, '"');
+	for (i = 0; i < n && s[i] != '\0'; i++) {
+		if (s[i] == '\\')
+			sbuf_cat(sb, "\\\\");
+		else if (s[i] == '"')
+			sbuf_cat(sb, "\\\"");
+		else if (s[i] == '\n')
+			sbuf_cat(sb, "\\n");
+		else
+			sbuf_putc(sb, s[i]);
+	}
+	sbuf_putc(sb, '"');
+}
+
+/* A tag's text with the front door's %2F and %25 decoded. */
+static size_t
+tag_decode(const char *s, size_t n, char *out, size_t outlen)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n && k + 1 < outlen; i++) {
+		if (s[i] == '%' && i + 2 < n + 0 && (strncmp(&s[i], "%2F",
+		    3) == 0 || strncmp(&s[i], "%25", 3) == 0)) {
+			out[k++] = s[i + 2] == 'F' ? '/' : '%';
+			i += 2;
+		} else {
+			out[k++] = s[i];
+		}
+	}
+	out[k] = '\0';
+	return k;
+}
+
+/*
+ * A statsd series' tags as labels: "key:value" is key="value", a bare
+ * "key" key="true". A key is sanitised as a label name; one that would
+ * be reserved (le, quantile, a leading "__") or repeat the one before
+ * (tags are sorted) is prefixed "tag_" or left out.
+ */
+static void
+tag_labels(struct sbuf *sb, const char *path)
+{
+	char tag[KS_PATH_MAX + 1], key[PROM_NAME_MAX], prev[PROM_NAME_MAX];
+	const char *seg, *colon, *val;
+	size_t seglen, tl, kl, vl;
+	unsigned i;
+	bool first = true;
+
+	prev[0] = '\0';
+	for (i = 3; path_seg(path, i, &seg, &seglen); i++) {
+		tl = tag_decode(seg, seglen, tag, sizeof(tag));
+		colon = memchr(tag, ':', tl);
+		kl = 0;
+		key[0] = '\0';
+		san_cat(key, &kl, tag, colon != NULL ? (size_t)(colon - tag) :
+		    tl);
+		if (kl == 0)
+			continue;
+		if ((key[0] >= '0' && key[0] <= '9') || strcmp(key, "le") == 0 ||
+		    strcmp(key, "quantile") == 0 || key[0] == '_') {
+			char k2[PROM_NAME_MAX];
+
+			snprintf(k2, sizeof(k2), "tag_%s", key);
+			snprintf(key, sizeof(key), "%s", k2);
+		}
+		if (strcmp(key, prev) == 0)
+			continue;
+		snprintf(prev, sizeof(prev), "%s", key);
+		val = colon != NULL ? colon + 1 : "true";
+		vl = colon != NULL ? tl - (size_t)(colon + 1 - tag) : 4;
+		if (!first)
+			sbuf_putc(sb, ',');
+		first = false;
+		sbuf_cat(sb, key);
+		sbuf_putc(sb, '=');
+		label_value(sb, val, vl);
+	}
+}
+
+/* The kstat's labels, without braces, into o->labels. */
+static int
+make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series)
+{
+	struct sbuf *sb = o->labels;
+	const char *seg;
+	size_t seglen;
+	unsigned i;
+
+	sbuf_clear(sb);
+	if (series) {
+		tag_labels(sb, h->path);
+	} else {
+		sbuf_cat(sb, "module=");
+		label_value(sb, h->module, strlen(h->module));
+		sbuf_printf(sb, ",instance=\"%d\",name=", (int)h->instance);
+		label_value(sb, h->name, strlen(h->name));
+		sbuf_cat(sb, ",class=");
+		label_value(sb, h->class_, strlen(h->class_));
+		for (i = 0; path_seg(h->path, i, &seg, &seglen); i++) {
+			sbuf_printf(sb, ",path_%u=", i + 1);
+			label_value(sb, seg, seglen);
+		}
+	}
+	return sbuf_finish(sb) != 0 ? -ENOMEM : 0;
+}
+
+/* d as Go's strconv would read it back exactly: the shortest of %.15g
+ * and %.17g that round-trips; with canon, a ".0" on an integer, as
+ * OpenMetrics writes le and quantile. */
+static void
+put_double(struct sbuf *sb, double d, bool canon)
+{
+	char t[40];
+
+	if (isnan(d)) {
+		sbuf_cat(sb, "NaN");
+		return;
+	}
+	if (isinf(d)) {
+		sbuf_cat(sb, d > 0 ? "+Inf" : "-Inf");
+		return;
+	}
+	snprintf(t, sizeof(t), "%.15g", d);
+	if (strtod(t, NULL) != d)
+		snprintf(t, sizeof(t), "%.17g", d);
+	sbuf_cat(sb, t);
+	if (canon && strpbrk(t, ".eEn") == NULL)
+		sbuf_cat(sb, ".0");
+}
+
+/* HELP text, escaped: \\ and \n, and \" in OpenMetrics. */
+static void
+put_help(struct prom_out *o, const char *s)
+{
+	for (; *s != '\0'; s++) {
+		if (*s == '\\')
+			sbuf_cat(o->buf, "\\\\");
+		else if (*s == '\n')
+			sbuf_cat(o->buf, "\\n");
+		else if (*s == '"' && o->om)
+			sbuf_cat(o->buf, "\\\"");
+		else
+			sbuf_putc(o->buf, *s);
+	}
+}
+
+/*
+ * Whether the family in c->name takes this series: it is the family
+ * asked for, and the open family or a new one (whose HELP and TYPE are
+ * written now) of the same type. what says what the series is, for HELP.
+ */
+static bool
+fam_take(struct pctx *c, enum prom_type t, const char *voi, const char *what)
+{
+	struct prom_out *o = c->o;
+	const struct kstat_hdr *h = c->v->hdr;
+	const char *total = t == PT_COUNTER && !o->om ? "_total" : "";
+	char help[KS_DESC_MAX + 2 * KSTAT_STRLEN + 160];
+
+	if (c->only != NULL && strcmp(c->name, c->only) != 0) {
+		if (c->next != NULL && strcmp(c->name, c->only) > 0 &&
+		    (c->next[0] == '\0' || strcmp(c->name, c->next) < 0))
+			snprintf(c->next, c->nextlen, "%s", c->name);
+		return false;
+	}
+	if (strcmp(o->fam, c->name) == 0) {
+		if (o->famtype == t)
+			return true;
+		o->conflicts++;
+		return false;
+	}
+	snprintf(o->fam, sizeof(o->fam), "%s", c->name);
+	o->famtype = (uint8_t)t;
+	snprintf(help, sizeof(help), "%s%s%s:%s %s%s%s", h->desc,
+	    h->desc[0] != '\0' ? " (" : "", h->module, h->name,
+	    voi != NULL ? voi : "", voi != NULL ? " " : "", what);
+	if (h->desc[0] != '\0')
+		strncat(help, ")", sizeof(help) - strlen(help) - 1);
+	if (o->om) {
+		sbuf_printf(o->buf, "# TYPE %s %s\n# HELP %s ", c->name,
+		    pt_names[t], c->name);
+	} else {
+		sbuf_printf(o->buf, "# HELP %s%s ", c->name, total);
+	}
+	put_help(o, help);
+	sbuf_putc(o->buf, '\n');
+	if (!o->om)
+		sbuf_printf(o->buf, "# TYPE %s%s %s\n", c->name, total,
+		    pt_names[t]);
+	return true;
+}
+
+/* The start of a series: "<family><suffix>{<labels>[,<extra>". */
+static void
+series_start(struct pctx *c, const char *suffix)
+{
+	struct sbuf *sb = c->o->buf;
+
+	sbuf_cat(sb, c->name);
+	sbuf_cat(sb, suffix);
+	sbuf_putc(sb, '{');
+	sbuf_bcat(sb, sbuf_data(c->o->labels), (size_t)sbuf_len(c->o->labels));
+	c->nseries++;
+}
+
+/* Set c->name: the stem, the VOI (NULL: none), a part (NULL: none) and a
+ * unit suffix (NULL: none). */
+static void
+fam_name(struct pctx *c, const char *voi, const char *part, const char *unit)
+{
+	size_t n = c->stemlen;
+
+	c->name[n] = '\0';
+	if (voi != NULL)
+		name_part(c->name, &n, voi, strlen(voi));
+	if (part != NULL)
+		name_part(c->name, &n, part, strlen(part));
+	if (unit != NULL)
+		name_part(c->name, &n, unit, strlen(unit));
+	name_untype(c->name, &n);
+}
+
+/* The unit a kstat2 content type gives its values, and the factor to
+ * base units (times in ns to seconds), with the kstat's scale. */
+static const char *
+content_unit(const struct kstat_hdr *h, double *factor)
+{
+	double scale = h->scale > 1 ? (double)h->scale : 1.0;
+
+	*factor = scale;
+	switch (h->content) {
+	case KSTAT2_NVMT_BYTES:
+		return "bytes";
+	case KSTAT2_NVMT_T_REL:
+	case KSTAT2_NVMT_T_ACC:
+		*factor = scale / PROM_NS_PER_S;
+		return "seconds";
+	default:
+		return NULL;
+	}
+}
+
+/* A VOI whose name ends in a time unit (uptime_ns) is a time: its name
+ * without the unit, in seconds (factor from the unit). Returns: whether
+ * it is; the name's length without the unit in *ret_len. */
+static bool
+voi_time_unit(const char *voi, size_t *ret_len, double *factor)
+{
+	static const struct { const char *sfx; double f; } u[] = {
+		{ "_ns", 1e-9 }, { "_us", 1e-6 }, { "_ms", 1e-3 },
+	};
+	size_t n = voi != NULL ? strlen(voi) : 0, i;
+
+	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if (n > 3 && strcmp(voi + n - 3, u[i].sfx) == 0) {
+			*ret_len = n - 3;
+			*factor = u[i].f;
+			return true;
+		}
+	return false;
+}
+
+/* A scalar statistic (SUM, MIN, MAX, LAST, COUNT): one series. */
+static void
+put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
+    const struct voistatdata *vsd, const char *voi, bool own)
+{
+	const struct stat_field *f = &stype_ops[vs->stype].fields[0];
+	bool sgn = dtype_valid(v->dtype) && dtype_info[v->dtype].is_signed;
+	enum prom_type t = field_is_counter(f, sgn) ? PT_COUNTER : PT_GAUGE;
+	struct voistatdata_numeric num;
+	double factor;
+	const char *unit = vs->stype == VS_STYPE_COUNT ? NULL :
+	    content_unit(c->v->hdr, &factor);
+
+	char base[PROM_NAME_MAX];
+	size_t blen;
+	double tf;
+
+	if (!dtype_is_scalar(vs->dtype))
+		return;	/* a string: no number to show */
+	if (vs->stype == VS_STYPE_COUNT)
+		factor = 1;
+	else if (unit == NULL && voi_time_unit(voi, &blen, &tf)) {
+		snprintf(base, sizeof(base), "%.*s", (int)blen, voi);
+		voi = base;
+		unit = "seconds";
+		factor *= tf;
+	}
+	fam_name(c, voi, own ? NULL : f->suffix, unit);
+	if (!fam_take(c, t, voi, stype_ops[vs->stype].name))
+		return;
+	series_start(c, t == PT_COUNTER ? "_total" : "");
+	sbuf_cat(c->o->buf, "} ");
+	numeric_load((enum vsd_dtype)vs->dtype, vsd, &num);
+	if (factor == 1.0 && !dtype_info[vs->dtype].is_q)
+		numeric_format(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
+	else
+		put_double(c->o->buf, numeric_to_double(
+		    (enum vsd_dtype)vs->dtype, &num) * factor, false);
+	sbuf_putc(c->o->buf, '\n');
+}
+
+/* A record kind's fields (kstat_io, kstat_timer): one family each, times
+ * in seconds. */
+static void
+put_fields(struct pctx *c, const struct stype_ops *ops,
+    const struct voistatdata *vsd, const char *voi)
+{
+	uint64_t vals[32], now = c->v->hdr->snaptime > 0 ?
+	    (uint64_t)c->v->hdr->snaptime : 0;
+	uint8_t i;
+
+	if (ops->nfields > sizeof(vals) / sizeof(vals[0]))
+		return;
+	ops->field_values(vsd, now, vals);
+	for (i = 0; i < ops->nfields; i++) {
+		const struct stat_field *f = &ops->fields[i];
+		bool ns = strcmp(f->unit, "ns") == 0;
+		enum prom_type t = field_is_counter(f, false) ? PT_COUNTER :
+		    PT_GAUGE;
+
+		fam_name(c, voi, f->suffix, ns ? "seconds" :
+		    f->unit[0] != '\0' ? f->unit : NULL);
+		if (!fam_take(c, t, voi, f->suffix))
+			continue;
+		series_start(c, t == PT_COUNTER ? "_total" : "");
+		sbuf_cat(c->o->buf, "} ");
+		if (ns)
+			put_double(c->o->buf, (f->is_signed ?
+			    (double)(int64_t)vals[i] : (double)vals[i]) /
+			    PROM_NS_PER_S, false);
+		else if (f->is_signed)
+			sbuf_printf(c->o->buf, "%" PRId64, (int64_t)vals[i]);
+		else
+			sbuf_printf(c->o->buf, "%" PRIu64, vals[i]);
+		sbuf_putc(c->o->buf, '\n');
+	}
+}
+
+/* The VOI's SUM as a double, for a histogram's or summary's _sum.
+ * Returns: whether it has one. */
+static bool
+voi_sum(const struct statsblobv1 *b, const struct voi *v, double *ret)
+{
+	const struct voistat *vs = blob_stat(b, v, VS_STYPE_SUM);
+	struct voistatdata_numeric num;
+
+	if (vs == NULL || !dtype_is_scalar(vs->dtype))
+		return false;
+	numeric_load((enum vsd_dtype)vs->dtype, blob_vsd(b, vs), &num);
+	*ret = numeric_to_double((enum vsd_dtype)vs->dtype, &num);
+	return true;
+}
+
+static void
+put_bucket(struct pctx *c, double le, uint64_t cum)
+{
+	series_start(c, "_bucket");
+	sbuf_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ? ",le=\"" : "le=\"");
+	put_double(c->o->buf, le, true);
+	sbuf_printf(c->o->buf, "\"} %" PRIu64 "\n", cum);
+}
+
+/* The _sum and _count of a histogram or summary: both or neither, as
+ * OpenMetrics asks, so only when the VOI has a SUM. */
+static void
+put_sum_count(struct pctx *c, bool has_sum, double sum, uint64_t count)
+{
+	if (!has_sum)
+		return;
+	series_start(c, "_sum");
+	sbuf_cat(c->o->buf, "} ");
+	put_double(c->o->buf, sum, false);
+	sbuf_putc(c->o->buf, '\n');
+	series_start(c, "_count");
+	sbuf_printf(c->o->buf, "} %" PRIu64 "\n", count);
+}
+
+/*
+ * A stats(3) histogram: cumulative buckets. A bucket is [lb, next lb)
+ * (continuous ranges) or [lb, ub) (discrete ranges), so its le is the
+ * next bound, less one on an integer VOI; a discrete value's le is the
+ * value. Out-of-band counts of a continuous-range histogram are values
+ * below its first bound: they count in every bucket. Those of the other
+ * forms may lie anywhere outside the buckets: they count in +Inf only.
+ */
+static void
+put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
+    const struct voistat *vs, const struct voistatdata *vsd, const char *voi)
+{
+	const struct hist_geom *g = hist_geom((enum vsd_dtype)vs->dtype);
+	enum vsd_dtype vd = (enum vsd_dtype)v->dtype;
+	struct voistatdata_numeric max;
+	struct voistatdata *w = (struct voistatdata *)vsd;
+	bool integer, has_sum, have_prev = false;
+	uint64_t oob, cum, total = 0;
+	double sum = 0, le, prev = 0;
+	uint16_t i, n;
+
+	if (g == NULL || !dtype_is_scalar(vd))
+		return;
+	fam_name(c, voi, "hist", NULL);
+	if (!fam_take(c, PT_HISTOGRAM, voi, "HIST"))
+		return;
+	integer = !dtype_info[vd].is_q;
+	max = numeric_limit(vd, true);
+	n = hist_nbuckets(vsd, g);
+	oob = hist_oob(vsd, g);
+	cum = g->kind == 'C' ? oob : 0;
+	for (i = 0; i < n; i++) {
+		const struct voistatdata_numeric *ub;
+		uint64_t cnt = hist_bkt_cnt(vsd, g, i);
+
+		total += cnt;
+		cum += cnt;
+		if (g->kind == 'C')
+			ub = i + 1 < n ? hist_bkt_lb(w, g, i + 1) : NULL;
+		else if (g->kind == 'D')
+			ub = hist_bkt_ub(w, g, i);
+		else
+			ub = hist_bkt_lb(w, g, i);
+		/* The last range reaching the type's maximum is +Inf's. */
+		if (ub == NULL || (g->kind != 'V' &&
+		    numeric_cmp(vd, ub, &max) == 0))
+			continue;
+		le = numeric_to_double(vd, ub);
+		if (g->kind != 'V' && integer)
+			le -= 1;
+		if (have_prev && le <= prev)
+			continue;	/* not above the last: merged into it */
+		put_bucket(c, le, cum);
+		prev = le;
+		have_prev = true;
+	}
+	total += oob;
+	put_bucket(c, INFINITY, total);
+	has_sum = voi_sum(b, v, &sum);
+	put_sum_count(c, has_sum, sum, total);
+}
+
+/* A t-digest: a summary of the configured quantiles (NaN while empty). */
+static void
+put_tdgst(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
+    const struct voistatdata *vsd, const char *voi)
+{
+	uint64_t count = tdgst_count(vsd);
+	double q, sum = 0;
+	bool has_sum;
+	size_t i;
+
+	fam_name(c, voi, "tdigest", NULL);
+	if (!fam_take(c, PT_SUMMARY, voi, "TDGST"))
+		return;
+	for (i = 0; i < c->o->nq; i++) {
+		if (count == 0 || tdgst_quantile(vsd, c->o->quantiles[i],
+		    &q) != 0)
+			q = NAN;
+		series_start(c, "");
+		sbuf_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ?
+		    ",quantile=\"" : "quantile=\"");
+		put_double(c->o->buf, c->o->quantiles[i], true);
+		sbuf_cat(c->o->buf, "\"} ");
+		put_double(c->o->buf, q, false);
+		sbuf_putc(c->o->buf, '\n');
+	}
+	has_sum = voi_sum(b, v, &sum);
+	put_sum_count(c, has_sum, sum, count);
+}
+
+int
+prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
+    char *next, size_t nextlen)
+{
+	const struct statsblobv1 *b = (const struct statsblobv1 *)view->sb;
+	const struct kstat_hdr *h = view->hdr;
+	struct pctx c = { .o = o, .v = view, .only = only, .next = next,
+	    .nextlen = nextlen };
+	uint16_t i, nv;
+	bool own = h->type == KSTAT_TYPE_NAMED || h->type == KSTAT_TYPE_INTR;
+	bool io_done = false;
+
+	if (b == NULL)
+		return -EINVAL;
+	c.statsd_series = is_statsd_series(h);
+	prom_stem(h, c.name, sizeof(c.name));
+	c.stemlen = strlen(c.name);
+	if (make_labels(o, h, c.statsd_series) < 0)
+		return -ENOMEM;
+	nv = blob_nvois(b);
+	for (i = 0; i < nv; i++) {
+		const struct voi *v = &b->vois[i];
+		const struct voistat *prim = NULL, *vs;
+		char dflt[16];
+		const char *name;
+		int s;
+
+		if (v->id < 0)
+			continue;
+		name = flat_voi_name(view, i, dflt, sizeof(dflt));
+		/* A statsd series has one VOI, "value": its families are
+		 * named by the metric and the kind. */
+		if (c.statsd_series)
+			name = NULL;
+		if (own && (prim = flat_primary(view->sb, v)) != NULL)
+			put_scalar(&c, v, prim, blob_vsd(b, prim), name,
+			    name != NULL);
+		for (s = 1; s <= v->voistatmaxid; s++) {
+			const struct stype_ops *ops = &stype_ops[s];
+			const struct voistatdata *vsd;
+
+			if ((vs = blob_stat(b, v, s)) == NULL || vs == prim)
+				continue;
+			vsd = blob_vsd(b, vs);
+			if (s == VS_STYPE_HIST) {
+				put_hist(&c, b, v, vs, vsd, name);
+			} else if (s == VS_STYPE_TDGST) {
+				put_tdgst(&c, b, v, vsd, name);
+			} else if (s == VS_STYPE_IOQ) {
+				/* An IO kstat's first queue is its own. */
+				bool bare = h->type == KSTAT_TYPE_IO &&
+				    !io_done;
+
+				put_fields(&c, ops, vsd, bare ? NULL : name);
+				io_done = io_done || bare;
+			} else if (ops->field_values != NULL) {
+				put_fields(&c, ops, vsd, name);
+			} else if (ops->nfields == 1) {
+				put_scalar(&c, v, vs, vsd, name, false);
+			}
+			/* Lists, histories, raw rings and the internal
+			 * kinds have no series (docs/formats.md). */
+		}
+	}
+	if (sbuf_error(o->buf) != 0)
+		return -ENOMEM;
+	return c.nseries;
+}
+
+int
+prom_parse_quantiles(const char *text, double *q)
+{
+	const char *p = text;
+	char *end;
+	int n = 0;
+
+	while (*p != '\0') {
+		double d;
+
+		if (n == PROM_QUANTILES_MAX)
+			return -EINVAL;
+		errno = 0;
+		d = strtod(p, &end);
+		if (end == p || errno != 0 || !(d >= 0 && d <= 1) ||
+		    (n > 0 && d <= q[n - 1]))
+			return -EINVAL;
+		q[n++] = d;
+		p = end;
+		if (*p == ',')
+			p++;
+		else if (*p != '\0')
+			return -EINVAL;
+	}
+	return n > 0 ? n : -EINVAL;
+}

@@ -1,0 +1,83 @@
+/*
+ * render_prom.h: kstats in the Prometheus text format 0.0.4 and in
+ * OpenMetrics 1.0.0, the formats Prometheus, VictoriaMetrics, the
+ * OpenTelemetry Collector and node_exporter's textfile collector read.
+ * Each statistic becomes a metric family whose type (counter or gauge)
+ * comes from the kind table's flat fields (field.h); a stats(3) histogram
+ * becomes a histogram with cumulative buckets, a t-digest a summary.
+ * docs/formats.md has the mapping.
+ *
+ * A family's series must come together. Series of one family can come
+ * from several kstats: those whose names give the same stem (module and
+ * name, e.g. the instances of one driver). The caller orders kstats by
+ * stem (prom_stem) and renders a stem's kstats either one by one, when
+ * the stem has one kstat, or family by family: prom_kstat() with only
+ * set renders one family of a kstat and says which family of that kstat
+ * comes next in name order.
+ */
+#ifndef STATSD_RENDER_PROM_H
+#define STATSD_RENDER_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <statsd/sbuf.h>
+
+#include "flat.h"
+
+#define PROM_NAME_MAX	512	/* a family name, prefix and suffixes in */
+#define PROM_QUANTILES_MAX 16
+
+struct prom_out {
+	struct sbuf	*buf;
+	bool		 om;		/* OpenMetrics, else text 0.0.4 */
+	const double	*quantiles;	/* of summaries, ascending */
+	size_t		 nq;
+	/* The family whose series are being written ("": none) and its
+	 * type: a series of that name and another type is left out. */
+	char		 fam[PROM_NAME_MAX];
+	uint8_t		 famtype;
+	uint64_t	 conflicts;	/* series left out for their type */
+	/* Scratch: the kstat's labels, as written in every series. */
+	struct sbuf	*labels;
+};
+
+/* Quantiles of summaries when nothing else is configured. */
+extern const double prom_default_quantiles[3];
+
+/* Returns: 0; -ENOMEM. prom_done() frees what prom_begin() made. */
+int prom_begin(struct prom_out *o, struct sbuf *buf, bool om);
+void prom_done(struct prom_out *o);
+
+/* The end of the exposition: OpenMetrics' "# EOF". */
+void prom_end(struct prom_out *o);
+
+/*
+ * prom_stem: the part of every family name of h that its names give:
+ * "statsd_<module>_<name>", sanitised (a run of characters a metric name
+ * cannot hold is one '_'); a statsd series (class "statsd", path
+ * "statsd/<type>/<metric>...") gives "statsd_<metric>". Into buf (len ≥
+ * PROM_NAME_MAX). Returns: buf.
+ */
+char *prom_stem(const struct kstat_hdr *h, char *buf, size_t len);
+
+/*
+ * prom_kstat: the series of v, with its labels, each family's HELP and
+ * TYPE lines first unless the family is o->fam already (the family the
+ * last kstat ended with). only (NULL: all families) renders one family;
+ * then next (may be NULL; nextlen bytes) gets the least of v's family
+ * names above only when it is below next's value ("" means none yet).
+ * Returns: the number of series written; -ENOMEM; -EINVAL if v's blob
+ * cannot be rendered (nothing written).
+ */
+int prom_kstat(struct prom_out *o, const struct ks_view *v, const char *only,
+    char *next, size_t nextlen);
+
+/*
+ * prom_parse_quantiles: "0.5,0.9,0.99" into q (at most PROM_QUANTILES_MAX,
+ * each in [0, 1], ascending). Returns: how many; -EINVAL.
+ */
+int prom_parse_quantiles(const char *text, double *q);
+
+#endif /* STATSD_RENDER_PROM_H */

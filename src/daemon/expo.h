@@ -1,0 +1,57 @@
+/*
+ * expo.h: the Prometheus and OpenMetrics exposition of statsd's kstats,
+ * in pages, shared by the Scrape method (statsctl scrape) and the HTTP
+ * endpoint (http.c). A family's series must come together, and series
+ * of one family come from every kstat whose names give the same stem
+ * (render_prom.h); kstat(1M)'s order (module, instance, name) scatters
+ * them. So the exposition walks an index of the kstats in stem order,
+ * kept while no kstat comes or goes: a page resumes after the last stem
+ * it sent, whatever changed meanwhile.
+ */
+#ifndef STATSD_EXPO_H
+#define STATSD_EXPO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "render_prom.h"
+#include "rights.h"
+
+struct statsd;
+struct ks_selector;
+struct ks_pattern;
+
+/* One exposition under way: what to show, and where it is. */
+struct expo {
+	const struct peer		*peer;	/* whose view */
+	bool				 no_priv; /* never a PRIV kstat */
+	const struct ks_selector	*sel;	/* NULL: all */
+	const struct ks_pattern		*cls;	/* NULL: all */
+	struct prom_out			 out;
+	double				 q[PROM_QUANTILES_MAX];
+	char				 after[PROM_NAME_MAX]; /* "": start */
+	bool				 done;
+	uint64_t			 kstats, series;
+	uint64_t			 skipped;	/* not renderable */
+};
+
+/* With the configured quantiles. Returns: 0; -ENOMEM. expo_done() frees
+ * it. */
+int expo_init(struct statsd *d, struct expo *e, struct sbuf *buf, bool om,
+    const struct peer *peer);
+void expo_done(struct expo *e);
+
+/*
+ * expo_page: render stems after e->after into e->out.buf until it holds
+ * about bytes more, or work units are spent (a stem at least); e->done
+ * at the end, when OpenMetrics' "# EOF" is written too. What could not be
+ * rendered is counted in e->skipped and in the daemon's own kstat.
+ * Returns: 0; -ENOMEM.
+ */
+int expo_page(struct statsd *d, struct expo *e, size_t bytes,
+    uint64_t units);
+
+/* The daemon's index (freed at exit). */
+void expo_index_free(struct statsd *d);
+
+#endif /* STATSD_EXPO_H */
