@@ -263,10 +263,11 @@ tag_labels(struct sbuf *sb, const char *path)
 			continue;
 		if ((key[0] >= '0' && key[0] <= '9') || strcmp(key, "le") == 0 ||
 		    strcmp(key, "quantile") == 0 || key[0] == '_') {
-			char k2[PROM_NAME_MAX];
+			char k2[PROM_NAME_MAX + 8];
 
 			snprintf(k2, sizeof(k2), "tag_%s", key);
-			snprintf(key, sizeof(key), "%s", k2);
+			memcpy(key, k2, sizeof(key) - 1);
+			key[sizeof(key) - 1] = '\0';
 		}
 		if (strcmp(key, prev) == 0)
 			continue;
