@@ -10,6 +10,7 @@
 
 #include <statsd/kstat.h>
 
+#include "clock.h"
 #include "daemon.h"
 #include "expo.h"
 #include "methods.h"
@@ -34,8 +35,17 @@ struct expo_index {
 	size_t		 n;
 	char		*stems;
 	uint64_t	 kcid, kstats, dormant;
+	uint64_t	 made_ns;
 	bool		 valid;
 };
+
+/*
+ * How old an index a scrape under way goes on with while kstats come and
+ * go: a stale index is safe (a gone kstat's handle finds nothing; a new
+ * one waits for the next scrape), and re-sorting 10^5 kstats a page would
+ * make a scrape during a stream of creations quadratic.
+ */
+#define EXPO_INDEX_STALE_NS	1000000000ull
 
 struct sort_ent {
 	struct expo_ent	 e;
@@ -72,9 +82,10 @@ expo_index_free(struct statsd *d)
 	d->expo_ix = NULL;
 }
 
-/* The index as the chain is now. Returns: it; NULL for -ENOMEM. */
+/* The index as the chain is now (fresh: at a scrape's start), or as it
+ * was at most EXPO_INDEX_STALE_NS ago. Returns: it; NULL for -ENOMEM. */
 static struct expo_index *
-expo_index(struct statsd *d)
+expo_index(struct statsd *d, bool fresh)
 {
 	struct expo_index *x = d->expo_ix;
 	struct registry_stats rs;
@@ -84,8 +95,9 @@ expo_index(struct statsd *d)
 	size_t n, i, len = 0, cap = 0;
 
 	registry_stats(d->reg, &rs);
-	if (x != NULL && x->valid && x->kcid == rs.kcid &&
-	    x->kstats == rs.kstats && x->dormant == rs.dormant)
+	if (x != NULL && x->valid && ((x->kcid == rs.kcid &&
+	    x->kstats == rs.kstats && x->dormant == rs.dormant) ||
+	    (!fresh && clock_now_ns() - x->made_ns < EXPO_INDEX_STALE_NS)))
 		return x;
 	if (x == NULL) {
 		if ((x = calloc(1, sizeof(*x))) == NULL)
@@ -141,6 +153,7 @@ expo_index(struct statsd *d)
 	x->kcid = rs.kcid;
 	x->kstats = rs.kstats;
 	x->dormant = rs.dormant;
+	x->made_ns = clock_now_ns();
 	x->valid = true;
 	return x;
 }
@@ -266,7 +279,7 @@ expo_page(struct statsd *d, struct expo *e, size_t bytes, uint64_t units)
 
 	if (e->done)
 		return 0;
-	if ((x = expo_index(d)) == NULL)
+	if ((x = expo_index(d, e->after[0] == '\0')) == NULL)
 		return -ENOMEM;
 	/* The first stem after the last one sent. */
 	lo = 0;

@@ -4,7 +4,10 @@
  * a scraper that does not read holds one page and no more, and its
  * connection times out (http_timeout_ms). HTTP peers are anonymous: they
  * see what an unprivileged peer of the global zone sees, and never a
- * PRIV kstat.
+ * PRIV kstat. Each scrape is charged to them, as uid HTTP_UID (nobody),
+ * one connection and a page of buffered bytes (quota.h): HTTP can take
+ * no more of statsd than an unprivileged user, and never the reserve
+ * privileged peers keep.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -16,6 +19,7 @@
 
 #include <event2/buffer.h>
 #include <event2/event.h>
+#include <event2/util.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 
@@ -23,11 +27,15 @@
 #include "expo.h"
 #include "http.h"
 #include "log.h"
+#include "quota.h"
 #include "varlink.h"
 #include "zones.h"
 
 /* Bytes of one page of a scrape. */
 #define HTTP_PAGE	(64u * 1024u)
+
+/* Whom HTTP scrapes are charged to: the anonymous peer's uid. */
+#define HTTP_UID	((uid_t)65534)
 
 #define CT_TEXT	"text/plain; version=0.0.4; charset=utf-8"
 #define CT_OM	"application/openmetrics-text; version=1.0.0; charset=utf-8"
@@ -60,20 +68,30 @@ scrape_free(struct scrape *s)
 	if (s->next != NULL)
 		s->next->prevp = s->prevp;
 	s->http->nscrapes--;
+	quota_release(s->http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
+	quota_release(s->http->d->quota, HTTP_UID, QUOTA_BUFFERED, HTTP_PAGE);
 	expo_done(&s->e);
 	sbuf_delete(s->text);
 	free(s);
 }
 
-/* The connection went away mid-scrape: its request goes with it. */
+/*
+ * The connection went away mid-scrape (the scraper left, or timed out):
+ * libevent has let go of a request whose reply was not ended, which is
+ * then ours to free; one still on its connection (statsd stopping) goes
+ * with the connection.
+ */
 static void
 scrape_closed(struct evhttp_connection *evcon, void *arg)
 {
 	struct scrape *s = arg;
+	struct evhttp_request *req = s->req;
 
 	(void)evcon;
 	s->evcon = NULL;
 	scrape_free(s);
+	if (evhttp_request_get_connection(req) == NULL)
+		evhttp_request_free(req);
 }
 
 /* Render and send the next page, or end the reply. */
@@ -155,7 +173,9 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	const char *accept = evhttp_find_header(in, "Accept");
 	bool om = accept != NULL && wants_om(accept);
+	struct quota_refusal why;
 	struct scrape *s;
+	char msg[160];
 
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", om ? CT_OM : CT_TEXT);
@@ -168,18 +188,34 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 		    "too many scrapes at once (http_max_connections)\n");
 		return;
 	}
+	if (quota_charge(http->d->quota, HTTP_UID, false, QUOTA_CONNECTIONS,
+	    1, &why) < 0) {
+		snprintf(msg, sizeof(msg), "over statsd's %s\n", why.limit);
+		send_text(req, 503, "Service Unavailable", msg);
+		return;
+	}
+	if (quota_charge(http->d->quota, HTTP_UID, false, QUOTA_BUFFERED,
+	    HTTP_PAGE, &why) < 0) {
+		quota_release(http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
+		snprintf(msg, sizeof(msg), "over statsd's %s\n", why.limit);
+		send_text(req, 503, "Service Unavailable", msg);
+		return;
+	}
 	s = calloc(1, sizeof(*s));
 	if (s == NULL || (s->text = sbuf_new_auto()) == NULL ||
 	    expo_init(http->d, &s->e, s->text, om, &s->peer) < 0) {
 		if (s != NULL)
 			sbuf_delete(s->text);
 		free(s);
+		quota_release(http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
+		quota_release(http->d->quota, HTTP_UID, QUOTA_BUFFERED,
+		    HTTP_PAGE);
 		send_text(req, 500, "Internal Server Error", "out of memory\n");
 		return;
 	}
 	/* Anonymous: an unprivileged peer of the global zone. */
-	s->peer.uid = (uid_t)-1;
-	s->peer.gid = (gid_t)-1;
+	s->peer.uid = HTTP_UID;
+	s->peer.gid = (gid_t)65534;
 	s->peer.zone = ZONE_GLOBAL;
 	s->peer.privileged = false;
 	s->e.no_priv = true;
@@ -297,6 +333,10 @@ http_start(struct statsd *d, int fd)
 	    EVHTTP_REQ_OPTIONS | EVHTTP_REQ_TRACE | EVHTTP_REQ_CONNECT |
 	    EVHTTP_REQ_PATCH);
 	evhttp_set_gencb(http->h, on_request, http);
+	/* A passed socket is blocking: an accept() with nothing queued
+	 * would stop the loop. */
+	if (fd >= 0)
+		(void)evutil_make_socket_nonblocking(fd);
 	bound = fd >= 0 ? evhttp_accept_socket_with_handle(http->h, fd) :
 	    evhttp_bind_socket_with_handle(http->h, addr, port);
 	if (bound == NULL) {

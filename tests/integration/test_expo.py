@@ -14,8 +14,9 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (TPL_APP, Daemon, RingClient, check, finish,  # noqa: E402
-                     ok, read_data, run, setup_kstat, wait_for, DEADLINE)
+from harness import (STATSD, TPL_APP, Daemon, RingClient,  # noqa: E402
+                     check, finish, ok, read_data, run, setup_kstat, spawn,
+                     wait_for, DEADLINE)
 
 from prometheus_client.parser import (  # noqa: E402
     text_string_to_metric_families as parse_text)
@@ -123,17 +124,17 @@ h = fams.get("statsd_app_req_latency_hist")
 check(h is not None and h.type == "histogram", "HIST is a histogram")
 if h:
     b = {s.labels["le"]: s.value for s in h.samples
-         if s.name.endswith("_bucket") and s.labels["instance"] == "0"}
+         if s.name.endswith("_bucket") and s.labels["kstat_instance"] == "0"}
     check(b.get("99.0") == 0 and b.get("199.0") == 5 and
           b.get("299.0") == 8 and b.get("+Inf") == 10,
           "cumulative buckets, le = next bound - 1: %s" % b)
     cnt = [s.value for s in h.samples if s.name.endswith("_count") and
-           s.labels["instance"] == "0"]
+           s.labels["kstat_instance"] == "0"]
     check(cnt == [10], "_count = +Inf")
     sm = [s.value for s in h.samples if s.name.endswith("_sum") and
-          s.labels["instance"] == "0"]
+          s.labels["kstat_instance"] == "0"]
     check(sm == [LAT_SUM], "_sum is the VOI's SUM")
-    check(len({s.labels["instance"] for s in h.samples}) == 2,
+    check(len({s.labels["kstat_instance"] for s in h.samples}) == 2,
           "both instances in one family")
 sq = fams.get("statsd_app_req_latency_tdigest")
 check(sq is not None and sq.type == "summary", "TDGST is a summary")
@@ -207,4 +208,38 @@ check(r.status == 200, "other HTTP clients are served meanwhile")
 slow.close()
 
 rc.quit()
+
+# --- socket activation: a TCP socket systemd passes (here through
+# systemd-socket-activate, as statsd-http.socket does) is served, and
+# nothing is bound (--http-listen "" would have none).
+ACTIVATE = shutil.which("systemd-socket-activate")
+if ACTIVATE is not None:
+    d2 = Daemon(name="activated")
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    hport = probe.getsockname()[1]
+    probe.close()
+    os.makedirs(d2.run, exist_ok=True)
+    log = open(d2.logpath, "ab")
+    spawn([ACTIVATE, "-l", os.path.join(d2.tmp, "act.sock"),
+           "-l", "127.0.0.1:%d" % hport, "--fdname=varlink:http",
+           STATSD, "--foreground", "--config", d2.conf, "--runtime-dir",
+           d2.run, "--state-dir", d2.state, "--http-listen", ""],
+          stdout=log, stderr=log)
+
+    def scrape_activated():
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", hport, timeout=5)
+            c.request("GET", "/metrics")
+            r = c.getresponse()
+            body = r.read().decode()
+            c.close()
+            return r.status == 200 and "statsd_statsd_daemon" in body
+        except OSError:
+            return False
+    check(wait_for(scrape_activated, "a scrape of the activated socket"),
+          "the socket systemd passes serves /metrics")
+    log.close()
+else:
+    print("systemd-socket-activate not found: activation not tested")
 finish()

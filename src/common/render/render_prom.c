@@ -44,6 +44,7 @@ struct pctx {
 	char			*next;
 	size_t			 nextlen;
 	char			 name[PROM_NAME_MAX];	/* the family's */
+	size_t			 namelen;
 	size_t			 stemlen;
 	int			 nseries;
 	bool			 statsd_series;	/* the front door's */
@@ -298,7 +299,10 @@ make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series)
 	} else {
 		sbuf_cat(sb, "module=");
 		label_value(sb, h->module, strlen(h->module));
-		sbuf_printf(sb, ",instance=\"%d\",name=", (int)h->instance);
+		/* Not "instance": Prometheus gives every series its
+		 * target's (host:port) under that name. */
+		sbuf_printf(sb, ",kstat_instance=\"%d\",name=",
+		    (int)h->instance);
 		label_value(sb, h->name, strlen(h->name));
 		sbuf_cat(sb, ",class=");
 		label_value(sb, h->class_, strlen(h->class_));
@@ -334,20 +338,50 @@ put_double(struct sbuf *sb, double d, bool canon)
 		sbuf_cat(sb, ".0");
 }
 
-/* HELP text, escaped: \\ and \n, and \" in OpenMetrics. */
+/* Text as HELP holds it, escaped: \\ and \n, and \" in OpenMetrics. */
 static void
 put_help(struct prom_out *o, const char *s)
 {
+	const char *p = s;
+
 	for (; *s != '\0'; s++) {
-		if (*s == '\\')
-			sbuf_cat(o->buf, "\\\\");
-		else if (*s == '\n')
-			sbuf_cat(o->buf, "\\n");
-		else if (*s == '"' && o->om)
-			sbuf_cat(o->buf, "\\\"");
-		else
-			sbuf_putc(o->buf, *s);
+		if (*s != '\\' && *s != '\n' && (*s != '"' || !o->om))
+			continue;
+		sbuf_bcat(o->buf, p, (size_t)(s - p));
+		sbuf_cat(o->buf, *s == '\\' ? "\\\\" : *s == '\n' ? "\\n" :
+		    "\\\"");
+		p = s + 1;
 	}
+	sbuf_bcat(o->buf, p, (size_t)(s - p));
+}
+
+/* "# HELP <family> <text>\n": the kstat's description, then what the
+ * series is. */
+static void
+put_help_line(struct pctx *c, const char *total, const char *voi,
+    const char *what)
+{
+	const struct kstat_hdr *h = c->v->hdr;
+	struct sbuf *sb = c->o->buf;
+
+	sbuf_cat(sb, "# HELP ");
+	sbuf_bcat(sb, c->name, c->namelen);
+	sbuf_cat(sb, total);
+	sbuf_putc(sb, ' ');
+	if (h->desc[0] != '\0') {
+		put_help(c->o, h->desc);
+		sbuf_cat(sb, " (");
+	}
+	put_help(c->o, h->module);
+	sbuf_putc(sb, ':');
+	put_help(c->o, h->name);
+	sbuf_putc(sb, ' ');
+	if (voi != NULL) {
+		put_help(c->o, voi);
+		sbuf_putc(sb, ' ');
+	}
+	sbuf_cat(sb, what);
+	sbuf_cat(sb, h->desc[0] != '\0' ? ")\n" : "\n");
 }
 
 /*
@@ -359,9 +393,8 @@ static bool
 fam_take(struct pctx *c, enum prom_type t, const char *voi, const char *what)
 {
 	struct prom_out *o = c->o;
-	const struct kstat_hdr *h = c->v->hdr;
+	struct sbuf *sb = o->buf;
 	const char *total = t == PT_COUNTER && !o->om ? "_total" : "";
-	char help[KS_DESC_MAX + 2 * KSTAT_STRLEN + 160];
 
 	if (c->only != NULL && strcmp(c->name, c->only) != 0) {
 		if (c->next != NULL && strcmp(c->name, c->only) > 0 &&
@@ -369,31 +402,55 @@ fam_take(struct pctx *c, enum prom_type t, const char *voi, const char *what)
 			snprintf(c->next, c->nextlen, "%s", c->name);
 		return false;
 	}
-	if (strcmp(o->fam, c->name) == 0) {
+	if (o->famlen == c->namelen && memcmp(o->fam, c->name,
+	    c->namelen) == 0) {
 		if (o->famtype == t)
 			return true;
 		o->conflicts++;
 		return false;
 	}
-	snprintf(o->fam, sizeof(o->fam), "%s", c->name);
+	memcpy(o->fam, c->name, c->namelen + 1);
+	o->famlen = c->namelen;
 	o->famtype = (uint8_t)t;
-	snprintf(help, sizeof(help), "%s%s%s:%s %s%s%s", h->desc,
-	    h->desc[0] != '\0' ? " (" : "", h->module, h->name,
-	    voi != NULL ? voi : "", voi != NULL ? " " : "", what);
-	if (h->desc[0] != '\0')
-		strncat(help, ")", sizeof(help) - strlen(help) - 1);
 	if (o->om) {
-		sbuf_printf(o->buf, "# TYPE %s %s\n# HELP %s ", c->name,
-		    pt_names[t], c->name);
-	} else {
-		sbuf_printf(o->buf, "# HELP %s%s ", c->name, total);
+		sbuf_cat(sb, "# TYPE ");
+		sbuf_bcat(sb, c->name, c->namelen);
+		sbuf_putc(sb, ' ');
+		sbuf_cat(sb, pt_names[t]);
+		sbuf_putc(sb, '\n');
 	}
-	put_help(o, help);
-	sbuf_putc(o->buf, '\n');
-	if (!o->om)
-		sbuf_printf(o->buf, "# TYPE %s%s %s\n", c->name, total,
-		    pt_names[t]);
+	put_help_line(c, total, voi, what);
+	if (!o->om) {
+		sbuf_cat(sb, "# TYPE ");
+		sbuf_bcat(sb, c->name, c->namelen);
+		sbuf_cat(sb, total);
+		sbuf_putc(sb, ' ');
+		sbuf_cat(sb, pt_names[t]);
+		sbuf_putc(sb, '\n');
+	}
 	return true;
+}
+
+/* An integer: its digits, with a '-' when neg. */
+static void
+put_int(struct sbuf *sb, uint64_t mag, bool neg)
+{
+	char t[24];
+	size_t i = sizeof(t);
+
+	do {
+		t[--i] = (char)('0' + mag % 10);
+		mag /= 10;
+	} while (mag != 0);
+	if (neg)
+		t[--i] = '-';
+	sbuf_bcat(sb, t + i, sizeof(t) - i);
+}
+
+static void
+put_i64(struct sbuf *sb, int64_t v)
+{
+	put_int(sb, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
 /* The start of a series: "<family><suffix>{<labels>[,<extra>". */
@@ -402,7 +459,7 @@ series_start(struct pctx *c, const char *suffix)
 {
 	struct sbuf *sb = c->o->buf;
 
-	sbuf_cat(sb, c->name);
+	sbuf_bcat(sb, c->name, c->namelen);
 	sbuf_cat(sb, suffix);
 	sbuf_putc(sb, '{');
 	sbuf_bcat(sb, sbuf_data(c->o->labels), (size_t)sbuf_len(c->o->labels));
@@ -424,6 +481,7 @@ fam_name(struct pctx *c, const char *voi, const char *part, const char *unit)
 	if (unit != NULL)
 		name_part(c->name, &n, unit, strlen(unit));
 	name_untype(c->name, &n);
+	c->namelen = n;
 }
 
 /* The unit a kstat2 content type gives its values, and the factor to
@@ -466,6 +524,30 @@ voi_time_unit(const char *voi, size_t *ret_len, double *factor)
 	return false;
 }
 
+/* An integer scalar exactly, as numeric_format() would, without printf. */
+static void
+put_numeric(struct sbuf *sb, enum vsd_dtype dt,
+    const struct voistatdata_numeric *n)
+{
+	switch (dt) {
+	case VSD_DTYPE_INT_S32:
+		put_i64(sb, n->int32.s32);
+		break;
+	case VSD_DTYPE_INT_U32:
+		put_int(sb, n->int32.u32, false);
+		break;
+	case VSD_DTYPE_INT_S64:
+		put_i64(sb, n->int64.s64);
+		break;
+	case VSD_DTYPE_INT_U64:
+		put_int(sb, n->int64.u64, false);
+		break;
+	default:
+		numeric_format(sb, dt, n);
+		break;
+	}
+}
+
 /* A scalar statistic (SUM, MIN, MAX, LAST, COUNT): one series. */
 static void
 put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
@@ -500,7 +582,7 @@ put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
 	sbuf_cat(c->o->buf, "} ");
 	numeric_load((enum vsd_dtype)vs->dtype, vsd, &num);
 	if (factor == 1.0 && !dtype_info[vs->dtype].is_q)
-		numeric_format(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
+		put_numeric(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
 	else
 		put_double(c->o->buf, numeric_to_double(
 		    (enum vsd_dtype)vs->dtype, &num) * factor, false);
@@ -537,9 +619,9 @@ put_fields(struct pctx *c, const struct stype_ops *ops,
 			    (double)(int64_t)vals[i] : (double)vals[i]) /
 			    PROM_NS_PER_S, false);
 		else if (f->is_signed)
-			sbuf_printf(c->o->buf, "%" PRId64, (int64_t)vals[i]);
+			put_i64(c->o->buf, (int64_t)vals[i]);
 		else
-			sbuf_printf(c->o->buf, "%" PRIu64, vals[i]);
+			put_int(c->o->buf, vals[i], false);
 		sbuf_putc(c->o->buf, '\n');
 	}
 }
@@ -565,7 +647,9 @@ put_bucket(struct pctx *c, double le, uint64_t cum)
 	series_start(c, "_bucket");
 	sbuf_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ? ",le=\"" : "le=\"");
 	put_double(c->o->buf, le, true);
-	sbuf_printf(c->o->buf, "\"} %" PRIu64 "\n", cum);
+	sbuf_cat(c->o->buf, "\"} ");
+	put_int(c->o->buf, cum, false);
+	sbuf_putc(c->o->buf, '\n');
 }
 
 /* The _sum and _count of a histogram or summary: both or neither, as
@@ -580,7 +664,9 @@ put_sum_count(struct pctx *c, bool has_sum, double sum, uint64_t count)
 	put_double(c->o->buf, sum, false);
 	sbuf_putc(c->o->buf, '\n');
 	series_start(c, "_count");
-	sbuf_printf(c->o->buf, "} %" PRIu64 "\n", count);
+	sbuf_cat(c->o->buf, "} ");
+	put_int(c->o->buf, count, false);
+	sbuf_putc(c->o->buf, '\n');
 }
 
 /*

@@ -37,6 +37,7 @@ struct prom_out {
 	/* The family whose series are being written ("": none) and its
 	 * type: a series of that name and another type is left out. */
 	char		 fam[PROM_NAME_MAX];
+	size_t		 famlen;
 	uint8_t		 famtype;
 	uint64_t	 conflicts;	/* series left out for their type */
 	/* Scratch: the kstat's labels, as written in every series. */

@@ -1,0 +1,264 @@
+/*
+ * test_render_prom.c: the Prometheus text format and OpenMetrics of
+ * kstats: counter or gauge by the kind table (an unsigned SUM a counter,
+ * a signed one a gauge), a NAMED kstat's own values, cumulative histogram
+ * buckets with le = next bound - 1 and out-of-band counts below the
+ * range in every bucket, summaries, names sanitised with their units,
+ * label escapes, one family at a time across kstats, and the quantile
+ * list's parser.
+ */
+#include <errno.h>
+#include <math.h>
+
+#include "unit.h"
+#include "engine.h"
+#include "render_prom.h"
+
+#define LASTU64	STATS_VSS(VS_STYPE_LAST, 0, 0, stats_vss_last_hlpr, NULL)
+
+static char *
+render(const struct ks_view *v, bool om, const char *only, char *next)
+{
+	struct sbuf *s = sbuf_new_auto();
+	struct prom_out o;
+	char *r;
+
+	ck_assert_int_eq(prom_begin(&o, s, om), 0);
+	ck_assert_int_ge(prom_kstat(&o, v, only, next, PROM_NAME_MAX), 0);
+	prom_end(&o);
+	prom_done(&o);
+	ck_assert_int_eq(sbuf_finish(s), 0);
+	r = strdup(sbuf_data(s));
+	sbuf_delete(s);
+	return r;
+}
+
+static const char *const app_names[] = { "requests", "delta", "uptime_ns" };
+
+static struct statsblob *
+app_blob(void)
+{
+	int tpl = unit_tpl("prom");
+	struct statsblob *sb;
+
+	UNIT_ADD(tpl, 0, "requests", VSD_DTYPE_INT_U64, 0, STATS_VSS_SUM(),
+	    STATS_VSS_COUNT());
+	UNIT_ADD(tpl, 1, "delta", VSD_DTYPE_INT_S64, 0, STATS_VSS_SUM());
+	UNIT_ADD(tpl, 2, "uptime_ns", VSD_DTYPE_INT_U64, 0, LASTU64);
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 5, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 2, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_ABS, 0, -3, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 2, STATS_OP_SET, 0, 1500000000, 0,
+	    0), 0);
+	return sb;
+}
+
+START_TEST(counter_or_gauge_by_kind)
+{
+	struct statsblob *sb = app_blob();
+	struct kstat_hdr h;
+	struct ks_view v = { &h, sb, app_names, 3, NULL };
+	char *t;
+
+	ks_hdr_init(&h, "app", 2, "req", "net", KSTAT_TYPE_RAW, 0, NULL);
+	t = render(&v, false, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t,
+	    "# TYPE statsd_app_req_requests_sum_total counter\n"
+	    "statsd_app_req_requests_sum_total{module=\"app\","
+	    "kstat_instance=\"2\",name=\"req\",class=\"net\"} 7\n"));
+	ck_assert_ptr_nonnull(strstr(t,
+	    "# TYPE statsd_app_req_requests_count_total counter\n"));
+	ck_assert_ptr_nonnull(strstr(t,
+	    "# TYPE statsd_app_req_delta_sum gauge\n"));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_app_req_delta_sum{"));
+	ck_assert_ptr_nonnull(strstr(t, "} -3\n"));
+	/* A VOI in ns is shown in seconds. */
+	ck_assert_ptr_nonnull(strstr(t,
+	    "# TYPE statsd_app_req_uptime_last_seconds gauge\n"));
+	ck_assert_ptr_nonnull(strstr(t, "} 1.5\n"));
+	ck_assert_ptr_null(strstr(t, "# EOF"));
+	free(t);
+	/* OpenMetrics: the family without _total, TYPE first, # EOF. */
+	t = render(&v, true, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t,
+	    "# TYPE statsd_app_req_requests_sum counter\n"
+	    "# HELP statsd_app_req_requests_sum "));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_app_req_requests_sum_total{"));
+	ck_assert(strlen(t) > 6 && strcmp(t + strlen(t) - 6, "# EOF\n") == 0);
+	free(t);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(named_own_values)
+{
+	static const char *const names[] = { "nproc" };
+	int tpl = unit_tpl("promn");
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 1, NULL };
+	char *t;
+
+	UNIT_ADD(tpl, 0, "nproc", VSD_DTYPE_INT_U32, 0, LASTU64);
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_SET, 0, 61, 0, 0), 0);
+	ks_hdr_init(&h, "unix", 0, "system_misc", "misc", KSTAT_TYPE_NAMED, 0,
+	    NULL);
+	t = render(&v, false, NULL, NULL);
+	ck_assert_str_eq(t,
+	    "# HELP statsd_unix_system_misc_nproc unix:system_misc nproc "
+	    "LAST\n"
+	    "# TYPE statsd_unix_system_misc_nproc gauge\n"
+	    "statsd_unix_system_misc_nproc{module=\"unix\","
+	    "kstat_instance=\"0\",name=\"system_misc\",class=\"misc\"} 61\n");
+	free(t);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(histogram_cumulative)
+{
+	static const char *const names[] = { "lat" };
+	int tpl = unit_tpl("promh");
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 1, NULL };
+	char *t;
+	int i;
+
+	/* [10, 20) [20, 30) ... [40, max]: below 10 is out of band. */
+	UNIT_ADD(tpl, 0, "lat", VSD_DTYPE_INT_U64, 0, STATS_VSS_SUM(),
+	    STATS_VSS_CRHIST64_LIN(10, 50, 10, 0));
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	for (i = 0; i < 2; i++)
+		ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 5, 0, 0),
+		    0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 15, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 35, 0, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 900, 0, 0), 0);
+	ks_hdr_init(&h, "app", 0, "h", "misc", KSTAT_TYPE_RAW, 0, NULL);
+	t = render(&v, true, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE statsd_app_h_lat_hist "
+	    "histogram\n"));
+	/* The two below the range count in every bucket. */
+	ck_assert_ptr_nonnull(strstr(t, "class=\"misc\",le=\"19.0\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(t, "class=\"misc\",le=\"29.0\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(t, "class=\"misc\",le=\"39.0\"} 4\n"));
+	ck_assert_ptr_nonnull(strstr(t, "class=\"misc\",le=\"+Inf\"} 5\n"));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_app_h_lat_hist_count{module="));
+	ck_assert_ptr_nonnull(strstr(t, "} 960\n"));	/* _sum */
+	free(t);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(summary_quantiles)
+{
+	static const char *const names[] = { "d" };
+	int tpl = unit_tpl("proms");
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 1, NULL };
+	char *t;
+	int i;
+
+	UNIT_ADD(tpl, 0, "d", VSD_DTYPE_INT_U64, 0,
+	    STATS_VSS_TDGSTCLUST64(32, 0));
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	ks_hdr_init(&h, "app", 0, "s", "misc", KSTAT_TYPE_RAW, 0, NULL);
+	/* Empty: NaN, and no _sum or _count without a SUM. */
+	t = render(&v, false, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE statsd_app_s_d_tdigest "
+	    "summary\n"));
+	ck_assert_ptr_nonnull(strstr(t, "quantile=\"0.5\"} NaN\n"));
+	ck_assert_ptr_null(strstr(t, "_count"));
+	free(t);
+	for (i = 1; i <= 100; i++)
+		ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, i, 0, 0),
+		    0);
+	t = render(&v, false, NULL, NULL);
+	ck_assert_ptr_null(strstr(t, "NaN"));
+	ck_assert_ptr_nonnull(strstr(t, "quantile=\"0.99\"}"));
+	free(t);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(names_labels_and_passes)
+{
+	static const char *const names[] = { "a-b", "histogram" };
+	int tpl = unit_tpl("promx");
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 2, NULL };
+	char next[PROM_NAME_MAX], stem[PROM_NAME_MAX], *t;
+
+	UNIT_ADD(tpl, 0, "a-b", VSD_DTYPE_INT_U64, 0, LASTU64);
+	UNIT_ADD(tpl, 1, "histogram", VSD_DTYPE_INT_U64, 0, LASTU64);
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	ks_hdr_init(&h, "my.mod", 0, "x\"y", "c\\d", KSTAT_TYPE_NAMED, 0,
+	    NULL);
+	ck_assert_str_eq(prom_stem(&h, stem, sizeof(stem)),
+	    "statsd_my_mod_x_y");
+	t = render(&v, false, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "statsd_my_mod_x_y_a_b{"));
+	ck_assert_ptr_nonnull(strstr(t, "name=\"x\\\"y\",class=\"c\\\\d\""));
+	/* A type word in a name is refused by promtool's lint. */
+	ck_assert_ptr_nonnull(strstr(t, "statsd_my_mod_x_y_histograms{"));
+	free(t);
+	/* One family at a time: the one asked for, and the next by name. */
+	next[0] = '\0';
+	t = render(&v, false, "statsd_my_mod_x_y_a_b", next);
+	ck_assert_ptr_nonnull(strstr(t, "statsd_my_mod_x_y_a_b{"));
+	ck_assert_ptr_null(strstr(t, "histograms"));
+	ck_assert_str_eq(next, "statsd_my_mod_x_y_histograms");
+	free(t);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(quantile_list)
+{
+	double q[PROM_QUANTILES_MAX];
+
+	ck_assert_int_eq(prom_parse_quantiles("0.5,0.9,0.99", q), 3);
+	ck_assert(q[0] == 0.5 && q[2] == 0.99);
+	ck_assert_int_eq(prom_parse_quantiles("0,1", q), 2);
+	ck_assert_int_eq(prom_parse_quantiles("", q), -EINVAL);
+	ck_assert_int_eq(prom_parse_quantiles("0.9,0.5", q), -EINVAL);
+	ck_assert_int_eq(prom_parse_quantiles("1.5", q), -EINVAL);
+	ck_assert_int_eq(prom_parse_quantiles("nan", q), -EINVAL);
+	ck_assert_int_eq(prom_parse_quantiles("0.5,,0.6", q), -EINVAL);
+	ck_assert_int_eq(prom_parse_quantiles("0.5x", q), -EINVAL);
+	ck_assert_int_eq(prom_parse_quantiles(
+	    "0,.1,.2,.3,.4,.5,.6,.7,.75,.8,.85,.9,.95,.97,.98,.99,1", q),
+	    -EINVAL);
+}
+END_TEST
+
+static Suite *
+render_prom_suite(void)
+{
+	Suite *s = suite_create("render_prom");
+	TCase *tc = tcase_create("prom");
+
+	tcase_add_test(tc, counter_or_gauge_by_kind);
+	tcase_add_test(tc, named_own_values);
+	tcase_add_test(tc, histogram_cumulative);
+	tcase_add_test(tc, summary_quantiles);
+	tcase_add_test(tc, names_labels_and_passes);
+	tcase_add_test(tc, quantile_list);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_main(render_prom_suite());
+}
