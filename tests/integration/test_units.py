@@ -1,5 +1,6 @@
 """test_units.py: the systemd files. `systemd-analyze verify` is clean on
-statsd.socket and statsd.service (built with ExecStart in the build
+statsd.socket, statsd-http.socket (loopback, handed to statsd.service)
+and statsd.service (built with ExecStart in the build
 tree); the service's sandbox scores at most 2.0 in `systemd-analyze
 security --offline=yes`; the sysusers.d and tmpfiles.d snippets apply to
 a scratch root.
@@ -29,11 +30,14 @@ tmp = tempfile.mkdtemp(prefix="statsd-units-")
 shutil.copy(os.path.join(UNITS, "statsd.service.test"),
             os.path.join(tmp, "statsd.service"))
 shutil.copy(os.path.join(SRCDIR, "systemd", "statsd.socket"), tmp)
+shutil.copy(os.path.join(SRCDIR, "systemd", "statsd-http.socket"), tmp)
 svc = os.path.join(tmp, "statsd.service")
 sockunit = os.path.join(tmp, "statsd.socket")
+httpunit = os.path.join(tmp, "statsd-http.socket")
 
 p = harness.run([ANALYZE, "verify", "--man=no", "--recursive-errors=no",
-                    sockunit, svc], capture_output=True, text=True, cwd=tmp)
+                    sockunit, httpunit, svc], capture_output=True, text=True,
+                cwd=tmp)
 check(p.returncode == 0, "systemd-analyze verify exits 0: %s" % p.stderr)
 ours = [line for line in p.stderr.splitlines() if "statsd" in line]
 check(ours == [], "verify says nothing about statsd's units: %s" % ours)
@@ -49,6 +53,13 @@ def exposure(unit):
     check(p.returncode == 0, "security --threshold=20 passes for %s" % unit)
     return (float(m.group(1)) if m else 99.0), p.stdout
 
+
+with open(httpunit) as f:
+    http_unit = f.read()
+check(re.search(r"^ListenStream=127\.0\.0\.1:18125$", http_unit, re.M) and
+      "Service=statsd.service" in http_unit and
+      "FileDescriptorName=http" in http_unit,
+      "statsd-http.socket listens on loopback and hands the socket over")
 
 score, out = exposure(svc)
 check(score <= 2.0, "exposure %s <= 2.0" % score)
