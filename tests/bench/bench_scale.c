@@ -10,8 +10,11 @@
  *               call at a time for 1,000 more
  *   scrape      nanoseconds a series for a whole Scrape, streamed and
  *               parsed as a client reads it (the reply JSON decoded), in
- *               the kstat -p, JSON and flat formats, and for one kstat by
- *               name; and statsd's own CPU time a series for the same
+ *               the kstat -p, JSON, flat, Prometheus text and OpenMetrics
+ *               formats, a GET /metrics as Prometheus makes it (text
+ *               0.0.4 over HTTP, its series counted as they come), and
+ *               for one kstat by name; and statsd's own CPU time a series
+ *               for the same
  *               scrape (every thread's time on a CPU, from the scheduler's
  *               /proc/PID/task/TID/schedstat), which a machine shared with
  *               other work does not inflate as it does the wall time
@@ -42,6 +45,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -66,17 +71,21 @@
 #define NVOIS		10
 #define NSERIES		(3 * NVOIS)
 #define MAXSIZES	8
+#define NFMTS		6	/* kstat -p, json, flat, prometheus, openmetrics,
+				 * prometheus over HTTP */
+#define F_HTTP		5
 #define ONE_BY_ONE	1000
 
 static char dir[] = "/tmp/bench_scale.XXXXXX";
+static int http_port;
 static pid_t daemon_pid = -1;
 
 struct row {
 	size_t	 n;
 	double	 create_us;		/* batch */
 	double	 create1_us;		/* one call each */
-	double	 scrape_ns[3];		/* kstat, json, flat: per series */
-	double	 scrape_cpu_ns[3];	/* ... statsd's CPU time */
+	double	 scrape_ns[NFMTS];	/* per series */
+	double	 scrape_cpu_ns[NFMTS];	/* ... statsd's CPU time */
 	double	 scrape_one_us;		/* one kstat by name */
 	double	 show_s;		/* statsctl show -p */
 	double	 chain_us;		/* kstat_chain_update, one change */
@@ -136,6 +145,20 @@ daemon_start(const char *statsd, char *sock, size_t len)
 	if (f == NULL)
 		die("cannot write the configuration");
 	fprintf(f, "log_level = warning\n");
+	/* The HTTP endpoint on a free loopback port. */
+	{
+		struct sockaddr_in in = { .sin_family = AF_INET,
+		    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t sl = sizeof(in);
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (fd < 0 || bind(fd, (struct sockaddr *)&in, sizeof(in)) < 0 ||
+		    getsockname(fd, (struct sockaddr *)&in, &sl) < 0)
+			die("no free loopback port");
+		http_port = ntohs(in.sin_port);
+		close(fd);
+		fprintf(f, "http_listen = 127.0.0.1:%d\n", http_port);
+	}
 	fclose(f);
 	daemon_pid = fork();
 	if (daemon_pid == 0) {
@@ -287,6 +310,8 @@ scrape(const char *sock, const char *format, const char *selector,
 		double t0 = now_s(), c0 = cpu_ns(daemon_pid), t;
 		size_t seen = 0;
 		bool more = true;
+		bool prom = strcmp(format, "prometheus") == 0 ||
+		    strcmp(format, "openmetrics") == 0;
 
 		conn_open(&c, sock);
 		conn_send(&c, msg);
@@ -301,6 +326,15 @@ scrape(const char *sock, const char *format, const char *selector,
 			more = json_is_true(json_object_get(r, "continues"));
 			if (a != NULL) {
 				seen += json_array_size(a);
+			} else if (text != NULL && prom) {
+				/* Series: the lines that are not comments (a
+				 * page holds whole lines). */
+				bool bol = true;
+
+				for (; *text != '\0'; text++) {
+					seen += bol && *text != '#';
+					bol = *text == '\n';
+				}
 			} else if (text != NULL) {
 				for (; *text != '\0'; text++)
 					seen += *text == '\n';
@@ -314,6 +348,9 @@ scrape(const char *sock, const char *format, const char *selector,
 		/* kstat -p: the 30 series, crtime, snaptime and class. */
 		if (strcmp(format, "kstat") == 0)
 			seen /= NSERIES + 3;
+		/* Prometheus: the 30 series of each. */
+		if (prom)
+			seen /= NSERIES;
 		if (seen != want)
 			fprintf(stderr, "bench_scale: %s scrape saw %zu kstats, "
 			    "not %zu\n", format, seen, want);
@@ -322,6 +359,64 @@ scrape(const char *sock, const char *format, const char *selector,
 	}
 	if (ret_cpu != NULL)
 		*ret_cpu = cpu_best;
+	return best;
+}
+
+/* A whole GET /metrics (HTTP/1.0: the reply ends when the connection
+ * does), its series counted as a scraper parses them; the seconds it
+ * took (best of three), and in *ret_cpu statsd's CPU seconds for it
+ * (least of three). */
+static double
+http_scrape(size_t want, double *ret_cpu)
+{
+	static const char req[] = "GET /metrics HTTP/1.0\r\n\r\n";
+	struct sockaddr_in in = { .sin_family = AF_INET,
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	double best = 1e9, cpu_best = 1e9;
+	static char buf[1 << 16];
+	int round;
+
+	in.sin_port = htons((uint16_t)http_port);
+	for (round = 0; round < 3; round++) {
+		double t0 = now_s(), c0 = cpu_ns(daemon_pid), t;
+		size_t seen = 0;
+		bool bol = true, body = false;
+		char prev = 0;
+		ssize_t n;
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+		if (fd < 0 || connect(fd, (struct sockaddr *)&in,
+		    sizeof(in)) < 0 || write(fd, req, sizeof(req) - 1) !=
+		    (ssize_t)(sizeof(req) - 1))
+			die("GET /metrics");
+		while ((n = read(fd, buf, sizeof(buf))) > 0) {
+			for (ssize_t i = 0; i < n; i++) {
+				char ch = buf[i];
+
+				if (!body) {
+					/* The headers end at an empty line. */
+					body = ch == '\n' && prev == '\n';
+					if (ch != '\r')
+						prev = ch;
+					continue;
+				}
+				seen += bol && ch != '#';
+				bol = ch == '\n';
+			}
+		}
+		close(fd);
+		t = now_s() - t0;
+		if ((cpu_ns(daemon_pid) - c0) / 1e9 < cpu_best)
+			cpu_best = (cpu_ns(daemon_pid) - c0) / 1e9;
+		/* statsd's own kstats (unix, statsd) come along. */
+		if (seen < want * NSERIES || seen > want * NSERIES + 100)
+			fprintf(stderr, "bench_scale: HTTP scrape saw %zu "
+			    "series, not %zu and statsd's own\n", seen,
+			    want * NSERIES);
+		if (t < best)
+			best = t;
+	}
+	*ret_cpu = cpu_best;
 	return best;
 }
 
@@ -456,12 +551,14 @@ measure(size_t n, const char *statsd, const char *statsctl, struct row *r)
 	}
 	if (stats_client_flush(c, 60000) != 0)
 		die("stats_client_flush");
-	for (int f = 0; f < 3; f++) {
-		static const char *const fmt[] = { "kstat", "json", "flat" };
-		double cpu;
+	for (int f = 0; f < NFMTS; f++) {
+		static const char *const fmt[] = { "kstat", "json", "flat",
+		    "prometheus", "openmetrics" };
+		double cpu, wall;
 
-		r->scrape_ns[f] = scrape(sock, fmt[f], "bench", n, &cpu) *
-		    1e9 / ((double)n * NSERIES);
+		wall = f == F_HTTP ? http_scrape(n, &cpu) :
+		    scrape(sock, fmt[f], "bench", n, &cpu);
+		r->scrape_ns[f] = wall * 1e9 / ((double)n * NSERIES);
 		r->scrape_cpu_ns[f] = cpu * 1e9 / ((double)n * NSERIES);
 	}
 	snprintf(sel, sizeof(sel), "bench:%zu:k%zu", (n / 2) % 100, n / 2);
@@ -507,7 +604,8 @@ main(int argc, char **argv)
 	struct row rows[MAXSIZES];
 	size_t nrows = 0, i;
 	char *tok, *save = NULL;
-	static const char *const fmts[] = { "kstat -p", "json", "flat" };
+	static const char *const fmts[NFMTS] = { "kstat -p", "json", "flat",
+	    "prometheus", "openmetrics", "prometheus, HTTP" };
 
 	signal(SIGPIPE, SIG_IGN);
 	for (tok = strtok_r(spec, ",", &save); tok != NULL && nrows <
@@ -540,9 +638,9 @@ main(int argc, char **argv)
 	    "no batch form");
 	ROW("create, us a kstat (one call each)", "%10.1f",
 	    rows[i].create1_us, "334 / 220-380");
-	for (int f = 0; f < 3; f++) {
-		static const char *const before[] = { "1000 / fails",
-		    "2400 / fails", "- / fails" };
+	for (int f = 0; f < NFMTS; f++) {
+		static const char *const before[NFMTS] = { "1000 / fails",
+		    "2400 / fails", "- / fails", "-", "-", "-" };
 		char label[64];
 
 		snprintf(label, sizeof(label), "scrape %s, ns a series",
@@ -569,15 +667,18 @@ main(int argc, char **argv)
 	    (double)rows[i].n, "-");
 	printf("\n%-50s | %10s | %-10s | %s\n", "ratio", "measured", "target",
 	    "met");
-	for (int k = 0; k < 4; k++) {
-		int f = k % 2;
-		bool cpu = k >= 2;
+	/* kstat -p, json, and the exposition beside kstat -p: wall time,
+	 * then statsd's CPU. */
+	for (int k = 0; k < 10; k++) {
+		static const int fs[] = { 0, 1, 3, 4, F_HTTP };
+		int f = fs[k % 5];
+		bool cpu = k >= 5;
 		char label[96];
 		double last = cpu ? rows[nrows - 1].scrape_cpu_ns[f] :
 		    rows[nrows - 1].scrape_ns[f];
 		double first = cpu ? rows[0].scrape_cpu_ns[f] :
 		    rows[0].scrape_ns[f];
-		double target = f == 0 ? 300 : 1000;
+		double target = f == 1 ? 1000 : 300;
 
 		snprintf(label, sizeof(label), "scrape %s%s ns/series at %zu",
 		    fmts[f], cpu ? " (statsd CPU)" : "", rows[nrows - 1].n);
