@@ -222,6 +222,43 @@ START_TEST(names_labels_and_passes)
 }
 END_TEST
 
+/* A statsd series: named by its metric, labelled by its tags; a kstat2
+ * path's segments are labels of other kstats. */
+START_TEST(series_tags_and_paths)
+{
+	static const char *const names[] = { "value" };
+	int tpl = unit_tpl("promt");
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 1, NULL };
+	char stem[PROM_NAME_MAX], *t;
+
+	UNIT_ADD(tpl, 0, "value", VSD_DTYPE_INT_U64, 0, STATS_VSS_SUM());
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 4, 0, 0), 0);
+	ks_hdr_init(&h, "statsd", 7, "peer.requests", "statsd",
+	    KSTAT_TYPE_RAW, 0, NULL);
+	snprintf(h.path, sizeof(h.path), "%s", "statsd/counter/"
+	    "peer.requests%2Fin/bare/env:prod/le:x/q:a\\b%22");
+	ck_assert_str_eq(prom_stem(&h, stem, sizeof(stem)),
+	    "statsd_peer_requests_in");
+	t = render(&v, false, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "statsd_peer_requests_in_sum_total{"
+	    "bare=\"true\",env=\"prod\",tag_le=\"x\",q=\"a\\\\b\\\"\"} 4\n"));
+	ck_assert_ptr_null(strstr(t, "module="));
+	free(t);
+	/* Another kstat's path: path_1, path_2, ... */
+	ks_hdr_init(&h, "app", 0, "req", "misc", KSTAT_TYPE_RAW, 0, NULL);
+	snprintf(h.path, sizeof(h.path), "%s", "zone/web");
+	t = render(&v, false, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "class=\"misc\",path_1=\"zone\","
+	    "path_2=\"web\"} 4\n"));
+	free(t);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 START_TEST(quantile_list)
 {
 	double q[PROM_QUANTILES_MAX];
@@ -252,6 +289,7 @@ render_prom_suite(void)
 	tcase_add_test(tc, histogram_cumulative);
 	tcase_add_test(tc, summary_quantiles);
 	tcase_add_test(tc, names_labels_and_passes);
+	tcase_add_test(tc, series_tags_and_paths);
 	tcase_add_test(tc, quantile_list);
 	suite_add_tcase(s, tc);
 	return s;

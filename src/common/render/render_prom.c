@@ -21,6 +21,7 @@
 #include "kind.h"
 #include "numeric.h"
 #include "render_prom.h"
+#include "statsd_line.h"
 #include "tdigest.h"
 
 enum prom_type { PT_NONE = 0, PT_COUNTER, PT_GAUGE, PT_HISTOGRAM,
@@ -169,6 +170,21 @@ path_seg(const char *path, unsigned i, const char **ret, size_t *ret_len)
 	}
 }
 
+/* A path segment of a statsd series with its %XX escapes undone
+ * (statsd_line.h); one that does not decode is taken as it is. */
+static size_t
+seg_decode(const char *s, size_t n, char *out, size_t outlen)
+{
+	int r = sl_seg_decode(s, n, out, outlen);
+
+	if (r >= 0)
+		return (size_t)r;
+	n = n < outlen - 1 ? n : outlen - 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return n;
+}
+
 /* Is h a statsd series of the front door (a metric name and tags in its
  * path)? */
 static bool
@@ -189,7 +205,10 @@ prom_stem(const struct kstat_hdr *h, char *buf, size_t len)
 	name[0] = '\0';
 	san_cat(name, &n, "statsd", 6);
 	if (is_statsd_series(h) && path_seg(h->path, 2, &seg, &seglen)) {
-		name_part(name, &n, seg, seglen);
+		char metric[KS_PATH_MAX + 1];
+		size_t ml = seg_decode(seg, seglen, metric, sizeof(metric));
+
+		name_part(name, &n, metric, ml);
 	} else {
 		name_part(name, &n, h->module, strlen(h->module));
 		name_part(name, &n, h->name, strlen(h->name));
@@ -218,25 +237,6 @@ label_value(struct sbuf *sb, const char *s, size_t n)
 	sbuf_putc(sb, '"');
 }
 
-/* A tag's text with the front door's %2F and %25 decoded. */
-static size_t
-tag_decode(const char *s, size_t n, char *out, size_t outlen)
-{
-	size_t i, k = 0;
-
-	for (i = 0; i < n && k + 1 < outlen; i++) {
-		if (s[i] == '%' && i + 2 < n + 0 && (strncmp(&s[i], "%2F",
-		    3) == 0 || strncmp(&s[i], "%25", 3) == 0)) {
-			out[k++] = s[i + 2] == 'F' ? '/' : '%';
-			i += 2;
-		} else {
-			out[k++] = s[i];
-		}
-	}
-	out[k] = '\0';
-	return k;
-}
-
 /*
  * A statsd series' tags as labels: "key:value" is key="value", a bare
  * "key" key="true". A key is sanitised as a label name; one that would
@@ -254,7 +254,7 @@ tag_labels(struct sbuf *sb, const char *path)
 
 	prev[0] = '\0';
 	for (i = 3; path_seg(path, i, &seg, &seglen); i++) {
-		tl = tag_decode(seg, seglen, tag, sizeof(tag));
+		tl = seg_decode(seg, seglen, tag, sizeof(tag));
 		colon = memchr(tag, ':', tl);
 		kl = 0;
 		key[0] = '\0';
