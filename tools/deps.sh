@@ -9,7 +9,7 @@ PKGS="gcc libc6-dev meson ninja-build pkg-config python3 git
 libevent-dev libjansson-dev libsystemd-dev check libck-dev
 clang libclang-rt-14-dev llvm systemd util-linux procps socat
 groff-base mandoc golang-go golang-github-varlink-go-dev varlink-go
-python3-prometheus-client prometheus"
+python3-prometheus-client prometheus zlib1g-dev"
 
 missing=""
 for p in $PKGS; do

@@ -60,6 +60,7 @@ struct config {
 	char		*http_quantiles;	/* of summaries: "0.5,0.9" */
 	unsigned	 http_timeout_ms;
 	unsigned	 http_max_connections;
+	unsigned	 http_gzip_level;	/* 0: never */
 };
 
 /* The default of http_listen: loopback, a port outside Prometheus'

@@ -7,7 +7,8 @@
  * PRIV kstat. Each scrape is charged to them, as uid HTTP_UID (nobody),
  * one connection and a page of buffered bytes (quota.h): HTTP can take
  * no more of statsd than an unprivileged user, and never the reserve
- * privileged peers keep.
+ * privileged peers keep. With zlib, a scraper that accepts gzip gets
+ * it: each page compressed and flushed as it goes.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -22,6 +23,9 @@
 #include <event2/util.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
+#ifdef HAVE_ZLIB
+#include <zlib.h>
+#endif
 
 #include "daemon.h"
 #include "expo.h"
@@ -55,6 +59,10 @@ struct scrape {
 	struct sbuf		*text;
 	struct peer		 peer;
 	struct scrape		*next, **prevp;
+#ifdef HAVE_ZLIB
+	z_stream		 z;
+	bool			 gz;
+#endif
 };
 
 static void scrape_more(struct evhttp_connection *evcon, void *arg);
@@ -72,6 +80,10 @@ scrape_free(struct scrape *s)
 	quota_release(s->http->d->quota, HTTP_UID, QUOTA_BUFFERED, HTTP_PAGE);
 	expo_done(&s->e);
 	sbuf_delete(s->text);
+#ifdef HAVE_ZLIB
+	if (s->gz)
+		(void)deflateEnd(&s->z);
+#endif
 	free(s);
 }
 
@@ -92,6 +104,37 @@ scrape_closed(struct evhttp_connection *evcon, void *arg)
 	scrape_free(s);
 	if (evhttp_request_get_connection(req) == NULL)
 		evhttp_request_free(req);
+}
+
+/* The page into b: as it is, or gzipped (every page flushed, so that
+ * each makes a chunk; the last one ends the stream). Returns: 0; -1. */
+static int
+scrape_add(struct scrape *s, struct evbuffer *b)
+{
+#ifdef HAVE_ZLIB
+	if (s->gz) {
+		uLong bound = deflateBound(&s->z, (uLong)sbuf_len(s->text)) +
+		    64;
+		unsigned char *out = malloc(bound);
+		int r;
+
+		if (out == NULL)
+			return -1;
+		s->z.next_in = (Bytef *)sbuf_data(s->text);
+		s->z.avail_in = (uInt)sbuf_len(s->text);
+		s->z.next_out = out;
+		s->z.avail_out = (uInt)bound;
+		r = deflate(&s->z, s->e.done ? Z_FINISH : Z_SYNC_FLUSH);
+		if ((r != Z_OK && r != Z_STREAM_END) || s->z.avail_in != 0) {
+			free(out);
+			return -1;
+		}
+		evbuffer_add(b, out, bound - s->z.avail_out);
+		free(out);
+		return 0;
+	}
+#endif
+	return evbuffer_add(b, sbuf_data(s->text), (size_t)sbuf_len(s->text));
 }
 
 /* Render and send the next page, or end the reply. */
@@ -121,7 +164,15 @@ scrape_page(struct scrape *s)
 		evhttp_send_reply_end(req);
 		return;
 	}
-	evbuffer_add(b, sbuf_data(s->text), (size_t)sbuf_len(s->text));
+	if (scrape_add(s, b) < 0) {
+		struct evhttp_request *req = s->req;
+
+		log_warning("http: scrape: gzip failed");
+		evbuffer_free(b);
+		scrape_free(s);
+		evhttp_send_reply_end(req);
+		return;
+	}
 	evhttp_send_reply_chunk_with_cb(s->req, b, scrape_more, s);
 	evbuffer_free(b);
 }
@@ -133,6 +184,22 @@ scrape_more(struct evhttp_connection *evcon, void *arg)
 	(void)evcon;
 	scrape_page(arg);
 }
+
+#ifdef HAVE_ZLIB
+/* Does the Accept-Encoding header take gzip (with a weight above 0)? */
+static bool
+wants_gzip(const char *ae)
+{
+	const char *p = ae != NULL ? strstr(ae, "gzip") : NULL;
+	const char *end, *q;
+
+	if (p == NULL)
+		return false;
+	end = strchr(p, ',');
+	q = strstr(p, "q=");
+	return q == NULL || (end != NULL && q > end) || strtod(q + 2, NULL) > 0;
+}
+#endif
 
 /* Does the Accept header ask for OpenMetrics (with a weight above 0)? */
 static bool
@@ -179,6 +246,8 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", om ? CT_OM : CT_TEXT);
+	evhttp_add_header(evhttp_request_get_output_headers(req), "Vary",
+	    "Accept, Accept-Encoding");
 	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
 		evhttp_send_reply(req, HTTP_OK, "OK", NULL);
 		return;
@@ -219,6 +288,18 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	s->peer.zone = ZONE_GLOBAL;
 	s->peer.privileged = false;
 	s->e.no_priv = true;
+#ifdef HAVE_ZLIB
+	/* gzip: windowBits 15, + 16 for gzip's header and trailer. */
+	if (http->d->cfg.http_gzip_level > 0 &&
+	    wants_gzip(evhttp_find_header(in, "Accept-Encoding")) &&
+	    deflateInit2(&s->z, (int)http->d->cfg.http_gzip_level,
+	    Z_DEFLATED, 15 + 16, 8,
+	    Z_DEFAULT_STRATEGY) == Z_OK) {
+		s->gz = true;
+		evhttp_add_header(evhttp_request_get_output_headers(req),
+		    "Content-Encoding", "gzip");
+	}
+#endif
 	s->http = http;
 	s->req = req;
 	s->evcon = evhttp_request_get_connection(req);

@@ -5,6 +5,7 @@ own, `promtool check metrics`; cumulative buckets with le = next bound - 1;
 families together across the instances of a kstat; PRIV kstats never over
 HTTP; 404, 405, keep-alive; and a scraper that never reads does not hold
 up the drain."""
+import gzip
 import http.client
 import os
 import re
@@ -171,6 +172,23 @@ check(p.returncode == 0 and os.path.exists(out) and
       "scrape -o FILE: written, nothing left beside it")
 with open(out) as f:
     promtool(f.read(), "scrape -o")
+
+# --- gzip, when the scraper takes it (and statsd has zlib)
+c = http.client.HTTPConnection("127.0.0.1", port, timeout=DEADLINE)
+c.request("GET", "/metrics", headers={"Accept": OM,
+                                      "Accept-Encoding": "gzip"})
+r = c.getresponse()
+raw = r.read()
+c.close()
+if r.getheader("Content-Encoding") == "gzip":
+    try:
+        unz = gzip.decompress(raw).decode()
+        check(unz.endswith("# EOF\n") and len(list(parse_om(unz))) > 10,
+              "gzipped OpenMetrics decompresses and parses")
+    except (OSError, ValueError) as e:
+        check(False, "gzipped OpenMetrics: %s" % e)
+else:
+    print("no gzip: statsd built without zlib")
 
 # --- the rest of HTTP
 r, body = get("/")
