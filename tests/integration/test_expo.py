@@ -29,7 +29,8 @@ OM = "application/openmetrics-text;version=1.0.0," \
     "application/openmetrics-text;version=0.0.1;q=0.75," \
     "text/plain;version=0.0.4;q=0.5,*/*;q=0.1"
 
-d = Daemon(config="http_listen = 127.0.0.1:0\n").start()
+d = Daemon(config="http_listen = 127.0.0.1:0\nhttp_timeout_ms = 1500\n"
+           ).start()
 port = wait_for(lambda: (lambda m: m and int(m.group(1)))(re.search(
     r"http: serving /metrics on 127\.0\.0\.1 port (\d+)", d.stderr())),
     "the HTTP endpoint's port in the log")
@@ -214,8 +215,9 @@ for base in range(0, 3000, 1000):
         "template": spec, "kstats": [
             {"module": "bulk", "instance": 0, "name": "k%d" % i}
             for i in range(base, base + 1000)]}), "KstatCreateMany")
-slow = socket.create_connection(("127.0.0.1", port))
+slow = socket.socket()
 slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+slow.connect(("127.0.0.1", port))
 slow.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
 rc.counters("push 1000 0 1")
 check(wait_for(lambda: read_data(d).get("requests.sum") == 1007,
@@ -223,7 +225,30 @@ check(wait_for(lambda: read_data(d).get("requests.sum") == 1007,
       "the drain goes on under a stalled scrape")
 r, _ = get("/")
 check(r.status == 200, "other HTTP clients are served meanwhile")
+
+
+def closed_by_statsd(sock):
+    """Read what is there; True once statsd has closed the connection."""
+    sock.settimeout(0.05)
+    try:
+        while True:
+            if not sock.recv(65536):
+                return True
+    except socket.timeout:
+        return False
+    except ConnectionResetError:
+        return True
+
+
+check(wait_for(lambda: closed_by_statsd(slow),
+               "the stalled scraper's connection to time out"),
+      "a scraper that stops reading is disconnected (http_timeout_ms)")
 slow.close()
+idle = socket.create_connection(("127.0.0.1", port))
+check(wait_for(lambda: closed_by_statsd(idle),
+               "a silent client's connection to time out"),
+      "a client that sends nothing is disconnected (http_timeout_ms)")
+idle.close()
 
 rc.quit()
 
