@@ -58,6 +58,8 @@ struct scrape {
 	struct expo		 e;
 	struct sbuf		*text;
 	struct peer		 peer;
+	struct event		*later;		/* the next page, after a
+						 * page with nothing in it */
 	struct scrape		*next, **prevp;
 #ifdef HAVE_ZLIB
 	z_stream		 z;
@@ -76,6 +78,8 @@ scrape_free(struct scrape *s)
 	if (s->next != NULL)
 		s->next->prevp = s->prevp;
 	s->http->nscrapes--;
+	if (s->later != NULL)
+		event_free(s->later);
 	quota_release(s->http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
 	quota_release(s->http->d->quota, HTTP_UID, QUOTA_BUFFERED, HTTP_PAGE);
 	expo_done(&s->e);
@@ -104,6 +108,17 @@ scrape_closed(struct evhttp_connection *evcon, void *arg)
 	scrape_free(s);
 	if (evhttp_request_get_connection(req) == NULL)
 		evhttp_request_free(req);
+}
+
+static bool
+scrape_gz(const struct scrape *s)
+{
+#ifdef HAVE_ZLIB
+	return s->gz;
+#else
+	(void)s;
+	return false;
+#endif
 }
 
 /* The page into b: as it is, or gzipped (every page flushed, so that
@@ -164,6 +179,23 @@ scrape_page(struct scrape *s)
 		evhttp_send_reply_end(req);
 		return;
 	}
+	/* Nothing to send (its kstats were all hidden): libevent sends no
+	 * empty chunk, nor calls back; the next page comes from the loop. */
+	if (evbuffer_get_length(b) == 0 && sbuf_len(s->text) == 0 &&
+	    !scrape_gz(s)) {
+		struct timeval now = { 0, 0 };
+
+		evbuffer_free(b);
+		if (s->e.done) {
+			struct evhttp_request *req = s->req;
+
+			scrape_free(s);
+			evhttp_send_reply_end(req);
+		} else {
+			evtimer_add(s->later, &now);
+		}
+		return;
+	}
 	if (scrape_add(s, b) < 0) {
 		struct evhttp_request *req = s->req;
 
@@ -175,6 +207,15 @@ scrape_page(struct scrape *s)
 	}
 	evhttp_send_reply_chunk_with_cb(s->req, b, scrape_more, s);
 	evbuffer_free(b);
+}
+
+/* After a page with nothing in it. */
+static void
+scrape_later(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	scrape_page(arg);
 }
 
 /* The last page was written out: the next one. */
@@ -272,9 +313,13 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	}
 	s = calloc(1, sizeof(*s));
 	if (s == NULL || (s->text = sbuf_new_auto()) == NULL ||
+	    (s->later = evtimer_new(http->d->base, scrape_later, s)) == NULL ||
 	    expo_init(http->d, &s->e, s->text, om, &s->peer) < 0) {
-		if (s != NULL)
+		if (s != NULL) {
 			sbuf_delete(s->text);
+			if (s->later != NULL)
+				event_free(s->later);
+		}
 		free(s);
 		quota_release(http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
 		quota_release(http->d->quota, HTTP_UID, QUOTA_BUFFERED,

@@ -191,6 +191,26 @@ if r.getheader("Content-Encoding") == "gzip":
 else:
     print("no gzip: statsd built without zlib")
 
+# --- a page with nothing to show: a kstat whose text passes a page ends
+# one, and what follows is PRIV; the reply still ends (libevent sends no
+# empty chunk and would never call back).
+big = ok(d.call("io.statsd.TemplateAdd", {"name": "BIG", "vois": [
+    {"id": 0, "name": "v", "dtype": "INT_U64",
+     "stats": [{"kind": "HIST", "scheme": "LIN", "lb": 0, "ub": 2000,
+                "step": 1}]}]}), "TemplateAdd BIG")["template"]["spec"]
+ok(d.call("io.statsd.KstatCreate", {"module": "zzy", "instance": 0,
+                                    "name": "big", "template": big}),
+   "a kstat of 2000 buckets")
+ok(d.call("io.statsd.KstatCreate", {"module": "zzz", "instance": 0,
+                                    "name": "hidden", "template": big,
+                                    "flags": ["PRIV"]}), "a PRIV one after")
+r, text = get()
+check(r.status == 200 and "statsd_zzy_big_v_hist_bucket" in text and
+      text.endswith("\n") and "statsd_zzz" not in text,
+      "a last page with nothing in it ends the reply")
+r, om = get(accept=OM)
+check(om.endswith("# EOF\n"), "... in OpenMetrics too")
+
 # --- the rest of HTTP
 r, body = get("/")
 check(r.status == 200 and "/metrics" in body, "GET /: the landing page")
