@@ -4,6 +4,7 @@
  * family's series come together.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,13 @@
 #include "expo.h"
 #include "methods.h"
 #include "registry.h"
+
+/* What a page may take. */
+struct expo_page_budget {
+	size_t		 start;		/* the buffer's length before it */
+	size_t		 bytes;
+	uint64_t	 units;
+};
 
 /* Work units: a kstat looked at, and one rendered (its series). */
 #define EXPO_COST_KSTAT		16u
@@ -207,7 +215,7 @@ expo_kstat(struct statsd *d, struct expo *e, const struct reg_kstat *k,
 	r = prom_kstat(&e->out, &v, only, next, nextlen);
 	if (r == -EINVAL) {
 		/* Counted once: on its first (or only) pass. */
-		if (only == NULL || next == NULL || next[0] == '\0') {
+		if (only == NULL || only[0] == '\0') {
 			e->skipped++;
 			d->expo_skipped++;
 		}
@@ -216,51 +224,110 @@ expo_kstat(struct statsd *d, struct expo *e, const struct reg_kstat *k,
 	return r;
 }
 
+/* Is k after the last kstat rendered inside the stem (e->l*)? */
+static bool
+expo_after_last(const struct expo *e, const struct reg_kstat *k)
+{
+	int c = strcmp(k->hdr.module, e->lmod);
+
+	if (c == 0)
+		c = strcmp(k->hdr.name, e->lname);
+	return c > 0 || (c == 0 && k->hdr.instance > e->linst);
+}
+
+/* The page's budget: its bytes, or its work. */
+static bool
+expo_spent(const struct expo *e, const struct expo_page_budget *pb,
+    uint64_t work)
+{
+	return (size_t)sbuf_len(e->out.buf) - pb->start >= pb->bytes ||
+	    work >= pb->units;
+}
+
 /*
  * The stem of x's entries [a, b): its kstats one by one when it has one
  * to show, else family by family, each family's series of all of them
- * before the next family's. Returns: series; -ENOMEM.
+ * before the next family's. A stem of several kstats may end the page
+ * between two of them (*cut): e->mid and the rest of e's stem state say
+ * where the next page goes on, so that no page costs more than its
+ * budget and a kstat, however many kstats share a stem.
+ * Returns: series; -ENOMEM.
  */
 static int
 expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
-    size_t a, size_t b, uint64_t *work)
+    size_t a, size_t b, const struct expo_page_budget *pb, uint64_t *work,
+    bool *cut)
 {
+	const char *stem = x->stems + x->v[a].stem;
 	char only[PROM_NAME_MAX], next[PROM_NAME_MAX];
 	struct reg_kstat *k, *one = NULL;
+	struct prom_out *o = &e->out;
 	size_t i, shown = 0;
+	bool resume = e->mid && strcmp(e->cur, stem) == 0;
 	int r, total = 0;
 
-	for (i = a; i < b; i++) {
-		k = registry_kstat_by_handle(d->reg, x->v[i].handle);
-		*work += EXPO_COST_KSTAT;
-		if (!expo_shows(e, k))
-			continue;
-		one = k;
-		shown++;
+	*cut = false;
+	e->mid = false;
+	if (!resume) {
+		for (i = a; i < b && shown < 2; i++) {
+			k = registry_kstat_by_handle(d->reg, x->v[i].handle);
+			*work += EXPO_COST_KSTAT;
+			if (!expo_shows(e, k))
+				continue;
+			one = k;
+			shown++;
+		}
+		if (shown == 0)
+			return 0;
+		if (shown == 1) {
+			e->kstats++;
+			r = expo_kstat(d, e, one, NULL, NULL, 0);
+			*work += EXPO_COST_SERIES * (r > 0 ? (uint64_t)r : 1);
+			return r;
+		}
+		/* The least family name first (a pass that finds it), then
+		 * each next one. */
+		only[0] = '\0';
+		next[0] = '\0';
+	} else {
+		memcpy(only, e->fam, sizeof(only));
+		memcpy(next, e->next, sizeof(next));
+		/* The family's HELP and TYPE went out on the last page. */
+		o->famlen = e->famtype != 0 ? strlen(only) : 0;
+		memcpy(o->fam, only, o->famlen);
+		o->fam[o->famlen] = '\0';
+		o->famtype = e->famtype;
 	}
-	if (shown == 0)
-		return 0;
-	e->kstats += shown;
-	if (shown == 1) {
-		r = expo_kstat(d, e, one, NULL, NULL, 0);
-		*work += EXPO_COST_SERIES * (r > 0 ? (uint64_t)r : 1);
-		return r;
-	}
-	/* The least family name first, then each next one. */
-	only[0] = '\0';
-	next[0] = '\0';
 	for (;;) {
 		for (i = a; i < b; i++) {
 			k = registry_kstat_by_handle(d->reg, x->v[i].handle);
-			if (!expo_shows(e, k))
+			if (!expo_shows(e, k) || (resume &&
+			    !expo_after_last(e, k)))
 				continue;
+			if (only[0] == '\0')
+				e->kstats++;
 			r = expo_kstat(d, e, k, only, next, sizeof(next));
 			if (r < 0)
 				return r;
 			total += r;
 			*work += EXPO_COST_KSTAT + EXPO_COST_SERIES *
 			    (uint64_t)r;
+			if (!expo_spent(e, pb, *work))
+				continue;
+			/* The page is spent: go on after k next time. */
+			e->mid = true;
+			memcpy(e->cur, stem, strlen(stem) + 1);
+			memcpy(e->fam, only, sizeof(e->fam));
+			memcpy(e->next, next, sizeof(e->next));
+			e->famtype = o->famlen > 0 && strcmp(o->fam, only) ==
+			    0 ? o->famtype : 0;
+			snprintf(e->lmod, sizeof(e->lmod), "%s", k->hdr.module);
+			snprintf(e->lname, sizeof(e->lname), "%s", k->hdr.name);
+			e->linst = k->hdr.instance;
+			*cut = true;
+			return total;
 		}
+		resume = false;
 		if (next[0] == '\0')
 			break;
 		memcpy(only, next, sizeof(only));
@@ -272,23 +339,28 @@ expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
 int
 expo_page(struct statsd *d, struct expo *e, size_t bytes, uint64_t units)
 {
+	struct expo_page_budget pb = { (size_t)sbuf_len(e->out.buf), bytes,
+	    units };
 	struct expo_index *x;
-	size_t start = (size_t)sbuf_len(e->out.buf), lo, hi, i, j;
+	size_t lo, hi, i, j;
 	uint64_t work = 0, conflicts = e->out.conflicts;
+	const char *from = e->mid ? e->cur : e->after;
+	bool cut = false;
 	int r;
 
 	if (e->done)
 		return 0;
-	if ((x = expo_index(d, e->after[0] == '\0')) == NULL)
+	if ((x = expo_index(d, !e->mid && e->after[0] == '\0')) == NULL)
 		return -ENOMEM;
-	/* The first stem after the last one sent. */
+	/* The stem under way, or the first after the last one sent. */
 	lo = 0;
 	hi = x->n;
-	if (e->after[0] != '\0') {
+	if (from[0] != '\0') {
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
+			int c = strcmp(x->stems + x->v[mid].stem, from);
 
-			if (strcmp(x->stems + x->v[mid].stem, e->after) <= 0)
+			if (c < 0 || (c == 0 && !e->mid))
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -300,21 +372,82 @@ expo_page(struct statsd *d, struct expo *e, size_t bytes, uint64_t units)
 		for (j = i + 1; j < x->n && strcmp(x->stems + x->v[j].stem,
 		    stem) == 0; j++)
 			;
-		r = expo_stem(d, e, x, i, j, &work);
+		r = expo_stem(d, e, x, i, j, &pb, &work, &cut);
 		if (r < 0)
 			return r;
 		e->series += (uint64_t)r;
-		snprintf(e->after, sizeof(e->after), "%s", stem);
 		if (sbuf_error(e->out.buf) != 0)
 			return -ENOMEM;
-		if (j < x->n && ((size_t)sbuf_len(e->out.buf) - start >= bytes ||
-		    work >= units))
+		if (cut)
+			break;
+		snprintf(e->after, sizeof(e->after), "%s", stem);
+		if (j < x->n && expo_spent(e, &pb, work))
 			break;
 	}
 	d->expo_conflicts += e->out.conflicts - conflicts;
-	if (i >= x->n) {
+	if (!cut && i >= x->n) {
 		e->done = true;
 		prom_end(&e->out);
 	}
 	return sbuf_error(e->out.buf) != 0 ? -ENOMEM : 0;
+}
+
+/*
+ * A page's cursor: "<after>" between stems, or inside one
+ * "<stem>:<family>:<next>:<type>:<module>:<instance>:<name>" (stems and
+ * families hold no ':', nor do kstat names).
+ */
+void
+expo_cursor(const struct expo *e, char *buf, size_t len)
+{
+	if (!e->mid)
+		snprintf(buf, len, "%s", e->after);
+	else
+		snprintf(buf, len, "%s:%s:%s:%u:%s:%d:%s", e->cur, e->fam,
+		    e->next, (unsigned)e->famtype, e->lmod, (int)e->linst,
+		    e->lname);
+}
+
+/* Copy the field of c up to the next ':' (or its end: last) into out. */
+static const char *
+cursor_field(const char *c, char *out, size_t len, bool last)
+{
+	const char *e = last ? c + strlen(c) : strchr(c, ':');
+	size_t n;
+
+	if (e == NULL || (n = (size_t)(e - c)) >= len)
+		return NULL;
+	memcpy(out, c, n);
+	out[n] = '\0';
+	return *e == ':' ? e + 1 : e;
+}
+
+int
+expo_cursor_set(struct expo *e, const char *c)
+{
+	char t[16], in[16];
+	char *end;
+	long v;
+
+	if (strchr(c, ':') == NULL)
+		return cursor_field(c, e->after, sizeof(e->after), true) !=
+		    NULL ? 0 : -EINVAL;
+	if ((c = cursor_field(c, e->cur, sizeof(e->cur), false)) == NULL ||
+	    (c = cursor_field(c, e->fam, sizeof(e->fam), false)) == NULL ||
+	    (c = cursor_field(c, e->next, sizeof(e->next), false)) == NULL ||
+	    (c = cursor_field(c, t, sizeof(t), false)) == NULL ||
+	    (c = cursor_field(c, e->lmod, sizeof(e->lmod), false)) == NULL ||
+	    (c = cursor_field(c, in, sizeof(in), false)) == NULL ||
+	    cursor_field(c, e->lname, sizeof(e->lname), true) == NULL)
+		return -EINVAL;
+	v = strtol(t, &end, 10);
+	if (*end != '\0' || v < 0 || v > 255)
+		return -EINVAL;
+	e->famtype = (uint8_t)v;
+	v = strtol(in, &end, 10);
+	if (*end != '\0' || in[0] == '\0' || v < 0 || v > INT32_MAX)
+		return -EINVAL;
+	e->linst = (int32_t)v;
+	e->mid = e->cur[0] != '\0' && e->fam[0] != '\0';
+	return e->mid ? 0 : -EINVAL;
 }

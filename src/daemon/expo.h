@@ -14,6 +14,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <statsd/kstat.h>
+
 #include "render_prom.h"
 #include "rights.h"
 
@@ -31,6 +33,18 @@ struct expo {
 	double				 q[PROM_QUANTILES_MAX];
 	char				 after[PROM_NAME_MAX]; /* "": start */
 	bool				 done;
+	/* Inside a stem of several kstats (mid), where the last page
+	 * ended: the stem, the family of the pass, the least family above
+	 * it seen so far in the pass, the family's type if its HELP and
+	 * TYPE went out (0: not yet), and the last kstat rendered. */
+	bool				 mid;
+	char				 cur[PROM_NAME_MAX];
+	char				 fam[PROM_NAME_MAX];
+	char				 next[PROM_NAME_MAX];
+	uint8_t				 famtype;
+	char				 lmod[KSTAT_STRLEN];
+	char				 lname[KSTAT_STRLEN];
+	int32_t				 linst;
 	uint64_t			 kstats, series;
 	uint64_t			 skipped;	/* not renderable */
 };
@@ -50,6 +64,15 @@ void expo_done(struct expo *e);
  */
 int expo_page(struct statsd *d, struct expo *e, size_t bytes,
     uint64_t units);
+
+/*
+ * Where the next page goes on, as text (a Scrape's cursor after "prom:"),
+ * and back. expo_cursor_set() returns: 0; -EINVAL for a text that is not
+ * one.
+ */
+#define EXPO_CURSOR_MAX	(3 * PROM_NAME_MAX + 2 * KSTAT_STRLEN + 32)
+void expo_cursor(const struct expo *e, char *buf, size_t len);
+int expo_cursor_set(struct expo *e, const char *c);
 
 /* The daemon's index (freed at exit). */
 void expo_index_free(struct statsd *d);

@@ -368,22 +368,21 @@ m_scrape_prom(struct vl_call *call, json_t *params, struct m_scrape *s)
 	struct expo e;
 	int r;
 
-	if (cursor != NULL && (strncmp(cursor, "prom:", 5) != 0 ||
-	    strlen(cursor + 5) >= sizeof(e.after))) {
-		varlink_error_value(call, "cursor", "not a cursor of %s",
-		    call->method->name);
-		return;
-	}
 	if (expo_init(call->d, &e, s->text, s->fmt == M_OM,
 	    &call->conn->peer) < 0) {
 		varlink_error_errno(call, ENOMEM, "scrape");
 		return;
 	}
+	if (cursor != NULL && (strncmp(cursor, "prom:", 5) != 0 ||
+	    expo_cursor_set(&e, cursor + 5) < 0)) {
+		expo_done(&e);
+		varlink_error_value(call, "cursor", "not a cursor of %s",
+		    call->method->name);
+		return;
+	}
 	e.sel = m_sel(s);
 	e.cls = &s->cls;
-	if (cursor != NULL)
-		snprintf(e.after, sizeof(e.after), "%s", cursor + 5);
-	else
+	if (cursor == NULL)
 		call->d->expo_scrapes++;
 	r = expo_page(call->d, &e, varlink_page_size(call) / 2,
 	    VL_SLICE_UNITS);
@@ -393,9 +392,10 @@ m_scrape_prom(struct vl_call *call, json_t *params, struct m_scrape *s)
 		return;
 	}
 	if (!e.done) {
-		char c[sizeof(e.after) + 8];
+		char c[EXPO_CURSOR_MAX + 8];
 
-		snprintf(c, sizeof(c), "prom:%s", e.after);
+		memcpy(c, "prom:", 5);
+		expo_cursor(&e, c + 5, sizeof(c) - 5);
 		m_scrape_answer(call, s, c);
 	} else {
 		m_scrape_answer(call, s, NULL);

@@ -235,6 +235,41 @@ for base in range(0, 3000, 1000):
         "template": spec, "kstats": [
             {"module": "bulk", "instance": 0, "name": "k%d" % i}
             for i in range(base, base + 1000)]}), "KstatCreateMany")
+# One stem of many kstats (the instances of wide:*:k), far more than a
+# page: the pages end inside it, family by family, over HTTP and through
+# statsctl (whose pages resume from a cursor).
+ok(d.call("io.statsd.KstatCreateMany", {
+    "template": spec, "kstats": [
+        {"module": "wide", "instance": i, "name": "k"} for i in range(300)]}),
+   "300 instances of one kstat")
+r, om = get(accept=OM)
+try:
+    fams = {f.name: f for f in parse_om(om)}
+    h = fams.get("statsd_wide_k_latency_hist")
+    check(h is not None and len({s.labels["kstat_instance"]
+                                 for s in h.samples}) == 300,
+          "one family holds the 300 instances' histograms")
+except ValueError as e:
+    check(False, "a stem across pages, strict OpenMetrics: %s" % e)
+no_duplicates(om, "a stem across pages")
+families_together(om, "a stem across pages")
+p = run([STATSCTL, "--socket", d.sock, "scrape", "--format", "openmetrics"],
+        capture_output=True, text=True, timeout=DEADLINE)
+try:
+    sf = {f.name: f for f in parse_om(p.stdout)}
+    hs = sf.get("statsd_wide_k_latency_hist")
+    check(p.returncode == 0 and hs is not None and
+          len(hs.samples) == len(h.samples),
+          "statsctl's pages, resumed by cursor inside the stem, parse "
+          "strictly and hold every series")
+    # statsctl runs privileged here: PRIV kstats too.
+    check(set(fams) == {n for n in sf if not n.startswith(
+        ("statsd_priv_", "statsd_zzz_"))},
+          "statsctl has HTTP's families, and the PRIV ones")
+except ValueError as e:
+    check(False, "statsctl, a stem across pages: %s" % e)
+no_duplicates(p.stdout, "statsctl, a stem across pages")
+
 slow = socket.socket()
 slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
 slow.connect(("127.0.0.1", port))
