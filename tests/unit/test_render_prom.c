@@ -13,6 +13,9 @@
 #include "unit.h"
 #include "engine.h"
 #include "render_prom.h"
+#include "stat_history.h"
+#include "stat_list.h"
+#include "stat_raw.h"
 
 #define LASTU64	STATS_VSS(VS_STYPE_LAST, 0, 0, stats_vss_last_hlpr, NULL)
 
@@ -259,6 +262,56 @@ START_TEST(series_tags_and_paths)
 }
 END_TEST
 
+/* The Linux kinds: a list's hits by value and its misses (counters), a
+ * history's newest period (gauges), a raw ring's records and newest X. */
+START_TEST(linux_kinds)
+{
+	static const char *const names[] = { "sizes", "load", "ev" };
+	int tpl = unit_tpl("proml");
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 3, NULL };
+	char *t;
+
+	UNIT_ADD(tpl, 0, "sizes", VSD_DTYPE_INT_S64, 0,
+	    STATS_VSS(VS_STYPE_LIST, 0, 0, stat_list_vss_hlpr,
+	    (&(struct vss_list_hlpr_info){ 2 })));
+	UNIT_ADD(tpl, 1, "load", VSD_DTYPE_INT_S64, 0,
+	    STATS_VSS(VS_STYPE_HISTORY, 0, 0, stat_history_vss_hlpr,
+	    (&(struct vss_history_hlpr_info){ 4, HISTORY_RANGE, 1000000 })));
+	UNIT_ADD(tpl, 2, "ev", VSD_DTYPE_INT_S64, 0,
+	    STATS_VSS(VS_STYPE_RAW, 0, 0, stat_raw_vss_hlpr,
+	    (&(struct vss_raw_hlpr_info){ 2 })));
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, -4, 3, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, 8, 1, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, 9, 1, 0), 0);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_XY, 0, 5, 1, 100), 0);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_XY, 0, 7, 1, 200), 0);
+	ck_assert_int_eq(engine_apply(sb, 2, STATS_OP_XY, 0, 11, 1, 100), 0);
+	ck_assert_int_eq(engine_apply(sb, 2, STATS_OP_XY, 0, 12, 1, 200), 0);
+	ck_assert_int_eq(engine_apply(sb, 2, STATS_OP_XY, 0, 13, 1, 300), 0);
+	ks_hdr_init(&h, "app", 0, "lx", "misc", KSTAT_TYPE_RAW, 0, NULL);
+	h.snaptime = 300;
+	t = render(&v, true, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t,
+	    "# TYPE statsd_app_lx_sizes_list_hits counter\n"));
+	ck_assert_ptr_nonnull(strstr(t, ",value=\"-4\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(t, ",value=\"8\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_app_lx_sizes_list_missed_total{"));
+	ck_assert_ptr_nonnull(strstr(t,
+	    "# TYPE statsd_app_lx_load_period_count gauge\n"));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_app_lx_load_period_max{"));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_app_lx_ev_raw_records_total{"));
+	ck_assert_ptr_nonnull(strstr(t, "class=\"misc\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_app_lx_ev_raw_last{"));
+	ck_assert_ptr_nonnull(strstr(t, "class=\"misc\"} 13\n"));
+	free(t);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 START_TEST(quantile_list)
 {
 	double q[PROM_QUANTILES_MAX];
@@ -290,6 +343,7 @@ render_prom_suite(void)
 	tcase_add_test(tc, summary_quantiles);
 	tcase_add_test(tc, names_labels_and_passes);
 	tcase_add_test(tc, series_tags_and_paths);
+	tcase_add_test(tc, linux_kinds);
 	tcase_add_test(tc, quantile_list);
 	suite_add_tcase(s, tc);
 	return s;

@@ -21,6 +21,9 @@
 #include "kind.h"
 #include "numeric.h"
 #include "render_prom.h"
+#include "stat_history.h"
+#include "stat_list.h"
+#include "stat_raw.h"
 #include "statsd_line.h"
 #include "tdigest.h"
 
@@ -760,6 +763,131 @@ put_tdgst(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 	put_sum_count(c, has_sum, sum, count);
 }
 
+/* One series of c's family with one more label (NULL: none) and a
+ * value already formatted by put. */
+static void
+put_plain(struct pctx *c, const char *suffix, const char *label,
+    const char *lvalue, int64_t v, bool is_signed)
+{
+	series_start(c, suffix);
+	if (label != NULL) {
+		if (sbuf_len(c->o->labels) > 0)
+			sbuf_putc(c->o->buf, ',');
+		sbuf_cat(c->o->buf, label);
+		sbuf_putc(c->o->buf, '=');
+		label_value(c->o->buf, lvalue, strlen(lvalue));
+	}
+	sbuf_cat(c->o->buf, "} ");
+	if (is_signed)
+		put_i64(c->o->buf, v);
+	else
+		put_int(c->o->buf, (uint64_t)v, false);
+	sbuf_putc(c->o->buf, '\n');
+}
+
+/*
+ * A Linux list (X -> hits, at most entries_max X, kept until a reset): a
+ * counter of hits by value (the label "value", bounded by entries_max),
+ * and one of the hits that found no room.
+ */
+static void
+put_list(struct pctx *c, const struct voi *v, const struct voistatdata *vsd,
+    const char *voi)
+{
+	const struct vsd_list *l = (const struct vsd_list *)vsd;
+	struct sbuf *t;
+	uint16_t i;
+
+	fam_name(c, voi, "list_hits", NULL);
+	if (fam_take(c, PT_COUNTER, voi, "LIST hits by value") &&
+	    (t = sbuf_new_auto()) != NULL) {
+		for (i = 0; i < l->nentries && i < l->entries_max; i++) {
+			sbuf_clear(t);
+			put_numeric(t, (enum vsd_dtype)v->dtype, &l->ent[i].x);
+			if (sbuf_finish(t) != 0)
+				break;
+			put_plain(c, "_total", "value", sbuf_data(t),
+			    (int64_t)l->ent[i].hits, false);
+		}
+		sbuf_delete(t);
+	}
+	fam_name(c, voi, "list_missed", NULL);
+	if (fam_take(c, PT_COUNTER, voi, "LIST hits without room"))
+		put_plain(c, "_total", NULL, NULL, (int64_t)l->hits_missed,
+		    false);
+}
+
+/* The newest period of a Linux history. */
+struct newest {
+	struct history_entry	e;
+	bool			any;
+};
+
+static int
+newest_fn(const struct history_entry *e, void *arg)
+{
+	struct newest *n = arg;
+
+	n->e = *e;
+	n->any = true;
+	return 0;
+}
+
+/*
+ * A Linux history: its newest period (the one under way) as gauges: the
+ * period's total (increments, products), or its count, sum, min and max
+ * (range). Older periods are history a scraper keeps itself.
+ */
+static void
+put_history(struct pctx *c, const struct voistatdata *vsd, const char *voi)
+{
+	const struct vsd_history *hs = (const struct vsd_history *)vsd;
+	uint64_t now = c->v->hdr->snaptime > 0 ?
+	    (uint64_t)c->v->hdr->snaptime : 0;
+	struct newest n = { .any = false };
+	static const char *const parts[] = { "period_count", "period_sum",
+	    "period_min", "period_max" };
+	size_t i;
+
+	(void)stat_history_read(vsd, now, newest_fn, &n);
+	if (hs->mode != HISTORY_RANGE) {
+		fam_name(c, voi, "period", NULL);
+		if (fam_take(c, PT_GAUGE, voi, "HISTORY newest period"))
+			put_plain(c, "", NULL, NULL, n.any ? n.e.total : 0,
+			    true);
+		return;
+	}
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		int64_t val = i == 0 ? (int64_t)n.e.num : i == 1 ? n.e.acc :
+		    i == 2 ? n.e.min : n.e.max;
+
+		fam_name(c, voi, parts[i], NULL);
+		if (fam_take(c, PT_GAUGE, voi, "HISTORY newest period"))
+			put_plain(c, "", NULL, NULL, n.any ? val : 0, true);
+	}
+}
+
+/*
+ * A Linux raw ring: the records made since the reset (a counter) and the
+ * newest record's X (a gauge, when there is one). The records themselves
+ * are events, not series.
+ */
+static void
+put_raw(struct pctx *c, const struct voistatdata *vsd, const char *voi)
+{
+	const struct vsd_raw *r = (const struct vsd_raw *)vsd;
+
+	fam_name(c, voi, "raw_records", NULL);
+	if (fam_take(c, PT_COUNTER, voi, "RAW records made"))
+		put_plain(c, "_total", NULL, NULL, (int64_t)r->serial, false);
+	if (r->nrec == 0 || r->entries_max == 0)
+		return;
+	fam_name(c, voi, "raw_last", NULL);
+	if (fam_take(c, PT_GAUGE, voi, "RAW newest record's X"))
+		put_plain(c, "", NULL, NULL, r->rec[(r->next + r->entries_max -
+		    1) % r->entries_max].x, true);
+}
+
 int
 prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
     char *next, size_t nextlen)
@@ -808,6 +936,12 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 				put_hist(&c, b, v, vs, vsd, name);
 			} else if (s == VS_STYPE_TDGST) {
 				put_tdgst(&c, b, v, vsd, name);
+			} else if (s == VS_STYPE_LIST) {
+				put_list(&c, v, vsd, name);
+			} else if (s == VS_STYPE_HISTORY) {
+				put_history(&c, vsd, name);
+			} else if (s == VS_STYPE_RAW) {
+				put_raw(&c, vsd, name);
 			} else if (s == VS_STYPE_IOQ) {
 				/* An IO kstat's first queue is its own. */
 				bool bare = h->type == KSTAT_TYPE_IO &&
@@ -820,8 +954,8 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 			} else if (ops->nfields == 1) {
 				put_scalar(&c, v, vs, vsd, name, false);
 			}
-			/* Lists, histories, raw rings and the internal
-			 * kinds have no series (docs/formats.md). */
+			/* The internal kinds (DEFN, VOISTATE) have no
+			 * series. */
 		}
 	}
 	if (sbuf_error(o->buf) != 0)
