@@ -174,6 +174,27 @@ check(p.returncode == 0 and os.path.exists(out) and
 with open(out) as f:
     promtool(f.read(), "scrape -o")
 
+# --- a family name with two types (an unsigned SUM is a counter, a signed
+# one a gauge): the scrape goes on, the first type holds, the other is
+# counted in statsd:0:daemon.
+for i, dt in enumerate(("INT_U64", "INT_S64")):
+    t = ok(d.call("io.statsd.TemplateAdd", {"name": "CF%d" % i, "vois": [
+        {"id": 0, "name": "v", "dtype": dt, "stats": [{"kind": "SUM"}]}]}),
+        "TemplateAdd")["template"]["spec"]
+    ok(d.call("io.statsd.KstatCreate", {"module": "cf", "instance": i,
+                                        "name": "c", "template": t}),
+       "KstatCreate cf:%d:c" % i)
+r, om = get(accept=OM)
+try:
+    cf = {f.name: f for f in parse_om(om)}.get("statsd_cf_c_v_sum")
+    check(r.status == 200 and cf is not None and cf.type == "counter" and
+          len(cf.samples) == 1, "a conflicting type: the first holds")
+except ValueError as e:
+    check(False, "a conflicting type breaks nothing: %s" % e)
+check(wait_for(lambda: read_data(d, "statsd", 0, "daemon").get(
+    "expo_conflicts", 0) >= 1, "expo_conflicts in statsd:0:daemon"),
+    "the series left out are counted")
+
 # --- gzip, when the scraper takes it (and statsd has zlib)
 c = http.client.HTTPConnection("127.0.0.1", port, timeout=DEADLINE)
 c.request("GET", "/metrics", headers={"Accept": OM,

@@ -312,6 +312,47 @@ START_TEST(linux_kinds)
 }
 END_TEST
 
+/* One family name, two types (an unsigned SUM is a counter, a signed one
+ * a gauge): the first kstat's type holds, the other's series are left
+ * out and counted, and nothing else breaks. */
+START_TEST(conflicting_types)
+{
+	static const char *const names[] = { "v" };
+	int tu = unit_tpl("promcu"), ts = unit_tpl("promcs");
+	struct statsblob *su, *ss;
+	struct kstat_hdr hu, hs;
+	struct ks_view vu = { &hu, NULL, names, 1, NULL };
+	struct ks_view vs = { &hs, NULL, names, 1, NULL };
+	struct sbuf *s = sbuf_new_auto();
+	struct prom_out o;
+	char next[PROM_NAME_MAX] = "";
+
+	UNIT_ADD(tu, 0, "v", VSD_DTYPE_INT_U64, 0, STATS_VSS_SUM());
+	UNIT_ADD(ts, 0, "v", VSD_DTYPE_INT_S64, 0, STATS_VSS_SUM());
+	su = stats_blob_alloc((uint32_t)tu, 0);
+	ss = stats_blob_alloc((uint32_t)ts, 0);
+	vu.sb = su;
+	vs.sb = ss;
+	ks_hdr_init(&hu, "app", 0, "c", "misc", KSTAT_TYPE_RAW, 0, NULL);
+	ks_hdr_init(&hs, "app", 1, "c", "misc", KSTAT_TYPE_RAW, 0, NULL);
+	ck_assert_int_eq(prom_begin(&o, s, true), 0);
+	ck_assert_int_eq(prom_kstat(&o, &vu, "statsd_app_c_v_sum", next,
+	    sizeof(next)), 1);
+	ck_assert_int_eq(prom_kstat(&o, &vs, "statsd_app_c_v_sum", next,
+	    sizeof(next)), 0);
+	ck_assert_uint_eq(o.conflicts, 1);
+	prom_end(&o);
+	ck_assert_int_eq(sbuf_finish(s), 0);
+	ck_assert_ptr_nonnull(strstr(sbuf_data(s),
+	    "# TYPE statsd_app_c_v_sum counter\n"));
+	ck_assert_ptr_null(strstr(sbuf_data(s), "gauge"));
+	prom_done(&o);
+	sbuf_delete(s);
+	stats_blob_destroy(su);
+	stats_blob_destroy(ss);
+}
+END_TEST
+
 START_TEST(quantile_list)
 {
 	double q[PROM_QUANTILES_MAX];
@@ -344,6 +385,7 @@ render_prom_suite(void)
 	tcase_add_test(tc, names_labels_and_passes);
 	tcase_add_test(tc, series_tags_and_paths);
 	tcase_add_test(tc, linux_kinds);
+	tcase_add_test(tc, conflicting_types);
 	tcase_add_test(tc, quantile_list);
 	suite_add_tcase(s, tc);
 	return s;
