@@ -50,6 +50,10 @@ struct pctx {
 	char			 name[PROM_NAME_MAX];	/* the family's */
 	size_t			 namelen;
 	size_t			 stemlen;
+	/* The VOI under way (vsrc) as a name part: "_<voi>", sanitised. */
+	const char		*vsrc;
+	char			 vpart[PROM_NAME_MAX];
+	size_t			 vlen;
 	int			 nseries;
 	bool			 statsd_series;	/* the front door's */
 };
@@ -79,6 +83,35 @@ prom_end(struct prom_out *o)
 {
 	if (o->om)
 		sbuf_cat(o->buf, "# EOF\n");
+}
+
+/*
+ * Appends without a call while the buffer has room (a scrape writes a few
+ * hundred million small pieces); sbuf_bcat() grows it, and latches
+ * errors, otherwise.
+ */
+static inline void
+w_bcat(struct sbuf *sb, const char *s, size_t n)
+{
+	if (sb->s_error == 0 && (size_t)sb->s_len + n < (size_t)sb->s_size) {
+		memcpy(sb->s_buf + sb->s_len, s, n);
+		sb->s_len += (ssize_t)n;
+		sb->s_buf[sb->s_len] = '\0';
+	} else {
+		(void)sbuf_bcat(sb, s, n);
+	}
+}
+
+static inline void
+w_cat(struct sbuf *sb, const char *s)
+{
+	w_bcat(sb, s, strlen(s));
+}
+
+static inline void
+w_putc(struct sbuf *sb, char c)
+{
+	w_bcat(sb, &c, 1);
 }
 
 /* Append s to name (at *len, within PROM_NAME_MAX) as a metric name may
@@ -122,20 +155,20 @@ name_part(char *name, size_t *len, const char *s, size_t n)
  * an 's': the kstat types' counts are "histograms".
  */
 static void
-name_untype(char *name, size_t *len)
+name_untype(char *name, size_t *len, size_t from)
 {
 	static const char *const types[] = { "counter", "gauge", "histogram",
 	    "summary" };
-	size_t i, start = 0, l = *len;
+	size_t i, start = from, l = *len;
 
-	for (i = 0; i <= l; i++) {
+	for (i = from; i <= l; i++) {
 		size_t t, wl;
 
 		if (i < l && name[i] != '_')
 			continue;
 		wl = i - start;
 		for (t = 0; t < sizeof(types) / sizeof(types[0]); t++) {
-			if (start == 0 || wl != strlen(types[t]) ||
+			if (start == 0 || i < from || wl != strlen(types[t]) ||
 			    strncmp(name + start, types[t], wl) != 0 ||
 			    l + 2 > PROM_NAME_MAX)
 				continue;
@@ -216,6 +249,7 @@ prom_stem(const struct kstat_hdr *h, char *buf, size_t len)
 		name_part(name, &n, h->module, strlen(h->module));
 		name_part(name, &n, h->name, strlen(h->name));
 	}
+	name_untype(name, &n, 0);
 	snprintf(buf, len, "%s", name);
 	return buf;
 }
@@ -226,18 +260,18 @@ label_value(struct sbuf *sb, const char *s, size_t n)
 {
 	size_t i;
 
-	sbuf_putc(sb, '"');
+	w_putc(sb, '"');
 	for (i = 0; i < n && s[i] != '\0'; i++) {
 		if (s[i] == '\\')
-			sbuf_cat(sb, "\\\\");
+			w_cat(sb, "\\\\");
 		else if (s[i] == '"')
-			sbuf_cat(sb, "\\\"");
+			w_cat(sb, "\\\"");
 		else if (s[i] == '\n')
-			sbuf_cat(sb, "\\n");
+			w_cat(sb, "\\n");
 		else
-			sbuf_putc(sb, s[i]);
+			w_putc(sb, s[i]);
 	}
-	sbuf_putc(sb, '"');
+	w_putc(sb, '"');
 }
 
 /*
@@ -279,10 +313,10 @@ tag_labels(struct sbuf *sb, const char *path)
 		val = colon != NULL ? colon + 1 : "true";
 		vl = colon != NULL ? tl - (size_t)(colon + 1 - tag) : 4;
 		if (!first)
-			sbuf_putc(sb, ',');
+			w_putc(sb, ',');
 		first = false;
-		sbuf_cat(sb, key);
-		sbuf_putc(sb, '=');
+		w_cat(sb, key);
+		w_putc(sb, '=');
 		label_value(sb, val, vl);
 	}
 }
@@ -300,14 +334,14 @@ make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series)
 	if (series) {
 		tag_labels(sb, h->path);
 	} else {
-		sbuf_cat(sb, "module=");
+		w_cat(sb, "module=");
 		label_value(sb, h->module, strlen(h->module));
 		/* Not "instance": Prometheus gives every series its
 		 * target's (host:port) under that name. */
 		sbuf_printf(sb, ",kstat_instance=\"%d\",name=",
 		    (int)h->instance);
 		label_value(sb, h->name, strlen(h->name));
-		sbuf_cat(sb, ",class=");
+		w_cat(sb, ",class=");
 		label_value(sb, h->class_, strlen(h->class_));
 		for (i = 0; path_seg(h->path, i, &seg, &seglen); i++) {
 			sbuf_printf(sb, ",path_%u=", i + 1);
@@ -326,19 +360,19 @@ put_double(struct sbuf *sb, double d, bool canon)
 	char t[40];
 
 	if (isnan(d)) {
-		sbuf_cat(sb, "NaN");
+		w_cat(sb, "NaN");
 		return;
 	}
 	if (isinf(d)) {
-		sbuf_cat(sb, d > 0 ? "+Inf" : "-Inf");
+		w_cat(sb, d > 0 ? "+Inf" : "-Inf");
 		return;
 	}
 	snprintf(t, sizeof(t), "%.15g", d);
 	if (strtod(t, NULL) != d)
 		snprintf(t, sizeof(t), "%.17g", d);
-	sbuf_cat(sb, t);
+	w_cat(sb, t);
 	if (canon && strpbrk(t, ".eEn") == NULL)
-		sbuf_cat(sb, ".0");
+		w_cat(sb, ".0");
 }
 
 /* Text as HELP holds it, escaped: \\ and \n, and \" in OpenMetrics. */
@@ -350,12 +384,12 @@ put_help(struct prom_out *o, const char *s)
 	for (; *s != '\0'; s++) {
 		if (*s != '\\' && *s != '\n' && (*s != '"' || !o->om))
 			continue;
-		sbuf_bcat(o->buf, p, (size_t)(s - p));
-		sbuf_cat(o->buf, *s == '\\' ? "\\\\" : *s == '\n' ? "\\n" :
+		w_bcat(o->buf, p, (size_t)(s - p));
+		w_cat(o->buf, *s == '\\' ? "\\\\" : *s == '\n' ? "\\n" :
 		    "\\\"");
 		p = s + 1;
 	}
-	sbuf_bcat(o->buf, p, (size_t)(s - p));
+	w_bcat(o->buf, p, (size_t)(s - p));
 }
 
 /* "# HELP <family> <text>\n": the kstat's description, then what the
@@ -367,24 +401,24 @@ put_help_line(struct pctx *c, const char *total, const char *voi,
 	const struct kstat_hdr *h = c->v->hdr;
 	struct sbuf *sb = c->o->buf;
 
-	sbuf_cat(sb, "# HELP ");
-	sbuf_bcat(sb, c->name, c->namelen);
-	sbuf_cat(sb, total);
-	sbuf_putc(sb, ' ');
+	w_cat(sb, "# HELP ");
+	w_bcat(sb, c->name, c->namelen);
+	w_cat(sb, total);
+	w_putc(sb, ' ');
 	if (h->desc[0] != '\0') {
 		put_help(c->o, h->desc);
-		sbuf_cat(sb, " (");
+		w_cat(sb, " (");
 	}
 	put_help(c->o, h->module);
-	sbuf_putc(sb, ':');
+	w_putc(sb, ':');
 	put_help(c->o, h->name);
-	sbuf_putc(sb, ' ');
+	w_putc(sb, ' ');
 	if (voi != NULL) {
 		put_help(c->o, voi);
-		sbuf_putc(sb, ' ');
+		w_putc(sb, ' ');
 	}
-	sbuf_cat(sb, what);
-	sbuf_cat(sb, h->desc[0] != '\0' ? ")\n" : "\n");
+	w_cat(sb, what);
+	w_cat(sb, h->desc[0] != '\0' ? ")\n" : "\n");
 }
 
 /*
@@ -416,20 +450,20 @@ fam_take(struct pctx *c, enum prom_type t, const char *voi, const char *what)
 	o->famlen = c->namelen;
 	o->famtype = (uint8_t)t;
 	if (o->om) {
-		sbuf_cat(sb, "# TYPE ");
-		sbuf_bcat(sb, c->name, c->namelen);
-		sbuf_putc(sb, ' ');
-		sbuf_cat(sb, pt_names[t]);
-		sbuf_putc(sb, '\n');
+		w_cat(sb, "# TYPE ");
+		w_bcat(sb, c->name, c->namelen);
+		w_putc(sb, ' ');
+		w_cat(sb, pt_names[t]);
+		w_putc(sb, '\n');
 	}
 	put_help_line(c, total, voi, what);
 	if (!o->om) {
-		sbuf_cat(sb, "# TYPE ");
-		sbuf_bcat(sb, c->name, c->namelen);
-		sbuf_cat(sb, total);
-		sbuf_putc(sb, ' ');
-		sbuf_cat(sb, pt_names[t]);
-		sbuf_putc(sb, '\n');
+		w_cat(sb, "# TYPE ");
+		w_bcat(sb, c->name, c->namelen);
+		w_cat(sb, total);
+		w_putc(sb, ' ');
+		w_cat(sb, pt_names[t]);
+		w_putc(sb, '\n');
 	}
 	return true;
 }
@@ -447,7 +481,7 @@ put_int(struct sbuf *sb, uint64_t mag, bool neg)
 	} while (mag != 0);
 	if (neg)
 		t[--i] = '-';
-	sbuf_bcat(sb, t + i, sizeof(t) - i);
+	w_bcat(sb, t + i, sizeof(t) - i);
 }
 
 static void
@@ -462,10 +496,10 @@ series_start(struct pctx *c, const char *suffix)
 {
 	struct sbuf *sb = c->o->buf;
 
-	sbuf_bcat(sb, c->name, c->namelen);
-	sbuf_cat(sb, suffix);
-	sbuf_putc(sb, '{');
-	sbuf_bcat(sb, sbuf_data(c->o->labels), (size_t)sbuf_len(c->o->labels));
+	w_bcat(sb, c->name, c->namelen);
+	w_cat(sb, suffix);
+	w_putc(sb, '{');
+	w_bcat(sb, sbuf_data(c->o->labels), (size_t)sbuf_len(c->o->labels));
 	c->nseries++;
 }
 
@@ -477,13 +511,21 @@ fam_name(struct pctx *c, const char *voi, const char *part, const char *unit)
 	size_t n = c->stemlen;
 
 	c->name[n] = '\0';
-	if (voi != NULL)
+	if (voi != NULL && voi == c->vsrc && n + c->vlen < PROM_NAME_MAX) {
+		/* The VOI's part, made once for all its statistics. */
+		memcpy(c->name + n, c->vpart, c->vlen + 1);
+		n += c->vlen;
+	} else if (voi != NULL) {
+		size_t from = n;
+
 		name_part(c->name, &n, voi, strlen(voi));
+		name_untype(c->name, &n, from);
+	}
+	/* Parts and units are the kind table's words: never a type's. */
 	if (part != NULL)
 		name_part(c->name, &n, part, strlen(part));
 	if (unit != NULL)
 		name_part(c->name, &n, unit, strlen(unit));
-	name_untype(c->name, &n);
 	c->namelen = n;
 }
 
@@ -582,14 +624,14 @@ put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
 	if (!fam_take(c, t, voi, stype_ops[vs->stype].name))
 		return;
 	series_start(c, t == PT_COUNTER ? "_total" : "");
-	sbuf_cat(c->o->buf, "} ");
+	w_cat(c->o->buf, "} ");
 	numeric_load((enum vsd_dtype)vs->dtype, vsd, &num);
 	if (factor == 1.0 && !dtype_info[vs->dtype].is_q)
 		put_numeric(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
 	else
 		put_double(c->o->buf, numeric_to_double(
 		    (enum vsd_dtype)vs->dtype, &num) * factor, false);
-	sbuf_putc(c->o->buf, '\n');
+	w_putc(c->o->buf, '\n');
 }
 
 /* A record kind's fields (kstat_io, kstat_timer): one family each, times
@@ -616,7 +658,7 @@ put_fields(struct pctx *c, const struct stype_ops *ops,
 		if (!fam_take(c, t, voi, f->suffix))
 			continue;
 		series_start(c, t == PT_COUNTER ? "_total" : "");
-		sbuf_cat(c->o->buf, "} ");
+		w_cat(c->o->buf, "} ");
 		if (ns)
 			put_double(c->o->buf, (f->is_signed ?
 			    (double)(int64_t)vals[i] : (double)vals[i]) /
@@ -625,7 +667,7 @@ put_fields(struct pctx *c, const struct stype_ops *ops,
 			put_i64(c->o->buf, (int64_t)vals[i]);
 		else
 			put_int(c->o->buf, vals[i], false);
-		sbuf_putc(c->o->buf, '\n');
+		w_putc(c->o->buf, '\n');
 	}
 }
 
@@ -648,11 +690,11 @@ static void
 put_bucket(struct pctx *c, double le, uint64_t cum)
 {
 	series_start(c, "_bucket");
-	sbuf_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ? ",le=\"" : "le=\"");
+	w_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ? ",le=\"" : "le=\"");
 	put_double(c->o->buf, le, true);
-	sbuf_cat(c->o->buf, "\"} ");
+	w_cat(c->o->buf, "\"} ");
 	put_int(c->o->buf, cum, false);
-	sbuf_putc(c->o->buf, '\n');
+	w_putc(c->o->buf, '\n');
 }
 
 /* The _sum and _count of a histogram or summary: both or neither, as
@@ -663,13 +705,13 @@ put_sum_count(struct pctx *c, bool has_sum, double sum, uint64_t count)
 	if (!has_sum)
 		return;
 	series_start(c, "_sum");
-	sbuf_cat(c->o->buf, "} ");
+	w_cat(c->o->buf, "} ");
 	put_double(c->o->buf, sum, false);
-	sbuf_putc(c->o->buf, '\n');
+	w_putc(c->o->buf, '\n');
 	series_start(c, "_count");
-	sbuf_cat(c->o->buf, "} ");
+	w_cat(c->o->buf, "} ");
 	put_int(c->o->buf, count, false);
-	sbuf_putc(c->o->buf, '\n');
+	w_putc(c->o->buf, '\n');
 }
 
 /*
@@ -752,12 +794,12 @@ put_tdgst(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 		    &q) != 0)
 			q = NAN;
 		series_start(c, "");
-		sbuf_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ?
+		w_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ?
 		    ",quantile=\"" : "quantile=\"");
 		put_double(c->o->buf, c->o->quantiles[i], true);
-		sbuf_cat(c->o->buf, "\"} ");
+		w_cat(c->o->buf, "\"} ");
 		put_double(c->o->buf, q, false);
-		sbuf_putc(c->o->buf, '\n');
+		w_putc(c->o->buf, '\n');
 	}
 	has_sum = voi_sum(b, v, &sum);
 	put_sum_count(c, has_sum, sum, count);
@@ -772,17 +814,17 @@ put_plain(struct pctx *c, const char *suffix, const char *label,
 	series_start(c, suffix);
 	if (label != NULL) {
 		if (sbuf_len(c->o->labels) > 0)
-			sbuf_putc(c->o->buf, ',');
-		sbuf_cat(c->o->buf, label);
-		sbuf_putc(c->o->buf, '=');
+			w_putc(c->o->buf, ',');
+		w_cat(c->o->buf, label);
+		w_putc(c->o->buf, '=');
 		label_value(c->o->buf, lvalue, strlen(lvalue));
 	}
-	sbuf_cat(c->o->buf, "} ");
+	w_cat(c->o->buf, "} ");
 	if (is_signed)
 		put_i64(c->o->buf, v);
 	else
 		put_int(c->o->buf, (uint64_t)v, false);
-	sbuf_putc(c->o->buf, '\n');
+	w_putc(c->o->buf, '\n');
 }
 
 /*
@@ -922,6 +964,16 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 		 * named by the metric and the kind. */
 		if (c.statsd_series)
 			name = NULL;
+		c.vsrc = NULL;
+		if (name != NULL) {
+			size_t n = c.stemlen, from = n;
+
+			name_part(c.name, &n, name, strlen(name));
+			name_untype(c.name, &n, from);
+			c.vlen = n - c.stemlen;
+			memcpy(c.vpart, c.name + c.stemlen, c.vlen + 1);
+			c.vsrc = name;
+		}
 		if (own && (prim = flat_primary(view->sb, v)) != NULL)
 			put_scalar(&c, v, prim, blob_vsd(b, prim), name,
 			    name != NULL);
