@@ -5,6 +5,7 @@
  * every slot, and must never read outside the mapping or return a string
  * longer than its limit.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static char path[STORE_PATH_MAX + 1], desc[STORE_DESC_MAX + 1];
 	struct store_kstat_info ki[16];
 	struct store_reader *r;
+	uint32_t changed[32];
+	uint64_t now, kcid;
 	size_t n = 0, i, bs;
 	uint32_t slot;
 	void *m;
@@ -51,6 +54,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 	}
 	store_reader_lookup(r, "app", -1, NULL, &ki[0]);
+	/* The change log: from the start, and from a few changes back. */
+	now = store_reader_kcid(r);
+	for (i = 0; i < 2; i++)
+		if (store_reader_changes(r, i == 0 ? 0 : now - (now > 3 ? 3 :
+		    now), changed, sizeof(changed) / sizeof(changed[0]), &n,
+		    &kcid) == 0)
+			for (size_t j = 0; j < n; j++)
+				if (changed[j] >= 1u << 22 ||
+				    store_reader_slot(r, changed[j], &ki[0]) == -ENOENT)
+					abort();
 	for (slot = 0; slot < 20; slot++) {
 		struct store_ref ref = { slot, 1 };
 
@@ -58,6 +71,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    bs > STORE_BLOB_MAX)
 			abort();
 		store_reader_read(r, ref, NULL, blob, 7, &bs);
+		if (store_reader_slot(r, slot, &ki[1]) == 0 &&
+		    strlen(ki[1].module) > STORE_STRLEN)
+			abort();
 		if (store_reader_read_text(r, ref, path, desc) == 0 &&
 		    (strlen(path) > STORE_PATH_MAX || strlen(desc) > STORE_DESC_MAX))
 			abort();

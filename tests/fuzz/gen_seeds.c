@@ -34,7 +34,7 @@ static void
 segment_seed(const char *dir, const char *name, int nk, int text)
 {
 	struct store_params p = { .kind = STORE_SEG_PUBLIC, .table_slots = 8,
-	    .arena_size = 4096 };
+	    .arena_size = 4096, .log_slots = 16 };
 	struct store_kstat_desc d = { .module = "app", .name = "lat",
 	    .class_ = "misc", .type = 7, .crtime = 1 };
 	struct store_segment *s;

@@ -328,6 +328,51 @@ START_TEST(test_change_log)
 }
 END_TEST
 
+/* A smaller change log, as a segment may ask for: it wraps sooner, and a
+ * size that is not a power of two, or above the default, is refused. */
+START_TEST(test_change_log_small)
+{
+	struct store_params p = {
+		.name = "test", .kind = STORE_SEG_PUBLIC, .table_slots = 8,
+		.arena_size = 4096, .log_slots = 16,
+	};
+	struct store_segment *s = NULL;
+	struct store_reader *r;
+	struct store_kstat_desc d = desc("net", 0, "x");
+	struct store_ref ref;
+	uint32_t out[32];
+	uint64_t k0, k1;
+	size_t n;
+	int i;
+
+	ck_assert_int_eq(store_segment_new(&p, &s), 0);
+	/* The segment stays small: the log takes 16 entries, not 4096. */
+	ck_assert_int_lt(lseek(store_segment_fd(s), 0, SEEK_END), 16384);
+	r = reader_new(s);
+	k0 = store_reader_kcid(r);
+	ck_assert_int_eq(store_kstat_add(s, &d, 64, &ref), 0);
+	for (i = 0; i < 15; i++)
+		ck_assert_int_eq(store_kstat_relayout(s, ref.slot,
+		    i % 2 ? 64 : 96), 0);
+	ck_assert_int_eq(store_reader_changes(r, k0, out, 32, &n, &k1), 0);
+	ck_assert_uint_eq(n, 16);
+	ck_assert_uint_eq(out[0], ref.slot);
+	ck_assert_int_eq(store_kstat_relayout(s, ref.slot, 128), 0);
+	ck_assert_int_eq(store_reader_changes(r, k0, out, 32, &n, &k1),
+	    -ERANGE);
+	ck_assert_int_eq(store_reader_changes(r, k0 + 1, out, 32, &n, &k1),
+	    0);
+	ck_assert_uint_eq(n, 16);
+	store_reader_close(r);
+	store_segment_free(s);
+	s = NULL;
+	p.log_slots = 24;
+	ck_assert_int_eq(store_segment_new(&p, &s), -EINVAL);
+	p.log_slots = 2 * STORE_LOG_SLOTS;
+	ck_assert_int_eq(store_segment_new(&p, &s), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_limits_and_text)
 {
 	struct store_segment *s = seg_new(64, 8192);
@@ -849,6 +894,7 @@ store_suite(void)
 	tcase_add_test(tc, test_shm_check_refuses_unsealable);
 	tcase_add_test(tc, test_chain_and_reuse);
 	tcase_add_test(tc, test_change_log);
+	tcase_add_test(tc, test_change_log_small);
 	tcase_add_test(tc, test_limits_and_text);
 	tcase_add_test(tc, test_params_and_fds);
 	tcase_add_test(tc, test_arena);

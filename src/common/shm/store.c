@@ -38,6 +38,7 @@ struct store_segment {
 	uint32_t free_count;
 	uint32_t used;		/* fresh slots handed out: table_used */
 	struct store_change *log;
+	uint32_t log_slots;
 };
 
 static uint64_t
@@ -112,7 +113,7 @@ static void
 store_kcid_bump(struct store_segment *s, uint32_t slot)
 {
 	uint64_t v = atomic_load_explicit(&s->sb->kcid, memory_order_relaxed);
-	struct store_change *c = &s->log[(v + 1) & (STORE_LOG_SLOTS - 1)];
+	struct store_change *c = &s->log[(v + 1) & (s->log_slots - 1)];
 
 	atomic_store_explicit(&c->kcid, 0, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
@@ -129,6 +130,8 @@ store_segment_new(const struct store_params *p, struct store_segment **ret)
 	struct store_segment *s;
 	struct store_super *sb;
 	uint64_t table_off, log_off, arena_off, arena_size, size;
+	uint32_t log_slots = p->log_slots != 0 ? p->log_slots :
+	    STORE_LOG_SLOTS;
 	void *addr;
 	int r;
 
@@ -138,9 +141,11 @@ store_segment_new(const struct store_params *p, struct store_segment **ret)
 		return -EINVAL;
 	if (p->arena_size == 0 || p->arena_size > (UINT64_C(1) << 40))
 		return -EINVAL;
+	if (log_slots > STORE_LOG_SLOTS || (log_slots & (log_slots - 1)) != 0)
+		return -EINVAL;
 	table_off = STORE_SUPER_SIZE;
 	log_off = table_off + (uint64_t)p->table_slots * STORE_KSTAT_SIZE;
-	arena_off = store_round_up(log_off + (uint64_t)STORE_LOG_SLOTS *
+	arena_off = store_round_up(log_off + (uint64_t)log_slots *
 	    sizeof(struct store_change), STORE_PAGE);
 	arena_size = store_round_up(p->arena_size, STORE_PAGE);
 	size = arena_off + arena_size;
@@ -150,6 +155,7 @@ store_segment_new(const struct store_params *p, struct store_segment **ret)
 		return -ENOMEM;
 	s->fd = -1;
 	s->slots = p->table_slots;
+	s->log_slots = log_slots;
 	s->free_q = calloc(p->table_slots, sizeof(*s->free_q));
 	if (s->free_q == NULL) {
 		r = -ENOMEM;
@@ -180,7 +186,7 @@ store_segment_new(const struct store_params *p, struct store_segment **ret)
 	sb->arena_off = arena_off;
 	sb->arena_size = arena_size;
 	sb->log_off = log_off;
-	sb->log_slots = STORE_LOG_SLOTS;
+	sb->log_slots = log_slots;
 	s->log = (struct store_change *)(s->base + log_off);
 	sb->next_kid = 1;
 	atomic_store_explicit(&sb->kcid, 1, memory_order_relaxed);

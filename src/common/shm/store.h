@@ -195,6 +195,11 @@ struct store_params {
 	unsigned kind;		/* enum store_seg_kind */
 	uint32_t table_slots;	/* 1..STORE_SLOTS_MAX */
 	uint64_t arena_size;	/* bytes; rounded up to the page size */
+	/* Entries of the change log: a power of two up to STORE_LOG_SLOTS,
+	 * 0 for STORE_LOG_SLOTS. A reader further behind reads the whole
+	 * table, which for a small one costs little (and keeps the fuzzers'
+	 * segment images small). */
+	uint32_t log_slots;
 };
 
 /* What the daemon says about a kstat when adding it. */
