@@ -229,10 +229,22 @@ cl_watch(void *arg)
 			 * buffers threads left, and see whether kstats were
 			 * re-laid. Spill buffers holding updates bring the
 			 * watcher back within milliseconds. */
-			bool spilling = cl_rings_spill_handover_locked();
+			bool spilling;
 
+			/*
+			 * Idle first, then look. A thread that starts
+			 * spilling after the exchange finds the watcher idle
+			 * and wakes it; one that started before it is seen by
+			 * the look, since the exchange reads what that
+			 * thread's own exchange wrote. Looking first lost
+			 * the wakeup of a thread that began spilling in
+			 * between: its updates waited for the long sleep.
+			 */
+			(void)atomic_exchange(&cl.watch_idle, 1);
+			spilling = cl_rings_spill_handover_locked();
+			if (spilling)
+				atomic_store(&cl.watch_idle, 0);
 			fd = vlc_fd(v);
-			atomic_store(&cl.watch_idle, !spilling);
 			pthread_mutex_unlock(&cl.lock);
 			cl_wait_wake(fd, wakefd, spilling ? CL_SPILL_LOOK_MS :
 			    1000, &rev);
