@@ -810,9 +810,14 @@ control_bind(struct control *ctl, int *ret_fd)
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/* The kernel's queue of connections not yet accepted is shared by
+	 * every user, before any quota can apply: as long as the system
+	 * allows (somaxconn), as systemd's socket units have it, so that a
+	 * user's connect flood while statsd is busy does not refuse root
+	 * with EAGAIN after 128. */
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    chmod(d->socket_path, d->cfg.socket_mode) < 0 ||
-	    listen(fd, 128) < 0) {
+	    listen(fd, SOMAXCONN) < 0) {
 		r = -errno;
 		log_error("cannot listen on %s: %s", d->socket_path,
 		    strerror(-r));

@@ -10,6 +10,8 @@ import json
 import os
 import pwd
 import re
+import signal
+import socket
 import subprocess
 import sys
 
@@ -175,6 +177,84 @@ def vm_hwm_kib(d):
             if line.startswith("VmHWM:"):
                 return int(line.split()[1])
     return 0
+
+
+# Opens n connections without a word (statsd may be stopped), says how
+# many the kernel took, and holds them until stdin closes.
+PENDING = """
+import socket, sys
+held, n = [], int(sys.argv[2])
+for _ in range(n):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.setblocking(False)
+    try:
+        s.connect(sys.argv[1])
+    except OSError:
+        s.close()
+        break
+    held.append(s)
+print(len(held), flush=True)
+sys.stdin.read()
+"""
+
+
+def test_row11_listen_backlog():
+    """Row 11, before any quota: connections statsd has not accepted yet
+    wait in the kernel's listen queue, which every user shares. statsd
+    listened with a queue of 128, so a user's connect flood while statsd
+    was busy made root's connect fail with EAGAIN. The queue is now as
+    long as the system allows (somaxconn, as under systemd's socket
+    units): 600 pending connections of nobody's leave root room, and
+    once statsd runs again nobody gets max_connections_per_uid of them
+    and root is answered."""
+    with open("/proc/sys/net/core/somaxconn") as f:
+        if int(f.read()) < 1024:
+            print("SKIP row 11 backlog: somaxconn below 1024")
+            return
+    d = daemon("max_connections_per_uid = 8\n")
+    d.proc.send_signal(signal.SIGSTOP)
+    try:
+        p = spawn(as_user(["/usr/bin/python3", "-c", PENDING, d.sock,
+                           "600"]), stdin=subprocess.PIPE,
+                  stdout=subprocess.PIPE, text=True)
+        n = int(p.stdout.readline() or 0)
+        check(n == 600, "statsd stopped: the kernel queues nobody's 600 "
+              "connects: %d" % n)
+        root = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        root.setblocking(False)
+        try:
+            root.connect(d.sock)
+            queued = True
+        except OSError as e:
+            queued = False
+            check(False, "root's connect behind the flood: %s" % e)
+    finally:
+        d.proc.send_signal(signal.SIGCONT)
+    if queued:
+        root.setblocking(True)
+        root.settimeout(harness.DEADLINE)
+        root.sendall(json.dumps({"method": "io.statsd.Hello",
+                                 "parameters": {}}).encode() + b"\0")
+        buf = b""
+        while not buf.endswith(b"\0"):
+            chunk = root.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+        r = json.loads(buf.rstrip(b"\0") or b"{}")
+        check("error" not in r and r.get("parameters", {}).get(
+            "privileged") is True, "root answered once statsd runs: %s"
+            % json.dumps(r)[:200])
+    root.close()
+    wait_for(lambda: quotas(d)["refusals"] >= 600 - 8, "nobody's flood "
+             "refused past max_connections_per_uid")
+    check(user_usage(d, NOBODY).get("connections", 0) <= 8, "nobody holds "
+          "at most max_connections_per_uid: %s" % user_usage(d, NOBODY))
+    p.stdin.close()
+    p.wait(timeout=harness.DEADLINE)
+    check(d.alive(), "statsd answers")
+    d.stop()
+    d.cleanup()
 
 
 # ------------------------------------------------------------- rows 1, 2
@@ -1159,6 +1239,7 @@ TESTS = [test_row1_backtracking_pattern, test_row2_pattern_compile_size,
          test_row9_checkpoint_torn_and_v1,
          test_row11_connections_reserve_root,
          test_row11_buffered_bytes_bounded,
+         test_row11_listen_backlog,
          test_row12_row15_state_dir_unusable,
          test_row13_corrupted_checkpoints, test_row14_privilege_leaks]
 
