@@ -1,7 +1,8 @@
 #!/bin/sh
 # deps.sh: install what building and testing statsd needs, from Debian's
 # packages, without prompting (Go and the reference varlink library only
-# build test_varlink_go.py's client). Does nothing when everything is present, so
+# build test_varlink_go.py's client; python3-statsd is test_statsd.py's
+# statsd client). Does nothing when everything is present, so
 # the Quick start commands are cheap to re-run.
 set -eu
 
@@ -9,7 +10,8 @@ PKGS="gcc libc6-dev meson ninja-build pkg-config python3 git
 libevent-dev libjansson-dev libsystemd-dev check libck-dev
 clang libclang-rt-14-dev llvm systemd util-linux procps socat
 groff-base mandoc golang-go golang-github-varlink-go-dev varlink-go
-python3-prometheus-client prometheus zlib1g-dev"
+python3-prometheus-client prometheus zlib1g-dev
+python3-statsd"
 
 missing=""
 for p in $PKGS; do

@@ -61,6 +61,25 @@ struct config {
 	unsigned	 http_timeout_ms;
 	unsigned	 http_max_connections;
 	unsigned	 http_gzip_level;	/* 0: never */
+	/* the statsd/DogStatsD front door (front.h, series.h) */
+	char		*statsd_udp;		/* "" = off */
+	char		*statsd_unix;		/* "" = <runtime>/statsd.dgram */
+	unsigned	 statsd_unix_mode;
+	unsigned	 statsd_rcvbuf;
+	unsigned	 statsd_batch;
+	unsigned	 statsd_threads;
+	unsigned	 statsd_max_datagram;
+	unsigned	 statsd_name_max;
+	unsigned	 statsd_tag_max;
+	unsigned	 statsd_tags_max;
+	unsigned	 statsd_values_max;
+	unsigned	 statsd_max_series;
+	unsigned	 statsd_max_series_per_uid;
+	unsigned	 statsd_udp_max_series;
+	unsigned	 statsd_ttl_s;
+	char		*statsd_persistent_prefixes;
+	unsigned	 statsd_set_exact_max;
+	char		*statsd_template[6];	/* by enum sl_type; "" = statsd's */
 };
 
 /* The default of http_listen: loopback, a port outside Prometheus'

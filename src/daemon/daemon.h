@@ -31,6 +31,7 @@ struct expo_index;
 struct http;
 struct quota;
 struct zones;
+struct front;
 
 struct statsd {
 	struct config	 cfg;
@@ -41,6 +42,8 @@ struct statsd {
 	char		*persist_dir;	/* runtime files, ring journal */
 	char		*socket_path;
 	bool		 socket_from_cli;
+	const char	*opt_statsd_udp;	/* --statsd-udp, or NULL */
+	const char	*opt_statsd_unix;	/* --statsd-unix, or NULL */
 
 	struct event_base *base;
 	struct control	*control;
@@ -50,6 +53,7 @@ struct statsd {
 	struct checkpoint *checkpoint;
 	struct quota	*quota;
 	struct zones	*zones;
+	struct front	*front;		/* statsd/DogStatsD sockets */
 
 	uint64_t	 start_ns;	/* CLOCK_MONOTONIC (clock_now_ns) */
 	uid_t		 self_uid;

@@ -22,6 +22,7 @@
 
 #include "control.h"
 #include "daemon.h"
+#include "front.h"
 #include "drain.h"
 #include "drain_priv.h"
 #include "engine.h"
@@ -42,6 +43,8 @@ static const char *const drain_self_vois[] = {
 	"expo_scrapes", "expo_skipped", "expo_conflicts",
 };
 #define NSELF	(sizeof(drain_self_vois) / sizeof(drain_self_vois[0]))
+/* Then the statsd/DogStatsD front door's counters (front.h). */
+#define NSELF_MAX	(NSELF + 64)
 
 static void drain_pump_arm(struct drain *dr);
 static void drain_poll_arm(struct drain *dr);
@@ -386,7 +389,7 @@ drain_self_update(struct drain *dr)
 	struct statsd *d = dr->d;
 	struct registry_stats rs;
 	struct drain_stats ds;
-	uint64_t v[NSELF];
+	uint64_t v[NSELF_MAX];
 
 	if (dr->self == NULL)
 		return;
@@ -415,22 +418,31 @@ drain_self_update(struct drain *dr)
 	v[16] = d->expo_scrapes;
 	v[17] = d->expo_skipped;
 	v[18] = d->expo_conflicts;
-	sysks_set(d, dr->self, v, NSELF, dr->now);
+	front_stat_values(d->front, v + NSELF);
+	sysks_set(d, dr->self, v, (uint16_t)(NSELF + front_nstats), dr->now);
 }
 
 static int
 drain_self_create(struct drain *dr)
 {
-	const struct sysks_spec spec = {
+	static const char *names[NSELF_MAX];
+	struct sysks_spec spec = {
 		.tplname = "statsd.self",
 		.module = "statsd",
 		.name = "daemon",
 		.class_ = "misc",
-		.desc = "statsd itself: uptime, clients, rings, records",
-		.names = drain_self_vois,
-		.n = NSELF,
+		.desc = "statsd itself: uptime, clients, rings, records, "
+		    "statsd/DogStatsD lines",
+		.names = names,
+		.n = (uint16_t)(NSELF + front_nstats),
 	};
+	unsigned i;
 
+	_Static_assert(NSELF_MAX >= NSELF + 23, "room for front_stat_names");
+	for (i = 0; i < NSELF; i++)
+		names[i] = drain_self_vois[i];
+	for (i = 0; i < front_nstats && NSELF + i < NSELF_MAX; i++)
+		names[NSELF + i] = front_stat_names[i];
 	return sysks_create(dr->d, &spec, &dr->self);
 }
 

@@ -24,6 +24,7 @@
 #include "render_kstat.h"
 #include "render_linux.h"
 #include "stat_scalar.h"
+#include "statsd_line.h"
 
 /*
  * What rendering a kstat costs, in slice units: a base, and its bytes.
@@ -36,6 +37,7 @@ const struct vl_field m_scrape_params[] = {
 	VLF_STR("format", true, 16),
 	VLF_STR("selector", true, 1024),
 	VLF_STR("class", true, 255),
+	VLF_ARRAY("tags", true, VL_STRING, SL_PATH_TAGS_MAX, 1, 255),
 	VLF_INT("interval_ms", true, 1, 3600000),
 	VLF_INT("count", true, 1, INT32_MAX),
 	M_CURSOR_FIELD,
@@ -54,6 +56,9 @@ struct m_scrape {
 	bool			 has_sel;
 	struct ks_selector	 sel;
 	struct ks_pattern	 cls;
+	/* tags a statsd series must carry, as path segments (escaped) */
+	char			 tags[SL_PATH_TAGS_MAX][SL_PATH_MAX + 1];
+	unsigned		 ntags;
 	struct sbuf		*text;		/* kstat's text, data lines */
 	struct sbuf		*items;		/* json and flat: the array */
 	struct sbuf		*one;		/* one kstat's data lines */
@@ -84,13 +89,27 @@ m_sel(const struct m_scrape *s)
 static uint64_t
 m_choose_cost(const struct m_scrape *s)
 {
-	uint64_t c = ks_pattern_cost(&s->cls, KSTAT_STRLEN);
+	/* A tag is compared with each segment of the path. */
+	uint64_t c = ks_pattern_cost(&s->cls, KSTAT_STRLEN) +
+	    (uint64_t)s->ntags * (SL_PATH_MAX / 8);
 
 	if (s->has_sel)
 		c += ks_pattern_cost(&s->sel.f[KS_F_MODULE], KSTAT_STRLEN) +
 		    ks_pattern_cost(&s->sel.f[KS_F_INSTANCE], 11) +
 		    ks_pattern_cost(&s->sel.f[KS_F_NAME], KSTAT_STRLEN);
 	return c;
+}
+
+/* Does k carry every tag asked for (none asked: yes)? */
+static bool
+m_tags_match(const struct m_scrape *s, const struct reg_kstat *k)
+{
+	unsigned i;
+
+	for (i = 0; i < s->ntags; i++)
+		if (!sl_path_has_tag(k->hdr.path, s->tags[i]))
+			return false;
+	return true;
 }
 
 /* A JSON string value into sb. */
@@ -345,6 +364,23 @@ m_scrape_init(struct vl_call *call, json_t *params, struct m_scrape *s,
 		varlink_error_value(call, "class", "%s", kerr.msg);
 		return -EINVAL;
 	}
+	{
+		json_t *a = json_object_get(params, "tags"), *e;
+		size_t i;
+
+		json_array_foreach(a, i, e) {
+			const char *t = json_string_value(e);
+
+			if (sl_seg_encode(t, strlen(t), s->tags[s->ntags],
+			    sizeof(s->tags[0])) < 0) {
+				m_scrape_done(s);
+				varlink_error_value(call, "tags", "a tag "
+				    "longer than a kstat2 path");
+				return -EINVAL;
+			}
+			s->ntags++;
+		}
+	}
 	s->text = sbuf_new_auto();
 	s->items = sbuf_new_auto();
 	s->one = sbuf_new_auto();
@@ -436,7 +472,8 @@ m_scrape(struct vl_call *call, json_t *params)
 	while ((k = m_walk_next(&w, cost)) != NULL) {
 		if (k->dormant || !m_kstat_visible(&call->conn->peer, k) ||
 		    (s.has_sel && !ks_selector_match_kstat(&s.sel,
-		    &k->hdr)) || !ks_pattern_match(&s.cls, k->hdr.class_))
+		    &k->hdr)) || !ks_pattern_match(&s.cls, k->hdr.class_) ||
+		    !m_tags_match(&s, k))
 			continue;
 		before = (size_t)sbuf_len(s.text) + (size_t)sbuf_len(s.items);
 		r = m_render(&s, k, &nstats);

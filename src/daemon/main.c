@@ -30,6 +30,7 @@
 #include "http.h"
 #include "drain.h"
 #include "engine.h"
+#include "front.h"
 #include "journal.h"
 #include "log.h"
 #include "mirror.h"
@@ -60,6 +61,8 @@ struct opts {
 	const char	*state_dir;
 	const char	*socket;
 	const char	*http_listen;
+	const char	*statsd_udp;
+	const char	*statsd_unix;
 };
 
 static void
@@ -69,13 +72,15 @@ usage(FILE *f)
 	    "usage: statsd [--foreground] [--config FILE] [--runtime-dir DIR]\n"
 	    "              [--state-dir DIR] [--socket PATH] [--check-config]\n"
 	    "              [--http-listen ADDR:PORT]\n"
+	    "              [--statsd-udp ADDR:PORT] [--statsd-unix PATH]\n"
 	    "       statsd --print-config | --version | --help\n");
 }
 
 static int
 parse_args(int argc, char **argv, struct opts *o)
 {
-	enum { O_DUMP = 256, O_MDOC, O_PRINT, O_VERSION, O_HTTP };
+	enum { O_DUMP = 256, O_MDOC, O_PRINT, O_VERSION, O_HTTP, O_UDP,
+	    O_UNIX };
 	static const struct option lo[] = {
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "config", required_argument, NULL, 'c' },
@@ -84,6 +89,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		{ "socket", required_argument, NULL, 'S' },
 		{ "check-config", no_argument, NULL, 'n' },
 		{ "http-listen", required_argument, NULL, O_HTTP },
+		{ "statsd-udp", required_argument, NULL, O_UDP },
+		{ "statsd-unix", required_argument, NULL, O_UNIX },
 		{ "print-config", no_argument, NULL, O_PRINT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, O_VERSION },
@@ -105,6 +112,8 @@ parse_args(int argc, char **argv, struct opts *o)
 		case 'n': o->check_config = true; break;
 		case O_PRINT: o->print_config = true; break;
 		case O_HTTP: o->http_listen = optarg; break;
+		case O_UDP: o->statsd_udp = optarg; break;
+		case O_UNIX: o->statsd_unix = optarg; break;
 		case O_DUMP: o->dump_methods = true; break;
 		case O_MDOC: o->config_mdoc = true; break;
 		case 'h': usage(stdout); exit(0);
@@ -150,6 +159,29 @@ mkdir_p(const char *path, mode_t mode)
 	}
 	if (mkdir(buf, mode) < 0 && errno != EEXIST)
 		return -errno;
+	return 0;
+}
+
+/* The options that override keys of the file (at start and on every
+ * reload, as --socket does). Returns: 0; -ENOMEM. */
+static int
+config_options(const struct statsd *d, struct config *c)
+{
+	const char *v[2] = { d->opt_statsd_udp, d->opt_statsd_unix };
+	char **f[2] = { &c->statsd_udp, &c->statsd_unix };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		char *dup;
+
+		if (v[i] == NULL)
+			continue;
+		dup = strdup(v[i]);
+		if (dup == NULL)
+			return -ENOMEM;
+		free(*f[i]);
+		*f[i] = dup;
+	}
 	return 0;
 }
 
@@ -208,6 +240,9 @@ on_reload(evutil_socket_t sig, short what, void *arg)
 	if (config_load(d->config_path, d->config_required, &n, &err) < 0) {
 		config_error_format(&err, msg, sizeof(msg));
 		log_error("reload refused, configuration kept: %s", msg);
+	} else if (config_options(d, &n) < 0) {
+		config_done(&n);
+		log_error("reload refused, configuration kept: out of memory");
 	} else {
 		if (config_reload_apply(&d->cfg, &n, kept, sizeof(kept)) > 0)
 			log_warning("reload: %s need a restart; their old "
@@ -248,24 +283,31 @@ on_status(evutil_socket_t fd, short what, void *arg)
 
 /* --------------------------------------------------------------- start */
 
-/* Socket activation: the Unix stream sockets systemd passed, if any,
- * and a TCP one for the HTTP endpoint (*ret_http, else -1). */
+/* Socket activation: the listening Unix stream sockets systemd passed
+ * (control), a TCP one for the HTTP endpoint (*ret_http, else -1), and
+ * its datagram sockets (the statsd front door, *ret_dg and *ret_ndg). */
 static int
-listen_fds(int **ret, int *ret_http)
+listen_fds(int **ret, int *ret_http, int **ret_dg, size_t *ret_ndg)
 {
-	int n, i, k = 0, *fds;
+	int n, i, k = 0, *fds, *dg;
 
+	*ret = NULL;
+	*ret_dg = NULL;
+	*ret_ndg = 0;
 	n = sd_listen_fds(1);
 	if (n < 0) {
 		log_error("sd_listen_fds: %s", strerror(-n));
 		return n;
 	}
-	*ret = NULL;
 	if (n == 0)
 		return 0;
 	fds = calloc((size_t)n, sizeof(*fds));
-	if (fds == NULL)
+	dg = calloc((size_t)n, sizeof(*dg));
+	if (fds == NULL || dg == NULL) {
+		free(fds);
+		free(dg);
 		return -ENOMEM;
+	}
 	for (i = 0; i < n; i++) {
 		int fd = SD_LISTEN_FDS_START + i;
 
@@ -274,13 +316,17 @@ listen_fds(int **ret, int *ret_http)
 		} else if (*ret_http < 0 && sd_is_socket_inet(fd, AF_UNSPEC,
 		    SOCK_STREAM, 1, 0) > 0) {
 			*ret_http = fd;
+		} else if (sd_is_socket(fd, AF_UNSPEC, SOCK_DGRAM, -1) > 0) {
+			dg[(*ret_ndg)++] = fd;
 		} else {
 			log_warning("passed descriptor %d is not a listening "
-			    "Unix stream socket; ignored", fd);
+			    "Unix stream or TCP socket, nor a datagram "
+			    "socket; ignored", fd);
 			close(fd);
 		}
 	}
 	*ret = fds;
+	*ret_dg = dg;
 	return k;
 }
 
@@ -347,7 +393,9 @@ run(struct statsd *d, bool foreground)
 	struct event_config *ecfg;
 	uint64_t wd_usec = 0;
 	const char *why = "", *zwhy;
-	int *lfds = NULL, nl, lockfd, r, ready_fd = -1, http_fd = -1;
+	int *lfds = NULL, *dfds = NULL, nl, lockfd, r, ready_fd = -1;
+	int http_fd = -1;
+	size_t ndfds = 0;
 
 	if (!foreground && daemonize(&ready_fd) < 0) {
 		log_error("cannot go to the background: %s", strerror(errno));
@@ -418,7 +466,7 @@ run(struct statsd *d, bool foreground)
 		r = drain_new(d, &d->drain);
 	if (r < 0)
 		goto out;
-	nl = listen_fds(&lfds, &http_fd);
+	nl = listen_fds(&lfds, &http_fd, &dfds, &ndfds);
 	if (nl < 0) {
 		r = nl;
 		goto out;
@@ -426,6 +474,9 @@ run(struct statsd *d, bool foreground)
 	r = control_new(d, &varlink_conn_events, lfds, (size_t)nl,
 	    &d->control);
 	free(lfds);
+	if (r == 0)
+		r = front_new(d, dfds, ndfds, &d->front);
+	free(dfds);
 	/* An endpoint that cannot listen is logged; statsd serves its
 	 * clients without it. */
 	if (r == 0)
@@ -478,8 +529,10 @@ run(struct statsd *d, bool foreground)
 	event_base_dispatch(d->base);
 	r = 0;
 out:
-	/* Everything in the rings goes into the blobs, the blobs into the
-	 * checkpoint, before anything is freed. */
+	/* Everything in the rings and the datagram sockets' threads goes
+	 * into the blobs, the blobs into the checkpoint, before anything
+	 * else is freed. */
+	d->front = front_free(d->front);
 	if (d->drain != NULL)
 		drain_all(d->drain);
 	if (d->checkpoint != NULL && d->reg != NULL)
@@ -559,6 +612,12 @@ main(int argc, char **argv)
 			return 2;
 		}
 		d.http_listen = o.http_listen;
+	}
+	d.opt_statsd_udp = o.statsd_udp;
+	d.opt_statsd_unix = o.statsd_unix;
+	if (config_options(&d, &d.cfg) < 0) {
+		fprintf(stderr, "statsd: out of memory\n");
+		return 1;
 	}
 	if (o.check_config || o.print_config) {
 		if (o.check_config)

@@ -436,6 +436,10 @@ class Daemon:
         self.state = os.path.join(self.tmp, "state")
         self.sock = os.path.join(self.run, "statsd.sock")
         self.conf = os.path.join(self.tmp, name + ".conf")
+        # The statsd/DogStatsD UDP socket on a port of its own (the
+        # default, 8125, is one per host), unless the test picks one.
+        self.udp_opt = ([] if "statsd_udp" in config else
+                        ["--statsd-udp", "127.0.0.1:0"])
         with open(self.conf, "w") as f:
             f.write(config)
         self.logpath = os.path.join(self.tmp, name + ".stderr")
@@ -444,7 +448,8 @@ class Daemon:
 
     def argv(self):
         argv = [STATSD, "--foreground", "--config", self.conf,
-                "--runtime-dir", self.run, "--state-dir", self.state]
+                "--runtime-dir", self.run, "--state-dir", self.state
+                ] + self.udp_opt
         # Daemons of parallel tests would all take http_listen's default
         # port: no HTTP endpoint unless the test's config asks for one.
         with open(self.conf) as f:

@@ -253,6 +253,20 @@ START_TEST(series_path)
 	ck_assert_int_eq(sl_seg_decode(sp.seg[2], strlen(sp.seg[2]), out,
 	    sizeof(out)), 5);
 	ck_assert_str_eq(out, "caf\xc3\xa9");
+	/* What a reader looks for: a tag, encoded, as a whole segment. */
+	ck_assert_int_eq(sl_seg_encode("a/b:%", 5, out, sizeof(out)), 9);
+	ck_assert_str_eq(out, "a%2Fb:%25");
+	ck_assert_int_eq(sl_seg_encode("abc", 3, out, 3), -ENAMETOOLONG);
+	ck_assert(sl_path_has_tag("statsd/counter/n/a%2Fb:%25/env:prod",
+	    "env:prod"));
+	ck_assert(sl_path_has_tag("statsd/counter/n/a%2Fb:%25/env:prod",
+	    "a%2Fb:%25"));
+	ck_assert(!sl_path_has_tag("statsd/counter/n/env:production",
+	    "env:prod"));
+	/* The name and type are not tags. */
+	ck_assert(!sl_path_has_tag("statsd/counter/env:prod", "env:prod"));
+	ck_assert(!sl_path_has_tag("statsd/counter/n/x", "counter"));
+	ck_assert(!sl_path_has_tag("", "x"));
 }
 END_TEST
 

@@ -21,11 +21,16 @@
 #include "render_kstat.h"
 #include "statsctl.h"
 
+/* As many tags as a statsd series can carry. */
+#define SHOW_TAGS_MAX	13
+
 struct show {
 	enum ksfmt_mode	 mode;
 	bool		 quiet;		/* -q */
 	char		 stamp;		/* -T: 0, 'u' or 'd' */
 	const char	*cls;		/* -c */
+	const char	*tags[SHOW_TAGS_MAX];	/* -t: statsd series' tags */
+	size_t		 ntags;
 	char		*fields[KS_NFIELDS];	/* -m -i -n -s */
 	char		*joined;	/* those as one selector */
 	char		**sels;		/* selectors; NULL entry: all */
@@ -124,6 +129,15 @@ show_once(struct sc *sc, const struct show *s, bool *matched)
 		}
 		if (s->cls != NULL)
 			json_object_set_new(p, "class", json_string(s->cls));
+		if (s->ntags > 0) {
+			json_t *t = json_array();
+			size_t j;
+
+			for (j = 0; j < s->ntags; j++)
+				json_array_append_new(t,
+				    json_string(s->tags[j]));
+			json_object_set_new(p, "tags", t);
+		}
 		r = sc_flat_scrape(sc, p, show_kstat, &sr);
 		if (sr.has_sel)
 			ks_selector_done(&sr.sel);
@@ -190,7 +204,7 @@ show_args(struct sc *sc, int argc, char **argv, struct show *s)
 	uint64_t nums[2];
 	int c, nnum = 0, i, r;
 
-	while ((c = getopt_long(argc, argv, ":pjClqT:c:m:i:n:s:", opts,
+	while ((c = getopt_long(argc, argv, ":pjClqT:c:t:m:i:n:s:", opts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -220,6 +234,15 @@ show_args(struct sc *sc, int argc, char **argv, struct show *s)
 			break;
 		case 'c':
 			s->cls = optarg;
+			break;
+		case 't':
+			if (s->ntags == SHOW_TAGS_MAX)
+				return sc_usage(sc, "at most %d -t tags",
+				    SHOW_TAGS_MAX);
+			if (optarg[0] == '\0' || strlen(optarg) > 255)
+				return sc_usage(sc, "-t takes a tag of 1 to "
+				    "255 bytes");
+			s->tags[s->ntags++] = optarg;
 			break;
 		case 'm':
 		case 'i':
@@ -315,6 +338,8 @@ show_run(struct sc *sc, int argc, char **argv)
 				    s.sels[i] : "*");
 			if (s.cls != NULL)
 				fprintf(stderr, " in class '%s'", s.cls);
+			for (i = 0; i < s.ntags; i++)
+				fprintf(stderr, " tagged '%s'", s.tags[i]);
 			fputc('\n', stderr);
 		}
 	}
@@ -326,7 +351,8 @@ show_run(struct sc *sc, int argc, char **argv)
 const struct verb verb_show = {
 	.name = "show",
 	.run = show_run,
-	.usage = "show [-p|-j|-C|-l|-q] [-T u|d] [-c CLASS] [-m MODULE] "
+	.usage = "show [-p|-j|-C|-l|-q] [-T u|d] [-c CLASS] [-t TAG]... "
+	    "[-m MODULE] "
 	    "[-i INST] [-n NAME] [-s STAT] [PATTERN...] [INTERVAL [COUNT]]",
 	.summary = "show kstats as kstat(1M) does",
 	.help =

@@ -475,6 +475,44 @@ sl_series_path_make(uint8_t type, const char *name, uint32_t name_len,
 	return 0;
 }
 
+int
+sl_seg_encode(const char *s, size_t n, char *out, size_t len)
+{
+	size_t off = 0;
+	int r;
+
+	if (len == 0)
+		return -ENAMETOOLONG;
+	r = sl_escape(out, len, &off, s, n);
+	if (r < 0)
+		return r;
+	out[off] = '\0';
+	return (int)off;
+}
+
+bool
+sl_path_has_tag(const char *path, const char *seg)
+{
+	size_t n = strlen(seg);
+	const char *p = path;
+	unsigned i;
+
+	for (i = 0; i < 3 && p != NULL; i++) {
+		p = strchr(p, '/');
+		if (p != NULL)
+			p++;
+	}
+	while (p != NULL && *p != '\0') {
+		const char *e = strchr(p, '/');
+		size_t l = e != NULL ? (size_t)(e - p) : strlen(p);
+
+		if (l == n && memcmp(p, seg, n) == 0)
+			return true;
+		p = e != NULL ? e + 1 : NULL;
+	}
+	return false;
+}
+
 static int
 sl_hexval(char c)
 {

@@ -154,6 +154,18 @@ int sl_series_path_make(uint8_t type, const char *name, uint32_t name_len,
     struct sl_series_path *ret);
 
 /*
+ * sl_seg_encode: (s, n) as a path segment (escaped as above) into out
+ * (len bytes with its NUL): how a reader names a tag to look for.
+ * Returns: the length; -ENAMETOOLONG.
+ */
+int sl_seg_encode(const char *s, size_t n, char *out, size_t len);
+
+/* Does the kstat2 path (segments joined by '/') hold segment seg whole,
+ * past its first three (category, type, name)? That is: does the series
+ * carry this (encoded) tag? */
+bool sl_path_has_tag(const char *path, const char *seg);
+
+/*
  * sl_seg_decode: a path segment's own bytes, %XX undone, into out (len
  * bytes with its NUL).
  * Returns: the length; -EINVAL for a bad escape; -ENAMETOOLONG.

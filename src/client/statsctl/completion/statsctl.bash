@@ -78,13 +78,13 @@ _statsctl()
 		COMPREPLY=($(compgen -W "u d" -- "$cur"))
 		return
 		;;
-	-c | --class | -m | -i | -n | -s | --interval | --count)
+	-c | --class | -t | -m | -i | -n | -s | --interval | --count)
 		return
 		;;
 	esac
 
 	case $verb in
-	show) opts="-p -j -C -l -q -T -c -m -i -n -s --parseable --json" ;;
+	show) opts="-p -j -C -l -q -T -c -t -m -i -n -s --parseable --json" ;;
 	watch) opts="-j -p -i -n -c --json --parseable --interval --count
 	    --class" ;;
 	hist | data | definition) opts="-j -p --json --parseable" ;;

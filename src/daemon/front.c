@@ -1,0 +1,763 @@
+/*
+ * front.c: the statsd/DogStatsD listeners: sockets, batched reads (in the
+ * event loop, or by receiver threads), the line loop and its counters
+ * (front.h).
+ *
+ * Receiver threads (statsd_threads > 0): each socket has one thread that
+ * does nothing but recvmmsg(2) into slabs of datagram buffers and hands
+ * the full slabs to the event loop, which parses and applies them: statsd
+ * stays the single writer of the store, and the receiving, most of the
+ * cost of a datagram, runs beside it, on another core or, on a busy one,
+ * with a scheduler share of its own. statsd binds its UDP address with
+ * statsd_threads sockets (SO_REUSEPORT), so senders are spread over the
+ * threads while each sender's datagrams stay in one socket, in order.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/eventfd.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "clock.h"
+#include "daemon.h"
+#include "front.h"
+#include "log.h"
+#include "series.h"
+#include "statsd_line.h"
+
+#define FRONT_MAX_SOCKS	20
+/* Slabs of statsd_batch datagrams a receiver thread may fill ahead of
+ * the event loop. */
+#define FRONT_SLABS	4
+/* Batches read per wakeup before the loop serves others: a flood cannot
+ * hold the event loop (the rest waits in the socket buffer). */
+#define FRONT_ROUNDS	16
+/* Series looked at per expiry tick, once a second. */
+#define FRONT_EXPIRE_BUDGET	16384
+
+/* The counters, in front_stat_names[]' order. */
+enum {
+	FS_DATAGRAMS = 0,
+	FS_LINES,
+	FS_APPLIED,
+	FS_KERNEL_DROPS,
+	FS_OVERSIZE,
+	FS_IGNORED,
+	FS_SERIES,
+	FS_CREATED,
+	FS_EXPIRED,
+	FS_REJECTED,			/* SL_NREJECTS - 1 of them */
+	FS_REFUSED = FS_REJECTED + SL_NREJECTS - 1, /* SERIES_NRESULTS - 1 */
+	FS_NSTATS = FS_REFUSED + SERIES_NRESULTS - 1
+};
+
+const char *const front_stat_names[] = {
+	"statsd_datagrams", "statsd_lines", "statsd_applied",
+	"statsd_kernel_drops", "statsd_oversize", "statsd_ignored_fields",
+	"statsd_series", "statsd_series_created", "statsd_series_expired",
+	/* lines refused by the parser, by sl_reject_names[] */
+	"statsd_rejected_syntax", "statsd_rejected_name",
+	"statsd_rejected_type", "statsd_rejected_value",
+	"statsd_rejected_rate", "statsd_rejected_tags",
+	"statsd_rejected_utf8", "statsd_rejected_event",
+	"statsd_rejected_timestamp",
+	/* lines that parsed but were refused, by series_result_names[] */
+	"statsd_refused_cap", "statsd_refused_denied",
+	"statsd_refused_toolong", "statsd_refused_range",
+	"statsd_refused_store",
+};
+const unsigned front_nstats = FS_NSTATS;
+_Static_assert(sizeof(front_stat_names) / sizeof(front_stat_names[0]) ==
+    FS_NSTATS, "a name per counter");
+_Static_assert(SL_NREJECTS == 10 && SERIES_NRESULTS == 6,
+    "front_stat_names[] lists every reason");
+
+struct front;
+
+/* statsd_batch datagrams' buffers, and how many were received. */
+struct front_slab {
+	struct front_slab	*next;
+	unsigned		 n;
+	struct mmsghdr		*msgs;
+	struct iovec		*iov;
+	char			*bufs;
+	char			*ctl;
+};
+
+struct front_sock {
+	struct front	*f;
+	int		 fd;
+	bool		 udp;
+	bool		 bound;		/* statsd bound it: unlink at exit */
+	uint32_t	 ovfl;		/* SO_RXQ_OVFL's count seen last */
+	struct event	*ev;		/* read in the loop: its readiness */
+	/* A receiver thread's: slabs free to fill and filled, under mu. */
+	pthread_t	 th;
+	bool		 th_started;
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;
+	bool		 mu_made;
+	atomic_bool	 stop;
+	struct front_slab *free, *full, **full_tail;
+	struct front_slab slabs[FRONT_SLABS];
+};
+
+struct front {
+	struct statsd		*d;
+	struct series		*series;
+	struct front_sock	 socks[FRONT_MAX_SOCKS];
+	unsigned		 nsocks;
+	char			*unix_path;
+	unsigned		 batch;
+	size_t			 bufsize;
+	unsigned		 threads;	/* statsd_threads */
+	struct front_slab	 slab;		/* the loop's own */
+	int			 wake_fd;	/* threads: slabs filled */
+	struct event		*ev_wake;
+	struct event		*ev_expire;
+	uint64_t		 st[FS_NSTATS];
+};
+
+/* Room for SO_RXQ_OVFL and SCM_CREDENTIALS. */
+#define FRONT_CTL	(CMSG_SPACE(sizeof(uint32_t)) + \
+			    CMSG_SPACE(sizeof(struct ucred)))
+
+/* ------------------------------------------------------------ the lines */
+
+static void
+front_lines(struct front *f, const char *buf, size_t len,
+    const struct series_src *src, uint64_t now)
+{
+	const struct config *c = &f->d->cfg;
+	const struct sl_limits lim = {
+		.name_max = c->statsd_name_max,
+		.tag_max = c->statsd_tag_max,
+		.tags_max = c->statsd_tags_max,
+		.values_max = c->statsd_values_max,
+	};
+	const char *ln;
+	size_t pos = 0, n;
+
+	while (sl_next_line(buf, len, &pos, &ln, &n)) {
+		struct sl_line l;
+		enum sl_reject r;
+		enum series_result res;
+
+		f->st[FS_LINES]++;
+		r = sl_line_parse(ln, n, &lim, &l);
+		if (r != SL_OK) {
+			f->st[FS_REJECTED + r - 1]++;
+			continue;
+		}
+		f->st[FS_IGNORED] += l.ignored;
+		res = series_apply(f->series, src, &l, now);
+		if (res == SERIES_OK)
+			f->st[FS_APPLIED]++;
+		else
+			f->st[FS_REFUSED + res - 1]++;
+	}
+}
+
+/* Who sent a datagram on the Unix socket: SCM_CREDENTIALS, which the
+ * kernel fills (SO_PASSCRED); none means nobody. */
+static void
+front_src_unix(const struct front *f, struct msghdr *mh,
+    struct series_src *src)
+{
+	const struct statsd *d = f->d;
+	struct cmsghdr *cm;
+
+	src->uid = 65534;
+	src->gid = 65534;
+	src->udp = false;
+	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SCM_CREDENTIALS &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(struct ucred))) {
+			struct ucred uc;
+
+			memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
+			src->uid = uc.uid;
+			src->gid = uc.gid;
+		}
+	}
+	/* As on the control socket: root, statsd itself, the admin group
+	 * (as the datagram's primary group). */
+	src->privileged = src->uid == 0 || src->uid == d->self_uid ||
+	    (d->admin_gid_valid && src->gid == d->admin_gid);
+}
+
+/* The socket's drop count (SO_RXQ_OVFL: datagrams the kernel dropped
+ * for a full receive buffer, counted since the socket was made). */
+static void
+front_ovfl(struct front *f, struct front_sock *fs, struct msghdr *mh)
+{
+	struct cmsghdr *cm;
+
+	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET &&
+		    cm->cmsg_type == SO_RXQ_OVFL &&
+		    cm->cmsg_len >= CMSG_LEN(sizeof(uint32_t))) {
+			uint32_t v;
+
+			memcpy(&v, CMSG_DATA(cm), sizeof(v));
+			if ((int32_t)(v - fs->ovfl) > 0) {
+				f->st[FS_KERNEL_DROPS] += v - fs->ovfl;
+				fs->ovfl = v;
+			}
+		}
+	}
+}
+
+static int
+front_slab_init(struct front *f, struct front_slab *sl)
+{
+	sl->msgs = calloc(f->batch, sizeof(*sl->msgs));
+	sl->iov = calloc(f->batch, sizeof(*sl->iov));
+	sl->bufs = malloc((size_t)f->batch * f->bufsize);
+	sl->ctl = calloc(f->batch, FRONT_CTL);
+	if (sl->msgs == NULL || sl->iov == NULL || sl->bufs == NULL ||
+	    sl->ctl == NULL)
+		return -ENOMEM;
+	return 0;
+}
+
+static void
+front_slab_done(struct front_slab *sl)
+{
+	free(sl->msgs);
+	free(sl->iov);
+	free(sl->bufs);
+	free(sl->ctl);
+}
+
+/* Ready sl for a recvmmsg (the kernel rewrites lengths and flags). */
+static void
+front_slab_prepare(const struct front *f, struct front_slab *sl)
+{
+	unsigned i;
+
+	for (i = 0; i < f->batch; i++) {
+		struct msghdr *mh = &sl->msgs[i].msg_hdr;
+
+		sl->iov[i].iov_base = sl->bufs + (size_t)i * f->bufsize;
+		sl->iov[i].iov_len = f->bufsize;
+		mh->msg_name = NULL;
+		mh->msg_namelen = 0;
+		mh->msg_iov = &sl->iov[i];
+		mh->msg_iovlen = 1;
+		mh->msg_control = sl->ctl + (size_t)i * FRONT_CTL;
+		mh->msg_controllen = FRONT_CTL;
+		mh->msg_flags = 0;
+	}
+	sl->n = 0;
+}
+
+/* Every datagram of a filled slab, from socket fs. */
+static void
+front_slab_apply(struct front *f, struct front_sock *fs,
+    struct front_slab *sl)
+{
+	struct series_src udp = { .udp = true };
+	uint64_t now = clock_now_ns();
+	unsigned i;
+
+	udp.uid = f->d->self_uid;
+	udp.gid = (gid_t)-1;
+	for (i = 0; i < sl->n; i++) {
+		struct msghdr *mh = &sl->msgs[i].msg_hdr;
+		struct series_src src;
+
+		f->st[FS_DATAGRAMS]++;
+		front_ovfl(f, fs, mh);
+		if (mh->msg_flags & MSG_TRUNC) {
+			f->st[FS_OVERSIZE]++;
+			continue;
+		}
+		if (fs->udp)
+			src = udp;
+		else
+			front_src_unix(f, mh, &src);
+		front_lines(f, sl->iov[i].iov_base, sl->msgs[i].msg_len, &src,
+		    now);
+	}
+}
+
+/* Reading in the event loop (statsd_threads = 0). */
+static void
+front_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct front_sock *fs = arg;
+	struct front *f = fs->f;
+	unsigned round;
+	int n;
+
+	(void)what;
+	for (round = 0; round < FRONT_ROUNDS; round++) {
+		front_slab_prepare(f, &f->slab);
+		n = recvmmsg(fd, f->slab.msgs, f->batch, MSG_DONTWAIT, NULL);
+		if (n <= 0) {
+			if (n < 0 && errno != EAGAIN && errno != EINTR)
+				log_warning("statsd %s socket: recvmmsg: %s",
+				    fs->udp ? "UDP" : "Unix", strerror(errno));
+			break;
+		}
+		f->slab.n = (unsigned)n;
+		front_slab_apply(f, fs, &f->slab);
+		if ((unsigned)n < f->batch)
+			break;
+	}
+	series_sync(f->series);
+}
+
+/*
+ * A receiver thread: fill a free slab (blocking until a datagram comes,
+ * then taking what else is there), hand it over, wake the loop. It only
+ * receives: no statsd state but its socket's slab lists, under mu.
+ */
+static void *
+front_rx_main(void *arg)
+{
+	struct front_sock *fs = arg;
+	struct front *f = fs->f;
+	const uint64_t one = 1;
+
+	for (;;) {
+		struct front_slab *sl;
+		int n;
+
+		pthread_mutex_lock(&fs->mu);
+		while (fs->free == NULL && !atomic_load(&fs->stop))
+			pthread_cond_wait(&fs->cv, &fs->mu);
+		sl = fs->free;
+		if (sl != NULL)
+			fs->free = sl->next;
+		pthread_mutex_unlock(&fs->mu);
+		if (atomic_load(&fs->stop))
+			break;
+		do {
+			front_slab_prepare(f, sl);
+			/* SO_RCVTIMEO bounds the wait, so a stop is seen. */
+			n = recvmmsg(fs->fd, sl->msgs, f->batch,
+			    MSG_WAITFORONE, NULL);
+		} while (n <= 0 && !atomic_load(&fs->stop));
+		pthread_mutex_lock(&fs->mu);
+		if (n > 0) {
+			sl->n = (unsigned)n;
+			sl->next = NULL;
+			*fs->full_tail = sl;
+			fs->full_tail = &sl->next;
+		} else {
+			sl->next = fs->free;
+			fs->free = sl;
+		}
+		pthread_mutex_unlock(&fs->mu);
+		if (n > 0)
+			(void)write(f->wake_fd, &one, sizeof(one));
+	}
+	return NULL;
+}
+
+/* The loop's side: apply what every thread filled, give the slabs back. */
+static void
+front_wake_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct front *f = arg;
+	uint64_t v;
+	unsigned i;
+
+	(void)what;
+	(void)read(fd, &v, sizeof(v));
+	for (i = 0; i < f->nsocks; i++) {
+		struct front_sock *fs = &f->socks[i];
+		struct front_slab *sl, *next, *done = NULL, **dt = &done;
+
+		if (!fs->th_started)
+			continue;
+		pthread_mutex_lock(&fs->mu);
+		sl = fs->full;
+		fs->full = NULL;
+		fs->full_tail = &fs->full;
+		pthread_mutex_unlock(&fs->mu);
+		for (; sl != NULL; sl = next) {
+			next = sl->next;
+			front_slab_apply(f, fs, sl);
+			sl->next = NULL;
+			*dt = sl;
+			dt = &sl->next;
+		}
+		if (done == NULL)
+			continue;
+		pthread_mutex_lock(&fs->mu);
+		*dt = fs->free;
+		fs->free = done;
+		pthread_cond_signal(&fs->cv);
+		pthread_mutex_unlock(&fs->mu);
+	}
+	series_sync(f->series);
+}
+
+static int
+front_rx_start(struct front *f, struct front_sock *fs)
+{
+	struct timeval tv = { 0, 100000 };
+	unsigned i;
+	int r;
+
+	/* Blocking reads, woken at least every 100 ms to see a stop. */
+	(void)fcntl(fs->fd, F_SETFL, fcntl(fs->fd, F_GETFL) & ~O_NONBLOCK);
+	(void)setsockopt(fs->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (pthread_mutex_init(&fs->mu, NULL) != 0)
+		return -ENOMEM;
+	if (pthread_cond_init(&fs->cv, NULL) != 0) {
+		pthread_mutex_destroy(&fs->mu);
+		return -ENOMEM;
+	}
+	fs->mu_made = true;
+	fs->full = NULL;
+	fs->full_tail = &fs->full;
+	for (i = 0; i < FRONT_SLABS; i++) {
+		r = front_slab_init(f, &fs->slabs[i]);
+		if (r < 0)
+			return r;
+		fs->slabs[i].next = fs->free;
+		fs->free = &fs->slabs[i];
+	}
+	r = pthread_create(&fs->th, NULL, front_rx_main, fs);
+	if (r != 0)
+		return -r;
+	fs->th_started = true;
+	return 0;
+}
+
+static void
+front_expire_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct front *f = arg;
+	struct timeval tv = { 1, 0 };
+
+	(void)fd;
+	(void)what;
+	(void)series_expire(f->series, clock_now_ns(), FRONT_EXPIRE_BUDGET);
+	event_add(f->ev_expire, &tv);
+}
+
+/* ------------------------------------------------------------ the sockets */
+
+static void
+front_sockopts(const struct front *f, int fd, bool unix_)
+{
+	int one = 1, rcv = (int)f->d->cfg.statsd_rcvbuf;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) < 0)
+		log_warning("statsd socket: SO_RXQ_OVFL: %s (kernel drops "
+		    "will not be counted)", strerror(errno));
+	if (unix_ && setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one,
+	    sizeof(one)) < 0)
+		log_warning("statsd Unix socket: SO_PASSCRED: %s",
+		    strerror(errno));
+	/* SO_RCVBUFFORCE passes net.core.rmem_max when statsd may
+	 * (CAP_NET_ADMIN); else SO_RCVBUF, capped there by the kernel. A
+	 * socket systemd passed may have a larger buffer already
+	 * (ReceiveBuffer=, set with privilege): it is kept. */
+	if (rcv > 0) {
+		int cur = 0;
+		socklen_t cl = sizeof(cur);
+
+		/* The kernel reports twice what was asked (its overhead). */
+		if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &cur, &cl) < 0 ||
+		    cur / 2 < rcv) {
+			if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcv,
+			    sizeof(rcv)) < 0)
+				(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF,
+				    &rcv, sizeof(rcv));
+		}
+	}
+	(void)fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+}
+
+static int
+front_add(struct front *f, int fd, bool udp, bool bound)
+{
+	struct front_sock *fs;
+
+	if (f->nsocks == FRONT_MAX_SOCKS) {
+		close(fd);
+		return -EMFILE;
+	}
+	fs = &f->socks[f->nsocks++];
+	fs->f = f;
+	fs->fd = fd;
+	fs->udp = udp;
+	fs->bound = bound;
+	front_sockopts(f, fd, !udp);
+	if (f->threads > 0)
+		return front_rx_start(f, fs);
+	fs->ev = event_new(f->d->base, fd, EV_READ | EV_PERSIST, front_read_cb,
+	    fs);
+	if (fs->ev == NULL)
+		return -ENOMEM;
+	event_priority_set(fs->ev, PRIO_DRAIN);
+	event_add(fs->ev, NULL);
+	return 0;
+}
+
+/* "ADDR:PORT", "[V6ADDR]:PORT". */
+static int
+front_udp_open(struct front *f, const char *spec)
+{
+	struct addrinfo hints = { .ai_family = AF_UNSPEC,
+	    .ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICHOST |
+	    AI_NUMERICSERV | AI_PASSIVE };
+	struct addrinfo *ai = NULL;
+	char host[256];
+	const char *colon = strrchr(spec, ':');
+	size_t hl;
+	unsigned i;
+	int fd, r;
+
+	if (colon == NULL || colon == spec || colon[1] == '\0')
+		return -EINVAL;
+	hl = (size_t)(colon - spec);
+	if (spec[0] == '[' && hl >= 2 && spec[hl - 1] == ']') {
+		spec++;
+		hl -= 2;
+	}
+	if (hl >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, spec, hl);
+	host[hl] = '\0';
+	r = getaddrinfo(host, colon + 1, &hints, &ai);
+	if (r != 0 || ai == NULL)
+		return -EINVAL;
+	/* With receiver threads, one socket per thread on one address
+	 * (SO_REUSEPORT: the kernel hashes each sender to one of them). A
+	 * port 0 is chosen by the first bind and reused by the others. */
+	for (i = 0; i < (f->threads > 1 ? f->threads : 1); i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		int one = 1;
+
+		fd = socket(ai->ai_family, SOCK_DGRAM | SOCK_CLOEXEC |
+		    SOCK_NONBLOCK, 0);
+		if (fd < 0 || (f->threads > 1 && setsockopt(fd, SOL_SOCKET,
+		    SO_REUSEPORT, &one, sizeof(one)) < 0) ||
+		    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 ||
+		    getsockname(fd, (struct sockaddr *)&ss, &sl) < 0) {
+			r = -errno;
+			if (fd >= 0)
+				close(fd);
+			freeaddrinfo(ai);
+			return r;
+		}
+		if (i == 0 && sl <= ai->ai_addrlen)
+			memcpy(ai->ai_addr, &ss, sl);
+		r = front_add(f, fd, true, false);
+		if (r < 0) {
+			freeaddrinfo(ai);
+			return r;
+		}
+	}
+	freeaddrinfo(ai);
+	return 0;
+}
+
+static int
+front_unix_open(struct front *f, const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	int fd, r;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	/* A socket left by an earlier statsd (the runtime directory's lock
+	 * says none runs now); anything else there is not ours to remove. */
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		(void)unlink(path);
+	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(path, f->d->cfg.statsd_unix_mode) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	f->unix_path = strdup(path);
+	return front_add(f, fd, false, true);
+}
+
+int
+front_new(struct statsd *d, const int *fds, size_t nfds, struct front **ret)
+{
+	const struct config *c = &d->cfg;
+	struct timeval tv = { 1, 0 };
+	bool have_udp = false, have_unix = false;
+	struct front *f;
+	char *path = NULL;
+	size_t i;
+	int r;
+
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		return -ENOMEM;
+	f->d = d;
+	f->batch = c->statsd_batch;
+	f->bufsize = c->statsd_max_datagram;
+	f->threads = c->statsd_threads;
+	f->wake_fd = -1;
+	f->ev_expire = evtimer_new(d->base, front_expire_cb, f);
+	if (f->ev_expire == NULL || (f->threads == 0 &&
+	    front_slab_init(f, &f->slab) < 0)) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	if (f->threads > 0) {
+		f->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		f->ev_wake = f->wake_fd < 0 ? NULL : event_new(d->base,
+		    f->wake_fd, EV_READ | EV_PERSIST, front_wake_cb, f);
+		if (f->ev_wake == NULL) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		event_priority_set(f->ev_wake, PRIO_DRAIN);
+		event_add(f->ev_wake, NULL);
+	}
+	r = series_new(d, &f->series);
+	if (r < 0)
+		goto fail;
+	for (i = 0; i < nfds; i++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = sizeof(ss);
+		bool udp;
+
+		if (getsockname(fds[i], (struct sockaddr *)&ss, &sl) < 0) {
+			close(fds[i]);
+			continue;
+		}
+		udp = ss.ss_family != AF_UNIX;
+		have_udp |= udp;
+		have_unix |= !udp;
+		r = front_add(f, fds[i], udp, false);
+		if (r < 0)
+			goto fail;
+	}
+	/* A listener that cannot be opened (a port taken, an address family
+	 * the sandbox forbids) is said, and statsd runs without it. */
+	if (!have_udp && c->statsd_udp[0] != '\0') {
+		r = front_udp_open(f, c->statsd_udp);
+		if (r == -ENOMEM)
+			goto fail;
+		if (r < 0)
+			log_error("statsd_udp %s: %s; running without it",
+			    c->statsd_udp, r == -EINVAL ? "not ADDR:PORT with "
+			    "a numeric address and port" : strerror(-r));
+	}
+	if (!have_unix && strcmp(c->statsd_unix, "none") != 0) {
+		if (c->statsd_unix[0] != '\0')
+			path = strdup(c->statsd_unix);
+		else if (asprintf(&path, "%s/statsd.dgram", d->runtime_dir) < 0)
+			path = NULL;
+		if (path == NULL) {
+			r = -ENOMEM;
+			goto fail;
+		}
+		r = front_unix_open(f, path);
+		if (r < 0)
+			log_error("statsd_unix %s: %s; running without it",
+			    path, strerror(-r));
+		free(path);
+		if (r == -ENOMEM)
+			goto fail;
+	}
+	event_priority_set(f->ev_expire, PRIO_CONTROL);
+	event_add(f->ev_expire, &tv);
+	*ret = f;
+	return 0;
+fail:
+	front_free(f);
+	return r;
+}
+
+struct front *
+front_free(struct front *f)
+{
+	unsigned i;
+
+	if (f == NULL)
+		return NULL;
+	/* The threads first: each sees its stop within SO_RCVTIMEO. */
+	for (i = 0; i < f->nsocks; i++) {
+		struct front_sock *fs = &f->socks[i];
+
+		if (!fs->th_started)
+			continue;
+		pthread_mutex_lock(&fs->mu);
+		atomic_store(&fs->stop, true);
+		pthread_cond_broadcast(&fs->cv);
+		pthread_mutex_unlock(&fs->mu);
+		pthread_join(fs->th, NULL);
+	}
+	/* What they received last is applied. */
+	if (f->ev_wake != NULL)
+		front_wake_cb(f->wake_fd, EV_READ, f);
+	for (i = 0; i < f->nsocks; i++) {
+		struct front_sock *fs = &f->socks[i];
+		unsigned j;
+
+		if (fs->ev != NULL)
+			event_free(fs->ev);
+		close(fs->fd);
+		if (fs->bound && f->unix_path != NULL)
+			(void)unlink(f->unix_path);
+		for (j = 0; j < FRONT_SLABS; j++)
+			front_slab_done(&fs->slabs[j]);
+		if (fs->mu_made) {
+			pthread_mutex_destroy(&fs->mu);
+			pthread_cond_destroy(&fs->cv);
+		}
+	}
+	if (f->ev_wake != NULL)
+		event_free(f->ev_wake);
+	if (f->wake_fd >= 0)
+		close(f->wake_fd);
+	if (f->ev_expire != NULL)
+		event_free(f->ev_expire);
+	f->series = series_free(f->series);
+	front_slab_done(&f->slab);
+	free(f->unix_path);
+	free(f);
+	return NULL;
+}
+
+void
+front_stat_values(const struct front *f, uint64_t *v)
+{
+	struct series_stats ss;
+	unsigned i;
+
+	if (f == NULL) {
+		memset(v, 0, FS_NSTATS * sizeof(*v));
+		return;
+	}
+	for (i = 0; i < FS_NSTATS; i++)
+		v[i] = f->st[i];
+	series_stats(f->series, &ss);
+	v[FS_SERIES] = ss.series;
+	v[FS_CREATED] = ss.created;
+	v[FS_EXPIRED] = ss.expired;
+}

@@ -1,0 +1,898 @@
+/*
+ * series.c: statsd/DogStatsD series as kstats — the templates of each
+ * type, the table from (type, name, tags) to a kstat, the caps, the
+ * updates a line makes, sets' distinct counts, and expiry (series.h).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include <statsd/kstat.h>
+
+#include "blob.h"
+#include "checkpoint.h"
+#include "daemon.h"
+#include "engine.h"
+#include "log.h"
+#include "mirror.h"
+#include "registry.h"
+#include "rights.h"
+#include "ring.h"
+#include "series.h"
+#include "stat_list.h"
+#include "zones.h"
+
+const char *const series_result_names[SERIES_NRESULTS] = {
+	[SERIES_OK] = "ok",
+	[SERIES_CAP] = "cap",
+	[SERIES_DENIED] = "denied",
+	[SERIES_TOOLONG] = "toolong",
+	[SERIES_RANGE] = "range",
+	[SERIES_STORE] = "store",
+};
+
+#define SERIES_MODULE	"statsd"
+#define SERIES_CLASS	"statsd"
+/* A timer's milliseconds are kept as whole microseconds. */
+#define SERIES_TIMER_SCALE	1000.0
+/* Instances probed past a hash collision of two series' names. */
+#define SERIES_PROBES	64
+
+/* Sets: a HyperLogLog of 2^10 six-bit registers (1.04/sqrt(1024): about
+ * 3 % standard error) estimates the distinct count once the exact LIST
+ * is full. */
+#define HLL_P		10
+#define HLL_M		(1u << HLL_P)
+
+struct series_ent {
+	uint64_t	 hash;
+	uint32_t	 handle;	/* the kstat's; looked up on use */
+	uint64_t	 last_ns;	/* last line */
+	uint32_t	 src;		/* index into the sources */
+	uint8_t		 type;
+	uint32_t	 name_len;
+	uint32_t	 ntags;
+	uint8_t		*hll;		/* sets: HLL_M registers */
+	const char	*name;		/* in bytes[] */
+	const char	**tag;		/* sorted, distinct; into bytes[] */
+	uint32_t	*tag_len;
+	char		 bytes[];
+};
+
+/* Who made series, with how many: the uids of the Unix socket, and UDP. */
+struct series_source {
+	uid_t		uid;
+	bool		udp;
+	uint32_t	n;
+};
+
+struct series {
+	struct statsd		 *d;
+	struct reg_template	 *tpl[SL_NTYPES];
+	struct series_ent	**tab;		/* open addressing, linear */
+	size_t			  cap;		/* a power of two */
+	size_t			  n;
+	size_t			  cursor;	/* series_expire()'s */
+	struct series_source	 *srcs;
+	size_t			  nsrcs, csrcs;
+	struct series_stats	  st;
+	/* The blob open for writing: consecutive lines of one series (a
+	 * client's batch, a burst) share one seqlock section and one plan
+	 * of the VOI's statistics. Closed before anything else touches the
+	 * registry, and by series_sync() at the end of every batch. */
+	struct reg_kstat	 *open_k;
+	struct statsblob	 *open_sb;
+	uint64_t		  open_now;
+	struct engine_plan	  plan;
+};
+
+static void
+series_close(struct series *s)
+{
+	if (s->open_k == NULL)
+		return;
+	registry_blob_end(s->d->reg, s->open_k, s->open_now);
+	s->open_k = NULL;
+	s->open_sb = NULL;
+}
+
+static struct statsblob *
+series_open(struct series *s, struct reg_kstat *k, uint64_t now)
+{
+	if (s->open_k != k) {
+		series_close(s);
+		s->open_sb = registry_blob_begin(s->d->reg, k);
+		s->open_k = k;
+		engine_plan_make(&s->plan, s->open_sb, 0);
+	}
+	s->open_now = now;
+	return s->open_sb;
+}
+
+/* ------------------------------------------------------------ templates */
+
+/* The one VOI "value" of each type, and sets' "distinct". */
+static json_t *
+series_tpl_def(struct series *s, uint8_t type)
+{
+	const struct config *c = &s->d->cfg;
+	json_t *stats, *vois;
+	char name[32];
+
+	switch (type) {
+	case SL_COUNTER:
+		stats = json_pack("[{s:s},{s:s}]", "kind", "SUM", "kind",
+		    "COUNT");
+		break;
+	case SL_GAUGE:
+		stats = json_pack("[{s:s}]", "kind", "LAST");
+		break;
+	case SL_SET:
+		stats = json_pack("[{s:s,s:I}]", "kind", "LIST", "entries_max",
+		    (json_int_t)c->statsd_set_exact_max);
+		break;
+	default:
+		/* A log-linear histogram: ten steps per power of ten from 0
+		 * to 10^9 (a timer's microseconds: 1000 s), and what lies
+		 * outside in the bands below and above. */
+		stats = json_pack("[{s:s,s:I},{s:s,s:s,s:I,s:I,s:I,s:I,s:b,"
+		    "s:b},{s:s},{s:s},{s:s},{s:s}]",
+		    "kind", "TDGST", "nctds", (json_int_t)64,
+		    "kind", "HIST", "scheme", "LINEXP", "lb", (json_int_t)0,
+		    "ub", (json_int_t)1000000000, "stepbase", (json_int_t)10,
+		    "nlin", (json_int_t)10, "lbinf", 1, "ubinf", 1,
+		    "kind", "SUM", "kind", "MIN", "kind", "MAX", "kind",
+		    "COUNT");
+		break;
+	}
+	if (stats == NULL)
+		return NULL;
+	vois = json_pack("[{s:I,s:s,s:s,s:b,s:o}]", "id", (json_int_t)0,
+	    "name", "value", "dtype", "INT_S64", "relupdate",
+	    type == SL_GAUGE, "stats", stats);
+	if (vois != NULL && type == SL_SET)
+		json_array_append_new(vois, json_pack("{s:I,s:s,s:s,s:[{s:s}]}",
+		    "id", (json_int_t)1, "name", "distinct", "dtype", "INT_U64",
+		    "stats", "kind", "LAST"));
+	snprintf(name, sizeof(name), "statsd.%s", sl_type_names[type]);
+	return json_pack("{s:s,s:o}", "name", name, "vois", vois);
+}
+
+static int
+series_tpls(struct series *s)
+{
+	struct reg_owner self = { s->d->self_uid, true, false };
+	struct quota_refusal why;
+	char bad[128], reason[160];
+	bool created;
+	uint8_t t;
+	int r;
+
+	for (t = 0; t < SL_NTYPES; t++) {
+		json_t *def = series_tpl_def(s, t);
+
+		if (def == NULL)
+			return -ENOMEM;
+		r = registry_template_add(s->d->reg, def, &self, &s->tpl[t],
+		    &created, bad, sizeof(bad), reason, sizeof(reason), &why);
+		json_decref(def);
+		if (r < 0) {
+			log_error("statsd.%s template: %s %s", sl_type_names[t],
+			    bad, reason);
+			return r;
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- hashing */
+
+static uint64_t
+series_fnv(const char *p, size_t n, uint64_t h)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+static uint64_t
+series_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= UINT64_C(0xff51afd7ed558ccd);
+	x ^= x >> 33;
+	x *= UINT64_C(0xc4ceb9fe1a85ec53);
+	x ^= x >> 33;
+	return x;
+}
+
+#define FNV_BASIS	UINT64_C(0xcbf29ce484222325)
+
+/* The key of (type, name, tags): tags added, so that their order does
+ * not matter (a repeated tag counts twice here; the slow path drops it). */
+static uint64_t
+series_key(uint8_t type, const char *name, uint32_t name_len,
+    const char *const *tag, const uint32_t *tag_len, uint32_t ntags)
+{
+	uint64_t h = series_mix(series_fnv(name, name_len, FNV_BASIS) ^ type);
+	uint32_t i;
+
+	for (i = 0; i < ntags; i++)
+		h += series_mix(series_fnv(tag[i], tag_len[i], FNV_BASIS));
+	return h;
+}
+
+static bool
+series_has_tag(const struct series_ent *e, const char *t, uint32_t n)
+{
+	uint32_t i;
+
+	for (i = 0; i < e->ntags; i++)
+		if (e->tag_len[i] == n && memcmp(e->tag[i], t, n) == 0)
+			return true;
+	return false;
+}
+
+/* Does e hold exactly this series? e's tags are distinct, so equal counts
+ * and every tag of the line in e make the two sets equal. */
+static bool
+series_eq(const struct series_ent *e, uint8_t type, const char *name,
+    uint32_t name_len, const char *const *tag, const uint32_t *tag_len,
+    uint32_t ntags)
+{
+	uint32_t i, j;
+
+	if (e->type != type || e->name_len != name_len || e->ntags != ntags ||
+	    memcmp(e->name, name, name_len) != 0)
+		return false;
+	for (i = 0; i < ntags; i++) {
+		if (!series_has_tag(e, tag[i], tag_len[i]))
+			return false;
+		for (j = 0; j < i; j++)	/* the line repeats a tag */
+			if (tag_len[j] == tag_len[i] &&
+			    memcmp(tag[j], tag[i], tag_len[i]) == 0)
+				return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ table */
+
+static struct series_ent **
+series_slot(struct series *s, uint64_t h, uint8_t type, const char *name,
+    uint32_t name_len, const char *const *tag, const uint32_t *tag_len,
+    uint32_t ntags)
+{
+	size_t i, mask = s->cap - 1;
+
+	for (i = h & mask; s->tab[i] != NULL; i = (i + 1) & mask)
+		if (s->tab[i]->hash == h && series_eq(s->tab[i], type, name,
+		    name_len, tag, tag_len, ntags))
+			break;
+	return &s->tab[i];
+}
+
+static int
+series_grow(struct series *s)
+{
+	size_t nc = s->cap * 2, i, j;
+	struct series_ent **nt = calloc(nc, sizeof(*nt));
+
+	if (nt == NULL)
+		return -ENOMEM;
+	for (i = 0; i < s->cap; i++) {
+		if (s->tab[i] == NULL)
+			continue;
+		for (j = s->tab[i]->hash & (nc - 1); nt[j] != NULL;
+		    j = (j + 1) & (nc - 1))
+			;
+		nt[j] = s->tab[i];
+	}
+	free(s->tab);
+	s->tab = nt;
+	s->cap = nc;
+	s->cursor = 0;
+	return 0;
+}
+
+/* Take slot i out, moving later entries of its cluster back (linear
+ * probing's deletion, no tombstones). */
+static void
+series_unslot(struct series *s, size_t i)
+{
+	size_t mask = s->cap - 1, j = i, home;
+
+	s->tab[i] = NULL;
+	for (;;) {
+		j = (j + 1) & mask;
+		if (s->tab[j] == NULL)
+			break;
+		home = s->tab[j]->hash & mask;
+		/* Move it unless its home lies in (i, j] cyclically. */
+		if ((j > i && (home <= i || home > j)) ||
+		    (j < i && (home <= i && home > j))) {
+			s->tab[i] = s->tab[j];
+			s->tab[j] = NULL;
+			i = j;
+		}
+	}
+	s->n--;
+}
+
+static void
+series_ent_free(struct series *s, struct series_ent *e)
+{
+	if (e == NULL)
+		return;
+	if (e->src < s->nsrcs && s->srcs[e->src].n > 0)
+		s->srcs[e->src].n--;
+	free(e->hll);
+	free(e);
+}
+
+/* ---------------------------------------------------------------- sources */
+
+static ssize_t
+series_source(struct series *s, const struct series_src *src)
+{
+	size_t i;
+
+	for (i = 0; i < s->nsrcs; i++)
+		if (s->srcs[i].udp == src->udp &&
+		    (src->udp || s->srcs[i].uid == src->uid))
+			return (ssize_t)i;
+	if (s->nsrcs == s->csrcs) {
+		size_t nc = s->csrcs ? 2 * s->csrcs : 8;
+		void *p = realloc(s->srcs, nc * sizeof(*s->srcs));
+
+		if (p == NULL)
+			return -ENOMEM;
+		s->srcs = p;
+		s->csrcs = nc;
+	}
+	s->srcs[s->nsrcs] = (struct series_source){ src->uid, src->udp, 0 };
+	return (ssize_t)s->nsrcs++;
+}
+
+/* ------------------------------------------------------------ the kstats */
+
+static bool
+series_persistent(const struct series *s, const char *name, uint32_t len)
+{
+	const char *p = s->d->cfg.statsd_persistent_prefixes;
+
+	while (*p != '\0') {
+		size_t n;
+
+		p += strspn(p, " \t");
+		n = strcspn(p, " \t");
+		if (n > 0 && n <= len && memcmp(p, name, n) == 0)
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+static bool
+series_path_is(const struct reg_kstat *k, const struct sl_series_path *sp)
+{
+	const char *p = k->hdr.path;
+	uint32_t i;
+
+	for (i = 0; i < sp->nseg; i++) {
+		size_t n = strlen(sp->seg[i]);
+
+		if (i > 0 && *p++ != '/')
+			return false;
+		if (strncmp(p, sp->seg[i], n) != 0)
+			return false;
+		p += n;
+	}
+	return *p == '\0';
+}
+
+/*
+ * A PERSISTENT series is made as KstatCreate makes a kstat: with its
+ * runtime file, and in the checkpoint, or not at all (a revived one goes
+ * back to sleep). Others need nothing more.
+ * Returns: 0; -errno.
+ */
+static int
+series_durable(struct series *s, struct reg_kstat *k, bool revived)
+{
+	struct statsd *d = s->d;
+	int r = 0;
+
+	if (!(k->hdr.flags & KSTAT_FLAG_PERSISTENT))
+		return 0;
+	if (k->storage == NULL && checkpoint_outlives_statsd(d->zones, k)) {
+		struct mirror *m;
+
+		r = d->persist_dir != NULL ? mirror_create(d->persist_dir,
+		    k->handle, registry_blob_peek(k), k->size, &m) : -ENOENT;
+		if (r == 0)
+			k->storage = mirror_storage(m);
+	}
+	if (r == 0 && d->checkpoint != NULL)
+		r = checkpoint_kstat_put(d->checkpoint, k, false);
+	if (r < 0) {
+		if (revived)
+			(void)registry_kstat_delete(d->reg, k);
+		else
+			registry_kstat_forget(d->reg, k);
+	}
+	return r;
+}
+
+/*
+ * The kstat of a new series: one that exists with its path (left by an
+ * earlier run, dormant or not), or a new one. The instance is a hash of
+ * the path, so a PERSISTENT series finds its kstat again after a restart;
+ * another series with the same cut name and hash takes the next one.
+ */
+static enum series_result
+series_kstat(struct series *s, const struct series_src *src,
+    struct reg_template *tpl, const struct sl_series_path *sp,
+    bool persistent, struct reg_kstat **ret)
+{
+	struct statsd *d = s->d;
+	struct reg_kstat_new n;
+	struct quota_refusal why;
+	struct ks_error kerr;
+	struct reg_kstat *k;
+	char kname[KSTAT_STRLEN], desc[64 + SL_PATH_MAX];
+	uint64_t h = FNV_BASIS;
+	int32_t inst;
+	bool revived;
+	uint32_t j;
+	int i, r;
+
+	for (j = 0; j < sp->nseg; j++)
+		h = series_fnv(sp->seg[j], strlen(sp->seg[j]) + 1, h);
+
+	snprintf(kname, sizeof(kname), "%s", sp->seg[2]);
+	inst = (int32_t)(1 + series_mix(h) % 0x7ffffffe);
+	for (i = 0; i < SERIES_PROBES; i++, inst = inst == INT32_MAX ? 1 :
+	    inst + 1) {
+		k = registry_kstat_find(d->reg, SERIES_MODULE, inst, kname);
+		if (k != NULL && !series_path_is(k, sp))
+			continue;
+		if (k != NULL) {
+			struct peer p = { src->uid, src->gid, 0, ZONE_GLOBAL,
+			    src->privileged };
+
+			if (!rights_may_modify(&p, k->owner, k->owner_zone))
+				return SERIES_DENIED;
+			if (!k->dormant && k->tpl == tpl) {
+				*ret = k;
+				return SERIES_OK;
+			}
+			if (k->tpl != tpl)
+				return SERIES_STORE;
+		}
+		break;
+	}
+	if (i == SERIES_PROBES)
+		return SERIES_STORE;
+	snprintf(desc, sizeof(desc), "statsd %s %s", sp->seg[1], sp->seg[2]);
+	memset(&n, 0, sizeof(n));
+	n.module = SERIES_MODULE;
+	n.instance = inst;
+	n.name = kname;
+	n.class_ = SERIES_CLASS;
+	n.type = KSTAT_TYPE_BLOB;
+	n.flags = persistent ? KSTAT_FLAG_PERSISTENT : 0;
+	n.desc = desc;
+	n.path = sp->seg;
+	n.npath = sp->nseg;
+	n.owner = src->udp ? d->self_uid : src->uid;
+	/* UDP's series are held to the totals and to UDP's own cap. */
+	n.privileged = src->udp || src->privileged;
+	n.owner_zone = ZONE_GLOBAL;
+	n.zone = ZONE_GLOBAL;
+	n.tpl = tpl;
+	r = registry_kstat_create(d->reg, &n, &k, &revived, &kerr, &why);
+	if (r < 0) {
+		log_debug("statsd series %s: %s", sp->seg[2], strerror(-r));
+		return SERIES_STORE;
+	}
+	r = series_durable(s, k, revived);
+	if (r < 0) {
+		log_debug("statsd series %s: not durable: %s", sp->seg[2],
+		    strerror(-r));
+		return SERIES_STORE;
+	}
+	*ret = k;
+	return SERIES_OK;
+}
+
+/*
+ * The template of a new series of type: statsd_template_<type>, when
+ * set, names one that root or statsd itself registered (a template of
+ * another user's would let that user shape every sender's series), with
+ * a VOI 0; else statsd's own.
+ * Returns: it; NULL if the configured one cannot be used.
+ */
+static struct reg_template *
+series_tpl_of(struct series *s, uint8_t type)
+{
+	const char *spec = s->d->cfg.statsd_template[type];
+	struct reg_template *t;
+
+	if (spec == NULL || spec[0] == '\0')
+		return s->tpl[type];
+	t = registry_template_find(s->d->reg, spec);
+	if (t == NULL || (t->owner != 0 && t->owner != s->d->self_uid) ||
+	    t->nnames < 1 || t->names[0] == NULL) {
+		log_debug("statsd_template_%s %s: %s", sl_type_names[type],
+		    spec, t == NULL ? "no such template" : t->nnames < 1 ||
+		    t->names[0] == NULL ? "no VOI 0" : "not root's");
+		return NULL;
+	}
+	return t;
+}
+
+/* The slow path: a line whose series is not in the table as sent. */
+static enum series_result
+series_make(struct series *s, const struct series_src *src,
+    const struct sl_line *l, const char **tag, uint32_t *tag_len,
+    uint32_t ntags, uint64_t now, struct series_ent **ret)
+{
+	const struct config *c = &s->d->cfg;
+	struct sl_series_path sp;
+	struct series_ent *e, **slot;
+	struct reg_template *tpl;
+	struct reg_kstat *k;
+	enum series_result res;
+	uint32_t i, nd = 0;
+	ssize_t si;
+	size_t bytes;
+	uint64_t h;
+	char *p;
+	int r;
+
+	r = sl_series_path_make(l->type, l->name, l->name_len, tag, tag_len,
+	    ntags, &sp);
+	if (r < 0)
+		return SERIES_TOOLONG;
+	/* tag[] is sorted now: keep the distinct ones. */
+	for (i = 0; i < ntags; i++) {
+		if (nd > 0 && tag_len[nd - 1] == tag_len[i] &&
+		    memcmp(tag[nd - 1], tag[i], tag_len[i]) == 0)
+			continue;
+		tag[nd] = tag[i];
+		tag_len[nd++] = tag_len[i];
+	}
+	h = series_key(l->type, l->name, l->name_len, tag, tag_len, nd);
+	slot = series_slot(s, h, l->type, l->name, l->name_len, tag, tag_len,
+	    nd);
+	if (*slot != NULL) {
+		*ret = *slot;
+		return SERIES_OK;
+	}
+	si = series_source(s, src);
+	if (si < 0)
+		return SERIES_STORE;
+	if (s->n >= c->statsd_max_series || s->srcs[si].n >= (src->udp ?
+	    c->statsd_udp_max_series : c->statsd_max_series_per_uid))
+		return SERIES_CAP;
+	tpl = series_tpl_of(s, l->type);
+	if (tpl == NULL)
+		return SERIES_STORE;
+	res = series_kstat(s, src, tpl, &sp,
+	    series_persistent(s, l->name, l->name_len), &k);
+	if (res != SERIES_OK)
+		return res;
+	bytes = sizeof(*e) + nd * (sizeof(char *) + sizeof(uint32_t)) +
+	    l->name_len + 1;
+	for (i = 0; i < nd; i++)
+		bytes += tag_len[i];
+	e = calloc(1, bytes);
+	if (e == NULL)
+		return SERIES_STORE;
+	e->tag = (const char **)(void *)e->bytes;
+	e->tag_len = (uint32_t *)(void *)(e->bytes + nd * sizeof(char *));
+	p = e->bytes + nd * (sizeof(char *) + sizeof(uint32_t));
+	memcpy(p, l->name, l->name_len);
+	e->name = p;
+	p += l->name_len + 1;
+	for (i = 0; i < nd; i++) {
+		memcpy(p, tag[i], tag_len[i]);
+		e->tag[i] = p;
+		e->tag_len[i] = tag_len[i];
+		p += tag_len[i];
+	}
+	e->hash = h;
+	e->handle = k->handle;
+	e->last_ns = now;
+	e->src = (uint32_t)si;
+	e->type = l->type;
+	e->name_len = l->name_len;
+	e->ntags = nd;
+	if (l->type == SL_SET && (e->hll = calloc(1, HLL_M)) == NULL) {
+		free(e);
+		return SERIES_STORE;
+	}
+	if ((s->n + 1) * 2 > s->cap && series_grow(s) < 0) {
+		series_ent_free(s, e);
+		return SERIES_STORE;
+	}
+	slot = series_slot(s, h, l->type, l->name, l->name_len, tag, tag_len,
+	    nd);
+	*slot = e;
+	s->n++;
+	s->srcs[si].n++;
+	s->st.created++;
+	*ret = e;
+	return SERIES_OK;
+}
+
+/* ------------------------------------------------------------ the updates */
+
+static void
+hll_add(uint8_t *reg, uint64_t h)
+{
+	uint32_t j = (uint32_t)(h >> (64 - HLL_P));
+	uint64_t w = (h << HLL_P) | (UINT64_C(1) << (HLL_P - 1));
+	uint8_t rho = (uint8_t)(__builtin_clzll(w) + 1);
+
+	if (rho > reg[j])
+		reg[j] = rho;
+}
+
+/* Flajolet et al.'s estimate, with linear counting for small counts. */
+static uint64_t
+hll_count(const uint8_t *reg)
+{
+	double sum = 0, m = HLL_M, e;
+	unsigned j, zeros = 0;
+
+	for (j = 0; j < HLL_M; j++) {
+		sum += ldexp(1.0, -reg[j]);
+		zeros += reg[j] == 0;
+	}
+	e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
+	if (e <= 2.5 * m && zeros > 0)
+		e = m * log(m / zeros);
+	return (uint64_t)llround(e);
+}
+
+/* A value in the VOI's type: a timer's in microseconds; rounded to a
+ * whole number, or for a fixed-point VOI to its fraction bits. */
+static bool
+series_x(uint8_t type, uint8_t dtype, double v, int64_t *ret)
+{
+	if (type == SL_TIMER)
+		v *= SERIES_TIMER_SCALE;
+	if (dtype == VSD_DTYPE_Q_S64 || dtype == VSD_DTYPE_Q_U64)
+		v = ldexp(v, STATS_Q64_FBITS);
+	else if (dtype == VSD_DTYPE_Q_S32 || dtype == VSD_DTYPE_Q_U32)
+		v = ldexp(v, STATS_Q32_FBITS);
+	v = nearbyint(v);
+	if (!(v > -9.2e18 && v < 9.2e18))
+		return false;
+	*ret = (int64_t)v;
+	return true;
+}
+
+static enum series_result
+series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
+    const struct sl_line *l, uint64_t now)
+{
+	struct ring_rec rec = { .voi = 0, .op = STATS_OP_XY, .time = now };
+	uint8_t dtype = ((const struct statsblobv1 *)sb)->vois[0].dtype;
+	enum series_result res = SERIES_OK;
+	struct sl_value v;
+	uint32_t pos = 0;
+	/* The weight of a sampled line: 1/rate, whole (the (X, Y) model's
+	 * weights are counts). */
+	int64_t y = (int64_t)llround(1.0 / l->rate), x;
+
+	if (y < 1)
+		y = 1;
+	while (sl_value_next(l, &pos, &v)) {
+		int rc;
+
+		if (l->type == SL_SET) {
+			uint64_t h = series_mix(series_fnv(v.s, v.len,
+			    FNV_BASIS));
+
+			hll_add(e->hll, h);
+			rc = engine_apply(sb, 0, STATS_OP_XY, 0,
+			    (int64_t)(h >> 1), 1, now);
+		} else if (!series_x(l->type, dtype, v.v, &x)) {
+			rc = -ERANGE;
+		} else if (l->type == SL_GAUGE) {
+			rc = engine_apply(sb, 0, v.signed_ ? STATS_OP_REL :
+			    STATS_OP_ABS, 0, x, 0, now);
+		} else {
+			/* Through the plan: a counter's SUM and COUNT are
+			 * plain additions, without the kind table. */
+			rec.x = x;
+			rec.y = y;
+			rc = engine_plan_apply(&s->plan, sb, &rec);
+		}
+		if (rc < 0)
+			res = SERIES_RANGE;
+	}
+	if (l->type == SL_SET) {
+		struct statsblobv1 *b = (struct statsblobv1 *)sb;
+		struct voistat *vs = blob_stat(b, &b->vois[0], VS_STYPE_LIST);
+		uint64_t n = hll_count(e->hll);
+
+		if (vs != NULL) {
+			const struct vsd_list *li =
+			    (const struct vsd_list *)blob_vsd(b, vs);
+
+			/* Exact while the list holds every member. */
+			if (li->hits_missed == 0)
+				n = li->nentries;
+			else if (n < li->nentries)
+				n = li->nentries;
+		}
+		(void)engine_apply(sb, 1, STATS_OP_SET, STATS_OPF_UNSIGNED,
+		    (int64_t)n, 0, now);
+	}
+	return res;
+}
+
+enum series_result
+series_apply(struct series *s, const struct series_src *src,
+    const struct sl_line *l, uint64_t now)
+{
+	const char *tag[SL_PATH_TAGS_MAX + 1];
+	uint32_t tag_len[SL_PATH_TAGS_MAX + 1], ntags = 0, pos = 0;
+	struct series_ent **slot, *e;
+	struct reg_kstat *k;
+	struct statsblob *sb;
+	enum series_result res;
+	uint64_t h;
+
+	while (sl_tag_next(l->tags, l->tags_len, &pos, &tag[ntags],
+	    &tag_len[ntags]))
+		if (++ntags > SL_PATH_TAGS_MAX)
+			return SERIES_TOOLONG;
+	h = series_key(l->type, l->name, l->name_len, tag, tag_len, ntags);
+	slot = series_slot(s, h, l->type, l->name, l->name_len, tag, tag_len,
+	    ntags);
+	e = *slot;
+	if (e == NULL) {
+		series_close(s);
+		res = series_make(s, src, l, tag, tag_len, ntags, now, &e);
+		if (res != SERIES_OK)
+			return res;
+	}
+	k = registry_kstat_by_handle(s->d->reg, e->handle);
+	if (k == NULL || k->dormant) {
+		series_close(s);
+		/* Deleted by a peer, or made dormant: make it again. */
+		size_t i;
+
+		for (i = 0; i < s->cap && s->tab[i] != e; i++)
+			;
+		if (i < s->cap)
+			series_unslot(s, i);
+		series_ent_free(s, e);
+		pos = ntags = 0;
+		while (sl_tag_next(l->tags, l->tags_len, &pos, &tag[ntags],
+		    &tag_len[ntags]))
+			ntags++;
+		res = series_make(s, src, l, tag, tag_len, ntags, now, &e);
+		if (res != SERIES_OK)
+			return res;
+		k = registry_kstat_by_handle(s->d->reg, e->handle);
+		if (k == NULL)
+			return SERIES_STORE;
+	}
+	/* An unprivileged sender updates its own series only (ours are all
+	 * of the global zone: the owner's uid says it). */
+	if (!src->privileged && k->owner != (src->udp ? s->d->self_uid :
+	    src->uid))
+		return SERIES_DENIED;
+	e->last_ns = now;
+	sb = series_open(s, k, now);
+	return series_update(s, e, sb, l, now);
+}
+
+void
+series_sync(struct series *s)
+{
+	series_close(s);
+	registry_sync(s->d->reg);
+}
+
+unsigned
+series_expire(struct series *s, uint64_t now, unsigned budget)
+{
+	uint64_t ttl = (uint64_t)s->d->cfg.statsd_ttl_s * 1000000000u;
+	unsigned expired = 0;
+	size_t i;
+
+	series_close(s);
+	if (ttl == 0 || s->n == 0)
+		return 0;
+	if (budget > s->cap)
+		budget = (unsigned)s->cap;
+	for (; budget > 0; budget--) {
+		struct series_ent *e;
+		struct reg_kstat *k;
+
+		i = s->cursor % s->cap;
+		e = s->tab[i];
+		if (e == NULL || now - e->last_ns < ttl) {
+			s->cursor = i + 1;
+			continue;
+		}
+		/* A PERSISTENT kstat goes dormant with its data; any other
+		 * is removed. The slot is refilled by the cluster's next
+		 * entry, so the cursor stays. */
+		k = registry_kstat_by_handle(s->d->reg, e->handle);
+		if (k != NULL && !k->dormant) {
+			/* Dormant in the checkpoint first, as KstatDelete. */
+			if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) &&
+			    s->d->checkpoint != NULL)
+				(void)checkpoint_kstat_put(s->d->checkpoint, k,
+				    true);
+			(void)registry_kstat_delete(s->d->reg, k);
+		}
+		series_unslot(s, i);
+		series_ent_free(s, e);
+		expired++;
+	}
+	s->st.expired += expired;
+	return expired;
+}
+
+void
+series_stats(const struct series *s, struct series_stats *ret)
+{
+	*ret = s->st;
+	ret->series = s->n;
+}
+
+int
+series_new(struct statsd *d, struct series **ret)
+{
+	struct series *s = calloc(1, sizeof(*s));
+	int r;
+
+	if (s == NULL)
+		return -ENOMEM;
+	s->d = d;
+	s->cap = 1024;
+	s->tab = calloc(s->cap, sizeof(*s->tab));
+	if (s->tab == NULL) {
+		free(s);
+		return -ENOMEM;
+	}
+	r = series_tpls(s);
+	if (r < 0) {
+		series_free(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+struct series *
+series_free(struct series *s)
+{
+	size_t i;
+
+	if (s == NULL)
+		return NULL;
+	series_close(s);
+	for (i = 0; i < s->cap; i++)
+		series_ent_free(s, s->tab[i]);
+	free(s->tab);
+	free(s->srcs);
+	free(s);
+	return NULL;
+}

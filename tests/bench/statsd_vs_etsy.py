@@ -1,0 +1,231 @@
+#!/usr/bin/python3
+"""statsd_vs_etsy.py: statsd's statsd/DogStatsD front door side by side
+with Etsy statsd 0.9 (the reference implementation of the protocol), fed
+by the same C sender (statsd_sender.c): 1 and 8 threads, 1 and 20 lines
+per datagram, one sendto() per datagram, flat out for a while. For each
+row: lines sent, lines received (statsd: its counter's sum; Etsy: its
+management port's `counters`), % received, the sender's ns per line and
+the daemon's CPU seconds (utime + stime from /proc) per million lines
+received.
+
+Etsy statsd is installed from the npm registry into a temporary directory
+(`npm install statsd@0.9.0`), removed at exit; it runs with no backend and
+a flush interval longer than the run, so its counters only grow. Both
+daemons run with their defaults otherwise (statsd asks for a 32 MiB
+receive buffer; Etsy takes the kernel's default). Needs node and npm.
+
+usage: python3 tests/bench/statsd_vs_etsy.py [BUILDDIR [MS]]
+STATSD_BENCH_CONFIG adds statsd.conf lines (';'-separated), e.g.
+"statsd_threads = 0" to read in the event loop.
+Not run by meson test: its figures depend on the machine and its load.
+"""
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+build = sys.argv[1] if len(sys.argv) > 1 else "build"
+ms = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
+STATSD = os.path.join(build, "src", "daemon", "statsd")
+SENDER = os.path.join(build, "tests", "bench", "statsd_sender")
+ROWS = [(1, 1), (8, 1), (1, 20), (8, 20)]
+procs = []
+
+
+def free_port(kind=socket.SOCK_DGRAM):
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def wait_for(pred, what, deadline=30.0):
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        v = pred()
+        if v is not None:
+            return v
+        time.sleep(0.05)
+    sys.exit("statsd_vs_etsy: timed out waiting for " + what)
+
+
+def cpu_s(pid):
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def settle(read):
+    """The count once it stops moving (the daemon drained its socket)."""
+    last, still = read(), 0
+    while still < 6:
+        time.sleep(0.05)
+        v = read()
+        still = still + 1 if v == last else 0
+        last = v
+    return last
+
+
+# ----------------------------------------------------------------- statsd
+def varlink(sock, method, params):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sock)
+    s.sendall(json.dumps({"method": method, "parameters": params})
+              .encode() + b"\0")
+    buf = b""
+    while not buf.endswith(b"\0"):
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+    s.close()
+    return json.loads(buf[:-1])
+
+
+class Statsd:
+    name = "statsd"
+
+    def __init__(self, tmp):
+        self.port = free_port()
+        run = os.path.join(tmp, "run")
+        conf = os.path.join(tmp, "statsd.conf")
+        with open(conf, "w") as f:
+            f.write("statsd_udp = 127.0.0.1:%d\nstatsd_unix = none\n%s" %
+                    (self.port, os.environ.get("STATSD_BENCH_CONFIG", "")
+                     .replace(";", "\n")))
+        self.sock = os.path.join(run, "statsd.sock")
+        self.p = subprocess.Popen([STATSD, "--foreground", "--config", conf,
+                                   "--runtime-dir", run, "--state-dir",
+                                   os.path.join(tmp, "state")],
+                                  stderr=subprocess.DEVNULL)
+        procs.append(self.p)
+
+        def up():
+            try:
+                return varlink(self.sock, "io.statsd.Hello", {})
+            except OSError:
+                return None
+        wait_for(up, "statsd")
+
+    def count(self):
+        r = varlink(self.sock, "io.statsd.Lookup",
+                    {"module": "statsd", "class": "statsd"})
+        for k in r.get("parameters", {}).get("kstats", []):
+            if k.get("path") == ["statsd", "counter", "bench.c"]:
+                d = varlink(self.sock, "io.statsd.Read",
+                            {"module": "statsd", "instance": k["instance"],
+                             "name": k["name"]})
+                return int(d["parameters"]["data"].get("value.sum", 0))
+        return 0
+
+
+# ------------------------------------------------------------------- Etsy
+class Etsy:
+    name = "Etsy statsd 0.9"
+
+    def __init__(self, tmp):
+        subprocess.run(["npm", "install", "--prefix", tmp, "--no-save",
+                        "--no-package-lock", "--no-audit", "--no-fund",
+                        "--silent", "statsd@0.9.0"], check=True,
+                       stdout=subprocess.DEVNULL)
+        self.port = free_port()
+        self.mgmt = free_port(socket.SOCK_STREAM)
+        conf = os.path.join(tmp, "etsy.js")
+        with open(conf, "w") as f:
+            f.write("{ port: %d, address: '127.0.0.1', mgmt_port: %d, "
+                    "mgmt_address: '127.0.0.1', backends: [], "
+                    "flushInterval: 1000000000 }\n" % (self.port, self.mgmt))
+        self.p = subprocess.Popen(
+            ["node", os.path.join(tmp, "node_modules", "statsd", "stats.js"),
+             conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        procs.append(self.p)
+        wait_for(lambda: self._counters(), "Etsy statsd's management port")
+
+    def _counters(self):
+        try:
+            s = socket.create_connection(("127.0.0.1", self.mgmt), timeout=5)
+        except OSError:
+            return None
+        s.sendall(b"counters\n")
+        buf = b""
+        while b"END" not in buf:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            buf += chunk
+        s.close()
+        return buf.decode()
+
+    def count(self):
+        m = re.search(r"'bench\.c': (\d+)", self._counters() or "")
+        return int(m.group(1)) if m else 0
+
+
+def row(d, threads, lines):
+    before = d.count()
+    c0 = cpu_s(d.p.pid)
+    out = subprocess.run([SENDER, "127.0.0.1", str(d.port), str(threads),
+                          str(lines), str(ms)], check=True,
+                         capture_output=True, text=True).stdout
+    sent = int(re.search(r"sent (\d+)", out).group(1))
+    nsl = float(re.search(r"ns_per_line ([\d.]+)", out).group(1))
+    got = settle(d.count) - before
+    cpu = cpu_s(d.p.pid) - c0
+    return sent, got, nsl, cpu
+
+
+def main():
+    for f in (STATSD, SENDER):
+        if not os.access(f, os.X_OK):
+            sys.exit("statsd_vs_etsy: no %s (build with -Dbench=true)" % f)
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        sys.exit("statsd_vs_etsy: needs node and npm")
+    tmp = tempfile.mkdtemp(prefix="statsd-bench-")
+    try:
+        os.makedirs(os.path.join(tmp, "s"))
+        os.makedirs(os.path.join(tmp, "e"))
+        daemons = [Statsd(os.path.join(tmp, "s")),
+                   Etsy(os.path.join(tmp, "e"))]
+        print("load:", subprocess.run(["uptime"], capture_output=True,
+                                      text=True).stdout.strip())
+        print("%ds per row, one sendto() per datagram, counters "
+              "\"bench.c:1|c\"" % (ms // 1000))
+        hdr = ("%-16s %7s %5s %12s %12s %8s %9s %12s" %
+               ("daemon", "threads", "lines", "sent", "received",
+                "% recv", "ns/line", "CPU s/Mline"))
+        print(hdr)
+        print("-" * len(hdr))
+        res = {}
+        for threads, lines in ROWS:
+            for d in daemons:
+                sent, got, nsl, cpu = row(d, threads, lines)
+                pct = 100.0 * got / sent if sent else 0.0
+                res[(d.name, threads, lines)] = pct
+                print("%-16s %7d %5d %12d %12d %7.2f%% %9.1f %12.3f" %
+                      (d.name, threads, lines, sent, got, pct, nsl,
+                       cpu / (got / 1e6) if got else float("nan")),
+                      flush=True)
+        print()
+        print("ratio of % received, statsd / Etsy statsd:")
+        for threads, lines in ROWS:
+            e = res[("Etsy statsd 0.9", threads, lines)]
+            s = res[("statsd", threads, lines)]
+            print("  %d thread(s), %2d line(s)/datagram: %.2fx" %
+                  (threads, lines, s / e if e else float("inf")))
+    finally:
+        for p in procs:
+            p.terminate()
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+main()

@@ -1,0 +1,397 @@
+/*
+ * test_series.c: statsd/DogStatsD series as kstats (src/daemon/series.c):
+ * one kstat per type, name and tag set, whatever the tags' order or
+ * repeats; each type's updates with Y = 1/rate; gauge deltas; sets exact,
+ * then estimated; the caps per source and in all; owners and rights;
+ * expiry, and a PERSISTENT series asleep and awake again; a kstat deleted
+ * behind the table's back made again.
+ */
+#include <errno.h>
+
+#include "daemon_statsd.h"
+#include "series.h"
+
+static const struct sl_limits lim = {
+	.name_max = 200, .tag_max = 200, .tags_max = 32, .values_max = 64,
+};
+
+static const struct series_src root = { 0, 0, false, true };
+static const struct series_src udp = { 0, 0, true, false };
+static const struct series_src nobody = { 65534, 65534, false, false };
+
+static enum series_result
+feed(struct series *s, const struct series_src *src, const char *line,
+    uint64_t now)
+{
+	struct sl_line l;
+
+	enum series_result r;
+
+	ck_assert_msg(sl_line_parse(line, strlen(line), &lim, &l) == SL_OK,
+	    "%s", line);
+	r = series_apply(s, src, &l, now);
+	series_sync(s);		/* as front.c after each batch */
+	return r;
+}
+
+/* The kstat of a series, by its path. */
+static struct reg_kstat *
+find(struct statsd *d, const char *path)
+{
+	struct reg_kstat **all;
+	size_t n, i;
+
+	n = registry_kstats(d->reg, &all);
+	for (i = 0; i < n; i++)
+		if (strcmp(all[i]->hdr.path, path) == 0)
+			return all[i];
+	return NULL;
+}
+
+static int64_t
+stat_of(const struct reg_kstat *k, uint16_t voi, int stype)
+{
+	int64_t v = 0;
+
+	ck_assert_int_eq(stats_voistat_fetch_s64((struct statsblob *)
+	    registry_blob_peek(k), voi, stype, &v), 0);
+	return v;
+}
+
+static uint64_t
+ustat_of(const struct reg_kstat *k, uint16_t voi, int stype)
+{
+	uint64_t v = 0;
+
+	ck_assert_int_eq(stats_voistat_fetch_u64((struct statsblob *)
+	    registry_blob_peek(k), voi, stype, &v), 0);
+	return v;
+}
+
+struct fixture {
+	char		*rt, *st;
+	struct statsd	 d;
+	struct series	*s;
+};
+
+/* set_exact_max: the sets' LIST size (0: the default), fixed in their
+ * template when series_new() registers it. */
+static void
+fx_start_sets(struct fixture *f, unsigned set_exact_max)
+{
+	f->rt = unit_tmpdir();
+	f->st = unit_tmpdir();
+	unit_statsd_start(&f->d, f->rt, f->st);
+	f->d.self_uid = 0;
+	if (set_exact_max > 0)
+		f->d.cfg.statsd_set_exact_max = set_exact_max;
+	ck_assert_int_eq(series_new(&f->d, &f->s), 0);
+}
+
+static void
+fx_start(struct fixture *f)
+{
+	fx_start_sets(f, 0);
+}
+
+static void
+fx_stop(struct fixture *f)
+{
+	f->s = series_free(f->s);
+	unit_statsd_stop(&f->d, true);
+	free(f->rt);
+	free(f->st);
+}
+
+START_TEST(one_kstat_per_series)
+{
+	struct fixture f;
+	struct reg_kstat *k;
+
+	fx_start(&f);
+	ck_assert_int_eq(feed(f.s, &root, "req:1|c|#b,a:1", 1), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "req:2|c|#a:1,b", 2), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "req:4|c|#a:1,b,a:1", 3), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "req:8|c", 4), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "req:16|g", 5), SERIES_OK);
+	k = find(&f.d, "statsd/counter/req/a:1/b");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 7);
+	ck_assert_str_eq(k->hdr.module, "statsd");
+	ck_assert_str_eq(k->hdr.name, "req");
+	ck_assert_str_eq(k->hdr.class_, "statsd");
+	ck_assert_int_ge(k->hdr.instance, 1);
+	k = find(&f.d, "statsd/counter/req");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 8);
+	k = find(&f.d, "statsd/gauge/req");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_LAST), 16);
+	/* Three series, three kstats of one name: different instances. */
+	ck_assert_ptr_nonnull(find(&f.d, "statsd/counter/req/a:1/b"));
+	ck_assert_int_ne(find(&f.d, "statsd/counter/req")->hdr.instance,
+	    find(&f.d, "statsd/gauge/req")->hdr.instance);
+	fx_stop(&f);
+}
+END_TEST
+
+START_TEST(updates_of_each_type)
+{
+	struct fixture f;
+	struct reg_kstat *k;
+
+	fx_start(&f);
+	/* c: SUM += v/rate, COUNT += 1/rate */
+	feed(f.s, &root, "c:3|c", 1);
+	feed(f.s, &root, "c:2|c|@0.25", 1);
+	k = find(&f.d, "statsd/counter/c");
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 11);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 5);
+	/* g: set, then deltas */
+	feed(f.s, &root, "g:10|g", 1);
+	feed(f.s, &root, "g:-4|g", 1);
+	feed(f.s, &root, "g:+1|g", 1);
+	k = find(&f.d, "statsd/gauge/g");
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_LAST), 7);
+	feed(f.s, &root, "g:2|g", 1);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_LAST), 2);
+	/* ms: microseconds */
+	feed(f.s, &root, "t:1.5:0.25|ms", 1);
+	k = find(&f.d, "statsd/timer/t");
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 1750);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_MIN), 250);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_MAX), 1500);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 2);
+	/* d: Y = 1/rate */
+	feed(f.s, &root, "d:10|d|@0.1", 1);
+	k = find(&f.d, "statsd/distribution/d");
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 100);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 10);
+	/* A value the VOI cannot hold: counted, the others applied. */
+	ck_assert_int_eq(feed(f.s, &root, "h:1:1e300:2|h", 1), SERIES_RANGE);
+	k = find(&f.d, "statsd/histogram/h");
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 3);
+	fx_stop(&f);
+}
+END_TEST
+
+START_TEST(sets_exact_then_estimated)
+{
+	struct fixture f;
+	struct reg_kstat *k;
+	char line[64];
+	int i;
+	uint64_t n;
+
+	fx_start_sets(&f, 16);
+	feed(f.s, &root, "u:a:b:a|s", 1);
+	feed(f.s, &root, "u:c|s", 1);
+	k = find(&f.d, "statsd/set/u");
+	ck_assert_uint_eq(ustat_of(k, 1, VS_STYPE_LAST), 3);
+	for (i = 0; i < 5000; i++) {
+		snprintf(line, sizeof(line), "v:m%d|s", i % 2000);
+		feed(f.s, &root, line, 1);
+	}
+	k = find(&f.d, "statsd/set/v");
+	n = ustat_of(k, 1, VS_STYPE_LAST);
+	/* 2000 distinct, past the list of 16: HyperLogLog, ~3 % error. */
+	ck_assert_msg(n > 1800 && n < 2200, "estimate %llu",
+	    (unsigned long long)n);
+	fx_stop(&f);
+}
+END_TEST
+
+START_TEST(caps_and_rights)
+{
+	struct fixture f;
+	char line[64];
+	int i;
+
+	fx_start(&f);
+	f.d.cfg.statsd_max_series = 10;
+	f.d.cfg.statsd_udp_max_series = 3;
+	f.d.cfg.statsd_max_series_per_uid = 4;
+	for (i = 0; i < 5; i++) {
+		snprintf(line, sizeof(line), "u%d:1|c", i);
+		ck_assert_int_eq(feed(f.s, &udp, line, 1), i < 3 ? SERIES_OK :
+		    SERIES_CAP);
+	}
+	for (i = 0; i < 5; i++) {
+		snprintf(line, sizeof(line), "n%d:1|c", i);
+		ck_assert_int_eq(feed(f.s, &nobody, line, 1), i < 4 ?
+		    SERIES_OK : SERIES_CAP);
+	}
+	ck_assert_uint_eq(find(&f.d, "statsd/counter/n0")->owner, 65534);
+	/* Old series still take lines at the cap. */
+	ck_assert_int_eq(feed(f.s, &udp, "u0:1|c", 1), SERIES_OK);
+	/* nobody may not touch UDP's, nor root's; root may touch all. */
+	ck_assert_int_eq(feed(f.s, &nobody, "u0:1|c", 1), SERIES_DENIED);
+	ck_assert_int_eq(feed(f.s, &root, "r:1|c", 1), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &nobody, "r:1|c", 1), SERIES_DENIED);
+	ck_assert_int_eq(feed(f.s, &root, "n0:1|c", 1), SERIES_OK);
+	ck_assert_int_eq(stat_of(find(&f.d, "statsd/counter/n0"), 0,
+	    VS_STYPE_SUM), 2);
+	/* The total cap: 3 + 4 + 1 made; 2 more fit. */
+	ck_assert_int_eq(feed(f.s, &root, "r1:1|c", 1), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "r2:1|c", 1), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "r3:1|c", 1), SERIES_CAP);
+	/* Too many tags for a kstat2 path. */
+	ck_assert_int_eq(feed(f.s, &root, "x:1|c|#a,b,c,d,e,f,g,h,i,j,k,l,m,n",
+	    1), SERIES_TOOLONG);
+	fx_stop(&f);
+}
+END_TEST
+
+START_TEST(expiry_and_persistence)
+{
+	struct fixture f;
+	struct series_stats ss;
+	struct reg_kstat *k;
+	uint64_t sec = 1000000000u;
+
+	fx_start(&f);
+	f.d.cfg.statsd_ttl_s = 10;
+	free(f.d.cfg.statsd_persistent_prefixes);
+	f.d.cfg.statsd_persistent_prefixes = strdup("keep. also.");
+	feed(f.s, &root, "keep.a:5|c", 1 * sec);
+	feed(f.s, &root, "drop.b:1|c", 1 * sec);
+	feed(f.s, &root, "also.c:1|c", 8 * sec);
+	feed(f.s, &root, "other.d:1|c", 8 * sec);
+	k = find(&f.d, "statsd/counter/keep.a");
+	ck_assert(k->hdr.flags & KSTAT_FLAG_PERSISTENT);
+	ck_assert(!(find(&f.d, "statsd/counter/drop.b")->hdr.flags &
+	    KSTAT_FLAG_PERSISTENT));
+	/* At 12 s the two idle since 1 s go; also.c and other.d stay. */
+	ck_assert_uint_eq(series_expire(f.s, 12 * sec, 1u << 20), 2);
+	ck_assert_ptr_null(find(&f.d, "statsd/counter/drop.b"));
+	k = find(&f.d, "statsd/counter/keep.a");
+	ck_assert_ptr_nonnull(k);
+	ck_assert(k->dormant);
+	series_stats(f.s, &ss);
+	ck_assert_uint_eq(ss.series, 2);
+	ck_assert_uint_eq(ss.expired, 2);
+	/* Its next line wakes it with its data. */
+	ck_assert_int_eq(feed(f.s, &root, "keep.a:1|c", 13 * sec), SERIES_OK);
+	k = find(&f.d, "statsd/counter/keep.a");
+	ck_assert(!k->dormant);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 6);
+	/* A kstat deleted behind the table's back is made again; a
+	 * PERSISTENT one made dormant wakes with its data. */
+	k = find(&f.d, "statsd/counter/other.d");
+	ck_assert_int_eq(registry_kstat_delete(f.d.reg, k), 0);
+	ck_assert_int_eq(feed(f.s, &root, "other.d:3|c", 14 * sec), SERIES_OK);
+	ck_assert_int_eq(stat_of(find(&f.d, "statsd/counter/other.d"), 0,
+	    VS_STYPE_SUM), 3);
+	k = find(&f.d, "statsd/counter/also.c");
+	ck_assert_int_eq(registry_kstat_delete(f.d.reg, k), 1);
+	ck_assert_int_eq(feed(f.s, &root, "also.c:3|c", 14 * sec), SERIES_OK);
+	ck_assert_int_eq(stat_of(find(&f.d, "statsd/counter/also.c"), 0,
+	    VS_STYPE_SUM), 4);
+	fx_stop(&f);
+}
+END_TEST
+
+START_TEST(many_series_grow_the_table)
+{
+	struct fixture f;
+	struct series_stats ss;
+	char line[64];
+	int i;
+
+	fx_start(&f);
+	f.d.cfg.statsd_ttl_s = 1;
+	for (i = 0; i < 5000; i++) {
+		snprintf(line, sizeof(line), "m%d:%d|c|#k:%d", i, i, i % 7);
+		ck_assert_int_eq(feed(f.s, &root, line, 1), SERIES_OK);
+	}
+	for (i = 0; i < 5000; i += 499) {
+		snprintf(line, sizeof(line), "m%d:%d|c|#k:%d", i, i, i % 7);
+		ck_assert_int_eq(feed(f.s, &root, line, 1), SERIES_OK);
+	}
+	series_stats(f.s, &ss);
+	ck_assert_uint_eq(ss.series, 5000);
+	ck_assert_uint_eq(ss.created, 5000);
+	/* Expiry in slices: every series goes, none twice. */
+	while (series_expire(f.s, 10000000000ull, 333) > 0 || ss.series > 0)
+		series_stats(f.s, &ss);
+	series_stats(f.s, &ss);
+	ck_assert_uint_eq(ss.expired, 5000);
+	fx_stop(&f);
+}
+END_TEST
+
+START_TEST(configured_templates)
+{
+	struct reg_owner user = { 1000, false, false };
+	struct reg_template *t = NULL;
+	struct quota_refusal why;
+	struct fixture f;
+	struct reg_kstat *k;
+	char bad[128], reason[160];
+	json_t *def;
+	bool created;
+
+	fx_start(&f);
+	/* root's fixed-point counter: fractions kept */
+	unit_template(&f.d, "{\"name\":\"my.counter\",\"vois\":[{\"id\":0,"
+	    "\"name\":\"v\",\"dtype\":\"Q_S64\",\"stats\":[{\"kind\":"
+	    "\"SUM\"}]}]}");
+	free(f.d.cfg.statsd_template[SL_COUNTER]);
+	f.d.cfg.statsd_template[SL_COUNTER] = strdup("my.counter");
+	ck_assert_int_eq(feed(f.s, &root, "q:1.5|c", 1), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "q:0.25|c", 1), SERIES_OK);
+	k = find(&f.d, "statsd/counter/q");
+	ck_assert_str_eq(k->tpl->name, "my.counter");
+	{
+		s64q_t q = 0;
+
+		ck_assert_int_eq(stats_voistat_fetch_sq64((struct statsblob *)
+		    registry_blob_peek(k), 0, VS_STYPE_SUM, &q), 0);
+		ck_assert_int_eq(q, (int64_t)(1.75 * 4294967296.0));
+	}
+	/* another user's template is not taken, nor a missing one */
+	def = json_loads("{\"name\":\"their.gauge\",\"vois\":[{\"id\":0,"
+	    "\"name\":\"v\",\"dtype\":\"INT_S64\",\"stats\":[{\"kind\":"
+	    "\"LAST\"}]}]}", 0, NULL);
+	ck_assert_int_eq(registry_template_add(f.d.reg, def, &user, &t,
+	    &created, bad, sizeof(bad), reason, sizeof(reason), &why), 0);
+	json_decref(def);
+	free(f.d.cfg.statsd_template[SL_GAUGE]);
+	f.d.cfg.statsd_template[SL_GAUGE] = strdup("their.gauge");
+	ck_assert_int_eq(feed(f.s, &root, "g:1|g", 1), SERIES_STORE);
+	free(f.d.cfg.statsd_template[SL_GAUGE]);
+	f.d.cfg.statsd_template[SL_GAUGE] = strdup("no.such");
+	ck_assert_int_eq(feed(f.s, &root, "g:1|g", 1), SERIES_STORE);
+	ck_assert_ptr_null(find(&f.d, "statsd/gauge/g"));
+	/* back to statsd's own */
+	f.d.cfg.statsd_template[SL_GAUGE][0] = '\0';
+	ck_assert_int_eq(feed(f.s, &root, "g:1|g", 1), SERIES_OK);
+	ck_assert_str_eq(find(&f.d, "statsd/gauge/g")->tpl->name,
+	    "statsd.gauge");
+	fx_stop(&f);
+}
+END_TEST
+
+static Suite *
+series_suite(void)
+{
+	Suite *s = suite_create("series");
+	TCase *tc = tcase_create("series");
+
+	tcase_add_test(tc, one_kstat_per_series);
+	tcase_add_test(tc, updates_of_each_type);
+	tcase_add_test(tc, sets_exact_then_estimated);
+	tcase_add_test(tc, caps_and_rights);
+	tcase_add_test(tc, expiry_and_persistence);
+	tcase_add_test(tc, many_series_grow_the_table);
+	tcase_add_test(tc, configured_templates);
+	tcase_set_timeout(tc, 120);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return unit_main(series_suite());
+}
