@@ -61,13 +61,42 @@ struct sort_ent {
 	const char	*stem;
 };
 
+/*
+ * Stems in an order where '_' comes before every other character, so
+ * that the stems that extend a stem at a '_' ("statsd_a_b" of
+ * "statsd_a") follow it at once: their families can have the same names
+ * (a:b's VOI "c_d" and a:b_c's VOI "d" are both statsd_a_b_c_d), and a
+ * group of such stems is rendered as one, family by family.
+ */
+static int
+stem_cmp(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		unsigned char x = *a == '_' ? 1 : (unsigned char)*a;
+		unsigned char y = *b == '_' ? 1 : (unsigned char)*b;
+
+		if (x != y)
+			return x < y ? -1 : 1;
+		if (x == 0)
+			return 0;
+	}
+}
+
+/* Is s the stem root, or one that extends it at a '_'? */
+static bool
+in_group(const char *root, size_t rlen, const char *s)
+{
+	return strncmp(s, root, rlen) == 0 && (s[rlen] == '\0' ||
+	    s[rlen] == '_');
+}
+
 static int
 sort_cmp(const void *x, const void *y)
 {
 	const struct sort_ent *a = x, *b = y;
 	int c;
 
-	if ((c = strcmp(a->stem, b->stem)) != 0)
+	if ((c = stem_cmp(a->stem, b->stem)) != 0)
 		return c;
 	if ((c = strcmp(a->k->hdr.module, b->k->hdr.module)) != 0)
 		return c;
@@ -224,12 +253,16 @@ expo_kstat(struct statsd *d, struct expo *e, const struct reg_kstat *k,
 	return r;
 }
 
-/* Is k after the last kstat rendered inside the stem (e->l*)? */
+/* Is k (of stem) after the last kstat rendered inside the group
+ * (e->l*), in the index's order? */
 static bool
-expo_after_last(const struct expo *e, const struct reg_kstat *k)
+expo_after_last(const struct expo *e, const char *stem,
+    const struct reg_kstat *k)
 {
-	int c = strcmp(k->hdr.module, e->lmod);
+	int c = stem_cmp(stem, e->lstem);
 
+	if (c == 0)
+		c = strcmp(k->hdr.module, e->lmod);
 	if (c == 0)
 		c = strcmp(k->hdr.name, e->lname);
 	return c > 0 || (c == 0 && k->hdr.instance > e->linst);
@@ -302,7 +335,7 @@ expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
 		for (i = a; i < b; i++) {
 			k = registry_kstat_by_handle(d->reg, x->v[i].handle);
 			if (!expo_shows(e, k) || (resume &&
-			    !expo_after_last(e, k)))
+			    !expo_after_last(e, x->stems + x->v[i].stem, k)))
 				continue;
 			if (only[0] == '\0')
 				e->kstats++;
@@ -319,6 +352,8 @@ expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
 			memcpy(e->cur, stem, strlen(stem) + 1);
 			memcpy(e->fam, only, sizeof(e->fam));
 			memcpy(e->next, next, sizeof(e->next));
+			snprintf(e->lstem, sizeof(e->lstem), "%s",
+			    x->stems + x->v[i].stem);
 			e->famtype = o->famlen > 0 && strcmp(o->fam, only) ==
 			    0 ? o->famtype : 0;
 			snprintf(e->lmod, sizeof(e->lmod), "%s", k->hdr.module);
@@ -352,25 +387,32 @@ expo_page(struct statsd *d, struct expo *e, size_t bytes, uint64_t units)
 		return 0;
 	if ((x = expo_index(d, !e->mid && e->after[0] == '\0')) == NULL)
 		return -ENOMEM;
-	/* The stem under way, or the first after the last one sent. */
+	/* The group under way, or the first after the last one sent. */
 	lo = 0;
 	hi = x->n;
 	if (from[0] != '\0') {
+		size_t flen = strlen(from);
+
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			int c = strcmp(x->stems + x->v[mid].stem, from);
 
-			if (c < 0 || (c == 0 && !e->mid))
+			if (stem_cmp(x->stems + x->v[mid].stem, from) < 0)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
+		while (!e->mid && lo < x->n && in_group(from, flen,
+		    x->stems + x->v[lo].stem))
+			lo++;
 	}
 	for (i = lo; i < x->n; i = j) {
 		const char *stem = x->stems + x->v[i].stem;
+		size_t slen = strlen(stem);
 
-		for (j = i + 1; j < x->n && strcmp(x->stems + x->v[j].stem,
-		    stem) == 0; j++)
+		/* The group: this stem's kstats and those of the stems
+		 * that extend it. */
+		for (j = i + 1; j < x->n && in_group(stem, slen,
+		    x->stems + x->v[j].stem); j++)
 			;
 		r = expo_stem(d, e, x, i, j, &pb, &work, &cut);
 		if (r < 0)
@@ -393,9 +435,9 @@ expo_page(struct statsd *d, struct expo *e, size_t bytes, uint64_t units)
 }
 
 /*
- * A page's cursor: "<after>" between stems, or inside one
- * "<stem>:<family>:<next>:<type>:<module>:<instance>:<name>" (stems and
- * families hold no ':', nor do kstat names).
+ * A page's cursor: "<after>" between groups, or inside one
+ * "<group>:<family>:<next>:<type>:<stem>:<module>:<instance>:<name>"
+ * (stems and families hold no ':', nor do kstat names).
  */
 void
 expo_cursor(const struct expo *e, char *buf, size_t len)
@@ -403,9 +445,9 @@ expo_cursor(const struct expo *e, char *buf, size_t len)
 	if (!e->mid)
 		snprintf(buf, len, "%s", e->after);
 	else
-		snprintf(buf, len, "%s:%s:%s:%u:%s:%d:%s", e->cur, e->fam,
-		    e->next, (unsigned)e->famtype, e->lmod, (int)e->linst,
-		    e->lname);
+		snprintf(buf, len, "%s:%s:%s:%u:%s:%s:%d:%s", e->cur, e->fam,
+		    e->next, (unsigned)e->famtype, e->lstem, e->lmod,
+		    (int)e->linst, e->lname);
 }
 
 /* Copy the field of c up to the next ':' (or its end: last) into out. */
@@ -436,6 +478,7 @@ expo_cursor_set(struct expo *e, const char *c)
 	    (c = cursor_field(c, e->fam, sizeof(e->fam), false)) == NULL ||
 	    (c = cursor_field(c, e->next, sizeof(e->next), false)) == NULL ||
 	    (c = cursor_field(c, t, sizeof(t), false)) == NULL ||
+	    (c = cursor_field(c, e->lstem, sizeof(e->lstem), false)) == NULL ||
 	    (c = cursor_field(c, e->lmod, sizeof(e->lmod), false)) == NULL ||
 	    (c = cursor_field(c, in, sizeof(in), false)) == NULL ||
 	    cursor_field(c, e->lname, sizeof(e->lname), true) == NULL)

@@ -23,7 +23,8 @@ struct statsd;
 struct ks_selector;
 struct ks_pattern;
 
-/* One exposition under way: what to show, and where it is. */
+/* One exposition under way: what to show, and where it is. A group is a
+ * stem with the stems that extend it at a '_' (expo.c). */
 struct expo {
 	const struct peer		*peer;	/* whose view */
 	bool				 no_priv; /* never a PRIV kstat */
@@ -42,6 +43,7 @@ struct expo {
 	char				 fam[PROM_NAME_MAX];
 	char				 next[PROM_NAME_MAX];
 	uint8_t				 famtype;
+	char				 lstem[PROM_NAME_MAX];
 	char				 lmod[KSTAT_STRLEN];
 	char				 lname[KSTAT_STRLEN];
 	int32_t				 linst;
@@ -70,7 +72,7 @@ int expo_page(struct statsd *d, struct expo *e, size_t bytes,
  * and back. expo_cursor_set() returns: 0; -EINVAL for a text that is not
  * one.
  */
-#define EXPO_CURSOR_MAX	(3 * PROM_NAME_MAX + 2 * KSTAT_STRLEN + 32)
+#define EXPO_CURSOR_MAX	(4 * PROM_NAME_MAX + 2 * KSTAT_STRLEN + 40)
 void expo_cursor(const struct expo *e, char *buf, size_t len);
 int expo_cursor_set(struct expo *e, const char *c);
 

@@ -76,9 +76,9 @@ json_int_t m_kcid(const struct vl_call *call);
  * there are), a page ending when its work (a slice) or its bytes are
  * spent.
  */
-/* Long enough for the exposition's (expo.h): a stem, two families and a
- * kstat's names. */
-#define M_CURSOR_MAX	2048
+/* Long enough for the exposition's (expo.h): two stems, two families and
+ * a kstat's names. */
+#define M_CURSOR_MAX	4096
 #define M_CURSOR_FIELD	VLF_STR("cursor", true, M_CURSOR_MAX)
 #define M_COST_KSTAT	64u	/* looking at one kstat */
 #define M_COST_JSON	2048u	/* making its Kstat value */

@@ -11,7 +11,6 @@ import os
 import re
 import shutil
 import socket
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
@@ -195,6 +194,29 @@ check(wait_for(lambda: read_data(d, "statsd", 0, "daemon").get(
     "expo_conflicts", 0) >= 1, "expo_conflicts in statsd:0:daemon"),
     "the series left out are counted")
 
+# --- one family from two stems: cg:a's VOI "b_c" and cg:a_b's VOI "c"
+# both give statsd_cg_a_b_c_sum; cg:a0 (between them in byte order)
+# must not split the family.
+for nm, voi in (("a", "b_c"), ("a_b", "c"), ("a0", "c")):
+    t = ok(d.call("io.statsd.TemplateAdd", {"name": "CG" + nm, "vois": [
+        {"id": 0, "name": voi, "dtype": "INT_U64",
+         "stats": [{"kind": "SUM"}]}]}), "TemplateAdd")["template"]["spec"]
+    ok(d.call("io.statsd.KstatCreate", {"module": "cg", "instance": 0,
+                                        "name": nm, "template": t}),
+       "KstatCreate cg:0:%s" % nm)
+for accept in (None, OM):
+    r, body = get(accept=accept)
+    try:
+        fs = {f.name: f for f in (parse_om(body) if accept else
+                                  parse_text(body))}
+        f = fs.get("statsd_cg_a_b_c_sum")
+        check(f is not None and len(f.samples) == 2,
+              "two stems' series in one family (%s)" % (accept and "om"))
+    except ValueError as e:
+        check(False, "two stems' family parses: %s" % e)
+    no_duplicates(body, "two stems' family")
+    families_together(body, "two stems' family")
+
 # --- gzip, when the scraper takes it (and statsd has zlib)
 c = http.client.HTTPConnection("127.0.0.1", port, timeout=DEADLINE)
 c.request("GET", "/metrics", headers={"Accept": OM,
@@ -247,18 +269,11 @@ check(r1.status == 200 and r2.status == 200 and len(b2) > 0,
       "keep-alive: two scrapes on one connection")
 c.close()
 
-# --- a scraper that never reads: enough kstats that the reply cannot fit
-# in the socket buffers, then a producer pushes and its totals arrive.
-spec = ok(d.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
-    "template"]["spec"]
-for base in range(0, 3000, 1000):
-    ok(d.call("io.statsd.KstatCreateMany", {
-        "template": spec, "kstats": [
-            {"module": "bulk", "instance": 0, "name": "k%d" % i}
-            for i in range(base, base + 1000)]}), "KstatCreateMany")
-# One stem of many kstats (the instances of wide:*:k), far more than a
+# --- One stem of many kstats (the instances of wide:*:k), far more than a
 # page: the pages end inside it, family by family, over HTTP and through
 # statsctl (whose pages resume from a cursor).
+spec = ok(d.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+    "template"]["spec"]
 ok(d.call("io.statsd.KstatCreateMany", {
     "template": spec, "kstats": [
         {"module": "wide", "instance": i, "name": "k"} for i in range(300)]}),
@@ -291,6 +306,16 @@ except ValueError as e:
     check(False, "statsctl, a stem across pages: %s" % e)
 no_duplicates(p.stdout, "statsctl, a stem across pages")
 
+
+# --- a scraper that never reads: enough kstats that the reply cannot fit
+# in the socket buffers, then a producer pushes and its totals arrive.
+spec = ok(d.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+    "template"]["spec"]
+for base in range(0, 3000, 1000):
+    ok(d.call("io.statsd.KstatCreateMany", {
+        "template": spec, "kstats": [
+            {"module": "bulk", "instance": 0, "name": "k%d" % i}
+            for i in range(base, base + 1000)]}), "KstatCreateMany")
 slow = socket.socket()
 slow.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
 slow.connect(("127.0.0.1", port))
