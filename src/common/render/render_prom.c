@@ -602,13 +602,11 @@ put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
 	bool sgn = dtype_valid(v->dtype) && dtype_info[v->dtype].is_signed;
 	enum prom_type t = field_is_counter(f, sgn) ? PT_COUNTER : PT_GAUGE;
 	struct voistatdata_numeric num;
-	double factor;
+	double factor = 1, tf;
 	const char *unit = vs->stype == VS_STYPE_COUNT ? NULL :
 	    content_unit(c->v->hdr, &factor);
-
 	char base[PROM_NAME_MAX];
 	size_t blen;
-	double tf;
 
 	if (!dtype_is_scalar(vs->dtype))
 		return;	/* a string: no number to show */
