@@ -278,8 +278,9 @@ td_voi(struct tpldef_voi *tv, json_t *voi, size_t index,
 	return 0;
 }
 
-/* Lay a scratch blob out from all VOIs: every error the engine could
- * report later shows up here, before anything is registered. */
+/* Lay a scratch blob out from all VOIs, as the template registry will
+ * (the same layout code): every error the engine could report later shows
+ * up here, before anything is registered. */
 static int
 td_dry_run(struct tpldef_voi *tvs, size_t n, struct tpldef_error *err)
 {
@@ -292,7 +293,7 @@ td_dry_run(struct tpldef_voi *tvs, size_t n, struct tpldef_error *err)
 	for (i = 0; i < n; i++) {
 		char path[32];
 
-		e = layout_set_voi(sb, tvs[i].id, tvs[i].dtype, tvs[i].flags,
+		e = layout_tpl_add_voi(sb, tvs[i].id, tvs[i].dtype, tvs[i].flags,
 		    tvs[i].nvss, tvs[i].vss, &nb);
 		if (e != 0) {
 			free(sb);

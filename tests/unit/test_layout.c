@@ -1,9 +1,13 @@
 /*
  * test_layout.c: blobs built without the registry: an empty blob, VOIs
  * added, replaced and appended past a gap, every other statistic's data
- * carried across byte for byte, the layout hash, and refusals.
+ * carried across byte for byte, the layout hash, and refusals; and that
+ * the template registry lays its templates out by the same code, in
+ * FreeBSD's order (a new VOI in front, statistics in the order given).
  */
 #include <errno.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "unit.h"
 #include "blob.h"
@@ -128,6 +132,96 @@ START_TEST(refusals)
 }
 END_TEST
 
+static const struct voistat *
+vstat(struct statsblob *b, int voi, int stype)
+{
+	struct statsblobv1 *v1 = (struct statsblobv1 *)b;
+
+	return blob_voistat(v1, &v1->vois[voi], stype);
+}
+
+/* Two statistics given COUNT first, then SUM: placed in that order. */
+static void
+count_sum(struct voistatspec *v)
+{
+	v[0] = spec(VS_STYPE_COUNT, (vss_hlpr_fn)stats_vss_count_hlpr, NULL);
+	v[1] = spec(VS_STYPE_SUM, (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL);
+}
+
+START_TEST(template_is_the_layout)
+{
+	struct statsblob_tpl *tpl;
+	struct statsblob *start, *a, *b, *c, *d;
+	struct voistatspec v[2], w[2], m, n;
+	int id;
+
+	id = stats_tpl_alloc("layout_order", 0);
+	ck_assert_int_ge(id, 0);
+	ck_assert_int_eq(stats_tpl_fetch(id, &tpl), 0);
+	start = malloc(tpl->sb->cursz);
+	ck_assert_ptr_nonnull(start);
+	memcpy(start, tpl->sb, tpl->sb->cursz);
+
+	/* The registry's template, VOI 2 then VOI 0 ... */
+	count_sum(v);
+	m = spec(VS_STYPE_MAX, (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL);
+	ck_assert_int_eq(stats_tpl_add_voistats(id, 2, "two",
+	    VSD_DTYPE_INT_S64, 2, v, 0), 0);
+	ck_assert_int_eq(stats_tpl_add_voistats(id, 0, "zero",
+	    VSD_DTYPE_INT_S64, 1, &m, SB_VOI_RELUPDATE), 0);
+	/* ... is byte for byte the layout's. */
+	count_sum(w);
+	n = spec(VS_STYPE_MAX, (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL);
+	ck_assert_int_eq(layout_tpl_add_voi(start, 2, VSD_DTYPE_INT_S64, 0,
+	    2, w, &a), 0);
+	ck_assert_int_eq(layout_tpl_add_voi(a, 0, VSD_DTYPE_INT_S64,
+	    SB_VOI_RELUPDATE, 1, &n, &b), 0);
+	ck_assert_uint_eq(b->cursz, tpl->sb->cursz);
+	ck_assert_mem_eq(b, tpl->sb, b->cursz);
+	ck_assert_int_eq(layout_tpl_add_voi(b, 2, VSD_DTYPE_INT_S64, 0, 1,
+	    &n, &c), EOPNOTSUPP);
+
+	/* FreeBSD's order: the newer VOI first, statistics as given. */
+	ck_assert_uint_lt(((struct statsblobv1 *)b)->vois[0].stats_off,
+	    ((struct statsblobv1 *)b)->vois[2].stats_off);
+	ck_assert_uint_lt(vstat(b, 0, VS_STYPE_MAX)->data_off,
+	    vstat(b, 2, VS_STYPE_COUNT)->data_off);
+	ck_assert_uint_lt(vstat(b, 2, VS_STYPE_COUNT)->data_off,
+	    vstat(b, 2, VS_STYPE_SUM)->data_off);
+
+	/* A re-lay puts a new VOI in front and keeps every other in place,
+	 * a replaced VOI too. */
+	ck_assert_int_eq(layout_set_voi(b, 1, VSD_DTYPE_INT_S64, 0, 1, &n,
+	    &c), 0);
+	ck_assert_int_eq(stats_blob_validate(c, c->cursz), 0);
+	ck_assert_uint_lt(((struct statsblobv1 *)c)->vois[1].stats_off,
+	    ((struct statsblobv1 *)c)->vois[0].stats_off);
+	ck_assert_uint_lt(((struct statsblobv1 *)c)->vois[0].stats_off,
+	    ((struct statsblobv1 *)c)->vois[2].stats_off);
+	ck_assert_int_eq(layout_set_voi(c, 0, VSD_DTYPE_INT_S64, 0, 2, w,
+	    &d), 0);
+	ck_assert_int_eq(stats_blob_validate(d, d->cursz), 0);
+	ck_assert_uint_lt(((struct statsblobv1 *)d)->vois[1].stats_off,
+	    ((struct statsblobv1 *)d)->vois[0].stats_off);
+	ck_assert_uint_lt(((struct statsblobv1 *)d)->vois[0].stats_off,
+	    ((struct statsblobv1 *)d)->vois[2].stats_off);
+	ck_assert_uint_lt(vstat(d, 0, VS_STYPE_COUNT)->data_off,
+	    vstat(d, 0, VS_STYPE_SUM)->data_off);
+	free(d);
+	free(c);
+	free(b);
+	free(a);
+	free(start);
+	/* spec() ran the helpers itself: the registry freed none of these. */
+	free(v[0].iv);
+	free(v[1].iv);
+	free(m.iv);
+	free(w[0].iv);
+	free(w[1].iv);
+	free(n.iv);
+}
+END_TEST
+
 static Suite *
 layout_suite(void)
 {
@@ -136,6 +230,7 @@ layout_suite(void)
 
 	tcase_add_test(tc, build_replace_append);
 	tcase_add_test(tc, refusals);
+	tcase_add_test(tc, template_is_the_layout);
 	suite_add_tcase(s, tc);
 	return s;
 }

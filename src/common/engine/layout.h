@@ -1,9 +1,9 @@
 /*
- * layout.h: building blobs without the template registry. A kstat whose
- * statistics change at run time (a Linux definition that alters a
- * statistic's shape, a statistic added to an interface) gets a new blob
- * laid out here, with every statistic that did not change carried across
- * byte for byte.
+ * layout.h: the one blob layout. Templates grow here VOI by VOI, and a
+ * kstat whose statistics change at run time (a Linux definition that
+ * alters a statistic's shape, a statistic added to an interface) gets a
+ * new blob laid out here, with every statistic that did not change
+ * carried across byte for byte. Where each piece goes is said in layout.c.
  */
 #ifndef STATSD_LAYOUT_H
 #define STATSD_LAYOUT_H
@@ -11,6 +11,8 @@
 #include <stdint.h>
 
 #include "blob.h"
+
+struct voistatspec;
 
 /*
  * layout_empty: a blob with no VOIs (free() it).
@@ -26,7 +28,8 @@ struct statsblob *layout_empty(void);
  * VOI keeps its statistics and their data; the header keeps its times. The
  * layout hash (tplhash) becomes a hash of the new layout chained from the
  * old hash, so blobs re-laid alike still merge and differ from the old.
- * flags may hold SB_VOI_RELUPDATE (a zeroed VOI state is added).
+ * flags may hold SB_VOI_RELUPDATE (a zeroed VOI state is added). A
+ * definition statistic (DEFN) is marked valid: it is data from the start.
  * Returns: 0 and *ret; EINVAL for bad arguments (a duplicate or invalid
  * statistic type, a scalar statistic of another type than the VOI); EFBIG
  * if the blob would pass 65535 bytes; ENOMEM.
@@ -34,5 +37,24 @@ struct statsblob *layout_empty(void);
 int layout_set_voi(const struct statsblob *old, int32_t voi_id,
     enum vsd_dtype voi_dtype, uint32_t flags, uint32_t nvss,
     const struct voistatspec *vss, struct statsblob **ret);
+
+/*
+ * layout_tpl_add_voi: as layout_set_voi, for a template: VOI voi_id must
+ * be new (EOPNOTSUPP if old holds it), a definition statistic is left
+ * as given (not marked valid), and the header, tplhash included, is old's
+ * (the template registry hashes the template's bytes itself).
+ */
+int layout_tpl_add_voi(const struct statsblob *old, int32_t voi_id,
+    enum vsd_dtype voi_dtype, uint32_t flags, uint32_t nvss,
+    const struct voistatspec *vss, struct statsblob **ret);
+
+/*
+ * layout_check_vss: whether the nvss statistic specs in vss may be a VOI
+ * of type voi_dtype: valid kinds and types, one statistic of each kind,
+ * scalar statistics of the VOI's own type, and each kind's own check.
+ * Returns: 0, or EINVAL.
+ */
+int layout_check_vss(enum vsd_dtype voi_dtype, uint32_t nvss,
+    const struct voistatspec *vss);
 
 #endif /* STATSD_LAYOUT_H */

@@ -21,6 +21,7 @@
 #include "blob.h"
 #include "clock.h"
 #include "kind.h"
+#include "layout.h"
 #include "tpl.h"
 
 static pthread_rwlock_t tpl_lock = PTHREAD_RWLOCK_INITIALIZER;
@@ -489,174 +490,52 @@ stats_strerror(int error)
 	return strerror(error);
 }
 
-static size_t
-align_up(size_t v, size_t a)
-{
-	return (v + a - 1) & ~(a - 1);
-}
-
 /*
- * Grow the template blob by one VOI, FreeBSD's way: the new VOI's voistat
- * run and data block go to the front of their regions.
+ * Grow the template blob by one VOI (layout.c lays it out, FreeBSD's way:
+ * the new VOI in front) and record the VOI's name.
  */
 static int
 tpl_add_voi_locked(struct statsblob_tpl *tpl, int32_t voi_id,
     const char *voi_name, enum vsd_dtype voi_dtype, uint32_t nvss,
     const struct voistatspec *vss, uint32_t flags)
 {
-	struct statsblobv1 *osb = (struct statsblobv1 *)tpl->sb, *nsb;
-	uint16_t onvois = blob_nvois(osb), nnvois, v;
-	size_t runsz, blksz, doff, oldstats, olddata, newsz, vshift, dshift;
-	uint16_t data_off[VS_NUM_STYPES];
+	struct statsblob *nsb;
+	uint16_t onvois = blob_nvois((struct statsblobv1 *)tpl->sb), nnvois, v;
 	struct voi_meta *nmeta;
-	int maxstype = 0;
-	uint32_t i;
 	char *namecopy;
+	int error;
 
-	if (voi_id < onvois && osb->vois[voi_id].id >= 0)
-		return EOPNOTSUPP;
+	error = layout_tpl_add_voi(tpl->sb, voi_id, voi_dtype, flags, nvss,
+	    vss, &nsb);
+	if (error != 0)
+		return error;
 	/* Names key JSON objects and flat "<voi>.<kind>" names: unique. */
 	for (v = 0; v < onvois && voi_name[0] != '\0'; v++) {
 		const char *other = tpl->mb->voi_meta[v].name;
 
-		if (other != NULL && strcmp(other, voi_name) == 0)
+		if (other != NULL && strcmp(other, voi_name) == 0) {
+			free(nsb);
 			return EINVAL;
-	}
-	for (i = 0; i < nvss; i++) {
-		if (vss[i].stype > maxstype)
-			maxstype = vss[i].stype;
+		}
 	}
 	nnvois = voi_id >= onvois ? (uint16_t)(voi_id + 1) : onvois;
-	runsz = (size_t)(maxstype + 1) * sizeof(struct voistat);
-
-	/* Lay the new data block out: VOI state, then specs in order. */
-	blksz = 0;
-	if (flags & SB_VOI_RELUPDATE)
-		blksz = sizeof(struct voistatdata_voistate);
-	for (i = 0; i < nvss; i++) {
-		size_t a = dtype_info[vss[i].vs_dtype].align;
-
-		blksz = align_up(blksz, a < 8 ? a : 8);
-		if (blksz > SB_V1_MAXSZ)
-			return EFBIG;
-		data_off[vss[i].stype] = (uint16_t)blksz;
-		blksz += vss[i].vsdsz;
-	}
-	blksz = align_up(blksz, 8);
-
-	oldstats = (size_t)osb->statsdata_off - osb->stats_off;
-	olddata = (size_t)osb->cursz - osb->statsdata_off;
-	vshift = (size_t)(nnvois - onvois) * sizeof(struct voi) + runsz;
-	newsz = SB_V1_HDRSZ + (size_t)nnvois * sizeof(struct voi) + runsz +
-	    oldstats + blksz + olddata;
-	if (newsz > SB_V1_MAXSZ)
-		return EFBIG;
-	dshift = vshift + blksz;
-
-	nsb = calloc(1, newsz);
 	namecopy = strdup(voi_name);
 	nmeta = calloc(nnvois, sizeof(*nmeta));
-	if (nsb == NULL || namecopy == NULL || nmeta == NULL) {
+	if (namecopy == NULL || nmeta == NULL) {
 		free(nsb);
 		free(namecopy);
 		free(nmeta);
 		return ENOMEM;
 	}
-
-	memcpy(nsb, osb, SB_V1_HDRSZ);
-	memcpy(nsb->vois, osb->vois, (size_t)onvois * sizeof(struct voi));
-	for (v = onvois; v < nnvois; v++) {
-		nsb->vois[v].id = -1;
-		nsb->vois[v].voistatmaxid = -1;
-	}
-	nsb->stats_off = (uint16_t)(SB_V1_HDRSZ + nnvois * sizeof(struct voi));
-	/* Old voistat runs and data move back; their offsets follow. */
-	memcpy((uint8_t *)nsb + nsb->stats_off + runsz,
-	    (uint8_t *)osb + osb->stats_off, oldstats);
-	nsb->statsdata_off = (uint16_t)(nsb->stats_off + runsz + oldstats);
-	memcpy((uint8_t *)nsb + nsb->statsdata_off + blksz,
-	    (uint8_t *)osb + osb->statsdata_off, olddata);
-	for (v = 0; v < onvois; v++) {
-		struct voi *vp = &nsb->vois[v];
-		int s;
-
-		if (vp->id < 0)
-			continue;
-		vp->stats_off = (uint16_t)(vp->stats_off + vshift);
-		for (s = 0; s <= vp->voistatmaxid; s++) {
-			struct voistat *vs = blob_voistat(nsb, vp, s);
-
-			if (vs->stype >= 0)
-				vs->data_off = (uint16_t)(vs->data_off + dshift);
-		}
-	}
-
-	/* The new VOI. */
-	struct voi *nv = &nsb->vois[voi_id];
-	nv->id = (int16_t)voi_id;
-	nv->dtype = (uint8_t)voi_dtype;
-	nv->voistatmaxid = (int8_t)maxstype;
-	nv->stats_off = nsb->stats_off;
-	nv->flags = (flags & SB_VOI_RELUPDATE) ? VOI_REQSTATE : 0;
-	doff = nsb->statsdata_off;
-	for (i = 0; i <= (uint32_t)maxstype; i++)
-		blob_voistat(nsb, nv, (int)i)->stype = -1;
-	if (flags & SB_VOI_RELUPDATE) {
-		struct voistat *vs = blob_voistat(nsb, nv, VS_STYPE_VOISTATE);
-
-		vs->stype = VS_STYPE_VOISTATE;
-		vs->dtype = VSD_DTYPE_VOISTATE;
-		vs->dsz = sizeof(struct voistatdata_voistate);
-		vs->data_off = (uint16_t)doff;
-	}
-	for (i = 0; i < nvss; i++) {
-		struct voistat *vs = blob_voistat(nsb, nv, vss[i].stype);
-
-		vs->stype = (int8_t)vss[i].stype;
-		vs->dtype = (uint8_t)vss[i].vs_dtype;
-		vs->dsz = (uint16_t)vss[i].vsdsz;
-		vs->flags = (uint8_t)(vss[i].flags & VS_ALWAYSVALID);
-		vs->data_off = (uint16_t)(doff + data_off[vss[i].stype]);
-		memcpy((uint8_t *)nsb + vs->data_off, vss[i].iv, vss[i].vsdsz);
-	}
-	nsb->cursz = nsb->maxsz = (uint16_t)newsz;
-
 	if (onvois > 0)
 		memcpy(nmeta, tpl->mb->voi_meta,
 		    (size_t)onvois * sizeof(*nmeta));
 	nmeta[voi_id].name = namecopy;
 	free(tpl->mb->voi_meta);
 	tpl->mb->voi_meta = nmeta;
-	free(osb);
-	tpl->sb = (struct statsblob *)nsb;
+	free(tpl->sb);
+	tpl->sb = nsb;
 	tpl_update_hash(tpl);
-	return 0;
-}
-
-static int
-tpl_check_vss(enum vsd_dtype voi_dtype, uint32_t nvss,
-    const struct voistatspec *vss)
-{
-	uint32_t seen = 0, i;
-
-	for (i = 0; i < nvss; i++) {
-		const struct voistatspec *s = &vss[i];
-
-		if (!stype_valid(s->stype) || !dtype_valid(s->vs_dtype) ||
-		    s->iv == NULL || s->vsdsz == 0 || s->vsdsz > SB_V1_MAXSZ)
-			return EINVAL;
-		if (seen & (1u << s->stype))
-			return EINVAL;	/* one statistic of each type */
-		seen |= 1u << s->stype;
-		/* Scalar statistics hold the VOI's own type. */
-		if (dtype_is_scalar(s->vs_dtype) && (s->vs_dtype != voi_dtype ||
-		    s->vsdsz != dtype_info[voi_dtype].size))
-			return EINVAL;
-		if (stype_ops[s->stype].check != NULL &&
-		    stype_ops[s->stype].check(s->iv, (uint16_t)s->vsdsz,
-		    s->vs_dtype, voi_dtype) != NULL)
-			return EINVAL;
-	}
 	return 0;
 }
 
@@ -686,7 +565,7 @@ stats_tpl_add_voistats(uint32_t tpl_id, int32_t voi_id, const char *voi_name,
 		owned[i] = true;
 	}
 	if (error == 0)
-		error = tpl_check_vss(voi_dtype, nvss, vss);
+		error = layout_check_vss(voi_dtype, nvss, vss);
 	if (error == 0) {
 		pthread_rwlock_wrlock(&tpl_lock);
 		if (tpl_id >= (uint32_t)ntpl || tpllist[tpl_id] == NULL)
