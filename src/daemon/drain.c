@@ -20,6 +20,7 @@
 
 #include <statsd/kstat.h>
 
+#include "clock.h"
 #include "control.h"
 #include "daemon.h"
 #include "front.h"
@@ -69,10 +70,7 @@ drain_ring_tail(struct ring *rg)
 static uint64_t
 drain_cpu_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /* One pass over one ring. Returns: records taken. */
@@ -141,12 +139,10 @@ static void
 drain_ring_stats_add(struct drain_stats *to, struct ring *rg)
 {
 	struct ring_consumer_stats st;
-	struct timespec ts;
 	uint64_t now, life;
 
 	ring_consumer_stats(rg->c, &st);
-	clock_gettime(CLOCK_REALTIME, &ts);
-	now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	now = shm_birth_stamp();	/* the clock the ring's birth is on */
 	life = now > rg->birth ? now - rg->birth : 0;
 	to->applied = drain_sat_add(to->applied, drain_sat_add(st.applied,
 	    rg->spill_applied));

@@ -19,6 +19,7 @@
 #include "blob.h"
 #include "log.h"
 #include "mirror.h"
+#include "shm.h"
 
 #define PMIR_MAGIC	UINT64_C(0x3152494d50445453)	/* "STDPMIR1" */
 #define PMIR_HDR	4096u
@@ -107,7 +108,6 @@ mirror_create(const char *dir, uint32_t handle, const void *blob,
 {
 	char path[PATH_MAX];
 	struct pmir_hdr *h;
-	struct timespec ts;
 	int fd, r;
 
 	if (size > BLOB_STORAGE_CAP)
@@ -132,12 +132,11 @@ mirror_create(const char *dir, uint32_t handle, const void *blob,
 		(void)unlink(path);
 		return r;
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
 	h = (*ret)->map;
 	memcpy((*ret)->st.blob, blob, size);
 	h->version = 1;
 	h->handle = handle;
-	h->birth = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	h->birth = shm_birth_stamp();
 	h->size = size;
 	h->cap = BLOB_STORAGE_CAP;
 	h->magic = PMIR_MAGIC;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "shm.h"
 
 int
@@ -99,8 +100,5 @@ shm_reopen_ro(int fd)
 uint64_t
 shm_birth_stamp(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return clock_ns(CLOCK_REALTIME);
 }
