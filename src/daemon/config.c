@@ -268,11 +268,10 @@ static const char *
 cfg_parse_value(struct config *c, const struct cfg_key *k, const char *v,
     char *buf, size_t buflen)
 {
-	const char *msg;
-
 	unsigned long long n;
+	const char *msg;
 	char *end;
-	size_t i, len;
+	size_t i, len, used;
 
 	switch (k->type) {
 	case CFG_UINT:
@@ -333,7 +332,12 @@ cfg_parse_value(struct config *c, const struct cfg_key *k, const char *v,
 				*(unsigned *)cfg_field(c, k) = (unsigned)i;
 				return NULL;
 			}
-		return "not one of the allowed words";
+		/* Name them: a word that was renamed is then found. */
+		used = (size_t)snprintf(buf, buflen, "not one of");
+		for (i = 0; k->names[i] != NULL && used < buflen; i++)
+			used += (size_t)snprintf(buf + used, buflen - used,
+			    "%s %s", i > 0 ? "," : "", k->names[i]);
+		return buf;
 	}
 	return "unknown key type";
 }
@@ -505,7 +509,7 @@ config_load(const char *path, bool required, struct config *out,
 			char m[sizeof(err->msg)];
 
 			/* A list's check names the item that is wrong. */
-			if (msg == why)
+			if (config_keys[i].type == CFG_WORDS && msg == why)
 				snprintf(m, sizeof(m), "%s", msg);
 			else
 				snprintf(m, sizeof(m), "bad value \"%.64s\": %s",

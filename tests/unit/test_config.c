@@ -157,6 +157,10 @@ START_TEST(zone_cgroups_errors_name_the_pattern)
 		    "%s: said \"%s\", not \"%s\"", bad[i].text, err.msg,
 		    bad[i].says);
 	}
+	/* The namespace kinds were renamed: the error names today's words. */
+	ck_assert_int_eq(load("zones = pid\n", &c, &err), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not one of cgroup, pidns, "
+	    "userns, cgroupns, none"));
 	/* Empty: no containers. */
 	ck_assert_int_eq(load("zone_cgroups = \"\"\n", &c, &err), 0);
 	ck_assert_str_eq(c.zone_cgroups, "");
