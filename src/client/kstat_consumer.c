@@ -253,32 +253,6 @@ kc_tpl_find(struct kc_state *s, uint32_t hash, bool reload)
 
 /* ---------------------------------------------------------------- chain */
 
-/*
- * The store's bits of a kstat's flags (store.h): the segment layout fixes
- * their values apart from <statsd/kstat.h>'s.
- */
-static const struct {
-	uint32_t	 kflag;
-	uint32_t	 sflag;
-} kc_sflags[] = {
-	{ KSTAT_FLAG_PERSISTENT, STORE_KF_PERSISTENT },
-	{ KSTAT_FLAG_PRIV, STORE_KF_PRIV },
-	{ KSTAT_FLAG_WRITABLE, STORE_KF_WRITABLE },
-	{ KSTAT_FLAG_DORMANT, STORE_KF_DORMANT },
-};
-
-static uint32_t
-kc_kstat_flags(uint32_t sflags)
-{
-	uint32_t f = 0;
-	size_t i;
-
-	for (i = 0; i < sizeof(kc_sflags) / sizeof(kc_sflags[0]); i++)
-		if (sflags & kc_sflags[i].sflag)
-			f |= kc_sflags[i].kflag;
-	return f;
-}
-
 /* What consumers see of a type: blobs and histograms as NAMED. */
 static uint8_t
 kc_shown_type(uint8_t t)
@@ -343,7 +317,7 @@ kc_entry_of(struct kc_entry *x, uint64_t birth,
 	x->tpl_hash = (uint32_t)info->tpl_hash;
 	x->instance = info->instance;
 	x->type = info->type;
-	x->flags = kc_kstat_flags(info->flags);
+	x->flags = info->flags & KS_FLAGS_SHOWN;
 	memcpy(x->module, info->module, KSTAT_STRLEN - 1);
 	memcpy(x->name, info->name, KSTAT_STRLEN - 1);
 	memcpy(x->class_, info->class_, KSTAT_STRLEN - 1);
@@ -1109,7 +1083,7 @@ kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
 		if (r < 0)
 			return r;
 		*ret_snap = info.snaptime;
-		*ret_flags = kc_kstat_flags(info.flags);
+		*ret_flags = info.flags & KS_FLAGS_SHOWN;
 		return (ssize_t)size;
 	}
 	r = kc_call(s, VL_M_SNAPSHOT, json_pack("{s:s, s:i, s:s}",

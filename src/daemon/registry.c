@@ -45,32 +45,6 @@ struct registry {
 	size_t			  ndirty, cdirty;
 };
 
-/*
- * The store's bits of a kstat's flags (store.h): the segment layout fixes
- * their values apart from <statsd/kstat.h>'s.
- */
-static const struct {
-	uint32_t	 kflag;
-	uint32_t	 sflag;
-} reg_flags[] = {
-	{ KSTAT_FLAG_PERSISTENT, STORE_KF_PERSISTENT },
-	{ KSTAT_FLAG_PRIV, STORE_KF_PRIV },
-	{ KSTAT_FLAG_WRITABLE, STORE_KF_WRITABLE },
-	{ KSTAT_FLAG_DORMANT, STORE_KF_DORMANT },
-};
-
-static uint32_t
-reg_store_flags(uint32_t kflags)
-{
-	uint32_t s = 0;
-	size_t i;
-
-	for (i = 0; i < sizeof(reg_flags) / sizeof(reg_flags[0]); i++)
-		if (kflags & reg_flags[i].kflag)
-			s |= reg_flags[i].sflag;
-	return s;
-}
-
 static int
 reg_segment(struct statsd *d, unsigned kind, uint64_t arena,
     const char *name, struct store_segment **ret)
@@ -700,7 +674,8 @@ reg_revive(struct registry *r, struct reg_kstat *k,
 
 	if (k->tpl != n->tpl)
 		return -ESTALE;
-	e = store_kstat_set_flags(k->seg, k->ref.slot, 0, STORE_KF_DORMANT);
+	e = store_kstat_set_flags(k->seg, k->ref.slot, 0,
+	    KSTAT_FLAG_DORMANT);
 	if (e < 0)
 		return e;
 	reg_public_count(r, k, -1);
@@ -837,8 +812,8 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	sd.instance = k->hdr.instance;
 	sd.type = k->hdr.type;
 	sd.content = k->hdr.content;
-	sd.flags = reg_store_flags(k->hdr.flags | (n->dormant ?
-	    KSTAT_FLAG_DORMANT : 0));
+	sd.flags = (k->hdr.flags | (n->dormant ? KSTAT_FLAG_DORMANT : 0)) &
+	    KS_FLAGS_SHOWN;
 	sd.owner_uid = (uint32_t)n->owner;
 	sd.tpl_hash = n->tpl->hash;
 	sd.ndata = n->tpl->nnames;
@@ -931,7 +906,7 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && !k->dormant) {
 		registry_sync(r);
 		(void)store_kstat_set_flags(k->seg, k->ref.slot,
-		    STORE_KF_DORMANT, 0);
+		    KSTAT_FLAG_DORMANT, 0);
 		reg_public_count(r, k, -1);
 		k->hdr.flags |= KSTAT_FLAG_DORMANT;
 		k->dormant = true;

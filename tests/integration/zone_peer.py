@@ -20,7 +20,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import Conn  # noqa: E402
 
-USED = 0x1
+USED = 0x80000000  # STORE_KF_USED
 
 
 MARK = re.compile(rb"zmark-[A-Za-z0-9_-]+")

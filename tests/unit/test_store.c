@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <statsd/kstat.h>
+
 #include "arena.h"
 #include "shm.h"
 #include "store.h"
@@ -400,7 +402,7 @@ START_TEST(test_limits_and_text)
 	d.name = "hist";
 	d.flags = STORE_KF_USED;
 	ck_assert_int_eq(store_kstat_add(s, &d, 8, NULL), -EINVAL);
-	d.flags = STORE_KF_PERSISTENT;
+	d.flags = KSTAT_FLAG_PERSISTENT;
 	ck_assert_int_eq(store_kstat_add(s, &d, STORE_BLOB_MAX + 1, NULL), -E2BIG);
 	ck_assert_int_eq(store_kstat_add(s, &d, 8192, NULL), -ENOSPC);	/* arena */
 
@@ -421,17 +423,19 @@ START_TEST(test_limits_and_text)
 	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &n), 0);
 	ck_assert_uint_eq(n, 1000);
 	ck_assert_uint_eq(buf[0], 0);
-	ck_assert_uint_eq(ki.flags, STORE_KF_USED | STORE_KF_PERSISTENT);
+	ck_assert_uint_eq(ki.flags, STORE_KF_USED | KSTAT_FLAG_PERSISTENT);
 	ck_assert_int_eq(store_reader_read_text(r, ref, path, NULL), 0);
 	ck_assert_str_eq(path, "a/b/c");
 	ck_assert_int_eq(store_kstat_relayout(s, ref.slot, 60000), -ENOSPC);
 	ck_assert_int_eq(store_reader_read(r, ref, NULL, buf, sizeof(buf), &n), 0);
 	ck_assert_uint_eq(n, 1000);
 
-	ck_assert_int_eq(store_kstat_set_flags(s, ref.slot, STORE_KF_DORMANT, 0), 0);
-	ck_assert_int_eq(store_kstat_set_flags(s, ref.slot, STORE_KF_PRIV, 0), -EINVAL);
+	/* The kstat's flags are carried as they are; USED is the store's. */
+	ck_assert_int_eq(store_kstat_set_flags(s, ref.slot, KSTAT_FLAG_DORMANT, 0), 0);
+	ck_assert_int_eq(store_kstat_set_flags(s, ref.slot, 0, STORE_KF_USED), -EINVAL);
 	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &n), 0);
-	ck_assert_uint_ne(ki.flags & STORE_KF_DORMANT, 0);
+	ck_assert_uint_eq(ki.flags, STORE_KF_USED | KSTAT_FLAG_PERSISTENT |
+	    KSTAT_FLAG_DORMANT);
 
 	/* no text: empty strings */
 	d.path = d.desc = NULL;
@@ -623,7 +627,9 @@ START_TEST(test_bad_superblock)
 	uint16_t v16;
 	struct { size_t off, size; uint64_t val; int want; } cases[] = {
 		{ offsetof(struct store_super, magic), 8, 1, -EBADMSG },
-		{ offsetof(struct store_super, abi_major), 2, 2, -EPROTONOSUPPORT },
+		{ offsetof(struct store_super, abi_major), 2, STORE_ABI_MAJOR + 1,
+		    -EPROTONOSUPPORT },
+		{ offsetof(struct store_super, abi_major), 2, 1, -EPROTONOSUPPORT },
 		{ offsetof(struct store_super, incompat), 4, 1, -EPROTONOSUPPORT },
 		{ offsetof(struct store_super, endian), 4, 0x04030201, -EBADMSG },
 		{ offsetof(struct store_super, hdr_size), 4, 8, -EBADMSG },
@@ -684,7 +690,6 @@ START_TEST(test_bad_kstat_header)
 		{ offsetof(struct store_kstat_hdr, chunk_size), 4, 1u << 17 },
 		{ offsetof(struct store_kstat_hdr, blob_size), 4, 70000 },
 		{ offsetof(struct store_kstat_hdr, blob_size), 4, 1000 },
-		{ offsetof(struct store_kstat_hdr, flags), 4, 0x8001 },
 		{ offsetof(struct store_kstat_hdr, path_len), 2, 5 },
 		{ offsetof(struct store_kstat_hdr, text_off), 4, 0xfffffff0u },
 	};

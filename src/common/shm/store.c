@@ -264,7 +264,7 @@ store_desc_check(const struct store_kstat_desc *d, size_t *ret_plen,
 	if (d->module == NULL || d->name == NULL || d->module[0] == '\0' ||
 	    d->name[0] == '\0')
 		return -EINVAL;
-	if ((d->flags & ~(STORE_KF_KNOWN & ~STORE_KF_USED)) != 0)
+	if ((d->flags & STORE_KF_USED) != 0)
 		return -EINVAL;
 	if (strlen(d->module) >= STORE_STRLEN || strlen(d->name) >= STORE_STRLEN ||
 	    (d->class_ != NULL && strlen(d->class_) >= STORE_STRLEN))
@@ -494,11 +494,10 @@ store_kstat_set_flags(struct store_segment *s, uint32_t slot, uint32_t set,
     uint32_t clear)
 {
 	struct store_kstat_hdr *k = store_used_hdr(s, slot);
-	const uint32_t mutable = STORE_KF_DORMANT | STORE_KF_WRITABLE;
 
 	if (k == NULL)
 		return -ENOENT;
-	if (((set | clear) & ~mutable) != 0)
+	if (((set | clear) & STORE_KF_USED) != 0)
 		return -EINVAL;
 	store_seq_begin(k);
 	k->flags = (k->flags & ~clear) | set;

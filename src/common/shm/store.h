@@ -70,8 +70,8 @@
 #include <stdint.h>
 
 #define STORE_MAGIC		UINT64_C(0x31524f5453445453)	/* "STDSTOR1" */
-#define STORE_ABI_MAJOR		1
-#define STORE_ABI_MINOR		1
+#define STORE_ABI_MAJOR		2	/* 2: a slot's flags are KSTAT_FLAG_* */
+#define STORE_ABI_MINOR		0
 #define STORE_ENDIAN		UINT32_C(0x01020304)
 #define STORE_SUPER_SIZE	256u
 #define STORE_KSTAT_SIZE	256u
@@ -95,13 +95,14 @@ enum store_seg_kind {
 	STORE_SEG_PRIVATE = 2,
 };
 
-/* Header flags. USED is the store's own; the rest are the kstat's. */
-#define STORE_KF_USED		0x0001u	/* slot holds a kstat */
-#define STORE_KF_PERSISTENT	0x0002u
-#define STORE_KF_PRIV		0x0004u
-#define STORE_KF_WRITABLE	0x0008u
-#define STORE_KF_DORMANT	0x0010u
-#define STORE_KF_KNOWN		0x001fu
+/*
+ * A slot's flags are the kstat's, in the one numbering of them, the public
+ * API's (KSTAT_FLAG_* of <statsd/kstat.h>): the store carries them and
+ * never reads them, so that a reader shows them as they are and a writer
+ * stores them as it holds them. The store's one bit of its own, USED,
+ * sits where the kstat flags leave room.
+ */
+#define STORE_KF_USED		0x80000000u	/* slot holds a kstat */
 
 struct store_super {
 	uint64_t magic;
@@ -149,7 +150,7 @@ struct store_kstat_hdr {
 	uint64_t tpl_hash;
 	uint32_t owner_uid;
 	int32_t instance;
-	uint32_t flags;		/* STORE_KF_* */
+	uint32_t flags;		/* KSTAT_FLAG_*, and STORE_KF_USED */
 	uint8_t type;		/* kstat type: RAW, NAMED, INTR, IO, TIMER, HIST, BLOB */
 	uint8_t content;	/* kstat2 content type of the values */
 	uint16_t reserved0;
@@ -211,7 +212,7 @@ struct store_kstat_desc {
 	int32_t instance;
 	uint8_t type;
 	uint8_t content;
-	uint32_t flags;		/* STORE_KF_* other than USED */
+	uint32_t flags;		/* KSTAT_FLAG_*: not STORE_KF_USED */
 	uint32_t owner_uid;
 	uint64_t tpl_hash;
 	uint32_t ndata;
@@ -250,7 +251,7 @@ void store_segment_bump_kcid(struct store_segment *s);
 
 /*
  * Add a kstat with a zeroed blob of blob_size bytes, and bump the KCID.
- * Returns: 0 and *ret_ref (may be NULL); -EINVAL for a bad flag or a missing
+ * Returns: 0 and *ret_ref (may be NULL); -EINVAL for USED or a missing
  * module or name; -ENAMETOOLONG for a string over its limit; -E2BIG for
  * blob_size > STORE_BLOB_MAX; -ENOSPC if the table or the arena is full.
  */
@@ -282,8 +283,8 @@ int store_kstat_remove(struct store_segment *s, uint32_t slot);
  */
 int store_kstat_relayout(struct store_segment *s, uint32_t slot, uint32_t blob_size);
 
-/* Set or clear STORE_KF_DORMANT / WRITABLE (the kstat's mutable flags).
- * Returns: 0; -ENOENT; -EINVAL for other bits. */
+/* Set or clear kstat flags (a deleted PERSISTENT kstat's DORMANT).
+ * Returns: 0; -ENOENT; -EINVAL for STORE_KF_USED. */
 int store_kstat_set_flags(struct store_segment *s, uint32_t slot,
     uint32_t set, uint32_t clear);
 

@@ -125,8 +125,6 @@ store_hdr_check(const struct store_reader *r, const struct store_kstat_hdr *h)
 
 	if ((h->flags & STORE_KF_USED) == 0)
 		return -ESTALE;
-	if ((h->flags & ~STORE_KF_KNOWN) != 0)
-		return -EBADMSG;
 	/* Written so that no subtraction can wrap: the chunk must fit in the
 	 * arena, then its start must leave room for it. */
 	if (h->chunk_size == 0 || h->chunk_size > STORE_ARENA_CHUNK_MAX ||
