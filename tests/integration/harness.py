@@ -191,6 +191,12 @@ def stage(path):
     if _stage_dir is None:
         _stage_dir = mkdtemp(prefix="statsd-stage-")
         os.chmod(_stage_dir, 0o755)
+        # A staged client that checks replies (harness.Conn) reads the
+        # IDL beside itself: the checkout may be closed to its user.
+        if os.path.isfile(IDL_PATH):
+            shutil.copy(IDL_PATH, _stage_dir)
+            os.chmod(os.path.join(_stage_dir, os.path.basename(IDL_PATH)),
+                     0o644)
     dst = os.path.join(_stage_dir, os.path.basename(path))
     if not os.path.exists(dst):
         shutil.copy(path, dst)
@@ -283,7 +289,12 @@ class _Idl(dict):
 
     def _load(self):
         if not dict.__len__(self):
-            with open(IDL_PATH, encoding="utf-8") as f:
+            path = IDL_PATH
+            if not os.access(path, os.R_OK):
+                # Staged (see stage()): the copy beside this file.
+                path = os.path.join(os.path.dirname(
+                    os.path.abspath(__file__)), os.path.basename(IDL_PATH))
+            with open(path, encoding="utf-8") as f:
                 self["text"] = f.read()
             self.update(parse_idl(self["text"]))
 
