@@ -22,6 +22,17 @@ blob_sbinuptime(void)
 	    (int64_t)(((ns % 1000000000u) << 32) / 1000000000u);
 }
 
+uint32_t
+blob_hash_buf(const void *buf, size_t len, uint32_t hash)
+{
+	const unsigned char *p = buf;
+
+	/* FreeBSD's hash32 step, h * 33 + c, seeded with 0 by the caller. */
+	while (len-- > 0)
+		hash = (hash << 5) + hash + *p++;
+	return hash;
+}
+
 static inline struct statsblobv1 *
 sbv1(struct statsblob *sb)
 {

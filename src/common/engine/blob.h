@@ -135,6 +135,13 @@ voistat_valid(const struct voistat *vs)
 /* The current time as FreeBSD's sbintime_t: seconds << 32 | fraction. */
 int64_t blob_sbinuptime(void);
 
+/*
+ * blob_hash_buf: FreeBSD's hash32 step (h * 33 + c) over len bytes,
+ * chained from hash. A template's tplhash (tpl.c) and a re-laid blob's
+ * (layout.c) are both made of it.
+ */
+uint32_t blob_hash_buf(const void *buf, size_t len, uint32_t hash);
+
 /* Reset every statistic, as SB_CLONE_RSTSRC does. */
 void blob_reset_stats(struct statsblobv1 *sb);
 

@@ -20,7 +20,6 @@
 
 #include "kind.h"
 #include "layout.h"
-#include "tpl.h"
 
 static size_t
 align_up(size_t v, size_t a)
@@ -247,7 +246,7 @@ lay_build(const struct statsblobv1 *old, const struct lay_voi *lv,
 	 * header is left alone: tpl.c hashes the template's whole bytes.
 	 */
 	if (how & LAY_RELAY)
-		nb->tplhash = tpl_hash_buf((uint8_t *)nb + SB_V1_HDRSZ,
+		nb->tplhash = blob_hash_buf((uint8_t *)nb + SB_V1_HDRSZ,
 		    (size_t)nb->statsdata_off - SB_V1_HDRSZ, old->tplhash);
 	*ret = (struct statsblob *)nb;
 	return 0;

@@ -87,21 +87,10 @@ tpl_voi_name_valid(const char *name)
 	return tpl_name_chars_ok(name, 0, TPL_NAME_CHARS "=/");
 }
 
-uint32_t
-tpl_hash_buf(const void *buf, size_t len, uint32_t hash)
-{
-	const unsigned char *p = buf;
-
-	/* FreeBSD's hash32 step, h * 33 + c, seeded with 0 by the caller. */
-	while (len-- > 0)
-		hash = (hash << 5) + hash + *p++;
-	return hash;
-}
-
 static uint32_t
 tpl_hash_str(const char *s, uint32_t hash)
 {
-	return tpl_hash_buf(s, strlen(s), hash);
+	return blob_hash_buf(s, strlen(s), hash);
 }
 
 static void
@@ -116,7 +105,7 @@ tpl_update_hash(struct statsblob_tpl *tpl)
 		if (tpl->mb->voi_meta[i].name != NULL)
 			h = tpl_hash_str(tpl->mb->voi_meta[i].name, h);
 	}
-	tpl->mb->tplhash = tpl_hash_buf(sb, sb->cursz, h);
+	tpl->mb->tplhash = blob_hash_buf(sb, sb->cursz, h);
 }
 
 /* With the lock held: newest template matching name (if any) and hash. */

@@ -34,7 +34,5 @@ int tpl_release(int id);
 
 /* The template whose hash is hash, or NULL. */
 const struct statsblob_tpl *tpl_by_hash(uint32_t hash);
-/* The hash of a template, as FreeBSD computes it (DJB2 step, seed 0). */
-uint32_t tpl_hash_buf(const void *buf, size_t len, uint32_t hash);
 
 #endif /* STATSD_TPL_H */

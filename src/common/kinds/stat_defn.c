@@ -36,11 +36,11 @@ const char *const stat_defn_type_names[DEFN_NUM_TYPES] = {
 	[DEFN_RAW] = "raw",
 };
 
-const char *const stat_defn_mode_names[DEFN_NUM_MODES] = {
-	[DEFN_MODE_INCREMENTS] = "increments",
-	[DEFN_MODE_PRODUCTS] = "products",
-	[DEFN_MODE_RANGE] = "range",
-};
+_Static_assert((int)DEFN_NUM_MODES == (int)HISTORY_NUM_MODES &&
+    (int)DEFN_MODE_INCREMENTS == (int)HISTORY_INCREMENTS &&
+    (int)DEFN_MODE_PRODUCTS == (int)HISTORY_PRODUCTS &&
+    (int)DEFN_MODE_RANGE == (int)HISTORY_RANGE,
+    "a definition's mode is its history's mode");
 
 const char *const stat_defn_scale_names[DEFN_NUM_SCALES] = {
 	[DEFN_SCALE_LIN] = "lin",

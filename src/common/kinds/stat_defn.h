@@ -75,7 +75,7 @@ struct vsd_defn {
 
 /* The names used in definition lines: "value", "increments", "lin"... */
 extern const char *const stat_defn_type_names[DEFN_NUM_TYPES];
-extern const char *const stat_defn_mode_names[DEFN_NUM_MODES];
+/* A mode's name is stat_history_mode_names[] (stat_history.h). */
 extern const char *const stat_defn_scale_names[DEFN_NUM_SCALES];
 
 /*

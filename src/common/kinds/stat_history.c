@@ -18,7 +18,6 @@
 #include <string.h>
 
 #include "op.h"
-#include "stat_defn.h"
 #include "stat_history.h"
 
 size_t
@@ -321,7 +320,7 @@ stat_history_check(const struct voistatdata *vsd, uint16_t dsz,
 	return NULL;
 }
 
-static const char *const history_mode_names[HISTORY_NUM_MODES] = {
+const char *const stat_history_mode_names[HISTORY_NUM_MODES] = {
 	[HISTORY_INCREMENTS] = "increments",
 	[HISTORY_PRODUCTS] = "products",
 	[HISTORY_RANGE] = "range",
@@ -370,7 +369,7 @@ stat_history_render(struct sbuf *buf, const struct voistatdata *vsd,
 	const struct vsd_history *h = (const struct vsd_history *)vsd;
 	struct history_render_ctx rc = { buf, fmt, h->mode == HISTORY_RANGE, 0 };
 	const char *mode = h->mode < HISTORY_NUM_MODES ?
-	    history_mode_names[h->mode] : "?";
+	    stat_history_mode_names[h->mode] : "?";
 
 	(void)dsz;
 	(void)vs_dtype;
@@ -402,10 +401,10 @@ stat_history_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 	};
 	unsigned m;
 
-	for (m = 0; m < DEFN_NUM_MODES; m++)
-		if (strcmp(stat_defn_mode_names[m], mode) == 0)
+	for (m = 0; m < HISTORY_NUM_MODES; m++)
+		if (strcmp(stat_history_mode_names[m], mode) == 0)
 			break;
-	if (m == DEFN_NUM_MODES)
+	if (m == HISTORY_NUM_MODES)
 		return kind_fail(err, "mode", "increments, products or range");
 	hi.mode = (uint8_t)m;
 	return kind_add(vss, n, max, VS_STYPE_HISTORY,

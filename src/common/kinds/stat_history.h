@@ -51,6 +51,9 @@ struct vss_history_hlpr_info {
 	uint64_t	period_us;	/* 1..HISTORY_PERIOD_MAX */
 };
 
+/* The modes' names, in definition lines and renderings: "increments"... */
+extern const char *const stat_history_mode_names[HISTORY_NUM_MODES];
+
 /* Bytes of one cell, and of a history; 0 for a bad mode. */
 size_t stat_history_cellsz(unsigned mode);
 size_t stat_history_size(unsigned mode, uint32_t entries_max);

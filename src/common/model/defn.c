@@ -23,6 +23,7 @@
 #include "defn.h"
 #include "kind.h"
 #include "layout.h"
+#include "stat_history.h"
 #include "stat_list.h"
 
 enum defn_vtype {
@@ -433,7 +434,7 @@ defn_token(struct defn_line *L, enum defn_attr a, const char *val,
 		L->type = (uint8_t)k;
 		break;
 	case DV_MODE:
-		if ((k = defn_enum(stat_defn_mode_names, DEFN_NUM_MODES,
+		if ((k = defn_enum(stat_history_mode_names, DEFN_NUM_MODES,
 		    v)) < 0)
 			return defn_fail(err, EINVAL, lineno, col, ai->name,
 			    "unknown mode '%s' (increments, products or range)",
@@ -737,7 +738,7 @@ defn_format(struct sbuf *buf, const struct statsblob *sb,
 		switch (d->type) {
 		case DEFN_VALUE:
 			sbuf_printf(buf, " mode=%s",
-			    stat_defn_mode_names[d->mode % DEFN_NUM_MODES]);
+			    stat_history_mode_names[d->mode % DEFN_NUM_MODES]);
 			break;
 		case DEFN_ARRAY:
 			sbuf_printf(buf, " base_interval=%" PRIu64 " scale=%s",
@@ -756,7 +757,7 @@ defn_format(struct sbuf *buf, const struct statsblob *sb,
 		case DEFN_HISTORY:
 			sbuf_printf(buf, " entries_max=%u mode=%s period=%" PRIu64,
 			    d->entries_max,
-			    stat_defn_mode_names[d->mode % DEFN_NUM_MODES],
+			    stat_history_mode_names[d->mode % DEFN_NUM_MODES],
 			    d->period_us);
 			break;
 		default:
