@@ -10,6 +10,7 @@
 
 #include "../vlclient.h"
 #include "conn.h"
+#include "output.h"
 
 /*
  * What statsctl prints for each error the daemon may send: {field} is the
@@ -56,34 +57,6 @@ sc_short_name(const char *s)
 	if (strncmp(s, VL_IFACE_STATSD, n) == 0 && s[n] == '.')
 		return s + n + 1;
 	return s;
-}
-
-const char *
-js_str(const json_t *o, const char *key, const char *dflt)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_string(v) ? json_string_value(v) : dflt;
-}
-
-long long
-js_int(const json_t *o, const char *key, long long dflt)
-{
-	const json_t *v = json_object_get(o, key);
-
-	if (json_is_integer(v))
-		return (long long)json_integer_value(v);
-	if (json_is_real(v))
-		return (long long)json_real_value(v);
-	return dflt;
-}
-
-double
-js_num(const json_t *o, const char *key, double dflt)
-{
-	const json_t *v = json_object_get(o, key);
-
-	return json_is_number(v) ? json_number_value(v) : dflt;
 }
 
 /* Append text to buf at *off, truncating; buf stays terminated. */

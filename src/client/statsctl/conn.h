@@ -74,9 +74,4 @@ int sc_stream_next(struct sc *sc, int timeout_ms, json_t **ret_params,
 char *sc_describe_error(const char *error, json_t *params, char *buf,
     size_t len);
 
-/* Helpers for reading replies: a member or a default. */
-const char *js_str(const json_t *o, const char *key, const char *dflt);
-long long js_int(const json_t *o, const char *key, long long dflt);
-double js_num(const json_t *o, const char *key, double dflt);
-
 #endif /* STATSCTL_CONN_H */

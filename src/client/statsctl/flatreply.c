@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "conn.h"
+#include "output.h"
 #include "flatreply.h"
 
 /* Copy a string member into dst (cap bytes), refusing a missing one. */

@@ -1,6 +1,7 @@
 /*
- * fmt.c: small formatters the outputs share — numbers as statsctl prints
- * values, durations as systemctl does, template specs split apart.
+ * fmt.c: small helpers the outputs and verbs share — numbers as statsctl
+ * prints values, durations as systemctl does, template specs split apart,
+ * and a reply's member read with a default.
  */
 #include <errno.h>
 #include <math.h>
@@ -52,4 +53,32 @@ spec_split(const char *spec, char *name, size_t len,
 	errno = 0;
 	*ret_hash = strtoull(q + 2, &end, 10);
 	return errno != 0 || *end != '\0' ? -EINVAL : 0;
+}
+
+const char *
+js_str(const json_t *o, const char *key, const char *dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? json_string_value(v) : dflt;
+}
+
+long long
+js_int(const json_t *o, const char *key, long long dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	if (json_is_integer(v))
+		return (long long)json_integer_value(v);
+	if (json_is_real(v))
+		return (long long)json_real_value(v);
+	return dflt;
+}
+
+double
+js_num(const json_t *o, const char *key, double dflt)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : dflt;
 }

@@ -97,4 +97,10 @@ void fmt_number(char *buf, size_t len, double v);
 int spec_split(const char *spec, char *name, size_t len,
     unsigned long long *ret_hash);
 
+/* Reading a reply (fmt.c): a member of o, or dflt when it is absent or of
+ * another type. */
+const char *js_str(const json_t *o, const char *key, const char *dflt);
+long long js_int(const json_t *o, const char *key, long long dflt);
+double js_num(const json_t *o, const char *key, double dflt);
+
 #endif /* STATSCTL_OUTPUT_H */

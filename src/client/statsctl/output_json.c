@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
 #include "output.h"
 
 static void

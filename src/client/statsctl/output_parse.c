@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "conn.h"
 #include "output.h"
 
 /* key<TAB>value for each scalar member of o, keys prefixed; skip (may

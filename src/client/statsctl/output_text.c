@@ -12,7 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "conn.h"
 #include "output.h"
 
 #define DIST_WIDTH	40	/* DTrace's bar: 40 columns of '@' */

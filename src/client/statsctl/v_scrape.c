@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "conn.h"
+#include "output.h"
 #include "statsctl.h"
 
 /* Each page's text as it comes: statsctl holds one page at a time. */
