@@ -32,6 +32,7 @@ struct http;
 struct quota;
 struct zones;
 struct front;
+struct vl_methods;
 
 struct statsd {
 	struct config	 cfg;
@@ -46,6 +47,7 @@ struct statsd {
 	const char	*opt_statsd_unix;	/* --statsd-unix, or NULL */
 
 	struct event_base *base;
+	const struct vl_methods *methods;	/* what varlink.c dispatches to */
 	struct control	*control;
 	struct registry	*reg;
 	struct drain	*drain;

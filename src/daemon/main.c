@@ -33,6 +33,7 @@
 #include "front.h"
 #include "journal.h"
 #include "log.h"
+#include "methods.h"
 #include "mirror.h"
 #include "quota.h"
 #include "registry.h"
@@ -578,9 +579,10 @@ main(int argc, char **argv)
 	if (parse_args(argc, argv, &o) < 0)
 		return 2;
 	if (o.dump_methods) {
-		varlink_dump_tables(stdout);
+		varlink_dump_tables(stdout, &statsd_methods);
 		return 0;
 	}
+	d.methods = &statsd_methods;
 	if (o.config_mdoc) {
 		config_print_mdoc(stdout);
 		return 0;

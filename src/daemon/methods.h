@@ -1,6 +1,6 @@
 /*
  * methods.h: the method handlers, grouped by area, and their parameter
- * tables. The method table in varlink.c ties each to its name and right.
+ * tables. The method table in methods.c ties each to its name and right.
  */
 #ifndef STATSD_DAEMON_METHODS_H
 #define STATSD_DAEMON_METHODS_H
@@ -126,5 +126,8 @@ vl_handler_fn m_scrape;
 extern const struct vl_field m_defn_get_params[], m_defn_set_params[],
     m_defn_rates_get_params[], m_defn_rates_set_params[];
 vl_handler_fn m_defn_get, m_defn_set, m_defn_rates_get, m_defn_rates_set;
+
+/* methods.c: every method above with its name, right and flags. */
+extern const struct vl_methods statsd_methods;
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * varlink.c: the varlink protocol over control.c's connections — message
- * parsing, the method table, parameter validation by table, error
- * replies, streams ("more"/"continues"), "oneway", and the tables' dump
- * for the IDL agreement test.
+ * parsing, dispatch through the method table main.c gives it (methods.c's;
+ * it names no handler), parameter validation by table, error replies,
+ * streams ("more"/"continues"), "oneway", and the tables' dump for the IDL
+ * agreement test.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,57 +19,10 @@
 #include "drain.h"
 #include "kind.h"
 #include "log.h"
-#include "methods.h"
 #include "quota.h"
 #include "varlink.h"
 
 /* ------------------------------------------------------------ the tables */
-
-/* The methods: name, handler, parameters, right, flags. */
-static const struct vl_method vl_methods[] = {
-	{ VL_M_GET_INFO, m_info_getinfo, m_getinfo_params,
-	    RIGHT_READ, 0 },
-	{ VL_M_GET_INTERFACE_DESCRIPTION, m_info_getifdesc,
-	    m_getifdesc_params, RIGHT_READ, 0 },
-	{ VL_M_HELLO, m_info_hello, m_hello_params, RIGHT_READ, 0 },
-	{ VL_M_INFO, m_info_info, m_info_params, RIGHT_READ, 0 },
-	{ VL_M_TEMPLATE_ADD, m_template_add, m_template_add_params,
-	    RIGHT_OWNER, 0 },
-	{ VL_M_TEMPLATE_LIST, m_template_list, m_template_list_params,
-	    RIGHT_READ, VL_M_PAGES },
-	{ VL_M_KSTAT_CREATE, m_kstat_create, m_kstat_create_params,
-	    RIGHT_OWNER, 0 },
-	{ VL_M_KSTAT_CREATE_MANY, m_kstat_create_many,
-	    m_kstat_create_many_params, RIGHT_OWNER, 0 },
-	{ VL_M_KSTAT_DELETE, m_kstat_delete, m_kstat_delete_params,
-	    RIGHT_OWNER, 0 },
-	{ VL_M_RING_ATTACH, m_ring_attach, m_ring_attach_params,
-	    RIGHT_OWNER, 0 },
-	{ VL_M_SEGMENT_ATTACH, m_ring_segment, m_ring_segment_params,
-	    RIGHT_READ, 0 },
-	{ VL_M_CHAIN, m_read_chain, m_read_chain_params, RIGHT_READ,
-	    VL_M_PAGES },
-	{ VL_M_LOOKUP, m_read_lookup, m_read_lookup_params, RIGHT_READ,
-	    VL_M_PAGES },
-	{ VL_M_READ, m_read_read, m_read_read_params, RIGHT_READ,
-	    VL_M_STREAMS },
-	{ VL_M_WRITE, m_read_write, m_read_write_params, RIGHT_OWNER,
-	    0 },
-	{ VL_M_SNAPSHOT, m_read_snapshot, m_read_snapshot_params,
-	    RIGHT_READ, 0 },
-	{ VL_M_DEFINITION_GET, m_defn_get, m_defn_get_params, RIGHT_READ,
-	    0 },
-	{ VL_M_DEFINITION_SET, m_defn_set, m_defn_set_params, RIGHT_OWNER,
-	    0 },
-	{ VL_M_SAMPLE_RATES_GET, m_defn_rates_get, m_defn_rates_get_params,
-	    RIGHT_READ, 0 },
-	{ VL_M_SAMPLE_RATES_SET, m_defn_rates_set, m_defn_rates_set_params,
-	    RIGHT_ADMIN, 0 },
-	{ VL_M_SCRAPE, m_scrape, m_scrape_params, RIGHT_READ,
-	    VL_M_STREAMS | VL_M_PAGES },
-};
-
-#define NMETHODS	(sizeof(vl_methods) / sizeof(vl_methods[0]))
 
 /* The call envelope. */
 static const struct vl_field vl_envelope[] = {
@@ -788,13 +742,13 @@ vl_start_stream(struct vl_call *call, json_t *params)
 }
 
 static const struct vl_method *
-vl_find(const char *name)
+vl_find(const struct vl_methods *t, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < NMETHODS; i++)
-		if (strcmp(vl_methods[i].name, name) == 0)
-			return &vl_methods[i];
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->m[i].name, name) == 0)
+			return &t->m[i];
 	return NULL;
 }
 
@@ -873,7 +827,7 @@ varlink_conn_message(struct conn *c, const char *msg, size_t len)
 	call.more = json_is_true(json_object_get(root, "more"));
 	call.oneway = json_is_true(json_object_get(root, "oneway"));
 	name = json_string_value(json_object_get(root, "method"));
-	m = vl_find(name);
+	m = vl_find(c->d->methods, name);
 	if (m == NULL) {
 		if (!vl_interface_known(name, iface, sizeof(iface)))
 			varlink_error(&call, VL_E_INTERFACE_NOT_FOUND,
@@ -1032,15 +986,15 @@ vl_kinds_json(void)
 }
 
 void
-varlink_dump_tables(FILE *f)
+varlink_dump_tables(FILE *f, const struct vl_methods *t)
 {
 	json_t *root = json_object(), *ms = json_array(), *es = json_array();
 	json_t *types = json_object();
 	size_t i, j;
 	char *s;
 
-	for (i = 0; i < NMETHODS; i++) {
-		const struct vl_method *m = &vl_methods[i];
+	for (i = 0; i < t->n; i++) {
+		const struct vl_method *m = &t->m[i];
 
 		json_array_append_new(ms, json_pack("{s:s, s:s, s:b, s:b, "
 		    "s:o}", "name", m->name, "right", right_names[m->right],

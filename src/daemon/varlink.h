@@ -98,6 +98,13 @@ struct vl_method {
 	unsigned		 flags;
 };
 
+/* A method table: the one statsd serves is methods.c's statsd_methods,
+ * which main.c puts in d->methods for varlink.c to dispatch through. */
+struct vl_methods {
+	const struct vl_method	*m;
+	size_t			 n;
+};
+
 struct vl_stream;
 
 struct vl_call {
@@ -202,9 +209,9 @@ bool varlink_bool(json_t *params, const char *name, bool def);
  * output below the low mark. */
 extern const struct control_events varlink_conn_events;
 
-/* The method table and the error table as JSON, for the test that checks
- * them against io.statsd.varlink (statsd --dump-methods). */
-void varlink_dump_tables(FILE *f);
+/* The method table t and the error table as JSON, for the test that
+ * checks them against io.statsd.varlink (statsd --dump-methods). */
+void varlink_dump_tables(FILE *f, const struct vl_methods *t);
 
 /* The embedded interface descriptions. */
 extern const char varlink_idl_io_statsd[];
