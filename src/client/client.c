@@ -2,16 +2,13 @@
  * client.c: the process's connection to statsd — open and close, the
  * handshake, reconnection after statsd restarts (a small watcher thread
  * that notices the socket closing and retries with back-off), fork
- * handling, and the last error text.
+ * handling. The files below reach connecting and the watcher only
+ * through the struct cl_life this file gives call.c.
  */
 #include <errno.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -25,77 +22,18 @@
  * left in its spill buffers. */
 #define CL_SPILL_LOOK_MS	5
 
-struct stats_client cl = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.wakefd = -1,
-	.watch_fd = -1,
-};
-
 static pthread_once_t cl_once = PTHREAD_ONCE_INIT;
 
-int
-cl_fail(int err, const char *fmt, ...)
-{
-	va_list ap;
+static int cl_connect_locked(void);
+static void *cl_watch(void *arg);
 
-	if (err < 0)
-		err = -err;
-	va_start(ap, fmt);
-	vsnprintf(cl.err, sizeof(cl.err), fmt, ap);
-	va_end(ap);
-	return -err;
-}
+/* What call.c reaches up to. */
+static const struct cl_life cl_life = {
+	.connect_locked = cl_connect_locked,
+	.watch = cl_watch,
+};
 
-/* ------------------------------------------------------------- the calls */
-
-void
-cl_disconnect_locked(const char *why)
-{
-	if (cl.vlc == NULL)
-		return;
-	cl.vlc = vlc_free(cl.vlc);
-	atomic_store_explicit(&cl.connected, 0, memory_order_release);
-	if (why != NULL)
-		(void)cl_fail(ENOTCONN, "disconnected from %s: %s", cl.path,
-		    why);
-	cl_kick_locked();
-}
-
-int
-cl_call_locked(const char *method, json_t *params, const int *fds,
-    size_t nfds, struct vlc_reply *ret)
-{
-	char desc[400];
-	const char *m;
-	int r;
-
-	memset(ret, 0, sizeof(*ret));
-	if (cl.vlc == NULL) {
-		json_decref(params);
-		return cl_fail(ENOTCONN, "%s: not connected to statsd",
-		    method);
-	}
-	r = vlc_call(cl.vlc, method, params, 0, fds, nfds, CL_CALL_TIMEOUT_MS,
-	    ret);
-	json_decref(params);
-	m = strrchr(method, '.') != NULL ? strrchr(method, '.') + 1 : method;
-	if (r == -EREMOTEIO) {
-		r = vlc_error_errno(ret->error);
-		(void)cl_fail(r, "%s: %s", m,
-		    vlc_reply_describe(ret, desc, sizeof(desc)));
-		return -r;
-	}
-	if (r == -ETIMEDOUT || r == -ENOMEM)
-		return cl_fail(r, "%s: %s", m, strerror(-r));
-	if (r < 0) {
-		/* Gone, or the framing is lost: the connection cannot be
-		 * used again. (A late reply is skipped by vlclient.) */
-		cl_disconnect_locked(strerror(-r));
-		(void)cl_fail(r, "%s: %s", m, strerror(-r));
-		return r == -EPIPE ? -ENOTCONN : r;
-	}
-	return 0;
-}
+/* ------------------------------------------------------------ connecting */
 
 /* Hello: check that statsd speaks our protocol and layouts. */
 static int
@@ -178,17 +116,6 @@ cl_connect_steps_locked(void)
 		    memory_order_relaxed);
 	atomic_store_explicit(&cl.connected, 1, memory_order_release);
 	return 0;
-}
-
-int
-cl_ensure_locked(void)
-{
-	if (cl.refs == 0)
-		return cl_fail(ENOTCONN, "the client is closed");
-	if (cl.vlc != NULL)
-		return 0;
-	/* The last error keeps why (no socket, refused, another ABI). */
-	return cl_connect_locked() < 0 ? -ENOTCONN : 0;
 }
 
 /* ------------------------------------------------------------ the watcher */
@@ -275,45 +202,6 @@ cl_watch(void *arg)
 	return NULL;
 }
 
-void
-cl_kick_locked(void)
-{
-	uint64_t one = 1;
-	sigset_t all, old;
-
-	if (cl.refs == 0 || cl.stopping ||
-	    (cl.flags & STATS_CLIENT_NORECONNECT))
-		return;
-	if (cl.wakefd < 0) {
-		cl.wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (cl.wakefd < 0)
-			return;
-		atomic_store(&cl.watch_fd, cl.wakefd);
-	}
-	if (!cl.thr_running) {
-		/* The watcher takes no signal meant for the application. */
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		if (pthread_create(&cl.thr, NULL, cl_watch, NULL) == 0)
-			cl.thr_running = true;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-	}
-	(void)!write(cl.wakefd, &one, sizeof(one));
-}
-
-void
-cl_watcher_spilling(void)
-{
-	uint64_t one = 1;
-	int fd;
-
-	if (atomic_exchange(&cl.watch_idle, 0) == 0)
-		return;
-	fd = atomic_load(&cl.watch_fd);
-	if (fd >= 0)
-		(void)!write(fd, &one, sizeof(one));
-}
-
 /* Stop the watcher; cl.lock held on entry and on return. */
 static void
 cl_watch_stop_locked(void)
@@ -395,6 +283,7 @@ cl_open_locked(const char *path, int flags, bool implicit)
 	cl.path = strdup(path);
 	if (cl.path == NULL)
 		return -ENOMEM;
+	cl.life = &cl_life;
 	cl.flags = flags;
 	cl.implicit = implicit;
 	cl.ring_log2 = ((unsigned)flags >> 8) & 0x1f;

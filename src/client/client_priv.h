@@ -4,11 +4,15 @@
  * update fast path every front end uses, and the calls over the socket.
  *
  *   client.c     open/close, connecting and reconnecting, the watcher
- *                thread, fork handling, the last error
+ *                thread, fork handling: above all the others
+ *   call.c       the one client (cl), calls over the socket, the last
+ *                error, waking the watcher: below all the others, it
+ *                reaches client.c only through struct cl_life
  *   producer.c   per-thread rings: attach, bind, retire, flush, counters,
  *                and their spill buffers when a ring is full
  *   images.c     the layouts of the kstats, for the spill buffers
  *   kobj.c       kstats the process created, and re-creating them
+ *   segs.c       the store segments mapped, and reads from them
  *   publish.c    stats_blob_publish(): templates as JSON, mapped blobs,
  *                the engine's remote-update hook
  *   kstat_*.c, statistic.c   the kstat and Linux APIs over the above
@@ -105,8 +109,20 @@ struct cl_kobj {
 	struct cl_kobj		*prev, *next;	/* on cl.objs */
 };
 
+/*
+ * What call.c reaches upward through (client.c's, set before the client
+ * first opens): connecting, which brings rings, segments, kstats and
+ * mapped blobs back (0; -errno), and the watcher thread's body.
+ */
+struct cl_life {
+	int			(*connect_locked)(void);
+	void			*(*watch)(void *arg);
+};
+
 struct stats_client {
 	pthread_mutex_t		 lock;
+	const struct cl_life	*life;		/* set once, never NULL
+						 * while refs > 0 */
 	unsigned		 refs;		/* 0: closed */
 	bool			 implicit;	/* opened by stats_client_default */
 	int			 flags;
@@ -148,7 +164,7 @@ struct stats_client {
 /* The process's client. Never freed, so no pointer to it dangles. */
 extern struct stats_client cl;
 
-/* ---------------------------------------------------------------- client.c */
+/* ------------------------------------------------------------------ call.c */
 
 /* Record the last error (printf-style) on the client. Returns: -err. */
 int cl_fail(int err, const char *fmt, ...)
@@ -304,22 +320,5 @@ void cl_windows_remap_locked(void);
  * x as the record carries it, and whether it needs STATS_OPF_UNSIGNED. */
 int64_t cl_x_of(enum vsd_dtype dtype, const struct voistatdata_numeric *v,
     uint8_t *flags);
-
-/*
- * The layout of kstat ref's blob from a store segment, or only where the
- * blob lies: read under the layout's sequence counter
- * (store_reader_read_layout()), which updates never move, so a kstat that
- * producers flood (statsd then holds its whole sequence odd nearly all the
- * time) is read at once. The copy's data are reset (blob_layout_clean()):
- * what is left is the blob as publish and the spill images want it. An
- * add or re-lay in progress is waited out.
- * Returns: as store_reader_read() / store_reader_blob_span(); -EBADMSG if
- * the copy is not a valid blob.
- */
-int cl_store_layout(struct store_reader *r, struct store_ref ref,
-    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
-    size_t *ret_size);
-int cl_store_span(struct store_reader *r, struct store_ref ref,
-    uint64_t *ret_off, uint32_t *ret_size, uint32_t *ret_chunk);
 
 #endif

@@ -1,13 +1,15 @@
 /*
  * segs.c: the set of store segments a connection maps, following statsd's
- * SegmentAttach replies.
+ * SegmentAttach replies, and reads from them that wait out a writer.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "blob.h"
 #include "segs.h"
 
 static void
@@ -171,4 +173,37 @@ cl_segs_free(struct cl_segs *s)
 	free(s->v);
 	s->v = NULL;
 	s->n = 0;
+}
+
+/* ------------------------------------------------------- store reads */
+
+#define CL_STORE_TRIES	1000	/* of a millisecond each, at most */
+
+int
+cl_store_layout(struct store_reader *r, struct store_ref ref,
+    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
+    size_t *ret_size)
+{
+	struct timespec ts = { 0, 1000000 };
+	int e, tries = 0;
+
+	while ((e = store_reader_read_layout(r, ref, ret_info, buf, bufsize,
+	    ret_size)) == -EAGAIN && ++tries < CL_STORE_TRIES)
+		nanosleep(&ts, NULL);
+	if (e == 0 && blob_layout_clean(buf, *ret_size) != NULL)
+		e = -EBADMSG;
+	return e;
+}
+
+int
+cl_store_span(struct store_reader *r, struct store_ref ref,
+    uint64_t *ret_off, uint32_t *ret_size, uint32_t *ret_chunk)
+{
+	struct timespec ts = { 0, 1000000 };
+	int e, tries = 0;
+
+	while ((e = store_reader_blob_span(r, ref, ret_off, ret_size,
+	    ret_chunk)) == -EAGAIN && ++tries < CL_STORE_TRIES)
+		nanosleep(&ts, NULL);
+	return e;
 }

@@ -60,4 +60,21 @@ bool cl_segs_stale(const struct cl_segs *s);
 
 void cl_segs_free(struct cl_segs *s);
 
+/*
+ * The layout of kstat ref's blob from a store segment, or only where the
+ * blob lies: read under the layout's sequence counter
+ * (store_reader_read_layout()), which updates never move, so a kstat that
+ * producers flood (statsd then holds its whole sequence odd nearly all the
+ * time) is read at once. The copy's data are reset (blob_layout_clean()):
+ * what is left is the blob as publish and the spill images want it. An
+ * add or re-lay in progress is waited out.
+ * Returns: as store_reader_read() / store_reader_blob_span(); -EBADMSG if
+ * the copy is not a valid blob.
+ */
+int cl_store_layout(struct store_reader *r, struct store_ref ref,
+    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
+    size_t *ret_size);
+int cl_store_span(struct store_reader *r, struct store_ref ref,
+    uint64_t *ret_off, uint32_t *ret_size, uint32_t *ret_chunk);
+
 #endif
