@@ -21,6 +21,7 @@
 
 enum cfg_type {
 	CFG_UINT,	/* unsigned, min..max */
+	CFG_INT,	/* int, (int64_t)min..(int64_t)max */
 	CFG_SIZE,	/* uint64 bytes, optional K/M/G suffix (powers of 1024) */
 	CFG_MODE,	/* octal file mode */
 	CFG_STRING,	/* up to max characters, printable, no blanks */
@@ -162,6 +163,8 @@ static const struct cfg_key config_keys[] = {
 	    "Period of the drain tick that empties every ring even when no wakeup came."),
 	K("drain_poll_us", CFG_UINT, drain_poll_us, "50", 0, 10000, true,
 	    "After a drain pass that found records, rings are looked at again this often (in microseconds) until they stay empty for four looks, instead of waiting for the producer's wakeup: a burst is drained while it runs, and costs its producer no system call. 0: wait for wakeups at once."),
+	K("nice", CFG_INT, nice, "-10", (uint64_t)-20, 19, false,
+	    "Nice value statsd sets itself at start (setpriority(2)); its threads inherit it. A raised priority gives statsd's receiving, draining and applying a larger share of a busy machine's CPU than the threads that feed it: with 8 threads sending statsd datagrams flat out on 2 cores, statsd at nice 0 gets about a quarter of the CPU and the kernel drops most datagrams; at -10 it keeps up. Its CPU time still follows what arrives: idle, statsd takes none. Raising the priority needs root, CAP_SYS_NICE or RLIMIT_NICE; without them statsd logs it and keeps the nice it was started with. statsd.service sets the same value (Nice=)."),
 	K("drain_slice_us", CFG_UINT, drain_slice_us, "100", 0, 100000, false,
 	    "Time slice statsd asks of the Linux fair scheduler (sched_setattr, honoured by EEVDF kernels), in microseconds: a short slice lets statsd preempt a producer that woke it on the same CPU, so that a burst starts draining within microseconds. 0: the kernel's default."),
 	K("drain_batch", CFG_UINT, drain_batch, "4096", 1, 1048576, true,
@@ -274,6 +277,21 @@ cfg_parse_value(struct config *c, const struct cfg_key *k, const char *v,
 	size_t i, len, used;
 
 	switch (k->type) {
+	case CFG_INT: {
+		long long sn;
+
+		if (!isdigit((unsigned char)v[*v == '-']))
+			return "expected a number";
+		errno = 0;
+		sn = strtoll(v, &end, 10);
+		if (errno != 0 || *end != '\0')
+			return errno != 0 ? "number out of range" :
+			    "trailing characters after the number";
+		if (sn < (int64_t)k->min || sn > (int64_t)k->max)
+			return "value outside the allowed range";
+		*(int *)cfg_field(c, k) = (int)sn;
+		return NULL;
+	}
 	case CFG_UINT:
 	case CFG_SIZE:
 	case CFG_MODE:
@@ -653,6 +671,9 @@ cfg_format(const struct config *c, const struct cfg_key *k, char *buf,
 	case CFG_UINT:
 		snprintf(buf, len, "%u", *(const unsigned *)cfg_cfield(c, k));
 		return;
+	case CFG_INT:
+		snprintf(buf, len, "%d", *(const int *)cfg_cfield(c, k));
+		return;
 	}
 }
 
@@ -701,6 +722,10 @@ cfg_range(const struct cfg_key *k, char *buf, size_t len)
 	case CFG_UINT:
 	case CFG_SIZE:
 		snprintf(buf, len, "%" PRIu64 " to %" PRIu64, k->min, k->max);
+		return;
+	case CFG_INT:
+		snprintf(buf, len, "%" PRId64 " to %" PRId64, (int64_t)k->min,
+		    (int64_t)k->max);
 		return;
 	case CFG_MODE:
 		snprintf(buf, len, "an octal mode");

@@ -47,6 +47,7 @@ struct config {
 	uint64_t	 max_ring_bytes_per_uid;
 	unsigned	 drain_interval_ms;
 	unsigned	 drain_poll_us;
+	int		 nice;
 	unsigned	 drain_slice_us;
 	unsigned	 drain_batch;
 	unsigned	 checkpoint_interval_ms;

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <fcntl.h>
+#include <linux/sock_diag.h>
 #include <netdb.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -90,6 +91,8 @@ struct front;
 struct front_slab {
 	struct front_slab	*next;
 	unsigned		 n;
+	bool			 drops_ok;
+	uint32_t		 drops;		/* the socket's, after reading */
 	struct mmsghdr		*msgs;
 	struct iovec		*iov;
 	char			*bufs;
@@ -101,7 +104,7 @@ struct front_sock {
 	int		 fd;
 	bool		 udp;
 	bool		 bound;		/* statsd bound it: unlink at exit */
-	uint32_t	 ovfl;		/* SO_RXQ_OVFL's count seen last */
+	uint32_t	 drops;		/* the kernel's drop count seen last */
 	struct event	*ev;		/* read in the loop: its readiness */
 	/* A receiver thread's: slabs free to fill and filled, under mu. */
 	pthread_t	 th;
@@ -130,9 +133,8 @@ struct front {
 	uint64_t		 st[FS_NSTATS];
 };
 
-/* Room for SO_RXQ_OVFL and SCM_CREDENTIALS. */
-#define FRONT_CTL	(CMSG_SPACE(sizeof(uint32_t)) + \
-			    CMSG_SPACE(sizeof(struct ucred)))
+/* Room for SCM_CREDENTIALS (the Unix socket's). */
+#define FRONT_CTL	CMSG_SPACE(sizeof(struct ucred))
 
 /* ------------------------------------------------------------ the lines */
 
@@ -199,25 +201,32 @@ front_src_unix(const struct front *f, struct msghdr *mh,
 	    (d->admin_gid_valid && src->gid == d->admin_gid);
 }
 
-/* The socket's drop count (SO_RXQ_OVFL: datagrams the kernel dropped
- * for a full receive buffer, counted since the socket was made). */
+/*
+ * The socket's drop count: datagrams the kernel dropped for a full receive
+ * buffer since the socket was made (sk_drops). SO_MEMINFO reads it once
+ * per batch; SO_RXQ_OVFL would carry the same counter on every datagram,
+ * as a control message whose making and copying cost the receiver about
+ * a tenth of a datagram's time (Linux 6.1, loopback).
+ */
 static void
-front_ovfl(struct front *f, struct front_sock *fs, struct msghdr *mh)
+front_drops_read(int fd, struct front_slab *sl)
 {
-	struct cmsghdr *cm;
+	uint32_t mem[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mem);
 
-	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
-		if (cm->cmsg_level == SOL_SOCKET &&
-		    cm->cmsg_type == SO_RXQ_OVFL &&
-		    cm->cmsg_len >= CMSG_LEN(sizeof(uint32_t))) {
-			uint32_t v;
+	sl->drops_ok = getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mem, &len) == 0 &&
+	    len > SK_MEMINFO_DROPS * sizeof(mem[0]);
+	if (sl->drops_ok)
+		sl->drops = mem[SK_MEMINFO_DROPS];
+}
 
-			memcpy(&v, CMSG_DATA(cm), sizeof(v));
-			if ((int32_t)(v - fs->ovfl) > 0) {
-				f->st[FS_KERNEL_DROPS] += v - fs->ovfl;
-				fs->ovfl = v;
-			}
-		}
+static void
+front_drops_count(struct front *f, struct front_sock *fs,
+    const struct front_slab *sl)
+{
+	if (sl->drops_ok && (int32_t)(sl->drops - fs->drops) > 0) {
+		f->st[FS_KERNEL_DROPS] += sl->drops - fs->drops;
+		fs->drops = sl->drops;
 	}
 }
 
@@ -243,9 +252,11 @@ front_slab_done(struct front_slab *sl)
 	free(sl->ctl);
 }
 
-/* Ready sl for a recvmmsg (the kernel rewrites lengths and flags). */
+/* Ready sl for a recvmmsg on fs (the kernel rewrites lengths and
+ * flags). Only the Unix socket has a control message: its sender's. */
 static void
-front_slab_prepare(const struct front *f, struct front_slab *sl)
+front_slab_prepare(const struct front *f, const struct front_sock *fs,
+    struct front_slab *sl)
 {
 	unsigned i;
 
@@ -258,8 +269,9 @@ front_slab_prepare(const struct front *f, struct front_slab *sl)
 		mh->msg_namelen = 0;
 		mh->msg_iov = &sl->iov[i];
 		mh->msg_iovlen = 1;
-		mh->msg_control = sl->ctl + (size_t)i * FRONT_CTL;
-		mh->msg_controllen = FRONT_CTL;
+		mh->msg_control = fs->udp ? NULL : sl->ctl +
+		    (size_t)i * FRONT_CTL;
+		mh->msg_controllen = fs->udp ? 0 : FRONT_CTL;
 		mh->msg_flags = 0;
 	}
 	sl->n = 0;
@@ -276,12 +288,12 @@ front_slab_apply(struct front *f, struct front_sock *fs,
 
 	udp.uid = f->d->self_uid;
 	udp.gid = (gid_t)-1;
+	front_drops_count(f, fs, sl);
 	for (i = 0; i < sl->n; i++) {
 		struct msghdr *mh = &sl->msgs[i].msg_hdr;
 		struct series_src src;
 
 		f->st[FS_DATAGRAMS]++;
-		front_ovfl(f, fs, mh);
 		if (mh->msg_flags & MSG_TRUNC) {
 			f->st[FS_OVERSIZE]++;
 			continue;
@@ -306,7 +318,7 @@ front_read_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)what;
 	for (round = 0; round < FRONT_ROUNDS; round++) {
-		front_slab_prepare(f, &f->slab);
+		front_slab_prepare(f, fs, &f->slab);
 		n = recvmmsg(fd, f->slab.msgs, f->batch, MSG_DONTWAIT, NULL);
 		if (n <= 0) {
 			if (n < 0 && errno != EAGAIN && errno != EINTR)
@@ -315,6 +327,7 @@ front_read_cb(evutil_socket_t fd, short what, void *arg)
 			break;
 		}
 		f->slab.n = (unsigned)n;
+		front_drops_read(fd, &f->slab);
 		front_slab_apply(f, fs, &f->slab);
 		if ((unsigned)n < f->batch)
 			break;
@@ -348,11 +361,13 @@ front_rx_main(void *arg)
 		if (atomic_load(&fs->stop))
 			break;
 		do {
-			front_slab_prepare(f, sl);
+			front_slab_prepare(f, fs, sl);
 			/* SO_RCVTIMEO bounds the wait, so a stop is seen. */
 			n = recvmmsg(fs->fd, sl->msgs, f->batch,
 			    MSG_WAITFORONE, NULL);
 		} while (n <= 0 && !atomic_load(&fs->stop));
+		if (n > 0)
+			front_drops_read(fs->fd, sl);
 		pthread_mutex_lock(&fs->mu);
 		if (n > 0) {
 			sl->n = (unsigned)n;
@@ -448,8 +463,18 @@ front_expire_cb(evutil_socket_t fd, short what, void *arg)
 	struct front *f = arg;
 	struct timeval tv = { 1, 0 };
 
+	unsigned i;
+
 	(void)fd;
 	(void)what;
+	/* Drops that came after the last datagram read are counted here,
+	 * within a second, even if no datagram follows them. */
+	for (i = 0; i < f->nsocks; i++) {
+		struct front_slab sl;
+
+		front_drops_read(f->socks[i].fd, &sl);
+		front_drops_count(f, &f->socks[i], &sl);
+	}
 	(void)series_expire(f->series, clock_now_ns(), FRONT_EXPIRE_BUDGET);
 	event_add(f->ev_expire, &tv);
 }
@@ -461,9 +486,6 @@ front_sockopts(const struct front *f, int fd, bool unix_)
 {
 	int one = 1, rcv = (int)f->d->cfg.statsd_rcvbuf;
 
-	if (setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof(one)) < 0)
-		log_warning("statsd socket: SO_RXQ_OVFL: %s (kernel drops "
-		    "will not be counted)", strerror(errno));
 	if (unix_ && setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &one,
 	    sizeof(one)) < 0)
 		log_warning("statsd Unix socket: SO_PASSCRED: %s",

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -387,6 +388,26 @@ daemonize(int *ret_wfd)
 	return 0;
 }
 
+/*
+ * statsd's scheduling priority (statsd.conf nice), set before any thread
+ * starts: Linux keeps a nice value per thread, and a new thread takes its
+ * creator's. Without the privilege to raise it, statsd runs at the nice
+ * it was given, and says so.
+ */
+static void
+set_nice(int nice)
+{
+	int cur;
+
+	errno = 0;
+	cur = getpriority(PRIO_PROCESS, 0);
+	if (errno == 0 && cur == nice)
+		return;
+	if (setpriority(PRIO_PROCESS, 0, nice) < 0)
+		log_notice("nice = %d: %s; statsd keeps nice %d", nice,
+		    strerror(errno), cur);
+}
+
 static int
 run(struct statsd *d, bool foreground)
 {
@@ -415,6 +436,7 @@ run(struct statsd *d, bool foreground)
 	lockfd = lock_runtime(d->runtime_dir);
 	if (lockfd < 0)
 		return 1;
+	set_nice(d->cfg.nice);
 	signal(SIGPIPE, SIG_IGN);
 	ecfg = event_config_new();
 	if (ecfg == NULL)

@@ -14,6 +14,12 @@ a flush interval longer than the run, so its counters only grow. Both
 daemons run with their defaults otherwise (statsd asks for a 32 MiB
 receive buffer; Etsy takes the kernel's default). Needs node and npm.
 
+Each daemon runs twice: at nice -10, statsd's default (statsd.conf nice),
+and at nice 0, the sender's, which was statsd's before it had the key.
+Etsy statsd has no such setting: it is started under nice(1) at the same
+values, so that each row compares the two at one scheduler share. Nice
+-10 needs root; as another user the nice -10 daemons are left out.
+
 usage: python3 tests/bench/statsd_vs_etsy.py [BUILDDIR [MS]]
 STATSD_BENCH_CONFIG adds statsd.conf lines (';'-separated), e.g.
 "statsd_threads = 0" to read in the event loop.
@@ -89,16 +95,16 @@ def varlink(sock, method, params):
 
 
 class Statsd:
-    name = "statsd"
-
-    def __init__(self, tmp):
+    def __init__(self, tmp, nice):
+        self.name = "statsd, nice %d" % nice
         self.port = free_port()
         run = os.path.join(tmp, "run")
         conf = os.path.join(tmp, "statsd.conf")
         with open(conf, "w") as f:
-            f.write("statsd_udp = 127.0.0.1:%d\nstatsd_unix = none\n%s" %
-                    (self.port, os.environ.get("STATSD_BENCH_CONFIG", "")
-                     .replace(";", "\n")))
+            f.write("statsd_udp = 127.0.0.1:%d\nstatsd_unix = none\n"
+                    "nice = %d\n%s" %
+                    (self.port, nice, os.environ.get("STATSD_BENCH_CONFIG",
+                                                     "").replace(";", "\n")))
         self.sock = os.path.join(run, "statsd.sock")
         self.p = subprocess.Popen([STATSD, "--foreground", "--config", conf,
                                    "--runtime-dir", run, "--state-dir",
@@ -126,14 +132,17 @@ class Statsd:
 
 
 # ------------------------------------------------------------------- Etsy
-class Etsy:
-    name = "Etsy statsd 0.9"
+def etsy_install(tmp):
+    subprocess.run(["npm", "install", "--prefix", tmp, "--no-save",
+                    "--no-package-lock", "--no-audit", "--no-fund",
+                    "--silent", "statsd@0.9.0"], check=True,
+                   stdout=subprocess.DEVNULL)
+    return os.path.join(tmp, "node_modules", "statsd", "stats.js")
 
-    def __init__(self, tmp):
-        subprocess.run(["npm", "install", "--prefix", tmp, "--no-save",
-                        "--no-package-lock", "--no-audit", "--no-fund",
-                        "--silent", "statsd@0.9.0"], check=True,
-                       stdout=subprocess.DEVNULL)
+
+class Etsy:
+    def __init__(self, tmp, stats_js, nice):
+        self.name = "Etsy 0.9, nice %d" % nice
         self.port = free_port()
         self.mgmt = free_port(socket.SOCK_STREAM)
         conf = os.path.join(tmp, "etsy.js")
@@ -142,8 +151,8 @@ class Etsy:
                     "mgmt_address: '127.0.0.1', backends: [], "
                     "flushInterval: 1000000000 }\n" % (self.port, self.mgmt))
         self.p = subprocess.Popen(
-            ["node", os.path.join(tmp, "node_modules", "statsd", "stats.js"),
-             conf], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            ["nice", "-n", str(nice), "node", stats_js, conf],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         procs.append(self.p)
         wait_for(lambda: self._counters(), "Etsy statsd's management port")
 
@@ -188,15 +197,20 @@ def main():
         sys.exit("statsd_vs_etsy: needs node and npm")
     tmp = tempfile.mkdtemp(prefix="statsd-bench-")
     try:
-        os.makedirs(os.path.join(tmp, "s"))
-        os.makedirs(os.path.join(tmp, "e"))
-        daemons = [Statsd(os.path.join(tmp, "s")),
-                   Etsy(os.path.join(tmp, "e"))]
+        stats_js = etsy_install(os.path.join(tmp, "npm"))
+        nices = [-10, 0] if os.geteuid() == 0 else [0]
+        daemons = []
+        for n in nices:
+            for kind in ("statsd", "etsy"):
+                t = os.path.join(tmp, "%s%d" % (kind, n + 20))
+                os.makedirs(t)
+                daemons.append(Statsd(t, n) if kind == "statsd" else
+                               Etsy(t, stats_js, n))
         print("load:", subprocess.run(["uptime"], capture_output=True,
                                       text=True).stdout.strip())
         print("%ds per row, one sendto() per datagram, counters "
               "\"bench.c:1|c\"" % (ms // 1000))
-        hdr = ("%-16s %7s %5s %12s %12s %8s %9s %12s" %
+        hdr = ("%-18s %7s %5s %12s %12s %8s %9s %12s" %
                ("daemon", "threads", "lines", "sent", "received",
                 "% recv", "ns/line", "CPU s/Mline"))
         print(hdr)
@@ -207,17 +221,26 @@ def main():
                 sent, got, nsl, cpu = row(d, threads, lines)
                 pct = 100.0 * got / sent if sent else 0.0
                 res[(d.name, threads, lines)] = pct
-                print("%-16s %7d %5d %12d %12d %7.2f%% %9.1f %12.3f" %
+                print("%-18s %7d %5d %12d %12d %7.2f%% %9.1f %12.3f" %
                       (d.name, threads, lines, sent, got, pct, nsl,
                        cpu / (got / 1e6) if got else float("nan")),
                       flush=True)
         print()
-        print("ratio of % received, statsd / Etsy statsd:")
+        print("ratios of % received:")
         for threads, lines in ROWS:
-            e = res[("Etsy statsd 0.9", threads, lines)]
-            s = res[("statsd", threads, lines)]
-            print("  %d thread(s), %2d line(s)/datagram: %.2fx" %
-                  (threads, lines, s / e if e else float("inf")))
+            out = []
+            for n in nices:
+                e = res[("Etsy 0.9, nice %d" % n, threads, lines)]
+                s = res[("statsd, nice %d" % n, threads, lines)]
+                out.append("statsd / Etsy at nice %d: %6.2fx" %
+                           (n, s / e if e else float("inf")))
+            if len(nices) == 2:
+                a = res[("statsd, nice -10", threads, lines)]
+                b = res[("statsd, nice 0", threads, lines)]
+                out.append("statsd nice -10 / nice 0: %.2fx" %
+                           (a / b if b else float("inf")))
+            print("  %d thread(s), %2d line(s)/datagram: %s" %
+                  (threads, lines, "; ".join(out)))
     finally:
         for p in procs:
             p.terminate()

@@ -53,6 +53,10 @@ BAD = [
     ("max_rings = 5\nmax_rings = 6\n", 2, "max_rings", "twice"),
     ("just a line\n", 1, "just a line", "key = value"),
     ("arena_size = 99999999999999999999\n", 1, "arena_size", "range"),
+    ("nice = -21\n", 1, "nice", "range"),
+    ("nice = 20\n", 1, "nice", "range"),
+    ("nice = -\n", 1, "nice", "number"),
+    ("nice = 3x\n", 1, "nice", "trailing"),
 ]
 for conf, line, key, words in BAD:
     p = run("--check-config", conf=conf)
