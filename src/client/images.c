@@ -241,7 +241,6 @@ cl_image_take_locked(struct cl_kobj *o)
 	struct cl_seg *seg = cl_segs_find(&cl.segs, o->seg);
 	uint32_t handle = atomic_load_explicit(&o->handle,
 	    memory_order_relaxed);
-	struct store_kstat_info info;
 	const struct cl_layout *l;
 	struct cl_image *im;
 	uint8_t *buf;
@@ -253,8 +252,7 @@ cl_image_take_locked(struct cl_kobj *o)
 	buf = malloc(STORE_BLOB_MAX);
 	if (buf == NULL)
 		return;
-	if (cl_store_layout(seg->r, o->ref, &info, buf, STORE_BLOB_MAX,
-	    &size) < 0) {
+	if (cl_store_layout(seg->r, o->ref, buf, STORE_BLOB_MAX, &size) < 0) {
 		/* Its updates are logged when they spill: still kept. */
 		free(buf);
 		return;

@@ -278,20 +278,19 @@ kc_fixed_size(uint8_t type, uint32_t ndata)
 	}
 }
 
-/* One kstat of a new chain, as the segment or the socket described it. */
+/*
+ * One kstat of a new chain, as the segment or the socket described it:
+ * where it is read, and the kstat_t its header makes (ks_hdr_kstat()).
+ * The header itself is not kept: a chain of 10^5 kstats would hold its
+ * paths and descriptions, which a consumer never shows, 1.4 KB apiece.
+ */
 struct kc_entry {
 	uint64_t		 seg;		/* as kc_ks */
 	struct store_ref	 ref;
-	uint64_t		 kid;
-	uint64_t		 crtime, snaptime;
-	uint32_t		 flags;		/* KSTAT_FLAG_* */
 	uint32_t		 ndata;
 	uint32_t		 tpl_hash;
-	int32_t			 instance;
-	uint8_t			 type;
-	char			 module[KSTAT_STRLEN];
-	char			 name[KSTAT_STRLEN];
-	char			 class_[KSTAT_STRLEN];
+	uint8_t			 type;		/* statsd's */
+	kstat_t			 ks;
 };
 
 static int
@@ -299,47 +298,73 @@ kc_entry_cmp(const void *a, const void *b)
 {
 	const struct kc_entry *x = a, *y = b;
 
-	return x->kid < y->kid ? -1 : x->kid > y->kid;
+	return x->ks.ks_kid < y->ks.ks_kid ? -1 :
+	    x->ks.ks_kid > y->ks.ks_kid;
 }
 
-/* A kstat of segment birth, as its header copy describes it. */
+/* A kstat of segment seg (0: known over the socket), as its slot and
+ * header describe it. */
 static void
-kc_entry_of(struct kc_entry *x, uint64_t birth,
-    const struct store_kstat_info *info)
+kc_entry_of(struct kc_entry *x, uint64_t seg, const struct store_entry *e,
+    const struct kstat_hdr *h)
 {
 	memset(x, 0, sizeof(*x));
-	x->seg = birth;
-	x->ref = info->ref;
-	x->kid = info->kid;
-	x->crtime = info->crtime;
-	x->snaptime = info->snaptime;
-	x->ndata = info->ndata;
-	x->tpl_hash = (uint32_t)info->tpl_hash;
-	x->instance = info->instance;
-	x->type = info->type;
-	x->flags = info->flags & KS_FLAGS_SHOWN;
-	memcpy(x->module, info->module, KSTAT_STRLEN - 1);
-	memcpy(x->name, info->name, KSTAT_STRLEN - 1);
-	memcpy(x->class_, info->class_, KSTAT_STRLEN - 1);
+	x->seg = seg;
+	x->ref = e->ref;
+	x->ndata = e->slot.ndata;
+	x->tpl_hash = (uint32_t)e->slot.tpl_hash;
+	x->type = h->type;
+	ks_hdr_kstat(&x->ks, h);
+	x->ks.ks_type = kc_shown_type(h->type);
+	x->ks.ks_flags &= KS_FLAGS_SHOWN;
+}
+
+/* A walk's entries: those of the segments walked, then this one's. */
+struct kc_walk {
+	struct kc_entry		*e;
+	size_t			 n, cap;
+	size_t			 n0;		/* where this segment's start */
+	uint64_t		 seg;
+};
+
+static int
+kc_walk_one(void *arg, const struct store_entry *se,
+    const struct kstat_hdr *h)
+{
+	struct kc_walk *w = arg;
+
+	if (se == NULL) {		/* the chain changed: again */
+		w->n = w->n0;
+		return 0;
+	}
+	if (w->n == w->cap) {
+		size_t nc = 2 * w->cap + 64;
+		struct kc_entry *ne = realloc(w->e, nc * sizeof(*ne));
+
+		if (ne == NULL)
+			return -ENOMEM;
+		w->e = ne;
+		w->cap = nc;
+	}
+	kc_entry_of(&w->e[w->n++], w->seg, se, h);
+	return 0;
 }
 
 static int
 kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
     uint64_t *ret_kcid)
 {
-	struct store_kstat_info *info = NULL;
-	struct kc_entry *e = NULL;
-	size_t n = 0, cap = 0, got, i, max = 256;
+	struct kc_walk w = { 0 };
 	uint64_t kcid = 0, k1;
 	size_t seg;
 	int r = 0;
 
 	if (s->cwalked < s->segs.n) {
-		uint64_t *w = realloc(s->walked, s->segs.n * sizeof(*w));
+		uint64_t *nw = realloc(s->walked, s->segs.n * sizeof(*nw));
 
-		if (w == NULL)
+		if (nw == NULL)
 			return -ENOMEM;
-		s->walked = w;
+		s->walked = nw;
 		s->cwalked = s->segs.n;
 	}
 	for (seg = 0; seg < s->segs.n; seg++) {
@@ -348,47 +373,20 @@ kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 		s->walked[seg] = 0;
 		if (g->r == NULL)
 			continue;
-		for (;;) {
-			struct store_kstat_info *ni = realloc(info,
-			    max * sizeof(*info));
-
-			if (ni == NULL) {
-				r = -ENOMEM;
-				goto fail;
-			}
-			info = ni;
-			r = store_reader_chain(g->r, info, max, &got, &k1);
-			if (r != -ENOBUFS)
-				break;
-			max = got + 64;
+		w.n0 = w.n;
+		w.seg = g->birth;
+		r = store_reader_walk(g->r, kc_walk_one, &w, &k1);
+		if (r < 0) {
+			free(w.e);
+			return r;
 		}
-		if (r < 0)
-			goto fail;
 		kcid += k1;
 		s->walked[seg] = k1;
-		if (n + got > cap) {
-			struct kc_entry *ne;
-
-			cap = n + got + 16;
-			ne = realloc(e, cap * sizeof(*e));
-			if (ne == NULL) {
-				r = -ENOMEM;
-				goto fail;
-			}
-			e = ne;
-		}
-		for (i = 0; i < got; i++)
-			kc_entry_of(&e[n++], g->birth, &info[i]);
 	}
-	free(info);
-	*ret = e;
-	*ret_n = n;
+	*ret = w.e;
+	*ret_n = w.n;
 	*ret_kcid = kcid;
 	return 0;
-fail:
-	free(info);
-	free(e);
-	return r;
 }
 
 static uint32_t
@@ -416,33 +414,33 @@ kc_entries_page(json_t *ks, struct kc_entry **e, size_t *n, size_t *cap)
 		*cap = nc;
 	}
 	json_array_foreach(ks, i, k) {
-		struct kc_entry *x = &(*e)[*n];
 		const char *mod = "", *name = "", *cls = "", *type = "",
 		    *tpl = "";
 		json_int_t inst = 0, kid = 0, cr = 0, snap = 0;
+		struct store_entry se = { 0 };
+		struct kstat_hdr h;
 
 		if (json_unpack(k, "{s:s, s:I, s:s, s:s, s:s, s:I, s?I, s?I, "
 		    "s?s}", "module", &mod, "instance", &inst, "name", &name,
 		    "class", &cls, "type", &type, "kid", &kid, "crtime", &cr,
 		    "snaptime", &snap, "template", &tpl) != 0)
 			continue;
-		memset(x, 0, sizeof(*x));
-		x->seg = 0;
-		x->kid = (uint64_t)kid;
-		x->crtime = (uint64_t)cr;
-		x->snaptime = (uint64_t)snap;
-		x->instance = (int32_t)inst;
-		x->tpl_hash = kc_spec_hash(tpl);
+		/* The path and description are not wanted: not cleared. */
+		memset(&h, 0, offsetof(struct kstat_hdr, path));
+		h.kid = (int64_t)kid;
+		h.crtime = (hrtime_t)cr;
+		h.snaptime = (hrtime_t)snap;
+		h.instance = (int32_t)inst;
 		if (ks_type_from_id(type) >= 0)
-			x->type = (uint8_t)ks_type_from_id(type);
+			h.type = (uint8_t)ks_type_from_id(type);
 		fl = json_object_get(k, "flags");
 		json_array_foreach(fl, j, f)
-			x->flags |= ks_flag_from_name(json_string_value(f)) &
-			    KS_FLAGS_SHOWN;
-		strncpy(x->module, mod, KSTAT_STRLEN - 1);
-		strncpy(x->name, name, KSTAT_STRLEN - 1);
-		strncpy(x->class_, cls, KSTAT_STRLEN - 1);
-		(*n)++;
+			h.flags |= ks_flag_from_name(json_string_value(f));
+		strncpy(h.module, mod, KSTAT_STRLEN - 1);
+		strncpy(h.name, name, KSTAT_STRLEN - 1);
+		strncpy(h.class_, cls, KSTAT_STRLEN - 1);
+		se.slot.tpl_hash = kc_spec_hash(tpl);
+		kc_entry_of(&(*e)[(*n)++], 0, &se, &h);
 	}
 	return 0;
 }
@@ -563,12 +561,12 @@ kc_keep_init(struct kc_keep *kp, kstat_t *old)
 static struct kc_ks *
 kc_keep_take(struct kc_keep *kp, const struct kc_entry *e)
 {
-	size_t i = kc_keep_hash(e->kid, kp->mask);
+	size_t i = kc_keep_hash((uint64_t)e->ks.ks_kid, kp->mask);
 
 	for (; kp->slot[i] != NULL; i = (i + 1) & kp->mask) {
 		struct kc_ks *o = kp->slot[i];
 
-		if ((uint64_t)o->ks.ks_kid == e->kid && o->seg == e->seg &&
+		if (o->ks.ks_kid == e->ks.ks_kid && o->seg == e->seg &&
 		    o->ref.slot == e->ref.slot && o->ref.gen == e->ref.gen &&
 		    o->magic == KS_MAGIC) {
 			/* Marked, not removed, so that probes go on past. */
@@ -579,26 +577,26 @@ kc_keep_take(struct kc_keep *kp, const struct kc_entry *e)
 	return NULL;
 }
 
-/* A chain kstat as entry e says. */
+/* A chain kstat as entry e says; what the consumer made of it (its data,
+ * its place on the chain, a snaptime it read) stays. */
 static void
 kc_ks_fill(struct kc_ks *k, const struct kc_entry *e)
 {
+	kstat_t was = k->ks;
+
 	k->magic = KS_MAGIC;
 	k->seg = e->seg;
 	k->ref = e->ref;
 	k->type = e->type;
 	k->ndata = e->ndata;
 	k->tpl_hash = e->tpl_hash;
-	k->ks.ks_kid = (kid_t)e->kid;
-	k->ks.ks_crtime = (hrtime_t)e->crtime;
-	if (k->ks.ks_snaptime == 0)
-		k->ks.ks_snaptime = (hrtime_t)e->snaptime;
-	k->ks.ks_instance = e->instance;
-	k->ks.ks_type = kc_shown_type(e->type);
-	k->ks.ks_flags = e->flags;
-	memcpy(k->ks.ks_module, e->module, KSTAT_STRLEN);
-	memcpy(k->ks.ks_name, e->name, KSTAT_STRLEN);
-	memcpy(k->ks.ks_class, e->class_, KSTAT_STRLEN);
+	k->ks = e->ks;
+	k->ks.ks_next = was.ks_next;
+	k->ks.ks_data = was.ks_data;
+	k->ks.ks_ndata = was.ks_ndata;
+	k->ks.ks_data_size = was.ks_data_size;
+	if (was.ks_snaptime != 0)
+		k->ks.ks_snaptime = was.ks_snaptime;
 }
 
 /* ---------------------------------------------- the kstats by slot */
@@ -838,12 +836,13 @@ kc_update_changes(struct kc_state *s, uint64_t *ret_kcid)
 		for (j = 0; j < n && r == 0; j++) {
 			struct kc_ks *k = kc_byslot_find(s, g->birth,
 			    slots[j]);
-			struct store_kstat_info info;
+			struct store_entry se;
+			struct kstat_hdr h;
 			struct kc_entry e;
 
 			if (k != NULL)
 				kc_unlink(s, k);
-			r = store_reader_slot(g->r, slots[j], &info);
+			r = store_reader_slot(g->r, slots[j], &se, &h);
 			if (r == -ESTALE) {
 				r = 0;	/* gone */
 				continue;
@@ -855,7 +854,7 @@ kc_update_changes(struct kc_state *s, uint64_t *ret_kcid)
 				r = -ENOMEM;
 				break;
 			}
-			kc_entry_of(&e, g->birth, &info);
+			kc_entry_of(&e, g->birth, &se, &h);
 			k->ks.ks_data_size = kc_fixed_size(e.type, e.ndata);
 			kc_ks_fill(k, &e);
 			kc_link(s, k);
@@ -1066,7 +1065,7 @@ static ssize_t
 kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
     uint32_t *ret_flags)
 {
-	struct store_kstat_info info;
+	struct kstat_hdr h;
 	struct vlc_reply rep;
 	const char *raw = NULL;
 	json_int_t snap = 0;
@@ -1076,14 +1075,14 @@ kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
 	int r;
 
 	if (k->seg != 0 && (g = cl_segs_by_birth(&s->segs, k->seg)) != NULL) {
-		r = store_reader_read(g->r, k->ref, &info, s->blob,
+		r = store_reader_read(g->r, k->ref, NULL, &h, s->blob,
 		    STORE_BLOB_MAX + 1, &size);
 		if (r == -ESTALE || r == -ENOENT)
 			return -ENXIO;
 		if (r < 0)
 			return r;
-		*ret_snap = info.snaptime;
-		*ret_flags = info.flags & KS_FLAGS_SHOWN;
+		*ret_snap = (uint64_t)h.snaptime;
+		*ret_flags = h.flags & KS_FLAGS_SHOWN;
 		return (ssize_t)size;
 	}
 	r = kc_call(s, VL_M_SNAPSHOT, json_pack("{s:s, s:i, s:s}",

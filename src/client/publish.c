@@ -307,7 +307,6 @@ cl_pub_seg_locked(const struct cl_pub *pub)
 static int
 cl_pub_vois(struct cl_pub *pub, struct cl_seg *seg)
 {
-	struct store_kstat_info info;
 	const struct statsblobv1 *b;
 	uint8_t *copy;
 	size_t size = 0;
@@ -318,8 +317,7 @@ cl_pub_vois(struct cl_pub *pub, struct cl_seg *seg)
 	if (copy == NULL)
 		return -ENOMEM;
 	/* Only the layout: the VOI table, which no update moves. */
-	r = cl_store_layout(seg->r, pub->o.ref, &info, copy, STORE_BLOB_MAX,
-	    &size);
+	r = cl_store_layout(seg->r, pub->o.ref, copy, STORE_BLOB_MAX, &size);
 	b = (const struct statsblobv1 *)copy;
 	if (r < 0) {
 		free(copy);

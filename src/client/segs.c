@@ -180,14 +180,13 @@ cl_segs_free(struct cl_segs *s)
 #define CL_STORE_TRIES	1000	/* of a millisecond each, at most */
 
 int
-cl_store_layout(struct store_reader *r, struct store_ref ref,
-    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
-    size_t *ret_size)
+cl_store_layout(struct store_reader *r, struct store_ref ref, void *buf,
+    size_t bufsize, size_t *ret_size)
 {
 	struct timespec ts = { 0, 1000000 };
 	int e, tries = 0;
 
-	while ((e = store_reader_read_layout(r, ref, ret_info, buf, bufsize,
+	while ((e = store_reader_read_layout(r, ref, NULL, NULL, buf, bufsize,
 	    ret_size)) == -EAGAIN && ++tries < CL_STORE_TRIES)
 		nanosleep(&ts, NULL);
 	if (e == 0 && blob_layout_clean(buf, *ret_size) != NULL)

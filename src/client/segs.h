@@ -71,9 +71,8 @@ void cl_segs_free(struct cl_segs *s);
  * Returns: as store_reader_read() / store_reader_blob_span(); -EBADMSG if
  * the copy is not a valid blob.
  */
-int cl_store_layout(struct store_reader *r, struct store_ref ref,
-    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
-    size_t *ret_size);
+int cl_store_layout(struct store_reader *r, struct store_ref ref, void *buf,
+    size_t bufsize, size_t *ret_size);
 int cl_store_span(struct store_reader *r, struct store_ref ref,
     uint64_t *ret_off, uint32_t *ret_size, uint32_t *ret_chunk);
 

@@ -736,7 +736,7 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
     struct quota_refusal *why)
 {
 	struct reg_kstat *k, *old;
-	struct store_kstat_desc sd;
+	struct store_slot slot;
 	bool priv = (n->flags & KSTAT_FLAG_PRIV) != 0;
 	void *blob;
 	uint32_t size;
@@ -804,23 +804,11 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	k->hdr.crtime = (hrtime_t)(n->crtime != 0 ? n->crtime :
 	    clock_now_ns());
 	k->hdr.kid = (int64_t)k->handle;
-	memset(&sd, 0, sizeof(sd));
-	sd.kid = k->handle;
-	sd.module = k->hdr.module;
-	sd.name = k->hdr.name;
-	sd.class_ = k->hdr.class_;
-	sd.instance = k->hdr.instance;
-	sd.type = k->hdr.type;
-	sd.content = k->hdr.content;
-	sd.flags = (k->hdr.flags | (n->dormant ? KSTAT_FLAG_DORMANT : 0)) &
-	    KS_FLAGS_SHOWN;
-	sd.owner_uid = (uint32_t)n->owner;
-	sd.tpl_hash = n->tpl->hash;
-	sd.ndata = n->tpl->nnames;
-	sd.scale = k->hdr.scale;
-	sd.crtime = (uint64_t)k->hdr.crtime;
-	sd.path = k->hdr.path[0] != '\0' ? k->hdr.path : NULL;
-	sd.desc = k->hdr.desc[0] != '\0' ? k->hdr.desc : NULL;
+	if (n->dormant)
+		k->hdr.flags |= KSTAT_FLAG_DORMANT;
+	slot.owner_uid = (uint32_t)n->owner;
+	slot.tpl_hash = n->tpl->hash;
+	slot.ndata = n->tpl->nnames;
 	/* The public segment is shared by everyone: its slots and arena
 	 * are charged. The private one only privileged peers can fill. */
 	e = 0;
@@ -830,13 +818,13 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		if (e == 0)
 			e = reg_kstat_charge(r, k, n->privileged,
 			    n->restoring, QUOTA_ARENA,
-			    store_kstat_cost(&sd, size), why);
+			    store_kstat_cost(&k->hdr, size), why);
 	}
 	if (e == 0 && (n->flags & KSTAT_FLAG_PERSISTENT))
 		e = reg_kstat_charge(r, k, n->privileged, n->restoring,
 		    QUOTA_PERSISTENT, blob_storage_disk_bytes(size), why);
 	if (e == 0) {
-		e = store_kstat_add(k->seg, &sd, size, &k->ref);
+		e = store_kstat_add(k->seg, &k->hdr, &slot, size, &k->ref);
 		if (e == -ENOSPC) {
 			reg_store_full(r, priv, why);
 			e = -EDQUOT;
@@ -884,7 +872,6 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	zones_ref(r->d->zones, k->owner_zone);
 	if (n->dormant) {
 		k->dormant = true;
-		k->hdr.flags |= KSTAT_FLAG_DORMANT;
 		r->ndormant++;
 	}
 	reg_public_count(r, k, 1);

@@ -689,8 +689,9 @@ bench_engine_drain(uint32_t nk)
 {
 	struct store_params sp = { .name = "bench", .kind = STORE_SEG_PUBLIC,
 	    .table_slots = nk < 16 ? 16 : nk, .arena_size = 64u << 20 };
-	struct store_kstat_desc d = { .module = "b", .name = "k",
+	struct kstat_hdr d = { .module = "b", .name = "k",
 	    .class_ = "misc", .type = 7, .crtime = 1 };
+	struct store_slot slot = { 0 };
 	struct statsblob *img = stats_blob_alloc((uint32_t)sum_template(), 0);
 	struct ring_consumer *c;
 	struct ring_producer *p;
@@ -707,7 +708,7 @@ bench_engine_drain(uint32_t nk)
 		exit(1);
 	for (k = 0; k < nk; k++) {
 		d.instance = (int32_t)k;
-		if (store_kstat_add(ed.seg, &d, img->cursz, NULL) < 0)
+		if (store_kstat_add(ed.seg, &d, &slot, img->cursz, NULL) < 0)
 			exit(1);
 		store_kstat_write_begin(ed.seg, k, &blob);
 		memcpy(blob, img, img->cursz);

@@ -17,12 +17,36 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static uint8_t blob[STORE_BLOB_MAX];
+
+/* Each kstat of a walk, read (16 at most). */
+struct fz_walk {
+	struct store_reader	*r;
+	size_t			 n;
+};
+
+static int
+fz_one(void *arg, const struct store_entry *e, const struct kstat_hdr *h)
+{
+	struct fz_walk *w = arg;
+	size_t bs;
+
+	if (e == NULL)
+		return 0;
+	if (w->n++ >= 16)
+		return -ENOBUFS;
+	if (strlen(h->module) >= STORE_STRLEN || e->blob_size > STORE_BLOB_MAX)
+		abort();
+	store_reader_read(w->r, e->ref, NULL, NULL, blob, sizeof(blob), &bs);
+	return 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static uint8_t blob[STORE_BLOB_MAX];
-	static char path[STORE_PATH_MAX + 1], desc[STORE_DESC_MAX + 1];
-	struct store_kstat_info ki[16];
+	static struct kstat_hdr h;
+	struct fz_walk w = { 0 };
+	struct store_entry e;
 	struct store_reader *r;
 	uint32_t changed[32];
 	uint64_t now, kcid;
@@ -45,15 +69,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	close(fd);
 	store_reader_kcid(r);
-	if (store_reader_chain(r, ki, 16, &n, NULL) == 0) {
-		for (i = 0; i < n; i++) {
-			if (strlen(ki[i].module) > STORE_STRLEN ||
-			    ki[i].blob_size > STORE_BLOB_MAX)
-				abort();
-			store_reader_read(r, ki[i].ref, NULL, blob, sizeof(blob), &bs);
-		}
-	}
-	store_reader_lookup(r, "app", -1, NULL, &ki[0]);
+	w.r = r;
+	store_reader_walk(r, fz_one, &w, NULL);
+	store_reader_lookup(r, "app", -1, NULL, &e, &h);
 	/* The change log: from the start, and from a few changes back. */
 	now = store_reader_kcid(r);
 	for (i = 0; i < 2; i++)
@@ -62,20 +80,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    &kcid) == 0)
 			for (size_t j = 0; j < n; j++)
 				if (changed[j] >= 1u << 22 ||
-				    store_reader_slot(r, changed[j], &ki[0]) == -ENOENT)
+				    store_reader_slot(r, changed[j], &e, &h) == -ENOENT)
 					abort();
 	for (slot = 0; slot < 20; slot++) {
 		struct store_ref ref = { slot, 1 };
 
-		if (store_reader_read(r, ref, &ki[0], blob, sizeof(blob), &bs) == 0 &&
+		if (store_reader_read(r, ref, &e, &h, blob, sizeof(blob), &bs) == 0 &&
 		    bs > STORE_BLOB_MAX)
 			abort();
-		store_reader_read(r, ref, NULL, blob, 7, &bs);
-		if (store_reader_slot(r, slot, &ki[1]) == 0 &&
-		    strlen(ki[1].module) > STORE_STRLEN)
+		store_reader_read(r, ref, NULL, NULL, blob, 7, &bs);
+		if (store_reader_slot(r, slot, &e, &h) == 0 &&
+		    strlen(h.module) >= STORE_STRLEN)
 			abort();
-		if (store_reader_read_text(r, ref, path, desc) == 0 &&
-		    (strlen(path) > STORE_PATH_MAX || strlen(desc) > STORE_DESC_MAX))
+		if (store_reader_read_text(r, ref, &h) == 0 &&
+		    (strlen(h.path) > STORE_PATH_MAX || strlen(h.desc) > STORE_DESC_MAX))
 			abort();
 	}
 	store_reader_close(r);

@@ -35,8 +35,9 @@ segment_seed(const char *dir, const char *name, int nk, int text)
 {
 	struct store_params p = { .kind = STORE_SEG_PUBLIC, .table_slots = 8,
 	    .arena_size = 4096, .log_slots = 16 };
-	struct store_kstat_desc d = { .module = "app", .name = "lat",
+	struct kstat_hdr d = { .module = "app", .name = "lat",
 	    .class_ = "misc", .type = 7, .crtime = 1 };
+	struct store_slot x = { 0 };
 	struct store_segment *s;
 	uint8_t *img;
 	void *blob;
@@ -47,9 +48,11 @@ segment_seed(const char *dir, const char *name, int nk, int text)
 		exit(1);
 	for (i = 0; i < nk; i++) {
 		d.instance = i;
-		d.path = text && i % 2 ? "io/disk/sda" : NULL;
-		d.desc = text && i % 2 ? "queue latency" : NULL;
-		if (store_kstat_add(s, &d, (uint32_t)(24 + 40 * i), NULL) < 0)
+		snprintf(d.path, sizeof(d.path), "%s",
+		    text && i % 2 ? "io/disk/sda" : "");
+		snprintf(d.desc, sizeof(d.desc), "%s",
+		    text && i % 2 ? "queue latency" : "");
+		if (store_kstat_add(s, &d, &x, (uint32_t)(24 + 40 * i), NULL) < 0)
 			exit(1);
 		store_kstat_write_begin(s, (uint32_t)i, &blob);
 		memset(blob, 0x11 * (i + 1), 24);

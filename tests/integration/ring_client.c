@@ -242,7 +242,6 @@ cmd_adopt(void)
 static void
 take_image(void)
 {
-	struct store_kstat_info info;
 	struct statsblob *img;
 	size_t size = 0;
 	int i, r, tries;
@@ -257,8 +256,9 @@ take_image(void)
 	img = malloc(STORE_BLOB_MAX);
 	if (img == NULL)
 		return;
-	for (tries = 0; (r = store_reader_read_layout(segs[i].r, cur_ref, &info,
-	    img, STORE_BLOB_MAX, &size)) == -EAGAIN && tries < 1000; tries++)
+	for (tries = 0; (r = store_reader_read_layout(segs[i].r, cur_ref, NULL,
+	    NULL, img, STORE_BLOB_MAX, &size)) == -EAGAIN && tries < 1000;
+	    tries++)
 		usleep(1000);
 	if (r < 0 || blob_layout_clean((struct statsblobv1 *)img, size) !=
 	    NULL) {

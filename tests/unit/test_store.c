@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -20,6 +21,7 @@
 #include <statsd/kstat.h>
 
 #include "arena.h"
+#include "kstat_hdr.h"
 #include "shm.h"
 #include "store.h"
 
@@ -57,15 +59,70 @@ reader_new(struct store_segment *s)
 	return r;
 }
 
-static struct store_kstat_desc
+/* A kstat to add: its header and the slot's own fields. */
+struct kdesc {
+	struct kstat_hdr h;
+	struct store_slot x;
+};
+
+#define ADD(s, d, size, ref)	store_kstat_add((s), &(d).h, &(d).x, (size), (ref))
+
+static void
+set(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src != NULL ? src : "");
+}
+
+static struct kdesc
 desc(const char *module, int32_t instance, const char *name)
 {
-	struct store_kstat_desc d = {
-		.module = module, .instance = instance, .name = name,
-		.class_ = "misc", .type = 1, .owner_uid = 1000,
-		.tpl_hash = 0xabcdef, .ndata = 3, .crtime = 111,
-	};
+	struct kdesc d;
+
+	memset(&d, 0, sizeof(d));
+	set(d.h.module, sizeof(d.h.module), module);
+	set(d.h.name, sizeof(d.h.name), name);
+	set(d.h.class_, sizeof(d.h.class_), "misc");
+	d.h.instance = instance;
+	d.h.type = 1;
+	d.h.crtime = 111;
+	d.x.owner_uid = 1000;
+	d.x.tpl_hash = 0xabcdef;
+	d.x.ndata = 3;
 	return d;
+}
+
+/* A walk's kstats, the first 8 kept. */
+struct got {
+	struct store_entry e[8];
+	struct kstat_hdr h[8];
+	size_t n;
+	size_t stop;	/* fail with -ENOBUFS at this many (0: never) */
+};
+
+static int
+got_one(void *arg, const struct store_entry *e, const struct kstat_hdr *h)
+{
+	struct got *g = arg;
+
+	if (e == NULL) {
+		g->n = 0;
+		return 0;
+	}
+	if (g->stop != 0 && g->n == g->stop)
+		return -ENOBUFS;
+	if (g->n < 8) {
+		g->e[g->n] = *e;
+		g->h[g->n] = *h;
+	}
+	g->n++;
+	return 0;
+}
+
+static int
+chain(struct store_reader *r, struct got *g, uint64_t *kcid)
+{
+	g->n = 0;
+	return store_reader_walk(r, got_one, g, kcid);
 }
 
 /* Regression: a memfd is born 0777, so a read-only holder could reopen
@@ -107,8 +164,9 @@ START_TEST(test_roundtrip)
 {
 	struct store_segment *s = seg_new(16, 65536);
 	struct store_reader *r = reader_new(s);
-	struct store_kstat_desc d = desc("app", 0, "requests");
-	struct store_kstat_info ki;
+	struct kdesc d = desc("app", 0, "requests");
+	struct store_entry e;
+	struct kstat_hdr ki;
 	struct store_ref ref;
 	uint8_t buf[200];
 	size_t size;
@@ -117,7 +175,7 @@ START_TEST(test_roundtrip)
 
 	ck_assert_uint_eq(store_reader_kind(r), STORE_SEG_PUBLIC);
 	ck_assert_uint_ne(store_reader_birth(r), 0);
-	ck_assert_int_eq(store_kstat_add(s, &d, 100, &ref), 0);
+	ck_assert_int_eq(ADD(s, d, 100, &ref), 0);
 	ck_assert_uint_eq(ref.slot, 0);
 	ck_assert_uint_eq(ref.gen, 1);
 	ck_assert_uint_gt(store_reader_kcid(r), kcid0);
@@ -127,8 +185,11 @@ START_TEST(test_roundtrip)
 	memset(blob, 0x5a, 100);
 	store_kstat_write_end(s, ref.slot, 222);
 
-	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &size), 0);
+	ck_assert_int_eq(store_reader_read(r, ref, &e, &ki, buf, sizeof(buf), &size), 0);
 	ck_assert_uint_eq(size, 100);
+	ck_assert_uint_eq(e.blob_size, 100);
+	ck_assert_uint_eq(e.ref.slot, ref.slot);
+	ck_assert_uint_eq(e.ref.gen, ref.gen);
 	ck_assert_uint_eq(buf[0], 0x5a);
 	ck_assert_uint_eq(buf[99], 0x5a);
 	ck_assert_str_eq(ki.module, "app");
@@ -138,17 +199,17 @@ START_TEST(test_roundtrip)
 	ck_assert_uint_eq(ki.kid, 1);
 	ck_assert_uint_eq(ki.crtime, 111);
 	ck_assert_uint_eq(ki.snaptime, 222);
-	ck_assert_uint_eq(ki.owner_uid, 1000);
-	ck_assert_uint_eq(ki.tpl_hash, 0xabcdef);
-	ck_assert_uint_eq(ki.ndata, 3);
-	ck_assert_uint_eq(ki.flags, STORE_KF_USED);
+	ck_assert_uint_eq(e.slot.owner_uid, 1000);
+	ck_assert_uint_eq(e.slot.tpl_hash, 0xabcdef);
+	ck_assert_uint_eq(e.slot.ndata, 3);
+	ck_assert_uint_eq(ki.flags, 0);
 
 	/* size query, and a buffer too small */
-	ck_assert_int_eq(store_reader_read(r, ref, NULL, NULL, 0, &size), -ENOBUFS);
+	ck_assert_int_eq(store_reader_read(r, ref, NULL, NULL, NULL, 0, &size), -ENOBUFS);
 	ck_assert_uint_eq(size, 100);
-	ck_assert_int_eq(store_reader_read(r, ref, NULL, buf, 99, &size), -ENOBUFS);
-	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 16, 1 }, NULL, buf, 200, &size), -ENOENT);
-	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 1, 1 }, NULL, buf, 200, &size), -ESTALE);
+	ck_assert_int_eq(store_reader_read(r, ref, NULL, NULL, buf, 99, &size), -ENOBUFS);
+	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 16, 1 }, NULL, NULL, buf, 200, &size), -ENOENT);
+	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 1, 1 }, NULL, NULL, buf, 200, &size), -ESTALE);
 
 	store_reader_close(r);
 	store_segment_free(s);
@@ -165,8 +226,8 @@ START_TEST(test_layout_read_while_written)
 {
 	struct store_segment *s = seg_new(16, 65536);
 	struct store_reader *r = reader_new(s);
-	struct store_kstat_desc d = desc("app", 0, "flooded");
-	struct store_kstat_info ki;
+	struct kdesc d = desc("app", 0, "flooded");
+	struct kstat_hdr ki;
 	struct store_ref ref;
 	uint8_t buf[4096];
 	uint64_t off, off2;
@@ -174,17 +235,17 @@ START_TEST(test_layout_read_while_written)
 	size_t n;
 	void *blob;
 
-	ck_assert_int_eq(store_kstat_add(s, &d, 100, &ref), 0);
+	ck_assert_int_eq(ADD(s, d, 100, &ref), 0);
 	ck_assert_int_eq(store_kstat_write_begin(s, ref.slot, &blob), 0);
 	memset(blob, 0x77, 100);
 	/* An update under way: a read of the data waits it out... */
-	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &n),
-	    -EAGAIN);
+	ck_assert_int_eq(store_reader_read(r, ref, NULL, &ki, buf, sizeof(buf),
+	    &n), -EAGAIN);
 	/* ...where it lies and its layout do not. */
 	ck_assert_int_eq(store_reader_blob_span(r, ref, &off, &size, &chunk), 0);
 	ck_assert_uint_eq(size, 100);
 	ck_assert_uint_ge(chunk, size);
-	ck_assert_int_eq(store_reader_read_layout(r, ref, &ki, buf,
+	ck_assert_int_eq(store_reader_read_layout(r, ref, NULL, &ki, buf,
 	    sizeof(buf), &n), 0);
 	ck_assert_uint_eq(n, 100);
 	ck_assert_str_eq(ki.name, "flooded");
@@ -204,7 +265,7 @@ START_TEST(test_layout_read_while_written)
 	ck_assert_int_eq(store_kstat_remove(s, ref.slot), 0);
 	ck_assert_int_eq(store_reader_blob_span(r, ref, &off, &size, &chunk),
 	    -ESTALE);
-	ck_assert_int_eq(store_reader_read_layout(r, ref, NULL, buf,
+	ck_assert_int_eq(store_reader_read_layout(r, ref, NULL, NULL, buf,
 	    sizeof(buf), &n), -ESTALE);
 	store_reader_close(r);
 	store_segment_free(s);
@@ -215,8 +276,10 @@ START_TEST(test_chain_and_reuse)
 {
 	struct store_segment *s = seg_new(4, 65536);
 	struct store_reader *r = reader_new(s);
-	struct store_kstat_desc d;
-	struct store_kstat_info ki[8];
+	struct kdesc d;
+	struct got g = { 0 };
+	struct store_entry e;
+	struct kstat_hdr h;
 	struct store_ref ref[5];
 	uint64_t kcid, kcid2;
 	uint8_t buf[64];
@@ -225,42 +288,47 @@ START_TEST(test_chain_and_reuse)
 
 	for (i = 0; i < 4; i++) {
 		d = desc("disk", i, i % 2 ? "odd" : "even");
-		ck_assert_int_eq(store_kstat_add(s, &d, 64, &ref[i]), 0);
+		ck_assert_int_eq(ADD(s, d, 64, &ref[i]), 0);
 	}
 	d = desc("disk", 9, "more");
-	ck_assert_int_eq(store_kstat_add(s, &d, 64, &ref[4]), -ENOSPC);
+	ck_assert_int_eq(ADD(s, d, 64, &ref[4]), -ENOSPC);
 
-	ck_assert_int_eq(store_reader_chain(r, ki, 8, &n, &kcid), 0);
-	ck_assert_uint_eq(n, 4);
-	ck_assert_int_eq(ki[3].instance, 3);
-	ck_assert_str_eq(ki[1].name, "odd");
-	ck_assert_int_eq(store_reader_chain(r, ki, 2, &n, &kcid), -ENOBUFS);
-	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(chain(r, &g, &kcid), 0);
+	ck_assert_uint_eq(g.n, 4);
+	ck_assert_int_eq(g.h[3].instance, 3);
+	ck_assert_str_eq(g.h[1].name, "odd");
+	ck_assert_uint_eq(g.e[1].ref.slot, 1);
+	ck_assert_uint_eq(g.e[1].blob_size, 64);
+	/* What the walk's function says stops it. */
+	g.stop = 2;
+	ck_assert_int_eq(chain(r, &g, &kcid), -ENOBUFS);
+	ck_assert_uint_eq(g.n, 2);
+	g.stop = 0;
 
-	ck_assert_int_eq(store_reader_lookup(r, "disk", 2, NULL, &ki[0]), 0);
-	ck_assert_uint_eq(ki[0].ref.slot, 2);
-	ck_assert_int_eq(store_reader_lookup(r, NULL, -1, "odd", &ki[0]), 0);
-	ck_assert_int_eq(ki[0].instance, 1);
-	ck_assert_int_eq(store_reader_lookup(r, "net", -1, NULL, &ki[0]), -ENOENT);
+	ck_assert_int_eq(store_reader_lookup(r, "disk", 2, NULL, &e, &h), 0);
+	ck_assert_uint_eq(e.ref.slot, 2);
+	ck_assert_int_eq(store_reader_lookup(r, NULL, -1, "odd", NULL, &h), 0);
+	ck_assert_int_eq(h.instance, 1);
+	ck_assert_int_eq(store_reader_lookup(r, "net", -1, NULL, &e, &h), -ENOENT);
 
 	ck_assert_int_eq(store_kstat_remove(s, 1), 0);
 	ck_assert_int_eq(store_kstat_remove(s, 1), -ENOENT);
 	ck_assert_int_eq(store_kstat_remove(s, 99), -ENOENT);
-	ck_assert_int_eq(store_reader_read(r, ref[1], NULL, buf, sizeof(buf), &n), -ESTALE);
-	ck_assert_int_eq(store_reader_chain(r, ki, 8, &n, &kcid2), 0);
-	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(store_reader_read(r, ref[1], NULL, NULL, buf, sizeof(buf), &n), -ESTALE);
+	ck_assert_int_eq(chain(r, &g, &kcid2), 0);
+	ck_assert_uint_eq(g.n, 3);
 	ck_assert_uint_ne(kcid, kcid2);
 
 	/* the freed slot comes back with a new generation; the old ref is stale */
 	d = desc("disk", 7, "again");
-	ck_assert_int_eq(store_kstat_add(s, &d, 64, &ref[4]), 0);
+	ck_assert_int_eq(ADD(s, d, 64, &ref[4]), 0);
 	ck_assert_uint_eq(ref[4].slot, 1);
 	ck_assert_uint_eq(ref[4].gen, 2);
-	ck_assert_int_eq(store_reader_read(r, ref[1], NULL, buf, sizeof(buf), &n), -ESTALE);
-	ck_assert_int_eq(store_reader_read(r, ref[4], &ki[0], buf, sizeof(buf), &n), 0);
-	ck_assert_str_eq(ki[0].name, "again");
-	ck_assert_str_eq(ki[0].class_, "misc");
-	ck_assert_uint_eq(ki[0].kid, 5);
+	ck_assert_int_eq(store_reader_read(r, ref[1], NULL, NULL, buf, sizeof(buf), &n), -ESTALE);
+	ck_assert_int_eq(store_reader_read(r, ref[4], NULL, &h, buf, sizeof(buf), &n), 0);
+	ck_assert_str_eq(h.name, "again");
+	ck_assert_str_eq(h.class_, "misc");
+	ck_assert_int_eq(h.kid, 5);
 
 	store_reader_close(r);
 	store_segment_free(s);
@@ -273,8 +341,8 @@ START_TEST(test_change_log)
 {
 	struct store_segment *s = seg_new(64, 1 << 20);
 	struct store_reader *r = reader_new(s);
-	struct store_kstat_desc d;
-	struct store_kstat_info ki;
+	struct kdesc d;
+	struct store_entry ki;
 	struct store_ref ref[3];
 	uint32_t out[STORE_LOG_SLOTS + 8];
 	uint64_t k0, k1, k2;
@@ -287,7 +355,7 @@ START_TEST(test_change_log)
 	ck_assert_uint_eq(k1, k0);
 	for (i = 0; i < 3; i++) {
 		d = desc("net", i, "x");
-		ck_assert_int_eq(store_kstat_add(s, &d, 64, &ref[i]), 0);
+		ck_assert_int_eq(ADD(s, d, 64, &ref[i]), 0);
 	}
 	ck_assert_int_eq(store_kstat_remove(s, ref[1].slot), 0);
 	ck_assert_int_eq(store_kstat_relayout(s, ref[2].slot, 128), 0);
@@ -300,10 +368,10 @@ START_TEST(test_change_log)
 	ck_assert_uint_eq(out[3], ref[1].slot);
 	ck_assert_uint_eq(out[4], ref[2].slot);
 	/* What each slot holds now. */
-	ck_assert_int_eq(store_reader_slot(r, ref[1].slot, &ki), -ESTALE);
-	ck_assert_int_eq(store_reader_slot(r, ref[2].slot, &ki), 0);
+	ck_assert_int_eq(store_reader_slot(r, ref[1].slot, &ki, NULL), -ESTALE);
+	ck_assert_int_eq(store_reader_slot(r, ref[2].slot, &ki, NULL), 0);
 	ck_assert_uint_eq(ki.blob_size, 128);
-	ck_assert_int_eq(store_reader_slot(r, 64, &ki), -ENOENT);
+	ck_assert_int_eq(store_reader_slot(r, 64, &ki, NULL), -ENOENT);
 	/* From the middle; more than out holds: walk instead. */
 	ck_assert_int_eq(store_reader_changes(r, k0 + 3, out, 8, &n, &k2), 0);
 	ck_assert_uint_eq(n, 2);
@@ -340,7 +408,7 @@ START_TEST(test_change_log_small)
 	};
 	struct store_segment *s = NULL;
 	struct store_reader *r;
-	struct store_kstat_desc d = desc("net", 0, "x");
+	struct kdesc d = desc("net", 0, "x");
 	struct store_ref ref;
 	uint32_t out[32];
 	uint64_t k0, k1;
@@ -352,7 +420,7 @@ START_TEST(test_change_log_small)
 	ck_assert_int_lt(lseek(store_segment_fd(s), 0, SEEK_END), 16384);
 	r = reader_new(s);
 	k0 = store_reader_kcid(r);
-	ck_assert_int_eq(store_kstat_add(s, &d, 64, &ref), 0);
+	ck_assert_int_eq(ADD(s, d, 64, &ref), 0);
 	for (i = 0; i < 15; i++)
 		ck_assert_int_eq(store_kstat_relayout(s, ref.slot,
 		    i % 2 ? 64 : 96), 0);
@@ -379,39 +447,41 @@ START_TEST(test_limits_and_text)
 {
 	struct store_segment *s = seg_new(64, 8192);
 	struct store_reader *r = reader_new(s);
-	struct store_kstat_desc d = desc("mod", 0, "hist");
-	struct store_kstat_info ki;
+	struct kdesc d = desc("mod", 0, "hist");
+	struct kstat_hdr ki;
 	struct store_ref ref, ref2;
-	char path[STORE_PATH_MAX + 1], dsc[STORE_DESC_MAX + 1];
-	char longname[64];
 	uint8_t buf[4096];
 	void *blob;
 	size_t n;
 	uint64_t kcid;
 
-	memset(longname, 'x', sizeof(longname));
-	longname[STORE_STRLEN] = '\0';	/* 31 characters: one too many */
-	d.name = longname;
-	ck_assert_int_eq(store_kstat_add(s, &d, 8, NULL), -ENAMETOOLONG);
-	longname[STORE_STRLEN - 1] = '\0';
-	ck_assert_int_eq(store_kstat_add(s, &d, 8, &ref), 0);
-	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &n), 0);
+	/* 31 characters, no room for the NUL: one too many */
+	memset(d.h.name, 'x', sizeof(d.h.name));
+	ck_assert_int_eq(ADD(s, d, 8, NULL), -ENAMETOOLONG);
+	ck_assert_uint_eq(store_kstat_cost(&d.h, 8), 0);
+	d.h.name[STORE_STRLEN - 1] = '\0';
+	ck_assert_int_eq(ADD(s, d, 8, &ref), 0);
+	ck_assert_int_eq(store_reader_read(r, ref, NULL, &ki, buf, sizeof(buf), &n), 0);
 	ck_assert_uint_eq(strlen(ki.name), STORE_STRLEN - 1);
-	d.name = "";
-	ck_assert_int_eq(store_kstat_add(s, &d, 8, NULL), -EINVAL);
-	d.name = "hist";
-	d.flags = STORE_KF_USED;
-	ck_assert_int_eq(store_kstat_add(s, &d, 8, NULL), -EINVAL);
-	d.flags = KSTAT_FLAG_PERSISTENT;
-	ck_assert_int_eq(store_kstat_add(s, &d, STORE_BLOB_MAX + 1, NULL), -E2BIG);
-	ck_assert_int_eq(store_kstat_add(s, &d, 8192, NULL), -ENOSPC);	/* arena */
+	memset(d.h.desc, 'd', sizeof(d.h.desc));
+	ck_assert_int_eq(ADD(s, d, 8, NULL), -ENAMETOOLONG);
+	d.h.desc[0] = '\0';
+	d.h.name[0] = '\0';
+	ck_assert_int_eq(ADD(s, d, 8, NULL), -EINVAL);
+	set(d.h.name, sizeof(d.h.name), "hist");
+	/* USED is the store's: a header cannot set it. */
+	d.h.flags = STORE_KF_USED | KSTAT_FLAG_PERSISTENT;
+	ck_assert_int_eq(ADD(s, d, STORE_BLOB_MAX + 1, NULL), -E2BIG);
+	ck_assert_int_eq(ADD(s, d, 8192, NULL), -ENOSPC);	/* arena */
 
-	d.path = "a/b/c";
-	d.desc = "latency of the frobnicator";
-	ck_assert_int_eq(store_kstat_add(s, &d, 13, &ref), 0);
-	ck_assert_int_eq(store_reader_read_text(r, ref, path, dsc), 0);
-	ck_assert_str_eq(path, "a/b/c");
-	ck_assert_str_eq(dsc, "latency of the frobnicator");
+	set(d.h.path, sizeof(d.h.path), "a/b/c");
+	set(d.h.desc, sizeof(d.h.desc), "latency of the frobnicator");
+	ck_assert_int_eq(ADD(s, d, 13, &ref), 0);
+	memset(&ki, 'z', sizeof(ki));
+	ck_assert_int_eq(store_reader_read_text(r, ref, &ki), 0);
+	ck_assert_str_eq(ki.path, "a/b/c");
+	ck_assert_str_eq(ki.desc, "latency of the frobnicator");
+	ck_assert_int_eq(ki.name[0], 'z');	/* the rest is the caller's */
 
 	/* re-lay: new size, zeroed, text kept, KCID bumped */
 	ck_assert_int_eq(store_kstat_write_begin(s, ref.slot, &blob), 0);
@@ -420,29 +490,30 @@ START_TEST(test_limits_and_text)
 	kcid = store_reader_kcid(r);
 	ck_assert_int_eq(store_kstat_relayout(s, ref.slot, 1000), 0);
 	ck_assert_uint_gt(store_reader_kcid(r), kcid);
-	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &n), 0);
+	ck_assert_int_eq(store_reader_read(r, ref, NULL, &ki, buf, sizeof(buf), &n), 0);
 	ck_assert_uint_eq(n, 1000);
 	ck_assert_uint_eq(buf[0], 0);
-	ck_assert_uint_eq(ki.flags, STORE_KF_USED | KSTAT_FLAG_PERSISTENT);
-	ck_assert_int_eq(store_reader_read_text(r, ref, path, NULL), 0);
-	ck_assert_str_eq(path, "a/b/c");
+	ck_assert_uint_eq(ki.flags, KSTAT_FLAG_PERSISTENT);
+	/* A decoded header's text is empty until asked for. */
+	ck_assert_str_eq(ki.path, "");
+	ck_assert_int_eq(store_reader_read_text(r, ref, &ki), 0);
+	ck_assert_str_eq(ki.path, "a/b/c");
 	ck_assert_int_eq(store_kstat_relayout(s, ref.slot, 60000), -ENOSPC);
-	ck_assert_int_eq(store_reader_read(r, ref, NULL, buf, sizeof(buf), &n), 0);
+	ck_assert_int_eq(store_reader_read(r, ref, NULL, NULL, buf, sizeof(buf), &n), 0);
 	ck_assert_uint_eq(n, 1000);
 
 	/* The kstat's flags are carried as they are; USED is the store's. */
 	ck_assert_int_eq(store_kstat_set_flags(s, ref.slot, KSTAT_FLAG_DORMANT, 0), 0);
 	ck_assert_int_eq(store_kstat_set_flags(s, ref.slot, 0, STORE_KF_USED), -EINVAL);
-	ck_assert_int_eq(store_reader_read(r, ref, &ki, buf, sizeof(buf), &n), 0);
-	ck_assert_uint_eq(ki.flags, STORE_KF_USED | KSTAT_FLAG_PERSISTENT |
-	    KSTAT_FLAG_DORMANT);
+	ck_assert_int_eq(store_reader_read(r, ref, NULL, &ki, buf, sizeof(buf), &n), 0);
+	ck_assert_uint_eq(ki.flags, KSTAT_FLAG_PERSISTENT | KSTAT_FLAG_DORMANT);
 
 	/* no text: empty strings */
-	d.path = d.desc = NULL;
-	ck_assert_int_eq(store_kstat_add(s, &d, 0, &ref2), 0);
-	ck_assert_int_eq(store_reader_read_text(r, ref2, path, dsc), 0);
-	ck_assert_str_eq(path, "");
-	ck_assert_str_eq(dsc, "");
+	d.h.path[0] = d.h.desc[0] = '\0';
+	ck_assert_int_eq(ADD(s, d, 0, &ref2), 0);
+	ck_assert_int_eq(store_reader_read_text(r, ref2, &ki), 0);
+	ck_assert_str_eq(ki.path, "");
+	ck_assert_str_eq(ki.desc, "");
 
 	store_reader_close(r);
 	store_segment_free(s);
@@ -557,15 +628,15 @@ static struct store_segment *
 sample_segment(void)
 {
 	struct store_segment *s = seg_new(8, 16384);
-	struct store_kstat_desc d = desc("app", 0, "a");
+	struct kdesc d = desc("app", 0, "a");
 	void *blob;
 	int i;
 
 	for (i = 0; i < 5; i++) {
-		d.instance = i;
-		d.path = i % 2 ? "x/y" : NULL;
-		d.desc = i % 2 ? "described" : NULL;
-		ck_assert_int_eq(store_kstat_add(s, &d, (uint32_t)(50 + i * 100), NULL), 0);
+		d.h.instance = i;
+		set(d.h.path, sizeof(d.h.path), i % 2 ? "x/y" : NULL);
+		set(d.h.desc, sizeof(d.h.desc), i % 2 ? "described" : NULL);
+		ck_assert_int_eq(ADD(s, d, (uint32_t)(50 + i * 100), NULL), 0);
 		store_kstat_write_begin(s, (uint32_t)i, &blob);
 		memset(blob, i + 1, 50);
 		store_kstat_write_end(s, (uint32_t)i, 5);
@@ -583,7 +654,7 @@ sample_segment(void)
 START_TEST(test_costs)
 {
 	struct store_segment *s = seg_new(8, 1 << 20);
-	struct store_kstat_desc d = desc("app", 0, "a");
+	struct kdesc d = desc("app", 0, "a");
 	uint32_t chunk;
 	uint8_t *img;
 	size_t len;
@@ -594,11 +665,12 @@ START_TEST(test_costs)
 	ck_assert_uint_eq(store_arena_chunk_size(STORE_ARENA_CHUNK_MAX),
 	    STORE_ARENA_CHUNK_MAX);
 	ck_assert_uint_eq(store_arena_chunk_size(STORE_ARENA_CHUNK_MAX + 1), 0);
-	ck_assert_uint_eq(store_kstat_cost(&d, 100), 128);
-	ck_assert_uint_eq(store_kstat_cost(&d, STORE_BLOB_MAX + 1), 0);
-	d.desc = "a description that pushes the blob past 128 bytes";
-	ck_assert_uint_eq(store_kstat_cost(&d, 100), 256);
-	ck_assert_int_eq(store_kstat_add(s, &d, 100, NULL), 0);
+	ck_assert_uint_eq(store_kstat_cost(&d.h, 100), 128);
+	ck_assert_uint_eq(store_kstat_cost(&d.h, STORE_BLOB_MAX + 1), 0);
+	set(d.h.desc, sizeof(d.h.desc),
+	    "a description that pushes the blob past 128 bytes");
+	ck_assert_uint_eq(store_kstat_cost(&d.h, 100), 256);
+	ck_assert_int_eq(ADD(s, d, 100, NULL), 0);
 	img = image_of(s, &len);
 	memcpy(&chunk, KS_FIELD(img, 0, chunk_size), sizeof(chunk));
 	ck_assert_uint_eq(chunk, 256);
@@ -610,8 +682,108 @@ START_TEST(test_costs)
 	memcpy(&chunk, KS_FIELD(img, 0, chunk_size), sizeof(chunk));
 	ck_assert_uint_eq(chunk, 8192);
 	free(img);
-	d.module = "";
-	ck_assert_uint_eq(store_kstat_cost(&d, 100), 0);
+	d.h.module[0] = '\0';
+	ck_assert_uint_eq(store_kstat_cost(&d.h, 100), 0);
+	store_segment_free(s);
+}
+END_TEST
+
+/*
+ * The store is the one encoder and decoder of a kstat header: every field
+ * of a struct kstat_hdr and of the slot's own goes into the slot's bytes
+ * where struct store_kstat_hdr says, and comes back out as it went in.
+ */
+START_TEST(test_hdr_encode_decode)
+{
+	struct store_segment *s = seg_new(8, 1 << 16);
+	struct store_reader *r = reader_new(s);
+	struct kstat_hdr h, out;
+	struct store_slot x = { .owner_uid = 4242, .ndata = 9,
+	    .tpl_hash = UINT64_C(0x1122334455667788) };
+	struct store_entry e;
+	struct store_kstat_hdr k;
+	struct store_ref ref;
+	uint8_t *img;
+	size_t len;
+
+	memset(&h, 0, sizeof(h));
+	set(h.module, sizeof(h.module), "disk");
+	set(h.name, sizeof(h.name), "sda-queue-latency");
+	set(h.class_, sizeof(h.class_), "disk");
+	h.type = KSTAT_TYPE_IO;
+	h.content = 5;
+	h.instance = 42;
+	/* VIRTUAL is a creator's, meaning nothing to a reader: not stored. */
+	h.flags = KS_FLAGS_SHOWN | KSTAT_FLAG_VIRTUAL;
+	h.kid = 77;
+	h.scale = 1000;
+	h.crtime = 123456789;
+	h.snaptime = 999;	/* a new kstat's is its crtime */
+	set(h.path, sizeof(h.path), "io/disk/sda");
+	set(h.desc, sizeof(h.desc), "time requests wait in the queue");
+	ck_assert_int_eq(store_kstat_add(s, &h, &x, 40, &ref), 0);
+
+	/* Encoded: the slot's bytes. */
+	img = image_of(s, &len);
+	memcpy(&k, KS_FIELD(img, ref.slot, seq), sizeof(k));
+	ck_assert_uint_eq(k.gen, ref.gen);
+	ck_assert_uint_eq(k.kid, 77);
+	ck_assert_uint_eq(k.crtime, 123456789);
+	ck_assert_uint_eq(k.snaptime, 123456789);
+	ck_assert_uint_eq(k.blob_size, 40);
+	ck_assert_uint_eq(k.tpl_hash, UINT64_C(0x1122334455667788));
+	ck_assert_uint_eq(k.owner_uid, 4242);
+	ck_assert_int_eq(k.instance, 42);
+	ck_assert_uint_eq(k.flags, KS_FLAGS_SHOWN | STORE_KF_USED);
+	ck_assert_uint_eq(k.type, KSTAT_TYPE_IO);
+	ck_assert_uint_eq(k.content, 5);
+	ck_assert_uint_eq(k.ndata, 9);
+	ck_assert_uint_eq(k.scale, 1000);
+	ck_assert_uint_eq(k.text_off, 40);
+	ck_assert_uint_eq(k.path_len, strlen("io/disk/sda"));
+	ck_assert_uint_eq(k.desc_len, strlen("time requests wait in the queue"));
+	ck_assert_mem_eq(k.module, "disk\0\0", 6);
+	ck_assert_str_eq(k.name, "sda-queue-latency");
+	ck_assert_str_eq(k.class_, "disk");
+	ck_assert_uint_le(k.blob_off + k.text_off + k.path_len + 1 +
+	    k.desc_len + 1, len);
+	ck_assert_str_eq((char *)img + k.blob_off + k.text_off, "io/disk/sda");
+	ck_assert_str_eq((char *)img + k.blob_off + k.text_off + k.path_len + 1,
+	    "time requests wait in the queue");
+	free(img);
+
+	/* Decoded: the header as it went in (less what is not stored). */
+	memset(&out, 0x5a, sizeof(out));
+	ck_assert_int_eq(store_reader_slot(r, ref.slot, &e, &out), 0);
+	ck_assert_str_eq(out.path, "");
+	ck_assert_str_eq(out.desc, "");
+	ck_assert_int_eq(store_reader_read_text(r, ref, &out), 0);
+	ck_assert_str_eq(out.module, h.module);
+	ck_assert_str_eq(out.name, h.name);
+	ck_assert_str_eq(out.class_, h.class_);
+	ck_assert_uint_eq(out.type, h.type);
+	ck_assert_uint_eq(out.content, h.content);
+	ck_assert_int_eq(out.instance, h.instance);
+	ck_assert_uint_eq(out.flags, KS_FLAGS_SHOWN);
+	ck_assert_int_eq(out.kid, h.kid);
+	ck_assert_uint_eq(out.scale, h.scale);
+	ck_assert_int_eq(out.crtime, h.crtime);
+	ck_assert_int_eq(out.snaptime, h.crtime);
+	ck_assert_str_eq(out.path, h.path);
+	ck_assert_str_eq(out.desc, h.desc);
+	ck_assert_uint_eq(e.ref.slot, ref.slot);
+	ck_assert_uint_eq(e.ref.gen, ref.gen);
+	ck_assert_uint_eq(e.slot.owner_uid, x.owner_uid);
+	ck_assert_uint_eq(e.slot.ndata, x.ndata);
+	ck_assert_uint_eq(e.slot.tpl_hash, x.tpl_hash);
+	ck_assert_uint_eq(e.blob_size, 40);
+	/* A decoded header passes the header's own rules. */
+	{
+		struct ks_error err;
+
+		ck_assert_int_eq(ks_hdr_check(&out, &err), 0);
+	}
+	store_reader_close(r);
 	store_segment_free(s);
 }
 END_TEST
@@ -674,7 +846,7 @@ END_TEST
 START_TEST(test_bad_kstat_header)
 {
 	struct store_segment *s = sample_segment();
-	struct store_kstat_info ki[8];
+	struct got g = { 0 };
 	struct store_reader *r;
 	size_t len, n;
 	uint8_t *img = image_of(s, &len), *bad = malloc(len);
@@ -709,11 +881,11 @@ START_TEST(test_bad_kstat_header)
 		    cases[i].size == 4 ? (void *)&v32 : (void *)&v16, cases[i].size);
 		ck_assert_int_eq(image_open(bad, len, &r), 0);
 		ck_assert_msg(store_reader_read(r, (struct store_ref){ 0, 1 }, NULL,
-		    buf, sizeof(buf), &n) == -EBADMSG, "case %zu", i);
-		ck_assert_int_eq(store_reader_chain(r, ki, 8, &n, NULL), -EBADMSG);
+		    NULL, buf, sizeof(buf), &n) == -EBADMSG, "case %zu", i);
+		ck_assert_int_eq(chain(r, &g, NULL), -EBADMSG);
 		/* the other kstats still read */
 		ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 1, 1 }, NULL,
-		    buf, sizeof(buf), &n), 0);
+		    NULL, buf, sizeof(buf), &n), 0);
 		store_reader_close(r);
 	}
 	/* a writer stuck mid-write: odd sequence forever */
@@ -721,24 +893,24 @@ START_TEST(test_bad_kstat_header)
 	*(uint32_t *)KS_FIELD(bad, 0, seq) |= 1;
 	ck_assert_int_eq(image_open(bad, len, &r), 0);
 	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 0, 1 }, NULL,
-	    buf, sizeof(buf), &n), -EAGAIN);
-	ck_assert_int_eq(store_reader_chain(r, ki, 8, &n, NULL), -EAGAIN);
+	    NULL, buf, sizeof(buf), &n), -EAGAIN);
+	ck_assert_int_eq(chain(r, &g, NULL), -EAGAIN);
 	store_reader_close(r);
-	/* unterminated strings come out terminated */
+	/* Unterminated strings: a header no writer makes, and which no
+	 * struct kstat_hdr could hold. */
 	memcpy(bad, img, len);
 	memset(KS_FIELD(bad, 0, module), 'm', 3 * STORE_STRLEN);
 	ck_assert_int_eq(image_open(bad, len, &r), 0);
-	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 0, 1 }, &ki[0],
-	    buf, sizeof(buf), &n), 0);
-	ck_assert_uint_eq(strlen(ki[0].module), STORE_STRLEN);
-	ck_assert_uint_eq(strlen(ki[0].class_), STORE_STRLEN);
+	ck_assert_int_eq(store_reader_read(r, (struct store_ref){ 0, 1 }, NULL,
+	    &g.h[0], buf, sizeof(buf), &n), -EBADMSG);
+	ck_assert_int_eq(chain(r, &g, NULL), -EBADMSG);
 	/* table_used beyond the table is clamped */
 	store_reader_close(r);
 	memcpy(bad, img, len);
 	*(uint32_t *)SB_FIELD(bad, table_used) = 0xffffffffu;
 	ck_assert_int_eq(image_open(bad, len, &r), 0);
-	ck_assert_int_eq(store_reader_chain(r, ki, 8, &n, NULL), 0);
-	ck_assert_uint_eq(n, 4);
+	ck_assert_int_eq(chain(r, &g, NULL), 0);
+	ck_assert_uint_eq(g.n, 4);
 	store_reader_close(r);
 	free(bad);
 	free(img);
@@ -749,9 +921,8 @@ END_TEST
 START_TEST(test_random_corruption)
 {
 	struct store_segment *s = sample_segment();
-	struct store_kstat_info ki[8];
+	struct got g = { 0 };
 	struct store_reader *r;
-	char path[STORE_PATH_MAX + 1], dsc[STORE_DESC_MAX + 1];
 	uint8_t buf[STORE_BLOB_MAX];
 	uint64_t seed = 77;
 	size_t len, n, i;
@@ -767,15 +938,16 @@ START_TEST(test_random_corruption)
 			bad[rnd(&seed) % (STORE_SUPER_SIZE + 8 * STORE_KSTAT_SIZE)] = (uint8_t)rnd(&seed);
 		if (image_open(bad, len, &r) != 0)
 			continue;
-		store_reader_chain(r, ki, 8, &n, NULL);
-		store_reader_lookup(r, "app", 3, "a", &ki[0]);
+		chain(r, &g, NULL);
+		store_reader_lookup(r, "app", 3, "a", &g.e[0], &g.h[0]);
 		for (slot = 0; slot < 9; slot++) {
 			struct store_ref ref = { slot, 1 };
 
-			store_reader_read(r, ref, &ki[0], buf, sizeof(buf), &n);
-			store_reader_read_text(r, ref, path, dsc);
-			ck_assert_uint_le(strlen(path), STORE_PATH_MAX);
-			ck_assert_uint_le(strlen(dsc), STORE_DESC_MAX);
+			store_reader_read(r, ref, &g.e[0], &g.h[0], buf,
+			    sizeof(buf), &n);
+			store_reader_read_text(r, ref, &g.h[0]);
+			ck_assert_uint_le(strlen(g.h[0].path), STORE_PATH_MAX);
+			ck_assert_uint_le(strlen(g.h[0].desc), STORE_DESC_MAX);
 		}
 		store_reader_close(r);
 	}
@@ -826,8 +998,8 @@ race_writer(void *arg)
 
 START_TEST(test_seqlock_no_torn_reads)
 {
-	struct store_kstat_desc d = desc("race", 0, "blob");
-	struct store_kstat_info ki;
+	struct kdesc d = desc("race", 0, "blob");
+	struct kstat_hdr ki;
 	struct race rc = { 0 };
 	uint8_t buf[4096];
 	pthread_t th;
@@ -837,14 +1009,15 @@ START_TEST(test_seqlock_no_torn_reads)
 	int bad;
 
 	rc.s = seg_new(4, 1 << 20);
-	ck_assert_int_eq(store_kstat_add(rc.s, &d, 1000, &rc.ref), 0);
+	ck_assert_int_eq(ADD(rc.s, d, 1000, &rc.ref), 0);
 	rc.r = reader_new(rc.s);
 	ck_assert_int_eq(pthread_create(&th, NULL, race_writer, &rc), 0);
 	/* Bounded by reads and by time: under a sanitizer or on a loaded
 	 * machine the writer may keep the reader spinning. */
 	t0 = time(NULL);
 	for (i = 0; i < 200000 && time(NULL) - t0 < 3; i++) {
-		int e = store_reader_read(rc.r, rc.ref, &ki, buf, sizeof(buf), &n);
+		int e = store_reader_read(rc.r, rc.ref, NULL, &ki, buf,
+		    sizeof(buf), &n);
 
 		if (e == -EAGAIN) {
 			busy++;
@@ -898,6 +1071,7 @@ store_suite(void)
 	tcase_add_test(tc, test_shm_memfd_mode_is_private);
 	tcase_add_test(tc, test_shm_check_refuses_unsealable);
 	tcase_add_test(tc, test_chain_and_reuse);
+	tcase_add_test(tc, test_hdr_encode_decode);
 	tcase_add_test(tc, test_change_log);
 	tcase_add_test(tc, test_change_log_small);
 	tcase_add_test(tc, test_limits_and_text);

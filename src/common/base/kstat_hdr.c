@@ -320,6 +320,20 @@ ks_type_from_id(const char *id)
 	return -EINVAL;
 }
 
+void
+ks_hdr_kstat(kstat_t *ks, const struct kstat_hdr *h)
+{
+	memcpy(ks->ks_module, h->module, KSTAT_STRLEN);
+	memcpy(ks->ks_name, h->name, KSTAT_STRLEN);
+	memcpy(ks->ks_class, h->class_, KSTAT_STRLEN);
+	ks->ks_instance = h->instance;
+	ks->ks_type = h->type;
+	ks->ks_flags = h->flags;
+	ks->ks_kid = (kid_t)h->kid;
+	ks->ks_crtime = h->crtime;
+	ks->ks_snaptime = h->snaptime;
+}
+
 int
 ks_hdr_cmp(const struct kstat_hdr *a, const struct kstat_hdr *b)
 {

@@ -124,6 +124,14 @@ extern const struct ks_flag_name ks_flag_names[KS_NFLAG_NAMES];
 /* The flag of a name. Returns: its value; 0 for an unknown name. */
 uint32_t ks_flag_from_name(const char *name);
 
+/*
+ * ks_hdr_kstat: the header's part of the public kstat_t (libkstat's
+ * consumers, and a provider's own kstat_t): names, instance, type, flags,
+ * KID, crtime and snaptime, as h has them. The rest of *ks (its data, the
+ * chain link) is left as it is.
+ */
+void ks_hdr_kstat(kstat_t *ks, const struct kstat_hdr *h);
+
 /* kstat(1M)'s order: module (strcasecmp), instance, name (strcasecmp). */
 int ks_hdr_cmp(const struct kstat_hdr *a, const struct kstat_hdr *b);
 

@@ -240,39 +240,30 @@ store_segment_kcid(const struct store_segment *s)
 	return atomic_load_explicit(&s->sb->kcid, memory_order_relaxed);
 }
 
-/* Copy a string into a fixed field; the field is zero-filled first so
- * nothing of a previous occupant of the slot shows through. */
-static int
+/* Copy a checked string into its fixed field; the field is zero-filled
+ * first so nothing of a previous occupant of the slot shows through. */
+static void
 store_strset(char *dst, size_t len, const char *src)
 {
-	size_t n = src != NULL ? strlen(src) : 0;
-
-	if (n >= len)
-		return -ENAMETOOLONG;
 	memset(dst, 0, len);
-	if (n > 0)
-		memcpy(dst, src, n);
-	return 0;
+	memcpy(dst, src, strnlen(src, len));
 }
 
+/* What of h the store refuses: its strings must end inside their fields
+ * (h may come from anywhere), the names must not be empty. */
 static int
-store_desc_check(const struct store_kstat_desc *d, size_t *ret_plen,
-    size_t *ret_dlen)
+store_hdr_check(const struct kstat_hdr *h, size_t *ret_plen, size_t *ret_dlen)
 {
-	size_t plen, dlen;
+	size_t plen = strnlen(h->path, sizeof(h->path));
+	size_t dlen = strnlen(h->desc, sizeof(h->desc));
 
-	if (d->module == NULL || d->name == NULL || d->module[0] == '\0' ||
-	    d->name[0] == '\0')
-		return -EINVAL;
-	if ((d->flags & STORE_KF_USED) != 0)
-		return -EINVAL;
-	if (strlen(d->module) >= STORE_STRLEN || strlen(d->name) >= STORE_STRLEN ||
-	    (d->class_ != NULL && strlen(d->class_) >= STORE_STRLEN))
+	if (strnlen(h->module, sizeof(h->module)) == sizeof(h->module) ||
+	    strnlen(h->name, sizeof(h->name)) == sizeof(h->name) ||
+	    strnlen(h->class_, sizeof(h->class_)) == sizeof(h->class_) ||
+	    plen == sizeof(h->path) || dlen == sizeof(h->desc))
 		return -ENAMETOOLONG;
-	plen = d->path != NULL ? strlen(d->path) : 0;
-	dlen = d->desc != NULL ? strlen(d->desc) : 0;
-	if (plen > STORE_PATH_MAX || dlen > STORE_DESC_MAX)
-		return -ENAMETOOLONG;
+	if (h->module[0] == '\0' || h->name[0] == '\0')
+		return -EINVAL;
 	*ret_plen = plen;
 	*ret_dlen = dlen;
 	return 0;
@@ -320,11 +311,11 @@ store_need(uint32_t blob_size, uint64_t tlen)
 }
 
 uint64_t
-store_kstat_cost(const struct store_kstat_desc *d, uint32_t blob_size)
+store_kstat_cost(const struct kstat_hdr *h, uint32_t blob_size)
 {
 	size_t plen, dlen;
 
-	if (store_desc_check(d, &plen, &dlen) < 0 || blob_size > STORE_BLOB_MAX)
+	if (store_hdr_check(h, &plen, &dlen) < 0 || blob_size > STORE_BLOB_MAX)
 		return 0;
 	return store_arena_chunk_size(store_need(blob_size,
 	    plen > 0 || dlen > 0 ? plen + 1 + dlen + 1 : 0));
@@ -346,8 +337,8 @@ store_kstat_relayout_cost(const struct store_segment *s, uint32_t slot,
 }
 
 int
-store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
-    uint32_t blob_size, struct store_ref *ret_ref)
+store_kstat_add(struct store_segment *s, const struct kstat_hdr *h,
+    const struct store_slot *x, uint32_t blob_size, struct store_ref *ret_ref)
 {
 	struct store_kstat_hdr *k;
 	size_t plen, dlen;
@@ -355,7 +346,7 @@ store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
 	uint32_t slot, chunk, toff = 0;
 	int r;
 
-	r = store_desc_check(d, &plen, &dlen);
+	r = store_hdr_check(h, &plen, &dlen);
 	if (r < 0)
 		return r;
 	if (blob_size > STORE_BLOB_MAX)
@@ -377,31 +368,31 @@ store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
 	memset(s->base + off, 0, chunk);
 	if (toff != 0) {
 		if (plen > 0)
-			memcpy(s->base + off + toff, d->path, plen);
+			memcpy(s->base + off + toff, h->path, plen);
 		if (dlen > 0)
-			memcpy(s->base + off + toff + plen + 1, d->desc, dlen);
+			memcpy(s->base + off + toff + plen + 1, h->desc, dlen);
 	}
 	k->gen++;
-	k->kid = d->kid != 0 ? d->kid : s->sb->next_kid++;
-	k->crtime = d->crtime;
-	k->snaptime = d->crtime;
+	k->kid = h->kid != 0 ? (uint64_t)h->kid : s->sb->next_kid++;
+	k->crtime = (uint64_t)h->crtime;
+	k->snaptime = (uint64_t)h->crtime;
 	k->blob_off = off;
 	k->blob_size = blob_size;
 	k->chunk_size = chunk;
-	k->tpl_hash = d->tpl_hash;
-	k->owner_uid = d->owner_uid;
-	k->instance = d->instance;
-	k->flags = d->flags | STORE_KF_USED;
-	k->type = d->type;
-	k->content = d->content;
-	k->ndata = d->ndata;
+	k->tpl_hash = x->tpl_hash;
+	k->owner_uid = x->owner_uid;
+	k->instance = h->instance;
+	k->flags = (h->flags & KS_FLAGS_SHOWN) | STORE_KF_USED;
+	k->type = h->type;
+	k->content = h->content;
+	k->ndata = x->ndata;
 	k->text_off = toff;
 	k->path_len = (uint16_t)plen;
 	k->desc_len = (uint16_t)dlen;
-	k->scale = d->scale;
-	store_strset(k->module, sizeof(k->module), d->module);
-	store_strset(k->name, sizeof(k->name), d->name);
-	store_strset(k->class_, sizeof(k->class_), d->class_);
+	k->scale = h->scale;
+	store_strset(k->module, sizeof(k->module), h->module);
+	store_strset(k->name, sizeof(k->name), h->name);
+	store_strset(k->class_, sizeof(k->class_), h->class_);
 	store_layout_end(k);
 
 	if (slot + 1 > atomic_load_explicit(&s->sb->table_used, memory_order_relaxed))

@@ -69,6 +69,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kstat_hdr.h"
+
 #define STORE_MAGIC		UINT64_C(0x31524f5453445453)	/* "STDSTOR1" */
 #define STORE_ABI_MAJOR		2	/* 2: a slot's flags are KSTAT_FLAG_* */
 #define STORE_ABI_MINOR		0
@@ -97,10 +99,10 @@ enum store_seg_kind {
 
 /*
  * A slot's flags are the kstat's, in the one numbering of them, the public
- * API's (KSTAT_FLAG_* of <statsd/kstat.h>): the store carries them and
- * never reads them, so that a reader shows them as they are and a writer
- * stores them as it holds them. The store's one bit of its own, USED,
- * sits where the kstat flags leave room.
+ * API's (KSTAT_FLAG_* of <statsd/kstat.h>): the store carries the flags a
+ * kstat shows (KS_FLAGS_SHOWN of kstat_hdr.h) and never reads them, so
+ * that a reader shows them as they are. The store's one bit of its own,
+ * USED, sits where the kstat flags leave room.
  */
 #define STORE_KF_USED		0x80000000u	/* slot holds a kstat */
 
@@ -180,11 +182,34 @@ _Static_assert(sizeof(struct store_kstat_hdr) == STORE_KSTAT_SIZE, "kstat header
 _Static_assert(offsetof(struct store_kstat_hdr, scale) == 88, "kstat header layout");
 _Static_assert(offsetof(struct store_kstat_hdr, lseq) == 96, "kstat header layout");
 _Static_assert(offsetof(struct store_kstat_hdr, module) == 160, "kstat header layout");
+/* The header's limits are the slot's: struct kstat_hdr is what the store
+ * encodes into a slot and decodes out of one. */
+_Static_assert(STORE_STRLEN == KSTAT_STRLEN, "kstat name length");
+_Static_assert(STORE_PATH_MAX == KS_PATH_MAX, "kstat2 path length");
+_Static_assert(STORE_DESC_MAX == KS_DESC_MAX, "description length");
+_Static_assert((KS_FLAGS_KNOWN & STORE_KF_USED) == 0, "USED is the store's");
 
 /* Names a kstat for readers: a slot and the generation it had. */
 struct store_ref {
 	uint32_t slot;
 	uint32_t gen;
+};
+
+/*
+ * What a slot holds besides the kstat's header (struct kstat_hdr): who
+ * owns it and the template its blob is laid out from.
+ */
+struct store_slot {
+	uint32_t owner_uid;
+	uint32_t ndata;		/* the template's VOIs */
+	uint64_t tpl_hash;
+};
+
+/* A reader's view of a slot, beside the header it decodes. */
+struct store_entry {
+	struct store_ref ref;
+	struct store_slot slot;
+	uint32_t blob_size;
 };
 
 /* ------------------------------------------------------------------ writer */
@@ -201,25 +226,6 @@ struct store_params {
 	 * table, which for a small one costs little (and keeps the fuzzers'
 	 * segment images small). */
 	uint32_t log_slots;
-};
-
-/* What the daemon says about a kstat when adding it. */
-struct store_kstat_desc {
-	uint64_t kid;		/* 0: take the segment's next one */
-	const char *module;	/* each < STORE_STRLEN characters */
-	const char *name;
-	const char *class_;
-	int32_t instance;
-	uint8_t type;
-	uint8_t content;
-	uint32_t flags;		/* KSTAT_FLAG_*: not STORE_KF_USED */
-	uint32_t owner_uid;
-	uint64_t tpl_hash;
-	uint32_t ndata;
-	uint64_t scale;
-	uint64_t crtime;	/* ns */
-	const char *path;	/* kstat2 path or NULL, <= STORE_PATH_MAX */
-	const char *desc;	/* description or NULL, <= STORE_DESC_MAX */
 };
 
 /*
@@ -250,22 +256,28 @@ uint64_t store_segment_kcid(const struct store_segment *s);
 void store_segment_bump_kcid(struct store_segment *s);
 
 /*
- * Add a kstat with a zeroed blob of blob_size bytes, and bump the KCID.
- * Returns: 0 and *ret_ref (may be NULL); -EINVAL for USED or a missing
- * module or name; -ENAMETOOLONG for a string over its limit; -E2BIG for
- * blob_size > STORE_BLOB_MAX; -ENOSPC if the table or the arena is full.
+ * Add a kstat with a zeroed blob of blob_size bytes, and bump the KCID:
+ * the one encoder of a header into a slot. From h it stores the names,
+ * instance, type, content, scale, the flags it shows (KS_FLAGS_SHOWN),
+ * the KID (0: the segment's next one), crtime (also the first snaptime),
+ * and the kstat2 path and description (empty: none); from x the slot's
+ * own fields.
+ * Returns: 0 and *ret_ref (may be NULL); -EINVAL for an empty module or
+ * name; -ENAMETOOLONG for a string not terminated inside its field;
+ * -E2BIG for blob_size > STORE_BLOB_MAX; -ENOSPC if the table or the
+ * arena is full.
  */
-int store_kstat_add(struct store_segment *s, const struct store_kstat_desc *d,
-    uint32_t blob_size, struct store_ref *ret_ref);
+int store_kstat_add(struct store_segment *s, const struct kstat_hdr *h,
+    const struct store_slot *x, uint32_t blob_size, struct store_ref *ret_ref);
 
 /*
- * The arena bytes (one chunk) store_kstat_add() would take for d with a
+ * The arena bytes (one chunk) store_kstat_add() would take for h with a
  * blob of blob_size bytes, and store_kstat_relayout() for the kstat in
  * slot at blob_size: what a writer charges to the kstat's owner.
- * Returns: bytes; 0 for what could not be stored (a bad description, a
- * blob too large, an unused slot).
+ * Returns: bytes; 0 for what could not be stored (a bad header, a blob
+ * too large, an unused slot).
  */
-uint64_t store_kstat_cost(const struct store_kstat_desc *d, uint32_t blob_size);
+uint64_t store_kstat_cost(const struct kstat_hdr *h, uint32_t blob_size);
 uint64_t store_kstat_relayout_cost(const struct store_segment *s,
     uint32_t slot, uint32_t blob_size);
 
@@ -305,28 +317,6 @@ void store_kstat_write_end(struct store_segment *s, uint32_t slot, uint64_t snap
 
 struct store_reader;
 
-/* A reader's validated, decoded copy of a kstat header. */
-struct store_kstat_info {
-	struct store_ref ref;
-	uint64_t kid;
-	uint64_t crtime;
-	uint64_t snaptime;
-	uint64_t tpl_hash;
-	uint64_t scale;
-	uint32_t flags;
-	uint32_t owner_uid;
-	uint32_t blob_size;
-	uint32_t ndata;
-	int32_t instance;
-	uint8_t type;
-	uint8_t content;
-	uint16_t path_len;
-	uint16_t desc_len;
-	char module[STORE_STRLEN + 1];
-	char name[STORE_STRLEN + 1];
-	char class_[STORE_STRLEN + 1];
-};
-
 /*
  * Map a segment read-only and validate its superblock. fd is not taken
  * over (it may be closed after the call).
@@ -354,15 +344,33 @@ unsigned store_reader_kind(const struct store_reader *r);
 size_t store_reader_size(const struct store_reader *r);
 
 /*
- * Walk the chain: copy every used kstat's header into out[0..max).
- * The result is consistent with one KCID, returned in *ret_kcid.
- * Returns: 0 and *ret_n; -ENOBUFS if more than max kstats (*ret_n then holds
- * how many there are); -EAGAIN if the chain kept changing or a header kept
- * being written for STORE_READ_RETRIES tries; -EBADMSG if a header is
- * malformed.
+ * Every reader call that describes a kstat decodes its slot, validated,
+ * into a struct store_entry (the slot's own fields) and a struct
+ * kstat_hdr: the one decoder of a slot. Either may be NULL when not
+ * wanted. The header's path and description are left empty (they lie in
+ * the arena, beside the blob): store_reader_read_text() fills them.
  */
-int store_reader_chain(struct store_reader *r, struct store_kstat_info *out,
-    size_t max, size_t *ret_n, uint64_t *ret_kcid);
+
+/*
+ * A walk over the chain calls fn with each used kstat, decoded, one at a
+ * time: the header is the walk's, valid during the call only, so a walk
+ * of a large chain holds one header, not one per kstat. fn(arg, NULL,
+ * NULL) says the chain changed under the walk, which starts again: drop
+ * what was gathered. A nonzero return of fn stops the walk.
+ */
+typedef int store_walk_fn(void *arg, const struct store_entry *e,
+    const struct kstat_hdr *h);
+
+/*
+ * store_reader_walk: walk the chain. What fn was given last (since the
+ * last NULL call) is consistent with one KCID, returned in *ret_kcid (may
+ * be NULL).
+ * Returns: 0; what fn returned, if nonzero; -EAGAIN if the chain kept
+ * changing or a header kept being written for STORE_READ_RETRIES tries;
+ * -EBADMSG if a header is malformed.
+ */
+int store_reader_walk(struct store_reader *r, store_walk_fn *fn, void *arg,
+    uint64_t *ret_kcid);
 
 /*
  * store_reader_changes: the slots of the kstats added, removed or re-laid
@@ -384,37 +392,38 @@ int store_reader_changes(struct store_reader *r, uint64_t from,
  * is out of range; errors as store_reader_read().
  */
 int store_reader_slot(struct store_reader *r, uint32_t slot,
-    struct store_kstat_info *ret);
+    struct store_entry *ret_e, struct kstat_hdr *ret_h);
 
 /*
  * Find a kstat by module, instance and name, like kstat_lookup(3KSTAT):
  * NULL strings and instance -1 match anything.
- * Returns: 0 and *ret; -ENOENT if none matches; errors as store_reader_chain().
+ * Returns: 0, *ret_e and *ret_h; -ENOENT if none matches; errors as
+ * store_reader_walk().
  */
 int store_reader_lookup(struct store_reader *r, const char *module,
-    int32_t instance, const char *name, struct store_kstat_info *ret);
+    int32_t instance, const char *name, struct store_entry *ret_e,
+    struct kstat_hdr *ret_h);
 
 /*
  * Copy a kstat's header and blob consistently. buf may be NULL to learn the
- * size; *ret_info (may be NULL) and *ret_size are written on success and on
- * -ENOBUFS.
+ * size; *ret_e, *ret_h (either may be NULL) and *ret_size are written on
+ * success and on -ENOBUFS.
  * Returns: 0; -ENOBUFS if bufsize is smaller than the blob; -ESTALE if the
  * slot now holds another generation or nothing; -ENOENT if the slot is out
  * of range; -EAGAIN if the writer kept it busy for STORE_READ_RETRIES tries;
  * -EBADMSG if its header is malformed.
  */
 int store_reader_read(struct store_reader *r, struct store_ref ref,
-    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
-    size_t *ret_size);
+    struct store_entry *ret_e, struct kstat_hdr *ret_h, void *buf,
+    size_t bufsize, size_t *ret_size);
 
 /*
- * Copy a kstat's kstat2 path and description (either buffer may be NULL;
- * each must hold STORE_PATH_MAX + 1 / STORE_DESC_MAX + 1 bytes). Strings
- * absent are returned empty.
- * Returns: as store_reader_read().
+ * Copy a kstat's kstat2 path and description into h->path and h->desc
+ * (the rest of h is left as it is). Strings absent are returned empty.
+ * Returns: as store_reader_read() (both empty on error).
  */
 int store_reader_read_text(struct store_reader *r, struct store_ref ref,
-    char *path, char *desc);
+    struct kstat_hdr *h);
 
 /*
  * A kstat's blob whose layout is consistent (the header, and the blob's
@@ -428,8 +437,8 @@ int store_reader_read_text(struct store_reader *r, struct store_ref ref,
  * Returns: as store_reader_read().
  */
 int store_reader_read_layout(struct store_reader *r, struct store_ref ref,
-    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
-    size_t *ret_size);
+    struct store_entry *ret_e, struct kstat_hdr *ret_h, void *buf,
+    size_t bufsize, size_t *ret_size);
 
 /*
  * Where a kstat's blob lies in the segment, for a reader that maps that

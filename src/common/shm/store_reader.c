@@ -51,9 +51,7 @@ struct store_snap {
 	struct store_ref want;	/* gen 0: any */
 	void *buf;
 	size_t bufsize;
-	char *path;
-	char *desc;
-	int text;
+	struct kstat_hdr *text;	/* its path and desc wanted */
 	bool layout;	/* under lseq: the data may be torn */
 };
 
@@ -125,6 +123,10 @@ store_hdr_check(const struct store_reader *r, const struct store_kstat_hdr *h)
 
 	if ((h->flags & STORE_KF_USED) == 0)
 		return -ESTALE;
+	if (strnlen(h->module, sizeof(h->module)) == sizeof(h->module) ||
+	    strnlen(h->name, sizeof(h->name)) == sizeof(h->name) ||
+	    strnlen(h->class_, sizeof(h->class_)) == sizeof(h->class_))
+		return -EBADMSG;
 	/* Written so that no subtraction can wrap: the chunk must fit in the
 	 * arena, then its start must leave room for it. */
 	if (h->chunk_size == 0 || h->chunk_size > STORE_ARENA_CHUNK_MAX ||
@@ -164,14 +166,13 @@ store_snap_extra(const struct store_reader *r, struct store_snap *sn)
 	if (sn->want.gen != 0 && h->gen != sn->want.gen)
 		return -ESTALE;
 	chunk = r->base + h->blob_off;
-	if (sn->text) {
+	if (sn->text != NULL) {
 		if (h->text_off == 0)
 			return 0;
-		if (sn->path != NULL)
-			store_copy_racy(sn->path, chunk + h->text_off, h->path_len);
-		if (sn->desc != NULL)
-			store_copy_racy(sn->desc,
-			    chunk + h->text_off + h->path_len + 1, h->desc_len);
+		store_copy_racy(sn->text->path, chunk + h->text_off,
+		    h->path_len);
+		store_copy_racy(sn->text->desc,
+		    chunk + h->text_off + h->path_len + 1, h->desc_len);
 		return 0;
 	}
 	if (sn->bufsize == (size_t)-1)
@@ -218,39 +219,39 @@ store_snap(const struct store_reader *r, uint32_t slot, struct store_snap *sn)
 	return -EAGAIN;
 }
 
+/*
+ * The one decoder of a slot: a checked header copy (its strings end
+ * inside their fields) into the slot's own fields and the kstat's header.
+ * The header's path and description stay empty: they are in the arena
+ * (store_reader_read_text()), and a walk need not copy 1.3 KB per kstat.
+ */
 static void
-store_strget(char *dst, const char *src, size_t len)
+store_decode(uint32_t slot, const struct store_kstat_hdr *k,
+    struct store_entry *e, struct kstat_hdr *h)
 {
-	size_t n = strnlen(src, len);
-
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
-static void
-store_decode(uint32_t slot, const struct store_kstat_hdr *h,
-    struct store_kstat_info *ki)
-{
-	memset(ki, 0, sizeof(*ki));
-	ki->ref.slot = slot;
-	ki->ref.gen = h->gen;
-	ki->kid = h->kid;
-	ki->crtime = h->crtime;
-	ki->snaptime = h->snaptime;
-	ki->tpl_hash = h->tpl_hash;
-	ki->scale = h->scale;
-	ki->flags = h->flags;
-	ki->owner_uid = h->owner_uid;
-	ki->blob_size = h->blob_size;
-	ki->ndata = h->ndata;
-	ki->instance = h->instance;
-	ki->type = h->type;
-	ki->content = h->content;
-	ki->path_len = h->path_len;
-	ki->desc_len = h->desc_len;
-	store_strget(ki->module, h->module, sizeof(h->module));
-	store_strget(ki->name, h->name, sizeof(h->name));
-	store_strget(ki->class_, h->class_, sizeof(h->class_));
+	if (e != NULL) {
+		e->ref.slot = slot;
+		e->ref.gen = k->gen;
+		e->slot.owner_uid = k->owner_uid;
+		e->slot.ndata = k->ndata;
+		e->slot.tpl_hash = k->tpl_hash;
+		e->blob_size = k->blob_size;
+	}
+	if (h == NULL)
+		return;
+	memcpy(h->module, k->module, sizeof(h->module));
+	memcpy(h->name, k->name, sizeof(h->name));
+	memcpy(h->class_, k->class_, sizeof(h->class_));
+	h->type = k->type;
+	h->content = k->content;
+	h->instance = k->instance;
+	h->flags = k->flags & ~STORE_KF_USED;
+	h->kid = (int64_t)k->kid;
+	h->scale = k->scale;
+	h->crtime = (hrtime_t)k->crtime;
+	h->snaptime = (hrtime_t)k->snaptime;
+	h->path[0] = '\0';
+	h->desc[0] = '\0';
 }
 
 static int
@@ -389,12 +390,12 @@ store_reader_size(const struct store_reader *r)
 
 /* One pass over the table; the KCID check around it is the caller's. */
 static int
-store_walk(struct store_reader *r, struct store_kstat_info *out, size_t max,
-    size_t *ret_n)
+store_walk(struct store_reader *r, store_walk_fn *fn, void *arg)
 {
 	struct store_snap sn;
+	struct store_entry e;
+	struct kstat_hdr h;
 	uint32_t used, slot;
-	size_t n = 0;
 	int rc;
 
 	used = atomic_load_explicit(&r->sb->table_used, memory_order_acquire);
@@ -408,27 +409,31 @@ store_walk(struct store_reader *r, struct store_kstat_info *out, size_t max,
 			continue;
 		if (rc < 0)
 			return rc;
-		if (n < max)
-			store_decode(slot, &sn.h, &out[n]);
-		n++;
+		store_decode(slot, &sn.h, &e, &h);
+		rc = fn(arg, &e, &h);
+		if (rc != 0)
+			return rc;
 	}
-	*ret_n = n;
 	return 0;
 }
 
 int
-store_reader_chain(struct store_reader *r, struct store_kstat_info *out,
-    size_t max, size_t *ret_n, uint64_t *ret_kcid)
+store_reader_walk(struct store_reader *r, store_walk_fn *fn, void *arg,
+    uint64_t *ret_kcid)
 {
 	uint64_t k1, k2;
 	unsigned tries;
-	size_t n;
 	int rc;
 
 	for (tries = 0; tries < STORE_CHAIN_RETRIES; tries++) {
+		if (tries > 0) {
+			rc = fn(arg, NULL, NULL);
+			if (rc != 0)
+				return rc;
+		}
 		k1 = atomic_load_explicit(&r->sb->kcid, memory_order_acquire);
-		rc = store_walk(r, out, max, &n);
-		if (rc < 0 && rc != -EBADMSG)
+		rc = store_walk(r, fn, arg);
+		if (rc != 0 && rc != -EBADMSG)
 			return rc;
 		atomic_thread_fence(memory_order_acquire);
 		k2 = atomic_load_explicit(&r->sb->kcid, memory_order_relaxed);
@@ -436,19 +441,19 @@ store_reader_chain(struct store_reader *r, struct store_kstat_info *out,
 			continue;
 		/* A malformed header in a walk that saw a stable chain is
 		 * real, not a race. */
-		if (rc < 0)
+		if (rc != 0)
 			return rc;
-		*ret_n = n;
 		if (ret_kcid != NULL)
 			*ret_kcid = k1;
-		return n > max ? -ENOBUFS : 0;
+		return 0;
 	}
 	return -EAGAIN;
 }
 
 int
 store_reader_lookup(struct store_reader *r, const char *module,
-    int32_t instance, const char *name, struct store_kstat_info *ret)
+    int32_t instance, const char *name, struct store_entry *ret_e,
+    struct kstat_hdr *ret_h)
 {
 	struct store_snap sn;
 	uint32_t used, slot;
@@ -475,7 +480,7 @@ store_reader_lookup(struct store_reader *r, const char *module,
 		if (name != NULL &&
 		    strncmp(sn.h.name, name, sizeof(sn.h.name)) != 0)
 			continue;
-		store_decode(slot, &sn.h, ret);
+		store_decode(slot, &sn.h, ret_e, ret_h);
 		return 0;
 	}
 	return -ENOENT;
@@ -484,8 +489,8 @@ store_reader_lookup(struct store_reader *r, const char *module,
 /* A read under the whole sequence counter, or (layout) the layout's. */
 static int
 store_read(struct store_reader *r, struct store_ref ref, bool layout,
-    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
-    size_t *ret_size)
+    struct store_entry *ret_e, struct kstat_hdr *ret_h, void *buf,
+    size_t bufsize, size_t *ret_size)
 {
 	struct store_snap sn;
 	int rc;
@@ -499,8 +504,7 @@ store_read(struct store_reader *r, struct store_ref ref, bool layout,
 	sn.layout = layout;
 	rc = store_snap(r, ref.slot, &sn);
 	if (rc == 0 || rc == -ENOBUFS) {
-		if (ret_info != NULL)
-			store_decode(ref.slot, &sn.h, ret_info);
+		store_decode(ref.slot, &sn.h, ret_e, ret_h);
 		if (ret_size != NULL)
 			*ret_size = sn.h.blob_size;
 	}
@@ -509,23 +513,24 @@ store_read(struct store_reader *r, struct store_ref ref, bool layout,
 
 int
 store_reader_read(struct store_reader *r, struct store_ref ref,
-    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
-    size_t *ret_size)
+    struct store_entry *ret_e, struct kstat_hdr *ret_h, void *buf,
+    size_t bufsize, size_t *ret_size)
 {
-	return store_read(r, ref, false, ret_info, buf, bufsize, ret_size);
+	return store_read(r, ref, false, ret_e, ret_h, buf, bufsize,
+	    ret_size);
 }
 
 int
 store_reader_read_layout(struct store_reader *r, struct store_ref ref,
-    struct store_kstat_info *ret_info, void *buf, size_t bufsize,
-    size_t *ret_size)
+    struct store_entry *ret_e, struct kstat_hdr *ret_h, void *buf,
+    size_t bufsize, size_t *ret_size)
 {
-	return store_read(r, ref, true, ret_info, buf, bufsize, ret_size);
+	return store_read(r, ref, true, ret_e, ret_h, buf, bufsize, ret_size);
 }
 
 int
 store_reader_read_text(struct store_reader *r, struct store_ref ref,
-    char *path, char *desc)
+    struct kstat_hdr *h)
 {
 	struct store_snap sn;
 	int rc;
@@ -534,14 +539,10 @@ store_reader_read_text(struct store_reader *r, struct store_ref ref,
 		return -ENOENT;
 	memset(&sn, 0, sizeof(sn));
 	sn.want = ref;
-	sn.text = 1;
-	sn.path = path;
-	sn.desc = desc;
+	sn.text = h;
 	rc = store_snap(r, ref.slot, &sn);
-	if (path != NULL)
-		path[rc == 0 ? sn.h.path_len : 0] = '\0';
-	if (desc != NULL)
-		desc[rc == 0 ? sn.h.desc_len : 0] = '\0';
+	h->path[rc == 0 ? sn.h.path_len : 0] = '\0';
+	h->desc[rc == 0 ? sn.h.desc_len : 0] = '\0';
 	return rc;
 }
 
@@ -609,7 +610,7 @@ store_reader_changes(struct store_reader *r, uint64_t from, uint32_t *out,
 
 int
 store_reader_slot(struct store_reader *r, uint32_t slot,
-    struct store_kstat_info *ret)
+    struct store_entry *ret_e, struct kstat_hdr *ret_h)
 {
 	struct store_snap sn;
 	int rc;
@@ -621,6 +622,6 @@ store_reader_slot(struct store_reader *r, uint32_t slot,
 	rc = store_snap(r, slot, &sn);
 	if (rc < 0)
 		return rc;
-	store_decode(slot, &sn.h, ret);
+	store_decode(slot, &sn.h, ret_e, ret_h);
 	return 0;
 }
