@@ -864,6 +864,7 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	struct registry *reg = c->d->reg;
 	const char *pseg[KS_NPSEG_MAX];
 	struct reg_kstat_new n;
+	struct kstat_hdr hdr;
 	struct mirror *m = NULL;
 	struct reg_template *t;
 	struct quota_refusal refusal;
@@ -906,6 +907,10 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 			return "malformed path";
 		pseg[i] = json_string_value(e);
 	}
+	if (ks_hdr_new(&hdr, module, (int32_t)instance, name, class_,
+	    (uint8_t)type, (uint32_t)flags, pseg, (uint32_t)json_array_size(path),
+	    desc[0] != '\0' ? desc : NULL, &kerr) < 0)
+		return "a bad name or header";
 	if (c->d->persist_dir != NULL && mirror_open(c->d->persist_dir,
 	    (uint32_t)handle, (uint64_t)birth, &m) == 0) {
 		journal_undo_recover(c->d->journal, (uint32_t)handle,
@@ -951,15 +956,7 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	    "zone")) == -1)
 		zone = ZONE_ALL;
 	memset(&n, 0, sizeof(n));
-	n.module = module;
-	n.instance = (int32_t)instance;
-	n.name = name;
-	n.class_ = class_;
-	n.type = (uint8_t)type;
-	n.flags = (uint32_t)flags;
-	n.desc = desc[0] != '\0' ? desc : NULL;
-	n.path = pseg;
-	n.npath = (uint32_t)json_array_size(path);
+	n.hdr = &hdr;
 	n.owner = (uid_t)owner;
 	n.owner_zone = owner_zone;
 	n.zone = zone;
@@ -972,15 +969,13 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	n.blob_size = m != NULL ? mirror_size(m) : (uint32_t)len;
 	n.dormant = dormant != 0;
 	n.restoring = true;
-	r = registry_kstat_create(reg, &n, &k, &revived, &kerr, &refusal);
+	r = registry_kstat_create(reg, &n, &k, &revived, &refusal);
 	zones_unref(c->d->zones, zone);
 	zones_unref(c->d->zones, owner_zone);
 	free(buf);
 	if (r < 0) {
 		mirror_close(m);
-		/* kerr's message lives on this stack: name the field. */
-		return kerr.field != NULL ? "a bad name or header" :
-		    "refused by the store";
+		return "refused by the store";
 	}
 	k->ckpt_bytes = bytes;
 	/* The runtime file is ahead of the log (updates after its last

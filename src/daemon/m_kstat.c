@@ -192,13 +192,22 @@ m_kstat_fail(struct vl_call *call, int r, const struct ks_error *kerr,
 	}
 }
 
+/* What the kstats of one create call share in their headers. */
+struct m_kstat_kind {
+	uint8_t		 type;		/* KSTAT_TYPE_* */
+	uint32_t	 flags;		/* the creator's KSTAT_FLAG_* */
+	const char	*class_;	/* NULL: "misc" */
+};
+
 /*
  * The parameters a kstat's creation shares with the others of a
- * KstatCreateMany call: type, flags, zone, template, class; into n.
+ * KstatCreateMany call: type, flags, class into kind; zone and template
+ * into n.
  * Returns: 0; -EINVAL (answered).
  */
 static int
-m_kstat_common(struct vl_call *call, json_t *params, struct reg_kstat_new *n)
+m_kstat_common(struct vl_call *call, json_t *params, struct reg_kstat_new *n,
+    struct m_kstat_kind *kind)
 {
 	const struct peer *peer = &call->conn->peer;
 	const char *tname = varlink_str(params, "type", "BLOB");
@@ -209,16 +218,17 @@ m_kstat_common(struct vl_call *call, json_t *params, struct reg_kstat_new *n)
 	size_t i;
 
 	memset(n, 0, sizeof(*n));
+	memset(kind, 0, sizeof(*kind));
 	n->owner = peer->uid;
 	n->privileged = peer->privileged;
-	n->class_ = varlink_str(params, "class", NULL);
+	kind->class_ = varlink_str(params, "class", NULL);
 	if (ks_type_from_id(tname) < 0) {
 		varlink_error_value(call, "type",
 		    "one of RAW, NAMED, INTR, IO, "
 		    "TIMER, HIST, BLOB");
 		return -EINVAL;
 	}
-	n->type = (uint8_t)ks_type_from_id(tname);
+	kind->type = (uint8_t)ks_type_from_id(tname);
 	a = json_object_get(params, "flags");
 	json_array_foreach(a, i, e) {
 		uint32_t f = ks_flag_from_name(json_string_value(e));
@@ -234,9 +244,9 @@ m_kstat_common(struct vl_call *call, json_t *params, struct reg_kstat_new *n)
 			    "WRITABLE, VIRTUAL, VAR_SIZE, GZ_VIS");
 			return -EINVAL;
 		}
-		n->flags |= f;
+		kind->flags |= f;
 	}
-	if ((n->flags & KSTAT_FLAG_PRIV) && !peer->privileged) {
+	if ((kind->flags & KSTAT_FLAG_PRIV) && !peer->privileged) {
 		varlink_error_denied(call, RIGHT_ADMIN);
 		return -EINVAL;
 	}
@@ -254,25 +264,43 @@ m_kstat_common(struct vl_call *call, json_t *params, struct reg_kstat_new *n)
 	return 0;
 }
 
-/* A kstat's own names, description and kstat2 path from o into n (pseg
- * holds KS_NPSEG_MAX). */
-static void
-m_kstat_names(json_t *o, struct reg_kstat_new *n, const char **pseg)
+/*
+ * A kstat's header: its own names, description and kstat2 path from o,
+ * the rest from kind, checked (an error is answered, its field named
+ * after prefix: "" or "kstats[3].").
+ * Returns: 0; -EINVAL, -ENAMETOOLONG (answered).
+ */
+static int
+m_kstat_hdr(struct vl_call *call, json_t *o, const struct m_kstat_kind *kind,
+    const char *prefix, struct kstat_hdr *h)
 {
+	const char *pseg[KS_NPSEG_MAX];
+	const char *class_ = kind->class_;
+	struct ks_error kerr = { 0 };
+	char field[64];
 	json_t *a, *e;
 	size_t i;
+	int r;
 
-	n->module = varlink_str(o, "module", "");
-	n->instance = (int32_t)varlink_int(o, "instance", 0);
-	n->name = varlink_str(o, "name", "");
-	n->desc = varlink_str(o, "description", NULL);
 	if (json_is_string(json_object_get(o, "class")))
-		n->class_ = varlink_str(o, "class", NULL);
+		class_ = varlink_str(o, "class", NULL);
 	a = json_object_get(o, "path");
 	json_array_foreach(a, i, e)
 		pseg[i] = json_string_value(e);
-	n->path = pseg;
-	n->npath = (uint32_t)json_array_size(a);
+	r = ks_hdr_new(h, varlink_str(o, "module", ""),
+	    (int32_t)varlink_int(o, "instance", 0), varlink_str(o, "name", ""),
+	    class_, kind->type, kind->flags, pseg,
+	    (uint32_t)json_array_size(a), varlink_str(o, "description", NULL),
+	    &kerr);
+	if (r < 0) {
+		if (kerr.field != NULL && prefix[0] != '\0') {
+			snprintf(field, sizeof(field), "%s%s", prefix,
+			    kerr.field);
+			kerr.field = field;
+		}
+		m_kstat_fail(call, r, &kerr, "", "", NULL);
+	}
+	return r;
 }
 
 /* Take back a create: a revived kstat sleeps again, a new one goes with
@@ -292,13 +320,12 @@ m_kstat_unmake(struct statsd *d, struct reg_kstat *k, bool revived)
 /*
  * Create (or revive) one kstat as n says, for the caller, durably: a
  * PERSISTENT one gets its runtime file and its place in the checkpoint,
- * or is not made. prefix names the kstat's parameters in an error (""
- * or "kstats[3].").
+ * or is not made.
  * Returns: 0 and *ret, *ret_revived; -errno (answered).
  */
 static int
 m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
-    const char *prefix, struct reg_kstat **ret, bool *ret_revived)
+    struct reg_kstat **ret, bool *ret_revived)
 {
 	struct statsd *d = call->d;
 	const struct peer *peer = &call->conn->peer;
@@ -306,12 +333,13 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	struct ks_error kerr = { 0 };
 	struct reg_kstat *k;
 	const char *ckwhy;
-	char full[128], field[64];
+	char full[128];
 	int r;
 
-	snprintf(full, sizeof(full), "%s:%d:%s", n->module, (int)n->instance,
-	    n->name);
-	k = registry_kstat_find(d->reg, n->module, n->instance, n->name);
+	snprintf(full, sizeof(full), "%s:%d:%s", n->hdr->module,
+	    (int)n->hdr->instance, n->hdr->name);
+	k = registry_kstat_find(d->reg, n->hdr->module, n->hdr->instance,
+	    n->hdr->name);
 	/*
 	 * A name held by a kstat the caller may not see (PRIV, another
 	 * zone's) gets the neutral refusal: PermissionDenied, as for a
@@ -332,19 +360,14 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	}
 	/* A PERSISTENT kstat that outlives statsd needs the checkpoint:
 	 * refused at once, with the reason, while it cannot be written. */
-	if ((n->flags & KSTAT_FLAG_PERSISTENT) &&
+	if ((n->hdr->flags & KSTAT_FLAG_PERSISTENT) &&
 	    checkpoint_outlives(d->zones, n->owner_zone, n->zone) &&
 	    !checkpoint_status(d->checkpoint, &ckwhy)) {
 		m_kstat_not_durable(call, -EIO, ckwhy);
 		return -EIO;
 	}
-	r = registry_kstat_create(d->reg, n, &k, ret_revived, &kerr, &why);
+	r = registry_kstat_create(d->reg, n, &k, ret_revived, &why);
 	if (r < 0) {
-		if (kerr.field != NULL && prefix[0] != '\0') {
-			snprintf(field, sizeof(field), "%s%s", prefix,
-			    kerr.field);
-			kerr.field = field;
-		}
 		m_kstat_fail(call, r, &kerr, full, n->tpl->spec, &why);
 		return r;
 	}
@@ -390,15 +413,17 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 void
 m_kstat_create(struct vl_call *call, json_t *params)
 {
-	const char *pseg[KS_NPSEG_MAX];
+	struct m_kstat_kind kind;
 	struct reg_kstat_new n;
+	struct kstat_hdr hdr;
 	struct reg_kstat *k;
 	bool revived;
 
-	if (m_kstat_common(call, params, &n) < 0)
+	if (m_kstat_common(call, params, &n, &kind) < 0 ||
+	    m_kstat_hdr(call, params, &kind, "", &hdr) < 0)
 		return;
-	m_kstat_names(params, &n, pseg);
-	if (m_kstat_make(call, &n, "", &k, &revived) < 0)
+	n.hdr = &hdr;
+	if (m_kstat_make(call, &n, &k, &revived) < 0)
 		return;
 	varlink_reply(call, json_pack("{s:o, s:b}", "kstat",
 	    registry_kstat_json(call->d->reg, k), "revived", revived));
@@ -420,15 +445,16 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 	struct statsd *d = call->d;
 	json_t *names = json_object_get(params, "kstats"), *o, *spec;
 	bool join = varlink_bool(params, "join", false);
-	const char *pseg[KS_NPSEG_MAX];
+	struct m_kstat_kind kind;
 	struct reg_kstat_new n, common;
+	struct kstat_hdr hdr;
 	struct reg_kstat **made, *k;
 	size_t i, count = json_array_size(names);
 	struct sbuf *ks = NULL, *flags = NULL;
 	char prefix[32], *quoted = NULL;
 	bool *revived;
 
-	if (m_kstat_common(call, params, &common) < 0)
+	if (m_kstat_common(call, params, &common, &kind) < 0)
 		return;
 	made = calloc(count + 1, sizeof(*made));
 	revived = calloc(count + 1, sizeof(*revived));
@@ -444,9 +470,16 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 	sbuf_cat(flags, "\"revived\":[");
 	json_array_foreach(names, i, o) {
 		n = common;
-		m_kstat_names(o, &n, pseg);
+		n.hdr = &hdr;
 		snprintf(prefix, sizeof(prefix), "kstats[%zu].", i);
-		k = registry_kstat_find(d->reg, n.module, n.instance, n.name);
+		if (m_kstat_hdr(call, o, &kind, prefix, &hdr) < 0) {
+			while (i-- > 0)
+				if (made[i] != NULL)
+					m_kstat_unmake(d, made[i], revived[i]);
+			goto out;
+		}
+		k = registry_kstat_find(d->reg, hdr.module, hdr.instance,
+		    hdr.name);
 		/* Joining: the caller's own kstat (or any, for a privileged
 		 * caller) of the same template, as it is. */
 		if (join && k != NULL && !k->dormant && k->tpl == n.tpl &&
@@ -456,7 +489,7 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 			sbuf_cat(flags, i == 0 ? "false" : ",false");
 			continue;
 		}
-		if (m_kstat_make(call, &n, prefix, &made[i], &revived[i]) < 0) {
+		if (m_kstat_make(call, &n, &made[i], &revived[i]) < 0) {
 			/* All or none: what the call made before goes. */
 			while (i-- > 0)
 				if (made[i] != NULL)

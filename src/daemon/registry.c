@@ -732,19 +732,18 @@ reg_store_full(struct registry *r, bool priv, struct quota_refusal *why)
 
 int
 registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
-    struct reg_kstat **ret, bool *ret_revived, struct ks_error *err,
-    struct quota_refusal *why)
+    struct reg_kstat **ret, bool *ret_revived, struct quota_refusal *why)
 {
 	struct reg_kstat *k, *old;
 	struct store_slot slot;
-	bool priv = (n->flags & KSTAT_FLAG_PRIV) != 0;
+	bool priv = (n->hdr->flags & KSTAT_FLAG_PRIV) != 0;
 	void *blob;
 	uint32_t size;
 	int e;
 
-	memset(err, 0, sizeof(*err));
 	*ret_revived = false;
-	old = registry_kstat_find(r, n->module, n->instance, n->name);
+	old = registry_kstat_find(r, n->hdr->module, n->hdr->instance,
+	    n->hdr->name);
 	if (old != NULL) {
 		if (!old->dormant)
 			return -EEXIST;
@@ -769,16 +768,7 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	k = calloc(1, sizeof(*k));
 	if (k == NULL)
 		return -ENOMEM;
-	e = ks_hdr_init(&k->hdr, n->module, n->instance, n->name, n->class_,
-	    n->type, n->flags, err);
-	if (e == 0 && n->npath > 0)
-		e = ks_hdr_set_path(&k->hdr, n->path, n->npath, err);
-	if (e == 0 && n->desc != NULL)
-		e = ks_hdr_set_desc(&k->hdr, n->desc, err);
-	if (e < 0) {
-		free(k);
-		return e;
-	}
+	k->hdr = *n->hdr;
 	size = n->blob != NULL ? n->blob_size : n->tpl->size;
 	if (size < SB_V1_HDRSZ || size > STORE_BLOB_MAX) {
 		free(k);
@@ -820,7 +810,7 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 			    n->restoring, QUOTA_ARENA,
 			    store_kstat_cost(&k->hdr, size), why);
 	}
-	if (e == 0 && (n->flags & KSTAT_FLAG_PERSISTENT))
+	if (e == 0 && (k->hdr.flags & KSTAT_FLAG_PERSISTENT))
 		e = reg_kstat_charge(r, k, n->privileged, n->restoring,
 		    QUOTA_PERSISTENT, blob_storage_disk_bytes(size), why);
 	if (e == 0) {

@@ -183,15 +183,9 @@ json_t *registry_template_json(const struct reg_template *t);
 /* ------------------------------------------------------------------ kstats */
 
 struct reg_kstat_new {
-	const char		*module;
-	int32_t			 instance;
-	const char		*name;
-	const char		*class_;	/* NULL: "misc" */
-	uint8_t			 type;		/* KSTAT_TYPE_* */
-	uint32_t		 flags;		/* KSTAT_FLAG_* of the creator */
-	const char		*desc;		/* NULL: none */
-	const char *const	*path;		/* kstat2 path segments */
-	uint32_t		 npath;
+	/* Checked by the caller (ks_hdr_new()): names, type, the creator's
+	 * flags, path, description. */
+	const struct kstat_hdr	*hdr;
 	uid_t			 owner;
 	bool			 privileged;	/* the owner, now */
 	uint32_t		 owner_zone;	/* the creator's zone */
@@ -211,14 +205,14 @@ struct reg_kstat_new {
 /*
  * registry_kstat_create: add a kstat with a blob laid out from its
  * template — or revive a dormant PERSISTENT one of that name.
- * Returns: 0 and *ret (*ret_revived); -EINVAL or -ENAMETOOLONG with err;
- * -EEXIST if an active kstat has the name; -ESTALE if a dormant one
- * has another template; -EDQUOT with *why filled (a quota of the owner,
- * or the segment's slots or arena full); -errno.
+ * Returns: 0 and *ret (*ret_revived); -EEXIST if an active kstat has the
+ * name; -ESTALE if a dormant one has another template; -EDQUOT with *why
+ * filled (a quota of the owner, or the segment's slots or arena full);
+ * -E2BIG for a blob over the store's limit; -EINVAL if the template's
+ * blob cannot be made; -errno.
  */
 int registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
-    struct reg_kstat **ret, bool *ret_revived, struct ks_error *err,
-    struct quota_refusal *why);
+    struct reg_kstat **ret, bool *ret_revived, struct quota_refusal *why);
 
 /*
  * registry_kstat_delete: remove a kstat, or make an active PERSISTENT one

@@ -444,6 +444,7 @@ series_kstat(struct series *s, const struct series_src *src,
 {
 	struct statsd *d = s->d;
 	struct reg_kstat_new n;
+	struct kstat_hdr hdr;
 	struct quota_refusal why;
 	struct ks_error kerr;
 	struct reg_kstat *k;
@@ -482,23 +483,23 @@ series_kstat(struct series *s, const struct series_src *src,
 	if (i == SERIES_PROBES)
 		return SERIES_STORE;
 	snprintf(desc, sizeof(desc), "statsd %s %s", sp->seg[1], sp->seg[2]);
+	r = ks_hdr_new(&hdr, SERIES_MODULE, inst, kname, SERIES_CLASS,
+	    KSTAT_TYPE_BLOB, persistent ? KSTAT_FLAG_PERSISTENT : 0, sp->seg,
+	    sp->nseg, desc, &kerr);
+	if (r < 0) {
+		log_debug("statsd series %s: %s: %s", sp->seg[2],
+		    kerr.field != NULL ? kerr.field : "header", kerr.msg);
+		return SERIES_STORE;
+	}
 	memset(&n, 0, sizeof(n));
-	n.module = SERIES_MODULE;
-	n.instance = inst;
-	n.name = kname;
-	n.class_ = SERIES_CLASS;
-	n.type = KSTAT_TYPE_BLOB;
-	n.flags = persistent ? KSTAT_FLAG_PERSISTENT : 0;
-	n.desc = desc;
-	n.path = sp->seg;
-	n.npath = sp->nseg;
+	n.hdr = &hdr;
 	n.owner = src->udp ? d->self_uid : src->uid;
 	/* UDP's series are held to the totals and to UDP's own cap. */
 	n.privileged = src->udp || src->privileged;
 	n.owner_zone = ZONE_GLOBAL;
 	n.zone = ZONE_GLOBAL;
 	n.tpl = tpl;
-	r = registry_kstat_create(d->reg, &n, &k, &revived, &kerr, &why);
+	r = registry_kstat_create(d->reg, &n, &k, &revived, &why);
 	if (r < 0) {
 		log_debug("statsd series %s: %s", sp->seg[2], strerror(-r));
 		return SERIES_STORE;

@@ -23,6 +23,7 @@ sysks_create(struct statsd *d, const struct sysks_spec *s,
 	struct reg_owner self = { d->self_uid, true, false };
 	struct quota_refusal why;
 	struct reg_kstat_new n;
+	struct kstat_hdr hdr;
 	struct reg_template *t;
 	struct ks_error kerr;
 	json_t *def, *vois;
@@ -47,20 +48,22 @@ sysks_create(struct statsd *d, const struct sysks_spec *s,
 		    reason);
 		return r;
 	}
+	r = ks_hdr_new(&hdr, s->module, 0, s->name, s->class_,
+	    KSTAT_TYPE_NAMED, s->flags, NULL, 0, s->desc, &kerr);
+	if (r < 0) {
+		log_error("%s:0:%s: %s: %s", s->module, s->name,
+		    kerr.field != NULL ? kerr.field : "header", kerr.msg);
+		*ret = NULL;
+		return r;
+	}
 	memset(&n, 0, sizeof(n));
-	n.module = s->module;
-	n.instance = 0;
-	n.name = s->name;
-	n.class_ = s->class_;
-	n.type = KSTAT_TYPE_NAMED;
-	n.flags = s->flags;
-	n.desc = s->desc;
+	n.hdr = &hdr;
 	n.owner = d->self_uid;
 	n.privileged = true;
 	n.owner_zone = ZONE_GLOBAL;
 	n.zone = s->zone;
 	n.tpl = t;
-	r = registry_kstat_create(d->reg, &n, ret, &revived, &kerr, &why);
+	r = registry_kstat_create(d->reg, &n, ret, &revived, &why);
 	if (r < 0) {
 		log_error("%s:0:%s: %s", s->module, s->name, strerror(-r));
 		*ret = NULL;

@@ -80,24 +80,34 @@ unit_template(struct statsd *d, const char *json)
 	return t;
 }
 
+/* The header of a BLOB kstat module:0:name with flags, checked. */
+static inline void
+unit_hdr(struct kstat_hdr *h, const char *module, const char *name,
+    uint32_t flags)
+{
+	struct ks_error err;
+
+	ck_assert_int_eq(ks_hdr_new(h, module, 0, name, NULL, KSTAT_TYPE_BLOB,
+	    flags, NULL, 0, NULL, &err), 0);
+}
+
 /* Create module:0:name of t, with flags, as root. */
 static inline struct reg_kstat *
 unit_kstat(struct statsd *d, struct reg_template *t, const char *module,
     const char *name, uint32_t flags, bool *revived)
 {
+	struct kstat_hdr h;
 	struct reg_kstat_new n = {
-		.module = module, .instance = 0, .name = name,
-		.type = KSTAT_TYPE_BLOB, .flags = flags, .owner = 0,
+		.hdr = &h, .owner = 0,
 		.privileged = true, .owner_zone = ZONE_GLOBAL,
 		.zone = ZONE_GLOBAL, .tpl = t,
 	};
 	struct reg_kstat *k = NULL;
 	struct quota_refusal why;
-	struct ks_error err;
 	bool rv = false;
 
-	ck_assert_int_eq(registry_kstat_create(d->reg, &n, &k, &rv, &err,
-	    &why), 0);
+	unit_hdr(&h, module, name, flags);
+	ck_assert_int_eq(registry_kstat_create(d->reg, &n, &k, &rv, &why), 0);
 	if (revived != NULL)
 		*revived = rv;
 	return k;

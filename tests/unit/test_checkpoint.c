@@ -182,7 +182,6 @@ zone_first_life(const char *rt, const char *st)
 	struct reg_template *t;
 	struct reg_kstat *k;
 	struct quota_refusal why;
-	struct ks_error err;
 	struct statsd d;
 	uint32_t zone;
 	bool rv;
@@ -192,15 +191,15 @@ zone_first_life(const char *rt, const char *st)
 	ck_assert_int_eq(zones_of_name(d.zones, "/machine.slice/machine-a.scope",
 	    &zone), 0);
 	{
+		struct kstat_hdr h;
 		struct reg_kstat_new n = {
-			.module = "zapp", .instance = 0, .name = "keep",
-			.type = KSTAT_TYPE_BLOB,
-			.flags = KSTAT_FLAG_PERSISTENT, .owner = 1000,
+			.hdr = &h, .owner = 1000,
 			.owner_zone = zone, .zone = zone, .gz = true, .tpl = t,
 		};
 
+		unit_hdr(&h, "zapp", "keep", KSTAT_FLAG_PERSISTENT);
 		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &k, &rv,
-		    &err, &why), 0);
+		    &why), 0);
 	}
 	zones_unref(d.zones, zone);
 	ck_assert(checkpoint_outlives_statsd(d.zones, k));

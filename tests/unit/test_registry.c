@@ -18,6 +18,7 @@ START_TEST(templates_and_kstats)
 	struct reg_template *t, *t2, *other = NULL;
 	struct reg_kstat *k, *dup = NULL;
 	struct reg_kstat_new n;
+	struct kstat_hdr h;
 	struct quota_refusal why;
 	struct ks_error err;
 	struct statsd d;
@@ -46,14 +47,14 @@ START_TEST(templates_and_kstats)
 	ck_assert_uint_ne(registry_kcid(d.reg, ZONE_GLOBAL, true), kcid);
 	ck_assert_ptr_eq(registry_kstat_find(d.reg, "app", 0, "req"), k);
 	ck_assert_ptr_eq(registry_kstat_by_handle(d.reg, k->handle), k);
-	n = (struct reg_kstat_new){ .module = "app", .instance = 0,
-	    .name = "req", .type = KSTAT_TYPE_BLOB, .privileged = true,
+	unit_hdr(&h, "app", "req", 0);
+	n = (struct reg_kstat_new){ .hdr = &h, .privileged = true,
 	    .zone = ZONE_GLOBAL, .tpl = t };
 	ck_assert_int_eq(registry_kstat_create(d.reg, &n, &dup, &revived,
-	    &err, &why), -EEXIST);
-	n.module = "bad:name";
-	ck_assert_int_eq(registry_kstat_create(d.reg, &n, &dup, &revived,
-	    &err, &why), -EINVAL);
+	    &why), -EEXIST);
+	/* A bad name never reaches the registry: its header is refused. */
+	ck_assert_int_eq(ks_hdr_new(&h, "bad:name", 0, "req", NULL,
+	    KSTAT_TYPE_BLOB, 0, NULL, 0, NULL, &err), -EINVAL);
 	ck_assert_ptr_nonnull(err.field);
 
 	snap = (uint64_t)k->hdr.snaptime;
@@ -77,8 +78,8 @@ START_TEST(persistent_kstats_go_dormant)
 	struct reg_template *t, *t2;
 	struct reg_kstat *k, *k2 = NULL;
 	struct reg_kstat_new n;
+	struct kstat_hdr hdr;
 	struct quota_refusal why;
-	struct ks_error err;
 	struct statsd d;
 	bool revived;
 	uint32_t h;
@@ -95,12 +96,11 @@ START_TEST(persistent_kstats_go_dormant)
 	ck_assert_int_eq(registry_kstat_delete(d.reg, k), 1);
 	ck_assert(k->dormant);
 	/* Another template may not revive it. */
-	n = (struct reg_kstat_new){ .module = "app", .instance = 0,
-	    .name = "keep", .type = KSTAT_TYPE_BLOB,
-	    .flags = KSTAT_FLAG_PERSISTENT, .privileged = true,
+	unit_hdr(&hdr, "app", "keep", KSTAT_FLAG_PERSISTENT);
+	n = (struct reg_kstat_new){ .hdr = &hdr, .privileged = true,
 	    .zone = ZONE_GLOBAL, .tpl = t2 };
 	ck_assert_int_eq(registry_kstat_create(d.reg, &n, &k2, &revived,
-	    &err, &why), -ESTALE);
+	    &why), -ESTALE);
 	k2 = unit_kstat(&d, t, "app", "keep", KSTAT_FLAG_PERSISTENT,
 	    &revived);
 	ck_assert(revived);
@@ -118,8 +118,8 @@ START_TEST(kstats_per_user_are_bounded)
 	struct reg_template *t;
 	struct reg_kstat *k = NULL;
 	struct reg_kstat_new n;
+	struct kstat_hdr h;
 	struct quota_refusal why;
-	struct ks_error err;
 	struct statsd d;
 	char name[16];
 	bool revived;
@@ -130,12 +130,11 @@ START_TEST(kstats_per_user_are_bounded)
 	t = unit_template(&d, UNIT_TPL);
 	for (i = 0; i <= d.cfg.max_kstats_per_uid && r == 0; i++) {
 		snprintf(name, sizeof(name), "k%u", i);
-		n = (struct reg_kstat_new){ .module = "user", .instance = 0,
-		    .name = name, .type = KSTAT_TYPE_BLOB, .owner = 1000,
+		unit_hdr(&h, "user", name, 0);
+		n = (struct reg_kstat_new){ .hdr = &h, .owner = 1000,
 		    .zone = ZONE_GLOBAL, .tpl = t };
 		memset(&why, 0, sizeof(why));
-		r = registry_kstat_create(d.reg, &n, &k, &revived, &err,
-		    &why);
+		r = registry_kstat_create(d.reg, &n, &k, &revived, &why);
 	}
 	ck_assert_int_eq(r, -EDQUOT);
 	ck_assert_uint_eq(i - 1, d.cfg.max_kstats_per_uid);

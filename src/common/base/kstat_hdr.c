@@ -187,6 +187,22 @@ ks_field_check(const char *s, size_t cap, const char *field,
 }
 
 int
+ks_hdr_new(struct kstat_hdr *h, const char *module, int32_t instance,
+    const char *name, const char *class_, uint8_t type, uint32_t flags,
+    const char *const *pseg, uint32_t npseg, const char *desc,
+    struct ks_error *err)
+{
+	int r;
+
+	r = ks_hdr_init(h, module, instance, name, class_, type, flags, err);
+	if (r == 0 && npseg > 0)
+		r = ks_hdr_set_path(h, pseg, npseg, err);
+	if (r == 0 && desc != NULL)
+		r = ks_hdr_set_desc(h, desc, err);
+	return r;
+}
+
+int
 ks_hdr_check(const struct kstat_hdr *h, struct ks_error *err)
 {
 	size_t n;

@@ -83,6 +83,18 @@ int ks_hdr_set_content(struct kstat_hdr *h, uint8_t content, uint64_t scale,
     struct ks_error *err);
 
 /*
+ * ks_hdr_new: a new kstat's whole header as its creator gives it:
+ * ks_hdr_init(), then the kstat2 path of npseg segments (0: none) and the
+ * description (NULL: none). What a header must be before statsd's
+ * registry takes it.
+ * Returns: as ks_hdr_init(), ks_hdr_set_path(), ks_hdr_set_desc().
+ */
+int ks_hdr_new(struct kstat_hdr *h, const char *module, int32_t instance,
+    const char *name, const char *class_, uint8_t type, uint32_t flags,
+    const char *const *pseg, uint32_t npseg, const char *desc,
+    struct ks_error *err);
+
+/*
  * ks_hdr_check: validate a header of unknown origin (a copy out of shared
  * memory): terminated strings, the rules above, known type and flags.
  * Returns: 0; -EINVAL with err naming the field.
