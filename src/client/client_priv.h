@@ -35,6 +35,7 @@
 #include <statsd/kstat.h>
 
 #include "clock.h"
+#include "kstat_hdr.h"
 #include "op.h"
 #include "ring.h"
 #include "segs.h"
@@ -84,19 +85,13 @@ typedef void cl_kobj_created_fn(struct cl_kobj *o, bool revived);
  */
 struct cl_kobj {
 	_Atomic uint32_t	 handle;	/* 0: not created (yet) */
-	char			 module[KSTAT_STRLEN];
-	char			 name[KSTAT_STRLEN];
-	char			 class_[KSTAT_STRLEN];
-	int32_t			 instance;
-	const char		*type;		/* "BLOB", "NAMED", ... */
-	uint32_t		 flags;		/* KSTAT_FLAG_* */
+	/* Its header, checked (ks_hdr_init() and friends): names, type,
+	 * flags (KS_FLAGS_MEANT, and KSTAT2_FLAG_GZ_VIS), kstat2 path and
+	 * description ("": none). */
+	struct kstat_hdr	 hdr;
 	bool			 has_zone;	/* zone given (kstat2) */
 	int32_t			 zone;		/* ALL_ZONES, GLOBAL_ZONEID, a
 						 * zone */
-	bool			 gz_vis;	/* KSTAT2_FLAG_GZ_VIS */
-	char			*desc;		/* NULL: none */
-	char			**path;		/* kstat2 segments */
-	uint32_t		 npath;
 	json_t			*tpl;		/* TemplateAdd parameters */
 	char			*tplspec;	/* statsd's "<name>":<hash> */
 	bool			 join;		/* may join one that exists */

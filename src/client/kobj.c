@@ -16,37 +16,54 @@ int
 cl_kobj_names(struct cl_kobj *o, const char *module, int instance,
     const char *name, const char *class_)
 {
-	struct kstat_hdr h;
 	struct ks_error err = { 0 };
 	int r;
 
-	/* The header rules of kstat_hdr.c, with a throw-away header. */
-	r = ks_hdr_init(&h, module, instance, name, class_, KSTAT_TYPE_BLOB,
-	    0, &err);
+	r = ks_hdr_init(&o->hdr, module, instance, name, class_,
+	    KSTAT_TYPE_BLOB, 0, &err);
 	if (r < 0)
 		return cl_fail(r, "%s: %s", err.field != NULL ? err.field :
 		    "kstat", err.msg);
-	memcpy(o->module, h.module, sizeof(o->module));
-	memcpy(o->name, h.name, sizeof(o->name));
-	memcpy(o->class_, h.class_, sizeof(o->class_));
-	o->instance = instance;
 	return 0;
 }
 
 void
 cl_kobj_free(struct cl_kobj *o)
 {
-	uint32_t i;
-
 	if (o == NULL)
 		return;
-	free(o->desc);
-	for (i = 0; i < o->npath; i++)
-		free(o->path[i]);
-	free(o->path);
 	json_decref(o->tpl);
 	free(o->tplspec);
 	free(o);
+}
+
+/* The flags KstatCreate takes of o, by their protocol names. */
+static json_t *
+cl_kobj_flags_json(const struct cl_kobj *o)
+{
+	const char *names[KS_NFLAG_NAMES];
+	json_t *a = json_array();
+	size_t i, n;
+
+	n = ks_flags_names(o->hdr.flags & (KS_FLAGS_MEANT |
+	    KSTAT2_FLAG_GZ_VIS), names);
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_string(names[i]));
+	return a;
+}
+
+/* o's kstat2 path, segment by segment. */
+static json_t *
+cl_kobj_path_json(const struct cl_kobj *o)
+{
+	char seg[KS_PATH_MAX + 1];
+	json_t *a = json_array();
+	uint32_t i, n = ks_hdr_npseg(&o->hdr);
+
+	for (i = 0; i < n; i++)
+		if (ks_hdr_pseg(&o->hdr, i, seg, sizeof(seg)) == 0)
+			json_array_append_new(a, json_string(seg));
+	return a;
 }
 
 /* The Kstat object of a reply into o. Returns: 0; -EPROTO. */
@@ -94,8 +111,8 @@ cl_kobj_join_locked(struct cl_kobj *o, bool take)
 	int r;
 
 	r = cl_call_locked(VL_M_LOOKUP, json_pack("{s:s, s:i, s:s}",
-	    "module", o->module, "instance", (int)o->instance, "name",
-	    o->name), NULL, 0, &rep);
+	    "module", o->hdr.module, "instance", (int)o->hdr.instance, "name",
+	    o->hdr.name), NULL, 0, &rep);
 	if (r < 0)
 		return r;
 	ks = json_array_get(json_object_get(rep.params, "kstats"), 0);
@@ -108,13 +125,13 @@ cl_kobj_join_locked(struct cl_kobj *o, bool take)
 	if (strcmp(tpl, o->tplspec) != 0) {
 		vlc_reply_done(&rep);
 		return cl_fail(EEXIST, "kstat %s:%d:%s exists with another "
-		    "template", o->module, (int)o->instance, o->name);
+		    "template", o->hdr.module, (int)o->hdr.instance, o->hdr.name);
 	}
 	if (!cl.privileged && (owner != cl.peer_uid || zone != cl.peer_zone)) {
 		vlc_reply_done(&rep);
 		return cl_fail(EPERM, "kstat %s:%d:%s exists, owned by uid "
-		    "%lld%s: not joined", o->module, (int)o->instance,
-		    o->name, (long long)owner, zone != cl.peer_zone ?
+		    "%lld%s: not joined", o->hdr.module, (int)o->hdr.instance,
+		    o->hdr.name, (long long)owner, zone != cl.peer_zone ?
 		    " of another zone" : "");
 	}
 	r = take ? cl_kobj_take(o, ks) : 0;
@@ -126,11 +143,9 @@ static int
 cl_kobj_make_locked(struct cl_kobj *o, bool again)
 {
 	struct vlc_reply rep;
-	json_t *p, *flags, *path;
+	json_t *p;
 	const char *spec = NULL;
 	bool revived = false;
-	uint32_t i;
-	size_t k;
 	int r;
 
 	r = cl_call_locked(VL_M_TEMPLATE_ADD, json_incref(o->tpl), NULL,
@@ -149,31 +164,19 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 	if (o->tplspec == NULL)
 		return -ENOMEM;
 
-	flags = json_array();
-	/* The flags KstatCreate takes, by their protocol names. */
-	for (k = 0; k < KS_NFLAG_NAMES; k++)
-		if (o->flags & ks_flag_names[k].flag & (KSTAT_FLAG_PERSISTENT |
-		    KSTAT_FLAG_PRIV | KSTAT_FLAG_WRITABLE))
-			json_array_append_new(flags,
-			    json_string(ks_flag_names[k].name));
-	if (o->gz_vis)
-		json_array_append_new(flags, json_string("GZ_VIS"));
 	p = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o}", "module",
-	    o->module, "instance", (int)o->instance, "name", o->name, "class",
-	    o->class_, "template", o->tplspec, "type", o->type, "flags",
-	    flags);
+	    o->hdr.module, "instance", (int)o->hdr.instance, "name",
+	    o->hdr.name, "class", o->hdr.class_, "template", o->tplspec,
+	    "type", ks_type_id(o->hdr.type), "flags", cl_kobj_flags_json(o));
 	if (p == NULL)
 		return -ENOMEM;
-	if (o->desc != NULL)
-		json_object_set_new(p, "description", json_string(o->desc));
+	if (o->hdr.desc[0] != '\0')
+		json_object_set_new(p, "description",
+		    json_string(o->hdr.desc));
 	if (o->has_zone)
 		json_object_set_new(p, "zone", json_integer(o->zone));
-	if (o->npath > 0) {
-		path = json_array();
-		for (i = 0; i < o->npath; i++)
-			json_array_append_new(path, json_string(o->path[i]));
-		json_object_set_new(p, "path", path);
-	}
+	if (o->hdr.path[0] != '\0')
+		json_object_set_new(p, "path", cl_kobj_path_json(o));
 	r = cl_call_locked(VL_M_KSTAT_CREATE, p, NULL, 0, &rep);
 	if (r == -EEXIST && (o->join || again)) {
 		vlc_reply_done(&rep);
@@ -242,19 +245,11 @@ cl_kobj_list_del(struct cl_kobj *o)
 static json_t *
 cl_kobj_many_params(const struct cl_kobj *o, bool join)
 {
-	json_t *p, *flags = json_array();
-	size_t k;
+	json_t *p;
 
-	/* The flags KstatCreate takes, by their protocol names. */
-	for (k = 0; k < KS_NFLAG_NAMES; k++)
-		if (o->flags & ks_flag_names[k].flag & (KSTAT_FLAG_PERSISTENT |
-		    KSTAT_FLAG_PRIV | KSTAT_FLAG_WRITABLE))
-			json_array_append_new(flags,
-			    json_string(ks_flag_names[k].name));
-	if (o->gz_vis)
-		json_array_append_new(flags, json_string("GZ_VIS"));
 	p = json_pack("{s:s, s:s, s:o, s:b}", "template", o->tplspec, "type",
-	    o->type, "flags", flags, "join", join);
+	    ks_type_id(o->hdr.type), "flags", cl_kobj_flags_json(o), "join",
+	    join);
 	if (p != NULL && o->has_zone)
 		json_object_set_new(p, "zone", json_integer(o->zone));
 	return p;
@@ -264,20 +259,15 @@ cl_kobj_many_params(const struct cl_kobj *o, bool join)
 static json_t *
 cl_kobj_name_json(const struct cl_kobj *o)
 {
-	json_t *n = json_pack("{s:s, s:i, s:s, s:s}", "module", o->module,
-	    "instance", (int)o->instance, "name", o->name, "class",
-	    o->class_);
-	uint32_t i;
+	json_t *n = json_pack("{s:s, s:i, s:s, s:s}", "module",
+	    o->hdr.module, "instance", (int)o->hdr.instance, "name",
+	    o->hdr.name, "class", o->hdr.class_);
 
-	if (n != NULL && o->desc != NULL)
-		json_object_set_new(n, "description", json_string(o->desc));
-	if (n != NULL && o->npath > 0) {
-		json_t *path = json_array();
-
-		for (i = 0; i < o->npath; i++)
-			json_array_append_new(path, json_string(o->path[i]));
-		json_object_set_new(n, "path", path);
-	}
+	if (n != NULL && o->hdr.desc[0] != '\0')
+		json_object_set_new(n, "description",
+		    json_string(o->hdr.desc));
+	if (n != NULL && o->hdr.path[0] != '\0')
+		json_object_set_new(n, "path", cl_kobj_path_json(o));
 	return n;
 }
 
@@ -287,9 +277,8 @@ cl_kobj_same_kind(const struct cl_kobj *a, const struct cl_kobj *b)
 {
 	return a->tplspec != NULL && b->tplspec != NULL &&
 	    strcmp(a->tplspec, b->tplspec) == 0 &&
-	    strcmp(a->type, b->type) == 0 && a->flags == b->flags &&
-	    a->has_zone == b->has_zone && a->zone == b->zone &&
-	    a->gz_vis == b->gz_vis;
+	    a->hdr.type == b->hdr.type && a->hdr.flags == b->hdr.flags &&
+	    a->has_zone == b->has_zone && a->zone == b->zone;
 }
 
 /*
@@ -430,8 +419,8 @@ cl_kobj_delete_locked(struct cl_kobj *o)
 	if (r < 0)
 		return r;
 	r = cl_call_locked(VL_M_KSTAT_DELETE, json_pack("{s:s, s:i, "
-	    "s:s}", "module", o->module, "instance", (int)o->instance, "name",
-	    o->name), NULL, 0, &rep);
+	    "s:s}", "module", o->hdr.module, "instance",
+	    (int)o->hdr.instance, "name", o->hdr.name), NULL, 0, &rep);
 	vlc_reply_done(&rep);
 	return r;
 }

@@ -110,15 +110,11 @@ kp_new(const char *module, int instance, const char *name,
 	p->magic = KP_MAGIC;
 	p->type = type;
 	p->ndata = ndata;
-	p->o->type = ks_type_id(type);
-	p->o->flags = flags & (KSTAT_FLAG_PERSISTENT | KSTAT_FLAG_PRIV |
-	    KSTAT_FLAG_WRITABLE);
+	p->o->hdr.type = type;
+	p->o->hdr.flags = flags & KS_FLAGS_MEANT;
 	p->o->owner = p;
-	memcpy(p->u.ks.ks_module, p->o->module, KSTAT_STRLEN);
-	memcpy(p->u.ks.ks_name, p->o->name, KSTAT_STRLEN);
-	memcpy(p->u.ks.ks_class, p->o->class_, KSTAT_STRLEN);
-	p->u.ks.ks_instance = instance;
-	p->u.ks.ks_type = type;
+	ks_hdr_kstat(&p->u.ks, &p->o->hdr);
+	/* The creator's flags as given, until statsd has it. */
 	p->u.ks.ks_flags = flags | KSTAT_FLAG_INVALID;
 	p->u.ks.ks_crtime = (hrtime_t)clock_now_ns();
 	p->u.ks.ks_ndata = ndata;
@@ -287,7 +283,7 @@ kp_vois(struct kp *p, json_t **ret)
 			default:
 				json_decref(vois);
 				return cl_fail(EINVAL, "kstat_install: %s has "
-				    "a named value of type %u", p->o->name,
+				    "a named value of type %u", p->o->hdr.name,
 				    kn->data_type);
 			}
 			st = dt != NULL ? json_pack("{s:s}", "kind", "LAST") :
@@ -368,7 +364,8 @@ kp_template(struct kp *p, json_t **ret)
 	for (c = text; *c != '\0'; c++)		/* FNV-1a */
 		h = (h ^ (uint8_t)*c) * 16777619u;
 	free(text);
-	snprintf(name, sizeof(name), "kstat.%s.%08x", p->o->type, h);
+	snprintf(name, sizeof(name), "kstat.%s.%08x", ks_type_id(p->o->hdr.type),
+	    h);
 	*ret = json_pack("{s:s, s:o}", "name", name, "vois", vois);
 	return *ret != NULL ? 0 : -ENOMEM;
 }
@@ -512,8 +509,8 @@ kstat_named_set_string(kstat_t *ksp, kstat_named_t *knp, const char *s)
 	r = cl_ensure_locked();
 	if (r == 0)
 		r = cl_call_locked(VL_M_WRITE, json_pack("{s:s, s:i, "
-		    "s:s, s:{s:s}, s:b}", "module", p->o->module, "instance",
-		    (int)p->o->instance, "name", p->o->name, "values",
+		    "s:s, s:{s:s}, s:b}", "module", p->o->hdr.module, "instance",
+		    (int)p->o->hdr.instance, "name", p->o->hdr.name, "values",
 		    knp->name, s, "publish", 1), NULL, 0, &rep);
 	if (r == 0)
 		vlc_reply_done(&rep);
@@ -697,7 +694,6 @@ kstat2_create_histogram(const char *ks_pseg[], uint32_t ks_npseg,
     uint64_t range_min, uint64_t range_max, uint64_t stepping,
     uint32_t ks_flags, const char *desc, kstat2_metaflag_t ks_mflags)
 {
-	struct kstat_hdr h;
 	struct ks_error kerr = { 0 };
 	const char *module, *name, *cls;
 	uint32_t nbkts = 0, flags, i;
@@ -717,15 +713,6 @@ kstat2_create_histogram(const char *ks_pseg[], uint32_t ks_npseg,
 	for (i = 0; i < ks_npseg; i++)
 		if (ks_pseg[i] == NULL)
 			goto inval;
-	/* The path and the description by the header's rules. */
-	memset(&h, 0, sizeof(h));
-	if (ks_hdr_set_path(&h, ks_pseg, ks_npseg, &kerr) < 0 ||
-	    (desc != NULL && ks_hdr_set_desc(&h, desc, &kerr) < 0) ||
-	    ks_hdr_set_content(&h, (uint8_t)content_type, scale == 0 ? 1 :
-	    scale, &kerr) < 0) {
-		kp_note(EINVAL, "kstat2_create_histogram", kerr.msg);
-		goto inval;
-	}
 	/* The buckets the parameters make (and that they are valid). */
 	nbkts = K2HIST_LINEAR_MAXBKTS + 64;
 	if (k2hist_bounds((enum k2hist_type)type, range_min, range_max,
@@ -740,13 +727,23 @@ kstat2_create_histogram(const char *ks_pseg[], uint32_t ks_npseg,
 	p = kp_new(module, instance, name, cls, KSTAT_TYPE_HIST, 1, flags, 0);
 	if (p == NULL)
 		return NULL;
+	/* The path and the description by the header's rules. */
+	if (ks_hdr_set_path(&p->o->hdr, ks_pseg, ks_npseg, &kerr) < 0 ||
+	    (desc != NULL && ks_hdr_set_desc(&p->o->hdr, desc, &kerr) < 0) ||
+	    ks_hdr_set_content(&p->o->hdr, (uint8_t)content_type,
+	    scale == 0 ? 1 : scale, &kerr) < 0) {
+		kp_note(EINVAL, "kstat2_create_histogram", kerr.msg);
+		kstat2_delete(&p->u.ks2);
+		goto inval;
+	}
 	p->u.ks.ks_data = NULL;
 	p->u.ks.ks_data_size = 0;
 	/* Where it is seen: statsd decides what a zone's peer may name. */
 	p->o->has_zone = true;
 	p->o->zone = ks_zone;
-	p->o->gz_vis = (ks_flags & KSTAT2_FLAG_GZ_VIS) != 0;
-	memcpy(p->u.ks2.ks2_path, h.path, sizeof(p->u.ks2.ks2_path));
+	if (ks_flags & KSTAT2_FLAG_GZ_VIS)
+		p->o->hdr.flags |= KSTAT2_FLAG_GZ_VIS;
+	memcpy(p->u.ks2.ks2_path, p->o->hdr.path, sizeof(p->u.ks2.ks2_path));
 	p->u.ks2.ks2_hist_type = type;
 	p->u.ks2.ks2_content = content_type;
 	p->u.ks2.ks2_scale = scale == 0 ? 1 : scale;
@@ -756,19 +753,8 @@ kstat2_create_histogram(const char *ks_pseg[], uint32_t ks_npseg,
 	p->u.ks2.ks2_range_max = range_max;
 	p->u.ks2.ks2_stepping = stepping;
 	r = 0;
-	if (desc != NULL)
-		p->o->desc = strdup(desc);
-	p->o->path = calloc(ks_npseg, sizeof(char *));
-	if (p->o->path == NULL || (desc != NULL && p->o->desc == NULL))
-		r = -ENOMEM;
-	for (i = 0; r == 0 && i < ks_npseg; i++) {
-		p->o->path[i] = strdup(ks_pseg[i]);
-		if (p->o->path[i] == NULL)
-			r = -ENOMEM;
-		p->o->npath++;
-	}
-	p->u.ks2.ks2_desc = p->o->desc;
-	if (r == 0 && buckets != NULL) {
+	p->u.ks2.ks2_desc = desc != NULL ? p->o->hdr.desc : NULL;
+	if (buckets != NULL) {
 		p->hist_buckets = malloc(num_buckets * sizeof(uint64_t));
 		if (p->hist_buckets == NULL)
 			r = -ENOMEM;

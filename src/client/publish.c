@@ -322,7 +322,7 @@ cl_pub_vois(struct cl_pub *pub, struct cl_seg *seg)
 	if (r < 0) {
 		free(copy);
 		return cl_fail(-r, "publish: statsd's blob of %s: %s",
-		    pub->o.name, r == -EBADMSG ? "does not validate" :
+		    pub->o.hdr.name, r == -EBADMSG ? "does not validate" :
 		    strerror(-r));
 	}
 	n = blob_nvois(b);
@@ -362,12 +362,12 @@ cl_pub_place_locked(struct cl_pub *pub)
 	    &pub->chunk);
 	if (r < 0)
 		return cl_fail(r, "publish: %s:%d:%s is not in the segment: %s",
-		    pub->o.module, (int)pub->o.instance, pub->o.name,
+		    pub->o.hdr.module, (int)pub->o.hdr.instance, pub->o.hdr.name,
 		    strerror(-r));
 	if (g->birth != seg->birth || off + pub->chunk > g->mapped)
 		return cl_fail(EADDRNOTAVAIL, "publish: %s:%d:%s lies past "
-		    "what this process shows of segment %s", pub->o.module,
-		    (int)pub->o.instance, pub->o.name, seg->name);
+		    "what this process shows of segment %s", pub->o.hdr.module,
+		    (int)pub->o.hdr.instance, pub->o.hdr.name, seg->name);
 	pub->addr = g->base + off;
 	r = cl_pub_vois(pub, seg);
 	if (r == 0)
@@ -700,8 +700,7 @@ cl_pub_new(json_t *tj, const char *module, int instance, const char *name,
 		cl_kobj_free(&pub->o);
 		return NULL;
 	}
-	pub->o.type = "BLOB";
-	pub->o.flags = flags;
+	pub->o.hdr.flags = flags & KS_FLAGS_MEANT;
 	pub->o.tpl = json_incref(tj);
 	pub->o.join = true;
 	pub->o.owner = pub;

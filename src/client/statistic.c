@@ -77,8 +77,8 @@ si_send_locked(struct statistic_interface *si, const char *text)
 	if (text[0] == '\0')
 		return 0;
 	r = cl_call_locked(VL_M_DEFINITION_SET, json_pack("{s:s, s:i, "
-	    "s:s, s:s}", "module", si->o->module, "instance",
-	    (int)si->o->instance, "name", si->o->name, "text", text), NULL, 0,
+	    "s:s, s:s}", "module", si->o->hdr.module, "instance",
+	    (int)si->o->hdr.instance, "name", si->o->hdr.name, "text", text), NULL, 0,
 	    &rep);
 	if (r == 0)
 		vlc_reply_done(&rep);
@@ -217,13 +217,12 @@ statistic_create_interface(struct statistic_interface **iface,
 	pthread_mutex_lock(&cl.lock);
 	r = cl_kobj_names(si->o, "linux", 0, name, "linux");
 	pthread_mutex_unlock(&cl.lock);
-	if (r < 0 || strcmp(si->o->name, name) != 0) {
+	if (r < 0 || strcmp(si->o->hdr.name, name) != 0) {
 		cl_kobj_free(si->o);
 		free(si);
 		return r < 0 ? r : -EINVAL;
 	}
 	si->magic = SI_MAGIC;
-	si->o->type = "BLOB";
 	si->o->owner = si;
 	si->o->created = si_created;
 	*iface = si;

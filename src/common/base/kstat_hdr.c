@@ -302,6 +302,17 @@ const struct ks_flag_name ks_flag_names[KS_NFLAG_NAMES] = {
 	{ "GZ_VIS", KSTAT2_FLAG_GZ_VIS },
 };
 
+size_t
+ks_flags_names(uint32_t flags, const char *names[KS_NFLAG_NAMES])
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < KS_NFLAG_NAMES; i++)
+		if (flags & ks_flag_names[i].flag)
+			names[n++] = ks_flag_names[i].name;
+	return n;
+}
+
 uint32_t
 ks_flag_from_name(const char *name)
 {

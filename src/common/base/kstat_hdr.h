@@ -129,9 +129,24 @@ struct ks_flag_name {
 #define KS_NFLAG_NAMES	7
 extern const struct ks_flag_name ks_flag_names[KS_NFLAG_NAMES];
 
-/* The flags a kstat's description lists (Chain and friends). */
+/* The flags a kstat's description lists (Chain and friends), and that
+ * its store slot keeps; with GZ_VIS, where it has it. */
 #define KS_FLAGS_SHOWN	(KSTAT_FLAG_PERSISTENT | KSTAT_FLAG_PRIV | \
 			    KSTAT_FLAG_WRITABLE | KSTAT_FLAG_DORMANT)
+
+/* The creator's flags that mean something to statsd, which a client
+ * keeps and sends (VIRTUAL and VAR_SIZE are accepted and mean nothing);
+ * with GZ_VIS, where it has it. */
+#define KS_FLAGS_MEANT	(KSTAT_FLAG_PERSISTENT | KSTAT_FLAG_PRIV | \
+			    KSTAT_FLAG_WRITABLE)
+
+/*
+ * ks_flags_names: the protocol names of the flags set in flags, in
+ * ks_flag_names[]'s order (every list of them is in that order), into
+ * names[0..KS_NFLAG_NAMES).
+ * Returns: how many.
+ */
+size_t ks_flags_names(uint32_t flags, const char *names[KS_NFLAG_NAMES]);
 
 /* The flag of a name. Returns: its value; 0 for an unknown name. */
 uint32_t ks_flag_from_name(const char *name);
