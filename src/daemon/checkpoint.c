@@ -192,7 +192,7 @@ ck_kstat_rec(struct checkpoint *c, struct reg_kstat *k, bool dormant)
 		json_object_set_new(o, "zone_cgroup", json_string(zc));
 	if (o != NULL && oc != NULL)
 		json_object_set_new(o, "owner_cgroup", json_string(oc));
-	if (o != NULL && k->gz)
+	if (o != NULL && reg_kstat_gz(k))
 		json_object_set_new(o, "gz", json_true());
 	return o;
 }

@@ -65,7 +65,7 @@ bool
 m_kstat_visible(const struct peer *p, const struct reg_kstat *k)
 {
 	return rights_may_see(p, (k->hdr.flags & KSTAT_FLAG_PRIV) != 0,
-	    k->zone, k->gz);
+	    k->zone, reg_kstat_gz(k));
 }
 
 bool

@@ -650,7 +650,7 @@ static bool
 reg_public(const struct reg_kstat *k)
 {
 	return (k->hdr.flags & KSTAT_FLAG_PRIV) == 0 &&
-	    zone_sees(ZONE_GLOBAL, k->zone, k->gz);
+	    zone_sees(ZONE_GLOBAL, k->zone, reg_kstat_gz(k));
 }
 
 /* Count k (delta 1) or stop counting it (-1) as public, active or
@@ -782,9 +782,12 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	k->owner = n->owner;
 	k->owner_zone = n->owner_zone;
 	k->zone = n->zone;
-	k->gz = n->gz && n->zone != ZONE_ALL && n->zone != ZONE_GLOBAL;
+	if (n->gz && n->zone != ZONE_ALL && n->zone != ZONE_GLOBAL)
+		k->hdr.flags |= KSTAT2_FLAG_GZ_VIS;
+	else
+		k->hdr.flags &= ~(uint32_t)KSTAT2_FLAG_GZ_VIS;
 	k->tpl = n->tpl;
-	k->rseg = reg_seg_get(r, k->zone, k->gz, priv, true, &e);
+	k->rseg = reg_seg_get(r, k->zone, reg_kstat_gz(k), priv, true, &e);
 	if (k->rseg == NULL) {
 		free(k);
 		return e;
@@ -926,20 +929,20 @@ json_t *
 registry_kstat_json(struct registry *r, const struct reg_kstat *k)
 {
 	json_t *flags = json_array(), *path = json_array();
+	const char *names[KS_NFLAG_NAMES];
 	char seg[KS_PATH_MAX + 1];
 	uint32_t i, np;
+	size_t nf;
 
-	for (i = 0; i < KS_NFLAG_NAMES; i++)
-		if (k->hdr.flags & ks_flag_names[i].flag & KS_FLAGS_SHOWN)
-			json_array_append_new(flags,
-			    json_string(ks_flag_names[i].name));
+	nf = ks_flags_names(k->hdr.flags & (KS_FLAGS_SHOWN |
+	    KSTAT2_FLAG_GZ_VIS), names);
+	for (i = 0; i < nf; i++)
+		json_array_append_new(flags, json_string(names[i]));
 	np = ks_hdr_npseg(&k->hdr);
 	for (i = 0; i < np; i++)
 		if (ks_hdr_pseg(&k->hdr, i, seg, sizeof(seg)) == 0)
 			json_array_append_new(path, json_string(seg));
 	(void)r;
-	if (k->gz)
-		json_array_append_new(flags, json_string("GZ_VIS"));
 	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:s, "
 	    "s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:s, s:o, s:I}",
 	    "module", k->hdr.module, "instance", (int)k->hdr.instance,

@@ -83,11 +83,12 @@ struct reg_seg {
 
 struct reg_kstat {
 	uint32_t		 handle;
-	struct kstat_hdr	 hdr;	/* flags: KSTAT_FLAG_* */
+	/* flags: KSTAT_FLAG_*, and KSTAT2_FLAG_GZ_VIS for a zone's kstat
+	 * seen in the global zone too (reg_kstat_gz()). */
+	struct kstat_hdr	 hdr;
 	uid_t			 owner;
 	uint32_t		 owner_zone; /* the creator's zone */
 	uint32_t		 zone;	/* where it is seen: a zone, ZONE_ALL */
-	bool			 gz;	/* and in the global zone (GZ_VIS) */
 	struct reg_template	*tpl;
 	struct reg_seg		*rseg;	/* the segment of its zone and PRIV */
 	struct store_segment	*seg;	/* rseg->seg */
@@ -172,6 +173,13 @@ struct reg_template *registry_template_find(struct registry *r,
 
 /* All templates, oldest first (borrowed). */
 size_t registry_templates(struct registry *r, struct reg_template ***ret);
+
+/* Is k, a zone's kstat, seen in the global zone too (GZ_VIS)? */
+static inline bool
+reg_kstat_gz(const struct reg_kstat *k)
+{
+	return (k->hdr.flags & KSTAT2_FLAG_GZ_VIS) != 0;
+}
 
 /* Where the first template registered after seq is in
  * registry_templates()' list (its count if none). */

@@ -225,7 +225,7 @@ zone_second_life(const char *rt, const char *st)
 	    "/machine.slice/machine-a.scope");
 	ck_assert_uint_eq(k->owner_zone, k->zone);
 	ck_assert_uint_eq(k->owner, 1000);
-	ck_assert(k->gz);
+	ck_assert(reg_kstat_gz(k));
 	ck_assert_uint_eq(unit_sum(k), 3);
 	/* A peer of that container, now, is in that zone. */
 	ck_assert_int_eq(zones_of_name(d.zones,
