@@ -1075,7 +1075,7 @@ kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
 	int r;
 
 	if (k->seg != 0 && (g = cl_segs_by_birth(&s->segs, k->seg)) != NULL) {
-		r = store_reader_read(g->r, k->ref, NULL, &h, s->blob,
+		r = cl_store_read(g->r, k->ref, &h, s->blob,
 		    STORE_BLOB_MAX + 1, &size);
 		if (r == -ESTALE || r == -ENOENT)
 			return -ENXIO;

@@ -179,16 +179,42 @@ cl_segs_free(struct cl_segs *s)
 
 #define CL_STORE_TRIES	1000	/* of a millisecond each, at most */
 
+/* After a read that answered e: wait a millisecond and say "again" while
+ * the writer kept it busy (-EAGAIN), CL_STORE_TRIES times at most. */
+static bool
+cl_store_again(int e, int *tries)
+{
+	struct timespec ts = { 0, 1000000 };
+
+	if (e != -EAGAIN || ++*tries >= CL_STORE_TRIES)
+		return false;
+	nanosleep(&ts, NULL);
+	return true;
+}
+
+int
+cl_store_read(struct store_reader *r, struct store_ref ref,
+    struct kstat_hdr *ret_h, void *buf, size_t bufsize, size_t *ret_size)
+{
+	int e, tries = 0;
+
+	do
+		e = store_reader_read(r, ref, NULL, ret_h, buf, bufsize,
+		    ret_size);
+	while (cl_store_again(e, &tries));
+	return e;
+}
+
 int
 cl_store_layout(struct store_reader *r, struct store_ref ref, void *buf,
     size_t bufsize, size_t *ret_size)
 {
-	struct timespec ts = { 0, 1000000 };
 	int e, tries = 0;
 
-	while ((e = store_reader_read_layout(r, ref, NULL, NULL, buf, bufsize,
-	    ret_size)) == -EAGAIN && ++tries < CL_STORE_TRIES)
-		nanosleep(&ts, NULL);
+	do
+		e = store_reader_read_layout(r, ref, NULL, NULL, buf, bufsize,
+		    ret_size);
+	while (cl_store_again(e, &tries));
 	if (e == 0 && blob_layout_clean(buf, *ret_size) != NULL)
 		e = -EBADMSG;
 	return e;
@@ -198,11 +224,11 @@ int
 cl_store_span(struct store_reader *r, struct store_ref ref,
     uint64_t *ret_off, uint32_t *ret_size, uint32_t *ret_chunk)
 {
-	struct timespec ts = { 0, 1000000 };
 	int e, tries = 0;
 
-	while ((e = store_reader_blob_span(r, ref, ret_off, ret_size,
-	    ret_chunk)) == -EAGAIN && ++tries < CL_STORE_TRIES)
-		nanosleep(&ts, NULL);
+	do
+		e = store_reader_blob_span(r, ref, ret_off, ret_size,
+		    ret_chunk);
+	while (cl_store_again(e, &tries));
 	return e;
 }

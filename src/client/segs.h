@@ -61,6 +61,16 @@ bool cl_segs_stale(const struct cl_segs *s);
 void cl_segs_free(struct cl_segs *s);
 
 /*
+ * Kstat ref's header and blob from a store segment, read patiently: a
+ * writer that keeps the kstat busy (producers flooding it, a machine
+ * under load) is waited out, a millisecond at a time, for a second at
+ * most, before -EAGAIN.
+ * Returns: as store_reader_read().
+ */
+int cl_store_read(struct store_reader *r, struct store_ref ref,
+    struct kstat_hdr *ret_h, void *buf, size_t bufsize, size_t *ret_size);
+
+/*
  * The layout of kstat ref's blob from a store segment, or only where the
  * blob lies: read under the layout's sequence counter
  * (store_reader_read_layout()), which updates never move, so a kstat that

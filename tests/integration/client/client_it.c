@@ -291,6 +291,44 @@ mode_joins(int argc, char **argv)
 	printf("joined=%ld\n", i);
 }
 
+/* kstat_read() kstat it:0:shared N times while other processes flood
+ * it: each read copies the blob statsd keeps writing (regression: a read
+ * gave up with EAGAIN where the library's own reads wait). */
+static void
+mode_kreads(int argc, char **argv)
+{
+	long n = argc > 0 ? atol(argv[0]) : 200, i;
+	struct timespec ts = { 0, 10 * 1000000 };
+	kstat_ctl_t *kc = kstat_open();
+	kstat_named_t *kn = NULL;
+	kstat_t *ksp = NULL;
+	time_t t0 = time(NULL);
+
+	check(kc != NULL, "kstat_open: %s", strerror(errno));
+	if (kc == NULL)
+		return;
+	/* Once the feeders have made it, and their flood has begun. */
+	while (time(NULL) - t0 < 60) {
+		if (ksp == NULL)
+			ksp = kstat_lookup(kc, "it", 0, "shared");
+		if (ksp != NULL && kstat_read(kc, ksp, NULL) != -1 &&
+		    (kn = kstat_data_lookup(ksp, "n.sum")) != NULL &&
+		    kn->value.ui64 > 0)
+			break;
+		nanosleep(&ts, NULL);
+		if (ksp == NULL)
+			(void)kstat_chain_update(kc);
+	}
+	check(kn != NULL && kn->value.ui64 > 0, "it:0:shared fed");
+	for (i = 0; ksp != NULL && i < n; i++)
+		if (kstat_read(kc, ksp, NULL) == -1) {
+			check(false, "kstat_read %ld: %s", i, strerror(errno));
+			break;
+		}
+	printf("kreads=%ld\n", i);
+	kstat_close(kc);
+}
+
 /* ------------------------------------------------------------- lossless */
 
 /* One thread of a flood: N updates of VOI v (SUM, MIN, MAX) and N of
@@ -1129,6 +1167,7 @@ static const struct {
 	{ "publish", mode_publish },
 	{ "feed", mode_feed },
 	{ "joins", mode_joins },
+	{ "kreads", mode_kreads },
 	{ "lossless", mode_lossless },
 	{ "squat", mode_squat },
 	{ "nojoin", mode_nojoin },

@@ -120,17 +120,24 @@ check("name=latency on=1 type=range range_min=0 range_max=1000" in df and
       "hits_out_of_range=1" in df, "definition lines:\n" + df)
 check("name=events on=0 type=raw" in df, "raw stopped")
 
-# Two processes feeding one kstat of one template, and a third joining it
-# again and again meanwhile: a join reads where the kstat is while statsd
-# keeps it busy (regression: a join failed with EAGAIN under load).
+# Two processes feeding one kstat of one template, a third joining it
+# again and again meanwhile, and a fourth reading it with kstat_read(): a
+# join reads where the kstat is, a read its data, while statsd keeps it
+# busy (regression: a join, and a consumer's read, failed with EAGAIN
+# under load).
 procs = [harness.spawn([CLIENT_IT, "feed", d.sock, "200000"],
                           stdout=subprocess.PIPE, text=True)
          for _ in range(2)]
 joiner = harness.spawn([CLIENT_IT, "joins", d.sock, "50"],
                        stdout=subprocess.PIPE, text=True)
+reader = harness.spawn([CLIENT_IT, "kreads", d.sock, "200"],
+                       stdout=subprocess.PIPE, text=True)
 out, _ = joiner.communicate(timeout=DEADLINE * 4)
 check(joiner.returncode == 0 and "joined=50" in out,
       "50 joins during a flood: %s" % out.strip())
+out, _ = reader.communicate(timeout=DEADLINE * 4)
+check(reader.returncode == 0 and "kreads=200" in out,
+      "200 kstat_read()s during a flood: %s" % out.strip())
 applied = 0
 for p in procs:
     out, _ = p.communicate(timeout=DEADLINE * 4)
