@@ -5,7 +5,10 @@ It sends a request counter, a latency timer, a queue-depth gauge, a set
 of users and a DogStatsD distribution with tags, over UDP (anonymous) or
 the Unix datagram socket (the sender's uid owns what it makes), then
 shows how to read them back with statsctl. With Debian's python3-statsd
-installed it also uses that client for a counter, a timer and a pipeline.
+installed it also uses that client (over UDP: its Unix client is a stream
+client) for a counter, a timer and a pipeline. A counter only grows: its
+decr() sends a negative count, which statsd refuses and counts
+(statsd_refused_negative); a value that goes down is a gauge delta.
 
 usage: statsd_feed.py [--unix PATH | --udp HOST:PORT] [--count N]
   (default: UDP to 127.0.0.1:8125)
@@ -13,6 +16,8 @@ usage: statsd_feed.py [--unix PATH | --udp HOST:PORT] [--count N]
 Then, for instance:
   statsctl read 'statsd:*:app.requests'
   statsctl list -v 'statsd:*:*'        # the tags are in each kstat2 path
+  statsctl scrape --format openmetrics  # the tags as labels:
+      # statsd_app_requests_total{env="prod",route="/login"} 100
 """
 import argparse
 import random
@@ -57,10 +62,11 @@ def main():
     except ImportError:
         return
     if args.unix:
-        c = statsd.UnixSocketStatsClient(args.unix, prefix="pyapp")
-    else:
-        host, port = args.udp.rsplit(":", 1)
-        c = statsd.StatsClient(host, int(port), prefix="pyapp")
+        # python3-statsd's UnixSocketStatsClient speaks SOCK_STREAM;
+        # statsd's Unix socket takes datagrams.
+        return
+    host, port = args.udp.rsplit(":", 1)
+    c = statsd.StatsClient(host, int(port), prefix="pyapp")
     c.incr("jobs")
     with c.timer("work"):
         time.sleep(0.01)

@@ -32,6 +32,7 @@ const char *const series_result_names[SERIES_NRESULTS] = {
 	[SERIES_TOOLONG] = "toolong",
 	[SERIES_RANGE] = "range",
 	[SERIES_STORE] = "store",
+	[SERIES_NEGATIVE] = "negative",
 };
 
 #define SERIES_MODULE	"statsd"
@@ -150,9 +151,12 @@ series_tpl_def(struct series *s, uint8_t type)
 	}
 	if (stats == NULL)
 		return NULL;
+	/* A counter only grows (negative increments are refused), by
+	 * fractions too (5|c|@0.3 adds 16.67): unsigned fixed point, which
+	 * also makes its SUM a counter to every reader (field.h). */
 	vois = json_pack("[{s:I,s:s,s:s,s:b,s:o}]", "id", (json_int_t)0,
-	    "name", "value", "dtype", "INT_S64", "relupdate",
-	    type == SL_GAUGE, "stats", stats);
+	    "name", "value", "dtype", type == SL_COUNTER ? "Q_U64" : "INT_S64",
+	    "relupdate", type == SL_GAUGE, "stats", stats);
 	if (vois != NULL && type == SL_SET)
 		json_array_append_new(vois, json_pack("{s:I,s:s,s:s,s:[{s:s}]}",
 		    "id", (json_int_t)1, "name", "distinct", "dtype", "INT_U64",
@@ -683,6 +687,25 @@ series_x(uint8_t type, uint8_t dtype, double v, int64_t *ret)
 	return true;
 }
 
+/*
+ * A counter's values, checked before any is applied: a counter only
+ * grows, so a negative increment (python-statsd's decr) refuses the whole
+ * line, as the Prometheus statsd_exporter refuses it: a rate() over a
+ * counter that went down sees a reset. Values that go down are a gauge's
+ * deltas (-N|g).
+ */
+static bool
+series_negative(const struct sl_line *l)
+{
+	struct sl_value v;
+	uint32_t pos = 0;
+
+	while (sl_value_next(l, &pos, &v))
+		if (v.v < 0)
+			return true;
+	return false;
+}
+
 static enum series_result
 series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
     const struct sl_line *l, uint64_t now)
@@ -698,6 +721,12 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 
 	if (y < 1)
 		y = 1;
+	if (l->type == SL_COUNTER) {
+		/* The count scaled by 1/rate is X itself, in the VOI's
+		 * fixed point (5|c|@0.3 adds 16.67, not 15 or 16); Y = 1,
+		 * so COUNT counts the values received. */
+		y = 1;
+	}
 	while (sl_value_next(l, &pos, &v)) {
 		int rc;
 
@@ -708,7 +737,8 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 			hll_add(e->hll, h);
 			rc = engine_apply(sb, 0, STATS_OP_XY, 0,
 			    (int64_t)(h >> 1), 1, now);
-		} else if (!series_x(l->type, dtype, v.v, &x)) {
+		} else if (!series_x(l->type, dtype, l->type == SL_COUNTER ?
+		    v.v / l->rate : v.v, &x)) {
 			rc = -ERANGE;
 		} else if (l->type == SL_GAUGE) {
 			rc = engine_apply(sb, 0, v.signed_ ? STATS_OP_REL :
@@ -756,6 +786,9 @@ series_apply(struct series *s, const struct series_src *src,
 	enum series_result res;
 	uint64_t h;
 
+	/* Refused before its series is looked up: it makes none either. */
+	if (l->type == SL_COUNTER && series_negative(l))
+		return SERIES_NEGATIVE;
 	while (sl_tag_next(l->tags, l->tags_len, &pos, &tag[ntags],
 	    &tag_len[ntags]))
 		if (++ntags > SL_PATH_TAGS_MAX)

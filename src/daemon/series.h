@@ -37,10 +37,11 @@ enum series_result {
 	SERIES_TOOLONG,	/* name and tags do not fit a kstat2 path */
 	SERIES_RANGE,	/* a value the series' type cannot hold */
 	SERIES_STORE,	/* the store or a quota refused the kstat */
+	SERIES_NEGATIVE, /* a counter's negative increment: refused whole */
 	SERIES_NRESULTS
 };
 
-/* "ok", "cap", "denied", "toolong", "range", "store". */
+/* "ok", "cap", "denied", "toolong", "range", "store", "negative". */
 extern const char *const series_result_names[SERIES_NRESULTS];
 
 struct series_stats {

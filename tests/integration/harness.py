@@ -628,6 +628,33 @@ def read_data(d, module="app", instance=0, name="req"):
               False).get("data", {})
 
 
+def scrape_om(d, what="scrape"):
+    """Every sample of `statsctl scrape --format openmetrics` of daemon d
+    (statsctl from $STATSCTL), run through run() and read with
+    python3-prometheus-client's strict OpenMetrics parser, as test_expo.py
+    checks the exposition: {(sample name, frozenset of label items):
+    value}. A scrape that fails or does not parse fails the check and
+    gives {}. (Imported here: the rest of the harness is the standard
+    library only.)"""
+    from prometheus_client.openmetrics.parser import (
+        text_string_to_metric_families)
+    p = run([os.environ.get("STATSCTL", "statsctl"), "--socket", d.sock,
+             "scrape", "--format", "openmetrics"], capture_output=True,
+            text=True, timeout=DEADLINE)
+    if not check(p.returncode == 0, "%s: statsctl scrape exits 0: %s" %
+                 (what, p.stderr.strip()), False):
+        return {}
+    got = {}
+    try:
+        for fam in text_string_to_metric_families(p.stdout):
+            for smp in fam.samples:
+                got[(smp.name, frozenset(smp.labels.items()))] = smp.value
+    except ValueError as e:
+        check(False, "%s: the scrape parses as OpenMetrics: %s" % (what, e))
+        return {}
+    return got
+
+
 def info(d):
     return ok(d.call("io.statsd.Info", {}), "Info", False)
 

@@ -1,7 +1,9 @@
 """test_statsd.py: the statsd/DogStatsD front door. Raw datagrams over UDP
 and the Unix datagram socket for every protocol feature, with each value
-read back exactly; Debian's python3-statsd as a real client (counter,
-timer, gauge, pipeline); malformed lines (garbage, bad numbers, bad types,
+read back exactly through `statsctl scrape --format openmetrics` (sample
+name, labels and value); Debian's python3-statsd as a real client
+(counter, timer, gauge, set, pipeline; its decr is a counted refusal, as
+a counter never goes down); malformed lines (garbage, bad numbers, bad types,
 empty names, oversize datagrams, invalid UTF-8, 10,000 distinct names),
 also from uid 65534 on the Unix socket, each refused and counted with
 nothing existing changed; rights on the Unix socket; the series caps; TTL
@@ -15,10 +17,11 @@ import re
 import shutil
 import socket
 import sys
+from fractions import Fraction
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (Daemon, check, finish, ok, wait_for, as_user, run,
-                     spawn)  # noqa: E402
+                     scrape_om, spawn)  # noqa: E402
 
 PY = "/usr/bin/python3"
 
@@ -88,7 +91,8 @@ class Front:
         self.wait()
 
     def series(self, type_, name, tags=()):
-        """The kstat of a series, by its path; None if there is none."""
+        """The kstat of a series, by its path; None if there is none.
+        For what the exposition does not show: its owner."""
         want = ["statsd", type_, name] + sorted(set(tags))
         params = {"module": "statsd", "class": "statsd",
                   "name": "/^" + re.escape(name[:30]) + "$/"}
@@ -102,23 +106,31 @@ class Front:
                 return None
             params["cursor"] = r["cursor"]
 
-    def data(self, type_, name, tags=()):
-        k = self.series(type_, name, tags)
-        if not check(k is not None, "series %s %s %s exists" %
-                     (type_, name, tags)):
-            return {}
-        r = ok(self.d.call("io.statsd.Read", {"module": k["module"],
-                                              "instance": k["instance"],
-                                              "name": k["name"]}),
-               "Read", False)
-        return r["data"]
+
+def sample(name, **labels):
+    return (name, frozenset(labels.items()))
 
 
-def expect(f, type_, name, want, tags=()):
-    got = f.data(type_, name, tags)
+def expect(f, want, what):
+    """Each of want's samples ({sample(name, label=value): value}) as the
+    OpenMetrics scrape shows it, exactly."""
+    got = scrape_om(f.d, what)
     for key, v in want.items():
-        check(got.get(key) == v, "%s %s %s: %s = %s, want %s" %
-              (type_, name, list(tags), key, got.get(key), v))
+        check(key in got and got[key] == v, "%s: %s%s = %s, want %s" %
+              (what, key[0], dict(key[1]), got.get(key), v))
+    return got
+
+
+def q(*incs):
+    """A counter's sum of these increments (count/rate each), exactly as
+    statsd keeps it: each in Q32.32, to the nearest 2^-32. The scrape
+    writes it as the shortest double that reads back to it."""
+    return float(Fraction(sum(round(x * 2**32) for x in incs), 2**32))
+
+
+def refused(before, after, reason):
+    key = "statsd_refused_" + reason
+    return after[key] - before[key]
 
 
 # ------------------------------------------------------------ the protocol
@@ -127,36 +139,58 @@ st0 = self_stats(f.d)
 check(st0["statsd_lines"] == 0 and st0["statsd_kernel_drops"] == 0,
       "statsd's own kstat counts the front door")
 
+# A counter is an OpenMetrics counter of the metric's name: its sum (the
+# count scaled by 1/rate), and the values received in _count.
 f.send("t.c:3|c")
-f.send("t.c:3|c\nt.c:1|c|@0.1")       # @0.1: weight 10
-expect(f, "counter", "t.c", {"value.sum": 16, "value.count": 12})
+f.send("t.c:3|c\nt.c:1|c|@0.1")       # @0.1: 10
+expect(f, {sample("statsd_t_c_total"): 16,
+           sample("statsd_t_c_count_total"): 3}, "counter t.c")
+# A sampled count is scaled exactly: 5|c|@0.3 adds 16.67, not 15 or 16.
+f.send("t.q:5|c|@0.3")
+f.send("t.q:1|c|@0.3\nt.q:2.5|c")
+got = expect(f, {sample("statsd_t_q_total"): q(5 / 0.3, 1 / 0.3, 2.5),
+                 sample("statsd_t_q_count_total"): 3}, "counter t.q")
+check(abs(got.get(sample("statsd_t_q_total"), 0) - 22.5) < 1e-8,
+      "t.q: 5/0.3 + 1/0.3 + 2.5 = 22.5, to 2^-32 each")
 
 f.send("t.g:10|g")
 f.send("t.g:+5|g\r\nt.g:-3|g\r\n")     # deltas, CR-LF
-expect(f, "gauge", "t.g", {"value.last": 12})
+expect(f, {sample("statsd_t_g"): 12}, "gauge t.g")
 f.send("t.g:7|g")
-expect(f, "gauge", "t.g", {"value.last": 7})
+expect(f, {sample("statsd_t_g"): 7}, "gauge t.g set")
 
 f.send("t.ms:12.5|ms\nt.ms:2|ms")       # kept in microseconds
-expect(f, "timer", "t.ms", {"value.sum": 14500, "value.min": 2000,
-                            "value.max": 12500, "value.count": 2})
+expect(f, {sample("statsd_t_ms_sum"): 14500, sample("statsd_t_ms_min"): 2000,
+           sample("statsd_t_ms_max"): 12500,
+           sample("statsd_t_ms_count_total"): 2,
+           sample("statsd_t_ms_hist_bucket", le="1999.0"): 0,
+           sample("statsd_t_ms_hist_bucket", le="2999.0"): 1,
+           sample("statsd_t_ms_hist_bucket", le="19999.0"): 2,
+           sample("statsd_t_ms_hist_bucket", le="+Inf"): 2,
+           sample("statsd_t_ms_tdigest_count"): 2}, "timer t.ms")
 f.send("t.h:100|h|@0.5\nt.h:300|h")
-expect(f, "histogram", "t.h", {"value.sum": 500, "value.count": 3,
-                               "value.min": 100, "value.max": 300})
+expect(f, {sample("statsd_t_h_sum"): 500, sample("statsd_t_h_count_total"): 3,
+           sample("statsd_t_h_min"): 100, sample("statsd_t_h_max"): 300},
+       "histogram t.h")
 # DogStatsD 1.1: several values on a line; a distribution's weight 1/rate.
 f.send("t.d:1:2:3|d|@0.25")
-expect(f, "distribution", "t.d", {"value.sum": 24, "value.count": 12,
-                                  "value.min": 1, "value.max": 3})
+expect(f, {sample("statsd_t_d_sum"): 24, sample("statsd_t_d_count_total"): 12,
+           sample("statsd_t_d_min"): 1, sample("statsd_t_d_max"): 3},
+       "distribution t.d")
 f.send("t.s:alice|s\nt.s:bob|s\nt.s:alice:carol|s")
-expect(f, "set", "t.s", {"distinct.last": 3})
+expect(f, {sample("statsd_t_s"): 3}, "set t.s: the distinct count")
 
-# Tags: the set, not their order, names the series.
+# Tags: the set, not their order, names the series; they are its labels.
 f.send("t.tag:1|c|#env:prod,web")
 f.send("t.tag:2|c|#web,env:prod,web")
 f.send("t.tag:5|c|#env:dev")
-expect(f, "counter", "t.tag", {"value.sum": 3}, ["env:prod", "web"])
-expect(f, "counter", "t.tag", {"value.sum": 5}, ["env:dev"])
-check(f.series("counter", "t.tag") is None, "no untagged t.tag")
+got = expect(f, {sample("statsd_t_tag_total", env="prod", web="true"): 3,
+                 sample("statsd_t_tag_total", env="dev"): 5}, "tags")
+check(sample("statsd_t_tag_total") not in got, "no untagged t.tag")
+# The issue's own example.
+f.send("peer.requests:1|c|#env:prod,zone:b/2")
+expect(f, {sample("statsd_peer_requests_total", env="prod", zone="b/2"): 1},
+       "peer.requests with #env:prod")
 # statsctl selects series by their tags (each -t must match).
 STATSCTL = os.environ.get("STATSCTL")
 if check(STATSCTL is not None, "STATSCTL is set"):
@@ -168,26 +202,32 @@ if check(STATSCTL is not None, "STATSCTL is set"):
                 text=True)
         return p.returncode, sorted(ln.split("\t")[1] for ln in
                                     p.stdout.splitlines())
+    # (statsctl prints the counter's fixed point as FreeBSD's Q_TOSTR)
     rc, vals = show("env:prod")
-    check(rc == 0 and vals == ["3"], "show -t env:prod: %s %s" % (rc, vals))
+    check(rc == 0 and vals == ["1.0000", "3.0000"],
+          "show -t env:prod: %s %s" % (rc, vals))
     rc, vals = show("web", "env:prod")
-    check(rc == 0 and vals == ["3"], "show -t web -t env:prod: %s" % vals)
+    check(rc == 0 and vals == ["3.0000"],
+          "show -t web -t env:prod: %s" % vals)
     rc, vals = show("env:dev")
-    check(rc == 0 and vals == ["5"], "show -t env:dev: %s" % vals)
+    check(rc == 0 and vals == ["5.0000"], "show -t env:dev: %s" % vals)
     rc, vals = show("env:dev", "web")
     check(rc != 0 and vals == [], "no series carries both: %s" % vals)
     rc, vals = show("env")
     check(rc != 0, "a tag matches whole, not a prefix: %s" % vals)
 # Any UTF-8 travels, escaped in the path.
 f.send("caf\u00e9:1|c|#city:z\u00fcrich,path:/a/b".encode())
-expect(f, "counter", "caf%C3%A9", {"value.sum": 1},
-       ["city:z%C3%BCrich", "path:%2Fa%2Fb"])
+check(f.series("counter", "caf%C3%A9", ["city:z%C3%BCrich",
+                                        "path:%2Fa%2Fb"]) is not None,
+      "UTF-8 escaped in the kstat2 path")
+expect(f, {sample("statsd_caf_total", city="z\u00fcrich", path="/a/b"): 1},
+       "UTF-8 name and tags")
 
 # The container field and timestamps are taken; an unknown field is
 # skipped and counted, the line still applied.
 before = self_stats(f.d)
 f.send("t.f:1|c|c:0123abcd|T1700000000\nt.f:1|c|e:what|x")
-expect(f, "counter", "t.f", {"value.sum": 2})
+expect(f, {sample("statsd_t_f_total"): 2}, "fields")
 after = self_stats(f.d)
 check(after["statsd_ignored_fields"] - before["statsd_ignored_fields"] == 2,
       "unknown fields counted")
@@ -196,19 +236,37 @@ check(after["statsd_applied"] - before["statsd_applied"] == 2,
 
 # The Unix socket: the sender's uid owns what it makes.
 f.send_unix("u.c:4|c")
-expect(f, "counter", "u.c", {"value.sum": 4})
+expect(f, {sample("statsd_u_c_total"): 4}, "Unix socket")
 check(f.series("counter", "u.c")["owner"] == 0, "owned by its sender")
 f.send_as_nobody(["n.c:2|c", "n.c:3|c"])
-expect(f, "counter", "n.c", {"value.sum": 5})
+expect(f, {sample("statsd_n_c_total"): 5}, "nobody's n.c")
 check(f.series("counter", "n.c")["owner"] == 65534, "nobody owns n.c")
 # ...and may not change another's series.
 before = self_stats(f.d)
 f.send_as_nobody(["u.c:100|c", "t.c:100|c"])
 after = self_stats(f.d)
-check(after["statsd_refused_denied"] - before["statsd_refused_denied"] == 2,
+check(refused(before, after, "denied") == 2,
       "nobody's updates of others' series refused")
-expect(f, "counter", "u.c", {"value.sum": 4})
-expect(f, "counter", "t.c", {"value.sum": 16})
+expect(f, {sample("statsd_u_c_total"): 4, sample("statsd_t_c_total"): 16},
+       "others' series unchanged")
+
+# A counter never goes down: a negative increment refuses its line whole
+# (statsd_refused_negative), as the Prometheus statsd_exporter does;
+# values that go down are a gauge's deltas (-N|g).
+before = self_stats(f.d)
+f.send("t.c:-1|c\nt.c:2:-1|c\nt.new:-1|c")
+f.send_as_nobody(["n.c:-3|c", "n.c:1:-0.5|c|@0.5"])
+after = self_stats(f.d)
+check(refused(before, after, "negative") == 5,
+      "negative increments refused and counted: %d" %
+      refused(before, after, "negative"))
+check(after["statsd_applied"] == before["statsd_applied"],
+      "no negative increment applied")
+got = expect(f, {sample("statsd_t_c_total"): 16,
+                 sample("statsd_t_c_count_total"): 3,
+                 sample("statsd_n_c_total"): 5}, "counters unchanged")
+check(sample("statsd_t_new_total") not in got,
+      "a refused increment makes no series")
 
 # -------------------------------------------------- python3-statsd client
 code = """
@@ -226,23 +284,38 @@ with c.pipeline() as p:
     p.timing('lat', 30)
     p.gauge('level', -12, delta=True)
 """
-before = self_stats(f.d)["statsd_datagrams"]
+before = self_stats(f.d)
 p = run([PY, "-c", code, str(f.port), f.dgram], capture_output=True,
         text=True)
 check(p.returncode == 0, "python3-statsd ran: %s" % p.stderr)
 # eight datagrams: seven plain ones and the pipeline's (python3-statsd's
 # Unix client speaks SOCK_STREAM, not datagrams: UDP only)
-f.sent = before + 8
+f.sent = before["statsd_datagrams"] + 8
 f.wait()
-expect(f, "counter", "py.hits", {"value.sum": 4, "value.count": 4})
-expect(f, "timer", "py.lat", {"value.sum": 42000, "value.count": 2})
-expect(f, "gauge", "py.level", {"value.last": 30})
-expect(f, "set", "py.users", {"distinct.last": 1})
+after = self_stats(f.d)
+# decr('hits', 2) sends hits:-2|c: refused, counted; the rest applied.
+check(refused(before, after, "negative") == 1, "python's decr refused")
+check(after["statsd_applied"] - before["statsd_applied"] == 9,
+      "python's other lines applied: %d" %
+      (after["statsd_applied"] - before["statsd_applied"]))
+expect(f, {sample("statsd_py_hits_total"): 6,
+           sample("statsd_py_hits_count_total"): 3,
+           sample("statsd_py_lat_sum"): 42000,
+           sample("statsd_py_lat_count_total"): 2,
+           sample("statsd_py_level"): 30,
+           sample("statsd_py_users"): 1}, "python3-statsd")
 # ------------------------------------------------------------ bad input
-snapshot = {}
-for t, n in (("counter", "t.c"), ("gauge", "t.g"), ("timer", "t.ms"),
-             ("set", "t.s"), ("counter", "n.c")):
-    snapshot[(t, n)] = f.data(t, n)
+# What the bad input must leave as it is: every sample of these series.
+MINE = ("statsd_t_", "statsd_n_c")
+
+
+def mine():
+    return {k: v for k, v in scrape_om(f.d, "snapshot").items()
+            if k[0].startswith(MINE)}
+
+
+snapshot = mine()
+check(len(snapshot) > 100, "a snapshot of %d samples" % len(snapshot))
 
 BAD = [
     ("garbage", "syntax"),
@@ -319,8 +392,10 @@ check(made + capped == 10000, "10,000 names: made %d + capped %d" %
       (made, capped))
 check(capped > 0 and made <= 1000,
       "the cap held: %d series" % after["statsd_series"])
-for key, old in snapshot.items():
-    check(f.data(*key) == old, "%s %s unchanged by bad input" % key)
+now = mine()
+check(now == snapshot, "bad input changed nothing: %s" %
+      sorted(k for k in set(now) | set(snapshot)
+             if now.get(k) != snapshot.get(k))[:5])
 check(f.d.alive(), "statsd still serves")
 
 f.d.stop()
@@ -332,7 +407,9 @@ g.send("keep.x:5|c\ndrop.y:1|c\na:1|c\nb:1|c")
 check(self_stats(g.d)["statsd_refused_cap"] == 1, "UDP's own cap: 3")
 wait_for(lambda: self_stats(g.d)["statsd_series_expired"] >= 3,
          "idle series to expire")
-check(g.series("counter", "drop.y") is None, "an idle series is removed")
+check(sample("statsd_drop_y_total") not in scrape_om(g.d, "expired"),
+      "an idle series is removed")
+# Dormancy is a kstat flag the exposition does not show: Chain.
 ch = ok(g.d.call("io.statsd.Chain", {"dormant": True}), "Chain", False)
 dormant = [k for k in ch["kstats"]
            if k.get("path") == ["statsd", "counter", "keep.x"]]
@@ -340,7 +417,7 @@ check(len(dormant) == 1 and sorted(dormant[0]["flags"]) ==
       ["DORMANT", "PERSISTENT"], "an idle PERSISTENT series sleeps: %s" %
       dormant)
 g.send("keep.x:1|c")
-expect(g, "counter", "keep.x", {"value.sum": 6})
+expect(g, {sample("statsd_keep_x_total"): 6}, "a PERSISTENT series wakes")
 g.d.stop()
 
 # ------------------------------------------------------ socket activation
@@ -373,8 +450,8 @@ if ACTIVATE is not None:
     a.d = h
     a.sent = 2
     a.wait()
-    expect(a, "counter", "act.unix", {"value.sum": 2})
-    expect(a, "counter", "act.udp", {"value.sum": 3})
+    expect(a, {sample("statsd_act_unix_total"): 2,
+               sample("statsd_act_udp_total"): 3}, "socket activation")
     proc.terminate()
     check(proc.wait(timeout=30) == 0, "activated statsd exits 0")
     log.close()

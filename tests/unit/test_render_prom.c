@@ -225,6 +225,75 @@ START_TEST(names_labels_and_passes)
 }
 END_TEST
 
+/*
+ * A statsd counter: an unsigned fixed-point SUM (a counter, the metric's
+ * own name) and COUNT, each rendered exactly: the shortest double that
+ * reads back to it, or its decimal expansion past a double's 53 bits. A
+ * series with a distribution (a timer) keeps every kind's suffix.
+ */
+START_TEST(series_fixed_point_counter)
+{
+	static const char *const names[] = { "value" };
+	int tpl = unit_tpl("promq");
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 1, NULL };
+	char *t;
+	/* 5/0.3 in Q32.32, as statsd's series.c makes it */
+	int64_t x = (int64_t)nearbyint(ldexp(5 / 0.3, STATS_Q64_FBITS));
+
+	UNIT_ADD(tpl, 0, "value", VSD_DTYPE_Q_U64, 0, STATS_VSS_SUM(),
+	    STATS_VSS_COUNT());
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, x, 1, 0), 0);
+	ks_hdr_init(&h, "statsd", 9, "t.q", "statsd", KSTAT_TYPE_BLOB, 0,
+	    NULL);
+	snprintf(h.path, sizeof(h.path), "%s", "statsd/counter/t.q/env:prod");
+	t = render(&v, true, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE statsd_t_q counter\n"));
+	ck_assert_ptr_nonnull(strstr(t,
+	    "statsd_t_q_total{env=\"prod\"} 16.666666666744277\n"));
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE statsd_t_q_count counter\n"));
+	ck_assert_ptr_nonnull(strstr(t,
+	    "statsd_t_q_count_total{env=\"prod\"} 1\n"));
+	free(t);
+	/* 2^31 + 2^-32: 64 significant bits, its decimal expansion. */
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, STATS_OPF_UNSIGNED,
+	    (int64_t)(((uint64_t)1 << 63) + 1 - (uint64_t)x), 1, 0), 0);
+	t = render(&v, true, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "statsd_t_q_total{env=\"prod\"} "
+	    "2147483648.00000000023283064365386962890625\n"));
+	free(t);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
+START_TEST(series_timer_keeps_suffixes)
+{
+	static const char *const names[] = { "value" };
+	int tpl = unit_tpl("promtm");
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 1, NULL };
+	char *t;
+
+	UNIT_ADD(tpl, 0, "value", VSD_DTYPE_INT_S64, 0, STATS_VSS_SUM(),
+	    STATS_VSS_TDGSTCLUST64(20, 4));
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_XY, 0, 7, 1, 0), 0);
+	ks_hdr_init(&h, "statsd", 9, "t.ms", "statsd", KSTAT_TYPE_BLOB, 0,
+	    NULL);
+	snprintf(h.path, sizeof(h.path), "%s", "statsd/timer/t.ms");
+	t = render(&v, true, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "statsd_t_ms_sum{} 7\n"));
+	ck_assert_ptr_null(strstr(t, "statsd_t_ms{"));
+	free(t);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 /* A statsd series: named by its metric, labelled by its tags; a kstat2
  * path's segments are labels of other kstats. */
 START_TEST(series_tags_and_paths)
@@ -247,7 +316,10 @@ START_TEST(series_tags_and_paths)
 	ck_assert_str_eq(prom_stem(&h, stem, sizeof(stem)),
 	    "statsd_peer_requests_in");
 	t = render(&v, false, NULL, NULL);
-	ck_assert_ptr_nonnull(strstr(t, "statsd_peer_requests_in_sum_total{"
+	/* One number (a SUM only): the metric's own name. */
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE statsd_peer_requests_in_total "
+	    "counter\n"));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_peer_requests_in_total{"
 	    "bare=\"true\",env=\"prod\",tag_le=\"x\",q=\"a\\\\b\\\"\"} 4\n"));
 	ck_assert_ptr_null(strstr(t, "module="));
 	free(t);
@@ -384,6 +456,8 @@ render_prom_suite(void)
 	tcase_add_test(tc, summary_quantiles);
 	tcase_add_test(tc, names_labels_and_passes);
 	tcase_add_test(tc, series_tags_and_paths);
+	tcase_add_test(tc, series_fixed_point_counter);
+	tcase_add_test(tc, series_timer_keeps_suffixes);
 	tcase_add_test(tc, linux_kinds);
 	tcase_add_test(tc, conflicting_types);
 	tcase_add_test(tc, quantile_list);

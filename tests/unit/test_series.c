@@ -7,7 +7,9 @@
  * behind the table's back made again.
  */
 #include <errno.h>
+#include <math.h>
 
+#include "blob.h"
 #include "daemon_statsd.h"
 #include "series.h"
 
@@ -48,11 +50,31 @@ find(struct statsd *d, const char *path)
 	return NULL;
 }
 
+/* A counter's SUM or COUNT as stored: Q32.32. */
+static uint64_t
+q_of(const struct reg_kstat *k, int stype)
+{
+	u64q_t q = 0;
+
+	ck_assert_int_eq(stats_voistat_fetch_uq64((struct statsblob *)
+	    registry_blob_peek(k), 0, stype, &q), 0);
+	return q;
+}
+
+/* A whole statistic; a counter's fixed point must hold a whole number. */
 static int64_t
 stat_of(const struct reg_kstat *k, uint16_t voi, int stype)
 {
+	const struct statsblobv1 *b = (const struct statsblobv1 *)
+	    registry_blob_peek(k);
 	int64_t v = 0;
 
+	if (b->vois[voi].dtype == VSD_DTYPE_Q_U64) {
+		uint64_t q = q_of(k, stype);
+
+		ck_assert_uint_eq(q & 0xffffffffu, 0);
+		return (int64_t)(q >> STATS_Q64_FBITS);
+	}
 	ck_assert_int_eq(stats_voistat_fetch_s64((struct statsblob *)
 	    registry_blob_peek(k), voi, stype, &v), 0);
 	return v;
@@ -141,12 +163,37 @@ START_TEST(updates_of_each_type)
 	struct reg_kstat *k;
 
 	fx_start(&f);
-	/* c: SUM += v/rate, COUNT += 1/rate */
+	/* c: SUM += v/rate, COUNT += 1 a value */
 	feed(f.s, &root, "c:3|c", 1);
 	feed(f.s, &root, "c:2|c|@0.25", 1);
 	k = find(&f.d, "statsd/counter/c");
 	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 11);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 2);
+	/* ... by fractions: 5/0.3 in Q32.32, not 15 (5·3) or 16 */
+	feed(f.s, &root, "c:5|c|@0.3", 1);
+	ck_assert_uint_eq(q_of(k, VS_STYPE_SUM), ((uint64_t)11 << 32) +
+	    (uint64_t)nearbyint(ldexp(5 / 0.3, STATS_Q64_FBITS)));
+	ck_assert_uint_eq(q_of(k, VS_STYPE_SUM) >> 32, 27);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 3);
+	/* A counter does not go down: a negative increment refuses the
+	 * line whole (its other values too), and makes no series. */
+	ck_assert_int_eq(feed(f.s, &root, "c:1:-2|c", 1), SERIES_NEGATIVE);
+	ck_assert_int_eq(feed(f.s, &root, "c:-0.5|c|@0.5", 1),
+	    SERIES_NEGATIVE);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 3);
+	ck_assert_int_eq(feed(f.s, &root, "neg:-1|c", 1), SERIES_NEGATIVE);
+	ck_assert_ptr_null(find(&f.d, "statsd/counter/neg"));
+	ck_assert_int_eq(feed(f.s, &root, "c:+0:-0|c", 1), SERIES_OK);
 	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 5);
+	/* Q32.32 ends below 2^32: past it a line is refused, the sum stays */
+	ck_assert_int_eq(feed(f.s, &root, "big:2000000000:2000000000|c", 1),
+	    SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "big:300000000|c", 1), SERIES_RANGE);
+	ck_assert_int_eq(stat_of(find(&f.d, "statsd/counter/big"), 0,
+	    VS_STYPE_SUM), 4000000000);
+	/* one line's count/rate fits the update's 63 bits: below 2^31 */
+	ck_assert_int_eq(feed(f.s, &root, "big2:1|c|@0.0000000001", 1),
+	    SERIES_RANGE);
 	/* g: set, then deltas */
 	feed(f.s, &root, "g:10|g", 1);
 	feed(f.s, &root, "g:-4|g", 1);

@@ -88,6 +88,31 @@ START_TEST(strings)
 }
 END_TEST
 
+/* JSON text: UTF-8 as it is, other bytes past ASCII as code points. */
+START_TEST(json_strings)
+{
+	static const struct { const char *in, *out; } c[] = {
+		{ "z\xc3\xbcrich", "\"z\xc3\xbcrich\"" },
+		{ "\xe2\x82\xac \xf0\x9f\x98\x80", "\"\xe2\x82\xac \xf0\x9f\x98\x80\"" },
+		{ "a\"b\\c\n", "\"a\\\"b\\\\c\\n\"" },
+		{ "\xe9t\xe9", "\"\\u00e9t\\u00e9\"" },	/* Latin-1 */
+		{ "\xc0\x80", "\"\\u00c0\\u0080\"" },	/* overlong */
+		{ "\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\"" },	/* surrogate */
+		{ "\xc3", "\"\\u00c3\"" },		/* cut short */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct sbuf *sb = sbuf_new_auto();
+
+		stat_json_string(sb, c[i].in, strlen(c[i].in));
+		ck_assert_int_eq(sbuf_finish(sb), 0);
+		ck_assert_str_eq(sbuf_data(sb), c[i].out);
+		sbuf_delete(sb);
+	}
+}
+END_TEST
+
 START_TEST(helper_refusals)
 {
 	struct voistatspec v = { .stype = VS_STYPE_SUM };
@@ -141,6 +166,7 @@ stat_scalar_suite(void)
 	tcase_add_test(tc, count_and_last);
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, helper_refusals);
+	tcase_add_test(tc, json_strings);
 	tcase_add_test(tc, named_data_types);
 	suite_add_tcase(s, tc);
 	return s;

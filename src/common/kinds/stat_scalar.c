@@ -237,12 +237,43 @@ stat_last_check(const struct voistatdata *vsd, uint16_t dsz,
 	return NULL;
 }
 
+/* The length of the well-formed UTF-8 sequence of 2 to 4 bytes at s (of
+ * n), or 0: no overlong form, surrogate or code point past U+10FFFF. */
+static size_t
+utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t k, j;
+	unsigned cp;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		k = 1;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		k = 2;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		k = 3;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (n <= k)
+		return 0;
+	for (j = 1; j <= k; j++) {
+		if ((s[j] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[j] & 0x3f);
+	}
+	if ((k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return k + 1;
+}
+
 void
 stat_json_string(struct sbuf *buf, const char *s, size_t len)
 {
-	size_t i;
-
-	size_t run;
+	size_t i, run, u;
 
 	sbuf_putc(buf, '"');
 	for (i = 0; i < len; i++) {
@@ -260,11 +291,17 @@ stat_json_string(struct sbuf *buf, const char *s, size_t len)
 			continue;
 		}
 		/*
-		 * RFC 8259's escapes only, never kstat(1M)'s invalid "\?";
-		 * bytes past ASCII are shown as code points, so the output is
-		 * valid JSON whatever a provider stored.
+		 * RFC 8259's escapes only, never kstat(1M)'s invalid "\?".
+		 * UTF-8 is JSON's own text and goes as it is (a statsd tag
+		 * "city:zürich" reaches statsctl as itself); any other byte
+		 * past ASCII is shown as the code point of its value, so the
+		 * output is valid JSON whatever a provider stored.
 		 */
-		if (c == '"' || c == '\\')
+		if (c >= 0x80 && (u = utf8_seq((const unsigned char *)s + i,
+		    len - i)) > 0) {
+			sbuf_bcat(buf, s + i, u);
+			i += u - 1;
+		} else if (c == '"' || c == '\\')
 			sbuf_printf(buf, "\\%c", c);
 		else if (c == '\n')
 			sbuf_cat(buf, "\\n");

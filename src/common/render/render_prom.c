@@ -593,6 +593,28 @@ put_numeric(struct sbuf *sb, enum vsd_dtype dt,
 	}
 }
 
+/*
+ * A fixed-point value exactly: as the shortest double that reads back to
+ * it when a double holds it (up to 53 significant bits: 16.666666666744277
+ * for a Q32.32 16.67, 5 for 5.0), else as its exact decimal expansion
+ * (numeric_format()), which a reader parses to the nearest double.
+ */
+static void
+put_q(struct sbuf *sb, enum vsd_dtype dt, const struct voistatdata_numeric *n)
+{
+	uint64_t mag = 0;
+
+	if (dt == VSD_DTYPE_Q_U64)
+		mag = n->q64.uq64;
+	else if (dt == VSD_DTYPE_Q_S64)
+		mag = n->q64.sq64 < 0 ? (uint64_t)0 - (uint64_t)n->q64.sq64 :
+		    (uint64_t)n->q64.sq64;
+	if (mag != 0 && 64 - __builtin_clzll(mag) - __builtin_ctzll(mag) > 53)
+		(void)numeric_format(sb, dt, n);
+	else
+		put_double(sb, numeric_to_double(dt, n), false);
+}
+
 /* A scalar statistic (SUM, MIN, MAX, LAST, COUNT): one series. */
 static void
 put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
@@ -626,6 +648,8 @@ put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
 	numeric_load((enum vsd_dtype)vs->dtype, vsd, &num);
 	if (factor == 1.0 && !dtype_info[vs->dtype].is_q)
 		put_numeric(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
+	else if (factor == 1.0)
+		put_q(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
 	else
 		put_double(c->o->buf, numeric_to_double(
 		    (enum vsd_dtype)vs->dtype, &num) * factor, false);
@@ -728,7 +752,7 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 	enum vsd_dtype vd = (enum vsd_dtype)v->dtype;
 	struct voistatdata_numeric max;
 	struct voistatdata *w = (struct voistatdata *)vsd;
-	bool integer, has_sum, have_prev = false;
+	bool integer, has_sum, have_prev = false, neg = false;
 	uint64_t oob, cum, total = 0;
 	double sum = 0, le, prev = 0;
 	uint16_t i, n;
@@ -765,12 +789,17 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 		if (have_prev && le <= prev)
 			continue;	/* not above the last: merged into it */
 		put_bucket(c, le, cum);
+		neg = neg || le < 0;
 		prev = le;
 		have_prev = true;
 	}
 	total += oob;
 	put_bucket(c, INFINITY, total);
-	has_sum = voi_sum(b, v, &sum);
+	/* OpenMetrics has no _sum for a histogram with a bucket below 0
+	 * (its sum need not grow), and no _count without one: a statsd
+	 * timer's band below 0 is one. The VOI's SUM and COUNT are still
+	 * series of their own. */
+	has_sum = voi_sum(b, v, &sum) && !(c->o->om && neg);
 	put_sum_count(c, has_sum, sum, total);
 }
 
@@ -928,6 +957,28 @@ put_raw(struct pctx *c, const struct voistatdata *vsd, const char *voi)
 		    1) % r->entries_max].x, true);
 }
 
+/*
+ * Does the VOI keep scalar statistics only (SUM, COUNT, MIN, MAX, LAST)?
+ * A statsd series' VOI that does is one number, as a named kstat's value
+ * is: a counter's SUM, a gauge's LAST, a set's distinct count. Its
+ * primary statistic (flat_primary()) then takes the metric's own name,
+ * peer.requests' SUM statsd_peer_requests_total, and the others keep
+ * their kind's suffix. A VOI with a distribution (HIST, TDGST, LIST) has
+ * no one value.
+ */
+static bool
+voi_is_scalar(const struct statsblobv1 *b, const struct voi *v)
+{
+	int s;
+
+	for (s = 1; s <= v->voistatmaxid; s++)
+		if (blob_stat(b, v, s) != NULL && s != VS_STYPE_SUM &&
+		    s != VS_STYPE_COUNT && s != VS_STYPE_MIN &&
+		    s != VS_STYPE_MAX && s != VS_STYPE_LAST)
+			return false;
+	return true;
+}
+
 int
 prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
     char *next, size_t nextlen)
@@ -972,9 +1023,10 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 			memcpy(c.vpart, c.name + c.stemlen, c.vlen + 1);
 			c.vsrc = name;
 		}
-		if (own && (prim = flat_primary(view->sb, v)) != NULL)
+		if ((own || (c.statsd_series && voi_is_scalar(b, v))) &&
+		    (prim = flat_primary(view->sb, v)) != NULL)
 			put_scalar(&c, v, prim, blob_vsd(b, prim), name,
-			    name != NULL);
+			    name != NULL || c.statsd_series);
 		for (s = 1; s <= v->voistatmaxid; s++) {
 			const struct stype_ops *ops = &stype_ops[s];
 			const struct voistatdata *vsd;
