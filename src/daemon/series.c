@@ -56,6 +56,9 @@ struct series_ent {
 	uint8_t		 type;
 	uint32_t	 name_len;
 	uint32_t	 ntags;
+	/* Timers, histograms, distributions: the fraction of 1/rate the
+	 * whole weights so far have left out (series_weight()). */
+	double		 carry;
 	uint8_t		*hll;		/* sets: HLL_M registers */
 	const char	*name;		/* in bytes[] */
 	const char	**tag;		/* sorted, distinct; into bytes[] */
@@ -706,6 +709,33 @@ series_negative(const struct sl_line *l)
 	return false;
 }
 
+/* Weights past this are not whole numbers a double holds exactly. */
+#define SERIES_WEIGHT_MAX	4503599627370496.0	/* 2^52 */
+
+/*
+ * The weight of one sampled value of a timer, histogram or distribution:
+ * 1/rate, whole (the (X, Y) model's weights are counts), with the
+ * fraction carried to the series' next value (error diffusion): ten
+ * values at @0.3 weigh 3, 3, 4, 3, 3, 4, ... 33 in all, not 30, and the
+ * total stays within one of values/rate whatever the rates.
+ * Returns: whether the weight fits (a rate below 2^-52 does not).
+ */
+static bool
+series_weight(struct series_ent *e, double rate, int64_t *ret)
+{
+	double w = e->carry + 1.0 / rate, y;
+
+	if (!(w < SERIES_WEIGHT_MAX))
+		return false;
+	/* A total a hair below a whole number is that number: 1/0.75 is
+	 * rounded, and three of them make 3.9999999999999996, not 4. (The
+	 * carry may then be a hair below 0; w stays above 1 - 1e-9.) */
+	y = floor(w + 1e-9);
+	e->carry = w - y;
+	*ret = (int64_t)y;	/* ≥ 1: rate ≤ 1 */
+	return true;
+}
+
 static enum series_result
 series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
     const struct sl_line *l, uint64_t now)
@@ -715,21 +745,19 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 	enum series_result res = SERIES_OK;
 	struct sl_value v;
 	uint32_t pos = 0;
-	/* The weight of a sampled line: 1/rate, whole (the (X, Y) model's
-	 * weights are counts). */
-	int64_t y = (int64_t)llround(1.0 / l->rate), x;
+	/* A counter's count scaled by 1/rate is X itself, in the VOI's fixed
+	 * point (5|c|@0.3 adds 16.67, not 15 or 16); Y = 1, so COUNT counts
+	 * the values received. */
+	int64_t y = 1, x;
 
-	if (y < 1)
-		y = 1;
-	if (l->type == SL_COUNTER) {
-		/* The count scaled by 1/rate is X itself, in the VOI's
-		 * fixed point (5|c|@0.3 adds 16.67, not 15 or 16); Y = 1,
-		 * so COUNT counts the values received. */
-		y = 1;
-	}
 	while (sl_value_next(l, &pos, &v)) {
 		int rc;
 
+		if (l->type != SL_COUNTER && l->type != SL_GAUGE &&
+		    l->type != SL_SET && !series_weight(e, l->rate, &y)) {
+			res = SERIES_RANGE;
+			continue;
+		}
 		if (l->type == SL_SET) {
 			uint64_t h = series_mix(series_fnv(v.s, v.len,
 			    FNV_BASIS));
@@ -774,12 +802,64 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 	return res;
 }
 
+/* The tag a DogStatsD container field |c:<id> becomes, and room for it
+ * (statsd_tag_max bounds the id: at most 244 bytes). */
+#define SERIES_CTAG		"container_id:"
+#define SERIES_CTAG_LEN		(sizeof(SERIES_CTAG) - 1)
+#define SERIES_CTAG_MAX		(SERIES_CTAG_LEN + 256)
+
+/* Is (t, n) a container_id tag, bare or with a value? */
+static bool
+series_is_ctag(const char *t, uint32_t n)
+{
+	return (n == SERIES_CTAG_LEN - 1 && memcmp(t, SERIES_CTAG, n) == 0) ||
+	    (n >= SERIES_CTAG_LEN && memcmp(t, SERIES_CTAG,
+	    SERIES_CTAG_LEN) == 0);
+}
+
+/*
+ * A line's tags into tag[] (room for SL_PATH_TAGS_MAX + 1): its #tags,
+ * and its DogStatsD container field |c:<id> as the tag container_id:<id>
+ * (written in ctag, SERIES_CTAG_MAX bytes), as DogStatsD's origin
+ * detection tags the point with the container it came from. The field
+ * wins: a container_id tag the line also carries is left out.
+ * Returns: false for more than SL_PATH_TAGS_MAX tags.
+ */
+static bool
+series_tags(const struct sl_line *l, const char **tag, uint32_t *tag_len,
+    uint32_t *ret_n, char *ctag)
+{
+	uint32_t n = 0, pos = 0, tl;
+	const char *t;
+
+	while (sl_tag_next(l->tags, l->tags_len, &pos, &t, &tl)) {
+		if (l->container != NULL && series_is_ctag(t, tl))
+			continue;
+		if (n == SL_PATH_TAGS_MAX)
+			return false;
+		tag[n] = t;
+		tag_len[n++] = tl;
+	}
+	if (l->container != NULL) {
+		if (n == SL_PATH_TAGS_MAX ||
+		    l->container_len > SERIES_CTAG_MAX - SERIES_CTAG_LEN)
+			return false;
+		memcpy(ctag, SERIES_CTAG, SERIES_CTAG_LEN);
+		memcpy(ctag + SERIES_CTAG_LEN, l->container, l->container_len);
+		tag[n] = ctag;
+		tag_len[n++] = (uint32_t)SERIES_CTAG_LEN + l->container_len;
+	}
+	*ret_n = n;
+	return true;
+}
+
 enum series_result
 series_apply(struct series *s, const struct series_src *src,
     const struct sl_line *l, uint64_t now)
 {
 	const char *tag[SL_PATH_TAGS_MAX + 1];
-	uint32_t tag_len[SL_PATH_TAGS_MAX + 1], ntags = 0, pos = 0;
+	uint32_t tag_len[SL_PATH_TAGS_MAX + 1], ntags = 0;
+	char ctag[SERIES_CTAG_MAX];
 	struct series_ent **slot, *e;
 	struct reg_kstat *k;
 	struct statsblob *sb;
@@ -789,10 +869,8 @@ series_apply(struct series *s, const struct series_src *src,
 	/* Refused before its series is looked up: it makes none either. */
 	if (l->type == SL_COUNTER && series_negative(l))
 		return SERIES_NEGATIVE;
-	while (sl_tag_next(l->tags, l->tags_len, &pos, &tag[ntags],
-	    &tag_len[ntags]))
-		if (++ntags > SL_PATH_TAGS_MAX)
-			return SERIES_TOOLONG;
+	if (!series_tags(l, tag, tag_len, &ntags, ctag))
+		return SERIES_TOOLONG;
 	h = series_key(l->type, l->name, l->name_len, tag, tag_len, ntags);
 	slot = series_slot(s, h, l->type, l->name, l->name_len, tag, tag_len,
 	    ntags);
@@ -814,10 +892,8 @@ series_apply(struct series *s, const struct series_src *src,
 		if (i < s->cap)
 			series_unslot(s, i);
 		series_ent_free(s, e);
-		pos = ntags = 0;
-		while (sl_tag_next(l->tags, l->tags_len, &pos, &tag[ntags],
-		    &tag_len[ntags]))
-			ntags++;
+		/* (series_make() sorted tag[] and dropped repeats) */
+		(void)series_tags(l, tag, tag_len, &ntags, ctag);
 		res = series_make(s, src, l, tag, tag_len, ntags, now, &e);
 		if (res != SERIES_OK)
 			return res;

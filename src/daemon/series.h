@@ -3,7 +3,10 @@
  * metric type, name and tag set; it is one kstat (module "statsd", class
  * "statsd", its name and tags in its kstat2 path: statsd_line.h), made on
  * its first line from the type's template and updated by every line after
- * it with (X, Y) updates, Y = 1/rate. The table finds a line's series
+ * it with (X, Y) updates: a counter's X = count/rate in fixed point, the
+ * others' Y = 1/rate made whole with the fraction carried to the series'
+ * next value. A DogStatsD container field is the tag container_id. The
+ * table finds a line's series
  * without copying or sorting its tags; a series idle for the TTL expires
  * (a PERSISTENT one goes dormant with its data, and wakes with its next
  * line). Caps on series per source and in all bound what senders can

@@ -177,6 +177,11 @@ f.send("t.d:1:2:3|d|@0.25")
 expect(f, {sample("statsd_t_d_sum"): 24, sample("statsd_t_d_count_total"): 12,
            sample("statsd_t_d_min"): 1, sample("statsd_t_d_max"): 3},
        "distribution t.d")
+# Whole weights, the fraction carried: ten values at @0.3 weigh 33, not 30.
+f.send("\n".join(["t.w:2|h|@0.3"] * 7 + ["t.w:2:2:2|h|@0.3"]))
+expect(f, {sample("statsd_t_w_count_total"): 33, sample("statsd_t_w_sum"): 66,
+           sample("statsd_t_w_hist_bucket", le="+Inf"): 33,
+           sample("statsd_t_w_tdigest_count"): 33}, "weights of @0.3")
 f.send("t.s:alice|s\nt.s:bob|s\nt.s:alice:carol|s")
 expect(f, {sample("statsd_t_s"): 3}, "set t.s: the distinct count")
 
@@ -223,23 +228,35 @@ check(f.series("counter", "caf%C3%A9", ["city:z%C3%BCrich",
 expect(f, {sample("statsd_caf_total", city="z\u00fcrich", path="/a/b"): 1},
        "UTF-8 name and tags")
 
-# The container field and timestamps are taken; an unknown field is
-# skipped and counted, the line still applied.
+# The container field is the tag container_id (over a container_id tag of
+# the line's own); timestamps are taken; an unknown field is skipped and
+# counted, the line still applied.
 before = self_stats(f.d)
 f.send("t.f:1|c|c:0123abcd|T1700000000\nt.f:1|c|e:what|x")
-expect(f, {sample("statsd_t_f_total"): 2}, "fields")
+f.send("t.f:2|c|#container_id:mine,env:prod|c:0123abcd\n"
+       "t.f:4|c|#container_id:mine")
+expect(f, {sample("statsd_t_f_total", container_id="0123abcd"): 1,
+           sample("statsd_t_f_total", container_id="0123abcd", env="prod"): 2,
+           sample("statsd_t_f_total", container_id="mine"): 4,
+           sample("statsd_t_f_total"): 1}, "fields")
 after = self_stats(f.d)
 check(after["statsd_ignored_fields"] - before["statsd_ignored_fields"] == 2,
       "unknown fields counted")
-check(after["statsd_applied"] - before["statsd_applied"] == 2,
+check(after["statsd_applied"] - before["statsd_applied"] == 4,
       "lines with unknown fields applied")
 
 # The Unix socket: the sender's uid owns what it makes.
 f.send_unix("u.c:4|c")
 expect(f, {sample("statsd_u_c_total"): 4}, "Unix socket")
 check(f.series("counter", "u.c")["owner"] == 0, "owned by its sender")
-f.send_as_nobody(["n.c:2|c", "n.c:3|c"])
-expect(f, {sample("statsd_n_c_total"): 5}, "nobody's n.c")
+before = self_stats(f.d)
+f.send_as_nobody(["n.c:2|c", "n.c:3|c", "n.c:1|c|c:ctr",
+                  "n.c:1|c|#a,b,c,d,e,f,g,h,i,j,k,l,m|c:ctr"])
+check(refused(before, self_stats(f.d), "toolong") == 1,
+      "the container tag is the 14th: past a path's 13")
+expect(f, {sample("statsd_n_c_total"): 5,
+           sample("statsd_n_c_total", container_id="ctr"): 1},
+       "nobody's n.c")
 check(f.series("counter", "n.c")["owner"] == 65534, "nobody owns n.c")
 # ...and may not change another's series.
 before = self_stats(f.d)

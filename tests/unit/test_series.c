@@ -367,6 +367,89 @@ START_TEST(many_series_grow_the_table)
 }
 END_TEST
 
+/* Whole weights of 1/rate, the fraction carried to the series' next
+ * value: the totals stay within one of values/rate. */
+START_TEST(fractional_weights_carried)
+{
+	struct fixture f;
+	struct reg_kstat *k;
+	int i;
+
+	fx_start(&f);
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(feed(f.s, &root, "w:2|h|@0.3", 1), SERIES_OK);
+	k = find(&f.d, "statsd/histogram/w");
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 33);	/* not 30 */
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 66);
+	/* DogStatsD 1.1 values weigh one by one: 3, 3, 4 */
+	feed(f.s, &root, "d:1:1:1|d|@0.3", 1);
+	k = find(&f.d, "statsd/distribution/d");
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 10);
+	for (i = 0; i < 4; i++)
+		feed(f.s, &root, "t:1|ms|@0.4", 1);
+	k = find(&f.d, "statsd/timer/t");
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 10);
+	/* each series carries its own fraction */
+	feed(f.s, &root, "a:1|h|@0.5", 1);
+	feed(f.s, &root, "b:1|h|@0.75", 1);
+	feed(f.s, &root, "b:1|h|@0.75", 1);
+	feed(f.s, &root, "b:1|h|@0.75", 1);
+	ck_assert_int_eq(stat_of(find(&f.d, "statsd/histogram/a"), 0,
+	    VS_STYPE_COUNT), 2);
+	ck_assert_int_eq(stat_of(find(&f.d, "statsd/histogram/b"), 0,
+	    VS_STYPE_COUNT), 4);
+	/* 1000 values at a rate 1/1.7: 1700, to within one */
+	for (i = 0; i < 1000; i++)
+		feed(f.s, &root, "r:1|h|@0.588235294117647", 1);
+	ck_assert_int_ge(stat_of(find(&f.d, "statsd/histogram/r"), 0,
+	    VS_STYPE_COUNT), 1699);
+	ck_assert_int_le(stat_of(find(&f.d, "statsd/histogram/r"), 0,
+	    VS_STYPE_COUNT), 1700);
+	/* a weight a double cannot hold whole: refused, counted */
+	ck_assert_int_eq(feed(f.s, &root, "w:2|h|@1e-300", 1), SERIES_RANGE);
+	ck_assert_int_eq(stat_of(find(&f.d, "statsd/histogram/w"), 0,
+	    VS_STYPE_COUNT), 33);
+	fx_stop(&f);
+}
+END_TEST
+
+/* DogStatsD's container field is the tag container_id:<id>; it wins
+ * over a container_id tag on the same line. */
+START_TEST(container_field_is_a_tag)
+{
+	struct fixture f;
+	struct reg_kstat *k;
+
+	fx_start(&f);
+	ck_assert_int_eq(feed(f.s, &root, "c1:1|c|c:abc123", 1), SERIES_OK);
+	k = find(&f.d, "statsd/counter/c1/container_id:abc123");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 1);
+	ck_assert_int_eq(feed(f.s, &root, "c1:1|c|#env:prod|c:abc123", 1),
+	    SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root,
+	    "c1:2|c|c:abc123|#container_id:other,env:prod,container_id", 1),
+	    SERIES_OK);
+	k = find(&f.d, "statsd/counter/c1/container_id:abc123/env:prod");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 3);
+	/* without the field, the tag is the line's own */
+	ck_assert_int_eq(feed(f.s, &root, "c1:4|c|#container_id:other", 1),
+	    SERIES_OK);
+	k = find(&f.d, "statsd/counter/c1/container_id:other");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 4);
+	/* it counts among the 13 tags a path holds; an empty field is none */
+	ck_assert_int_eq(feed(f.s, &root,
+	    "c2:1|c|#a,b,c,d,e,f,g,h,i,j,k,l,m|c:x", 1), SERIES_TOOLONG);
+	ck_assert_int_eq(feed(f.s, &root,
+	    "c2:1|c|#a,b,c,d,e,f,g,h,i,j,k,l|c:x", 1), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "c3:1|c|c:", 1), SERIES_OK);
+	ck_assert_ptr_nonnull(find(&f.d, "statsd/counter/c3"));
+	fx_stop(&f);
+}
+END_TEST
+
 START_TEST(configured_templates)
 {
 	struct reg_owner user = { 1000, false, false };
@@ -432,6 +515,8 @@ series_suite(void)
 	tcase_add_test(tc, expiry_and_persistence);
 	tcase_add_test(tc, many_series_grow_the_table);
 	tcase_add_test(tc, configured_templates);
+	tcase_add_test(tc, fractional_weights_carried);
+	tcase_add_test(tc, container_field_is_a_tag);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
