@@ -128,13 +128,15 @@ m_template_list(struct vl_call *call, json_t *params)
 		if (!m_template_visible(call, tpls[i], mark))
 			continue;
 		/* A page holds at least one template, and about a page's
-		 * bytes: each template costs about its definition. */
-		if (i > first && used + tpls[i]->bytes > budget) {
+		 * bytes: each template costs about its definition. (The
+		 * ones before it on the page may all have been hidden.) */
+		if (json_array_size(a) > 0 && used + tpls[i]->bytes > budget) {
 			snprintf(next, sizeof(next), "%llu",
 			    (unsigned long long)tpls[i - 1]->seq);
 			break;
 		}
-		sbuf_printf(sb, "%s%s", i > first ? "," : "", tpls[i]->spec);
+		sbuf_printf(sb, "%s%s", json_array_size(a) > 0 ? "," : "",
+		    tpls[i]->spec);
 		json_array_append_new(a, registry_template_json(tpls[i]));
 		used += tpls[i]->bytes;
 	}
