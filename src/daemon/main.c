@@ -39,6 +39,7 @@
 #include "quota.h"
 #include "registry.h"
 #include "rights.h"
+#include "series.h"
 #include "sysks.h"
 #include "varlink.h"
 #include "zones.h"
@@ -481,6 +482,10 @@ run(struct statsd *d, bool foreground)
 		d->journal = journal_open(d->persist_dir);
 	if (r == 0)
 		r = checkpoint_new(d, &d->checkpoint);
+	/* The statsd series' templates first: PERSISTENT series in the
+	 * checkpoint are made of them. */
+	if (r == 0)
+		r = series_templates(d, NULL);
 	if (r == 0)
 		r = checkpoint_load(d->checkpoint);
 	if (r == 0)

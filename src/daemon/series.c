@@ -23,6 +23,7 @@
 #include "ring.h"
 #include "series.h"
 #include "stat_list.h"
+#include "stat_scalar.h"
 #include "zones.h"
 
 const char *const series_result_names[SERIES_NRESULTS] = {
@@ -44,9 +45,13 @@ const char *const series_result_names[SERIES_NRESULTS] = {
 
 /* Sets: a HyperLogLog of 2^10 six-bit registers (1.04/sqrt(1024): about
  * 3 % standard error) estimates the distinct count once the exact LIST
- * is full. */
+ * is full. The registers are text, one base64 digit each ('A' is 0), in
+ * the STRING of the set's VOI 2 ("hll"), so that whatever carries the
+ * blob (the checkpoint, a PERSISTENT kstat's runtime file, dormancy)
+ * carries the estimate, and a reset clears it with the LIST. */
 #define HLL_P		10
 #define HLL_M		(1u << HLL_P)
+#define HLL_VOI		2
 
 struct series_ent {
 	uint64_t	 hash;
@@ -59,7 +64,8 @@ struct series_ent {
 	/* Timers, histograms, distributions: the fraction of 1/rate the
 	 * whole weights so far have left out (series_weight()). */
 	double		 carry;
-	uint8_t		*hll;		/* sets: HLL_M registers */
+	char		*hll;		/* a set without a VOI 2 STRING:
+					 * its registers, here */
 	const char	*name;		/* in bytes[] */
 	const char	**tag;		/* sorted, distinct; into bytes[] */
 	uint32_t	*tag_len;
@@ -120,9 +126,9 @@ series_open(struct series *s, struct reg_kstat *k, uint64_t now)
 
 /* The one VOI "value" of each type, and sets' "distinct". */
 static json_t *
-series_tpl_def(struct series *s, uint8_t type)
+series_tpl_def(const struct statsd *d, uint8_t type)
 {
-	const struct config *c = &s->d->cfg;
+	const struct config *c = &d->cfg;
 	json_t *stats, *vois;
 	char name[32];
 
@@ -160,37 +166,45 @@ series_tpl_def(struct series *s, uint8_t type)
 	vois = json_pack("[{s:I,s:s,s:s,s:b,s:o}]", "id", (json_int_t)0,
 	    "name", "value", "dtype", type == SL_COUNTER ? "Q_U64" : "INT_S64",
 	    "relupdate", type == SL_GAUGE, "stats", stats);
-	if (vois != NULL && type == SL_SET)
+	if (vois != NULL && type == SL_SET) {
 		json_array_append_new(vois, json_pack("{s:I,s:s,s:s,s:[{s:s}]}",
 		    "id", (json_int_t)1, "name", "distinct", "dtype", "INT_U64",
 		    "stats", "kind", "LAST"));
+		json_array_append_new(vois, json_pack(
+		    "{s:I,s:s,s:s,s:[{s:s,s:I}]}", "id", (json_int_t)HLL_VOI,
+		    "name", "hll", "dtype", "INT_U64", "stats", "kind", "STRING",
+		    "maxlen", (json_int_t)HLL_M));
+	}
 	snprintf(name, sizeof(name), "statsd.%s", sl_type_names[type]);
 	return json_pack("{s:s,s:o}", "name", name, "vois", vois);
 }
 
-static int
-series_tpls(struct series *s)
+int
+series_templates(struct statsd *d, struct reg_template **ret)
 {
-	struct reg_owner self = { s->d->self_uid, true, false };
+	struct reg_owner self = { d->self_uid, true, false };
 	struct quota_refusal why;
+	struct reg_template *tpl;
 	char bad[128], reason[160];
 	bool created;
 	uint8_t t;
 	int r;
 
 	for (t = 0; t < SL_NTYPES; t++) {
-		json_t *def = series_tpl_def(s, t);
+		json_t *def = series_tpl_def(d, t);
 
 		if (def == NULL)
 			return -ENOMEM;
-		r = registry_template_add(s->d->reg, def, &self, &s->tpl[t],
-		    &created, bad, sizeof(bad), reason, sizeof(reason), &why);
+		r = registry_template_add(d->reg, def, &self, &tpl, &created,
+		    bad, sizeof(bad), reason, sizeof(reason), &why);
 		json_decref(def);
 		if (r < 0) {
 			log_error("statsd.%s template: %s %s", sl_type_names[t],
 			    bad, reason);
 			return r;
 		}
+		if (ret != NULL)
+			ret[t] = tpl;
 	}
 	return 0;
 }
@@ -624,10 +638,6 @@ series_make(struct series *s, const struct series_src *src,
 	e->type = l->type;
 	e->name_len = l->name_len;
 	e->ntags = nd;
-	if (l->type == SL_SET && (e->hll = calloc(1, HLL_M)) == NULL) {
-		free(e);
-		return SERIES_STORE;
-	}
 	if ((s->n + 1) * 2 > s->cap && series_grow(s) < 0) {
 		series_ent_free(s, e);
 		return SERIES_STORE;
@@ -644,27 +654,78 @@ series_make(struct series *s, const struct series_src *src,
 
 /* ------------------------------------------------------------ the updates */
 
+static const char hll_digits[] =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* A register's value; a byte that is no digit (a blob from elsewhere) is
+ * 0. */
+static unsigned
+hll_val(char c)
+{
+	if (c >= 'A' && c <= 'Z')
+		return (unsigned)(c - 'A');
+	if (c >= 'a' && c <= 'z')
+		return (unsigned)(c - 'a') + 26;
+	if (c >= '0' && c <= '9')
+		return (unsigned)(c - '0') + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : 0;
+}
+
+/*
+ * A set's HLL_M registers: the STRING of its VOI 2 when its template has
+ * one that holds them (statsd.set's), made all zeros when it holds
+ * anything else (a new series, a reset); else the entry's own, made on
+ * first use.
+ * Returns: them; NULL without memory.
+ */
+static char *
+hll_regs(struct series_ent *e, struct statsblob *sb)
+{
+	struct statsblobv1 *b = (struct statsblobv1 *)sb;
+	struct voistat *vs = NULL;
+
+	if (blob_nvois(b) > HLL_VOI && b->vois[HLL_VOI].id >= 0)
+		vs = blob_stat(b, &b->vois[HLL_VOI], VS_STYPE_LAST);
+	if (vs != NULL && vs->dtype == VSD_DTYPE_STRING &&
+	    ((struct vsd_string *)blob_vsd(b, vs))->cap > HLL_M) {
+		struct vsd_string *str = (struct vsd_string *)blob_vsd(b, vs);
+
+		if (str->len != HLL_M) {
+			memset(str->s, 'A', HLL_M);
+			memset(str->s + HLL_M, 0, str->cap - HLL_M);
+			str->len = HLL_M;
+			vs->flags |= VS_VSDVALID;
+		}
+		return str->s;
+	}
+	if (e->hll == NULL && (e->hll = malloc(HLL_M)) != NULL)
+		memset(e->hll, 'A', HLL_M);
+	return e->hll;
+}
+
 static void
-hll_add(uint8_t *reg, uint64_t h)
+hll_add(char *reg, uint64_t h)
 {
 	uint32_t j = (uint32_t)(h >> (64 - HLL_P));
 	uint64_t w = (h << HLL_P) | (UINT64_C(1) << (HLL_P - 1));
-	uint8_t rho = (uint8_t)(__builtin_clzll(w) + 1);
+	unsigned rho = (unsigned)__builtin_clzll(w) + 1;	/* ≤ 55 */
 
-	if (rho > reg[j])
-		reg[j] = rho;
+	if (rho > hll_val(reg[j]))
+		reg[j] = hll_digits[rho];
 }
 
 /* Flajolet et al.'s estimate, with linear counting for small counts. */
 static uint64_t
-hll_count(const uint8_t *reg)
+hll_count(const char *reg)
 {
 	double sum = 0, m = HLL_M, e;
 	unsigned j, zeros = 0;
 
 	for (j = 0; j < HLL_M; j++) {
-		sum += ldexp(1.0, -reg[j]);
-		zeros += reg[j] == 0;
+		unsigned r = hll_val(reg[j]);
+
+		sum += ldexp(1.0, -(int)r);
+		zeros += r == 0;
 	}
 	e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
 	if (e <= 2.5 * m && zeros > 0)
@@ -749,7 +810,10 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 	 * point (5|c|@0.3 adds 16.67, not 15 or 16); Y = 1, so COUNT counts
 	 * the values received. */
 	int64_t y = 1, x;
+	char *regs = NULL;
 
+	if (l->type == SL_SET && (regs = hll_regs(e, sb)) == NULL)
+		return SERIES_STORE;
 	while (sl_value_next(l, &pos, &v)) {
 		int rc;
 
@@ -762,7 +826,7 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 			uint64_t h = series_mix(series_fnv(v.s, v.len,
 			    FNV_BASIS));
 
-			hll_add(e->hll, h);
+			hll_add(regs, h);
 			rc = engine_apply(sb, 0, STATS_OP_XY, 0,
 			    (int64_t)(h >> 1), 1, now);
 		} else if (!series_x(l->type, dtype, l->type == SL_COUNTER ?
@@ -784,7 +848,7 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 	if (l->type == SL_SET) {
 		struct statsblobv1 *b = (struct statsblobv1 *)sb;
 		struct voistat *vs = blob_stat(b, &b->vois[0], VS_STYPE_LIST);
-		uint64_t n = hll_count(e->hll);
+		uint64_t n = hll_count(regs);
 
 		if (vs != NULL) {
 			const struct vsd_list *li =
@@ -982,7 +1046,7 @@ series_new(struct statsd *d, struct series **ret)
 		free(s);
 		return -ENOMEM;
 	}
-	r = series_tpls(s);
+	r = series_templates(d, s->tpl);
 	if (r < 0) {
 		series_free(s);
 		return r;

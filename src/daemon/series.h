@@ -54,6 +54,18 @@ struct series_stats {
 };
 
 /*
+ * series_templates: register statsd's own template of each type
+ * (statsd.counter ... statsd.set, as the configuration makes them), and
+ * put them in ret[SL_NTYPES] unless ret is NULL; registered already, they
+ * are found. statsd registers them before it loads the checkpoint, so
+ * that the PERSISTENT series in it find their templates (the checkpoint
+ * keeps no "statsd.*" template: statsd makes its own at every start).
+ * Returns: 0; -errno (logged).
+ */
+struct reg_template;
+int series_templates(struct statsd *d, struct reg_template **ret);
+
+/*
  * series_new: register the templates of each type (statsd's own) and an
  * empty table.
  * Returns: 0 and *ret; -errno (logged).

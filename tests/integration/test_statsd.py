@@ -44,9 +44,10 @@ class Front:
     """A statsd with its two datagram sockets, and a way to send to them
     and wait until statsd has read what was sent."""
 
-    def __init__(self, extra=""):
+    def __init__(self, extra="", tmp=None):
+        """tmp: the directories of a statsd before, for a restart."""
         self.port = free_udp_port()
-        self.d = Daemon(config="statsd_udp = 127.0.0.1:%d\n%s" %
+        self.d = Daemon(tmp=tmp, config="statsd_udp = 127.0.0.1:%d\n%s" %
                         (self.port, extra))
         self.d.start()
         self.dgram = os.path.join(self.d.run, "statsd.dgram")
@@ -435,6 +436,30 @@ check(len(dormant) == 1 and sorted(dormant[0]["flags"]) ==
       dormant)
 g.send("keep.x:1|c")
 expect(g, {sample("statsd_keep_x_total"): 6}, "a PERSISTENT series wakes")
+g.d.stop()
+
+# --------------------------------------------- PERSISTENT across a restart
+# A PERSISTENT series comes back with its data; a set's HyperLogLog is in
+# its blob, so its estimate past the exact LIST survives too.
+KEEP = "statsd_persistent_prefixes = keep.\nstatsd_set_exact_max = 8\n"
+g = Front(KEEP)
+for i in range(0, 600, 50):
+    g.send("".join("keep.s:m%d|s\n" % j for j in range(i, i + 50)),
+           wait=False)
+g.send("keep.c:5|c\nkeep.c:1|c|@0.3")
+est = scrape_om(g.d, "before the restart").get(sample("statsd_keep_s"))
+check(est is not None and 540 <= est <= 660,
+      "600 members, past a LIST of 8: estimated %s" % est)
+g.d.stop()
+g = Front(KEEP, tmp=g.d.tmp)
+g.send("keep.s:m0:m599|s\nkeep.c:1|c")
+expect(g, {sample("statsd_keep_s"): est,
+           sample("statsd_keep_c_total"): q(5, 1 / 0.3, 1)},
+       "PERSISTENT series after a restart")
+g.send("".join("keep.s:n%d|s\n" % j for j in range(600)))
+est2 = scrape_om(g.d, "after the restart").get(sample("statsd_keep_s"))
+check(est2 is not None and 1080 <= est2 <= 1320,
+      "600 more members: estimated %s of 1200" % est2)
 g.d.stop()
 
 # ------------------------------------------------------ socket activation

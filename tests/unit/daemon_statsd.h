@@ -21,8 +21,9 @@
 #include "registry.h"
 #include "zones.h"
 
+/* Up to the checkpoint, not loaded yet (unit_statsd_start() loads it). */
 static inline void
-unit_statsd_start(struct statsd *d, const char *rt, const char *state)
+unit_statsd_open(struct statsd *d, const char *rt, const char *state)
 {
 	memset(d, 0, sizeof(*d));
 	ck_assert_int_eq(config_defaults(&d->cfg), 0);
@@ -39,6 +40,12 @@ unit_statsd_start(struct statsd *d, const char *rt, const char *state)
 	d->journal = journal_open(d->persist_dir);
 	ck_assert_ptr_nonnull(d->journal);
 	ck_assert_int_eq(checkpoint_new(d, &d->checkpoint), 0);
+}
+
+static inline void
+unit_statsd_start(struct statsd *d, const char *rt, const char *state)
+{
+	unit_statsd_open(d, rt, state);
 	ck_assert_int_eq(checkpoint_load(d->checkpoint), 0);
 }
 

@@ -289,6 +289,62 @@ START_TEST(caps_and_rights)
 }
 END_TEST
 
+/* A set's HyperLogLog is in its blob: it sleeps and wakes with the
+ * series, and a PERSISTENT one outlives a restart. */
+START_TEST(set_estimate_survives)
+{
+	struct fixture f;
+	struct reg_kstat *k;
+	char line[64];
+	uint64_t n, sec = 1000000000u;
+	int i;
+
+	fx_start_sets(&f, 16);
+	f.d.cfg.statsd_ttl_s = 10;
+	free(f.d.cfg.statsd_persistent_prefixes);
+	f.d.cfg.statsd_persistent_prefixes = strdup("keep.");
+	for (i = 0; i < 3000; i++) {
+		snprintf(line, sizeof(line), "keep.s:m%d|s", i);
+		feed(f.s, &root, line, 1 * sec);
+	}
+	n = ustat_of(find(&f.d, "statsd/set/keep.s"), 1, VS_STYPE_LAST);
+	ck_assert_msg(n > 2700 && n < 3300, "estimate %llu",
+	    (unsigned long long)n);
+	/* asleep, awake: a member seen before changes nothing */
+	ck_assert_uint_eq(series_expire(f.s, 20 * sec, 1u << 20), 1);
+	ck_assert(find(&f.d, "statsd/set/keep.s")->dormant);
+	ck_assert_int_eq(feed(f.s, &root, "keep.s:m7|s", 21 * sec), SERIES_OK);
+	ck_assert_uint_eq(ustat_of(find(&f.d, "statsd/set/keep.s"), 1,
+	    VS_STYPE_LAST), n);
+	/* a restart, as main.c starts: the templates, then the checkpoint */
+	f.s = series_free(f.s);
+	unit_statsd_stop(&f.d, true);
+	unit_statsd_open(&f.d, f.rt, f.st);
+	f.d.self_uid = 0;
+	f.d.cfg.statsd_set_exact_max = 16;
+	free(f.d.cfg.statsd_persistent_prefixes);
+	f.d.cfg.statsd_persistent_prefixes = strdup("keep.");
+	ck_assert_int_eq(series_templates(&f.d, NULL), 0);
+	ck_assert_int_eq(checkpoint_load(f.d.checkpoint), 0);
+	ck_assert_int_eq(series_new(&f.d, &f.s), 0);
+	k = find(&f.d, "statsd/set/keep.s");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(ustat_of(k, 1, VS_STYPE_LAST), n);
+	ck_assert_int_eq(feed(f.s, &root, "keep.s:m7:m8|s", 1), SERIES_OK);
+	k = find(&f.d, "statsd/set/keep.s");
+	ck_assert_uint_eq(ustat_of(k, 1, VS_STYPE_LAST), n);
+	/* and new members count on from there */
+	for (i = 3000; i < 6000; i++) {
+		snprintf(line, sizeof(line), "keep.s:m%d|s", i);
+		feed(f.s, &root, line, 2);
+	}
+	n = ustat_of(k, 1, VS_STYPE_LAST);
+	ck_assert_msg(n > 5400 && n < 6600, "estimate %llu",
+	    (unsigned long long)n);
+	fx_stop(&f);
+}
+END_TEST
+
 START_TEST(expiry_and_persistence)
 {
 	struct fixture f;
@@ -517,6 +573,7 @@ series_suite(void)
 	tcase_add_test(tc, configured_templates);
 	tcase_add_test(tc, fractional_weights_carried);
 	tcase_add_test(tc, container_field_is_a_tag);
+	tcase_add_test(tc, set_estimate_survives);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;
