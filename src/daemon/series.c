@@ -761,12 +761,22 @@ series_x(uint8_t type, uint8_t dtype, double v, int64_t *ret)
 static bool
 series_negative(const struct sl_line *l)
 {
-	struct sl_value v;
-	uint32_t pos = 0;
+	const char *p = l->values, *end = p + l->values_len, *e, *q;
 
-	while (sl_value_next(l, &pos, &v))
-		if (v.v < 0)
-			return true;
+	/* Without a '-' (nearly every line), nothing to look at. */
+	if (memchr(p, '-', l->values_len) == NULL)
+		return false;
+	for (; p < end; p = e + 1) {
+		e = memchr(p, ':', (size_t)(end - p));
+		if (e == NULL)
+			e = end;
+		/* -0, -0.0 and -0e5 are 0: a digit 1-9 before the exponent
+		 * makes it below 0 (the parser took the number already). */
+		if (*p == '-')
+			for (q = p + 1; q < e && *q != 'e' && *q != 'E'; q++)
+				if (*q >= '1' && *q <= '9')
+					return true;
+	}
 	return false;
 }
 

@@ -304,9 +304,10 @@ END_TEST
 /*
  * engine_apply_batch() is engine_apply() record by record: random records
  * (good and bad ops, flags, weights, values at every type's edges) over
- * VOIs it takes its fast path for (integer counters of each width and
- * sign, with and without relative updates) and VOIs it does not (fixed
- * point, histograms, a SUM with a definition-free SET), applied both ways
+ * VOIs it takes its fast path for (integer and fixed-point counters of
+ * each width and sign, with and without relative updates, fixed point's
+ * sums refusing overflow) and VOIs it does not (histograms, a SUM with a
+ * definition-free SET), applied both ways
  * to two blobs of one template, give the same bytes and the same number
  * of refusals.
  */
@@ -315,6 +316,8 @@ START_TEST(batch_is_apply_record_by_record)
 	static const enum vsd_dtype types[] = {
 		VSD_DTYPE_INT_S32, VSD_DTYPE_INT_U32, VSD_DTYPE_INT_S64,
 		VSD_DTYPE_INT_U64, VSD_DTYPE_INT_SLONG, VSD_DTYPE_INT_ULONG,
+		VSD_DTYPE_Q_S32, VSD_DTYPE_Q_U32, VSD_DTYPE_Q_S64,
+		VSD_DTYPE_Q_U64,
 	};
 	static const int64_t edges[] = {
 		0, 1, -1, INT32_MAX, INT32_MIN, (int64_t)UINT32_MAX,

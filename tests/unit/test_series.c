@@ -183,8 +183,12 @@ START_TEST(updates_of_each_type)
 	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 3);
 	ck_assert_int_eq(feed(f.s, &root, "neg:-1|c", 1), SERIES_NEGATIVE);
 	ck_assert_ptr_null(find(&f.d, "statsd/counter/neg"));
-	ck_assert_int_eq(feed(f.s, &root, "c:+0:-0|c", 1), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "c:2:-1e-300|c", 1),
+	    SERIES_NEGATIVE);
+	ck_assert_int_eq(feed(f.s, &root, "c:1e-5:-0.00e7|c", 1), SERIES_OK);
 	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 5);
+	ck_assert_int_eq(feed(f.s, &root, "c:+0:-0|c", 1), SERIES_OK);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 7);
 	/* Q32.32 ends below 2^32: past it a line is refused, the sum stays */
 	ck_assert_int_eq(feed(f.s, &root, "big:2000000000:2000000000|c", 1),
 	    SERIES_OK);

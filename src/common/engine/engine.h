@@ -46,6 +46,8 @@ struct engine_plan {
 	bool			 fast;
 	bool			 wide;	/* 8-byte values (else 4) */
 	bool			 sgn;
+	bool			 q;	/* fixed point: sums refuse overflow */
+	uint64_t		 one;	/* COUNT's unit */
 	struct voistatdata_numeric *state; /* VOISTATE, or NULL */
 	unsigned		 n;
 	struct engine_plan_stat {

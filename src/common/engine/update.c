@@ -282,9 +282,10 @@ engine_set_string(struct statsblob *sb, uint16_t voi, const char *s,
 
 /*
  * A VOI that batches apply without the kind table: every statistic a plain
- * integer SUM, COUNT, MIN, MAX or LAST in the VOI's own type, and no
- * definition gate. That is nearly every counter of a kstat, and what a
- * drain spends its time on. Anything else goes through engine_apply().
+ * SUM, COUNT, MIN, MAX or LAST in the VOI's own type, integer or fixed
+ * point, and no definition gate. That is nearly every counter of a kstat
+ * (and every statsd counter), and what a drain spends its time on.
+ * Anything else goes through engine_apply().
  */
 enum fast_kind { FK_SUM, FK_COUNT, FK_MIN, FK_MAX, FK_LAST };
 
@@ -324,7 +325,7 @@ engine_plan_make(struct engine_plan *pl, struct statsblob *sb, uint16_t voi)
 		return;
 	v = &b->vois[voi];
 	dt = (enum vsd_dtype)v->dtype;
-	if (!dtype_is_scalar(dt) || dtype_info[dt].is_q)
+	if (!dtype_is_scalar(dt))
 		return;
 	for (s = 1; s <= v->voistatmaxid && s < VS_NUM_STYPES; s++) {
 		struct voistat *vs = blob_voistat(b, v, s);
@@ -344,7 +345,40 @@ engine_plan_make(struct engine_plan *pl, struct statsblob *sb, uint16_t voi)
 	    blob_voistat(b, v, VS_STYPE_VOISTATE))->voistate.prev : NULL;
 	pl->wide = dtype_info[dt].size == 8;
 	pl->sgn = dtype_info[dt].is_signed;
+	pl->q = dtype_info[dt].is_q;
+	/* COUNT's unit: one weight, 1.0 in fixed point (stat_scalar.c) */
+	pl->one = !pl->q ? 1 : (uint64_t)1 << (pl->wide ? STATS_Q64_FBITS :
+	    STATS_Q32_FBITS);
 	pl->fast = true;
+}
+
+/*
+ * *cur + v·y in the plan's fixed-point type, exactly, as numeric_add()
+ * adds: a sum that leaves the type is refused (qmath's overflow, not a
+ * wrap). Returns: whether it fit (*cur is the sum).
+ */
+static inline bool
+fast_q_add(const struct engine_plan *pl, uint64_t *cur, uint64_t v,
+    uint64_t y)
+{
+	if (pl->sgn) {
+		__int128 sum = (__int128)(pl->wide ? (int64_t)*cur :
+		    (int32_t)(uint32_t)*cur) + (__int128)(pl->wide ?
+		    (int64_t)v : (int32_t)(uint32_t)v) * (__int128)y;
+
+		if (sum < (pl->wide ? INT64_MIN : INT32_MIN) ||
+		    sum > (pl->wide ? INT64_MAX : INT32_MAX))
+			return false;
+		*cur = (uint64_t)(int64_t)sum;
+	} else {
+		unsigned __int128 sum = (unsigned __int128)*cur +
+		    (unsigned __int128)v * y;
+
+		if (sum > (pl->wide ? UINT64_MAX : UINT32_MAX))
+			return false;
+		*cur = (uint64_t)sum;
+	}
+	return true;
 }
 
 /* a < b in the plan's type, both as stored bit patterns. */
@@ -364,6 +398,7 @@ fast_apply(const struct engine_plan *pl, const struct ring_rec *r)
 	bool uns = (r->flags & STATS_OPF_UNSIGNED) != 0;
 	uint64_t u = (uint64_t)r->x, y, cur;
 	unsigned i;
+	int error = 0;
 
 	if ((r->flags & ~STATS_OPF_UNSIGNED) != 0 || r->time > STATS_TIME_MAX)
 		return -EINVAL;
@@ -401,10 +436,19 @@ fast_apply(const struct engine_plan *pl, const struct ring_rec *r)
 		}
 		switch (f->kind) {
 		case FK_SUM:
-			cur += u * y;
-			break;
 		case FK_COUNT:
-			cur += y;
+			if (!pl->q) {
+				cur += (f->kind == FK_SUM ? u : 1) * y;
+				break;
+			}
+			if (!fast_q_add(pl, &cur, f->kind == FK_SUM ? u :
+			    pl->one, y)) {
+				/* engine_apply()'s: counted, unchanged */
+				if (f->vs->errs < VS_ERRS_MAX)
+					f->vs->errs++;
+				error = -EOVERFLOW;
+				continue;
+			}
 			break;
 		case FK_MIN:
 			if (!fast_less(pl, u, cur))
@@ -438,7 +482,7 @@ fast_apply(const struct engine_plan *pl, const struct ring_rec *r)
 			n.int32.u32 = (uint32_t)u;
 		*pl->state = n;
 	}
-	return 0;
+	return error;
 }
 
 int
