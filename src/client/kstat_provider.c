@@ -165,8 +165,7 @@ kstat_create(const char *ks_module, int ks_instance, const char *ks_name,
 	default:
 		goto inval;
 	}
-	if ((ks_flag & ~(uint32_t)(KSTAT_FLAG_VIRTUAL | KSTAT_FLAG_VAR_SIZE |
-	    KSTAT_FLAG_WRITABLE | KSTAT_FLAG_PERSISTENT | KSTAT_FLAG_PRIV)) ||
+	if ((ks_flag & ~(uint32_t)KS_FLAGS_CREATOR) ||
 	    ((ks_flag & KSTAT_FLAG_PERSISTENT) &&
 	    (ks_flag & KSTAT_FLAG_VIRTUAL)))
 		goto inval;
