@@ -450,40 +450,44 @@ store_reader_walk(struct store_reader *r, store_walk_fn *fn, void *arg,
 	return -EAGAIN;
 }
 
+/* What a lookup looks for, and where the one it finds goes. */
+struct store_find {
+	const char		*module;	/* NULL: any */
+	int32_t			 instance;	/* -1: any */
+	const char		*name;		/* NULL: any */
+	struct store_entry	*e;
+	struct kstat_hdr	*h;
+};
+
+static int
+store_find_one(void *arg, const struct store_entry *e,
+    const struct kstat_hdr *h)
+{
+	struct store_find *f = arg;
+
+	if ((f->instance != -1 && h->instance != f->instance) ||
+	    (f->module != NULL && strcmp(h->module, f->module) != 0) ||
+	    (f->name != NULL && strcmp(h->name, f->name) != 0))
+		return 0;
+	if (f->e != NULL)
+		*f->e = *e;
+	if (f->h != NULL)
+		*f->h = *h;
+	return 1;
+}
+
 int
 store_reader_lookup(struct store_reader *r, const char *module,
     int32_t instance, const char *name, struct store_entry *ret_e,
     struct kstat_hdr *ret_h)
 {
-	struct store_snap sn;
-	uint32_t used, slot;
+	struct store_find f = { module, instance, name, ret_e, ret_h };
 	int rc;
 
-	/* No KCID check needed: each header copy is consistent on its own,
-	 * and a lookup answers for one kstat. */
-	used = atomic_load_explicit(&r->sb->table_used, memory_order_acquire);
-	if (used > r->slots)
-		used = r->slots;
-	for (slot = 0; slot < used; slot++) {
-		memset(&sn, 0, sizeof(sn));
-		sn.bufsize = (size_t)-1;
-		rc = store_snap(r, slot, &sn);
-		if (rc == -ESTALE)
-			continue;
-		if (rc < 0)
-			return rc;
-		if (instance != -1 && sn.h.instance != instance)
-			continue;
-		if (module != NULL &&
-		    strncmp(sn.h.module, module, sizeof(sn.h.module)) != 0)
-			continue;
-		if (name != NULL &&
-		    strncmp(sn.h.name, name, sizeof(sn.h.name)) != 0)
-			continue;
-		store_decode(slot, &sn.h, ret_e, ret_h);
-		return 0;
-	}
-	return -ENOENT;
+	/* One pass, no KCID check: each header copy is consistent on its
+	 * own, and a lookup answers for one kstat. */
+	rc = store_walk(r, store_find_one, &f);
+	return rc == 1 ? 0 : rc < 0 ? rc : -ENOENT;
 }
 
 /* A read under the whole sequence counter, or (layout) the layout's. */
