@@ -119,11 +119,7 @@ def test_row11_connections_reserve_root():
     check(q["refusals"] >= 205, "every refusal counted: %d" % q["refusals"])
     for c in conns:
         c.close()
-    for h in crowd:
-        h.quit()
-    check(d.alive(), "statsd still answers")
-    d.stop()
-    d.cleanup()
+    survived(d, "statsd still answers", crowd)
 
 
 def test_row11_buffered_bytes_bounded():
@@ -252,9 +248,7 @@ def test_row11_listen_backlog():
           "at most max_connections_per_uid: %s" % user_usage(d, NOBODY))
     p.stdin.close()
     p.wait(timeout=harness.DEADLINE)
-    check(d.alive(), "statsd answers")
-    d.stop()
-    d.cleanup()
+    survived(d, "statsd answers")
 
 
 # ------------------------------------------------------------- rows 1, 2
@@ -290,10 +284,7 @@ def test_row1_backtracking_pattern():
     r = h.calls([("io.statsd.Scrape", {"selector": "/^(a|a)*\\1*$/:0"})])
     expect_error(r[0], "io.statsd.InvalidValue", "a backreference in a "
                  "Scrape selector", parameter="selector")
-    check(d.alive(), "statsd answers everyone")
-    h.quit()
-    d.stop()        # checks it stops on SIGTERM, with status 0
-    d.cleanup()
+    survived(d, "statsd answers everyone", [h])
 
 
 def test_row2_pattern_compile_size():
@@ -319,10 +310,7 @@ def test_row2_pattern_compile_size():
                           p, why, r["parameters"]["reason"]), count=False)
     check(vm_hwm_kib(d) - hwm < 64 << 10, "no memory blow-up: peak grew "
           "%d KiB" % (vm_hwm_kib(d) - hwm))
-    check(d.alive(), "statsd answers everyone")
-    h.quit()
-    d.stop()
-    d.cleanup()
+    survived(d, "statsd answers everyone", [h])
 
 
 def test_row1_row2_work_is_sliced():
@@ -443,12 +431,30 @@ class Tmpfs:
             self.mounted = False
 
 
-def tmpfs_or_skip(path, size, what):
-    fs = Tmpfs(path, size)
+def daemon_on_tmpfs(config, where, size, what):
+    """statsd with config, its directory where ("run" or "state") a tmpfs
+    of size, started, the runtime directory open to nobody's producers.
+    Returns: (d, fs); (None, None) when no tmpfs can be mounted here, and
+    the test (what) is skipped."""
+    d = Daemon(config=config)
+    fs = Tmpfs(getattr(d, where), size)
     if not fs.mounted:
         print("SKIP %s: cannot mount a tmpfs here (%s)" % (what, fs.err))
-        return None
-    return fs
+        d.cleanup()
+        return None, None
+    d.start()
+    os.chmod(d.run, 0o755)
+    return d, fs
+
+
+def survived(d, what, leave=()):
+    """The end of an attack: the clients in leave quit, statsd must still
+    answer (what), and it stops on SIGTERM with status 0."""
+    for h in leave:
+        h.quit()
+    check(d.alive(), what)
+    d.stop()
+    d.cleanup()
 
 
 def persistence(d):
@@ -475,13 +481,10 @@ def test_row4_full_runtime_dir():
     written through a mapping now has its blocks allocated when it is
     made: a full runtime directory refuses the create, or runs without
     the ring journal, and never faults."""
-    d = Daemon(config="checkpoint_interval_ms = 200\n")
-    fs = tmpfs_or_skip(d.run, "1M", "row 4")
-    if fs is None:
-        d.cleanup()
+    d, fs = daemon_on_tmpfs("checkpoint_interval_ms = 200\n", "run", "1M",
+                            "row 4")
+    if d is None:
         return
-    d.start()
-    os.chmod(d.run, 0o755)
     check("ring journal" in d.stderr(), "the ring journal does not fit: "
           "statsd runs without it and says so")
     h = Hostile(d)
@@ -548,13 +551,10 @@ def test_row12_row15_state_dir_unusable():
     name. Now an unusable state directory is reported at start and in
     Info.persistence; PERSISTENT creates and deletes are refused with the
     reason, leave nothing behind, and work again once it is usable."""
-    d = Daemon(config="checkpoint_interval_ms = 100\n")
-    fs = tmpfs_or_skip(d.state, "256K", "rows 12, 15")
-    if fs is None:
-        d.cleanup()
+    d, fs = daemon_on_tmpfs("checkpoint_interval_ms = 100\n", "state",
+                            "256K", "rows 12, 15")
+    if d is None:
         return
-    d.start()
-    os.chmod(d.run, 0o755)
     h = Hostile(d)
     spec = ok(h.calls([("io.statsd.TemplateAdd", BIGREC)])[0],
               "TemplateAdd")["template"]["spec"]
@@ -825,19 +825,22 @@ def test_row6_every_kind_survives():
                          r.get("blob"))
         return out
 
+    def back_after(restart, what):
+        before = state()
+        restart()
+        d.start()
+        after = state()
+        for kind, _, _ in EVERY_KIND:
+            check(after[kind] == before[kind], "%s: back after %s" %
+                  (kind, what))
+
     feed(50)
     wait_for(lambda: h.calls([("io.statsd.Read", {
         "module": "kinds", "instance": 0, "name": "SUM"})])[0].get(
         "parameters", {}).get("data", {}).get("v.sum") == 350,
         "the updates applied")
-    before = state()
     h.quit()
-    d.stop()
-    d.start()
-    after = state()
-    for kind, _, _ in EVERY_KIND:
-        check(after[kind] == before[kind], "%s: back after a restart, its "
-              "template and data as they were" % kind)
+    back_after(d.stop, "a restart, its template and data as they were")
     h = Hostile(d)
     for kind, dtype, st in EVERY_KIND:
         r = ok(h.calls([("io.statsd.TemplateAdd", kind_tpl(kind, dtype,
@@ -849,13 +852,7 @@ def test_row6_every_kind_survives():
     feed(20)
     wait_for(lambda: read_data(d, "kinds", 0, "SUM").get("v.sum") == 490,
              "the updates after the restart applied")
-    before = state()
-    d.kill9()
-    d.start()
-    after = state()
-    for kind, _, _ in EVERY_KIND:
-        check(after[kind] == before[kind], "%s: back after kill -9 with "
-              "every update" % kind)
+    back_after(d.kill9, "kill -9 with every update")
     d.stop()
     d.cleanup()
 
@@ -1069,11 +1066,7 @@ def test_row7_arena_quota():
     ok(h.calls([("io.statsd.KstatCreate", {
         "module": "arena", "instance": 0, "name": "again",
         "template": "A%d" % NOBODY})])[0], "nobody makes a kstat again")
-    for h in crowd:
-        h.quit()
-    check(d.alive(), "statsd answers")
-    d.stop()
-    d.cleanup()
+    survived(d, "statsd answers", crowd)
 
 
 def test_row8_template_quota():
@@ -1168,11 +1161,7 @@ def test_row8_template_quota():
     u = user_usage(d, NOBODY)
     check(u.get("templates", 0) <= per_n and u.get("template_bytes", 0) <=
           per_b, "nobody still within its quotas: %s" % u)
-    for hh in crowd + [h]:
-        hh.quit()
-    check(d.alive(), "statsd answers")
-    d.stop()
-    d.cleanup()
+    survived(d, "statsd answers", crowd + [h])
 
 
 def test_row9_persistent_bytes_quota():
@@ -1226,9 +1215,7 @@ def test_row9_persistent_bytes_quota():
             "template": "PB", "flags": ["PERSISTENT"]}),
            "root's PERSISTENT kstat %d" % i, False)
     c.close()
-    check(d.alive(), "statsd answers")
-    d.stop()
-    d.cleanup()
+    survived(d, "statsd answers")
 
 
 TESTS = [test_row1_backtracking_pattern, test_row2_pattern_compile_size,

@@ -154,32 +154,51 @@ expect_error(d.call("io.statsd.Read", P), "io.statsd.NoSuchKstat",
 d.stop()
 d.cleanup()
 
+
+
+def kill9_while_pushing(config, name, attach, push, spill, what):
+    """A PERSISTENT kstat p:0:name and a producer that pushes push
+    updates at a time through a ring made by "attach <attach>" (with
+    spill buffers if spill); statsd is killed six times while it pushes
+    and each time the ring is handed back (and, spilling, what was
+    spilled handed over). Every update must be applied once or counted
+    as dropped. Returns: what the producer pushed."""
+    d = Daemon(config=config).start()
+    setup_kstat(d, "p", 0, name, flags=["PERSISTENT"])
+    rc = RingClient(d.sock)
+    rc.cmd("connect")
+    rc.cmd("handle p 0 %s" % name)
+    rc.cmd("attach %s" % attach)
+    if spill:
+        rc.cmd("spill")
+    for cycle in range(6):
+        rc.proc.stdin.write("push %d 0\n" % push)
+        rc.proc.stdin.flush()
+        time.sleep(random.uniform(0.0, 0.02))
+        d.kill9()
+        rc.proc.stdout.readline()
+        d.start()
+        rc.cmd("disconnect")
+        rc.cmd("connect")
+        check(rc.cmd("adopt").startswith("ok"), "adopt after kill %d" % cycle)
+        if spill:
+            wait_for(lambda: rc.cmd("handover") == "ok left=0",
+                     "what was spilled handed over after kill %d" % cycle)
+    pushed, dropped = rc.counters()
+    wait_for(lambda: read_data(d, "p", 0, name).get("requests.sum") ==
+             pushed - dropped, "pushed = applied + dropped over six kills "
+             "%s (%d - %d vs %s)" % (what, pushed, dropped,
+                                     read_data(d, "p", 0, name)))
+    rc.quit()
+    d.stop()
+    d.cleanup()
+    return pushed
+
+
 # kill -9 in the middle of long drain passes, again and again: the ring
 # journal keeps every count exact (no update lost, none applied twice).
-d = Daemon(config="drain_batch = 65536\n").start()
-setup_kstat(d, "p", 0, "c", flags=["PERSISTENT"])
-rc = RingClient(d.sock)
-rc.cmd("connect")
-rc.cmd("handle p 0 c")
-rc.cmd("attach 17")
-for cycle in range(6):
-    rc.proc.stdin.write("push 400000 0\n")
-    rc.proc.stdin.flush()
-    time.sleep(random.uniform(0.0, 0.02))
-    d.kill9()
-    rc.proc.stdout.readline()
-    d.start()
-    rc.cmd("disconnect")
-    rc.cmd("connect")
-    check(rc.cmd("adopt").startswith("ok"), "adopt after kill %d" % cycle)
-pushed, dropped = rc.counters()
-wait_for(lambda: read_data(d, "p", 0, "c").get("requests.sum") ==
-         pushed - dropped, "pushed = applied + dropped over six kills "
-         "mid-drain (%d - %d vs %s)" % (pushed, dropped,
-                                      read_data(d, "p", 0, "c")))
-rc.quit()
-d.stop()
-d.cleanup()
+kill9_while_pushing("drain_batch = 65536\n", "c", "17", 400000, False,
+                    "mid-drain")
 
 # A spill buffer handed over and not yet merged when statsd dies. statsd
 # is stopped (SIGSTOP) so that the producer's ring fills and it spills;
@@ -225,32 +244,7 @@ d.cleanup()
 
 # kill -9 again and again while a producer spills (a 4-record ring) and
 # statsd merges: every update is applied once or counted as dropped.
-d = Daemon().start()
-setup_kstat(d, "p", 0, "m", flags=["PERSISTENT"])
-rc = RingClient(d.sock)
-rc.cmd("connect")
-rc.cmd("handle p 0 m")
-rc.cmd("attach 2 1048576")
-rc.cmd("spill")
-for cycle in range(6):
-    rc.proc.stdin.write("push 200000 0\n")
-    rc.proc.stdin.flush()
-    time.sleep(random.uniform(0.0, 0.02))
-    d.kill9()
-    rc.proc.stdout.readline()
-    d.start()
-    rc.cmd("disconnect")
-    rc.cmd("connect")
-    check(rc.cmd("adopt").startswith("ok"), "adopt after kill %d" % cycle)
-    wait_for(lambda: rc.cmd("handover") == "ok left=0",
-             "what was spilled handed over after kill %d" % cycle)
-pushed, dropped = rc.counters()
-wait_for(lambda: read_data(d, "p", 0, "m").get("requests.sum") ==
-         pushed - dropped, "pushed = applied + dropped over six kills of a "
-         "spilling producer's statsd (%d - %d vs %s)"
-         % (pushed, dropped, read_data(d, "p", 0, "m")))
+pushed = kill9_while_pushing("", "m", "2 1048576", 200000, True,
+                             "of a spilling producer's statsd")
 check(pushed == 6 * 200000, "1.2M pushed")
-rc.quit()
-d.stop()
-d.cleanup()
 finish()

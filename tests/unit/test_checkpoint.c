@@ -19,20 +19,23 @@
 
 #include "daemon_statsd.h"
 
+/* A reboot: the runtime directory comes back empty. */
 static void
-rm_rf(const char *dir)
+reboot(const char *rt)
 {
 	char cmd[600];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", rt);
 	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(mkdir(rt, 0755), 0);
 }
 
 /* Run one life of statsd in a child process; it fails the test if the
  * child does. */
+typedef void life_fn(const char *, const char *);
+
 static void
-life(void (*fn)(const char *, const char *), const char *rt,
-    const char *st)
+life(life_fn *fn, const char *rt, const char *st)
 {
 	pid_t pid = fork();
 	int status;
@@ -48,6 +51,22 @@ life(void (*fn)(const char *, const char *), const char *rt,
 }
 
 static uint32_t handle;
+
+/* Start a later life of statsd on rt and st: module:0:keep must be back
+ * with its handle and the sum given. Returns: the kstat. */
+static struct reg_kstat *
+life_start(struct statsd *d, const char *rt, const char *st,
+    const char *module, uint64_t sum)
+{
+	struct reg_kstat *k;
+
+	unit_statsd_start(d, rt, st);
+	k = registry_kstat_find(d->reg, module, 0, "keep");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(k->handle, handle);
+	ck_assert_uint_eq(unit_sum(k), sum);
+	return k;
+}
 
 static void
 first_life(const char *rt, const char *st)
@@ -74,11 +93,7 @@ second_life(const char *rt, const char *st)
 	struct reg_kstat *k;
 	struct statsd d;
 
-	unit_statsd_start(&d, rt, st);
-	k = registry_kstat_find(d.reg, "app", 0, "keep");
-	ck_assert_ptr_nonnull(k);
-	ck_assert_uint_eq(k->handle, handle);
-	ck_assert_uint_eq(unit_sum(k), 10);
+	k = life_start(&d, rt, st, "app", 10);
 	ck_assert_ptr_null(registry_kstat_find(d.reg, "app", 0, "plain"));
 	ck_assert_ptr_nonnull(registry_template_find(d.reg, "T"));
 	ck_assert_uint_gt(registry_next_handle(d.reg), handle);
@@ -86,48 +101,38 @@ second_life(const char *rt, const char *st)
 	unit_statsd_stop(&d, false);
 }
 
-/* After the kill: the runtime file has the updates. */
+/* After the kill the runtime file has the updates; after a reboot
+ * cleared the runtime directory, the checkpoint has them. */
 static void
 third_life(const char *rt, const char *st)
 {
-	struct reg_kstat *k;
 	struct statsd d;
 
-	unit_statsd_start(&d, rt, st);
-	k = registry_kstat_find(d.reg, "app", 0, "keep");
-	ck_assert_ptr_nonnull(k);
-	ck_assert_uint_eq(unit_sum(k), 15);
+	(void)life_start(&d, rt, st, "app", 15);
 	unit_statsd_stop(&d, true);
 }
 
-/* After a reboot cleared the runtime directory: the checkpoint has it. */
+/* The lives every restart test has: the kstat made, statsd restarted
+ * (then killed), back from the runtime file, and, after a reboot, back
+ * from the checkpoint (the third life again). */
 static void
-fourth_life(const char *rt, const char *st)
-{
-	struct reg_kstat *k;
-	struct statsd d;
-
-	unit_statsd_start(&d, rt, st);
-	k = registry_kstat_find(d.reg, "app", 0, "keep");
-	ck_assert_ptr_nonnull(k);
-	ck_assert_uint_eq(unit_sum(k), 15);
-	ck_assert_uint_eq(k->handle, handle);
-	unit_statsd_stop(&d, true);
-}
-
-START_TEST(restart_kill_and_reboot)
+lives(life_fn *first, life_fn *second, life_fn *third)
 {
 	char *rt = unit_tmpdir(), *st = unit_tmpdir();
 
 	handle = 1;	/* the first handle of a fresh statsd */
-	life(first_life, rt, st);
-	life(second_life, rt, st);
-	life(third_life, rt, st);
-	rm_rf(rt);
-	ck_assert_int_eq(mkdir(rt, 0755), 0);
-	life(fourth_life, rt, st);
+	life(first, rt, st);
+	life(second, rt, st);
+	life(third, rt, st);
+	reboot(rt);
+	life(third, rt, st);
 	free(rt);
 	free(st);
+}
+
+START_TEST(restart_kill_and_reboot)
+{
+	lives(first_life, second_life, third_life);
 }
 END_TEST
 
@@ -202,6 +207,7 @@ zone_first_life(const char *rt, const char *st)
 		    &why), 0);
 	}
 	zones_unref(d.zones, zone);
+	ck_assert_uint_eq(k->handle, handle);
 	ck_assert(checkpoint_outlives_statsd(d.zones, k));
 	unit_persist(&d, k);
 	ck_assert_int_eq(checkpoint_kstat_put(d.checkpoint, k, false), 0);
@@ -217,16 +223,13 @@ zone_second_life(const char *rt, const char *st)
 	struct statsd d;
 	uint32_t zone;
 
-	unit_statsd_start(&d, rt, st);
-	k = registry_kstat_find(d.reg, "zapp", 0, "keep");
-	ck_assert_ptr_nonnull(k);
+	k = life_start(&d, rt, st, "zapp", 3);
 	ck_assert_uint_ne(k->zone, ZONE_GLOBAL);
 	ck_assert_str_eq(zones_cgroup(d.zones, k->zone),
 	    "/machine.slice/machine-a.scope");
 	ck_assert_uint_eq(k->owner_zone, k->zone);
 	ck_assert_uint_eq(k->owner, 1000);
 	ck_assert(reg_kstat_gz(k));
-	ck_assert_uint_eq(unit_sum(k), 3);
 	/* A peer of that container, now, is in that zone. */
 	ck_assert_int_eq(zones_of_name(d.zones,
 	    "/machine.slice/machine-a.scope", &zone), 0);
@@ -242,27 +245,15 @@ zone_third_life(const char *rt, const char *st)
 	struct reg_kstat *k;
 	struct statsd d;
 
-	unit_statsd_start(&d, rt, st);
-	k = registry_kstat_find(d.reg, "zapp", 0, "keep");
-	ck_assert_ptr_nonnull(k);
+	k = life_start(&d, rt, st, "zapp", 7);
 	ck_assert_str_eq(zones_cgroup(d.zones, k->zone),
 	    "/machine.slice/machine-a.scope");
-	ck_assert_uint_eq(unit_sum(k), 7);
 	unit_statsd_stop(&d, true);
 }
 
 START_TEST(a_container_kstat_comes_back_in_its_zone)
 {
-	char *rt = unit_tmpdir(), *st = unit_tmpdir();
-
-	life(zone_first_life, rt, st);
-	life(zone_second_life, rt, st);
-	life(zone_third_life, rt, st);
-	rm_rf(rt);
-	ck_assert_int_eq(mkdir(rt, 0755), 0);
-	life(zone_third_life, rt, st);
-	free(rt);
-	free(st);
+	lives(zone_first_life, zone_second_life, zone_third_life);
 }
 END_TEST
 

@@ -261,20 +261,28 @@ mode_publish(int argc, char **argv)
 
 /* ------------------------------------------------------ two processes */
 
-/* Feed kstat it:0:shared with N updates of 1; print what we did. */
+/* n updates of 1 to VOI 0 of sb, flushed; print the client's counters. */
 static void
-mode_feed(int argc, char **argv)
+feed(struct statsblob *sb, long n)
 {
-	long n = argc > 0 ? atol(argv[0]) : 100000, i;
-	struct statsblob *sb = publish("shared", 0);
+	long i;
 
-	if (sb == NULL)
-		return;
 	for (i = 0; i < n; i++)
 		stats_voi_update_abs_u64(sb, 0, 1);
 	check(stats_client_flush(cli, 30000) == 0, "flush");
 	printf("pushed=%" PRIu64 " dropped=%" PRIu64 "\n",
 	    stats_client_pushed(cli), stats_client_dropped(cli));
+}
+
+/* Feed kstat it:0:shared with N updates of 1; print what we did. */
+static void
+mode_feed(int argc, char **argv)
+{
+	long n = argc > 0 ? atol(argv[0]) : 100000;
+	struct statsblob *sb = publish("shared", 0);
+
+	if (sb != NULL)
+		feed(sb, n);
 }
 
 /* Publish (join) kstat it:0:shared N times while another process floods
@@ -470,23 +478,14 @@ static void
 mode_refused(int argc, char **argv)
 {
 	struct statsblob *sb = publish(argc > 0 ? argv[0] : "refused", 0);
-	long n = argc > 1 ? atol(argv[1]) : 1000, i;
+	long n = argc > 1 ? atol(argv[1]) : 1000;
 	char line[64];
 
 	if (sb == NULL)
 		return;
-	for (i = 0; i < n; i++)
-		stats_voi_update_abs_u64(sb, 0, 1);
-	check(stats_client_flush(cli, 30000) == 0, "flush");
-	printf("pushed=%" PRIu64 " dropped=%" PRIu64 "\n",
-	    stats_client_pushed(cli), stats_client_dropped(cli));
-	if (fgets(line, sizeof(line), stdin) == NULL)
-		return;
-	for (i = 0; i < n; i++)
-		stats_voi_update_abs_u64(sb, 0, 1);
-	check(stats_client_flush(cli, 30000) == 0, "flush");
-	printf("pushed=%" PRIu64 " dropped=%" PRIu64 "\n",
-	    stats_client_pushed(cli), stats_client_dropped(cli));
+	feed(sb, n);
+	if (fgets(line, sizeof(line), stdin) != NULL)
+		feed(sb, n);
 }
 
 /* ------------------------------------------------------------------ fork */
