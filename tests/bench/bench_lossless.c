@@ -37,76 +37,16 @@
 #include <statsd/kstat.h>
 #include <statsd/stats.h>
 
+#include "benchutil.h"
+
 #ifndef STATSD_PATH
 #define STATSD_PATH	"statsd"
 #endif
 
 #define MAXTHREADS	8
 
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t
-cpu_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static void
-sleep_us(long us)
-{
-	struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
-
-	nanosleep(&ts, NULL);
-}
-
 /* One template of one SUM VOI, made once (the children inherit it). */
-static int
-sum_tpl(void)
-{
-	static int tpl = -1;
-	struct voistatspec sum[] = { STATS_VSS_SUM() };
-
-	if (tpl >= 0)
-		return tpl;
-	tpl = stats_tpl_alloc("bench_lossless", 0);
-	if (tpl < 0 || stats_tpl_add_voistats((uint32_t)tpl, 0, "n",
-	    VSD_DTYPE_INT_U64, 1, sum, 0) != 0) {
-		fprintf(stderr, "bench_lossless: cannot make the template\n");
-		exit(1);
-	}
-	return tpl;
-}
-
-/* ns per in-process update of a local blob of the same template. */
-static double
-local_update_ns(uint64_t n)
-{
-	struct statsblob *sb = stats_blob_alloc((uint32_t)sum_tpl(), 0);
-	double best = 1e9;
-	int rep;
-
-	for (rep = 0; rep < 3; rep++) {
-		uint64_t i, t0 = now_ns();
-
-		for (i = 0; i < n; i++)
-			(void)stats_voi_update_abs_u64(sb, 0, 1);
-		__asm__ volatile("" : : "r"(sb) : "memory");
-		if ((double)(now_ns() - t0) / (double)n < best)
-			best = (double)(now_ns() - t0) / (double)n;
-	}
-	stats_blob_destroy(sb);
-	return best;
-}
+#define SUM_TPL	"bench_lossless"
 
 /* ------------------------------------------------------------ one row */
 
@@ -149,8 +89,8 @@ prod_main(void *arg)
 	(void)stats_voi_update_abs_u64(p->sb[0], 0, 1);
 	while (!atomic_load_explicit(p->go, memory_order_acquire))
 		;
-	t0 = now_ns();
-	c0 = cpu_now_ns();
+	t0 = bench_now_ns();
+	c0 = bench_cpu_ns();
 	if (p->nk == 1) {
 		for (i = 0; i < p->n; i++)
 			(void)stats_voi_update_abs_u64(p->sb[0], 0, 1);
@@ -161,8 +101,8 @@ prod_main(void *arg)
 			    32) * p->nk) >> 32)], 0, 1);
 		}
 	}
-	p->ns = now_ns() - t0;
-	p->cpu_ns = cpu_now_ns() - c0;
+	p->ns = bench_now_ns() - t0;
+	p->cpu_ns = bench_cpu_ns() - c0;
 	atomic_store_explicit(&p->finished, 1, memory_order_release);
 	return NULL;
 }
@@ -206,7 +146,7 @@ daemon_counters(uint64_t *applied, uint64_t *spilled, uint64_t *drain)
 static void
 daemon_settled(uint64_t *applied, uint64_t *spilled, uint64_t *drain)
 {
-	sleep_us(40000);
+	bench_sleep_us(40000);
 	daemon_counters(applied, spilled, drain);
 }
 
@@ -229,7 +169,7 @@ run_row(const char *sock, const struct row *rw, int id, struct result *res)
 		fprintf(stderr, "bench_lossless: cannot connect to %s\n", sock);
 		return;
 	}
-	tpl = sum_tpl();
+	tpl = bench_sum_tpl(SUM_TPL);
 	for (k = 0; k < rw->nk; k++) {
 		snprintf(name, sizeof(name), "k%u", k);
 		sb[k] = stats_blob_publish(c, tpl, "bench", id, name, NULL, 0);
@@ -250,17 +190,17 @@ run_row(const char *sock, const struct row *rw, int id, struct result *res)
 	}
 	/* Every thread has its ring and statsd is idle again. */
 	while (total(sb, rw->nk) < rw->threads)
-		sleep_us(1000);
+		bench_sleep_us(1000);
 	(void)stats_client_flush(c, 10000);
 	daemon_settled(&a0, &s0, &dn0);
 	base = total(sb, rw->nk);
 	p0 = stats_client_pushed(c);
 	d0 = stats_client_dropped(c);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	atomic_store_explicit(&go, 1, memory_order_release);
 	/* Watch from here: statsd's first applied update, then the end. */
 	for (;;) {
-		uint64_t t = now_ns(), v = total(sb, rw->nk);
+		uint64_t t = bench_now_ns(), v = total(sb, rw->nk);
 		bool running = false;
 
 		for (i = 0; i < rw->threads; i++)
@@ -273,9 +213,9 @@ run_row(const char *sock, const struct row *rw, int id, struct result *res)
 			break;
 		}
 		if (rw->nk == 1)
-			sleep_us(5);
+			bench_sleep_us(5);
 		else
-			sleep_us(200);
+			bench_sleep_us(200);
 	}
 	for (i = 0; i < rw->threads; i++)
 		pthread_join(pr[i].th, NULL);
@@ -284,12 +224,12 @@ run_row(const char *sock, const struct row *rw, int id, struct result *res)
 	target = base + res->pushed - res->dropped;
 	/* Everything applied, with no flush: the producers' own hand-overs
 	 * and the library's watcher must bring it. */
-	while (now_ns() - t_end < 10 * UINT64_C(1000000000)) {
+	while (bench_now_ns() - t_end < 10 * UINT64_C(1000000000)) {
 		if (total(sb, rw->nk) >= target) {
-			done = now_ns();
+			done = bench_now_ns();
 			break;
 		}
-		sleep_us(rw->nk == 1 ? 20 : 500);
+		bench_sleep_us(rw->nk == 1 ? 20 : 500);
 	}
 	(void)stats_client_flush(c, 10000);
 	daemon_settled(&a1, &s1, &dn1);
@@ -311,77 +251,6 @@ run_row(const char *sock, const struct row *rw, int id, struct result *res)
 	stats_client_close(c);
 }
 
-/* --------------------------------------------------------- the daemon */
-
-static pid_t daemon_pid;
-static char dir[] = "/tmp/bench-lossless-XXXXXX";
-
-static void
-daemon_stop(void)
-{
-	char cmd[64];
-
-	if (daemon_pid > 0) {
-		kill(daemon_pid, SIGTERM);
-		waitpid(daemon_pid, NULL, 0);
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "bench_lossless: cannot remove %s\n", dir);
-}
-
-static void
-daemon_start(const char *statsd, char *sock, size_t len)
-{
-	char conf[64], run[64], state[64];
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	FILE *f;
-	int i;
-
-	if (mkdtemp(dir) == NULL) {
-		perror("mkdtemp");
-		exit(1);
-	}
-	snprintf(conf, sizeof(conf), "%s/statsd.conf", dir);
-	snprintf(run, sizeof(run), "%s/run", dir);
-	snprintf(state, sizeof(state), "%s/state", dir);
-	snprintf(sock, len, "%s/statsd.sock", run);
-	f = fopen(conf, "w");
-	if (f == NULL)
-		exit(1);
-	/* Room for the kstats of every row; a fast tick for the self
-	 * kstat's counters. Everything else is statsd's default. */
-	fprintf(f, "max_kstats = 16384\narena_size = 256M\n"
-	    "drain_interval_ms = 10\nlog_level = warning\n");
-	fclose(f);
-	daemon_pid = fork();
-	if (daemon_pid == 0) {
-		execl(statsd, statsd, "--foreground", "--config", conf,
-		    "--runtime-dir", run, "--state-dir", state, (char *)NULL);
-		perror(statsd);
-		_exit(127);
-	}
-	if (strlen(sock) >= sizeof(sa.sun_path)) {
-		fprintf(stderr, "bench_lossless: %s: too long\n", sock);
-		daemon_stop();
-		exit(1);
-	}
-	memcpy(sa.sun_path, sock, strlen(sock) + 1);
-	for (i = 0; i < 1000; i++) {
-		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			close(fd);
-			return;
-		}
-		close(fd);
-		sleep_us(10000);
-	}
-	fprintf(stderr, "bench_lossless: statsd did not start\n");
-	daemon_stop();
-	exit(1);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -389,15 +258,19 @@ main(int argc, char **argv)
 	uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 1000000;
 	const char *statsd = argc > 2 ? argv[2] : STATSD_PATH;
 	uint64_t drained = 0, drain_ns = 0;
-	char sock[100];
+	struct bench_statsd d;
 	double local;
 	int id = 0;
 	size_t t, k, m;
 
 	if (n == 0)
 		n = 1000000;
-	local = local_update_ns(10 * n);
-	daemon_start(statsd, sock, sizeof(sock));
+	/* ns per in-process update of a local blob of the same template. */
+	local = bench_sum_update_ns(SUM_TPL, 10 * n, 3);
+	/* Room for the kstats of every row; a fast tick for the self
+	 * kstat's counters. Everything else is statsd's default. */
+	bench_statsd_start(&d, "bench_lossless", statsd, "max_kstats = 16384\n"
+	    "arena_size = 256M\ndrain_interval_ms = 10\nlog_level = warning\n");
 	printf("in-process stats_voi_update_abs_u64, local blob: %.2f ns\n\n",
 	    local);
 	printf("%-7s %-6s %-5s %10s %10s %10s %10s %9s %7s %7s %11s %9s "
@@ -417,7 +290,7 @@ main(int argc, char **argv)
 				pid = fork();
 				if (pid == 0) {
 					close(pfd[0]);
-					run_row(sock, &rw, id, &res);
+					run_row(d.sock, &rw, id, &res);
 					if (write(pfd[1], &res, sizeof(res)) < 0)
 						_exit(1);
 					_exit(0);
@@ -455,6 +328,6 @@ main(int argc, char **argv)
 	    "CPU time per update;\nfirst: the burst's first update to "
 	    "statsd's first applied one; all: its last update to all applied, "
 	    "without a flush\n");
-	daemon_stop();
+	bench_statsd_stop(&d);
 	return 0;
 }

@@ -30,6 +30,7 @@
 
 #include <statsd/stats.h>
 
+#include "benchutil.h"
 #include "engine.h"
 #include "ring.h"
 #include "spill.h"
@@ -63,15 +64,6 @@ static inline uint32_t
 pick(uint64_t x, uint32_t nk)
 {
 	return (uint32_t)(((x >> 32) * nk) >> 32);
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 static uint64_t
@@ -144,10 +136,10 @@ bench_atomic(void)
 	static _Atomic uint64_t counter;
 	uint64_t i, n = iters(5e7), t0;
 
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
 		atomic_fetch_add_explicit(&counter, i, memory_order_relaxed);
-	return (double)(now_ns() - t0) / (double)n;
+	return (double)(bench_now_ns() - t0) / (double)n;
 }
 
 static double
@@ -156,13 +148,13 @@ bench_inproc(void)
 	struct agg *a = aggs_new(1);
 	uint64_t i, n = iters(1e8), t0, x = 1;
 
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		x = x * 6364136223846793005u + 1442695040888963407u;
 		agg_apply(a, x >> 40);
 		CLOBBER(a);
 	}
-	t0 = now_ns() - t0;
+	t0 = bench_now_ns() - t0;
 	free(a);
 	return (double)t0 / (double)n;
 }
@@ -261,17 +253,17 @@ bench_push(uint32_t nk, uint64_t n, enum push_mode mode)
 	cs.nk = nk;
 	pthread_create(&th, NULL, cons_main, &cs);
 	pin(0);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		uint32_t slot;
 
 		if (mode == PUSH_BURST && i % BURST == 0 && i > 0) {
-			uint64_t w0 = now_ns();
+			uint64_t w0 = bench_now_ns();
 
 			while (atomic_load_explicit(&p->hdr->tail,
 			    memory_order_acquire) + (2 * BURST) < p->head)
 				cpu_relax();
-			waited += now_ns() - w0;
+			waited += bench_now_ns() - w0;
 		}
 		x = x * 6364136223846793005u + 1442695040888963407u;
 		slot = pick(x, nk);
@@ -287,12 +279,13 @@ bench_push(uint32_t nk, uint64_t n, enum push_mode mode)
 			ring_push(p, slot, 0, STATS_OP_ABS, 0, (int64_t)(x >> 40), 0, 1);
 		}
 	}
-	t1 = now_ns();
+	t1 = bench_now_ns();
 	atomic_store_explicit(&cs.stop, 1, memory_order_release);
 	pthread_join(th, NULL);
 	ring_consumer_stats(cs.c, &st);
 	res.ns = (double)(t1 - t0 - waited) / (double)n;
-	res.e2e_ns = (double)(now_ns() - t0) / (double)(st.applied ? st.applied : 1);
+	res.e2e_ns = (double)(bench_now_ns() - t0) /
+	    (double)(st.applied ? st.applied : 1);
 	res.pushed = n;
 	res.dropped = st.dropped;
 	res.wakeups = st.wakeups;
@@ -323,16 +316,16 @@ bench_push_solo(uint32_t nk)
 	for (i = 0; i < n; i++) {
 		if (i % BURST == 0) {
 			if (i > 0) {
-				busy += now_ns() - t0;
+				busy += bench_now_ns() - t0;
 				ring_drain(c, 0, 1, cons_apply, &cs);
 			}
-			t0 = now_ns();
+			t0 = bench_now_ns();
 		}
 		x = x * 6364136223846793005u + 1442695040888963407u;
 		ring_push(p, pick(x, nk), 0, STATS_OP_ABS, 0,
 		    (int64_t)(x >> 40), 0, 1);
 	}
-	busy += now_ns() - t0;
+	busy += bench_now_ns() - t0;
 	free(cs.aggs);
 	ring_producer_free(p);
 	ring_consumer_free(c);
@@ -363,9 +356,9 @@ bench_drain(uint32_t nk)
 	}
 	while (done < n) {
 		ring_push_batch(p, batch, cap);
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		done += (uint64_t)ring_drain(c, 0, 1, cons_apply, &cs);
-		busy += now_ns() - t0;
+		busy += bench_now_ns() - t0;
 	}
 	free(batch);
 	free(cs.aggs);
@@ -423,7 +416,7 @@ bench_ck(uint32_t nk, uint64_t n)
 	cc.want = n;
 	pthread_create(&th, NULL, ck_cons_main, &cc);
 	pin(0);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		struct ring_rec r;
 
@@ -434,7 +427,7 @@ bench_ck(uint32_t nk, uint64_t n)
 			cpu_relax();
 	}
 	pthread_join(th, NULL);
-	ns = (double)(now_ns() - t0) / (double)n;
+	ns = (double)(bench_now_ns() - t0) / (double)n;
 	free(cc.buf);
 	free(cc.aggs);
 	return ns;
@@ -482,11 +475,11 @@ bench_udp(void)
 	setsockopt(sk.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	pthread_create(&th, NULL, sink_main, &sk);
 	pin(0);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
 		sendto(s, statsd_line, sizeof(statsd_line) - 1, 0,
 		    (struct sockaddr *)&sa, sizeof(sa));
-	ns = (double)(now_ns() - t0) / (double)n;
+	ns = (double)(bench_now_ns() - t0) / (double)n;
 	atomic_store(&sk.stop, 1);
 	pthread_join(th, NULL);
 	close(s);
@@ -510,10 +503,10 @@ bench_unix(void)
 	setsockopt(sk.fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	pthread_create(&th, NULL, sink_main, &sk);
 	pin(0);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++)
 		send(sv[0], statsd_line, sizeof(statsd_line) - 1, 0);
-	ns = (double)(now_ns() - t0) / (double)n;
+	ns = (double)(bench_now_ns() - t0) / (double)n;
 	atomic_store(&sk.stop, 1);
 	/* the sink may be blocked in recv: one more datagram frees it */
 	send(sv[0], statsd_line, 1, MSG_DONTWAIT);
@@ -573,37 +566,14 @@ line(const char *what, double v)
 
 /* ------------------------------------------------ the engine's lossless path */
 
-static int
-sum_template(void)
-{
-	static int tpl = -1;
-	struct voistatspec sum[] = { STATS_VSS_SUM() };
-
-	if (tpl >= 0)
-		return tpl;
-	tpl = stats_tpl_alloc("bench_ring_sum", 0);
-	if (tpl < 0 || stats_tpl_add_voistats((uint32_t)tpl, 0, "n",
-	    VSD_DTYPE_INT_U64, 1, sum, 0) != 0) {
-		fprintf(stderr, "bench_ring: template\n");
-		exit(1);
-	}
-	return tpl;
-}
+#define SUM_TPL	"bench_ring_sum"
 
 /* stats_voi_update_abs_u64() on a local blob of one SUM VOI. */
 static double
 bench_stats_update(uint32_t unused)
 {
-	struct statsblob *sb = stats_blob_alloc((uint32_t)sum_template(), 0);
-	uint64_t i, n = iters(5e7), t0;
-
 	(void)unused;
-	t0 = now_ns();
-	for (i = 0; i < n; i++)
-		(void)stats_voi_update_abs_u64(sb, 0, i & 1023);
-	t0 = now_ns() - t0;
-	stats_blob_destroy(sb);
-	return (double)t0 / (double)n;
+	return bench_sum_update_ns(SUM_TPL, iters(5e7), 1);
 }
 
 static struct statsblob *spill_img;
@@ -631,14 +601,14 @@ bench_spill(uint32_t nk)
 	    .flags = STATS_OPF_UNSIGNED, .time = 1 };
 	uint64_t i, n = iters(2e7), t0, x = 5;
 
-	spill_img = stats_blob_alloc((uint32_t)sum_template(), 0);
+	spill_img = stats_blob_alloc((uint32_t)bench_sum_tpl(SUM_TPL), 0);
 	if (ring_create_ovf(RING_CAP_LOG2_MIN, 1u << 20, &c) < 0 ||
 	    ring_map(ring_consumer_fd(c), -1, &p) < 0 ||
 	    spill_producer_new(p, bench_img, NULL, &sp) < 0)
 		exit(1);
 	for (i = 0; i < 8; i++)		/* fill the ring */
 		(void)spill_push(sp, &rec);
-	t0 = now_ns();
+	t0 = bench_now_ns();
 	for (i = 0; i < n; i++) {
 		x = x * 6364136223846793005u + 1442695040888963407u;
 		rec.handle = 1 + pick(x, nk);
@@ -648,7 +618,7 @@ bench_spill(uint32_t nk)
 		(void)spill_push(sp, &rec);
 		atomic_store_explicit(&lock, 0, memory_order_release);
 	}
-	t0 = now_ns() - t0;
+	t0 = bench_now_ns() - t0;
 	if (ring_producer_dropped(p) != 0)
 		fprintf(stderr, "bench_ring: the spill dropped\n");
 	spill_producer_free(sp);
@@ -692,7 +662,8 @@ bench_engine_drain(uint32_t nk)
 	struct kstat_hdr d = { .module = "b", .name = "k",
 	    .class_ = "misc", .type = 7, .crtime = 1 };
 	struct store_slot slot = { 0 };
-	struct statsblob *img = stats_blob_alloc((uint32_t)sum_template(), 0);
+	struct statsblob *img = stats_blob_alloc(
+	    (uint32_t)bench_sum_tpl(SUM_TPL), 0);
 	struct ring_consumer *c;
 	struct ring_producer *p;
 	struct ring_rec *batch;
@@ -724,9 +695,9 @@ bench_engine_drain(uint32_t nk)
 	}
 	while (done < n) {
 		ring_push_batch(p, batch, cap);
-		t0 = now_ns();
+		t0 = bench_now_ns();
 		done += (uint64_t)ring_drain_batch(c, 0, 1, edrain_apply, &ed);
-		busy += now_ns() - t0;
+		busy += bench_now_ns() - t0;
 	}
 	free(batch);
 	ring_producer_free(p);

@@ -59,6 +59,7 @@
 #include <statsd/kstat.h>
 #include <statsd/stats.h>
 
+#include "benchutil.h"
 #include "varlink_names.h"
 
 #ifndef STATSD_PATH
@@ -76,9 +77,8 @@
 #define F_HTTP		5
 #define ONE_BY_ONE	1000
 
-static char dir[] = "/tmp/bench_scale.XXXXXX";
 static int http_port;
-static pid_t daemon_pid = -1;
+static struct bench_statsd sd = { .pid = -1 };
 
 struct row {
 	size_t	 n;
@@ -105,16 +105,7 @@ now_s(void)
 static void
 daemon_stop(void)
 {
-	char cmd[128];
-
-	if (daemon_pid > 0) {
-		kill(daemon_pid, SIGTERM);
-		waitpid(daemon_pid, NULL, 0);
-		daemon_pid = -1;
-	}
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "bench_scale: cannot remove %s\n", dir);
+	bench_statsd_stop(&sd);
 }
 
 static void
@@ -125,60 +116,26 @@ die(const char *what)
 	exit(1);
 }
 
-/* statsd with the default configuration (quieter logs only). */
-static void
-daemon_start(const char *statsd, char *sock, size_t len)
+/* statsd with the default configuration (quieter logs only), its HTTP
+ * endpoint on a free loopback port. Returns: its socket's path. */
+static const char *
+daemon_start(const char *statsd)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char conf[64], run[64], state[64];
-	FILE *f;
-	int i;
+	struct sockaddr_in in = { .sin_family = AF_INET,
+	    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t sl = sizeof(in);
+	char conf[128];
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
-	strcpy(dir, "/tmp/bench_scale.XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		die("mkdtemp");
-	snprintf(conf, sizeof(conf), "%s/statsd.conf", dir);
-	snprintf(run, sizeof(run), "%s/run", dir);
-	snprintf(state, sizeof(state), "%s/state", dir);
-	snprintf(sock, len, "%s/statsd.sock", run);
-	f = fopen(conf, "w");
-	if (f == NULL)
-		die("cannot write the configuration");
-	fprintf(f, "log_level = warning\n");
-	/* The HTTP endpoint on a free loopback port. */
-	{
-		struct sockaddr_in in = { .sin_family = AF_INET,
-		    .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-		socklen_t sl = sizeof(in);
-		int fd = socket(AF_INET, SOCK_STREAM, 0);
-
-		if (fd < 0 || bind(fd, (struct sockaddr *)&in, sizeof(in)) < 0 ||
-		    getsockname(fd, (struct sockaddr *)&in, &sl) < 0)
-			die("no free loopback port");
-		http_port = ntohs(in.sin_port);
-		close(fd);
-		fprintf(f, "http_listen = 127.0.0.1:%d\n", http_port);
-	}
-	fclose(f);
-	daemon_pid = fork();
-	if (daemon_pid == 0) {
-		execl(statsd, statsd, "--foreground", "--config", conf,
-		    "--runtime-dir", run, "--state-dir", state, (char *)NULL);
-		perror(statsd);
-		_exit(127);
-	}
-	memcpy(sa.sun_path, sock, strlen(sock) + 1);
-	for (i = 0; i < 1000; i++) {
-		int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-			close(fd);
-			return;
-		}
-		close(fd);
-		usleep(10000);
-	}
-	die("statsd did not start");
+	if (fd < 0 || bind(fd, (struct sockaddr *)&in, sizeof(in)) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&in, &sl) < 0)
+		die("no free loopback port");
+	http_port = ntohs(in.sin_port);
+	close(fd);
+	snprintf(conf, sizeof(conf), "log_level = warning\n"
+	    "http_listen = 127.0.0.1:%d\n", http_port);
+	bench_statsd_start(&sd, "bench_scale", statsd, conf);
+	return sd.sock;
 }
 
 /* ------------------------------------------------------------ varlink */
@@ -307,7 +264,7 @@ scrape(const char *sock, const char *format, const char *selector,
 	    "\"selector\":\"%s\"}}", VL_M_SCRAPE, format, selector);
 	for (round = 0; round < 3; round++) {
 		struct conn c;
-		double t0 = now_s(), c0 = cpu_ns(daemon_pid), t;
+		double t0 = now_s(), c0 = cpu_ns(sd.pid), t;
 		size_t seen = 0;
 		bool more = true;
 		bool prom = strcmp(format, "prometheus") == 0 ||
@@ -342,8 +299,8 @@ scrape(const char *sock, const char *format, const char *selector,
 			json_decref(r);
 		}
 		t = now_s() - t0;
-		if ((cpu_ns(daemon_pid) - c0) / 1e9 < cpu_best)
-			cpu_best = (cpu_ns(daemon_pid) - c0) / 1e9;
+		if ((cpu_ns(sd.pid) - c0) / 1e9 < cpu_best)
+			cpu_best = (cpu_ns(sd.pid) - c0) / 1e9;
 		conn_close(&c);
 		/* kstat -p: the 30 series, crtime, snaptime and class. */
 		if (strcmp(format, "kstat") == 0)
@@ -378,7 +335,7 @@ http_scrape(size_t want, double *ret_cpu)
 
 	in.sin_port = htons((uint16_t)http_port);
 	for (round = 0; round < 3; round++) {
-		double t0 = now_s(), c0 = cpu_ns(daemon_pid), t;
+		double t0 = now_s(), c0 = cpu_ns(sd.pid), t;
 		size_t seen = 0;
 		bool bol = true, body = false;
 		char prev = 0;
@@ -406,8 +363,8 @@ http_scrape(size_t want, double *ret_cpu)
 		}
 		close(fd);
 		t = now_s() - t0;
-		if ((cpu_ns(daemon_pid) - c0) / 1e9 < cpu_best)
-			cpu_best = (cpu_ns(daemon_pid) - c0) / 1e9;
+		if ((cpu_ns(sd.pid) - c0) / 1e9 < cpu_best)
+			cpu_best = (cpu_ns(sd.pid) - c0) / 1e9;
 		/* statsd's own kstats (unix, statsd) come along. */
 		if (seen < want * NSERIES || seen > want * NSERIES + 100)
 			fprintf(stderr, "bench_scale: HTTP scrape saw %zu "
@@ -511,14 +468,15 @@ measure(size_t n, const char *statsd, const char *statsctl, struct row *r)
 	struct statsblob **sb, *one;
 	stats_client_t *c;
 	kstat_ctl_t *kc;
-	char sock[96], (*nm)[24], sel[64];
+	char (*nm)[24], sel[64];
+	const char *sock;
 	double t0;
 	int tpl;
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	r->n = n;
-	daemon_start(statsd, sock, sizeof(sock));
+	sock = daemon_start(statsd);
 	c = stats_client_open(sock, 0);
 	if (c == NULL)
 		die("stats_client_open");
@@ -587,7 +545,7 @@ measure(size_t n, const char *statsd, const char *statsctl, struct row *r)
 		    names[i].instance, names[i].name, "bench", 0) == NULL)
 			die("stats_blob_publish one by one");
 	r->create1_us = (now_s() - t0) * 1e6 / ONE_BY_ONE;
-	memory(daemon_pid, r);
+	memory(sd.pid, r);
 	stats_client_close(c);
 	daemon_stop();
 	free(names);
