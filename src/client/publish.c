@@ -563,15 +563,13 @@ cl_stat_json(const struct voi *v, const struct voistat *vs,
 static uint32_t
 cl_voi_first_off(const struct statsblobv1 *b, const struct voi *v)
 {
+	const struct voistat *vs;
 	uint32_t lo = UINT32_MAX;
 	int s;
 
-	for (s = 0; s <= v->voistatmaxid; s++) {
-		const struct voistat *vs = blob_voistat(b, v, s);
-
-		if (vs->stype >= 0 && vs->data_off < lo)
+	BLOB_FOREACH_VOISTAT(b, v, s, vs)
+		if (vs->data_off < lo)
 			lo = vs->data_off;
-	}
 	return lo;
 }
 
@@ -579,15 +577,11 @@ static int
 cl_voi_json(const struct statsblobv1 *b, const struct voi *v,
     const char *name, json_t **ret)
 {
-	const struct voistat *order[VS_NUM_STYPES];
+	const struct voistat *order[VS_NUM_STYPES], *vs;
 	json_t *stats = json_array(), *st;
 	int s, n = 0, i, j;
 
-	for (s = 0; s <= v->voistatmaxid && s < VS_NUM_STYPES; s++) {
-		const struct voistat *vs = blob_voistat(b, v, s);
-
-		if (vs->stype < 0 || s == VS_STYPE_VOISTATE)
-			continue;
+	BLOB_FOREACH_STAT(b, v, s, vs) {
 		/* The caller's spec order is the order of the data. */
 		for (i = n; i > 0 && order[i - 1]->data_off > vs->data_off; i--)
 			order[i] = order[i - 1];
@@ -602,8 +596,10 @@ cl_voi_json(const struct statsblobv1 *b, const struct voi *v,
 			n = 1;
 		}
 	for (j = 0; j < n; j++) {
-		const struct voistat *vs = order[j];
-		const struct voistatdata *vsd = blob_vsd(b, vs);
+		const struct voistatdata *vsd;
+
+		vs = order[j];
+		vsd = blob_vsd(b, vs);
 
 		st = cl_stat_json(v, vs, vsd);
 		if (st == NULL && stype_ops[vs->stype].describe == NULL) {

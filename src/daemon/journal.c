@@ -210,6 +210,7 @@ journal_undo_begin(struct journal *jn, struct journal_ring *j,
 	}
 	/* The span of the VOIs' statistics' data: their blocks. */
 	for (k = 0; vois != NULL && k < nvois; k++) {
+		const struct voistat *vs;
 		const struct voi *v;
 
 		if (vois[k] >= blob_nvois(b))
@@ -217,11 +218,7 @@ journal_undo_begin(struct journal *jn, struct journal_ring *j,
 		v = &b->vois[vois[k]];
 		if (v->id < 0)
 			continue;
-		for (s = 0; s <= v->voistatmaxid; s++) {
-			const struct voistat *vs = blob_voistat(b, v, s);
-
-			if (vs->stype < 0)
-				continue;
+		BLOB_FOREACH_VOISTAT(b, v, s, vs) {
 			if (vs->data_off < lo)
 				lo = vs->data_off;
 			if ((uint32_t)vs->data_off + vs->dsz > hi)

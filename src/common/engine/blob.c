@@ -80,15 +80,12 @@ blob_reset_stats(struct statsblobv1 *sb)
 
 	for (v = 0; v < n; v++) {
 		const struct voi *vp = &sb->vois[v];
+		struct voistat *vs;
 
 		if (vp->id < 0)
 			continue;
-		for (s = 1; s <= vp->voistatmaxid; s++) {
-			struct voistat *vs = blob_voistat(sb, vp, s);
-
-			if (vs->stype <= 0)
-				continue;
-			stype_ops[vs->stype].reset(blob_vsd(sb, vs), vs->dsz,
+		BLOB_FOREACH_STAT(sb, vp, s, vs) {
+			stype_ops[s].reset(blob_vsd(sb, vs), vs->dsz,
 			    vs->dtype, vp->dtype);
 			vs->errs = 0;
 			vs->flags &= ~VS_VSDVALID;
@@ -500,15 +497,13 @@ stats_blob_merge(struct statsblob *dst, const struct statsblob *src,
 	n = blob_nvois(tmp);
 	for (v = 0; v < n && error == 0; v++) {
 		struct voi *vp = &tmp->vois[v];
+		struct voistat *dvs;
 
 		if (vp->id < 0)
 			continue;
-		for (st = 1; st <= vp->voistatmaxid; st++) {
-			struct voistat *dvs = blob_voistat(tmp, vp, st);
+		BLOB_FOREACH_STAT(tmp, vp, st, dvs) {
 			const struct voistat *svs = blob_voistat(s, vp, st);
 
-			if (dvs->stype < 0)
-				continue;
 			if (svs->stype != dvs->stype ||
 			    svs->dtype != dvs->dtype || svs->dsz != dvs->dsz ||
 			    svs->data_off != dvs->data_off) {

@@ -125,6 +125,34 @@ blob_stat(const struct statsblobv1 *sb, const struct voi *v, int stype)
 	return vs->stype == stype ? vs : NULL;
 }
 
+/*
+ * blob_stat_next: the VOI's next populated statistic after type *s, or
+ * NULL; *s becomes its type. BLOB_FOREACH_STAT walks a VOI's statistics
+ * with it, in type order, its state (VS_STYPE_VOISTATE) left out;
+ * BLOB_FOREACH_VOISTAT takes the state too. s is an int, vs a pointer to
+ * a (const) struct voistat; break and continue work as in any loop. The
+ * blob must be well formed (blob_check()); blob_check itself reads the
+ * slots one by one.
+ */
+static inline struct voistat *
+blob_stat_next(const struct statsblobv1 *sb, const struct voi *v, int *s)
+{
+	while (++*s <= v->voistatmaxid && *s < VS_NUM_STYPES) {
+		struct voistat *vs = blob_voistat(sb, v, *s);
+
+		if (vs->stype == *s)
+			return vs;
+	}
+	return NULL;
+}
+
+#define BLOB_FOREACH_STAT(sb, v, s, vs)					\
+	for ((s) = VS_STYPE_VOISTATE;					\
+	    ((vs) = blob_stat_next((sb), (v), &(s))) != NULL; )
+#define BLOB_FOREACH_VOISTAT(sb, v, s, vs)				\
+	for ((s) = VS_STYPE_VOISTATE - 1;				\
+	    ((vs) = blob_stat_next((sb), (v), &(s))) != NULL; )
+
 /* Does vs hold data to show (updated, or valid from init)? */
 static inline bool
 voistat_valid(const struct voistat *vs)

@@ -144,6 +144,7 @@ static void
 lay_from_blob(struct lay_voi *lv, const struct statsblobv1 *b,
     const struct voi *v)
 {
+	const struct voistat *vs;
 	int s, i;
 
 	lay_vacant(lv);
@@ -151,11 +152,7 @@ lay_from_blob(struct lay_voi *lv, const struct statsblobv1 *b,
 	lv->dtype = v->dtype;
 	lv->flags = v->flags;
 	lv->maxstype = v->voistatmaxid;
-	for (s = 0; s <= v->voistatmaxid; s++) {
-		const struct voistat *vs = blob_voistat(b, v, s);
-
-		if (vs->stype < 0)
-			continue;
+	BLOB_FOREACH_VOISTAT(b, v, s, vs) {
 		lv->st[s] = (struct lay_stat){ vs->stype, vs->dtype, vs->errs,
 		    vs->flags, vs->dsz, blob_vsd(b, vs) };
 		/* Keep the statistics' order: insert by data offset. */

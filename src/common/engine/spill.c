@@ -345,6 +345,7 @@ spill_advance(struct spill_producer *sp, bool force, uint64_t min_room)
 static bool
 spill_foldable(const struct statsblobv1 *b, const struct voi *v, uint8_t op)
 {
+	const struct voistat *vs;
 	int s;
 
 	if (op >= STATS_OP_NUM)
@@ -352,12 +353,9 @@ spill_foldable(const struct statsblobv1 *b, const struct voi *v, uint8_t op)
 	if (op == STATS_OP_REL && (!(v->flags & VOI_REQSTATE) ||
 	    !(blob_voistat(b, v, VS_STYPE_VOISTATE)->flags & VS_VSDVALID)))
 		return false;	/* a base this buffer does not know */
-	for (s = 1; s <= v->voistatmaxid && s < VS_NUM_STYPES; s++) {
-		const struct voistat *vs = blob_voistat(b, v, s);
-
-		if (vs->stype >= 0 && !(stype_ops[s].fold & (1u << op)))
+	BLOB_FOREACH_STAT(b, v, s, vs)
+		if (!(stype_ops[s].fold & (1u << op)))
 			return false;
-	}
 	return true;
 }
 
@@ -684,11 +682,8 @@ spill_merge(struct statsblob *dst, const void *src, uint32_t len,
 		if ((vp->flags & VOI_REQSTATE) && (svs->flags & VS_VSDVALID))
 			blob_vsd(t, blob_voistat(t, vp, VS_STYPE_VOISTATE))->
 			    voistate.prev = blob_vsd(s, svs)->voistate.prev;
-		for (st = 1; st <= vp->voistatmaxid; st++) {
-			dvs = blob_voistat(t, vp, st);
+		BLOB_FOREACH_STAT(t, vp, st, dvs) {
 			svs = blob_voistat(s, vp, st);
-			if (dvs->stype < 0)
-				continue;
 			errs = (unsigned)dvs->errs + svs->errs;
 			dvs->errs = (uint8_t)(errs > VS_ERRS_MAX ?
 			    VS_ERRS_MAX : errs);

@@ -283,18 +283,14 @@ tpl_stamp(struct statsblobv1 *b, uint64_t now_ns)
 
 	for (v = 0; v < n; v++) {
 		const struct voi *vp = &b->vois[v];
+		const struct voistat *vs;
 
 		if (vp->id < 0)
 			continue;
-		for (s = 0; s <= vp->voistatmaxid; s++) {
-			const struct voistat *vs = blob_voistat(b, vp, s);
-
-			if (stype_valid(vs->stype) &&
-			    stype_ops[vs->stype].stamp != NULL)
-				stype_ops[vs->stype].stamp((struct voistatdata *)
-				    ((uint8_t *)b + vs->data_off), vs->dsz,
+		BLOB_FOREACH_VOISTAT(b, vp, s, vs)
+			if (stype_ops[s].stamp != NULL)
+				stype_ops[s].stamp(blob_vsd(b, vs), vs->dsz,
 				    now_ns);
-		}
 	}
 }
 

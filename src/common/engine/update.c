@@ -314,6 +314,7 @@ engine_plan_make(struct engine_plan *pl, struct statsblob *sb, uint16_t voi)
 {
 	struct statsblobv1 *b = (struct statsblobv1 *)sb;
 	const struct voi *v;
+	struct voistat *vs;
 	enum vsd_dtype dt;
 	int s;
 
@@ -327,11 +328,7 @@ engine_plan_make(struct engine_plan *pl, struct statsblob *sb, uint16_t voi)
 	dt = (enum vsd_dtype)v->dtype;
 	if (!dtype_is_scalar(dt))
 		return;
-	for (s = 1; s <= v->voistatmaxid && s < VS_NUM_STYPES; s++) {
-		struct voistat *vs = blob_voistat(b, v, s);
-
-		if (vs->stype < 0)
-			continue;
+	BLOB_FOREACH_STAT(b, v, s, vs) {
 		if (fast_kind_of(s) < 0 || vs->dtype != dt || pl->n == 5)
 			return;
 		pl->st[pl->n].kind = (uint8_t)fast_kind_of(s);

@@ -169,15 +169,14 @@ defn_reset(struct statsblob *sb, uint16_t voi_id, uint64_t now)
 	struct statsblobv1 *b = (struct statsblobv1 *)sb;
 	struct vsd_defn *d = defn_get_rw(sb, voi_id);
 	const struct voi *v;
+	struct voistat *vs;
 	int s;
 
 	if (d == NULL)
 		return -ENOENT;
 	v = &b->vois[voi_id];
-	for (s = VS_STYPE_VOISTATE + 1; s <= v->voistatmaxid; s++) {
-		struct voistat *vs = blob_voistat(b, v, s);
-
-		if (vs->stype < 0 || s == VS_STYPE_DEFN)
+	BLOB_FOREACH_STAT(b, v, s, vs) {
+		if (s == VS_STYPE_DEFN)
 			continue;
 		stype_ops[s].reset(blob_vsd(b, vs), vs->dsz, vs->dtype,
 		    v->dtype);
@@ -215,16 +214,16 @@ defn_same_shape(const struct statsblobv1 *b, uint16_t voi_id,
     const struct voistatspec *vss, uint32_t nvss)
 {
 	const struct voi *v = &b->vois[voi_id];
+	const struct voistat *vs;
 	uint32_t i, have = 0;
 	int s;
 
-	for (s = VS_STYPE_VOISTATE + 1; s <= v->voistatmaxid; s++)
-		have += blob_voistat(b, v, s)->stype >= 0;
+	BLOB_FOREACH_STAT(b, v, s, vs)
+		have++;
 	if (have != nvss || (v->flags & VOI_REQSTATE))
 		return false;
 	for (i = 0; i < nvss; i++) {
-		const struct voistat *vs = defn_stat(b, voi_id, vss[i].stype);
-
+		vs = defn_stat(b, voi_id, vss[i].stype);
 		if (vs == NULL || vs->dtype != vss[i].vs_dtype ||
 		    vs->dsz != vss[i].vsdsz)
 			return false;

@@ -181,12 +181,13 @@ flat_walk(const struct ks_view *view, flat_fn fn, void *arg)
 		if (own && (prim = flat_primary(view->sb, v)) != NULL)
 			r = flat_value(v, prim, blob_vsd(b, prim), name, NULL,
 			    fn, arg);
-		for (s = 1; s <= v->voistatmaxid && r == 0; s++) {
+		BLOB_FOREACH_STAT(b, v, s, vs) {
 			const struct stype_ops *ops = &stype_ops[s];
 			const struct voistatdata *vsd;
 
-			if ((vs = blob_stat(b, v, s)) == NULL || vs == prim ||
-			    ops->nfields == 0)
+			if (r != 0)
+				break;
+			if (vs == prim || ops->nfields == 0)
 				continue;
 			vsd = blob_vsd(b, vs);
 			if (s == VS_STYPE_HIST) {

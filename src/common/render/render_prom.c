@@ -969,12 +969,13 @@ put_raw(struct pctx *c, const struct voistatdata *vsd, const char *voi)
 static bool
 voi_is_scalar(const struct statsblobv1 *b, const struct voi *v)
 {
+	const struct voistat *vs;
 	int s;
 
-	for (s = 1; s <= v->voistatmaxid; s++)
-		if (blob_stat(b, v, s) != NULL && s != VS_STYPE_SUM &&
-		    s != VS_STYPE_COUNT && s != VS_STYPE_MIN &&
-		    s != VS_STYPE_MAX && s != VS_STYPE_LAST)
+	BLOB_FOREACH_STAT(b, v, s, vs)
+		if (s != VS_STYPE_SUM && s != VS_STYPE_COUNT &&
+		    s != VS_STYPE_MIN && s != VS_STYPE_MAX &&
+		    s != VS_STYPE_LAST)
 			return false;
 	return true;
 }
@@ -1027,11 +1028,11 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 		    (prim = flat_primary(view->sb, v)) != NULL)
 			put_scalar(&c, v, prim, blob_vsd(b, prim), name,
 			    name != NULL || c.statsd_series);
-		for (s = 1; s <= v->voistatmaxid; s++) {
+		BLOB_FOREACH_STAT(b, v, s, vs) {
 			const struct stype_ops *ops = &stype_ops[s];
 			const struct voistatdata *vsd;
 
-			if ((vs = blob_stat(b, v, s)) == NULL || vs == prim)
+			if (vs == prim)
 				continue;
 			vsd = blob_vsd(b, vs);
 			if (s == VS_STYPE_HIST) {
