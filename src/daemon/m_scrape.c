@@ -119,6 +119,21 @@ m_jstr(struct sbuf *sb, const char *s)
 	stat_json_string(sb, s, strlen(s));
 }
 
+/* The start of a reply item: its kstat's names, as every item has them
+ * ('{"module":...,"instance":...,"name":...,"class":...'). */
+static void
+m_item_names(struct m_scrape *s, const struct kstat_hdr *h)
+{
+	struct sbuf *sb = s->items;
+
+	sbuf_cat(sb, s->nitems++ > 0 ? ",{\"module\":" : "{\"module\":");
+	m_jstr(sb, h->module);
+	sbuf_printf(sb, ",\"instance\":%d,\"name\":", (int)h->instance);
+	m_jstr(sb, h->name);
+	sbuf_cat(sb, ",\"class\":");
+	m_jstr(sb, h->class_);
+}
+
 /*
  * The kstat's flat statistics as data, for readers that render them
  * (statsctl renders kstat(1M)'s forms from them with render_kstat.c):
@@ -142,12 +157,7 @@ m_flat_item(struct m_scrape *s, const struct ks_view *v,
 	if (r < 0)
 		return r;
 	*ret_nstats = n;
-	sbuf_cat(sb, s->nitems++ > 0 ? ",{\"module\":" : "{\"module\":");
-	m_jstr(sb, h->module);
-	sbuf_printf(sb, ",\"instance\":%d,\"name\":", (int)h->instance);
-	m_jstr(sb, h->name);
-	sbuf_cat(sb, ",\"class\":");
-	m_jstr(sb, h->class_);
+	m_item_names(s, h);
 	sbuf_printf(sb, ",\"type\":\"%s\",\"crtime\":%lld,\"snaptime\":%lld,"
 	    "\"stats\":[", ks_type_id(h->type), (long long)h->crtime,
 	    (long long)h->snaptime);
@@ -207,12 +217,7 @@ m_json_item(struct m_scrape *s, const struct kstat_hdr *h,
 	bool first = true;
 	size_t j;
 
-	sbuf_cat(sb, s->nitems++ > 0 ? ",{\"module\":" : "{\"module\":");
-	m_jstr(sb, h->module);
-	sbuf_printf(sb, ",\"instance\":%d,\"name\":", (int)h->instance);
-	m_jstr(sb, h->name);
-	sbuf_cat(sb, ",\"class\":");
-	m_jstr(sb, h->class_);
+	m_item_names(s, h);
 	ksfmt_time(t, sizeof(t), h->snaptime);
 	sbuf_printf(sb, ",\"type\":%u,\"snaptime\":%s,\"data\":{",
 	    (unsigned)h->type, t);
