@@ -621,6 +621,16 @@ def setup_kstat(d, module="app", instance=0, name="req", flags=None,
     return k
 
 
+def free_port(kind=socket.SOCK_STREAM):
+    """A port of 127.0.0.1 free at the moment, for a TCP (or, with
+    kind=socket.SOCK_DGRAM, UDP) listener of a test."""
+    s = socket.socket(socket.AF_INET, kind)
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 def read_data(d, module="app", instance=0, name="req"):
     r = d.call("io.statsd.Read", {"module": module, "instance": instance,
                                   "name": name})

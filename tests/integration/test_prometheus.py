@@ -8,28 +8,19 @@ import json
 import os
 import re
 import shutil
-import socket
 import sys
 import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(__file__))
-from harness import (Daemon, RingClient, check, finish, read_data,  # noqa
-                     setup_kstat, spawn, wait_for, DEADLINE)
+from harness import (Daemon, RingClient, check, finish, free_port,  # noqa
+                     read_data, setup_kstat, spawn, wait_for, DEADLINE)
 
 PROMETHEUS = shutil.which("prometheus")
 if PROMETHEUS is None:
     print("prometheus (Debian's package) not found")
     check(False, "prometheus is installed (tools/deps.sh)")
     finish()
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 d = Daemon(config="http_listen = 127.0.0.1:0\n").start()

@@ -17,23 +17,10 @@ import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import Daemon, check, finish, ok, wait_for  # noqa: E402
+from harness import (Daemon, check, finish, free_port, ok,  # noqa: E402
+                     read_data, wait_for)
 
 SENT = 2000
-
-
-def free_udp_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def self_stats(d):
-    return ok(d.call("io.statsd.Read", {"module": "statsd", "instance": 0,
-                                        "name": "daemon"}),
-              "Read self", False)["data"]
 
 
 def thread_nices(pid):
@@ -46,7 +33,7 @@ def thread_nices(pid):
 
 
 for threads in (2, 0):
-    port = free_udp_port()
+    port = free_port(socket.SOCK_DGRAM)
     d = Daemon(config="statsd_udp = 127.0.0.1:%d\nstatsd_unix = none\n"
                "statsd_threads = %d\nstatsd_rcvbuf = 4K\n" % (port, threads))
     d.start()
@@ -60,11 +47,11 @@ for threads in (2, 0):
     s.close()
 
     def settled():
-        st = self_stats(d)
+        st = read_data(d, "statsd", 0, "daemon")
         return st if (st["statsd_datagrams"] + st["statsd_kernel_drops"] >=
                       SENT) else None
     st = wait_for(settled, "statsd to account for %d datagrams (threads %d)"
-                  % (SENT, threads)) or self_stats(d)
+                  % (SENT, threads)) or read_data(d, "statsd", 0, "daemon")
     got, drops = st["statsd_datagrams"], st["statsd_kernel_drops"]
     check(got + drops == SENT,
           "threads %d: every datagram is read or counted as dropped: "
@@ -79,7 +66,7 @@ for threads in (2, 0):
 
 # The configured nice, in every thread (receiver threads included).
 d = Daemon(config="statsd_udp = 127.0.0.1:%d\nstatsd_unix = none\n"
-           "statsd_threads = 2\nnice = 7\n" % free_udp_port())
+           "statsd_threads = 2\nnice = 7\n" % free_port(socket.SOCK_DGRAM))
 d.start()
 n = thread_nices(d.proc.pid)
 check(len(n) >= 3 and all(x == 7 for x in n),
@@ -89,7 +76,7 @@ check(ok(d.call("io.statsd.Info", {}), "Info")["config"]["nice"] == "7",
 d.stop()
 if os.geteuid() == 0:
     d = Daemon(config="statsd_udp = 127.0.0.1:%d\nstatsd_unix = none\n" %
-               free_udp_port())
+               free_port(socket.SOCK_DGRAM))
     d.start()
     n = thread_nices(d.proc.pid)
     check(all(x == -10 for x in n),
