@@ -153,6 +153,90 @@ flat_voi_name(const struct ks_view *v, uint16_t i, char *dflt, size_t len)
 	return dflt;
 }
 
+/* One statistic of the walk, not the VOI's own value, as flat stats. */
+static int
+flat_stat_fields(const struct flat_each *e, uint16_t ntimers, uint64_t now,
+    flat_fn fn, void *arg)
+{
+	const struct ks_view *view = e->view;
+	const struct kstat_hdr *h = view->hdr;
+	const struct stype_ops *ops = &stype_ops[e->s];
+
+	if (ops->nfields == 0)
+		return 0;
+	if (e->s == VS_STYPE_HIST) {
+		if (view->k2 != NULL && e->i < view->nnames &&
+		    view->k2[e->i].valid)
+			return flat_k2hist(e->v, e->vs, e->vsd, &view->k2[e->i],
+			    h->type == KSTAT_TYPE_HIST ? NULL : e->name, fn,
+			    arg);
+		return 0;
+	}
+	if (e->s == VS_STYPE_IOQ)
+		return flat_fields(ops, e->v, e->vsd, now, e->io_own ? NULL :
+		    e->name, fn, arg);
+	if (e->s == VS_STYPE_TIMER) {
+		bool bare = h->type == KSTAT_TYPE_TIMER && ntimers == 1;
+		struct flat_stat nm = { .field = "name",
+		    .f = &flat_timer_name, .vtype = FLAT_STRING,
+		    .str = e->name, .len = strlen(e->name) };
+		int r = bare ? fn(&nm, arg) : 0;
+
+		return r != 0 ? r : flat_fields(ops, e->v, e->vsd, now, bare ?
+		    NULL : e->name, fn, arg);
+	}
+	if (ops->field_values != NULL)
+		return flat_fields(ops, e->v, e->vsd, now, e->name, fn, arg);
+	return flat_value(e->v, e->vs, e->vsd, e->name, ops->fields[0].suffix,
+	    fn, arg);
+}
+
+void
+flat_each_begin(struct flat_each *e, const struct ks_view *view)
+{
+	const struct statsblob *sb = view->sb;
+
+	memset(e, 0, sizeof(*e));
+	e->view = view;
+	e->nv = sb != NULL ? blob_nvois((const struct statsblobv1 *)sb) : 0;
+	e->i = UINT16_MAX;	/* the first step is to VOI 0 */
+}
+
+bool
+flat_each_voi(struct flat_each *e)
+{
+	const struct statsblobv1 *b = (const struct statsblobv1 *)e->view->sb;
+
+	do {
+		if (++e->i >= e->nv) {
+			e->i = e->nv;
+			e->v = NULL;
+			return false;
+		}
+	} while (b->vois[e->i].id < 0);
+	e->v = &b->vois[e->i];
+	e->name = flat_voi_name(e->view, e->i, e->dflt, sizeof(e->dflt));
+	e->s = VS_STYPE_VOISTATE;
+	return true;
+}
+
+bool
+flat_each_stat(struct flat_each *e, const struct voistat *skip)
+{
+	const struct statsblobv1 *b = (const struct statsblobv1 *)e->view->sb;
+
+	do
+		e->vs = blob_stat_next(b, e->v, &e->s);
+	while (e->vs != NULL && e->vs == skip);
+	if (e->vs == NULL)
+		return false;
+	e->vsd = blob_vsd(b, e->vs);
+	e->io_own = e->s == VS_STYPE_IOQ &&
+	    e->view->hdr->type == KSTAT_TYPE_IO && !e->io_done;
+	e->io_done = e->io_done || e->io_own;
+	return true;
+}
+
 int
 flat_walk(const struct ks_view *view, flat_fn fn, void *arg)
 {
@@ -160,71 +244,23 @@ flat_walk(const struct ks_view *view, flat_fn fn, void *arg)
 	const struct kstat_hdr *h = view->hdr;
 	uint64_t now = h->snaptime > 0 ? (uint64_t)h->snaptime : 0;
 	uint16_t i, nv = b != NULL ? blob_nvois(b) : 0, ntimers = 0;
-	bool io_done = false, own = h->type == KSTAT_TYPE_NAMED ||
-	    h->type == KSTAT_TYPE_INTR;
+	bool own = h->type == KSTAT_TYPE_NAMED || h->type == KSTAT_TYPE_INTR;
+	struct flat_each e;
 	int r = 0;
 
 	for (i = 0; i < nv; i++)
 		if (b->vois[i].id >= 0 &&
 		    blob_stat(b, &b->vois[i], VS_STYPE_TIMER) != NULL)
 			ntimers++;
-	for (i = 0; i < nv && r == 0; i++) {
-		const struct voi *v = &b->vois[i];
-		const struct voistat *prim = NULL, *vs;
-		char dflt[16];
-		const char *name;
-		int s;
+	flat_each_begin(&e, view);
+	while (r == 0 && flat_each_voi(&e)) {
+		const struct voistat *prim = NULL;
 
-		if (v->id < 0)
-			continue;
-		name = flat_voi_name(view, i, dflt, sizeof(dflt));
-		if (own && (prim = flat_primary(view->sb, v)) != NULL)
-			r = flat_value(v, prim, blob_vsd(b, prim), name, NULL,
-			    fn, arg);
-		BLOB_FOREACH_STAT(b, v, s, vs) {
-			const struct stype_ops *ops = &stype_ops[s];
-			const struct voistatdata *vsd;
-
-			if (r != 0)
-				break;
-			if (vs == prim || ops->nfields == 0)
-				continue;
-			vsd = blob_vsd(b, vs);
-			if (s == VS_STYPE_HIST) {
-				if (view->k2 != NULL && i < view->nnames &&
-				    view->k2[i].valid)
-					r = flat_k2hist(v, vs, vsd,
-					    &view->k2[i], h->type ==
-					    KSTAT_TYPE_HIST ? NULL : name, fn,
-					    arg);
-			} else if (s == VS_STYPE_IOQ) {
-				bool bare = h->type == KSTAT_TYPE_IO &&
-				    !io_done;
-
-				r = flat_fields(ops, v, vsd, now, bare ? NULL :
-				    name, fn, arg);
-				io_done = io_done || bare;
-			} else if (s == VS_STYPE_TIMER) {
-				bool bare = h->type == KSTAT_TYPE_TIMER &&
-				    ntimers == 1;
-				struct flat_stat nm = { .field = "name",
-				    .f = &flat_timer_name,
-				    .vtype = FLAT_STRING, .str = name,
-				    .len = strlen(name) };
-
-				if (bare)
-					r = fn(&nm, arg);
-				if (r == 0)
-					r = flat_fields(ops, v, vsd, now, bare ?
-					    NULL : name, fn, arg);
-			} else if (ops->field_values != NULL) {
-				r = flat_fields(ops, v, vsd, now, name, fn,
-				    arg);
-			} else {
-				r = flat_value(v, vs, vsd, name,
-				    ops->fields[0].suffix, fn, arg);
-			}
-		}
+		if (own && (prim = flat_primary(view->sb, e.v)) != NULL)
+			r = flat_value(e.v, prim, blob_vsd(b, prim), e.name,
+			    NULL, fn, arg);
+		while (r == 0 && flat_each_stat(&e, prim))
+			r = flat_stat_fields(&e, ntimers, now, fn, arg);
 	}
 	return r;
 }

@@ -63,9 +63,46 @@ struct flat_stat {
 typedef int (*flat_fn)(const struct flat_stat *fs, void *arg);
 
 /*
- * flat_walk: call fn for each flat statistic of v's blob, VOI by VOI;
- * within a VOI its own value first (NAMED and INTR kstats: see
- * flat_primary), then each statistic's fields in the kind table's order.
+ * The one walk over a kstat's statistics that flat_walk() and the
+ * exposition both take: VOI by VOI, vacant ones left out, each with its
+ * name; within a VOI, its statistics by type, but the one the caller
+ * shows apart as the VOI's own value (flat_primary()); an IO kstat's
+ * first queue marked as the kstat's own.
+ *
+ *	flat_each_begin(&e, view);
+ *	while (flat_each_voi(&e)) {
+ *		prim = ...;
+ *		while (flat_each_stat(&e, prim))
+ *			...e.s, e.vs, e.vsd...
+ *	}
+ */
+struct flat_each {
+	uint16_t			 i;	/* the VOI's index */
+	const struct voi		*v;
+	const char			*name;	/* its name (flat_voi_name) */
+	int				 s;	/* the statistic's type */
+	const struct voistat		*vs;
+	const struct voistatdata	*vsd;
+	bool				 io_own; /* an IO kstat's own queue */
+	/* the walk's own */
+	const struct ks_view		*view;
+	uint16_t			 nv;
+	bool				 io_done;
+	char				 dflt[16];
+};
+
+void flat_each_begin(struct flat_each *e, const struct ks_view *view);
+/* On to the next VOI that is not vacant. Returns: false past the last. */
+bool flat_each_voi(struct flat_each *e);
+/* On to the VOI's next statistic other than skip (may be NULL).
+ * Returns: false past the last. */
+bool flat_each_stat(struct flat_each *e, const struct voistat *skip);
+
+/*
+ * flat_walk: call fn for each flat statistic of v's blob, in the order of
+ * struct flat_each: VOI by VOI; within a VOI its own value first (NAMED
+ * and INTR kstats: see flat_primary), then each statistic's fields in the
+ * kind table's order.
  * How a kstat's type names things:
  *   NAMED, INTR  the VOI's own value under its name; its other scalar
  *                statistics as <voi>.<kind>

@@ -988,9 +988,8 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 	const struct kstat_hdr *h = view->hdr;
 	struct pctx c = { .o = o, .v = view, .only = only, .next = next,
 	    .nextlen = nextlen };
-	uint16_t i, nv;
 	bool own = h->type == KSTAT_TYPE_NAMED || h->type == KSTAT_TYPE_INTR;
-	bool io_done = false;
+	struct flat_each e;
 
 	if (b == NULL)
 		return -EINVAL;
@@ -999,21 +998,13 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 	c.stemlen = strlen(c.name);
 	if (make_labels(o, h, c.statsd_series) < 0)
 		return -ENOMEM;
-	nv = blob_nvois(b);
-	for (i = 0; i < nv; i++) {
-		const struct voi *v = &b->vois[i];
-		const struct voistat *prim = NULL, *vs;
-		char dflt[16];
-		const char *name;
-		int s;
-
-		if (v->id < 0)
-			continue;
-		name = flat_voi_name(view, i, dflt, sizeof(dflt));
+	flat_each_begin(&e, view);
+	while (flat_each_voi(&e)) {
+		const struct voistat *prim = NULL;
 		/* A statsd series has one VOI, "value": its families are
 		 * named by the metric and the kind. */
-		if (c.statsd_series)
-			name = NULL;
+		const char *name = c.statsd_series ? NULL : e.name;
+
 		c.vsrc = NULL;
 		if (name != NULL) {
 			size_t n = c.stemlen, from = n;
@@ -1024,38 +1015,31 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 			memcpy(c.vpart, c.name + c.stemlen, c.vlen + 1);
 			c.vsrc = name;
 		}
-		if ((own || (c.statsd_series && voi_is_scalar(b, v))) &&
-		    (prim = flat_primary(view->sb, v)) != NULL)
-			put_scalar(&c, v, prim, blob_vsd(b, prim), name,
+		if ((own || (c.statsd_series && voi_is_scalar(b, e.v))) &&
+		    (prim = flat_primary(view->sb, e.v)) != NULL)
+			put_scalar(&c, e.v, prim, blob_vsd(b, prim), name,
 			    name != NULL || c.statsd_series);
-		BLOB_FOREACH_STAT(b, v, s, vs) {
-			const struct stype_ops *ops = &stype_ops[s];
-			const struct voistatdata *vsd;
+		while (flat_each_stat(&e, prim)) {
+			const struct stype_ops *ops = &stype_ops[e.s];
 
-			if (vs == prim)
-				continue;
-			vsd = blob_vsd(b, vs);
-			if (s == VS_STYPE_HIST) {
-				put_hist(&c, b, v, vs, vsd, name);
-			} else if (s == VS_STYPE_TDGST) {
-				put_tdgst(&c, b, v, vsd, name);
-			} else if (s == VS_STYPE_LIST) {
-				put_list(&c, v, vsd, name);
-			} else if (s == VS_STYPE_HISTORY) {
-				put_history(&c, vsd, name);
-			} else if (s == VS_STYPE_RAW) {
-				put_raw(&c, vsd, name);
-			} else if (s == VS_STYPE_IOQ) {
+			if (e.s == VS_STYPE_HIST) {
+				put_hist(&c, b, e.v, e.vs, e.vsd, name);
+			} else if (e.s == VS_STYPE_TDGST) {
+				put_tdgst(&c, b, e.v, e.vsd, name);
+			} else if (e.s == VS_STYPE_LIST) {
+				put_list(&c, e.v, e.vsd, name);
+			} else if (e.s == VS_STYPE_HISTORY) {
+				put_history(&c, e.vsd, name);
+			} else if (e.s == VS_STYPE_RAW) {
+				put_raw(&c, e.vsd, name);
+			} else if (e.s == VS_STYPE_IOQ) {
 				/* An IO kstat's first queue is its own. */
-				bool bare = h->type == KSTAT_TYPE_IO &&
-				    !io_done;
-
-				put_fields(&c, ops, vsd, bare ? NULL : name);
-				io_done = io_done || bare;
+				put_fields(&c, ops, e.vsd, e.io_own ? NULL :
+				    name);
 			} else if (ops->field_values != NULL) {
-				put_fields(&c, ops, vsd, name);
+				put_fields(&c, ops, e.vsd, name);
 			} else if (ops->nfields == 1) {
-				put_scalar(&c, v, vs, vsd, name, false);
+				put_scalar(&c, e.v, e.vs, e.vsd, name, false);
 			}
 			/* The internal kinds (DEFN, VOISTATE) have no
 			 * series. */
