@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""layers.py BUILDDIR: calls between source files run one way.
+
+Reads the symbol tables of the object files meson built (nm) and draws a
+file -> file arrow for every global function or object a file uses that
+another file of the same program defines. Fails if:
+
+- files call each other, directly or round a loop, within statsd,
+  libstatsclient, statsctl or src/common (each program with src/common,
+  which it links);
+- a folder of src/common calls a folder above it. The order is meson's
+  common_layers, lowest first: base, shm, kinds, engine, model, render
+  (shm and kinds are side by side: neither calls the other).
+
+The one call that runs upwards by design, the engine's hook for published
+blobs (engine_remote_set()), goes through a function pointer and so draws
+no arrow."""
+import collections
+import glob
+import os
+import subprocess
+import sys
+
+ORDER = ["base", "shm", "kinds", "engine", "model", "render"]
+SIDE_BY_SIDE = {("kinds", "shm"), ("shm", "kinds")}
+
+
+def objects(build, pattern):
+    return sorted(glob.glob(os.path.join(build, pattern, "*.o")))
+
+
+def unit(path):
+    """The source file an object was built from, as meson names it."""
+    return os.path.basename(path)[:-2]
+
+
+def symbols(objs):
+    defs, uses = {}, collections.defaultdict(set)
+    out = subprocess.run(["nm", "-A"] + objs, capture_output=True,
+                         text=True, check=True).stdout
+    for line in out.splitlines():
+        # "path.o:<value> <type> <name>", or "path.o: U <name>"
+        where, _, rest = line.partition(".o:")
+        f = unit(where + ".o")
+        p = rest.split()
+        if len(p) == 3 and p[1] in "TDBRC":
+            defs[p[2]] = f
+        elif len(p) == 2 and p[0] == "U":
+            uses[f].add(p[1])
+    return defs, uses
+
+
+def graph(objs):
+    defs, uses = symbols(objs)
+    g = collections.defaultdict(dict)
+    for f, names in uses.items():
+        for n in names:
+            if n in defs and defs[n] != f:
+                g[f].setdefault(defs[n], []).append(n)
+    return g
+
+
+def loops(g):
+    """Strongly connected components of more than one file (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in g.get(v, {}):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(set(g) | {w for e in g.values() for w in e}):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    build = sys.argv[1]
+    common = objects(build, "src/common/libstatscommon.a.p")
+    programs = {
+        "src/common": [],
+        "statsd": objects(build, "src/daemon/statsd.p"),
+        "libstatsclient": objects(build, "src/client/libstatsclient.so*.p"),
+        "statsctl": objects(build, "src/client/statsctl/statsctl.p"),
+    }
+    if not common:
+        print("layers: no object files under %s" % build)
+        return 1
+    bad = 0
+    for name, objs in programs.items():
+        g = graph(common + objs)
+        for comp in loops(g):
+            bad += 1
+            print("%s: files that call each other: %s" % (name,
+                                                         ", ".join(comp)))
+            for a in comp:
+                for b, names in sorted(g[a].items()):
+                    if b in comp:
+                        print("    %s -> %s: %s" % (a, b, ", ".join(
+                            sorted(names)[:6])))
+        if not loops(g):
+            print("%s: %d files, no loop" % (name, len(common + objs)))
+    g = graph(common)
+    for a, edges in sorted(g.items()):
+        la = a.split("_", 1)[0]
+        for b, names in sorted(edges.items()):
+            lb = b.split("_", 1)[0]
+            if la in ORDER and lb in ORDER and la != lb and (
+                    ORDER.index(lb) > ORDER.index(la) or
+                    (la, lb) in SIDE_BY_SIDE):
+                bad += 1
+                print("src/common: %s (%s/) calls up into %s (%s/): %s" %
+                      (a, la, b, lb, ", ".join(sorted(names)[:6])))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
