@@ -160,11 +160,13 @@ series_tpl_def(const struct statsd *d, uint8_t type)
 	}
 	if (stats == NULL)
 		return NULL;
-	/* A counter only grows (negative increments are refused), by
-	 * fractions too (5|c|@0.3 adds 16.67): unsigned fixed point, which
-	 * also makes its SUM a counter to every reader (field.h). */
+	/* A counter only grows (negative increments are refused): unsigned,
+	 * which also makes its SUM a counter to every reader (field.h), and
+	 * 64 bits whole, so that it counts to 1.8e19 (a fixed-point Q_U64
+	 * would end below 2^32, hours of a busy byte counter); fractions
+	 * are carried (series_count()). */
 	vois = json_pack("[{s:I,s:s,s:s,s:b,s:o}]", "id", (json_int_t)0,
-	    "name", "value", "dtype", type == SL_COUNTER ? "Q_U64" : "INT_S64",
+	    "name", "value", "dtype", type == SL_COUNTER ? "INT_U64" : "INT_S64",
 	    "relupdate", type == SL_GAUGE, "stats", stats);
 	if (vois != NULL && type == SL_SET) {
 		json_array_append_new(vois, json_pack("{s:I,s:s,s:s,s:[{s:s}]}",
@@ -783,6 +785,42 @@ series_negative(const struct sl_line *l)
 /* Weights past this are not whole numbers a double holds exactly. */
 #define SERIES_WEIGHT_MAX	4503599627370496.0	/* 2^52 */
 
+static bool
+series_fixed(uint8_t dtype)
+{
+	return dtype == VSD_DTYPE_Q_S32 || dtype == VSD_DTYPE_Q_U32 ||
+	    dtype == VSD_DTYPE_Q_S64 || dtype == VSD_DTYPE_Q_U64;
+}
+
+/*
+ * v as a whole number, its fraction carried to the series' next one
+ * (error diffusion): the whole numbers given out stay within one of the
+ * sum of the v's, whatever they are. A total a hair below a whole number
+ * is that number: 1/0.75 is rounded, and three of them make
+ * 3.9999999999999996, not 4 (the carry may then be a hair below 0).
+ */
+static double
+series_carry(struct series_ent *e, double v)
+{
+	double w = e->carry + v, n = floor(w + 1e-9);
+
+	e->carry = w - n;
+	return n;
+}
+
+/*
+ * A counter's increment, count/rate (v ≥ 0). A fixed-point VOI (a
+ * statsd_template_counter of Q type) keeps its fraction itself; an
+ * integer one takes whole numbers, the fractions carried: five lines of
+ * 1|c|@0.3 add 3, 3, 4, 3, 3 (16, for 16.67), and the sum stays within
+ * one of the exact total.
+ */
+static double
+series_count(struct series_ent *e, uint8_t dtype, double v)
+{
+	return series_fixed(dtype) ? v : series_carry(e, v);
+}
+
 /*
  * The weight of one sampled value of a timer, histogram or distribution:
  * 1/rate, whole (the (X, Y) model's weights are counts), with the
@@ -794,16 +832,9 @@ series_negative(const struct sl_line *l)
 static bool
 series_weight(struct series_ent *e, double rate, int64_t *ret)
 {
-	double w = e->carry + 1.0 / rate, y;
-
-	if (!(w < SERIES_WEIGHT_MAX))
+	if (!(e->carry + 1.0 / rate < SERIES_WEIGHT_MAX))
 		return false;
-	/* A total a hair below a whole number is that number: 1/0.75 is
-	 * rounded, and three of them make 3.9999999999999996, not 4. (The
-	 * carry may then be a hair below 0; w stays above 1 - 1e-9.) */
-	y = floor(w + 1e-9);
-	e->carry = w - y;
-	*ret = (int64_t)y;	/* ≥ 1: rate ≤ 1 */
+	*ret = (int64_t)series_carry(e, 1.0 / rate);	/* ≥ 1: rate ≤ 1 */
 	return true;
 }
 
@@ -816,9 +847,8 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 	enum series_result res = SERIES_OK;
 	struct sl_value v;
 	uint32_t pos = 0;
-	/* A counter's count scaled by 1/rate is X itself, in the VOI's fixed
-	 * point (5|c|@0.3 adds 16.67, not 15 or 16); Y = 1, so COUNT counts
-	 * the values received. */
+	/* A counter's count scaled by 1/rate is X itself (series_count());
+	 * Y = 1, so COUNT counts the values received. */
 	int64_t y = 1, x;
 	char *regs = NULL;
 
@@ -840,7 +870,7 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 			rc = engine_apply(sb, 0, STATS_OP_XY, 0,
 			    (int64_t)(h >> 1), 1, now);
 		} else if (!series_x(l->type, dtype, l->type == SL_COUNTER ?
-		    v.v / l->rate : v.v, &x)) {
+		    series_count(e, dtype, v.v / l->rate) : v.v, &x)) {
 			rc = -ERANGE;
 		} else if (l->type == SL_GAUGE) {
 			rc = engine_apply(sb, 0, v.signed_ ? STATS_OP_REL :

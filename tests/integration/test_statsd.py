@@ -17,7 +17,7 @@ import re
 import shutil
 import socket
 import sys
-from fractions import Fraction
+import math
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (Daemon, check, finish, ok, wait_for, as_user, run,
@@ -122,11 +122,17 @@ def expect(f, want, what):
     return got
 
 
-def q(*incs):
-    """A counter's sum of these increments (count/rate each), exactly as
-    statsd keeps it: each in Q32.32, to the nearest 2^-32. The scrape
-    writes it as the shortest double that reads back to it."""
-    return float(Fraction(sum(round(x * 2**32) for x in incs), 2**32))
+def carried(*incs):
+    """A counter's sum of these increments (count/rate each) as statsd
+    keeps it: whole numbers, each increment's fraction carried to the
+    next, so the sum stays within one of the exact total."""
+    carry, total = 0.0, 0
+    for x in incs:
+        w = carry + x
+        n = math.floor(w + 1e-9)
+        carry = w - n
+        total += n
+    return total
 
 
 def refused(before, after, reason):
@@ -146,13 +152,16 @@ f.send("t.c:3|c")
 f.send("t.c:3|c\nt.c:1|c|@0.1")       # @0.1: 10
 expect(f, {sample("statsd_t_c_total"): 16,
            sample("statsd_t_c_count_total"): 3}, "counter t.c")
-# A sampled count is scaled exactly: 5|c|@0.3 adds 16.67, not 15 or 16.
+# A sampled count is scaled, whole, its fraction carried to the next:
+# 5|c|@0.3 adds 16 (16.67), 1|c|@0.3 then 4 (0.67 + 3.33), 2.5|c 2: 22
+# for 22.5, and never more than one off the exact total.
 f.send("t.q:5|c|@0.3")
 f.send("t.q:1|c|@0.3\nt.q:2.5|c")
-got = expect(f, {sample("statsd_t_q_total"): q(5 / 0.3, 1 / 0.3, 2.5),
+expect(f, {sample("statsd_t_q_total"): 22,
                  sample("statsd_t_q_count_total"): 3}, "counter t.q")
-check(abs(got.get(sample("statsd_t_q_total"), 0) - 22.5) < 1e-8,
-      "t.q: 5/0.3 + 1/0.3 + 2.5 = 22.5, to 2^-32 each")
+check(carried(5 / 0.3, 1 / 0.3, 2.5) == 22, "the test's model agrees")
+f.send("".join("t.r:1|c|@0.3\n" for _ in range(30)))
+expect(f, {sample("statsd_t_r_total"): 100}, "30 x 1|c|@0.3 add 100")
 
 f.send("t.g:10|g")
 f.send("t.g:+5|g\r\nt.g:-3|g\r\n")     # deltas, CR-LF
@@ -208,15 +217,14 @@ if check(STATSCTL is not None, "STATSCTL is set"):
                 text=True)
         return p.returncode, sorted(ln.split("\t")[1] for ln in
                                     p.stdout.splitlines())
-    # (statsctl prints the counter's fixed point as FreeBSD's Q_TOSTR)
     rc, vals = show("env:prod")
-    check(rc == 0 and vals == ["1.0000", "3.0000"],
+    check(rc == 0 and vals == ["1", "3"],
           "show -t env:prod: %s %s" % (rc, vals))
     rc, vals = show("web", "env:prod")
-    check(rc == 0 and vals == ["3.0000"],
+    check(rc == 0 and vals == ["3"],
           "show -t web -t env:prod: %s" % vals)
     rc, vals = show("env:dev")
-    check(rc == 0 and vals == ["5.0000"], "show -t env:dev: %s" % vals)
+    check(rc == 0 and vals == ["5"], "show -t env:dev: %s" % vals)
     rc, vals = show("env:dev", "web")
     check(rc != 0 and vals == [], "no series carries both: %s" % vals)
     rc, vals = show("env")
@@ -454,7 +462,7 @@ g.d.stop()
 g = Front(KEEP, tmp=g.d.tmp)
 g.send("keep.s:m0:m599|s\nkeep.c:1|c")
 expect(g, {sample("statsd_keep_s"): est,
-           sample("statsd_keep_c_total"): q(5, 1 / 0.3, 1)},
+           sample("statsd_keep_c_total"): carried(5, 1 / 0.3) + 1},
        "PERSISTENT series after a restart")
 g.send("".join("keep.s:n%d|s\n" % j for j in range(600)))
 est2 = scrape_om(g.d, "after the restart").get(sample("statsd_keep_s"))

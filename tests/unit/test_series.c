@@ -50,18 +50,7 @@ find(struct statsd *d, const char *path)
 	return NULL;
 }
 
-/* A counter's SUM or COUNT as stored: Q32.32. */
-static uint64_t
-q_of(const struct reg_kstat *k, int stype)
-{
-	u64q_t q = 0;
-
-	ck_assert_int_eq(stats_voistat_fetch_uq64((struct statsblob *)
-	    registry_blob_peek(k), 0, stype, &q), 0);
-	return q;
-}
-
-/* A whole statistic; a counter's fixed point must hold a whole number. */
+/* A whole statistic (a counter's is unsigned). */
 static int64_t
 stat_of(const struct reg_kstat *k, uint16_t voi, int stype)
 {
@@ -69,11 +58,13 @@ stat_of(const struct reg_kstat *k, uint16_t voi, int stype)
 	    registry_blob_peek(k);
 	int64_t v = 0;
 
-	if (b->vois[voi].dtype == VSD_DTYPE_Q_U64) {
-		uint64_t q = q_of(k, stype);
+	if (b->vois[voi].dtype == VSD_DTYPE_INT_U64) {
+		uint64_t u = 0;
 
-		ck_assert_uint_eq(q & 0xffffffffu, 0);
-		return (int64_t)(q >> STATS_Q64_FBITS);
+		ck_assert_int_eq(stats_voistat_fetch_u64((struct statsblob *)
+		    registry_blob_peek(k), voi, stype, &u), 0);
+		ck_assert_uint_le(u, INT64_MAX);
+		return (int64_t)u;
 	}
 	ck_assert_int_eq(stats_voistat_fetch_s64((struct statsblob *)
 	    registry_blob_peek(k), voi, stype, &v), 0);
@@ -169,35 +160,47 @@ START_TEST(updates_of_each_type)
 	k = find(&f.d, "statsd/counter/c");
 	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 11);
 	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 2);
-	/* ... by fractions: 5/0.3 in Q32.32, not 15 (5·3) or 16 */
+	/* ... whole, the fraction carried: 5/0.3 adds 16 (16.67, not 15),
+	 * and 1/0.3 then 4 (0.67 + 3.33): 20 for the two, exactly */
 	feed(f.s, &root, "c:5|c|@0.3", 1);
-	ck_assert_uint_eq(q_of(k, VS_STYPE_SUM), ((uint64_t)11 << 32) +
-	    (uint64_t)nearbyint(ldexp(5 / 0.3, STATS_Q64_FBITS)));
-	ck_assert_uint_eq(q_of(k, VS_STYPE_SUM) >> 32, 27);
-	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 3);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 27);
+	feed(f.s, &root, "c:1|c|@0.3", 1);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 31);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 3 + 1);
 	/* A counter does not go down: a negative increment refuses the
 	 * line whole (its other values too), and makes no series. */
 	ck_assert_int_eq(feed(f.s, &root, "c:1:-2|c", 1), SERIES_NEGATIVE);
 	ck_assert_int_eq(feed(f.s, &root, "c:-0.5|c|@0.5", 1),
 	    SERIES_NEGATIVE);
-	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 3);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 4);
 	ck_assert_int_eq(feed(f.s, &root, "neg:-1|c", 1), SERIES_NEGATIVE);
 	ck_assert_ptr_null(find(&f.d, "statsd/counter/neg"));
 	ck_assert_int_eq(feed(f.s, &root, "c:2:-1e-300|c", 1),
 	    SERIES_NEGATIVE);
 	ck_assert_int_eq(feed(f.s, &root, "c:1e-5:-0.00e7|c", 1), SERIES_OK);
-	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 5);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 6);
 	ck_assert_int_eq(feed(f.s, &root, "c:+0:-0|c", 1), SERIES_OK);
-	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 7);
-	/* Q32.32 ends below 2^32: past it a line is refused, the sum stays */
-	ck_assert_int_eq(feed(f.s, &root, "big:2000000000:2000000000|c", 1),
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 8);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 31);
+	/* 64 bits: a counter passes 2^32 (a busy byte counter's hours) and
+	 * 2^63 (2^64 is centuries of 10^9 a second away) */
+	ck_assert_int_eq(feed(f.s, &root, "big:4000000000:4000000000|c", 1),
 	    SERIES_OK);
-	ck_assert_int_eq(feed(f.s, &root, "big:300000000|c", 1), SERIES_RANGE);
 	ck_assert_int_eq(stat_of(find(&f.d, "statsd/counter/big"), 0,
-	    VS_STYPE_SUM), 4000000000);
-	/* one line's count/rate fits the update's 63 bits: below 2^31 */
-	ck_assert_int_eq(feed(f.s, &root, "big2:1|c|@0.0000000001", 1),
-	    SERIES_RANGE);
+	    VS_STYPE_SUM), 8000000000);
+	ck_assert_int_eq(feed(f.s, &root,
+	    "big:9000000000000000000:9000000000000000000|c", 1), SERIES_OK);
+	{
+		uint64_t u = 0;
+
+		ck_assert_int_eq(stats_voistat_fetch_u64((struct statsblob *)
+		    registry_blob_peek(find(&f.d, "statsd/counter/big")), 0,
+		    VS_STYPE_SUM, &u), 0);
+		ck_assert_uint_eq(u, UINT64_C(18000000008000000000));
+	}
+	/* one line's count/rate fits the update's 63 bits */
+	ck_assert_int_eq(feed(f.s, &root, "big2:1|c|@0.0000000000000000001",
+	    1), SERIES_RANGE);
 	/* g: set, then deltas */
 	feed(f.s, &root, "g:10|g", 1);
 	feed(f.s, &root, "g:-4|g", 1);
