@@ -1,8 +1,9 @@
 /*
  * test_kstat_hdr.c: kstat headers as data: each field's rules (lengths,
  * characters, defaults), kstat2 paths, descriptions and content types,
- * validation of a foreign copy, kstat_lookup's wildcards, and kstat(1M)'s
- * selectors in glob and /regex/ form.
+ * validation of a foreign copy, a new header in one call, the kstat_t a
+ * header makes, the flags by their names, kstat_lookup's wildcards, and
+ * kstat(1M)'s selectors in glob and /regex/ form.
  */
 #include <errno.h>
 
@@ -134,6 +135,70 @@ START_TEST(check_a_foreign_copy)
 }
 END_TEST
 
+/* A new kstat's whole header in one call, each part's error with its
+ * field; what a header makes of a kstat_t; the flags by their names. */
+START_TEST(new_kstat_t_and_flag_names)
+{
+	const char *pseg[] = { "io", "disk", "sda" }, *bad[] = { "io", "" };
+	const char *names[KS_NFLAG_NAMES];
+	struct kstat_hdr h;
+	struct ks_error err;
+	kstat_t ks;
+
+	ck_assert_int_eq(ks_hdr_new(&h, "sd", 0, "sda", "disk",
+	    KSTAT_TYPE_IO, KSTAT_FLAG_WRITABLE, pseg, 3, "the disk", &err), 0);
+	ck_assert_str_eq(h.path, "io/disk/sda");
+	ck_assert_str_eq(h.desc, "the disk");
+	ck_assert_int_eq(ks_hdr_check(&h, &err), 0);
+	ck_assert_int_eq(ks_hdr_new(&h, "sd", 0, "sda", NULL, KSTAT_TYPE_IO,
+	    0, NULL, 0, NULL, &err), 0);
+	ck_assert_str_eq(h.path, "");
+	ck_assert_str_eq(h.desc, "");
+	ck_assert_int_eq(ks_hdr_new(&h, "sd", 0, "sda", NULL, KSTAT_TYPE_IO,
+	    0, bad, 2, NULL, &err), -EINVAL);
+	ck_assert_str_eq(err.field, "path");
+	ck_assert_int_eq(ks_hdr_new(&h, "sd", 0, "sda", NULL, KSTAT_TYPE_IO,
+	    0, NULL, 0, "bad\001", &err), -EINVAL);
+	ck_assert_str_eq(err.field, "description");
+	ck_assert_int_eq(ks_hdr_new(&h, "s:d", 0, "sda", NULL, KSTAT_TYPE_IO,
+	    0, pseg, 3, NULL, &err), -EINVAL);
+	ck_assert_str_eq(err.field, "module");
+
+	/* The header's part of a kstat_t; the rest is left as it was. */
+	ck_assert_int_eq(ks_hdr_new(&h, "sd", 4, "sda", "disk",
+	    KSTAT_TYPE_IO, KSTAT_FLAG_PERSISTENT, NULL, 0, NULL, &err), 0);
+	h.kid = 12;
+	h.crtime = 100;
+	h.snaptime = 200;
+	memset(&ks, 0, sizeof(ks));
+	ks.ks_ndata = 7;
+	ks_hdr_kstat(&ks, &h);
+	ck_assert_str_eq(ks.ks_module, "sd");
+	ck_assert_str_eq(ks.ks_name, "sda");
+	ck_assert_str_eq(ks.ks_class, "disk");
+	ck_assert_int_eq(ks.ks_instance, 4);
+	ck_assert_uint_eq(ks.ks_type, KSTAT_TYPE_IO);
+	ck_assert_uint_eq(ks.ks_flags, KSTAT_FLAG_PERSISTENT);
+	ck_assert_int_eq(ks.ks_kid, 12);
+	ck_assert_int_eq(ks.ks_crtime, 100);
+	ck_assert_int_eq(ks.ks_snaptime, 200);
+	ck_assert_uint_eq(ks.ks_ndata, 7);
+
+	/* Names in the table's order, whatever the bits' order. */
+	ck_assert_uint_eq(ks_flags_names(KSTAT2_FLAG_GZ_VIS |
+	    KSTAT_FLAG_DORMANT | KSTAT_FLAG_PERSISTENT, names), 3);
+	ck_assert_str_eq(names[0], "PERSISTENT");
+	ck_assert_str_eq(names[1], "DORMANT");
+	ck_assert_str_eq(names[2], "GZ_VIS");
+	ck_assert_uint_eq(ks_flags_names(0, names), 0);
+	ck_assert_uint_eq(ks_flags_names(0xffffffffu, names), KS_NFLAG_NAMES);
+	/* A client sends only what means something to statsd. */
+	ck_assert_uint_eq(ks_flags_names(KS_FLAGS_CREATOR & KS_FLAGS_MEANT,
+	    names), 3);
+	ck_assert_str_eq(names[2], "WRITABLE");
+}
+END_TEST
+
 START_TEST(lookup_wildcards)
 {
 	struct kstat_hdr a, b, c;
@@ -251,6 +316,7 @@ kstat_hdr_suite(void)
 	tcase_add_test(tc, init_rules_and_defaults);
 	tcase_add_test(tc, path_desc_content);
 	tcase_add_test(tc, check_a_foreign_copy);
+	tcase_add_test(tc, new_kstat_t_and_flag_names);
 	tcase_add_test(tc, lookup_wildcards);
 	tcase_add_test(tc, selectors);
 	tcase_add_test(tc, literals);
