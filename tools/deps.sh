@@ -2,11 +2,12 @@
 # deps.sh: install what building and testing statsd needs, from Debian's
 # packages, without prompting (Go and the reference varlink library only
 # build test_varlink_go.py's client; python3-statsd is test_statsd.py's
-# statsd client). Does nothing when everything is present, so
-# the Quick start commands are cheap to re-run.
+# statsd client; binutils' nm reads the objects for tests/build/layers.py).
+# Does nothing when everything is present, so the Quick start commands are
+# cheap to re-run.
 set -eu
 
-PKGS="gcc libc6-dev meson ninja-build pkg-config python3 git
+PKGS="gcc libc6-dev binutils meson ninja-build pkg-config python3 git
 libevent-dev libjansson-dev libsystemd-dev check libck-dev
 clang libclang-rt-14-dev llvm systemd util-linux procps socat
 groff-base mandoc golang-go golang-github-varlink-go-dev varlink-go
