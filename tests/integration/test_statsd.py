@@ -20,24 +20,14 @@ import sys
 import math
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (Daemon, check, finish, ok, wait_for, as_user, run,
-                     scrape_om, spawn)  # noqa: E402
+from harness import (Daemon, check, finish, free_port, ok,  # noqa: E402
+                     read_data, wait_for, as_user, run, scrape_om, spawn)
 
 PY = "/usr/bin/python3"
 
 
-def free_udp_port():
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def self_stats(d):
-    r = ok(d.call("io.statsd.Read", {"module": "statsd", "instance": 0,
-                                     "name": "daemon"}), "Read self", False)
-    return r["data"]
+    return read_data(d, "statsd", 0, "daemon")
 
 
 class Front:
@@ -46,7 +36,7 @@ class Front:
 
     def __init__(self, extra="", tmp=None):
         """tmp: the directories of a statsd before, for a restart."""
-        self.port = free_udp_port()
+        self.port = free_port(socket.SOCK_DGRAM)
         self.d = Daemon(tmp=tmp, config="statsd_udp = 127.0.0.1:%d\n%s" %
                         (self.port, extra))
         self.d.start()
@@ -477,7 +467,7 @@ g.d.stop()
 ACTIVATE = shutil.which("systemd-socket-activate")
 if ACTIVATE is not None:
     h = Daemon(config="statsd_udp = 127.0.0.1:1\nstatsd_unix = none\n")
-    port = free_udp_port()
+    port = free_port(socket.SOCK_DGRAM)
     path = os.path.join(h.tmp, "activated.dgram")
     os.makedirs(h.run, exist_ok=True)
     log = open(h.logpath, "ab")
