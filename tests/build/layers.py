@@ -17,6 +17,7 @@ blobs (engine_remote_set()), goes through a function pointer and so draws
 no arrow."""
 import collections
 import glob
+import json
 import os
 import subprocess
 import sys
@@ -26,7 +27,15 @@ SIDE_BY_SIDE = {("kinds", "shm"), ("shm", "kinds")}
 
 
 def objects(build, pattern):
-    return sorted(glob.glob(os.path.join(build, pattern, "*.o")))
+    """The object files of one target (pattern: its .p folder, a glob)
+    that the build's sources make now, by compile_commands.json: a build
+    folder keeps the objects of sources since renamed or removed, and
+    those must not draw arrows."""
+    with open(os.path.join(build, "compile_commands.json")) as f:
+        outs = {os.path.join(build, c["output"]) for c in json.load(f)
+                if "output" in c}
+    return sorted(o for o in glob.glob(os.path.join(build, pattern, "*.o"))
+                  if o in outs)
 
 
 def unit(path):
