@@ -432,8 +432,28 @@ dormant = [k for k in ch["kstats"]
 check(len(dormant) == 1 and sorted(dormant[0]["flags"]) ==
       ["DORMANT", "PERSISTENT"], "an idle PERSISTENT series sleeps: %s" %
       dormant)
+# A line wakes it with its data. With a TTL of one second it may sleep
+# again before a scrape sees it (a loaded machine's scrape takes that
+# long): let it, every time, and then wake it and scrape until a scrape
+# comes first. Every line adds 1 to what it had, whether it found the
+# series awake or asleep.
+expired = self_stats(g.d)["statsd_series_expired"]
 g.send("keep.x:1|c")
-expect(g, {sample("statsd_keep_x_total"): 6}, "a PERSISTENT series wakes")
+wait_for(lambda: self_stats(g.d)["statsd_series_expired"] > expired,
+         "the woken series to sleep again")
+lines = 1
+
+
+def woken():
+    global lines
+    g.send("keep.x:1|c")
+    lines += 1
+    return scrape_om(g.d, "woken").get(sample("statsd_keep_x_total"))
+
+
+got = wait_for(woken, "a scrape of the woken series")
+check(got == 5 + lines, "a PERSISTENT series wakes with its data: %s, "
+      "want 5 + %d lines" % (got, lines))
 g.d.stop()
 
 # --------------------------------------------- PERSISTENT across a restart
