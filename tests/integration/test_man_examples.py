@@ -154,9 +154,25 @@ senv = dict(os.environ, PATH=sbin + ":" + os.environ["PATH"])
 daemon = harness.spawn(["bash", "-c", "exec " + blocks[0].strip()],
                        cwd=scratch, env=senv, stdout=subprocess.DEVNULL,
                        stderr=subprocess.DEVNULL)
-wait_for(lambda: os.path.exists(os.path.join(scratch, ".runtime",
-                                             "statsd.sock")),
-         "the statsd(8) example daemon's socket")
+
+
+def answers():
+    """The example daemon answers a call. Its socket file appears at
+    bind(2), before listen(2) and before statsd serves, and the example's
+    socat waits only half a second for a reply after its input ends: the
+    example runs once statsd answers, as a user would run it."""
+    try:
+        c = harness.Conn(os.path.join(scratch, ".runtime", "statsd.sock"),
+                         timeout=2)
+        try:
+            return "error" not in c.call("io.statsd.Hello", {})
+        finally:
+            c.close()
+    except OSError:
+        return False
+
+
+wait_for(answers, "the statsd(8) example daemon to answer")
 p = harness.run(["bash", "-c", blocks[1]], cwd=scratch, env=senv,
                 capture_output=True, timeout=DEADLINE)
 check(p.returncode == 0 and b'"parameters"' in p.stdout and
