@@ -594,8 +594,15 @@ if wait_for(lambda: "hidepid" in dh.stderr() or dh.proc.poll() is not None,
     check("zones = cgroup: /proc is mounted with hidepid=" in dh.stderr(),
           "statsd warns that /proc hides other users' processes: %s"
           % dh.stderr()[-1000:])
-    wait_for(lambda: os.path.exists(dh.sock), "its socket")
-    c = harness.Conn(dh.sock)
+    # Connected once it listens: the socket file appears at bind(2), and
+    # a connect before listen(2) is refused by the kernel, not by statsd.
+
+    def connected():
+        try:
+            return harness.Conn(dh.sock)
+        except OSError:
+            return None
+    c = wait_for(connected, "its socket to listen") or harness.Conn(dh.sock)
     try:
         c.send("io.statsd.Hello", {})
         got = c.recv()
