@@ -550,6 +550,15 @@ ring_consumer_avail(struct ring_consumer *c)
 	return (int64_t)(head - c->tail);
 }
 
+/* As ring_consumer_avail(), but at most max (0: no bound). */
+static int64_t
+ring_consumer_upto(struct ring_consumer *c, unsigned max)
+{
+	int64_t avail = ring_consumer_avail(c);
+
+	return max != 0 && avail > (int64_t)max ? (int64_t)max : avail;
+}
+
 int64_t
 ring_consumer_pending(struct ring_consumer *c)
 {
@@ -597,12 +606,10 @@ ring_drain_batch(struct ring_consumer *c, unsigned max, uint64_t now,
 	int64_t avail;
 	uint64_t i, n;
 
-	avail = ring_consumer_avail(c);
+	avail = ring_consumer_upto(c, max);
 	if (avail < 0)
 		return (int)avail;
 	n = (uint64_t)avail;
-	if (max != 0 && n > max)
-		n = max;
 	for (i = 0; i < n;) {
 		uint64_t end = i + RING_DRAIN_CHUNK < n ? i + RING_DRAIN_CHUNK : n;
 		unsigned k = 0, refused;
@@ -627,30 +634,39 @@ ring_drain_batch(struct ring_consumer *c, unsigned max, uint64_t now,
 	return (int)n;
 }
 
-struct ring_one {
-	ring_apply_fn	*apply;
-	void		*arg;
-};
-
-static unsigned
-ring_apply_each(void *arg, const struct ring_rec *recs, unsigned n)
-{
-	struct ring_one *o = arg;
-	unsigned i, refused = 0;
-
-	for (i = 0; i < n; i++)
-		if (o->apply(o->arg, &recs[i]) < 0)
-			refused++;
-	return refused;
-}
-
+/*
+ * Its own loop rather than ring_drain_batch() with a callback per record:
+ * copying every record into a chunk buffer first and calling back through
+ * a second indirection costs about 60 % more per record (bench_ring,
+ * "consumer drain+apply").
+ */
 int
 ring_drain(struct ring_consumer *c, unsigned max, uint64_t now,
     ring_apply_fn *apply, void *arg)
 {
-	struct ring_one o = { apply, arg };
+	struct ring_rec rec;
+	int64_t avail;
+	uint64_t i, n;
 
-	return ring_drain_batch(c, max, now, ring_apply_each, &o);
+	avail = ring_consumer_upto(c, max);
+	if (avail < 0)
+		return (int)avail;
+	n = (uint64_t)avail;
+	for (i = 0; i < n; i++) {
+		if (ring_consumer_take(c, c->tail + i, now, &rec) < 0)
+			continue;
+		/* Hand-overs are not updates: counted on their own. */
+		if (rec.op == RING_OP_SPILL) {
+			(void)apply(arg, &rec);
+			c->handovers++;
+		} else if (apply(arg, &rec) < 0)
+			c->rejected++;
+		else
+			c->applied++;
+	}
+	if (n > 0)
+		ring_consumer_publish(c, n);
+	return (int)n;
 }
 
 int
