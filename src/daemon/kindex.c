@@ -1,6 +1,13 @@
 /*
  * kindex.c: the registry's kstat indexes (kindex.h): a hash table by
  * handle, one by name, and a skip list in kstat(1M)'s order.
+ *
+ * Peers choose the names, so the name table's hash is keyed (SipHash-1-3,
+ * siphash.h) with a key drawn when the index is made, and so is the skip
+ * list's coin: with FNV and a fixed seed a local user could compute names
+ * that share one run of the table, or an order of creation that keeps
+ * every tall node at one end of the list, and make every lookup walk all
+ * of their kstats.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -8,6 +15,7 @@
 #include <strings.h>
 
 #include "kindex.h"
+#include "siphash.h"
 
 #define KX_MIN_SLOTS	64u
 
@@ -24,6 +32,7 @@ struct kindex {
 	struct kx_entry	*head[KX_MAX_HEIGHT];	/* the skip list's */
 	uint8_t		 height;		/* levels in use */
 	uint64_t	 rnd;			/* for node heights */
+	struct sip_key	 key;			/* of the name hash */
 };
 
 /* ------------------------------------------------------------------ keys */
@@ -36,24 +45,21 @@ kx_handle_hash(uint32_t h)
 }
 
 static uint32_t
-kx_fnv(uint32_t h, const char *s)
+kx_name_hash(const struct kindex *x, const char *module, int32_t instance,
+    const char *name)
 {
-	for (; *s != '\0'; s++)
-		h = (h ^ (uint8_t)*s) * 16777619u;
-	return h;
-}
+	struct sip_state st;
+	uint8_t inst[4];
+	unsigned i;
 
-static uint32_t
-kx_name_hash(const char *module, int32_t instance, const char *name)
-{
-	uint32_t h = kx_fnv(2166136261u, module), i;
-
-	h = (h ^ ':') * 16777619u;
 	for (i = 0; i < 4; i++)
-		h = (h ^ (((uint32_t)instance >> (8 * i)) & 0xffu)) *
-		    16777619u;
-	h = (h ^ ':') * 16777619u;
-	return kx_fnv(h, name);
+		inst[i] = (uint8_t)((uint32_t)instance >> (8 * i));
+	/* The module's NUL ends it, so no two names give the same bytes. */
+	sip_init(&st, &x->key, 1, 3);
+	sip_update(&st, module, strlen(module) + 1);
+	sip_update(&st, inst, sizeof(inst));
+	sip_update(&st, name, strlen(name));
+	return (uint32_t)sip_final(&st);
 }
 
 int
@@ -171,7 +177,7 @@ kx_height(struct kindex *x)
 	uint64_t r;
 	uint8_t h = 1;
 
-	/* xorshift64: the heights need spreading, not secrecy. */
+	/* xorshift64 from a random seed: spread, and unknown to peers. */
 	x->rnd ^= x->rnd << 13;
 	x->rnd ^= x->rnd >> 7;
 	x->rnd ^= x->rnd << 17;
@@ -223,7 +229,8 @@ kindex_new(struct kindex **ret)
 		return -ENOMEM;
 	}
 	x->height = 1;
-	x->rnd = UINT64_C(0x9e3779b97f4a7c15);
+	sip_key_random(&x->key);
+	x->rnd = siphash13(&x->key, "height", 6) | 1;	/* never 0 */
 	*ret = x;
 	return 0;
 }
@@ -254,6 +261,21 @@ kindex_count(const struct kindex *x)
 	return x->by_handle.n;
 }
 
+size_t
+kindex_name_probe_max(const struct kindex *x)
+{
+	const struct kx_table *t = &x->by_name;
+	size_t i, d, max = 0;
+
+	for (i = 0; i <= t->mask; i++)
+		if (t->slot[i] != NULL) {
+			d = (i - (t->slot[i]->name_hash & t->mask)) & t->mask;
+			if (d > max)
+				max = d;
+		}
+	return max;
+}
+
 struct kx_entry *
 kindex_by_handle(const struct kindex *x, uint32_t handle)
 {
@@ -271,7 +293,7 @@ kindex_by_name(const struct kindex *x, const char *module, int32_t instance,
     const char *name)
 {
 	const struct kx_table *t = &x->by_name;
-	uint32_t h = kx_name_hash(module, instance, name);
+	uint32_t h = kx_name_hash(x, module, instance, name);
 	size_t i = h & t->mask;
 
 	for (; t->slot[i] != NULL; i = (i + 1) & t->mask) {
@@ -304,7 +326,7 @@ kindex_add(struct kindex *x, struct kx_entry *e)
 		e->next = NULL;
 		return -ENOMEM;
 	}
-	e->name_hash = kx_name_hash(e->module, e->instance, e->name);
+	e->name_hash = kx_name_hash(x, e->module, e->instance, e->name);
 	e->height = h;
 	kx_table_put(&x->by_handle, e, kx_home_handle);
 	kx_table_put(&x->by_name, e, kx_home_name);

@@ -50,6 +50,10 @@ struct kindex *kindex_free(struct kindex *x);
 /* Entries indexed. */
 size_t kindex_count(const struct kindex *x);
 
+/* How far the entry furthest from its home slot in the name table lies
+ * from it: the most slots a lookup by name walks past. */
+size_t kindex_name_probe_max(const struct kindex *x);
+
 /*
  * kindex_add: index e under its handle, its name and its place in the
  * order.

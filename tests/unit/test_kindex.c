@@ -5,6 +5,7 @@
  * one no entry has), and growth of the tables.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <strings.h>
 
@@ -182,6 +183,69 @@ START_TEST(random_against_sort)
 }
 END_TEST
 
+/* The name hash statsd used before it was keyed: 32-bit FNV-1a over
+ * module, ':', the instance's four bytes, ':', name. */
+static uint32_t
+old_fnv(uint32_t h, const uint8_t *p, size_t n)
+{
+	while (n-- > 0)
+		h = (h ^ *p++) * 16777619u;
+	return h;
+}
+
+static uint32_t
+old_name_hash(const char *m, int32_t inst, const char *n)
+{
+	uint8_t ib[4] = { (uint8_t)inst, (uint8_t)(inst >> 8),
+	    (uint8_t)(inst >> 16), (uint8_t)((uint32_t)inst >> 24) };
+	uint32_t h = old_fnv(2166136261u, (const uint8_t *)m, strlen(m));
+
+	h = old_fnv(h, (const uint8_t *)":", 1);
+	h = old_fnv(h, ib, 4);
+	h = old_fnv(h, (const uint8_t *)":", 1);
+	return old_fnv(h, (const uint8_t *)n, strlen(n));
+}
+
+/*
+ * Hash flooding: 1500 names that all share the low 12 bits of the old
+ * hash, as a local user could compute them offline, made one run of the
+ * name table 1500 long, so every lookup of one walked hundreds of slots
+ * and adding them cost a quadratic number. With the keyed hash they
+ * spread like any names.
+ */
+#define FLOOD_N		1500
+START_TEST(flood_names_spread)
+{
+	struct item *it = calloc(FLOOD_N, sizeof(*it));
+	struct kindex *x;
+	uint32_t want = old_name_hash("flood", 0, "seed") & 0xfff, c = 0;
+	char n[32];
+	size_t i;
+
+	ck_assert_ptr_nonnull(it);
+	ck_assert_int_eq(kindex_new(&x), 0);
+	for (i = 0; i < FLOOD_N; i++) {
+		do
+			snprintf(n, sizeof(n), "n%" PRIu32, c++);
+		while ((old_name_hash("flood", 0, n) & 0xfff) != want);
+		item_set(&it[i], (uint32_t)i + 1, "flood", 0, n);
+		ck_assert_int_eq(kindex_add(x, &it[i].e), 0);
+	}
+	ck_assert_uint_eq(kindex_count(x), FLOOD_N);
+	/* Linear probing at a load of at most a half keeps the longest run
+	 * to tens of slots for any names the key does not favour. */
+	ck_assert_uint_lt(kindex_name_probe_max(x), 64);
+	for (i = 0; i < FLOOD_N; i++)
+		ck_assert_ptr_eq(kindex_by_name(x, "flood", 0, it[i].name),
+		    &it[i].e);
+	for (i = 0; i < FLOOD_N; i++)
+		kindex_remove(x, &it[i].e);
+	ck_assert_uint_eq(kindex_count(x), 0);
+	kindex_free(x);
+	free(it);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -191,6 +255,7 @@ main(void)
 	tcase_add_test(tc, lookups);
 	tcase_add_test(tc, order_is_kstats);
 	tcase_add_test(tc, random_against_sort);
+	tcase_add_test(tc, flood_names_spread);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }
