@@ -22,8 +22,10 @@
 #include "rights.h"
 #include "ring.h"
 #include "series.h"
+#include "siphash.h"
 #include "stat_list.h"
 #include "stat_scalar.h"
+#include "sysks.h"
 #include "zones.h"
 
 const char *const series_result_names[SERIES_NRESULTS] = {
@@ -36,7 +38,6 @@ const char *const series_result_names[SERIES_NRESULTS] = {
 	[SERIES_NEGATIVE] = "negative",
 };
 
-#define SERIES_MODULE	"statsd"
 #define SERIES_CLASS	"statsd"
 /* A timer's milliseconds are kept as whole microseconds. */
 #define SERIES_TIMER_SCALE	1000.0
@@ -97,6 +98,7 @@ struct series {
 	struct statsblob	 *open_sb;
 	uint64_t		  open_now;
 	struct engine_plan	  plan;
+	struct sip_key		  key;		/* series_key()'s */
 };
 
 static void
@@ -213,6 +215,10 @@ series_templates(struct statsd *d, struct reg_template **ret)
 
 /* ---------------------------------------------------------------- hashing */
 
+/* FNV-1a, unkeyed, where the hash must be the same in every run: a
+ * series' kstat instance (a PERSISTENT series finds its kstat again after
+ * a restart; no peer can make kstats in statsd's module to take it) and
+ * a set member's place in the HyperLogLog registers kept in the blob. */
 static uint64_t
 series_fnv(const char *p, size_t n, uint64_t h)
 {
@@ -238,17 +244,24 @@ series_mix(uint64_t x)
 
 #define FNV_BASIS	UINT64_C(0xcbf29ce484222325)
 
-/* The key of (type, name, tags): tags added, so that their order does
- * not matter (a repeated tag counts twice here; the slow path drops it). */
+/*
+ * The key of (type, name, tags): tags added, so that their order does
+ * not matter (a repeated tag counts twice here; the slow path drops it).
+ * Keyed (siphash.h) with the table's own random key: the names come from
+ * anyone who can send a datagram, and with a hash they could compute
+ * they could make every series of theirs share one run of the table.
+ */
 static uint64_t
-series_key(uint8_t type, const char *name, uint32_t name_len,
-    const char *const *tag, const uint32_t *tag_len, uint32_t ntags)
+series_key(const struct series *s, uint8_t type, const char *name,
+    uint32_t name_len, const char *const *tag, const uint32_t *tag_len,
+    uint32_t ntags)
 {
-	uint64_t h = series_mix(series_fnv(name, name_len, FNV_BASIS) ^ type);
+	uint64_t h = siphash13(&s->key, name, name_len) ^
+	    series_mix((uint64_t)type + 1);
 	uint32_t i;
 
 	for (i = 0; i < ntags; i++)
-		h += series_mix(series_fnv(tag[i], tag_len[i], FNV_BASIS));
+		h += siphash13(&s->key, tag[i], tag_len[i]);
 	return h;
 }
 
@@ -485,7 +498,8 @@ series_kstat(struct series *s, const struct series_src *src,
 	inst = (int32_t)(1 + series_mix(h) % 0x7ffffffe);
 	for (i = 0; i < SERIES_PROBES; i++, inst = inst == INT32_MAX ? 1 :
 	    inst + 1) {
-		k = registry_kstat_find(d->reg, SERIES_MODULE, inst, kname);
+		k = registry_kstat_find(d->reg, SYSKS_MODULE_STATSD, inst,
+		    kname);
 		if (k != NULL && !series_path_is(k, sp))
 			continue;
 		if (k != NULL) {
@@ -506,7 +520,7 @@ series_kstat(struct series *s, const struct series_src *src,
 	if (i == SERIES_PROBES)
 		return SERIES_STORE;
 	snprintf(desc, sizeof(desc), "statsd %s %s", sp->seg[1], sp->seg[2]);
-	r = ks_hdr_new(&hdr, SERIES_MODULE, inst, kname, SERIES_CLASS,
+	r = ks_hdr_new(&hdr, SYSKS_MODULE_STATSD, inst, kname, SERIES_CLASS,
 	    KSTAT_TYPE_BLOB, persistent ? KSTAT_FLAG_PERSISTENT : 0, sp->seg,
 	    sp->nseg, desc, &kerr);
 	if (r < 0) {
@@ -594,7 +608,7 @@ series_make(struct series *s, const struct series_src *src,
 		tag[nd] = tag[i];
 		tag_len[nd++] = tag_len[i];
 	}
-	h = series_key(l->type, l->name, l->name_len, tag, tag_len, nd);
+	h = series_key(s, l->type, l->name, l->name_len, tag, tag_len, nd);
 	slot = series_slot(s, h, l->type, l->name, l->name_len, tag, tag_len,
 	    nd);
 	if (*slot != NULL) {
@@ -975,7 +989,8 @@ series_apply(struct series *s, const struct series_src *src,
 		return SERIES_NEGATIVE;
 	if (!series_tags(l, tag, tag_len, &ntags, ctag))
 		return SERIES_TOOLONG;
-	h = series_key(l->type, l->name, l->name_len, tag, tag_len, ntags);
+	h = series_key(s, l->type, l->name, l->name_len, tag, tag_len,
+	    ntags);
 	slot = series_slot(s, h, l->type, l->name, l->name_len, tag, tag_len,
 	    ntags);
 	e = *slot;
@@ -1013,6 +1028,20 @@ series_apply(struct series *s, const struct series_src *src,
 	e->last_ns = now;
 	sb = series_open(s, k, now);
 	return series_update(s, e, sb, l, now);
+}
+
+size_t
+series_probe_max(const struct series *s)
+{
+	size_t i, d, max = 0, mask = s->cap - 1;
+
+	for (i = 0; i < s->cap; i++)
+		if (s->tab[i] != NULL) {
+			d = (i - (s->tab[i]->hash & mask)) & mask;
+			if (d > max)
+				max = d;
+		}
+	return max;
 }
 
 void
@@ -1080,6 +1109,7 @@ series_new(struct statsd *d, struct series **ret)
 	if (s == NULL)
 		return -ENOMEM;
 	s->d = d;
+	sip_key_random(&s->key);
 	s->cap = 1024;
 	s->tab = calloc(s->cap, sizeof(*s->tab));
 	if (s->tab == NULL) {

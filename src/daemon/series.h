@@ -93,4 +93,8 @@ unsigned series_expire(struct series *s, uint64_t now, unsigned budget);
 
 void series_stats(const struct series *s, struct series_stats *ret);
 
+/* How far the series furthest from its home slot lies from it: the most
+ * slots a lookup walks past. */
+size_t series_probe_max(const struct series *s);
+
 #endif

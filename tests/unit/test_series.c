@@ -7,6 +7,7 @@
  * behind the table's back made again.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 
 #include "blob.h"
@@ -430,6 +431,55 @@ START_TEST(many_series_grow_the_table)
 }
 END_TEST
 
+/* The table's key before it was keyed: FNV-1a of the name, the type
+ * mixed in (a series without tags). */
+static uint64_t
+old_key(uint8_t type, const char *name)
+{
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (; *name != '\0'; name++)
+		h = (h ^ (uint8_t)*name) * UINT64_C(0x100000001b3);
+	h ^= type;
+	h ^= h >> 33;
+	h *= UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64_C(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+/*
+ * Hash flooding: 700 counter names that share the low 11 bits of the old
+ * key, as anyone who can send a datagram could compute them, filled one
+ * run of the table (2048 slots by then) 700 long. With the keyed hash
+ * they spread like any names.
+ */
+START_TEST(flood_names_spread)
+{
+	struct fixture f;
+	struct series_stats ss;
+	char name[32], line[48];
+	uint64_t want;
+	uint32_t c = 0;
+	int i;
+
+	fx_start(&f);
+	want = old_key(SL_COUNTER, "seed") & 0x7ff;
+	for (i = 0; i < 700; i++) {
+		do
+			snprintf(name, sizeof(name), "f%" PRIu32, c++);
+		while ((old_key(SL_COUNTER, name) & 0x7ff) != want);
+		snprintf(line, sizeof(line), "%s:1|c", name);
+		ck_assert_int_eq(feed(f.s, &root, line, 1), SERIES_OK);
+	}
+	series_stats(f.s, &ss);
+	ck_assert_uint_eq(ss.series, 700);
+	ck_assert_uint_lt(series_probe_max(f.s), 64);
+	fx_stop(&f);
+}
+END_TEST
+
 /* Whole weights of 1/rate, the fraction carried to the series' next
  * value: the totals stay within one of values/rate. */
 START_TEST(fractional_weights_carried)
@@ -577,6 +627,7 @@ series_suite(void)
 	tcase_add_test(tc, caps_and_rights);
 	tcase_add_test(tc, expiry_and_persistence);
 	tcase_add_test(tc, many_series_grow_the_table);
+	tcase_add_test(tc, flood_names_spread);
 	tcase_add_test(tc, configured_templates);
 	tcase_add_test(tc, fractional_weights_carried);
 	tcase_add_test(tc, container_field_is_a_tag);
