@@ -424,7 +424,7 @@ drain_self_create(struct drain *dr)
 	static const char *names[NSELF_MAX];
 	struct sysks_spec spec = {
 		.tplname = "statsd.self",
-		.module = "statsd",
+		.module = SYSKS_MODULE_STATSD,
 		.name = "daemon",
 		.class_ = "misc",
 		.desc = "statsd itself: uptime, clients, rings, records, "

@@ -17,6 +17,7 @@
 #include "methods.h"
 #include "mirror.h"
 #include "registry.h"
+#include "sysks.h"
 
 #define M_NAME_FIELDS							\
 	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
@@ -299,8 +300,15 @@ m_kstat_hdr(struct vl_call *call, json_t *o, const struct m_kstat_kind *kind,
 			kerr.field = field;
 		}
 		m_kstat_fail(call, r, &kerr, "", "", NULL);
+		return r;
 	}
-	return r;
+	if (sysks_module_own(h->module)) {
+		snprintf(field, sizeof(field), "%smodule", prefix);
+		varlink_error_value(call, field, "%s is statsd's own module: "
+		    "only statsd makes kstats in it", h->module);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* Take back a create: a revived kstat sleeps again, a new one goes with

@@ -94,7 +94,7 @@ sysks_kstat_types(struct statsd *d)
 	uint64_t v[KSTAT_NUM_TYPES];
 	struct sysks_spec s = {
 		.tplname = "unix.kstat_types",
-		.module = "unix",
+		.module = SYSKS_MODULE_UNIX,
 		.name = "kstat_types",
 		.class_ = "kstat",
 		.desc = "the kstat types: each type's name and number",

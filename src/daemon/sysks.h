@@ -7,7 +7,27 @@
 #ifndef STATSD_DAEMON_SYSKS_H
 #define STATSD_DAEMON_SYSKS_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
+
+/*
+ * The modules statsd names its own kstats in: unix (illumos's system
+ * kstats) and statsd (itself, and its statsd/DogStatsD series, whose
+ * instances are a hash of the series anyone can compute). No peer may
+ * create a kstat in them: one could otherwise take the instances where a
+ * statsd series is going to be made, and that series would be refused,
+ * or pass its own kstat off as a series or as statsd's.
+ */
+#define SYSKS_MODULE_UNIX	"unix"
+#define SYSKS_MODULE_STATSD	"statsd"
+
+static inline bool
+sysks_module_own(const char *module)
+{
+	return strcmp(module, SYSKS_MODULE_UNIX) == 0 ||
+	    strcmp(module, SYSKS_MODULE_STATSD) == 0;
+}
 
 struct statsd;
 struct reg_kstat;

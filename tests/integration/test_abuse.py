@@ -18,8 +18,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import (SETPRIV, TPL_APP, Daemon, RingClient,  # noqa: E402
-                     as_user, check, expect_error, finish, ok, read_data,
-                     spawn, wait_for)
+                     as_user, check, expect_error, finish, free_port, ok,
+                     read_data, spawn, wait_for)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if os.getuid() != 0 or SETPRIV is None:
@@ -1233,6 +1233,75 @@ def test_row9_persistent_bytes_quota():
     survived(d, "statsd answers")
 
 
+# ------------------------------------------------ statsd's own modules
+def test_own_modules_not_squatted():
+    """A statsd series' kstat is statsd:<hash of its path>:<name>, and
+    the hash is public: a user who made kstats at the instances a series
+    is going to take had it refused (statsd_refused_store). No peer makes
+    kstats in statsd's modules (statsd, unix); the series is made."""
+    port = free_port(socket.SOCK_DGRAM)
+    d = daemon("statsd_udp = 127.0.0.1:%d\n" % port)
+    udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sent = [0]
+
+    def send(line):
+        udp.sendto(line.encode(), ("127.0.0.1", port))
+        sent[0] += 1
+        wait_for(lambda: read_data(d, "statsd", 0, "daemon")[
+            "statsd_datagrams"] >= sent[0], "statsd to read the line")
+
+    def victims():
+        return [k for k in ok(d.call("io.statsd.Lookup", {
+            "module": "statsd", "name": "victim.gauge"}), "Lookup",
+            False)["kstats"]]
+
+    # Where the series goes: made once, then deleted by root, so that
+    # the next line makes it again at the same instance.
+    send("victim.gauge:1|g")
+    made = victims()
+    check(len(made) == 1, "the series is made: %d" % len(made))
+    inst = made[0]["instance"] if made else 1
+    ok(d.call("io.statsd.KstatDelete", {"module": "statsd",
+                                        "instance": inst,
+                                        "name": "victim.gauge"}),
+       "root deletes the series' kstat")
+    h = Hostile(d)
+    tpl = {"name": "SQUAT", "vois": [{"id": 0, "name": "v",
+                                      "dtype": "INT_U64",
+                                      "stats": [{"kind": "SUM"}]}]}
+    spec = h.calls([("io.statsd.TemplateAdd", tpl)])[0].get(
+        "parameters", {}).get("template", {}).get("spec", "SQUAT")
+    squat = [("io.statsd.KstatCreate", {
+        "module": "statsd", "instance": inst + i, "name": "victim.gauge",
+        "template": spec}) for i in range(64)]
+    for i, r in enumerate(h.calls(squat)):
+        if not expect_error(r, "io.statsd.InvalidValue", "nobody's "
+                            "kstat at statsd:%d" % (inst + i),
+                            parameter="module"):
+            break
+    r = h.calls([("io.statsd.KstatCreateMany", {
+        "template": spec, "kstats": [
+            {"module": "mine", "instance": 0, "name": "x"},
+            {"module": "unix", "instance": 0, "name": "system_misc"}]})])[0]
+    expect_error(r, "io.statsd.InvalidValue", "a batch with a unix kstat",
+                 parameter="kstats[1].module")
+    check(not [k for k in ok(d.call("io.statsd.Chain", {}), "Chain",
+                             False)["kstats"]
+               if k["owner"] == NOBODY], "nobody owns no kstat")
+    before = read_data(d, "statsd", 0, "daemon")["statsd_refused_store"]
+    send("victim.gauge:2|g")
+    again = victims()
+    check(len(again) == 1 and again[0]["instance"] == inst,
+          "the series is made again where it was: %s" % [
+              (k["instance"], k["owner"]) for k in again][:4])
+    check(read_data(d, "statsd", 0, "daemon")["statsd_refused_store"] ==
+          before, "and not refused")
+    h.quit()
+    udp.close()
+    d.stop()
+    d.cleanup()
+
+
 TESTS = [test_row1_backtracking_pattern, test_row2_pattern_compile_size,
          test_row1_row2_work_is_sliced, test_row4_full_runtime_dir,
          test_row6_every_kind_survives, test_row7_arena_quota,
@@ -1243,7 +1312,8 @@ TESTS = [test_row1_backtracking_pattern, test_row2_pattern_compile_size,
          test_row11_buffered_bytes_bounded,
          test_row11_listen_backlog,
          test_row12_row15_state_dir_unusable,
-         test_row13_corrupted_checkpoints, test_row14_privilege_leaks]
+         test_row13_corrupted_checkpoints, test_row14_privilege_leaks,
+         test_own_modules_not_squatted]
 
 if __name__ == "__main__":
     only = sys.argv[1:]

@@ -155,6 +155,12 @@ expect_error(c.call("io.statsd.KstatDelete", {"module": "statsd",
                                               "instance": 0,
                                               "name": "daemon"}),
              "io.statsd.InvalidValue", "statsd's own kstat stays")
+# Nor may anyone, root included, make kstats in statsd's own modules.
+for m in ("statsd", "unix"):
+    expect_error(c.call("io.statsd.KstatCreate", {
+        "module": m, "instance": 7, "name": "mine", "template": "APP"}),
+        "io.statsd.InvalidValue", "root's kstat in module " + m,
+        parameter="module")
 
 # -------------------------------------------------------- chain, lookup
 ch = ok(c.call("io.statsd.Chain", {}), "Chain")
