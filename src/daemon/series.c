@@ -41,8 +41,6 @@ const char *const series_result_names[SERIES_NRESULTS] = {
 #define SERIES_CLASS	"statsd"
 /* A timer's milliseconds are kept as whole microseconds. */
 #define SERIES_TIMER_SCALE	1000.0
-/* Instances probed past a hash collision of two series' names. */
-#define SERIES_PROBES	64
 
 /* Sets: a HyperLogLog of 2^10 six-bit registers (1.04/sqrt(1024): about
  * 3 % standard error) estimates the distinct count once the exact LIST
@@ -80,6 +78,13 @@ struct series_source {
 	uint32_t	n;
 };
 
+/* A kstat of a series, under the keyed hash of its path. Entries are
+ * checked on use (a peer may have deleted the kstat). */
+struct series_by_path {
+	uint64_t	hash;
+	uint32_t	handle;		/* 0: empty */
+};
+
 struct series {
 	struct statsd		 *d;
 	struct reg_template	 *tpl[SL_NTYPES];
@@ -99,6 +104,12 @@ struct series {
 	uint64_t		  open_now;
 	struct engine_plan	  plan;
 	struct sip_key		  key;		/* series_key()'s */
+	/* The kstats of series by path (series_kstat()): open addressing,
+	 * built from the registry on first use, so that PERSISTENT ones
+	 * from the checkpoint are found whatever their instance. */
+	struct series_by_path	 *bypath;
+	size_t			  bp_cap;	/* 0: not built yet */
+	size_t			  bp_n;
 };
 
 static void
@@ -215,10 +226,9 @@ series_templates(struct statsd *d, struct reg_template **ret)
 
 /* ---------------------------------------------------------------- hashing */
 
-/* FNV-1a, unkeyed, where the hash must be the same in every run: a
- * series' kstat instance (a PERSISTENT series finds its kstat again after
- * a restart; no peer can make kstats in statsd's module to take it) and
- * a set member's place in the HyperLogLog registers kept in the blob. */
+/* FNV-1a, unkeyed, where the hash must be the same in every run: a set
+ * member's place in the HyperLogLog registers kept in the blob (which a
+ * PERSISTENT set carries across restarts). */
 static uint64_t
 series_fnv(const char *p, size_t n, uint64_t h)
 {
@@ -467,11 +477,102 @@ series_durable(struct series *s, struct reg_kstat *k, bool revived)
 	return r;
 }
 
+/* ------------------------------------------------------ kstats by path */
+
+/* The keyed hash of a path, as its kstat holds it (segments joined by
+ * '/'); the same for sp and for k->hdr.path. */
+static uint64_t
+series_path_hash(const struct series *s, const char *const *seg,
+    uint32_t nseg)
+{
+	struct sip_state st;
+	uint32_t i;
+
+	sip_init(&st, &s->key, 1, 3);
+	for (i = 0; i < nseg; i++) {
+		if (i > 0)
+			sip_update(&st, "/", 1);
+		sip_update(&st, seg[i], strlen(seg[i]));
+	}
+	return sip_final(&st);
+}
+
+static void
+series_bypath_put(struct series_by_path *t, size_t cap, uint64_t h,
+    uint32_t handle)
+{
+	size_t i;
+
+	for (i = h & (cap - 1); t[i].handle != 0; i = (i + 1) & (cap - 1))
+		;
+	t[i].hash = h;
+	t[i].handle = handle;
+}
+
+/*
+ * (Re)build the index from the registry's kstats of series, with room for
+ * twice as many and more: what was deleted behind its back drops out.
+ * Returns: 0; -ENOMEM (the old index stays).
+ */
+static int
+series_bypath_build(struct series *s, size_t want)
+{
+	struct reg_kstat **all;
+	struct series_by_path *t;
+	size_t n, i, cap = 64;
+
+	n = registry_kstats(s->d->reg, &all);
+	while (cap < 2 * (want > n ? want : n) + 2)
+		cap *= 2;
+	t = calloc(cap, sizeof(*t));
+	if (t == NULL)
+		return -ENOMEM;
+	s->bp_n = 0;
+	for (i = 0; i < n; i++) {
+		const struct reg_kstat *k = all[i];
+		const char *seg[1] = { k->hdr.path };
+
+		if (k->internal || k->hdr.path[0] == '\0' ||
+		    strcmp(k->hdr.module, SYSKS_MODULE_STATSD) != 0)
+			continue;
+		series_bypath_put(t, cap, series_path_hash(s, seg, 1),
+		    k->handle);
+		s->bp_n++;
+	}
+	free(s->bypath);
+	s->bypath = t;
+	s->bp_cap = cap;
+	return 0;
+}
+
+static struct reg_kstat *
+series_bypath_find(struct series *s, uint64_t h,
+    const struct sl_series_path *sp)
+{
+	size_t i, mask = s->bp_cap - 1;
+
+	for (i = h & mask; s->bypath[i].handle != 0; i = (i + 1) & mask) {
+		struct reg_kstat *k;
+
+		if (s->bypath[i].hash != h)
+			continue;
+		k = registry_kstat_by_handle(s->d->reg, s->bypath[i].handle);
+		if (k != NULL && !k->internal &&
+		    strcmp(k->hdr.module, SYSKS_MODULE_STATSD) == 0 &&
+		    series_path_is(k, sp))
+			return k;
+	}
+	return NULL;
+}
+
 /*
  * The kstat of a new series: one that exists with its path (left by an
- * earlier run, dormant or not), or a new one. The instance is a hash of
- * the path, so a PERSISTENT series finds its kstat again after a restart;
- * another series with the same cut name and hash takes the next one.
+ * earlier run, dormant or not), found by its path; or a new one. Its
+ * instance is a keyed hash of the path, or the next free one after it:
+ * no one outside statsd can tell where a series will go, and since the
+ * path, not the instance, finds it again, no kstat in the way can keep a
+ * series from being made (no peer makes kstats in module statsd, and a
+ * series of one's own only moves another along).
  */
 static enum series_result
 series_kstat(struct series *s, const struct series_src *src,
@@ -483,42 +584,42 @@ series_kstat(struct series *s, const struct series_src *src,
 	struct kstat_hdr hdr;
 	struct quota_refusal why;
 	struct ks_error kerr;
-	struct reg_kstat *k;
+	struct reg_kstat *k, **all;
 	char kname[KSTAT_STRLEN], desc[64 + SL_PATH_MAX];
-	uint64_t h = FNV_BASIS;
+	uint64_t h;
 	int32_t inst;
 	bool revived;
-	uint32_t j;
-	int i, r;
+	size_t tries;
+	int r;
 
-	for (j = 0; j < sp->nseg; j++)
-		h = series_fnv(sp->seg[j], strlen(sp->seg[j]) + 1, h);
-
-	snprintf(kname, sizeof(kname), "%s", sp->seg[2]);
-	inst = (int32_t)(1 + series_mix(h) % 0x7ffffffe);
-	for (i = 0; i < SERIES_PROBES; i++, inst = inst == INT32_MAX ? 1 :
-	    inst + 1) {
-		k = registry_kstat_find(d->reg, SYSKS_MODULE_STATSD, inst,
-		    kname);
-		if (k != NULL && !series_path_is(k, sp))
-			continue;
-		if (k != NULL) {
-			struct peer p = { src->uid, src->gid, 0, ZONE_GLOBAL,
-			    src->privileged };
-
-			if (!rights_may_modify(&p, k->owner, k->owner_zone))
-				return SERIES_DENIED;
-			if (!k->dormant && k->tpl == tpl) {
-				*ret = k;
-				return SERIES_OK;
-			}
-			if (k->tpl != tpl)
-				return SERIES_STORE;
-		}
-		break;
-	}
-	if (i == SERIES_PROBES)
+	if (s->bp_cap == 0 && series_bypath_build(s, 0) < 0)
 		return SERIES_STORE;
+	h = series_path_hash(s, sp->seg, sp->nseg);
+	snprintf(kname, sizeof(kname), "%s", sp->seg[2]);
+	k = series_bypath_find(s, h, sp);
+	if (k != NULL) {
+		struct peer p = { src->uid, src->gid, 0, ZONE_GLOBAL,
+		    src->privileged };
+
+		if (!rights_may_modify(&p, k->owner, k->owner_zone))
+			return SERIES_DENIED;
+		if (!k->dormant && k->tpl == tpl) {
+			*ret = k;
+			return SERIES_OK;
+		}
+		if (k->tpl != tpl)
+			return SERIES_STORE;
+		inst = k->hdr.instance;		/* revived where it sleeps */
+	} else {
+		/* Every kstat but one could be in the way, no more. */
+		inst = (int32_t)(1 + series_mix(h) % 0x7ffffffe);
+		for (tries = registry_kstats(d->reg, &all) + 1; tries > 0 &&
+		    registry_kstat_find(d->reg, SYSKS_MODULE_STATSD, inst,
+		    kname) != NULL; tries--)
+			inst = inst == INT32_MAX ? 1 : inst + 1;
+		if (tries == 0)
+			return SERIES_STORE;
+	}
 	snprintf(desc, sizeof(desc), "statsd %s %s", sp->seg[1], sp->seg[2]);
 	r = ks_hdr_new(&hdr, SYSKS_MODULE_STATSD, inst, kname, SERIES_CLASS,
 	    KSTAT_TYPE_BLOB, persistent ? KSTAT_FLAG_PERSISTENT : 0, sp->seg,
@@ -546,6 +647,16 @@ series_kstat(struct series *s, const struct series_src *src,
 		log_debug("statsd series %s: not durable: %s", sp->seg[2],
 		    strerror(-r));
 		return SERIES_STORE;
+	}
+	if (!revived) {
+		/* At most half full; a rebuild also drops the deleted. */
+		if (2 * (s->bp_n + 1) > s->bp_cap &&
+		    series_bypath_build(s, s->bp_n + 1) < 0)
+			return SERIES_STORE;
+		if (series_bypath_find(s, h, sp) == NULL) {
+			series_bypath_put(s->bypath, s->bp_cap, h, k->handle);
+			s->bp_n++;
+		}
 	}
 	*ret = k;
 	return SERIES_OK;
@@ -1137,6 +1248,7 @@ series_free(struct series *s)
 		series_ent_free(s, s->tab[i]);
 	free(s->tab);
 	free(s->srcs);
+	free(s->bypath);
 	free(s);
 	return NULL;
 }

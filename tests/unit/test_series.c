@@ -480,6 +480,99 @@ START_TEST(flood_names_spread)
 }
 END_TEST
 
+/* A kstat in module statsd at instance inst with path seg[], of tpl, as
+ * a series of another run or of another sender would be. */
+static struct reg_kstat *
+put_kstat(struct statsd *d, int32_t inst, const char *name,
+    const char *const *seg, uint32_t nseg, struct reg_template *tpl)
+{
+	struct reg_kstat_new n;
+	struct kstat_hdr hdr;
+	struct ks_error kerr;
+	struct quota_refusal why;
+	struct reg_kstat *k;
+	bool revived;
+
+	ck_assert_int_eq(ks_hdr_new(&hdr, "statsd", inst, name, "statsd",
+	    KSTAT_TYPE_BLOB, 0, seg, nseg, "in the way", &kerr), 0);
+	memset(&n, 0, sizeof(n));
+	n.hdr = &hdr;
+	n.owner = 65534;
+	n.privileged = true;
+	n.owner_zone = ZONE_GLOBAL;
+	n.zone = ZONE_GLOBAL;
+	n.tpl = tpl;
+	ck_assert_int_eq(registry_kstat_create(d->reg, &n, &k, &revived,
+	    &why), 0);
+	return k;
+}
+
+static int32_t
+next_inst(int32_t i)
+{
+	return i == INT32_MAX ? 1 : i + 1;
+}
+
+/*
+ * A series is found by its path and made wherever there is room: 100
+ * kstats of its name at the instances from the one it had (another
+ * sender's series, as one could place them when the instance was a hash
+ * anyone could compute) do not keep it from being made again, where
+ * statsd used to give up after 64 (SERIES_STORE, for good); and a kstat
+ * of its path at an instance of its own (a PERSISTENT series of an
+ * earlier run) is the one it takes up again.
+ */
+START_TEST(kstats_in_the_way)
+{
+	static const char *const moved[] = { "statsd", "gauge", "moved" };
+	struct fixture f;
+	struct reg_kstat *k, *m;
+	struct reg_template *tpl;
+	int32_t inst, i0;
+	char tagseg[32];
+	int i, paths;
+
+	fx_start(&f);
+	/* What the checkpoint brings back at start, before any line. */
+	tpl = registry_template_find(f.d.reg, "statsd.gauge");
+	ck_assert_ptr_nonnull(tpl);
+	m = put_kstat(&f.d, 777, "moved", moved, 3, tpl);
+	ck_assert_int_eq(feed(f.s, &root, "moved:5|g", 1), SERIES_OK);
+	k = find(&f.d, "statsd/gauge/moved");
+	ck_assert_ptr_eq(k, m);
+	ck_assert_int_eq(k->hdr.instance, 777);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_LAST), 5);
+	{
+		struct reg_kstat **all;
+		size_t n = registry_kstats(f.d.reg, &all), j;
+
+		for (paths = 0, j = 0; j < n; j++)
+			paths += strcmp(all[j]->hdr.path,
+			    "statsd/gauge/moved") == 0;
+		ck_assert_int_eq(paths, 1);
+	}
+
+	ck_assert_int_eq(feed(f.s, &root, "victim.g:1|g", 2), SERIES_OK);
+	k = find(&f.d, "statsd/gauge/victim.g");
+	ck_assert_ptr_nonnull(k);
+	i0 = inst = k->hdr.instance;
+	ck_assert_int_eq(registry_kstat_delete(f.d.reg, k), 0);
+	for (i = 0; i < 100; i++, inst = next_inst(inst)) {
+		const char *seg[4] = { "statsd", "gauge", "victim.g", tagseg };
+
+		snprintf(tagseg, sizeof(tagseg), "squat:%d", i);
+		put_kstat(&f.d, inst, "victim.g", seg, 4, tpl);
+	}
+	ck_assert_int_eq(feed(f.s, &root, "victim.g:2|g", 3), SERIES_OK);
+	k = find(&f.d, "statsd/gauge/victim.g");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(k->hdr.instance, inst);
+	ck_assert_int_ne(k->hdr.instance, i0);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_LAST), 2);
+	fx_stop(&f);
+}
+END_TEST
+
 /* Whole weights of 1/rate, the fraction carried to the series' next
  * value: the totals stay within one of values/rate. */
 START_TEST(fractional_weights_carried)
@@ -628,6 +721,7 @@ series_suite(void)
 	tcase_add_test(tc, expiry_and_persistence);
 	tcase_add_test(tc, many_series_grow_the_table);
 	tcase_add_test(tc, flood_names_spread);
+	tcase_add_test(tc, kstats_in_the_way);
 	tcase_add_test(tc, configured_templates);
 	tcase_add_test(tc, fractional_weights_carried);
 	tcase_add_test(tc, container_field_is_a_tag);
