@@ -105,24 +105,27 @@ sip_final(const struct sip_state *in)
 	return st.v0 ^ st.v1 ^ st.v2 ^ st.v3;
 }
 
-uint64_t
-siphash13(const struct sip_key *k, const void *p, size_t n)
+static uint64_t
+sip_whole(const struct sip_key *k, unsigned c, unsigned d, const void *p,
+    size_t n)
 {
 	struct sip_state st;
 
-	sip_init(&st, k, 1, 3);
+	sip_init(&st, k, c, d);
 	sip_update(&st, p, n);
 	return sip_final(&st);
 }
 
 uint64_t
+siphash13(const struct sip_key *k, const void *p, size_t n)
+{
+	return sip_whole(k, 1, 3, p, n);
+}
+
+uint64_t
 siphash24(const struct sip_key *k, const void *p, size_t n)
 {
-	struct sip_state st;
-
-	sip_init(&st, k, 2, 4);
-	sip_update(&st, p, n);
-	return sip_final(&st);
+	return sip_whole(k, 2, 4, p, n);
 }
 
 void
