@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -964,7 +965,7 @@ struct race {
 	struct store_reader *r;
 	struct store_ref ref;
 	_Atomic int stop;
-	uint64_t writes;
+	_Atomic uint64_t writes;
 };
 
 static void *
@@ -987,7 +988,7 @@ race_writer(void *arg)
 			break;
 		memset(blob, (int)(v & 0xff), 1000);
 		store_kstat_write_end(rc->s, rc->ref.slot, v);
-		rc->writes++;
+		atomic_fetch_add_explicit(&rc->writes, 1, memory_order_relaxed);
 		/* A daemon writes in bursts; a writer that never lets go
 		 * would only measure the reader's retry limit. */
 		for (k = 0; k < 2000; k++)
@@ -1012,6 +1013,12 @@ START_TEST(test_seqlock_no_torn_reads)
 	ck_assert_int_eq(ADD(rc.s, d, 1000, &rc.ref), 0);
 	rc.r = reader_new(rc.s);
 	ck_assert_int_eq(pthread_create(&th, NULL, race_writer, &rc), 0);
+	/* The reads start once the writer writes: on a loaded machine a new
+	 * thread may first run long after the reader could have made all its
+	 * reads, which then raced nothing. (Check's time-out bounds this
+	 * wait if the writer never gets going.) */
+	while (atomic_load_explicit(&rc.writes, memory_order_relaxed) == 0)
+		sched_yield();
 	/* Bounded by reads and by time: under a sanitizer or on a loaded
 	 * machine the writer may keep the reader spinning. */
 	t0 = time(NULL);
