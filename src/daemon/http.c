@@ -9,6 +9,15 @@
  * no more of statsd than an unprivileged user, and never the reserve
  * privileged peers keep. With zlib, a scraper that accepts gzip gets
  * it: each page compressed and flushed as it goes.
+ *
+ * Connections are bounded too, before any request: at most
+ * http_max_connections are open (accepting stops at the bound and goes
+ * on as they close), each reads at most HTTP_READ_AHEAD bytes of
+ * requests ahead of the one it is answered, and an accept() that fails
+ * (no file descriptor left) pauses accepting. Otherwise a local user's
+ * idle connections took every descriptor statsd had, locking root out of
+ * the control socket, and one connection pipelining requests it never
+ * read the answers of made statsd buffer all it sent.
  */
 #include <errno.h>
 #include <netdb.h>
@@ -19,7 +28,9 @@
 #include <strings.h>
 
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
+#include <event2/listener.h>
 #include <event2/util.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -27,6 +38,7 @@
 #include <zlib.h>
 #endif
 
+#include "clock.h"
 #include "daemon.h"
 #include "expo.h"
 #include "http.h"
@@ -41,20 +53,58 @@
 /* Whom HTTP scrapes are charged to: the anonymous peer's uid. */
 #define HTTP_UID	((uid_t)65534)
 
+/* The longest request line and headers taken, and how much of the
+ * requests a connection pipelines is read ahead of the one answered:
+ * room for a whole next request, no more (the rest waits in the
+ * kernel, and the client's sends block). */
+#define HTTP_HEADERS_MAX	16384
+#define HTTP_READ_AHEAD		(2 * HTTP_HEADERS_MAX)
+
+/* How long accepting pauses after an accept() failed for want of a
+ * descriptor or memory (as the control socket's). */
+#define HTTP_ACCEPT_PAUSE_US	200000
+/* A failing accept() is said once a time it starts failing, at most
+ * once in this long. */
+#define HTTP_SAY_EVERY_NS	10000000000ull
+
 #define CT_TEXT	"text/plain; version=0.0.4; charset=utf-8"
 #define CT_OM	"application/openmetrics-text; version=1.0.0; charset=utf-8"
+
+struct http_conn;
 
 struct http {
 	struct statsd		*d;
 	struct evhttp		*h;
+	struct evconnlistener	*lev;		/* evhttp's, on our socket */
 	unsigned		 nscrapes;	/* under way */
 	struct scrape		*scrapes;	/* those, to cut at stop */
+	/* Open connections: those evhttp made since the last adopt pass,
+	 * then those whose closing it tells us. */
+	unsigned		 nconns;
+	struct http_conn	*fresh, *conns;
+	struct event		*adopt;		/* the pass, after accepts */
+	struct event		*resume;	/* accepting, after a pause */
+	bool			 full;		/* accepting stopped: nconns */
+	bool			 paused;	/* accepting stopped: accept() */
+	bool			 failing;	/* accept() failed, said once */
+	uint64_t		 said_ns;	/* when, last */
+	bool			 stopping;
+};
+
+/* One connection: its bufferevent (ours, made for evhttp), its
+ * connection once adopted, the scrape it serves. */
+struct http_conn {
+	struct http		*http;
+	struct bufferevent	*bev;
+	struct evhttp_connection *evcon;
+	struct scrape		*scrape;
+	struct http_conn	*next, **prevp;
 };
 
 struct scrape {
 	struct http		*http;
 	struct evhttp_request	*req;
-	struct evhttp_connection *evcon;
+	struct http_conn	*conn;
 	struct expo		 e;
 	struct sbuf		*text;
 	struct peer		 peer;
@@ -68,12 +118,13 @@ struct scrape {
 };
 
 static void scrape_more(struct evhttp_connection *evcon, void *arg);
+static void http_free(struct http *http);
 
 static void
 scrape_free(struct scrape *s)
 {
-	if (s->evcon != NULL)
-		evhttp_connection_set_closecb(s->evcon, NULL, NULL);
+	if (s->conn != NULL)
+		s->conn->scrape = NULL;
 	*s->prevp = s->next;
 	if (s->next != NULL)
 		s->next->prevp = s->prevp;
@@ -98,16 +149,203 @@ scrape_free(struct scrape *s)
  * with the connection.
  */
 static void
-scrape_closed(struct evhttp_connection *evcon, void *arg)
+scrape_closed(struct scrape *s)
 {
-	struct scrape *s = arg;
 	struct evhttp_request *req = s->req;
 
-	(void)evcon;
-	s->evcon = NULL;
+	s->conn = NULL;
 	scrape_free(s);
 	if (evhttp_request_get_connection(req) == NULL)
 		evhttp_request_free(req);
+}
+
+/* ------------------------------------------------------------ connections */
+
+static void
+http_conn_unlink(struct http_conn *c)
+{
+	*c->prevp = c->next;
+	if (c->next != NULL)
+		c->next->prevp = c->prevp;
+}
+
+static void
+http_conn_link(struct http_conn **head, struct http_conn *c)
+{
+	c->next = *head;
+	c->prevp = head;
+	if (c->next != NULL)
+		c->next->prevp = &c->next;
+	*head = c;
+}
+
+/* Accept again if nothing holds accepting back. */
+static void
+http_accept_on(struct http *http)
+{
+	if (!http->stopping && !http->full && !http->paused)
+		(void)evconnlistener_enable(http->lev);
+}
+
+/* A connection is gone (its descriptor closed, or about to be). */
+static void
+http_conn_gone(struct http_conn *c)
+{
+	struct http *http = c->http;
+
+	http_conn_unlink(c);
+	free(c);
+	http->nconns--;
+	if (http->full && http->nconns < http->d->cfg.http_max_connections) {
+		http->full = false;
+		http_accept_on(http);
+	}
+}
+
+static void
+http_conn_closed(struct evhttp_connection *evcon, void *arg)
+{
+	struct http_conn *c = arg;
+
+	(void)evcon;
+	if (c->scrape != NULL)
+		scrape_closed(c->scrape);
+	http_conn_gone(c);
+}
+
+/*
+ * evhttp asks for each accepted connection's bufferevent here: ours reads
+ * at most HTTP_READ_AHEAD bytes ahead of the request evhttp works on, and
+ * is counted; at http_max_connections accepting stops. The connection
+ * evhttp wraps around it is only made after this returns: the adopt pass
+ * (next in the loop, before any of its input is read) finds it.
+ */
+static struct bufferevent *
+http_conn_new(struct event_base *base, void *arg)
+{
+	struct http *http = arg;
+	struct http_conn *c = calloc(1, sizeof(*c));
+	struct bufferevent *bev;
+
+	if (c == NULL)
+		return NULL;
+	bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	if (bev == NULL) {
+		free(c);
+		return NULL;
+	}
+	bufferevent_setwatermark(bev, EV_READ, 0, HTTP_READ_AHEAD);
+	/* Held until adopted, so that a connection evhttp drops at once is
+	 * still ours to look at. */
+	bufferevent_incref(bev);
+	c->http = http;
+	c->bev = bev;
+	http->failing = false;
+	http_conn_link(&http->fresh, c);
+	event_active(http->adopt, EV_TIMEOUT, 1);
+	if (++http->nconns >= http->d->cfg.http_max_connections) {
+		http->full = true;
+		(void)evconnlistener_disable(http->lev);
+	}
+	return bev;
+}
+
+/*
+ * The adopt pass: each fresh bufferevent's connection (evhttp makes it
+ * its callbacks' argument) tells its closing from now on. One evhttp
+ * has dropped already has no callbacks and no descriptor left.
+ */
+static void
+http_adopt(evutil_socket_t fd, short what, void *arg)
+{
+	struct http *http = arg;
+
+	(void)fd;
+	(void)what;
+	while (http->fresh != NULL) {
+		struct http_conn *c = http->fresh;
+		struct bufferevent *bev = c->bev;
+		void *evcon = NULL;
+
+		http_conn_unlink(c);
+		bufferevent_getcb(bev, NULL, NULL, NULL, &evcon);
+		if (evcon != NULL && bufferevent_getfd(bev) >= 0) {
+			c->evcon = evcon;
+			evhttp_connection_set_closecb(c->evcon,
+			    http_conn_closed, c);
+			http_conn_link(&http->conns, c);
+			bufferevent_decref(bev);
+		} else {
+			bufferevent_decref(bev);
+			http_conn_link(&http->conns, c);
+			http_conn_gone(c);
+		}
+	}
+}
+
+/*
+ * The connection a request came on. One evhttp made without our
+ * bufferevent (there was no memory for it) is counted from here on.
+ * Returns: it; NULL without memory.
+ */
+static struct http_conn *
+http_conn_of(struct http *http, struct evhttp_connection *evcon)
+{
+	struct http_conn *c;
+
+	for (c = http->conns; c != NULL; c = c->next)
+		if (c->evcon == evcon)
+			return c;
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->http = http;
+	c->evcon = evcon;
+	http_conn_link(&http->conns, c);
+	http->nconns++;
+	evhttp_connection_set_closecb(evcon, http_conn_closed, c);
+	return c;
+}
+
+/* The one endpoint, for the listener's error callback, which libevent
+ * calls with evhttp's argument (the evhttp), not one of ours. */
+static struct http *http_one;
+
+/*
+ * accept() failed for want of a descriptor (or memory): libevent would
+ * try again at once, for as long as it fails, and log each time. Pause
+ * instead, as the control socket does, and say so once.
+ */
+static void
+http_accept_error(struct evconnlistener *lev, void *arg)
+{
+	struct http *http = http_one;
+	struct timeval tv = { 0, HTTP_ACCEPT_PAUSE_US };
+	int e = EVUTIL_SOCKET_ERROR();
+
+	(void)arg;
+	(void)evconnlistener_disable(lev);
+	if (http == NULL)
+		return;
+	if (!http->failing && (http->said_ns == 0 ||
+	    clock_now_ns() - http->said_ns >= HTTP_SAY_EVERY_NS)) {
+		log_warning("http: accept: %s; pausing accepts",
+		    strerror(e));
+		http->said_ns = clock_now_ns();
+	}
+	http->failing = true;
+	http->paused = true;
+	evtimer_add(http->resume, &tv);
+}
+
+static void
+http_accept_resume(evutil_socket_t fd, short what, void *arg)
+{
+	struct http *http = arg;
+
+	(void)fd;
+	(void)what;
+	http->paused = false;
+	http_accept_on(http);
 }
 
 static bool
@@ -282,6 +520,7 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	const char *accept = evhttp_find_header(in, "Accept");
 	bool om = accept != NULL && wants_om(accept);
 	struct quota_refusal why;
+	struct http_conn *conn;
 	struct scrape *s;
 	char msg[160];
 
@@ -311,7 +550,8 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 		send_text(req, 503, "Service Unavailable", msg);
 		return;
 	}
-	s = calloc(1, sizeof(*s));
+	conn = http_conn_of(http, evhttp_request_get_connection(req));
+	s = conn != NULL ? calloc(1, sizeof(*s)) : NULL;
 	if (s == NULL || (s->text = sbuf_new_auto()) == NULL ||
 	    (s->later = evtimer_new(http->d->base, scrape_later, s)) == NULL ||
 	    expo_init(http->d, &s->e, s->text, om, &s->peer) < 0) {
@@ -347,7 +587,8 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 #endif
 	s->http = http;
 	s->req = req;
-	s->evcon = evhttp_request_get_connection(req);
+	s->conn = conn;
+	conn->scrape = s;
 	s->next = http->scrapes;
 	s->prevp = &http->scrapes;
 	if (s->next != NULL)
@@ -355,7 +596,6 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	http->scrapes = s;
 	http->nscrapes++;
 	http->d->expo_scrapes++;
-	evhttp_connection_set_closecb(s->evcon, scrape_closed, s);
 	evhttp_send_reply_start(req, HTTP_OK, "OK");
 	scrape_page(s);
 }
@@ -448,11 +688,21 @@ http_start(struct statsd *d, int fd)
 		return -ENOMEM;
 	}
 	http->d = d;
+	http->adopt = event_new(d->base, -1, 0, http_adopt, http);
+	http->resume = evtimer_new(d->base, http_accept_resume, http);
+	if (http->adopt == NULL || http->resume == NULL) {
+		http_free(http);
+		return -ENOMEM;
+	}
+	/* Before evhttp's own events (the default, middle priority), so
+	 * that a connection is adopted before any of its input is read. */
+	event_priority_set(http->adopt, PRIO_DRAIN);
 	tv.tv_sec = d->cfg.http_timeout_ms / 1000;
 	tv.tv_usec = (suseconds_t)(d->cfg.http_timeout_ms % 1000) * 1000;
 	evhttp_set_timeout_tv(http->h, &tv);
-	evhttp_set_max_headers_size(http->h, 16384);
+	evhttp_set_max_headers_size(http->h, HTTP_HEADERS_MAX);
 	evhttp_set_max_body_size(http->h, 0);
+	evhttp_set_bevcb(http->h, http_conn_new, http);
 	/* Every method reaches on_request, which answers 405. */
 	evhttp_set_allowed_methods(http->h, EVHTTP_REQ_GET | EVHTTP_REQ_POST |
 	    EVHTTP_REQ_HEAD | EVHTTP_REQ_PUT | EVHTTP_REQ_DELETE |
@@ -470,10 +720,12 @@ http_start(struct statsd *d, int fd)
 
 		log_error("http: cannot listen on %s: %s", fd >= 0 ?
 		    "the socket systemd passed" : listen, strerror(e));
-		evhttp_free(http->h);
-		free(http);
+		http_free(http);
 		return -e;
 	}
+	http->lev = evhttp_bound_socket_get_listener(bound);
+	evconnlistener_set_error_cb(http->lev, http_accept_error);
+	http_one = http;
 	d->http = http;
 	/* The port bound (port 0 takes any): tests read it here. */
 	sl = sizeof(ss);
@@ -485,18 +737,44 @@ http_start(struct statsd *d, int fd)
 	return 0;
 }
 
+/* Everything of http: evhttp_free() frees the connections, whose close
+ * callbacks free their scrapes and themselves; those not adopted yet
+ * hold their bufferevents until here. */
+static void
+http_free(struct http *http)
+{
+	http->stopping = true;
+	if (http->h != NULL)
+		evhttp_free(http->h);
+	while (http->scrapes != NULL)
+		scrape_free(http->scrapes);
+	while (http->fresh != NULL) {
+		struct http_conn *c = http->fresh;
+
+		http_conn_unlink(c);
+		bufferevent_decref(c->bev);
+		free(c);
+	}
+	while (http->conns != NULL) {
+		struct http_conn *c = http->conns;
+
+		http_conn_unlink(c);
+		free(c);
+	}
+	if (http->adopt != NULL)
+		event_free(http->adopt);
+	if (http->resume != NULL)
+		event_free(http->resume);
+	if (http_one == http)
+		http_one = NULL;
+	free(http);
+}
+
 void
 http_stop(struct statsd *d)
 {
-	struct http *http = d->http;
-
-	if (http == NULL)
+	if (d->http == NULL)
 		return;
-	/* evhttp_free() frees the connections, whose close callbacks
-	 * free the scrapes. */
-	evhttp_free(http->h);
-	while (http->scrapes != NULL)
-		scrape_free(http->scrapes);
-	free(http);
+	http_free(d->http);
 	d->http = NULL;
 }
