@@ -10,25 +10,39 @@ names the attack it guards against:
           read the answers of made statsd hold all it sent. Now at most
           http_max_connections are open, each is read at most 32 KiB
           ahead, and a failing accept() pauses accepting, said once.
+  lines:  hostile statsd lines (NUL bytes, invalid UTF-8, names, tags
+          and values past their limits, rates of 0 and 1e-300, NaN,
+          1e308, events, timestamps, paths too long, negative counts,
+          oversize datagrams, CR-LF): each refused and counted under
+          exactly one reason, nothing that exists changed.
+  caps:   a series flood, a tag explosion, over the Unix socket and UDP:
+          each sender is held to its cap and all to the total, and root
+          still makes its series; another user's lines for root's
+          series are refused.
+  ttl:    churn under a one-second TTL: expired series are removed, a
+          PERSISTENT one sleeps with its data and wakes with it.
 
 Every check is of exactness or a bound, never of a time."""
 import http.client
 import os
+import pwd
 import re
 import shutil
+import socket
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import (SETPRIV, DEADLINE, Daemon, as_user, check,  # noqa: E402
-                     finish, run, spawn, wait_for)
+                     finish, ok, read_data, run, spawn, wait_for)
 
 PRLIMIT = shutil.which("prlimit")
 if os.getuid() != 0 or SETPRIV is None or PRLIMIT is None:
     print("needs root, setpriv and prlimit; skipped")
     sys.exit(77)
 PY = "/usr/bin/python3"
+OTHER = pwd.getpwnam("daemon")
 
 
 class LimitedDaemon(Daemon):
@@ -197,4 +211,186 @@ root_info(d, "row 16, after pipelining")
 d.stop()
 
 
+# -------------------------------------------------- the statsd sockets
+def stats(d):
+    return read_data(d, "statsd", 0, "daemon")
+
+
+def send_as(d, dgrams, pw=None, udp_port=None):
+    """Each of dgrams as one datagram from uid pw (nobody by default), to
+    the Unix socket, or to UDP; then wait until statsd read them."""
+    want = stats(d)["statsd_datagrams"] + len(dgrams)
+    prog = ("import socket,sys\n"
+            "u=len(sys.argv[1])<6\n"
+            "s=socket.socket(socket.AF_INET if u else socket.AF_UNIX,"
+            "socket.SOCK_DGRAM)\n"
+            "a=('127.0.0.1',int(sys.argv[1])) if u else sys.argv[1]\n"
+            "for l in sys.stdin.read().split():\n"
+            "    s.sendto(bytes.fromhex(l), a)\n")
+    target = str(udp_port) if udp_port else os.path.join(d.run,
+                                                         "statsd.dgram")
+    kw = {"uid": pw.pw_uid, "regid": pw.pw_gid} if pw else {}
+    p = run(as_user([PY, "-c", prog, target], **kw), capture_output=True,
+            text=True, input="\n".join(x.hex() for x in dgrams))
+    check(p.returncode == 0, "sender ran: %s" % p.stderr)
+    wait_for(lambda: stats(d)["statsd_datagrams"] >= want,
+             "statsd to read %d datagrams" % want)
+
+
+def reasons(before, after):
+    """The counters that moved, as {name: delta}."""
+    return {k: after[k] - before[k] for k in after
+            if k.startswith("statsd_") and after[k] != before[k]}
+
+
+def balanced(s, what):
+    total = s["statsd_applied"] + sum(
+        v for k, v in s.items()
+        if k.startswith(("statsd_rejected_", "statsd_refused_")))
+    check(s["statsd_lines"] == total, "%s: every line applied or counted "
+          "under one reason (%d lines, %d counted)" %
+          (what, s["statsd_lines"], total))
+
+
+udp = harness.free_port(socket.SOCK_DGRAM)
+d = Daemon(config="statsd_udp = 127.0.0.1:%d\nstatsd_max_datagram = 8192\n"
+           "statsd_max_series_per_uid = 50\nstatsd_udp_max_series = 50\n"
+           "statsd_max_series = 120\n" % udp).start()
+os.chmod(d.run, 0o755)
+
+# One counter of root's, which nobody must not move.
+send_as(d, [b"root.owned:5|c"], pw=pwd.getpwuid(0))
+tags13 = b",".join(b"t%d" % i for i in range(13))
+HOSTILE = [
+    (b"n\x00x:1|c", "rejected_name"),
+    (b"x" * 201 + b":1|c", "rejected_name"),
+    (b"n:1\x00|c", "rejected_value"),
+    (b"n:1|c\x00", "rejected_type"),
+    (b"n:1|c|#a\x00b", "rejected_tags"),
+    (b"n:1|c|#" + tags13 + b",t13", "rejected_tags"),
+    (b"n:1|c|#" + b"v" * 201, "rejected_tags"),
+    (b"n:1|c|c:" + b"c" * 201, "rejected_tags"),
+    (b"\xff\xfe:1|c", "rejected_utf8"),
+    (b"n:\xed\xa0\x80|s", "rejected_utf8"),
+    (b"n:1|c|#\xc0\xaf", "rejected_utf8"),
+    (b"n:1|c|@0", "rejected_rate"),
+    (b"n:1|c|@-1", "rejected_rate"),
+    (b"n:1|c|@1e-400", "rejected_rate"),
+    (b"n:1|c|@nan", "rejected_rate"),
+    (b"n:nan|g", "rejected_value"),
+    (b"n:inf|ms", "rejected_value"),
+    (b"n:0x10|c", "rejected_value"),
+    (b"n:" + b"9" * 64 + b"|c", "rejected_value"),
+    (b"n:" + b":".join([b"1"] * 65) + b"|ms", "rejected_value"),
+    (b"n:|c", "rejected_value"),
+    (b"n:1|", "rejected_type"),
+    (b"|||:::", "rejected_syntax"),
+    (b"_e{5,5}:hello|world", "rejected_event"),
+    (b"_sc|n|0", "rejected_event"),
+    (b"n:1|c|T99999999999999999999", "rejected_timestamp"),
+    (b"n:1|ms|@1e-300", "refused_range"),
+    (b"n:1e308|ms", "refused_range"),
+    (b"n:1e308|c", "refused_range"),
+    (b"n:-1e308|g", "refused_range"),
+    (b"x" * 200 + b":1|c|#" + b",".join(b"%d" % i + b"/" * 60
+                                         for i in range(13)),
+     "refused_toolong"),
+    (b"n:-1|c", "refused_negative"),
+    (b"n:1:2:-3|c", "refused_negative"),
+    (b"root.owned:1000|c", "refused_denied"),
+]
+made = set()
+for line, why in HOSTILE:
+    s0 = stats(d)
+    send_as(d, [line])
+    got = reasons(s0, stats(d))
+    want = {"statsd_datagrams": 1, "statsd_lines": 1, "statsd_" + why: 1}
+    typ = line.split(b"|")[1]
+    if why == "refused_range" and typ not in made:
+        # The series is made; the value out of range is not applied.
+        want.update(statsd_series=1, statsd_series_created=1)
+        made.add(typ)
+    check(got == want, "lines: %r is counted as %s only: %s" %
+          (line[:60], why, got))
+# Lines without an ending newline, CR-LF, empty lines, a NUL line.
+s0 = stats(d)
+send_as(d, [b"crlf.a:1|c\r\ncrlf.b:2|c\r\n\r\n\n\x00\ncrlf.c:3|c"])
+got = reasons(s0, stats(d))
+check(got.get("statsd_applied") == 3 and got.get("statsd_lines") == 4 and
+      got.get("statsd_rejected_syntax") == 1,
+      "lines: CR-LF and a last line without newline are applied, a NUL "
+      "line refused: %s" % got)
+# Over statsd_max_datagram: dropped whole, counted.
+s0 = stats(d)
+send_as(d, [b"big:1|c\n" * 1200])
+got = reasons(s0, stats(d))
+check(got == {"statsd_datagrams": 1, "statsd_oversize": 1},
+      "lines: a datagram over statsd_max_datagram is dropped whole: %s" % got)
+owned = ok(d.call("io.statsd.Lookup", {"module": "statsd",
+                                       "name": "root.owned"}),
+           "Lookup root.owned")["kstats"]
+r = read_data(d, "statsd", owned[0]["instance"] if owned else 0,
+              "root.owned")
+check(r.get("value.sum") == 5, "lines: root's counter is still 5 (%s)" %
+      r.get("value.sum"))
+
+# Caps: nobody's series flood and tag explosion stop at its cap; UDP at
+# its own; root still makes its series; all stop at the total.
+s0 = stats(d)
+flood = [b"".join(b"flood.%d:1|c\n" % (i * 20 + j) for j in range(20))
+         for i in range(5)]
+flood += [b"".join(b"tags:1|c|#id:%d\n" % (i * 50 + j) for j in range(50))
+          for i in range(2)]
+send_as(d, flood)
+got = reasons(s0, stats(d))
+# nobody has 6 series: crlf.a, .b, .c, and the range lines' n of three
+# types.
+check(got.get("statsd_series_created") == 50 - 6 and
+      got.get("statsd_refused_cap") == 200 - 44,
+      "caps: nobody makes series up to its cap of 50 (it had 6): %s" % got)
+send_as(d, [b"".join(b"rootmore.%d:1|c\n" % i for i in range(10))],
+        pw=pwd.getpwuid(0))
+send_as(d, [b"".join(b"udp.%d:1|c\n" % i for i in range(100))],
+        udp_port=udp)
+send_as(d, [b"".join(b"other.%d:1|c\n" % i for i in range(40))], pw=OTHER)
+s1 = stats(d)
+check(s1["statsd_series"] == 120, "caps: the total holds: 120 series (%d)"
+      % s1["statsd_series"])
+got = reasons(s0, s1)
+check(got.get("statsd_series_created") == 44 + 10 + 50 + 9,
+      "caps: root's 10 and UDP's 50 are made, the last user's up to the "
+      "total: %s" % got)
+root_info(d, "caps")
+balanced(s1, "lines and caps")
+d.stop()
+
+# TTL churn: expired series go, a PERSISTENT one sleeps and wakes with
+# its data; nobody's churn leaves no kstats behind.
+d = Daemon(config="statsd_ttl_s = 1\nstatsd_persistent_prefixes = keep.\n"
+           ).start()
+os.chmod(d.run, 0o755)
+for rnd in range(3):
+    send_as(d, [b"keep.c:5|c\n" + b"".join(b"churn.%d.%d:1|c\n" % (rnd, i)
+                                           for i in range(200))])
+    want = (rnd + 1) * 201
+    wait_for(lambda: stats(d)["statsd_series_expired"] >= want,
+             "round %d's series to expire" % rnd)
+s = stats(d)
+check(s["statsd_series"] == 0 and s["statsd_series_created"] == 603,
+      "ttl: 603 made, all expired: %d now" % s["statsd_series"])
+# Dormancy is a kstat flag: Chain with the dormant ones.
+ch = ok(d.call("io.statsd.Chain", {"dormant": True}), "Chain")["kstats"]
+paths = [k.get("path", [])[:3] for k in ch]
+check(not any(p[:2] == ["statsd", "counter"] and p[2].startswith("churn")
+              for p in paths if len(p) == 3),
+      "ttl: expired series leave no kstat behind")
+k = [k for k in ch if k.get("path") == ["statsd", "counter", "keep.c"]]
+check(len(k) == 1 and sorted(k[0]["flags"]) == ["DORMANT", "PERSISTENT"],
+      "ttl: the PERSISTENT series sleeps, one kstat: %s" % k)
+send_as(d, [b"keep.c:1|c"])
+r = read_data(d, "statsd", k[0]["instance"] if k else 0, "keep.c")
+check(r.get("value.sum") == 16, "ttl: it woke with its data: 5 + 5 + 5 "
+      "+ 1 = %s" % r.get("value.sum"))
+balanced(stats(d), "ttl")
+d.stop()
 finish()
