@@ -45,6 +45,15 @@
 /* Batches read per wakeup before the loop serves others: a flood cannot
  * hold the event loop (the rest waits in the socket buffer). */
 #define FRONT_ROUNDS	16
+/*
+ * Datagram bytes applied per loop turn (and at least one datagram):
+ * some 5 to 15 ms of parsing and applying. The rest of what was read
+ * waits for the next turn, after the control events already waiting, as
+ * the rings' drain does: a flood of large datagrams (60 KB of counter
+ * lines each, from any local user) held the loop for seconds, and root's
+ * Info with it.
+ */
+#define FRONT_TURN_BYTES	(256u * 1024u)
 /* Series looked at per expiry tick, once a second. */
 #define FRONT_EXPIRE_BUDGET	16384
 
@@ -91,6 +100,7 @@ struct front;
 struct front_slab {
 	struct front_slab	*next;
 	unsigned		 n;
+	unsigned		 next_i;	/* the next datagram to apply */
 	bool			 drops_ok;
 	uint32_t		 drops;		/* the socket's, after reading */
 	struct mmsghdr		*msgs;
@@ -129,6 +139,11 @@ struct front {
 	struct front_slab	 slab;		/* the loop's own */
 	int			 wake_fd;	/* threads: slabs filled */
 	struct event		*ev_wake;
+	/* A turn's work left over: the loop's own slab part applied (of
+	 * slab_fs), or the threads' slabs; the next turn takes it. */
+	struct front_sock	*slab_fs;
+	struct event		*ev_more;
+	unsigned		 rr;		/* the socket a turn starts at */
 	struct event		*ev_expire;
 	uint64_t		 st[FS_NSTATS];
 };
@@ -275,24 +290,41 @@ front_slab_prepare(const struct front *f, const struct front_sock *fs,
 		mh->msg_flags = 0;
 	}
 	sl->n = 0;
+	sl->next_i = 0;
 }
 
-/* Every datagram of a filled slab, from socket fs. */
+/* The next turn, after the control events waiting now (a zero time-out:
+ * event_active() would run it in this turn's pass). */
 static void
+front_more(struct front *f)
+{
+	static const struct timeval zero = { 0, 0 };
+
+	if (!evtimer_pending(f->ev_more, NULL))
+		evtimer_add(f->ev_more, &zero);
+}
+
+/* The datagrams of a filled slab from socket fs, from the next one on,
+ * while *budget lasts (one at least). Returns: whether all are applied. */
+static bool
 front_slab_apply(struct front *f, struct front_sock *fs,
-    struct front_slab *sl)
+    struct front_slab *sl, size_t *budget)
 {
 	struct series_src udp = { .udp = true };
 	uint64_t now = clock_now_ns();
-	unsigned i;
 
 	udp.uid = f->d->self_uid;
 	udp.gid = (gid_t)-1;
-	front_drops_count(f, fs, sl);
-	for (i = 0; i < sl->n; i++) {
-		struct msghdr *mh = &sl->msgs[i].msg_hdr;
+	if (sl->next_i == 0)
+		front_drops_count(f, fs, sl);
+	for (; sl->next_i < sl->n; sl->next_i++) {
+		struct msghdr *mh = &sl->msgs[sl->next_i].msg_hdr;
+		size_t len = sl->msgs[sl->next_i].msg_len;
 		struct series_src src;
 
+		if (*budget == 0)
+			return false;
+		*budget = len < *budget ? *budget - len : 0;
 		f->st[FS_DATAGRAMS]++;
 		if (mh->msg_flags & MSG_TRUNC) {
 			f->st[FS_OVERSIZE]++;
@@ -302,24 +334,32 @@ front_slab_apply(struct front *f, struct front_sock *fs,
 			src = udp;
 		else
 			front_src_unix(f, mh, &src);
-		front_lines(f, sl->iov[i].iov_base, sl->msgs[i].msg_len, &src,
-		    now);
+		front_lines(f, sl->iov[sl->next_i].iov_base, len, &src, now);
 	}
+	return true;
 }
 
-/* Reading in the event loop (statsd_threads = 0). */
+/* Reading in the event loop (statsd_threads = 0): what the last turn
+ * left of the loop's slab, then new batches of fs (if any), within a
+ * turn's budget. */
 static void
-front_read_cb(evutil_socket_t fd, short what, void *arg)
+front_read_turn(struct front *f, struct front_sock *fs, size_t budget)
 {
-	struct front_sock *fs = arg;
-	struct front *f = fs->f;
 	unsigned round;
 	int n;
 
-	(void)what;
-	for (round = 0; round < FRONT_ROUNDS; round++) {
+	if (f->slab_fs != NULL) {
+		if (!front_slab_apply(f, f->slab_fs, &f->slab, &budget)) {
+			front_more(f);
+			return;
+		}
+		f->slab_fs = NULL;
+	}
+	for (round = 0; fs != NULL && round < FRONT_ROUNDS && budget > 0;
+	    round++) {
 		front_slab_prepare(f, fs, &f->slab);
-		n = recvmmsg(fd, f->slab.msgs, f->batch, MSG_DONTWAIT, NULL);
+		n = recvmmsg(fs->fd, f->slab.msgs, f->batch, MSG_DONTWAIT,
+		    NULL);
 		if (n <= 0) {
 			if (n < 0 && errno != EAGAIN && errno != EINTR)
 				log_warning("statsd %s socket: recvmmsg: %s",
@@ -327,11 +367,26 @@ front_read_cb(evutil_socket_t fd, short what, void *arg)
 			break;
 		}
 		f->slab.n = (unsigned)n;
-		front_drops_read(fd, &f->slab);
-		front_slab_apply(f, fs, &f->slab);
+		front_drops_read(fs->fd, &f->slab);
+		if (!front_slab_apply(f, fs, &f->slab, &budget)) {
+			f->slab_fs = fs;
+			front_more(f);
+			break;
+		}
 		if ((unsigned)n < f->batch)
 			break;
 	}
+}
+
+static void
+front_read_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct front_sock *fs = arg;
+	struct front *f = fs->f;
+
+	(void)fd;
+	(void)what;
+	front_read_turn(f, fs, FRONT_TURN_BYTES);
 	series_sync(f->series);
 }
 
@@ -385,41 +440,76 @@ front_rx_main(void *arg)
 	return NULL;
 }
 
-/* The loop's side: apply what every thread filled, give the slabs back. */
+/*
+ * The loop's side of the threads: apply the slabs they filled, a socket
+ * after the other from one further each turn, and give each back once
+ * applied; what the budget does not reach waits for the next turn.
+ * Returns: whether any is left.
+ */
+static bool
+front_threads_turn(struct front *f, size_t budget)
+{
+	bool left = false;
+	unsigned k;
+
+	for (k = 0; k < f->nsocks; k++) {
+		struct front_sock *fs = &f->socks[(f->rr + k) % f->nsocks];
+		struct front_slab *sl;
+
+		if (!fs->th_started)
+			continue;
+		for (;;) {
+			/* The thread appends at the tail, under mu; the head
+			 * is the loop's until handed back. */
+			pthread_mutex_lock(&fs->mu);
+			sl = fs->full;
+			pthread_mutex_unlock(&fs->mu);
+			if (sl == NULL)
+				break;
+			if (!front_slab_apply(f, fs, sl, &budget)) {
+				left = true;
+				break;
+			}
+			pthread_mutex_lock(&fs->mu);
+			fs->full = sl->next;
+			if (fs->full == NULL)
+				fs->full_tail = &fs->full;
+			sl->next = fs->free;
+			fs->free = sl;
+			pthread_cond_signal(&fs->cv);
+			pthread_mutex_unlock(&fs->mu);
+		}
+	}
+	f->rr++;
+	return left;
+}
+
 static void
 front_wake_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct front *f = arg;
 	uint64_t v;
-	unsigned i;
 
 	(void)what;
 	(void)read(fd, &v, sizeof(v));
-	for (i = 0; i < f->nsocks; i++) {
-		struct front_sock *fs = &f->socks[i];
-		struct front_slab *sl, *next, *done = NULL, **dt = &done;
+	if (front_threads_turn(f, FRONT_TURN_BYTES))
+		front_more(f);
+	series_sync(f->series);
+}
 
-		if (!fs->th_started)
-			continue;
-		pthread_mutex_lock(&fs->mu);
-		sl = fs->full;
-		fs->full = NULL;
-		fs->full_tail = &fs->full;
-		pthread_mutex_unlock(&fs->mu);
-		for (; sl != NULL; sl = next) {
-			next = sl->next;
-			front_slab_apply(f, fs, sl);
-			sl->next = NULL;
-			*dt = sl;
-			dt = &sl->next;
-		}
-		if (done == NULL)
-			continue;
-		pthread_mutex_lock(&fs->mu);
-		*dt = fs->free;
-		fs->free = done;
-		pthread_cond_signal(&fs->cv);
-		pthread_mutex_unlock(&fs->mu);
+/* The next turn of the work a turn left. */
+static void
+front_more_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct front *f = arg;
+
+	(void)fd;
+	(void)what;
+	if (f->threads > 0) {
+		if (front_threads_turn(f, FRONT_TURN_BYTES))
+			front_more(f);
+	} else {
+		front_read_turn(f, NULL, FRONT_TURN_BYTES);
 	}
 	series_sync(f->series);
 }
@@ -531,7 +621,8 @@ front_add(struct front *f, int fd, bool udp, bool bound)
 	    fs);
 	if (fs->ev == NULL)
 		return -ENOMEM;
-	event_priority_set(fs->ev, PRIO_DRAIN);
+	/* As control's: a turn of each in turn (front_more()). */
+	event_priority_set(fs->ev, PRIO_CONTROL);
 	event_add(fs->ev, NULL);
 	return 0;
 }
@@ -643,7 +734,8 @@ front_new(struct statsd *d, const int *fds, size_t nfds, struct front **ret)
 	f->threads = c->statsd_threads;
 	f->wake_fd = -1;
 	f->ev_expire = evtimer_new(d->base, front_expire_cb, f);
-	if (f->ev_expire == NULL || (f->threads == 0 &&
+	f->ev_more = evtimer_new(d->base, front_more_cb, f);
+	if (f->ev_expire == NULL || f->ev_more == NULL || (f->threads == 0 &&
 	    front_slab_init(f, &f->slab) < 0)) {
 		r = -ENOMEM;
 		goto fail;
@@ -656,7 +748,7 @@ front_new(struct statsd *d, const int *fds, size_t nfds, struct front **ret)
 			r = -ENOMEM;
 			goto fail;
 		}
-		event_priority_set(f->ev_wake, PRIO_DRAIN);
+		event_priority_set(f->ev_wake, PRIO_CONTROL);
 		event_add(f->ev_wake, NULL);
 	}
 	r = series_new(d, &f->series);
@@ -707,6 +799,7 @@ front_new(struct statsd *d, const int *fds, size_t nfds, struct front **ret)
 			goto fail;
 	}
 	event_priority_set(f->ev_expire, PRIO_CONTROL);
+	event_priority_set(f->ev_more, PRIO_CONTROL);
 	event_add(f->ev_expire, &tv);
 	*ret = f;
 	return 0;
@@ -734,9 +827,17 @@ front_free(struct front *f)
 		pthread_mutex_unlock(&fs->mu);
 		pthread_join(fs->th, NULL);
 	}
-	/* What they received last is applied. */
-	if (f->ev_wake != NULL)
-		front_wake_cb(f->wake_fd, EV_READ, f);
+	/* What they received last is applied, and what is left of the
+	 * loop's own slab. */
+	if (f->threads > 0) {
+		(void)front_threads_turn(f, SIZE_MAX);
+	} else if (f->slab_fs != NULL) {
+		size_t all = SIZE_MAX;
+
+		(void)front_slab_apply(f, f->slab_fs, &f->slab, &all);
+	}
+	if (f->series != NULL)
+		series_sync(f->series);
 	for (i = 0; i < f->nsocks; i++) {
 		struct front_sock *fs = &f->socks[i];
 		unsigned j;
@@ -759,6 +860,8 @@ front_free(struct front *f)
 		close(f->wake_fd);
 	if (f->ev_expire != NULL)
 		event_free(f->ev_expire);
+	if (f->ev_more != NULL)
+		event_free(f->ev_more);
 	f->series = series_free(f->series);
 	front_slab_done(&f->slab);
 	free(f->unix_path);

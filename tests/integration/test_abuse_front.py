@@ -21,6 +21,13 @@ names the attack it guards against:
           series are refused.
   ttl:    churn under a one-second TTL: expired series are removed, a
           PERSISTENT one sleeps with its data and wakes with it.
+  row 17: a backlog of large datagrams (60 KB of counter lines each)
+          held the event loop until all were applied: the front door's
+          events came before control's, and a wakeup applied all that
+          was read. A flood of them kept root's Info waiting 13 s. Now
+          the front door applies 256 KiB a loop turn, at control's
+          priority: root's call is answered within the first datagrams
+          of the backlog, with receiver threads and without.
 
 Every check is of exactness or a bound, never of a time."""
 import http.client
@@ -28,6 +35,7 @@ import os
 import pwd
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -363,6 +371,51 @@ check(got.get("statsd_series_created") == 44 + 10 + 50 + 9,
 root_info(d, "caps")
 balanced(s1, "lines and caps")
 d.stop()
+
+# Row 17: a backlog of 300 datagrams of 60 KB of counter lines, queued
+# while statsd is stopped, then root's Read of statsd's own counters: it
+# is answered while most of the backlog still waits, not after it.
+BACKLOG = 300
+FLOODER = r"""
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+d = b"".join(b"bl.%d:1|c\n" % (i % 10) for i in range(7000))[:60000]
+d = d[:d.rindex(b"\n") + 1]
+for i in range(int(sys.argv[2])):
+    s.sendto(d, ("127.0.0.1", int(sys.argv[1])))
+"""
+for threads in (2, 0):
+    udp = harness.free_port(socket.SOCK_DGRAM)
+    d = Daemon(config="statsd_udp = 127.0.0.1:%d\nstatsd_threads = %d\n" %
+               (udp, threads)).start()
+    d.proc.send_signal(signal.SIGSTOP)
+    try:
+        p = run(as_user([PY, "-c", FLOODER, udp, BACKLOG]),
+                capture_output=True, text=True, timeout=DEADLINE)
+        check(p.returncode == 0, "row 17: the flooder ran: %s" % p.stderr)
+        c = harness.Conn(d.sock)
+        c.send("io.statsd.Read", {"module": "statsd", "instance": 0,
+                                  "name": "daemon"})
+    finally:
+        d.proc.send_signal(signal.SIGCONT)
+    r = c.recv()
+    c.close()
+    seen = (r or {}).get("parameters", {}).get("data", {}).get(
+        "statsd_datagrams", -1)
+    wait_for(lambda: stats(d)["statsd_datagrams"] +
+             stats(d)["statsd_kernel_drops"] >= BACKLOG,
+             "statsd to read or count the backlog")
+    final = stats(d)
+    check(final["statsd_datagrams"] >= BACKLOG // 2,
+          "row 17 (threads %d): the backlog was queued: %d read, %d "
+          "dropped" % (threads, final["statsd_datagrams"],
+                       final["statsd_kernel_drops"]))
+    check(0 <= seen < final["statsd_datagrams"] // 2,
+          "row 17 (threads %d): root's Read is answered before most of "
+          "the backlog is applied (%d of %d)" %
+          (threads, seen, final["statsd_datagrams"]))
+    balanced(final, "row 17")
+    d.stop()
 
 # TTL churn: expired series go, a PERSISTENT one sleeps and wakes with
 # its data; nobody's churn leaves no kstats behind.
