@@ -632,8 +632,13 @@ series_kstat(struct series *s, const struct series_src *src,
 	memset(&n, 0, sizeof(n));
 	n.hdr = &hdr;
 	n.owner = src->udp ? d->self_uid : src->uid;
-	/* UDP's series are held to the totals and to UDP's own cap. */
-	n.privileged = src->udp || src->privileged;
+	/* UDP's series are anonymous: charged to statsd's own uid as an
+	 * unprivileged peer's, so held to its per-user limits and to the
+	 * totals less the reserve (besides UDP's own cap). As privileged,
+	 * any local user's UDP lines of a PERSISTENT prefix took the whole
+	 * of max_persistent_bytes, the reserve too, and root's PERSISTENT
+	 * creates were refused, at every restart after. */
+	n.privileged = src->privileged;
 	n.owner_zone = ZONE_GLOBAL;
 	n.zone = ZONE_GLOBAL;
 	n.tpl = tpl;

@@ -417,6 +417,33 @@ for threads in (2, 0):
     balanced(final, "row 17")
     d.stop()
 
+# Row 18: nobody's UDP lines of a PERSISTENT prefix, past what the
+# totals keep for privileged peers; root's PERSISTENT create still fits.
+udp = harness.free_port(socket.SOCK_DGRAM)
+d = Daemon(config="statsd_udp = 127.0.0.1:%d\n"
+           "statsd_persistent_prefixes = keep.\n"
+           "max_persistent_bytes = 4M\nmax_persistent_bytes_per_uid = 1M\n"
+           % udp).start()
+s0 = stats(d)
+send_as(d, [b"".join(b"keep.u%d:1|c\n" % (i * 100 + j) for j in range(100))
+            for i in range(2)], udp_port=udp)
+got = reasons(s0, stats(d))
+check(0 < got.get("statsd_series_created", 0) < 200 and
+      got.get("statsd_refused_store", 0) == 200 -
+      got.get("statsd_series_created", 0),
+      "row 18: UDP's PERSISTENT series stop at a per-user limit: %s" % got)
+tot = harness.info(d)["quotas"]["total"]["persistent_bytes"]
+check(tot["used"] <= tot["limit"] * 0.9, "row 18: UDP's series leave the "
+      "reserve alone: %d of %d" % (tot["used"], tot["limit"]))
+spec = ok(d.call("io.statsd.TemplateAdd", harness.TPL_APP),
+          "TemplateAdd")["template"]["spec"]
+ok(d.call("io.statsd.KstatCreate", {"module": "root", "instance": 0,
+                                    "name": "precious", "template": spec,
+                                    "flags": ["PERSISTENT"]}),
+   "row 18: root's PERSISTENT KstatCreate after UDP's flood")
+balanced(stats(d), "row 18")
+d.stop()
+
 # TTL churn: expired series go, a PERSISTENT one sleeps and wakes with
 # its data; nobody's churn leaves no kstats behind.
 d = Daemon(config="statsd_ttl_s = 1\nstatsd_persistent_prefixes = keep.\n"
