@@ -223,7 +223,7 @@ static const struct cfg_key config_keys[] = {
 	K("statsd_values_max", CFG_UINT, statsd_values_max, "64", 1, 4096, true,
 	    "Most values on one line (DogStatsD 1.1 packing)."),
 	K("statsd_max_series", CFG_UINT, statsd_max_series, "100000", 1, 4194304, true,
-	    "Most statsd/DogStatsD series (a type, a name and a tag set; each a kstat) at once. A line that would make one more is refused and counted in statsd_refused_cap."),
+	    "Most statsd/DogStatsD series (a type, a name and a tag set; each a kstat) at once. Unprivileged senders (UDP's lines among them) make series up to this less quota_reserve_percent, so that a crowd of them cannot keep root from making its own. A line that would make one more is refused and counted in statsd_refused_cap."),
 	K("statsd_max_series_per_uid", CFG_UINT, statsd_max_series_per_uid, "10000", 1, 4194304, true,
 	    "Most series one user may make over the Unix datagram socket."),
 	K("statsd_udp_max_series", CFG_UINT, statsd_udp_max_series, "10000", 1, 4194304, true,

@@ -693,6 +693,21 @@ series_tpl_of(struct series *s, uint8_t type)
 	return t;
 }
 
+/* statsd_max_series, less quota_reserve_percent for an unprivileged
+ * sender (UDP's are), as every total keeps room for privileged peers:
+ * else users together (and UDP, anyone's) filled it and root's lines
+ * made no series. */
+static size_t
+series_max(const struct series *s, const struct series_src *src)
+{
+	const struct config *c = &s->d->cfg;
+	size_t max = c->statsd_max_series;
+
+	if (src->privileged)
+		return max;
+	return max - max * c->quota_reserve_percent / 100;
+}
+
 /* The slow path: a line whose series is not in the table as sent. */
 static enum series_result
 series_make(struct series *s, const struct series_src *src,
@@ -734,7 +749,7 @@ series_make(struct series *s, const struct series_src *src,
 	si = series_source(s, src);
 	if (si < 0)
 		return SERIES_STORE;
-	if (s->n >= c->statsd_max_series || s->srcs[si].n >= (src->udp ?
+	if (s->n >= series_max(s, src) || s->srcs[si].n >= (src->udp ?
 	    c->statsd_udp_max_series : c->statsd_max_series_per_uid))
 		return SERIES_CAP;
 	tpl = series_tpl_of(s, l->type);

@@ -16,9 +16,12 @@ names the attack it guards against:
           oversize datagrams, CR-LF): each refused and counted under
           exactly one reason, nothing that exists changed.
   caps:   a series flood, a tag explosion, over the Unix socket and UDP:
-          each sender is held to its cap and all to the total, and root
-          still makes its series; another user's lines for root's
-          series are refused.
+          each sender is held to its cap and all to the total; another
+          user's lines for root's series are refused.
+  row 19: users together (or with UDP, anyone's) filled
+          statsd_max_series, and root's lines made no series. Now
+          unprivileged senders stop at the total less
+          quota_reserve_percent.
   ttl:    churn under a one-second TTL: expired series are removed, a
           PERSISTENT one sleeps with its data and wakes with it.
   row 17: a backlog of large datagrams (60 KB of counter lines each)
@@ -362,12 +365,19 @@ send_as(d, [b"".join(b"udp.%d:1|c\n" % i for i in range(100))],
         udp_port=udp)
 send_as(d, [b"".join(b"other.%d:1|c\n" % i for i in range(40))], pw=OTHER)
 s1 = stats(d)
-check(s1["statsd_series"] == 120, "caps: the total holds: 120 series (%d)"
-      % s1["statsd_series"])
+check(s1["statsd_series"] == 108, "row 19: unprivileged senders (UDP's too) "
+      "stop at the total less its 10 %% reserve: 108 series (%d)" %
+      s1["statsd_series"])
 got = reasons(s0, s1)
-check(got.get("statsd_series_created") == 44 + 10 + 50 + 9,
-      "caps: root's 10 and UDP's 50 are made, the last user's up to the "
-      "total: %s" % got)
+check(got.get("statsd_series_created") == 44 + 10 + 47,
+      "caps: root's 10 are made, UDP's up to the reserve, the last "
+      "user's none: %s" % got)
+send_as(d, [b"".join(b"rootlast.%d:1|c\n" % i for i in range(20))],
+        pw=pwd.getpwuid(0))
+got = reasons(s1, stats(d))
+check(got.get("statsd_series_created") == 12 and
+      got.get("statsd_refused_cap") == 8, "row 19: root makes 12 series "
+      "in the reserve, up to the total of 120: %s" % got)
 root_info(d, "caps")
 balanced(s1, "lines and caps")
 d.stop()
