@@ -1134,13 +1134,14 @@ series_apply(struct series *s, const struct series_src *src,
 	k = registry_kstat_by_handle(s->d->reg, e->handle);
 	if (k == NULL || k->dormant) {
 		series_close(s);
-		/* Deleted by a peer, or made dormant: make it again. */
-		size_t i;
-
-		for (i = 0; i < s->cap && s->tab[i] != e; i++)
-			;
-		if (i < s->cap)
-			series_unslot(s, i);
+		/* Deleted by a peer, or made dormant: make it again. Its
+		 * slot by its own key (sorted, distinct tags), not by a walk
+		 * of the table: a user who deleted its series and sent their
+		 * lines again made each line cost the whole table. */
+		slot = series_slot(s, e->hash, e->type, e->name, e->name_len,
+		    e->tag, e->tag_len, e->ntags);
+		if (*slot == e)
+			series_unslot(s, (size_t)(slot - s->tab));
 		series_ent_free(s, e);
 		/* (series_make() sorted tag[] and dropped repeats) */
 		(void)series_tags(l, tag, tag_len, &ntags, ctag);
