@@ -409,6 +409,29 @@ set_nice(int nice)
 		    strerror(errno), cur);
 }
 
+/*
+ * Raise the soft limit on descriptors to the hard one. statsd holds one
+ * for every connection (max_connections, 1024 by default), every HTTP
+ * scrape, every ring and its eventfd and every PERSISTENT kstat's file,
+ * and systemd starts services with a soft limit of 1024: a crowd of
+ * peers would otherwise run statsd out of descriptors below its own
+ * quotas. statsd uses epoll, never select(2), so descriptors above 1023
+ * are safe, which is the case systemd.exec(5) leaves the raise to the
+ * program for (its hard limit is 524288).
+ */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		log_notice("cannot raise the descriptor limit to %llu: %s",
+		    (unsigned long long)rl.rlim_max, strerror(errno));
+}
+
 static int
 run(struct statsd *d, bool foreground)
 {
@@ -438,6 +461,7 @@ run(struct statsd *d, bool foreground)
 	if (lockfd < 0)
 		return 1;
 	set_nice(d->cfg.nice);
+	raise_nofile();
 	signal(SIGPIPE, SIG_IGN);
 	ecfg = event_config_new();
 	if (ecfg == NULL)

@@ -10,6 +10,7 @@ import json
 import os
 import pwd
 import re
+import resource
 import signal
 import socket
 import subprocess
@@ -1309,6 +1310,29 @@ def test_own_modules_not_squatted():
     d.cleanup()
 
 
+# ------------------------------------------------------- descriptors
+def test_descriptor_limit_raised():
+    """statsd raises its soft descriptor limit to the hard one: systemd
+    starts services at 1024, no more than max_connections alone, and a
+    crowd of peers could run statsd out of descriptors below its quotas."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard <= 256:
+        print("SKIP: hard descriptor limit %d" % hard)
+        return
+    resource.setrlimit(resource.RLIMIT_NOFILE, (256, hard))
+    try:
+        d = daemon()
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    with open("/proc/%d/limits" % d.proc.pid) as f:
+        row = [ln.split()[3:5] for ln in f if ln.startswith("Max open files")]
+    check(row == [[str(hard), str(hard)]],
+          "started at a soft limit of 256, statsd runs at the hard %d: %s"
+          % (hard, row))
+    d.stop()
+    d.cleanup()
+
+
 TESTS = [test_row1_backtracking_pattern, test_row2_pattern_compile_size,
          test_row1_row2_work_is_sliced, test_row4_full_runtime_dir,
          test_row6_every_kind_survives, test_row7_arena_quota,
@@ -1320,7 +1344,7 @@ TESTS = [test_row1_backtracking_pattern, test_row2_pattern_compile_size,
          test_row11_listen_backlog,
          test_row12_row15_state_dir_unusable,
          test_row13_corrupted_checkpoints, test_row14_privilege_leaks,
-         test_own_modules_not_squatted]
+         test_own_modules_not_squatted, test_descriptor_limit_raised]
 
 if __name__ == "__main__":
     only = sys.argv[1:]
