@@ -550,13 +550,17 @@ ring_consumer_avail(struct ring_consumer *c)
 	return (int64_t)(head - c->tail);
 }
 
-/* As ring_consumer_avail(), but at most max (0: no bound). */
-static int64_t
-ring_consumer_upto(struct ring_consumer *c, unsigned max)
+/* The records a drain of at most max (0: no bound) takes, in *n.
+ * Returns: 0; -EPIPE if the ring is broken. */
+static int
+ring_consumer_window(struct ring_consumer *c, unsigned max, uint64_t *n)
 {
 	int64_t avail = ring_consumer_avail(c);
 
-	return max != 0 && avail > (int64_t)max ? (int64_t)max : avail;
+	if (avail < 0)
+		return (int)avail;
+	*n = max != 0 && avail > (int64_t)max ? max : (uint64_t)avail;
+	return 0;
 }
 
 int64_t
@@ -603,13 +607,11 @@ ring_drain_batch(struct ring_consumer *c, unsigned max, uint64_t now,
     ring_apply_batch_fn *apply, void *arg)
 {
 	struct ring_rec buf[RING_DRAIN_CHUNK];
-	int64_t avail;
-	uint64_t i, n;
+	uint64_t i, n = 0;
+	int r;
 
-	avail = ring_consumer_upto(c, max);
-	if (avail < 0)
-		return (int)avail;
-	n = (uint64_t)avail;
+	if ((r = ring_consumer_window(c, max, &n)) < 0)
+		return r;
 	for (i = 0; i < n;) {
 		uint64_t end = i + RING_DRAIN_CHUNK < n ? i + RING_DRAIN_CHUNK : n;
 		unsigned k = 0, refused;
@@ -645,13 +647,11 @@ ring_drain(struct ring_consumer *c, unsigned max, uint64_t now,
     ring_apply_fn *apply, void *arg)
 {
 	struct ring_rec rec;
-	int64_t avail;
-	uint64_t i, n;
+	uint64_t i, n = 0;
+	int r;
 
-	avail = ring_consumer_upto(c, max);
-	if (avail < 0)
-		return (int)avail;
-	n = (uint64_t)avail;
+	if ((r = ring_consumer_window(c, max, &n)) < 0)
+		return r;
 	for (i = 0; i < n; i++) {
 		if (ring_consumer_take(c, c->tail + i, now, &rec) < 0)
 			continue;
