@@ -34,9 +34,7 @@
 #include <event2/util.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
-#ifdef HAVE_ZLIB
 #include <zlib.h>
-#endif
 
 #include "clock.h"
 #include "daemon.h"
@@ -111,10 +109,8 @@ struct scrape {
 	struct event		*later;		/* the next page, after a
 						 * page with nothing in it */
 	struct scrape		*next, **prevp;
-#ifdef HAVE_ZLIB
 	z_stream		 z;
 	bool			 gz;
-#endif
 };
 
 static void scrape_more(struct evhttp_connection *evcon, void *arg);
@@ -135,10 +131,8 @@ scrape_free(struct scrape *s)
 	quota_release(s->http->d->quota, HTTP_UID, QUOTA_BUFFERED, HTTP_PAGE);
 	expo_done(&s->e);
 	sbuf_delete(s->text);
-#ifdef HAVE_ZLIB
 	if (s->gz)
 		(void)deflateEnd(&s->z);
-#endif
 	free(s);
 }
 
@@ -351,12 +345,7 @@ http_accept_resume(evutil_socket_t fd, short what, void *arg)
 static bool
 scrape_gz(const struct scrape *s)
 {
-#ifdef HAVE_ZLIB
 	return s->gz;
-#else
-	(void)s;
-	return false;
-#endif
 }
 
 /* The page into b: as it is, or gzipped (every page flushed, so that
@@ -364,7 +353,6 @@ scrape_gz(const struct scrape *s)
 static int
 scrape_add(struct scrape *s, struct evbuffer *b)
 {
-#ifdef HAVE_ZLIB
 	if (s->gz) {
 		uLong bound = deflateBound(&s->z, (uLong)sbuf_len(s->text)) +
 		    64;
@@ -386,7 +374,6 @@ scrape_add(struct scrape *s, struct evbuffer *b)
 		free(out);
 		return 0;
 	}
-#endif
 	return evbuffer_add(b, sbuf_data(s->text), (size_t)sbuf_len(s->text));
 }
 
@@ -464,7 +451,6 @@ scrape_more(struct evhttp_connection *evcon, void *arg)
 	scrape_page(arg);
 }
 
-#ifdef HAVE_ZLIB
 /* Does the Accept-Encoding header take gzip (with a weight above 0)? */
 static bool
 wants_gzip(const char *ae)
@@ -478,7 +464,6 @@ wants_gzip(const char *ae)
 	q = strstr(p, "q=");
 	return q == NULL || (end != NULL && q > end) || strtod(q + 2, NULL) > 0;
 }
-#endif
 
 /* Does the Accept header ask for OpenMetrics (with a weight above 0)? */
 static bool
@@ -573,7 +558,6 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	s->peer.zone = ZONE_GLOBAL;
 	s->peer.privileged = false;
 	s->e.no_priv = true;
-#ifdef HAVE_ZLIB
 	/* gzip: windowBits 15, + 16 for gzip's header and trailer. */
 	if (http->d->cfg.http_gzip_level > 0 &&
 	    wants_gzip(evhttp_find_header(in, "Accept-Encoding")) &&
@@ -584,7 +568,6 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Content-Encoding", "gzip");
 	}
-#endif
 	s->http = http;
 	s->req = req;
 	s->conn = conn;
