@@ -26,6 +26,7 @@
 #include "checkpoint.h"
 #include "config.h"
 #include "control.h"
+#include "crashpoint.h"
 #include "daemon.h"
 #include "expo.h"
 #include "http.h"
@@ -462,6 +463,7 @@ run(struct statsd *d, bool foreground)
 		return 1;
 	set_nice(d->cfg.nice);
 	raise_nofile();
+	crashpoint_init();
 	signal(SIGPIPE, SIG_IGN);
 	ecfg = event_config_new();
 	if (ecfg == NULL)

@@ -20,6 +20,7 @@
 #include "daemon.h"
 #include "drain_priv.h"
 #include "engine.h"
+#include "crashpoint.h"
 #include "journal.h"
 #include "log.h"
 #include "registry.h"
@@ -108,9 +109,13 @@ drain_run(struct ring *rg, const struct ring_rec *recs, unsigned n,
 	 * counted in its errs; the record itself reached the blob. */
 	refused = (unsigned)engine_apply_batch(sb, recs, n);
 	registry_blob_end(d->reg, k, rg->dr->now);
+	/* Applied, not counted: the undo record puts it back. */
+	crashpoint("drain.applied");
 	drain_step(rg, spill, n);
 	if (k->storage != NULL)
 		journal_undo_end(d->journal);
+	/* Applied and counted, the ring's index not yet published. */
+	crashpoint("drain.run");
 	return refused;
 }
 

@@ -12,16 +12,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 #include <jansson.h>
+#include <zlib.h>
 
 #include <statsd/kstat.h>
 
 #include "b64.h"
 #include "blob.h"
 #include "checkpoint.h"
+#include "crashpoint.h"
 #include "daemon.h"
 #include "journal.h"
 #include "log.h"
@@ -30,7 +33,9 @@
 #include "zones.h"
 
 #define CKPT_NAME	"statsd.checkpoint"
-#define CKPT_VERSION	2
+/* 3: "batch" records (KstatCreateMany). Version 2 logs are read and
+ * rewritten. */
+#define CKPT_VERSION	3
 /* Handles given out after the last checkpoint are skipped on restart, so
  * a record left in a ring for a kstat that did not survive never lands
  * in a new one. */
@@ -41,6 +46,9 @@
 #define CKPT_SLICE_BYTES	(1u << 20)
 /* A longer line is damage, not a record. */
 #define CKPT_MAX_LINE		(8u << 20)
+/* Runs of damage copied aside one by one at start; past that, the last
+ * copy takes everything up to the end of the last run. */
+#define CKPT_MAX_DAMAGE		16
 /* After a failure, what must be written to call the log writable again
  * (a few pages: a write that fits in the slack of the log's last page
  * proves nothing of the room records need). */
@@ -63,6 +71,10 @@ struct checkpoint {
 	bool		 failing;	/* logged once per failure streak */
 	char		 why[PATH_MAX + 512];	/* why unusable; "" if usable */
 	uint64_t	 compactions;
+	/* Damaged records found at start (skipped, or cut off as the
+	 * tail), and their bytes: copied aside. */
+	uint64_t	 damaged_records;
+	uint64_t	 damaged_bytes;
 	/* The periodic pass, in slices. */
 	bool		 passing;
 	bool		 compact_now;	/* the log is not one (version 1) */
@@ -83,27 +95,11 @@ static void checkpoint_step_cb(evutil_socket_t fd, short what, void *arg);
 
 /* --------------------------------------------------------------- framing */
 
+/* The standard CRC-32 (ISO-HDLC, as gzip and PNG use it). */
 static uint32_t
 ck_crc32(const void *buf, size_t len)
 {
-	static uint32_t table[256];
-	const unsigned char *p = buf;
-	uint32_t crc = 0xffffffffu;
-	size_t i;
-
-	if (table[1] == 0) {
-		for (i = 0; i < 256; i++) {
-			uint32_t c = (uint32_t)i;
-			int k;
-
-			for (k = 0; k < 8; k++)
-				c = (c & 1) ? 0xedb88320u ^ (c >> 1) : c >> 1;
-			table[i] = c;
-		}
-	}
-	for (i = 0; i < len; i++)
-		crc = table[(crc ^ p[i]) & 0xff] ^ (crc >> 8);
-	return crc ^ 0xffffffffu;
+	return (uint32_t)crc32(0L, (const Bytef *)buf, (uInt)len);
 }
 
 /* One record as its line: "<length> <crc32> <json>\n". */
@@ -149,6 +145,32 @@ ck_write_all(int fd, const char *p, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+/* Syncs of the state directory's files since start (Info): what a
+ * batch of changes costs the disk. */
+static uint64_t ck_syncs;
+
+static int
+ck_sync(int fd)
+{
+	ck_syncs++;
+	return fdatasync(fd);
+}
+
+/* One record's line to the log. With a crash point armed, in two
+ * writes, so that a test can stop statsd between them as a crash in the
+ * middle of a write would: a torn last record. */
+static int
+ck_write_rec(int fd, const char *line, size_t len)
+{
+	int r;
+
+	if (crashpoint_armed == NULL || len < 2)
+		return ck_write_all(fd, line, len);
+	r = ck_write_all(fd, line, len / 2);
+	crashpoint("log.torn");
+	return r < 0 ? r : ck_write_all(fd, line + len / 2, len - len / 2);
 }
 
 /* -------------------------------------------------------------- records */
@@ -316,7 +338,7 @@ ck_open(struct checkpoint *c)
 		head = ck_head(&len);
 		r = head == NULL ? -ENOMEM : ck_write_all(fd, head, len);
 		free(head);
-		if (r == 0 && (fdatasync(fd) < 0 || ck_sync_dir(c) < 0))
+		if (r == 0 && (ck_sync(fd) < 0 || ck_sync_dir(c) < 0))
 			r = -errno;
 		if (r < 0) {
 			if (ftruncate(fd, 0) < 0)
@@ -356,7 +378,7 @@ ck_append(struct checkpoint *c, json_t **recs, size_t n, uint64_t *ret_len)
 			r = -ENOMEM;
 			break;
 		}
-		r = ck_write_all(c->fd, line, len);
+		r = ck_write_rec(c->fd, line, len);
 		if (r == 0 && c->cfd >= 0 && ck_write_all(c->cfd, line,
 		    len) < 0) {
 			/* The compaction cannot follow: drop it. */
@@ -376,7 +398,10 @@ ck_append(struct checkpoint *c, json_t **recs, size_t n, uint64_t *ret_len)
 	}
 	for (i++; i < n; i++)
 		json_decref(recs[i]);
-	if (r == 0 && fdatasync(c->fd) < 0)
+	/* Written, in the page cache: a kill -9 keeps it, a power cut may
+	 * not. */
+	crashpoint("log.written");
+	if (r == 0 && ck_sync(c->fd) < 0)
 		r = -errno;
 	if (r < 0) {
 		/* What was not synced must not come back at start. */
@@ -389,6 +414,8 @@ ck_append(struct checkpoint *c, json_t **recs, size_t n, uint64_t *ret_len)
 		return ck_failed(c, "cannot append to", r);
 	}
 	c->synced = c->size;
+	/* Durable, the caller not yet answered. */
+	crashpoint("log.synced");
 	ck_ok(c);
 	/* Past twice what it holds: compact soon, from the loop. */
 	if (!c->passing && c->size > 2 * c->live + CKPT_COMPACT_MIN)
@@ -433,6 +460,78 @@ checkpoint_kstat_put(struct checkpoint *c, struct reg_kstat *k, bool dormant)
 		k->ckpt_pbytes = len[n - 1];
 	k->ckpt_saved = k->ckpt_pending = k->changes;
 	return 0;
+}
+
+int
+checkpoint_kstats_put(struct checkpoint *c, struct reg_kstat **ks, size_t n)
+{
+	struct reg_template **tpls = NULL;
+	json_t *batch, *recs, *rec;
+	size_t i, j, nt = 0, nk = 0;
+	uint64_t len, share;
+	int r = -ENOMEM;
+
+	batch = json_pack("{s:s, s:[]}", "t", "batch", "recs");
+	recs = json_object_get(batch, "recs");
+	tpls = calloc(n + 1, sizeof(*tpls));
+	if (batch == NULL || tpls == NULL)
+		goto fail;
+	/* The templates the log lacks, once each, before their kstats. */
+	for (i = 0; i < n; i++) {
+		if (ks[i] == NULL || !ck_kept(c, ks[i]) ||
+		    ks[i]->tpl->ckpt_bytes != 0)
+			continue;
+		for (j = 0; j < nt && tpls[j] != ks[i]->tpl; j++)
+			;
+		if (j < nt)
+			continue;
+		tpls[nt++] = ks[i]->tpl;
+		rec = ck_template_rec(ks[i]->tpl);
+		if (rec == NULL || json_array_append_new(recs, rec) < 0)
+			goto fail;
+	}
+	for (i = 0; i < n; i++) {
+		if (ks[i] == NULL || !ck_kept(c, ks[i]))
+			continue;
+		rec = ck_kstat_rec(c, ks[i], false);
+		if (rec == NULL || json_array_append_new(recs, rec) < 0)
+			goto fail;
+		nk++;
+	}
+	if (nk == 0) {
+		json_decref(batch);
+		free(tpls);
+		return 0;
+	}
+	r = ck_append(c, &batch, 1, &len);
+	batch = NULL;
+	if (r < 0)
+		goto fail;
+	/* Each thing's share of the line, as checkpoint_load counts it. */
+	share = len / (nt + nk);
+	for (j = 0; j < nt; j++) {
+		tpls[j]->ckpt_bytes = share;
+		c->live += share;
+		tpls[j]->ckpt_gen = c->cgen;
+		tpls[j]->ckpt_pending = share;
+	}
+	for (i = 0; i < n; i++) {
+		if (ks[i] == NULL || !ck_kept(c, ks[i]))
+			continue;
+		c->live += share;
+		c->live -= ks[i]->ckpt_bytes < c->live ? ks[i]->ckpt_bytes :
+		    c->live;
+		ks[i]->ckpt_bytes = share;
+		if (c->cfd >= 0)
+			ks[i]->ckpt_pbytes = share;
+		ks[i]->ckpt_saved = ks[i]->ckpt_pending = ks[i]->changes;
+	}
+	free(tpls);
+	return 0;
+fail:
+	json_decref(batch);
+	free(tpls);
+	return r;
 }
 
 int
@@ -582,7 +681,7 @@ ck_pass_end(struct checkpoint *c, bool ok)
 	}
 	json_decref(meta);
 	free(line);
-	if (r == 0 && fdatasync(fd) < 0)
+	if (r == 0 && ck_sync(fd) < 0)
 		r = -errno;
 	if (r == 0 && c->cfd >= 0) {
 		if (rename(c->tmp, c->path) < 0 || ck_sync_dir(c) < 0)
@@ -796,11 +895,14 @@ checkpoint_status(const struct checkpoint *c, const char **ret_why)
 json_t *
 checkpoint_to_json(const struct checkpoint *c)
 {
-	return json_pack("{s:s, s:b, s:s, s:I, s:I, s:I, s:I}", "state_dir",
-	    c->d->state_dir, "usable", checkpoint_status(c, NULL), "error",
-	    c->why, "log_bytes", (json_int_t)c->size, "live_bytes",
+	return json_pack("{s:s, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+	    "state_dir", c->d->state_dir, "usable", checkpoint_status(c, NULL),
+	    "error", c->why, "log_bytes", (json_int_t)c->size, "live_bytes",
 	    (json_int_t)c->live, "compactions", (json_int_t)c->compactions,
-	    "written_bytes", (json_int_t)ck_written);
+	    "written_bytes", (json_int_t)ck_written, "syncs",
+	    (json_int_t)ck_syncs, "damaged_records",
+	    (json_int_t)c->damaged_records, "damaged_bytes",
+	    (json_int_t)c->damaged_bytes);
 }
 
 /* ----------------------------------------------------------------- loading */
@@ -814,6 +916,46 @@ ck_set_aside(struct checkpoint *c, const char *why)
 	log_error("checkpoint %s: %s; set aside as %s, starting empty",
 	    c->path, why, bad);
 	(void)rename(c->path, bad);
+}
+
+/*
+ * Damaged bytes of the log at start: copied aside, beside the log, to
+ * <log>.damaged-<seconds>-<offset> (an operator may piece a record back
+ * from it), logged and counted in Info. f is the log.
+ */
+static void
+ck_damaged(struct checkpoint *c, FILE *f, uint64_t off, uint64_t len,
+    unsigned lines, const char *what)
+{
+	char aside[PATH_MAX + 64], buf[65536];
+	uint64_t done = 0;
+	ssize_t n;
+	int fd;
+
+	c->damaged_records += lines;
+	c->damaged_bytes += len;
+	snprintf(aside, sizeof(aside), "%s.damaged-%lld-%" PRIu64, c->path,
+	    (long long)time(NULL), off);
+	fd = open(aside, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW,
+	    0600);
+	while (fd >= 0 && done < len) {
+		n = pread(fileno(f), buf, len - done < sizeof(buf) ?
+		    (size_t)(len - done) : sizeof(buf), (off_t)(off + done));
+		if (n <= 0 || ck_write_all(fd, buf, (size_t)n) < 0)
+			break;
+		done += (uint64_t)n;
+	}
+	if (fd >= 0 && (done < len || fdatasync(fd) < 0)) {
+		close(fd);
+		(void)unlink(aside);
+		fd = -1;
+	}
+	if (fd >= 0)
+		close(fd);
+	log_error("checkpoint %s: %u damaged record%s at byte %" PRIu64
+	    " (%" PRIu64 " bytes) %s; copied aside: %s", c->path, lines, lines == 1 ?
+	    "" : "s", off, len, what, fd >= 0 ? aside :
+	    "none (it could not be written)");
 }
 
 /* Restore one template a kept kstat uses. Returns: NULL, or why not. */
@@ -995,10 +1137,18 @@ struct ck_replay {
 	json_t		*meta;		/* the last meta record */
 	uint64_t	 meta_bytes;
 	unsigned	 records;
+	int		 version;	/* the head's; 0 if it was damaged */
+	/* Runs of damaged lines with good records after them. */
+	struct ck_damage {
+		uint64_t	 off, len;
+		unsigned	 lines;
+	}		 damage[CKPT_MAX_DAMAGE];
+	size_t		 ndamage;
 };
 
 static void
-ck_replay_rec(struct ck_replay *rp, json_t *rec, uint64_t bytes)
+ck_replay_sub(struct ck_replay *rp, json_t *rec, uint64_t bytes,
+    int nested)
 {
 	const char *t = json_string_value(json_object_get(rec, "t"));
 	json_int_t h;
@@ -1018,6 +1168,17 @@ ck_replay_rec(struct ck_replay *rp, json_t *rec, uint64_t bytes)
 		if (name != NULL)
 			json_object_set_new(rp->tpls, name, json_pack("[O, I]",
 			    rec, (json_int_t)bytes));
+	} else if (strcmp(t, "batch") == 0 && nested == 0) {
+		/* KstatCreateMany's kstats (and the templates they use): one
+		 * line, so all of them or none. Each gets an equal share of
+		 * the line's bytes, as checkpoint_kstats_put counts them. */
+		json_t *recs = json_object_get(rec, "recs"), *e;
+		size_t i, nr = json_array_size(recs);
+
+		rp->records--;
+		json_array_foreach(recs, i, e)
+			if (json_is_object(e))
+				ck_replay_sub(rp, e, bytes / nr, 1);
 	} else if (strcmp(t, "kstat") == 0 || strcmp(t, "kstat-") == 0) {
 		h = json_integer_value(json_object_get(rec, "handle"));
 		snprintf(key, sizeof(key), "%lld", (long long)h);
@@ -1029,53 +1190,127 @@ ck_replay_rec(struct ck_replay *rp, json_t *rec, uint64_t bytes)
 	}
 }
 
-/* Read the log's records. Returns: 0 with *ret_good the bytes up to the
- * first bad record; -EBADMSG (not a checkpoint); -errno. */
+static void
+ck_replay_rec(struct ck_replay *rp, json_t *rec, uint64_t bytes)
+{
+	ck_replay_sub(rp, rec, bytes, 0);
+}
+
+/* A record's line, checked: its frame (length, CRC-32) and its JSON.
+ * Returns: the record; NULL for damage. */
+static json_t *
+ck_parse_line(const char *line, size_t n)
+{
+	unsigned long long len;
+	unsigned crc;
+	int skip = 0;
+	json_t *rec;
+
+	if (n > CKPT_MAX_LINE || line[n - 1] != '\n' ||
+	    sscanf(line, "%llu %8x %n", &len, &crc, &skip) != 2 ||
+	    skip == 0 || (size_t)skip + len + 1 != n ||
+	    ck_crc32(line + skip, (size_t)len) != crc)
+		return NULL;
+	rec = json_loadb(line + skip, (size_t)len, JSON_REJECT_DUPLICATES,
+	    NULL);
+	if (!json_is_object(rec)) {
+		json_decref(rec);
+		return NULL;
+	}
+	return rec;
+}
+
+/* Note a run of damaged lines at off: kept for copying aside. */
+static void
+ck_damage_add(struct ck_replay *rp, uint64_t off, uint64_t len,
+    unsigned lines)
+{
+	struct ck_damage *d;
+
+	if (rp->ndamage == CKPT_MAX_DAMAGE) {
+		/* Past that, the last one grows to the end of the next. */
+		d = &rp->damage[rp->ndamage - 1];
+		d->len = off + len - d->off;
+		d->lines += lines;
+		return;
+	}
+	d = &rp->damage[rp->ndamage++];
+	d->off = off;
+	d->len = len;
+	d->lines = lines;
+}
+
+/*
+ * Read the log's records. A line that fails its frame, CRC or JSON is
+ * damage: followed by a good record, it is skipped and noted in
+ * rp->damage (the records after it are kept); at the end, it is the
+ * tail, *ret_good stops before it and *ret_tail_whole says whether its
+ * last line ended (a line cut short is a write a crash interrupted).
+ * Returns: 0 with *ret_good the bytes up to the end of the last good
+ * record; -EBADMSG (not a checkpoint, or another version); -errno.
+ */
 static int
-ck_read_log(FILE *f, struct ck_replay *rp, uint64_t *ret_good)
+ck_read_log(FILE *f, struct ck_replay *rp, uint64_t *ret_good,
+    bool *ret_tail_whole)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
-	uint64_t good = 0;
-	bool first = true;
+	uint64_t good = 0, pos = 0, bad_at = UINT64_MAX;
+	unsigned bad_lines = 0;
+	bool first = true, whole = false;
 	int r = 0;
 
 	while ((n = getline(&line, &cap, f)) > 0) {
-		unsigned long long len;
-		unsigned crc;
-		int skip = 0;
-		json_t *rec;
+		json_t *rec = ck_parse_line(line, (size_t)n), *v;
 
-		if ((size_t)n > CKPT_MAX_LINE || line[n - 1] != '\n' ||
-		    sscanf(line, "%llu %8x %n", &len, &crc, &skip) != 2 ||
-		    skip == 0 || (size_t)skip + len + 1 != (size_t)n ||
-		    ck_crc32(line + skip, (size_t)len) != crc)
-			break;
-		rec = json_loadb(line + skip, (size_t)len,
-		    JSON_REJECT_DUPLICATES, NULL);
-		if (!json_is_object(rec)) {
-			json_decref(rec);
-			break;
+		if (rec == NULL) {
+			if (bad_at == UINT64_MAX) {
+				bad_at = pos;
+				bad_lines = 0;
+			}
+			bad_lines++;
+			whole = line[n - 1] == '\n';
+			pos += (uint64_t)n;
+			continue;
 		}
-		if (first) {
-			if (json_integer_value(json_object_get(rec,
-			    "version")) != CKPT_VERSION) {
+		if (bad_at != UINT64_MAX) {
+			ck_damage_add(rp, bad_at, pos - bad_at, bad_lines);
+			bad_at = UINT64_MAX;
+		}
+		v = json_object_get(rec, "version");
+		if (first && json_is_integer(v)) {
+			/* The head: a version this statsd reads. */
+			rp->version = (int)json_integer_value(v);
+			if (rp->version < 2 || rp->version > CKPT_VERSION) {
 				json_decref(rec);
 				r = -EBADMSG;
 				break;
 			}
-			first = false;
+		} else if (first && rp->ndamage == 0) {
+			/* Framed, but no head: not a statsd checkpoint. */
+			json_decref(rec);
+			r = -EBADMSG;
+			break;
 		} else {
+			/* (After a damaged head: its records still are.) */
 			ck_replay_rec(rp, rec, (uint64_t)n);
 		}
+		first = false;
 		json_decref(rec);
-		good += (uint64_t)n;
+		pos += (uint64_t)n;
+		good = pos;
 	}
 	free(line);
-	if (r == 0 && first && good == 0 && !feof(f))
+	if (n < 0 && ferror(f))
+		r = r < 0 ? r : -EIO;
+	/* Nothing but damage: not a checkpoint, unless it is one line, the
+	 * head cut short when the log was made. */
+	if (r == 0 && first && bad_at != UINT64_MAX && (bad_lines > 1 ||
+	    whole))
 		r = -EBADMSG;
 	*ret_good = good;
+	*ret_tail_whole = bad_at != UINT64_MAX && whole;
 	return r;
 }
 
@@ -1175,8 +1410,9 @@ checkpoint_load(struct checkpoint *c)
 	struct ck_replay rp = { 0 };
 	struct reg_template **tpls;
 	struct reg_kstat **ks;
+	struct stat st;
 	uint64_t good = 0;
-	bool v1 = false;
+	bool v1 = false, tail_whole = false;
 	size_t i, n;
 	FILE *f;
 	int ch, r;
@@ -1206,25 +1442,47 @@ checkpoint_load(struct checkpoint *c)
 	v1 = ch == '{';
 	if (ch != EOF)
 		ungetc(ch, f);
-	r = v1 ? ck_read_v1(f, &rp) : ck_read_log(f, &rp, &good);
-	fclose(f);
+	r = v1 ? ck_read_v1(f, &rp) : ck_read_log(f, &rp, &good,
+	    &tail_whole);
 	if (r == -EBADMSG) {
+		fclose(f);
 		ck_set_aside(c, "not a statsd checkpoint");
+	} else if (r < 0) {
+		/* A read error: what was read is restored, and the file is
+		 * neither cut nor written over. */
+		fclose(f);
+		ck_apply(c, &rp);
+		c->unread = true;
+		snprintf(c->why, sizeof(c->why), "cannot read %s: %s",
+		    c->path, strerror(-r));
+		log_error("checkpoint: %s; PERSISTENT kstats are refused "
+		    "until statsd restarts", c->why);
 	} else {
 		ck_apply(c, &rp);
-		if (!v1) {
-			struct stat st;
-
-			if (stat(c->path, &st) == 0 && (uint64_t)st.st_size >
-			    good) {
+		/* Damage in the middle: copied aside, reported, skipped
+		 * (the records after it were restored). */
+		for (i = 0; i < rp.ndamage; i++)
+			ck_damaged(c, f, rp.damage[i].off, rp.damage[i].len,
+			    rp.damage[i].lines, "skipped; the records after "
+			    "it are restored");
+		if (!v1 && fstat(fileno(f), &st) == 0 &&
+		    (uint64_t)st.st_size > good) {
+			/* The tail: a whole line that fails its check is
+			 * damage too (copied aside); a line cut short, a
+			 * write a crash interrupted. Either way only what
+			 * follows the last good record is cut off. */
+			if (tail_whole)
+				ck_damaged(c, f, good, (uint64_t)st.st_size -
+				    good, 1, "cut off");
+			else
 				log_warning("checkpoint %s: a record cut short "
 				    "at byte %" PRIu64 " (a crash while it was "
 				    "written) is dropped", c->path, good);
-				if (truncate(c->path, (off_t)good) < 0)
-					log_warning("checkpoint: cannot cut "
-					    "it: %s", strerror(errno));
-			}
+			if (truncate(c->path, (off_t)good) < 0)
+				log_warning("checkpoint: cannot cut it: %s",
+				    strerror(errno));
 		}
+		fclose(f);
 	}
 	json_decref(rp.tpls);
 	json_decref(rp.kstats);
@@ -1240,9 +1498,10 @@ checkpoint_load(struct checkpoint *c)
 	n = registry_kstats(c->d->reg, &ks);
 	for (i = 0; i < n; i++)
 		c->live += ks[i]->ckpt_bytes;
-	/* A version 1 file, or a log mostly of old records: rewrite. */
-	c->compact_now = v1;
-	if (v1 || c->size > 2 * c->live + CKPT_COMPACT_MIN)
+	/* A version 1 or 2 file, one with damage in it (its copy is
+	 * aside), or a log mostly of old records: rewrite. */
+	c->compact_now = v1 || rp.version < CKPT_VERSION || rp.ndamage > 0;
+	if (c->compact_now || c->size > 2 * c->live + CKPT_COMPACT_MIN)
 		(void)checkpoint_write(c);
 	return 0;
 }

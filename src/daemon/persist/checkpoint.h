@@ -43,6 +43,7 @@
 #define STATSD_DAEMON_CHECKPOINT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -76,6 +77,18 @@ int checkpoint_load(struct checkpoint *c);
  */
 int checkpoint_kstat_put(struct checkpoint *c, struct reg_kstat *k,
     bool dormant);
+
+/*
+ * checkpoint_kstats_put: make the n kstats of ks (NULL entries skipped;
+ * those that do not outlive statsd too) durable as made, not dormant, in
+ * one record with the templates the log lacks: after a crash at any
+ * point, all of them are in the log or none is (KstatCreateMany). One
+ * sync.
+ * Returns: 0; -errno (logged; none of them is in the log: the caller
+ * undoes them all).
+ */
+int checkpoint_kstats_put(struct checkpoint *c, struct reg_kstat **ks,
+    size_t n);
 
 /* checkpoint_kstat_drop: k is about to be removed for good: durable.
  * Returns: 0; -errno (logged; keep k). */

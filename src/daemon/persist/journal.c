@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,7 @@ struct journal {
 	struct rj_hdr		*hdr;
 	struct journal_ring	*slots;
 	struct rj_undo		*undo;
+	bool			 full_logged;
 };
 
 struct journal *
@@ -65,7 +67,7 @@ journal_open(const char *dir)
 	char path[PATH_MAX + 32];
 	struct journal *jn;
 	struct stat st;
-	uint32_t i, epoch;
+	uint32_t i, epoch, held = 0;
 	void *map;
 	int fd;
 
@@ -108,12 +110,20 @@ journal_open(const char *dir)
 	if (epoch == 0)
 		epoch = 1;
 	jn->hdr->epoch = epoch;
-	for (i = 0; i < RJ_SLOTS; i++) {
-		uint32_t u = atomic_load(&jn->slots[i].used);
-
-		if (u != 0 && u != epoch - 1 && u != epoch)
-			atomic_store(&jn->slots[i].used, 0);
-	}
+	/*
+	 * No slot is forgotten here, however many starts ago its ring was
+	 * attached: its producer may hand it back after any number of
+	 * restarts, and a slot cleared (or given to another ring) meanwhile
+	 * would have its interrupted pass applied a second time. A slot is
+	 * freed only when its ring is drained and let go
+	 * (journal_ring_release).
+	 */
+	for (i = 0; i < RJ_SLOTS; i++)
+		if (atomic_load(&jn->slots[i].used) != 0)
+			held++;
+	if (held > 0)
+		log_info("ring journal %s: %u rings of earlier runs may be "
+		    "handed back", path, held);
 	return jn;
 }
 
@@ -134,10 +144,15 @@ journal_ring_new(struct journal *jn, uint64_t birth, uid_t uid)
 
 	if (jn == NULL)
 		return NULL;
-	for (i = 0; i < RJ_SLOTS; i++) {
-		struct journal_ring *j = &jn->slots[i];
+	/* Only a slot whose ring was let go: one held by a ring of an
+	 * earlier run stays its until that ring is handed back. A slot
+	 * never used first, so that a ring let go at a clean stop can still
+	 * be handed back after the restart. */
+	for (i = 0; i < 2 * RJ_SLOTS; i++) {
+		struct journal_ring *j = &jn->slots[i % RJ_SLOTS];
 
-		if (atomic_load(&j->used) != 0)
+		if (atomic_load(&j->used) != 0 || (i < RJ_SLOTS &&
+		    atomic_load(&j->birth) != 0))
 			continue;
 		atomic_store(&j->birth, birth);
 		atomic_store(&j->uid, (uint32_t)uid);
@@ -148,6 +163,12 @@ journal_ring_new(struct journal *jn, uint64_t birth, uid_t uid)
 		atomic_store(&j->used, jn->hdr->epoch);
 		return j;
 	}
+	if (!jn->full_logged)
+		log_warning("ring journal: all %u slots are held by rings that "
+		    "may be handed back; new rings run without one (a kill -9 "
+		    "during their drain may repeat updates, and they cannot be "
+		    "handed back to the next statsd)", RJ_SLOTS);
+	jn->full_logged = true;
 	return NULL;
 }
 

@@ -41,9 +41,12 @@ struct journal_ring {
 };
 
 /*
- * journal_open: map the journal in dir, start a new epoch, and forget the
- * slots of rings two starts old (a ring not handed back by then is not
- * coming back).
+ * journal_open: map the journal in dir and start a new epoch. The slots
+ * of rings attached in earlier runs and not let go (statsd was killed
+ * while they were attached) are all kept, however many restarts ago: a
+ * producer may hand its ring back after any number of them, and the
+ * slot's count is what keeps its interrupted pass from being applied
+ * twice. Slots are freed only by journal_ring_release.
  * Returns: the journal, or NULL (logged; statsd runs without one).
  */
 struct journal *journal_open(const char *dir);
@@ -51,8 +54,9 @@ struct journal *journal_open(const char *dir);
 /* Unmap it (the file stays, for the next start). NULL-safe. Returns: NULL. */
 struct journal *journal_free(struct journal *jn);
 
-/* A slot for a new ring. Returns: it, or NULL (journal full or
- * unavailable: the ring then runs without one). */
+/* A slot for a new ring: a free one, never one a ring of an earlier run
+ * still holds. Returns: it, or NULL (every slot held, or no journal: the
+ * ring then runs without one; logged once). */
 struct journal_ring *journal_ring_new(struct journal *jn, uint64_t birth,
     uid_t uid);
 

@@ -11,6 +11,7 @@
 #include <statsd/sbuf.h>
 
 #include "checkpoint.h"
+#include "crashpoint.h"
 #include "control.h"
 #include "daemon.h"
 #include "log.h"
@@ -311,29 +312,29 @@ m_kstat_hdr(struct vl_call *call, json_t *o, const struct m_kstat_kind *kind,
 	return 0;
 }
 
-/* Take back a create: a revived kstat sleeps again, a new one goes with
- * nothing left behind. */
+/* Take back a create whose record is not in the checkpoint (a batch
+ * not written): a revived kstat sleeps again (the checkpoint still has
+ * it dormant), a new one goes with nothing left behind, its runtime
+ * file too. */
 static void
 m_kstat_unmake(struct statsd *d, struct reg_kstat *k, bool revived)
 {
-	if (revived) {
-		(void)checkpoint_kstat_put(d->checkpoint, k, true);
+	if (revived)
 		(void)registry_kstat_delete(d->reg, k);
-	} else {
-		(void)checkpoint_kstat_drop(d->checkpoint, k);
+	else
 		registry_kstat_forget(d->reg, k);
-	}
 }
 
 /*
- * Create (or revive) one kstat as n says, for the caller, durably: a
- * PERSISTENT one gets its runtime file and its place in the checkpoint,
- * or is not made.
+ * Create (or revive) one kstat as n says, for the caller: a PERSISTENT
+ * one gets its runtime file and, if durable, its place in the checkpoint,
+ * or is not made (without durable, the caller writes the checkpoint for
+ * a whole batch: checkpoint_kstats_put).
  * Returns: 0 and *ret, *ret_revived; -errno (answered).
  */
 static int
 m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
-    struct reg_kstat **ret, bool *ret_revived)
+    bool durable, struct reg_kstat **ret, bool *ret_revived)
 {
 	struct statsd *d = call->d;
 	const struct peer *peer = &call->conn->peer;
@@ -402,7 +403,7 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	/* Only a durable create is answered: one that cannot be written to
 	 * the checkpoint is undone, leaving nothing behind (a revived one
 	 * goes dormant again). */
-	r = checkpoint_kstat_put(d->checkpoint, k, false);
+	r = durable ? checkpoint_kstat_put(d->checkpoint, k, false) : 0;
 	if (r < 0) {
 		if (*ret_revived)
 			(void)registry_kstat_delete(d->reg, k);
@@ -431,7 +432,7 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	    m_kstat_hdr(call, params, &kind, "", &hdr) < 0)
 		return;
 	n.hdr = &hdr;
-	if (m_kstat_make(call, &n, &k, &revived) < 0)
+	if (m_kstat_make(call, &n, true, &k, &revived) < 0)
 		return;
 	varlink_reply(call, json_pack("{s:o, s:b}", "kstat",
 	    registry_kstat_json(call->d->reg, k), "revived", revived));
@@ -461,6 +462,7 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 	struct sbuf *ks = NULL, *flags = NULL;
 	char prefix[32], *quoted = NULL;
 	bool *revived;
+	int r;
 
 	if (m_kstat_common(call, params, &common, &kind) < 0)
 		return;
@@ -497,7 +499,7 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 			sbuf_cat(flags, i == 0 ? "false" : ",false");
 			continue;
 		}
-		if (m_kstat_make(call, &n, &made[i], &revived[i]) < 0) {
+		if (m_kstat_make(call, &n, false, &made[i], &revived[i]) < 0) {
 			/* All or none: what the call made before goes. */
 			while (i-- > 0)
 				if (made[i] != NULL)
@@ -507,6 +509,25 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 		m_kstat_made(ks, made[i], i == 0);
 		sbuf_printf(flags, "%s%s", i == 0 ? "" : ",", revived[i] ?
 		    "true" : "false");
+	}
+	/* Made, with their runtime files; none in the checkpoint yet. */
+	crashpoint("create_many.made");
+	/*
+	 * All or none, after a crash too: the PERSISTENT ones go into the
+	 * checkpoint as one record, with one sync; if it cannot be
+	 * written, every kstat of the call goes.
+	 */
+	r = checkpoint_kstats_put(d->checkpoint, made, count);
+	if (r < 0) {
+		const char *ckwhy;
+
+		for (i = count; i-- > 0;)
+			if (made[i] != NULL)
+				m_kstat_unmake(d, made[i], revived[i]);
+		(void)checkpoint_status(d->checkpoint, &ckwhy);
+		m_kstat_not_durable(call, r, ckwhy[0] != '\0' ? ckwhy :
+		    "cannot write its checkpoint record");
+		goto out;
 	}
 	/* joined: those not made by this call. */
 	sbuf_cat(flags, "],\"joined\":[");
