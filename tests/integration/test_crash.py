@@ -1,0 +1,298 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""test_crash.py: crash consistency at named failure points. statsd is
+started with STATSD_TEST_CRASH_AT=<point>[:<n>] and exits there as a
+kill -9 would leave it (docs/durability.md lists the points); each test
+restarts it, as often as the case needs, and checks exact totals and
+states.
+
+  ring journal   kill during a drain pass (a run applied and counted, or
+                 applied and not counted), then starts and stops before
+                 the producer hands its ring back, then a kill during the
+                 drain of the handed-back ring: 1,000,000 pushes of 1 sum
+                 to exactly 1,000,000.
+  damaged log    one bit flipped in the middle of a 60-kstat state log:
+                 59 restored, the damaged record copied aside and counted
+                 in Info, the records after it kept.
+  batches        a 200-kstat PERSISTENT KstatCreateMany killed at every
+                 step: after the restart all 200 exist or none does; it
+                 costs the log one sync, and a batch refused half-way
+                 none."""
+import glob
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from harness import (TPL_APP, Daemon, RingClient, check, finish,  # noqa: E402
+                     info, ok, read_data, setup_kstat, wait_for)
+
+CRASH_EXIT = 86         # CRASHPOINT_EXIT in crashpoint.h
+
+
+def start(d, crash_at=None):
+    """Start d, with a crash point armed if crash_at."""
+    if crash_at:
+        os.environ["STATSD_TEST_CRASH_AT"] = crash_at
+    try:
+        d.start()
+    finally:
+        os.environ.pop("STATSD_TEST_CRASH_AT", None)
+
+
+def crashed(d, what):
+    """d exits at its crash point: reap it as kill9() would."""
+    try:
+        rc = d.proc.wait(timeout=60)
+    except Exception:       # noqa: BLE001 - a hang is the failure
+        d.proc.kill()
+        rc = d.proc.wait()
+    check(rc == CRASH_EXIT, "%s: statsd stopped at its crash point "
+          "(exit %s)" % (what, rc))
+    d.proc = None
+    d.log.close()
+    d.scan()
+
+
+def persistence(d):
+    return info(d)["persistence"]
+
+
+def kstats(d, module):
+    """The instances of module's kstats, every page of the chain."""
+    got, params = [], {"dormant": True}
+    while True:
+        r = ok(d.call("io.statsd.Chain", params), "Chain", False)
+        got += [k["instance"] for k in r.get("kstats", [])
+                if k["module"] == module]
+        if not r.get("cursor"):
+            return sorted(got)
+        params["cursor"] = r["cursor"]
+
+
+# ------------------------------------------------------------ ring journal
+PUSHES = 1000000
+
+
+def journal_case(first, second):
+    """A producer pushes PUSHES updates of 1 to a PERSISTENT kstat through
+    a ring that holds them all; statsd stops at first (a point in the
+    drain), is started and stopped three times while the ring waits, then
+    the ring is handed back to a statsd that stops at second, and once
+    more to one that drains it to the end."""
+    what = "%s, then %s" % (first, second)
+    d = Daemon(config="drain_batch = 65536\n"
+               "checkpoint_interval_ms = 100000\n")
+    start(d, first)
+    setup_kstat(d, "j", 0, "c", flags=["PERSISTENT"])
+    rc = RingClient(d.sock)
+    rc.cmd("connect")
+    rc.cmd("handle j 0 c")
+    check(rc.cmd("attach 20").startswith("ok"), "a ring of 2^20 records")
+    pushed, dropped = rc.counters("push %d 0" % PUSHES)
+    crashed(d, what + ": killed in a drain pass")
+    check(pushed == PUSHES and dropped == 0, "%s: %d pushed, %d dropped: "
+          "the ring holds every one" % (what, pushed, dropped))
+    # Starts and stops while the producer keeps its ring: before, the
+    # third start forgot the ring's journal slot.
+    for _ in range(3):
+        start(d)
+        d.stop()
+    start(d, second)
+    rc.cmd("disconnect")
+    rc.cmd("connect")
+    out = rc.cmd("adopt")
+    check(out.startswith("ok"), "%s: the ring handed back: %s" % (what, out))
+    crashed(d, what + ": killed draining the handed-back ring")
+    start(d)
+    d.stop()
+    start(d)
+    rc.cmd("disconnect")
+    rc.cmd("connect")
+    out = rc.cmd("adopt")
+    check(out.startswith("ok"), "%s: handed back again: %s" % (what, out))
+
+    def total():
+        return read_data(d, "j", 0, "c").get("requests.sum")
+    wait_for(lambda: total() == PUSHES and
+             info(d)["rings"] == 1, "%s: every push applied" % what)
+    check(total() == PUSHES, "%s: %d pushes of 1 sum to exactly %d (%s)"
+          % (what, PUSHES, PUSHES, total()))
+    rc.quit()
+    # Drained and let go: still exact after a clean restart.
+    d.stop()
+    start(d)
+    check(total() == PUSHES, "%s: exact after a restart (%s)"
+          % (what, total()))
+    d.stop()
+    d.cleanup()
+
+
+# A run applied and counted, the ring's index not published; then the
+# same in the pass that skips what was applied.
+journal_case("drain.run:3", "drain.run:2")
+# A run applied and not counted (the undo record rolls it back); then a
+# counted one in the pass after the hand-back.
+journal_case("drain.applied:2", "drain.run:1")
+
+
+# ------------------------------------------------------------ damaged log
+def damaged_log():
+    d = Daemon(config="checkpoint_interval_ms = 100000\n")
+    start(d)
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    for i in range(60):
+        ok(c.call("io.statsd.KstatCreate", {
+            "module": "dl", "instance": i, "name": "k", "template": spec,
+            "flags": ["PERSISTENT"]}), "create dl:%d:k" % i, False)
+    c.close()
+    check(kstats(d, "dl") == list(range(60)), "60 PERSISTENT kstats")
+    d.stop()
+    log = os.path.join(d.state, "statsd.checkpoint")
+    with open(log, "rb") as f:
+        data = bytearray(f.read())
+    # The record of dl:30:k, in the middle of the log.
+    lines = data.split(b"\n")
+    at = [i for i, ln in enumerate(lines)
+          if b'"module":"dl","instance":30,' in ln]
+    check(len(at) == 1, "one record of dl:30:k in the log")
+    off = sum(len(ln) + 1 for ln in lines[:at[0]])
+    ln = lines[at[0]]
+    flip = off + len(ln) // 2
+    check(off > len(data) // 4 and off + len(ln) < len(data) * 3 // 4,
+          "the record is in the middle of the %d-byte log" % len(data))
+    data[flip] ^= 0x01
+    check(data[flip] != 0x0a, "the flipped byte is no newline")
+    damaged = bytes(data[off:off + len(ln) + 1])
+    with open(log, "wb") as f:
+        f.write(data)
+    size = len(data)
+    start(d)
+    want = [i for i in range(60) if i != 30]
+    got = kstats(d, "dl")
+    check(got == want, "59 restored, every one but the damaged record's "
+          "(missing %s)" % sorted(set(range(60)) - set(got)))
+    p = persistence(d)
+    check(p["damaged_records"] == 1 and p["damaged_bytes"] == len(damaged),
+          "Info counts the damaged record: %s" % p)
+    aside = glob.glob(log + ".damaged-*-%d" % off)
+    check(len(aside) == 1, "the damaged bytes copied aside: %s"
+          % os.listdir(d.state))
+    if aside:
+        with open(aside[0], "rb") as f:
+            check(f.read() == damaged, "the copy is the damaged record")
+    check("damaged record at byte %d" % off in d.stderr(),
+          "and the damage is logged")
+    check(os.path.getsize(log) >= size - len(damaged) - 4096 or
+          p["compactions"] >= 1, "the log is not cut at the damage")
+    d.stop()
+    # The records after the damage are in the log for good.
+    start(d)
+    check(kstats(d, "dl") == want, "59 again after another restart")
+    check(persistence(d)["damaged_records"] == 0, "no damage left in the "
+          "log (rewritten at the start before)")
+    d.stop()
+    # A torn tail is still only cut off, and is not damage.
+    with open(log, "ab") as f:
+        f.write(b'999 0badcafe {"t":"kstat","handle":')
+    start(d)
+    check(kstats(d, "dl") == want, "a torn tail cut off, the rest kept")
+    check(persistence(d)["damaged_records"] == 0, "a torn tail is not "
+          "counted as damage")
+    check("cut short" in d.stderr(), "the torn tail is logged")
+    d.stop()
+    d.cleanup()
+
+
+damaged_log()
+
+
+# ----------------------------------------------------------------- batches
+BATCH = 200
+
+
+def batch(d, c, spec, module, n=BATCH):
+    return {"template": spec, "flags": ["PERSISTENT"], "kstats": [
+        {"module": module, "instance": i, "name": "k"} for i in range(n)]}
+
+
+def batch_case(point, survives):
+    """KstatCreateMany of BATCH PERSISTENT kstats, statsd stopped at
+    point: after the restart, all of them (survives) or none."""
+    d = Daemon(config="checkpoint_interval_ms = 100000\n")
+    start(d, point)
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    c.send("io.statsd.KstatCreateMany", batch(d, c, spec, "cm"))
+    reply = c.recv()
+    check(reply is None, "%s: no answer: %s" % (point, str(reply)[:200]))
+    c.close()
+    crashed(d, point)
+    start(d)
+    got = kstats(d, "cm")
+    check(got == (list(range(BATCH)) if survives else []),
+          "%s: after the restart %s of %d exist (%d)" % (
+              point, "all" if survives else "none", BATCH, len(got)))
+    check(persistence(d)["damaged_records"] == 0, "%s: no damage" % point)
+    # And the call can be made again (or finds them all made).
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    r = c.call("io.statsd.KstatCreateMany", dict(batch(d, c, spec, "cm"),
+                                                 join=True))
+    ok(r, "%s: the batch made again" % point)
+    c.close()
+    d.stop()
+    start(d)
+    check(kstats(d, "cm") == list(range(BATCH)), "%s: all %d after one "
+          "more restart" % (point, BATCH))
+    d.stop()
+    d.cleanup()
+
+
+# The kstats and their runtime files made, no record yet.
+batch_case("create_many.made", False)
+# The record half written.
+batch_case("log.torn", False)
+# Written, not synced: a kill -9 leaves it in the page cache.
+batch_case("log.written", True)
+# Synced, not answered.
+batch_case("log.synced", True)
+
+
+def batch_costs():
+    """One sync for a batch; none for a batch refused half-way (by the
+    persistent-bytes quota), which leaves nothing behind."""
+    d = Daemon(config="checkpoint_interval_ms = 100000\n"
+               "max_persistent_bytes = 4M\n")
+    start(d)
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    s0 = persistence(d)["syncs"]
+    ok(c.call("io.statsd.KstatCreateMany", batch(d, c, spec, "one", 20)),
+       "a batch of 20")
+    check(persistence(d)["syncs"] - s0 == 1, "a batch of 20 is one sync "
+          "(%d)" % (persistence(d)["syncs"] - s0))
+    s0 = persistence(d)["syncs"]
+    r = c.call("io.statsd.KstatCreateMany", batch(d, c, spec, "many", 4096))
+    check(r.get("error") == "io.statsd.LimitReached", "a batch of 4096 "
+          "hits the persistent-bytes quota: %s" % str(r)[:200])
+    check(persistence(d)["syncs"] == s0, "a refused batch syncs nothing "
+          "(%d)" % (persistence(d)["syncs"] - s0))
+    check(kstats(d, "many") == [], "and leaves no kstat")
+    left = [f for f in os.listdir(os.path.join(d.run, "persist"))
+            if f.endswith(".kstat")]
+    check(len(left) == 20, "nor runtime file (%d files)" % len(left))
+    c.close()
+    d.stop()
+    start(d)
+    check(kstats(d, "one") == list(range(20)) and kstats(d, "many") == [],
+          "after a restart: the 20, none of the refused batch")
+    d.stop()
+    d.cleanup()
+
+
+batch_costs()
+finish()
