@@ -5,7 +5,10 @@
  * a kill -9, from its runtime file, with the updates made since the last
  * checkpoint; after a reboot (the runtime directory gone), from the
  * checkpoint; a plain kstat does not come back; a damaged checkpoint is
- * set aside and statsd starts afresh. A container's PERSISTENT kstat
+ * set aside and statsd starts afresh; a damaged record in the middle of
+ * the log is skipped (copied aside, counted) with the records after it
+ * kept; a batch of kstats (KstatCreateMany's one record) cut short by a
+ * crash leaves none of them. A container's PERSISTENT kstat
  * comes back in its zone, found again by the container's cgroup, with its
  * owner's zone and its GZ_VIS. Each life of statsd runs in a
  * process of its own, as it does in earnest (the engine never forgets a
@@ -179,6 +182,159 @@ START_TEST(a_damaged_checkpoint_is_set_aside)
 }
 END_TEST
 
+/* Six PERSISTENT kstats, app:0:k0..k5: k0..k2 put one by one, k3..k5
+ * as one batch (KstatCreateMany's record); then a kill -9. */
+static void
+make_six(const char *rt, const char *st)
+{
+	struct reg_kstat *ks[3];
+	struct reg_template *t;
+	struct reg_kstat *k;
+	struct statsd d;
+	char name[8];
+	int i;
+
+	unit_statsd_start(&d, rt, st);
+	t = unit_template(&d, UNIT_TPL);
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "k%d", i);
+		k = unit_kstat(&d, t, "app", name, KSTAT_FLAG_PERSISTENT, NULL);
+		unit_persist(&d, k);
+		if (i < 3)
+			ck_assert_int_eq(checkpoint_kstat_put(d.checkpoint, k,
+			    false), 0);
+		else
+			ks[i - 3] = k;
+	}
+	ck_assert_int_eq(checkpoint_kstats_put(d.checkpoint, ks, 3), 0);
+	unit_statsd_stop(&d, false);
+}
+
+/* Which of k0..k5 a statsd started on rt and st restores, as a mask;
+ * *ret_damaged (may be NULL) gets Info's damaged_records. */
+static unsigned
+six_back(const char *rt, const char *st, json_int_t *ret_damaged)
+{
+	struct statsd d;
+	unsigned mask = 0;
+	char name[8];
+	json_t *p;
+	int i;
+
+	unit_statsd_start(&d, rt, st);
+	for (i = 0; i < 6; i++) {
+		snprintf(name, sizeof(name), "k%d", i);
+		if (registry_kstat_find(d.reg, "app", 0, name) != NULL)
+			mask |= 1u << i;
+	}
+	p = checkpoint_to_json(d.checkpoint);
+	if (ret_damaged != NULL)
+		*ret_damaged = json_integer_value(json_object_get(p,
+		    "damaged_records"));
+	json_decref(p);
+	unit_statsd_stop(&d, false);
+	return mask;
+}
+
+/* The log's bytes (malloc'd, NUL-ended) and the offset of the start of
+ * the line holding what. */
+static char *
+log_read(const char *st, const char *what, size_t *ret_len, size_t *ret_at)
+{
+	char path[600], *buf, *hit;
+	struct stat sb;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/statsd.checkpoint", st);
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &sb), 0);
+	buf = malloc((size_t)sb.st_size + 1);
+	ck_assert_int_eq(read(fd, buf, (size_t)sb.st_size), sb.st_size);
+	close(fd);
+	buf[sb.st_size] = '\0';
+	hit = strstr(buf, what);
+	ck_assert_ptr_nonnull(hit);
+	while (hit > buf && hit[-1] != '\n')
+		hit--;
+	*ret_len = (size_t)sb.st_size;
+	*ret_at = (size_t)(hit - buf);
+	return buf;
+}
+
+static void
+log_write(const char *st, const char *buf, size_t len)
+{
+	char path[600];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/statsd.checkpoint", st);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	close(fd);
+}
+
+static unsigned
+aside_files(const char *st)
+{
+	char cmd[700];
+
+	snprintf(cmd, sizeof(cmd), "test $(ls '%s' | grep -c "
+	    "'^statsd.checkpoint.damaged-') -eq 1", st);
+	return system(cmd) == 0;
+}
+
+START_TEST(a_damaged_record_is_skipped_the_rest_kept)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir(), *buf;
+	json_int_t damaged = -1;
+	size_t len, at;
+
+	life(make_six, rt, st);
+	ck_assert_uint_eq(six_back(rt, st, NULL), 0x3f);
+	/* Again on fresh directories, with damage this time. */
+	free(rt);
+	free(st);
+	rt = unit_tmpdir();
+	st = unit_tmpdir();
+	life(make_six, rt, st);
+	/* One bit of k1's record, in the middle of its line. */
+	buf = log_read(st, "\"name\":\"k1\"", &len, &at);
+	buf[at + (strchr(buf + at, '\n') - (buf + at)) / 2] ^= 0x01;
+	log_write(st, buf, len);
+	free(buf);
+	ck_assert_uint_eq(six_back(rt, st, &damaged), 0x3d);
+	ck_assert_int_eq(damaged, 1);
+	ck_assert(aside_files(st));
+	/* The records after it are in the log for good; no damage left. */
+	ck_assert_uint_eq(six_back(rt, st, &damaged), 0x3d);
+	ck_assert_int_eq(damaged, 0);
+	free(rt);
+	free(st);
+}
+END_TEST
+
+START_TEST(a_batch_cut_short_leaves_none_of_it)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir(), *buf;
+	json_int_t damaged = -1;
+	size_t len, at;
+
+	life(make_six, rt, st);
+	/* The batch's line, the log's last, cut in its middle: a crash
+	 * while it was written. */
+	buf = log_read(st, "\"t\":\"batch\"", &len, &at);
+	ck_assert_uint_eq(strchr(buf + at, '\n') - buf + 1, len);
+	log_write(st, buf, at + (len - at) / 2);
+	free(buf);
+	ck_assert_uint_eq(six_back(rt, st, &damaged), 0x07);
+	ck_assert_int_eq(damaged, 0);
+	free(rt);
+	free(st);
+}
+END_TEST
+
 /* A PERSISTENT kstat made in a container (zones = cgroup): its zone is
  * named by the container's cgroup. */
 static void
@@ -265,6 +421,8 @@ checkpoint_suite(void)
 
 	tcase_add_test(tc, restart_kill_and_reboot);
 	tcase_add_test(tc, a_damaged_checkpoint_is_set_aside);
+	tcase_add_test(tc, a_damaged_record_is_skipped_the_rest_kept);
+	tcase_add_test(tc, a_batch_cut_short_leaves_none_of_it);
 	tcase_add_test(tc, a_container_kstat_comes_back_in_its_zone);
 	suite_add_tcase(s, tc);
 	return s;

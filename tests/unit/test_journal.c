@@ -1,7 +1,9 @@
 /*
  * test_journal.c: the ring journal (src/daemon/journal.c), as a kill -9
  * leaves it: a ring handed back to the next statsd skips exactly the
- * records of the interrupted pass that were applied; a ring whose index
+ * records of the interrupted pass that were applied, after any number of
+ * restarts (its slot is never forgotten nor given to another ring while
+ * the ring may come back); a ring whose index
  * moved on skips none; another user's ring is not matched; an update cut
  * short on a PERSISTENT blob is rolled back, and one that was counted is
  * not.
@@ -50,6 +52,44 @@ START_TEST(handed_back_rings_skip_what_was_applied)
 	ck_assert_ptr_null(journal_ring_new(NULL, 1, 1));
 	ck_assert_ptr_null(journal_ring_adopt(NULL, 1, 1, 0, &skip));
 	journal_undo_end(NULL);
+	free(dir);
+}
+END_TEST
+
+START_TEST(slots_survive_any_number_of_restarts)
+{
+	char *dir = unit_tmpdir();
+	struct journal *jn = journal_open(dir);
+	struct journal_ring *j, *other;
+	uint64_t skip = 99;
+	int start;
+
+	ck_assert_ptr_nonnull(jn);
+	j = journal_ring_new(jn, 42, 1000);
+	ck_assert_ptr_nonnull(j);
+	journal_ring_pass(j, 100, 0);
+	journal_ring_done(j, 7);
+	/* Killed mid-pass; then ten starts and stops, each making and
+	 * letting go rings of its own, before the ring comes back. */
+	for (start = 0; start < 10; start++) {
+		jn = journal_free(jn);
+		jn = journal_open(dir);
+		ck_assert_ptr_nonnull(jn);
+		other = journal_ring_new(jn, 1000 + (uint64_t)start, 1000);
+		ck_assert_ptr_nonnull(other);
+		ck_assert_ptr_ne(other, j);
+		journal_ring_release(other);
+	}
+	j = journal_ring_adopt(jn, 42, 1000, 100, &skip);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_uint_eq(skip, 7);
+	/* Killed again while skipping: still the same count. */
+	journal_ring_pass(j, 100, 7);
+	jn = journal_free(jn);
+	jn = journal_open(dir);
+	ck_assert_ptr_nonnull(journal_ring_adopt(jn, 42, 1000, 100, &skip));
+	ck_assert_uint_eq(skip, 7);
+	journal_free(jn);
 	free(dir);
 }
 END_TEST
@@ -111,6 +151,7 @@ journal_suite(void)
 	TCase *tc = tcase_create("journal");
 
 	tcase_add_test(tc, handed_back_rings_skip_what_was_applied);
+	tcase_add_test(tc, slots_survive_any_number_of_restarts);
 	tcase_add_test(tc, an_update_cut_short_is_rolled_back);
 	suite_add_tcase(s, tc);
 	return s;
