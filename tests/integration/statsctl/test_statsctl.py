@@ -89,7 +89,7 @@ INFO = [
     # Connections and their buffers: statsctl's and the test's own.
     (r'("(?:connections|buffered_bytes)": \{\s+"used": )\d+', r"\1<N>"),
     (r'("(?:connections|buffered_bytes)": )\d+', r"\1<N>"),
-    (r'("(?:log_bytes|live_bytes|written_bytes)": )\d+', r"\1<N>"),
+    (r'("(?:log_bytes|live_bytes|written_bytes|syncs)": )\d+', r"\1<N>"),
 ]
 
 d = Daemon().start()
