@@ -235,6 +235,10 @@ def batch_case(point, survives):
           "%s: after the restart %s of %d exist (%d)" % (
               point, "all" if survives else "none", BATCH, len(got)))
     check(persistence(d)["damaged_records"] == 0, "%s: no damage" % point)
+    files = [f for f in os.listdir(os.path.join(d.run, "persist"))
+             if f.endswith(".kstat")]
+    check(len(files) == (BATCH if survives else 0), "%s: %d runtime files "
+          "(those no record names removed)" % (point, len(files)))
     # And the call can be made again (or finds them all made).
     c = d.conn()
     spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[

@@ -3,7 +3,8 @@
  * a file holds its blob across an unmap (a restart) and is opened again
  * only with the birth stamp it was made with; a file of another handle,
  * birth or shape is refused, never mapped; the registry's storage view
- * leads back to the file.
+ * leads back to the file; a sweep removes the runtime files no record
+ * names and nothing else.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -81,6 +82,52 @@ START_TEST(hostile_files_are_refused)
 }
 END_TEST
 
+/* Keeps handle 2 only. */
+static int
+keep_two(void *arg, uint32_t handle)
+{
+	(*(unsigned *)arg)++;
+	return handle == 2;
+}
+
+START_TEST(files_no_record_names_are_swept)
+{
+	struct statsblob *sb = unit_blob("swp");
+	char *rt = unit_tmpdir(), *dir, path[600];
+	struct mirror *m;
+	unsigned asked = 0;
+	uint32_t h;
+	int fd;
+
+	ck_assert_int_eq(mirror_dir_make(rt, &dir), 0);
+	for (h = 1; h <= 3; h++) {
+		ck_assert_int_eq(mirror_create(dir, h, sb, sb->cursz, &m), 0);
+		mirror_close(m);
+	}
+	/* Not runtime files: left alone, never asked about. */
+	snprintf(path, sizeof(path), "%s/rings.journal", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/0x1.kstat", dir);
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_uint_eq(mirror_sweep(dir, keep_two, &asked), 2);
+	ck_assert_uint_eq(asked, 3);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	snprintf(path, sizeof(path), "%s/rings.journal", dir);
+	ck_assert_int_eq(access(path, F_OK), 0);
+	for (h = 1; h <= 3; h++) {
+		snprintf(path, sizeof(path), "%s/%u.kstat", dir, (unsigned)h);
+		ck_assert_int_eq(access(path, F_OK) == 0, h == 2);
+	}
+	free(dir);
+	free(rt);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 static Suite *
 mirror_suite(void)
 {
@@ -89,6 +136,7 @@ mirror_suite(void)
 
 	tcase_add_test(tc, blob_outlives_the_mapping);
 	tcase_add_test(tc, hostile_files_are_refused);
+	tcase_add_test(tc, files_no_record_names_are_swept);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1404,6 +1404,17 @@ ck_apply(struct checkpoint *c, struct ck_replay *rp)
 	    "(%u records)", nt, nk, c->path, rp->records);
 }
 
+/* Does the log (as replayed, in rp->kstats) name a kstat of handle? */
+static int
+ck_names_handle(void *arg, uint32_t handle)
+{
+	struct ck_replay *rp = arg;
+	char key[16];
+
+	snprintf(key, sizeof(key), "%" PRIu32, handle);
+	return json_object_get(rp->kstats, key) != NULL;
+}
+
 int
 checkpoint_load(struct checkpoint *c)
 {
@@ -1483,6 +1494,17 @@ checkpoint_load(struct checkpoint *c)
 				    strerror(errno));
 		}
 		fclose(f);
+		/* Runtime files no record names: of kstats whose record
+		 * a crash kept from being written, or removed ones. */
+		if (c->d->persist_dir != NULL) {
+			unsigned gone = mirror_sweep(c->d->persist_dir,
+			    ck_names_handle, &rp);
+
+			if (gone > 0)
+				log_notice("checkpoint: %u runtime files of "
+				    "kstats no record names were removed",
+				    gone);
+		}
 	}
 	json_decref(rp.tpls);
 	json_decref(rp.kstats);

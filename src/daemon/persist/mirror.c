@@ -3,6 +3,7 @@
  * checking and mapping them, and the blob-storage operations the registry
  * uses on them.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -181,6 +182,36 @@ mirror_open(const char *dir, uint32_t handle, uint64_t birth,
 		return -EBADMSG;
 	}
 	return 0;
+}
+
+unsigned
+mirror_sweep(const char *dir, int (*keep)(void *arg, uint32_t handle),
+    void *arg)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	unsigned removed = 0;
+	DIR *dp = opendir(dir);
+
+	if (dp == NULL)
+		return 0;
+	while ((e = readdir(dp)) != NULL) {
+		unsigned long h;
+		char *end;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		errno = 0;
+		h = strtoul(e->d_name, &end, 10);
+		if (errno != 0 || h > UINT32_MAX || strcmp(end, ".kstat") != 0 ||
+		    keep(arg, (uint32_t)h))
+			continue;
+		pmir_path(dir, (uint32_t)h, path, sizeof(path));
+		if (path[0] != '\0' && unlink(path) == 0)
+			removed++;
+	}
+	closedir(dp);
+	return removed;
 }
 
 struct blob_storage *

@@ -42,6 +42,17 @@ int mirror_create(const char *dir, uint32_t handle, const void *blob,
 int mirror_open(const char *dir, uint32_t handle, uint64_t birth,
     struct mirror **ret);
 
+/*
+ * mirror_sweep: remove the runtime files in dir whose handle keep(arg,
+ * handle) says no record names: those of kstats made by a statsd killed
+ * before their record was written (KstatCreateMany's, say), or removed
+ * by one killed before the unlink. Files whose name is not
+ * <handle>.kstat are left alone.
+ * Returns: how many were removed.
+ */
+unsigned mirror_sweep(const char *dir, int (*keep)(void *arg,
+    uint32_t handle), void *arg);
+
 /* The file as the registry holds it. */
 struct blob_storage *mirror_storage(struct mirror *m);
 
