@@ -16,7 +16,10 @@ states.
   batches        a 200-kstat PERSISTENT KstatCreateMany killed at every
                  step: after the restart all 200 exist or none does; it
                  costs the log one sync, and a batch refused half-way
-                 none."""
+                 none.
+  failed sync    the persistence thread's sync fails: the create waiting
+                 on it is refused and taken back, nothing of it comes
+                 back at a restart."""
 import glob
 import os
 import sys
@@ -299,4 +302,81 @@ def batch_costs():
 
 
 batch_costs()
+
+
+# ----------------------------------------------------------- a failed sync
+def sync_fails():
+    """The persistence thread's sync fails (STATSD_TEST_FAIL_AT=sync:2,
+    a disk reporting a write error): the create waiting on it is answered
+    SystemError and taken back, its record cut off the log, and the state
+    directory reported unusable until a write works again; a restart has
+    exactly what was acknowledged."""
+    d = Daemon(config="checkpoint_interval_ms = 100000\n")
+    os.environ["STATSD_TEST_FAIL_AT"] = "sync:2"
+    try:
+        start(d)
+    finally:
+        os.environ.pop("STATSD_TEST_FAIL_AT", None)
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+
+    def create(i):
+        return c.call("io.statsd.KstatCreate", {
+            "module": "sf", "instance": i, "name": "k", "template": spec,
+            "flags": ["PERSISTENT"]})
+    ok(create(0), "the first create (its sync works)")
+    r = create(1)
+    check(r.get("error") == "io.statsd.SystemError" and "Input/output" in
+          r.get("parameters", {}).get("reason", ""), "the create whose sync "
+          "failed is refused, saying why: %s" % str(r)[:300])
+    check(kstats(d, "sf") == [0], "and taken back")
+    p = persistence(d)
+    check(not p["usable"] and "sync" in p["error"], "Info says the state "
+          "directory failed: %s" % p)
+    # A write that works (SampleRatesSet appends the rates, synced)
+    # makes it usable again.
+    ok(c.call("io.statsd.SampleRatesSet", {"text": ""}), "SampleRatesSet")
+    check(persistence(d)["usable"], "usable again after a good write")
+    ok(create(1), "the name is free: made again")
+    ok(create(2), "and another")
+    c.close()
+    d.stop()
+    start(d)
+    check(kstats(d, "sf") == [0, 1, 2], "after a restart: what was "
+          "acknowledged, once each (%s)" % kstats(d, "sf"))
+    d.stop()
+    d.cleanup()
+
+
+sync_fails()
+
+
+def sync_fails_caller_gone():
+    """The same, the caller gone before the sync ends: the create is
+    taken back all the same."""
+    d = Daemon(config="checkpoint_interval_ms = 100000\n")
+    os.environ["STATSD_TEST_FAIL_AT"] = "sync:1"
+    try:
+        start(d)
+    finally:
+        os.environ.pop("STATSD_TEST_FAIL_AT", None)
+    spec = ok(d.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    c = d.conn()
+    c.send("io.statsd.KstatCreateMany", {
+        "template": spec, "flags": ["PERSISTENT"], "kstats": [
+            {"module": "gone", "instance": i, "name": "k"}
+            for i in range(10)]})
+    c.close()
+    wait_for(lambda: not persistence(d)["usable"], "the sync failed")
+    wait_for(lambda: kstats(d, "gone") == [], "the batch taken back")
+    d.stop()
+    start(d)
+    check(kstats(d, "gone") == [], "none of it after a restart")
+    d.stop()
+    d.cleanup()
+
+
+sync_fails_caller_gone()
 finish()

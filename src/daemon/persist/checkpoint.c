@@ -30,6 +30,7 @@
 #include "log.h"
 #include "mirror.h"
 #include "registry.h"
+#include "syncer.h"
 #include "zones.h"
 
 #define CKPT_NAME	"statsd.checkpoint"
@@ -71,6 +72,16 @@ struct checkpoint {
 	bool		 failing;	/* logged once per failure streak */
 	char		 why[PATH_MAX + 512];	/* why unusable; "" if usable */
 	uint64_t	 compactions;
+	/* Appends written and not synced at once (checkpoint_unsynced),
+	 * synced by the persistence thread, and the changes waiting. */
+	struct syncer	*syncer;	/* made when first needed */
+	bool		 no_syncer;	/* it could not be: sync here */
+	int		 unsynced;	/* > 0: appends are not synced */
+	uint64_t	 seq;		/* appends written */
+	uint64_t	 seq_durable;	/* appends known durable */
+	uint64_t	 gen;		/* bumped when the log is cut or
+					 * replaced */
+	struct checkpoint_wait *waiters;
 	/* Damaged records found at start (skipped, or cut off as the
 	 * tail), and their bytes: copied aside. */
 	uint64_t	 damaged_records;
@@ -353,8 +364,162 @@ ck_open(struct checkpoint *c)
 	return 0;
 }
 
+/* ------------------------------------------------- durable off the loop */
+
+/* Tell the changes waiting up to seq (all of them: UINT64_MAX) how they
+ * ended. */
+static void
+ck_settle(struct checkpoint *c, uint64_t upto, int result)
+{
+	struct checkpoint_wait *w, *next;
+
+	for (w = c->waiters; w != NULL; w = next) {
+		next = w->next;
+		if (w->seq > upto)
+			continue;
+		*w->prevp = w->next;
+		if (w->next != NULL)
+			w->next->prevp = w->prevp;
+		w->next = NULL;
+		w->prevp = NULL;
+		w->result = result;
+		w->wake(w->arg);
+	}
+}
+
+/* Everything appended is durable now (a sync in the loop). */
+static void
+ck_all_durable(struct checkpoint *c)
+{
+	c->synced = c->size;
+	c->seq_durable = c->seq;
+	ck_settle(c, UINT64_MAX, 0);
+}
+
+/*
+ * The log's unsynced tail is lost (a write or a sync failed): cut it off,
+ * so that what was not made durable never comes back at start, and tell
+ * the changes waiting on it; a compaction or pass under way (which may
+ * hold the same records) stops. Returns: err, logged.
+ */
+static int
+ck_cut(struct checkpoint *c, const char *what, int err)
+{
+	if (c->fd >= 0 && ftruncate(c->fd, (off_t)c->synced) == 0) {
+		c->size = c->synced;
+	} else if (c->fd >= 0) {
+		close(c->fd);
+		c->fd = -1;
+	}
+	c->gen++;
+	if (c->cfd >= 0) {
+		close(c->cfd);
+		c->cfd = -1;
+		(void)unlink(c->tmp);
+	}
+	c->passing = false;
+	c->seq_durable = c->seq;
+	/* A template record may have gone with the tail: each is written
+	 * again with its next kstat (a second record of one is harmless). */
+	if (c->d->reg != NULL) {
+		struct reg_template **tpls;
+		size_t i, n = registry_templates(c->d->reg, &tpls);
+
+		for (i = 0; i < n; i++)
+			tpls[i]->ckpt_bytes = 0;
+	}
+	(void)ck_failed(c, what, err);
+	ck_settle(c, UINT64_MAX, err);
+	return err;
+}
+
+/* The persistence thread synced req (in the loop). */
+static void
+ck_synced(void *arg, const struct syncer_req *req, int err)
+{
+	struct checkpoint *c = arg;
+
+	/* The log was cut or replaced since: its waiters were told then. */
+	if (req->gen != c->gen)
+		return;
+	if (err < 0) {
+		(void)ck_cut(c, "cannot sync", err);
+		return;
+	}
+	if (req->size > c->synced)
+		c->synced = req->size;
+	if (req->seq > c->seq_durable)
+		c->seq_durable = req->seq;
+	/* Durable, the callers not yet answered. */
+	crashpoint("log.synced");
+	ck_ok(c);
+	ck_settle(c, c->seq_durable, 0);
+}
+
+void
+checkpoint_unsynced(struct checkpoint *c, bool on)
+{
+	c->unsynced += on ? 1 : -1;
+}
+
+int
+checkpoint_wait(struct checkpoint *c, struct checkpoint_wait *w)
+{
+	struct syncer_req req = { c->seq, c->size, c->gen };
+	int r;
+
+	if (c->seq_durable >= c->seq)
+		return 0;
+	r = c->fd < 0 ? -EIO : syncer_request(c->syncer, c->fd, &req);
+	if (r < 0) {
+		/* The thread cannot take it: sync here. */
+		if (c->fd < 0 || ck_sync(c->fd) < 0)
+			return ck_cut(c, "cannot sync", c->fd < 0 ? r : -errno);
+		ck_all_durable(c);
+		return 0;
+	}
+	w->result = 1;
+	w->seq = c->seq;
+	w->next = c->waiters;
+	if (w->next != NULL)
+		w->next->prevp = &w->next;
+	w->prevp = &c->waiters;
+	c->waiters = w;
+	return 1;
+}
+
+void
+checkpoint_wait_cancel(struct checkpoint *c, struct checkpoint_wait *w)
+{
+	(void)c;
+	if (w == NULL || w->prevp == NULL)
+		return;
+	*w->prevp = w->next;
+	if (w->next != NULL)
+		w->next->prevp = w->prevp;
+	w->next = NULL;
+	w->prevp = NULL;
+}
+
+/* Are appends to be left unsynced (the thread syncs them)? */
+static bool
+ck_deferring(struct checkpoint *c)
+{
+	if (c->unsynced <= 0 || c->no_syncer)
+		return false;
+	if (c->syncer == NULL && syncer_new(c->d->base, ck_synced, c,
+	    &c->syncer) < 0) {
+		log_warning("checkpoint: no persistence thread; PERSISTENT "
+		    "changes are synced in the event loop");
+		c->no_syncer = true;
+		return false;
+	}
+	return true;
+}
+
 /* Append records (NULL ends the list; each taken over) to the log, and
- * to the new log of a compaction in progress, and sync the log.
+ * to the new log of a compaction in progress, and sync the log (unless
+ * checkpoint_unsynced: then checkpoint_wait() has it synced).
  * *ret_len (may be NULL) gets each record's bytes. A failure cuts the log
  * back to what was synced. Returns: 0; -errno (logged). */
 static int
@@ -401,22 +566,21 @@ ck_append(struct checkpoint *c, json_t **recs, size_t n, uint64_t *ret_len)
 	/* Written, in the page cache: a kill -9 keeps it, a power cut may
 	 * not. */
 	crashpoint("log.written");
+	if (r == 0 && ck_deferring(c)) {
+		c->seq++;
+		goto appended;
+	}
 	if (r == 0 && ck_sync(c->fd) < 0)
 		r = -errno;
-	if (r < 0) {
-		/* What was not synced must not come back at start. */
-		if (ftruncate(c->fd, (off_t)c->synced) == 0) {
-			c->size = c->synced;
-		} else {
-			close(c->fd);
-			c->fd = -1;
-		}
-		return ck_failed(c, "cannot append to", r);
-	}
-	c->synced = c->size;
+	/* What was not synced must not come back at start. */
+	if (r < 0)
+		return ck_cut(c, "cannot append to", r);
+	c->seq++;
 	/* Durable, the caller not yet answered. */
 	crashpoint("log.synced");
 	ck_ok(c);
+	ck_all_durable(c);
+appended:
 	/* Past twice what it holds: compact soon, from the loop. */
 	if (!c->passing && c->size > 2 * c->live + CKPT_COMPACT_MIN)
 		event_active(c->ev_tick, EV_TIMEOUT, 0);
@@ -689,13 +853,14 @@ ck_pass_end(struct checkpoint *c, bool ok)
 	}
 	if (r < 0) {
 		if (c->cfd >= 0) {
+			/* The log itself is as it was. */
 			close(c->cfd);
 			c->cfd = -1;
 			(void)unlink(c->tmp);
-		} else if (ftruncate(c->fd, (off_t)c->synced) == 0) {
-			c->size = c->synced;
+			(void)ck_failed(c, "cannot write", r);
+		} else {
+			(void)ck_cut(c, "cannot write", r);
 		}
-		(void)ck_failed(c, "cannot write", r);
 		return;
 	}
 	if (len > 0) {
@@ -708,6 +873,9 @@ ck_pass_end(struct checkpoint *c, bool ok)
 		close(c->fd);
 		c->fd = c->cfd;
 		c->cfd = -1;
+		/* Syncs under way are of the old file: everything they
+		 * cover is in this one, synced. */
+		c->gen++;
 		c->size = c->csize + len;
 		c->live = c->clive + len;
 		c->meta_bytes = len;
@@ -723,7 +891,6 @@ ck_pass_end(struct checkpoint *c, bool ok)
 		c->live -= c->meta_bytes < c->live ? c->meta_bytes : c->live;
 		c->meta_bytes = len;
 	}
-	c->synced = c->size;
 	n = registry_kstats(reg, &ks);
 	for (i = 0; i < n; i++) {
 		ks[i]->ckpt_saved = ks[i]->ckpt_pending;
@@ -733,6 +900,9 @@ ck_pass_end(struct checkpoint *c, bool ok)
 		}
 	}
 	ck_ok(c);
+	/* The changes waiting on the thread too: their records are in
+	 * what was just synced. */
+	ck_all_durable(c);
 }
 
 /* One slice of the pass: kstats whose blob changed (a compaction: every
@@ -875,6 +1045,10 @@ checkpoint_free(struct checkpoint *c)
 		close(c->cfd);
 		(void)unlink(c->tmp);
 	}
+	c->syncer = syncer_free(c->syncer);
+	/* Changes still waiting: statsd is going; whether their records
+	 * are durable is for the next start to find out. */
+	ck_settle(c, UINT64_MAX, -ECANCELED);
 	if (c->fd >= 0)
 		close(c->fd);
 	free(c->meta_rates);
@@ -893,14 +1067,15 @@ checkpoint_status(const struct checkpoint *c, const char **ret_why)
 }
 
 json_t *
-checkpoint_to_json(const struct checkpoint *c)
+checkpoint_to_json(struct checkpoint *c)
 {
 	return json_pack("{s:s, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
 	    "state_dir", c->d->state_dir, "usable", checkpoint_status(c, NULL),
 	    "error", c->why, "log_bytes", (json_int_t)c->size, "live_bytes",
 	    (json_int_t)c->live, "compactions", (json_int_t)c->compactions,
 	    "written_bytes", (json_int_t)ck_written, "syncs",
-	    (json_int_t)ck_syncs, "damaged_records",
+	    (json_int_t)(ck_syncs + (c->syncer != NULL ?
+	    syncer_count(c->syncer) : 0)), "damaged_records",
 	    (json_int_t)c->damaged_records, "damaged_bytes",
 	    (json_int_t)c->damaged_bytes);
 }

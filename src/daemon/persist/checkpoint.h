@@ -94,6 +94,42 @@ int checkpoint_kstats_put(struct checkpoint *c, struct reg_kstat **ks,
  * Returns: 0; -errno (logged; keep k). */
 int checkpoint_kstat_drop(struct checkpoint *c, struct reg_kstat *k);
 
+/*
+ * Durable off the loop. Between checkpoint_unsynced(c, true) and
+ * checkpoint_unsynced(c, false), the puts above write their records into
+ * the page cache and return without syncing them; checkpoint_wait() then
+ * hands the sync to the persistence thread (syncer.h), which syncs once
+ * for every change waiting (group commit), and says when they are
+ * durable. Without the thread (it could not be started) the puts sync as
+ * they always do.
+ */
+void checkpoint_unsynced(struct checkpoint *c, bool on);
+
+/* One change waiting to be durable. The caller fills wake and arg; the
+ * rest is the checkpoint's. */
+struct checkpoint_wait {
+	int			 result;	/* 1 waiting; 0 durable;
+						 * -errno: lost (cut off the
+						 * log: undo the change) */
+	void			(*wake)(void *arg);	/* result is set */
+	void			*arg;
+	uint64_t		 seq;
+	struct checkpoint_wait	*next, **prevp;
+};
+
+/*
+ * checkpoint_wait: w waits until everything appended so far is durable
+ * (w->wake(w->arg) is called from the loop with w->result set, w no
+ * longer waiting), or was lost with the log's unsynced tail.
+ * Returns: 0 durable already (w not waiting); 1 waiting; -errno lost
+ * (w not waiting).
+ */
+int checkpoint_wait(struct checkpoint *c, struct checkpoint_wait *w);
+
+/* w waits no more (its caller is gone). NULL-safe; a no-op for a w not
+ * waiting. */
+void checkpoint_wait_cancel(struct checkpoint *c, struct checkpoint_wait *w);
+
 /* checkpoint_write: append what changed (blobs, sample rates, the next
  * handle) with one sync, compacting when due. Returns: 0; -errno
  * (logged once per failure streak). */
@@ -106,7 +142,7 @@ bool checkpoint_status(const struct checkpoint *c, const char **ret_why);
 /* The checkpoint's state for Info: {state_dir, usable, error,
  * log_bytes, live_bytes, compactions, written_bytes (since start, all
  * its files)}. */
-json_t *checkpoint_to_json(const struct checkpoint *c);
+json_t *checkpoint_to_json(struct checkpoint *c);
 
 /*
  * checkpoint_outlives_statsd: does PERSISTENT kstat k survive a restart

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * crashpoint.c: the failure points of the crash tests (see crashpoint.h):
- * which one is armed, how many times to pass it, and the exit.
+ * crashpoint.c: the crash and failure points of the crash tests (see
+ * crashpoint.h): which are armed, how many times to pass them, the exit.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,19 +12,21 @@
 #include "log.h"
 
 const char *crashpoint_armed;
-static char cp_name[64];
-static unsigned long cp_left;
+const char *crashpoint_fail_armed;
+static char cp_name[64], cp_fail_name[64];
+static unsigned long cp_left, cp_fail_left;
 
-void
-crashpoint_init(void)
+/* <name>[:<n>] from the environment into name and *left. Returns:
+ * whether it is set. */
+static bool
+cp_parse(const char *var, char *name, size_t size, unsigned long *left)
 {
-	const char *v = getenv("STATSD_TEST_CRASH_AT"), *colon;
+	const char *v = getenv(var), *colon;
 	unsigned long n = 1;
 	size_t len;
 
-	crashpoint_armed = NULL;
 	if (v == NULL || v[0] == '\0')
-		return;
+		return false;
 	colon = strchr(v, ':');
 	len = colon != NULL ? (size_t)(colon - v) : strlen(v);
 	if (colon != NULL) {
@@ -34,14 +36,41 @@ crashpoint_init(void)
 		if (*end != '\0' || n == 0)
 			n = 1;
 	}
-	if (len == 0 || len >= sizeof(cp_name))
-		return;
-	memcpy(cp_name, v, len);
-	cp_name[len] = '\0';
-	cp_left = n;
-	crashpoint_armed = cp_name;
-	log_warning("STATSD_TEST_CRASH_AT: statsd exits (%d) the %lu-th "
-	    "time it reaches %s", CRASHPOINT_EXIT, n, cp_name);
+	if (len == 0 || len >= size)
+		return false;
+	memcpy(name, v, len);
+	name[len] = '\0';
+	*left = n;
+	return true;
+}
+
+void
+crashpoint_init(void)
+{
+	crashpoint_armed = NULL;
+	crashpoint_fail_armed = NULL;
+	if (cp_parse("STATSD_TEST_CRASH_AT", cp_name, sizeof(cp_name),
+	    &cp_left)) {
+		crashpoint_armed = cp_name;
+		log_warning("STATSD_TEST_CRASH_AT: statsd exits (%d) the "
+		    "%lu-th time it reaches %s", CRASHPOINT_EXIT, cp_left,
+		    cp_name);
+	}
+	if (cp_parse("STATSD_TEST_FAIL_AT", cp_fail_name,
+	    sizeof(cp_fail_name), &cp_fail_left)) {
+		crashpoint_fail_armed = cp_fail_name;
+		log_warning("STATSD_TEST_FAIL_AT: %s fails the %lu-th time",
+		    cp_fail_name, cp_fail_left);
+	}
+}
+
+bool
+crashpoint_fail_reached(const char *name)
+{
+	/* One caller per point (the sync's: the persistence thread). */
+	if (strcmp(name, cp_fail_name) != 0 || cp_fail_left == 0)
+		return false;
+	return --cp_fail_left == 0;
 }
 
 void

@@ -16,6 +16,8 @@
 #ifndef STATSD_DAEMON_CRASHPOINT_H
 #define STATSD_DAEMON_CRASHPOINT_H
 
+#include <stdbool.h>
+
 /* The exit status of a crash point reached (sysexits' EX_SOFTWARE + 16,
  * a number nothing else in statsd exits with). */
 #define CRASHPOINT_EXIT	86
@@ -23,7 +25,8 @@
 /* The point armed, or NULL. */
 extern const char *crashpoint_armed;
 
-/* Read STATSD_TEST_CRASH_AT (once, at start; logged when set). */
+/* Read STATSD_TEST_CRASH_AT and STATSD_TEST_FAIL_AT (once, at start,
+ * before any thread; logged when set). */
 void crashpoint_init(void);
 
 /* The armed point's name matched: count it, exit if it is the n-th. */
@@ -34,6 +37,22 @@ crashpoint(const char *name)
 {
 	if (__builtin_expect(crashpoint_armed != NULL, 0))
 		crashpoint_reached(name);
+}
+
+/*
+ * Failure points, the same way: with STATSD_TEST_FAIL_AT=<name>[:<n>],
+ * crashpoint_fail(name) is true the n-th time it is asked (once), and the
+ * caller fails as the system call it stands for would (the persistence
+ * thread's sync: "sync", as a disk that reports a write error).
+ */
+extern const char *crashpoint_fail_armed;
+bool crashpoint_fail_reached(const char *name);
+
+static inline bool
+crashpoint_fail(const char *name)
+{
+	return __builtin_expect(crashpoint_fail_armed != NULL, 0) &&
+	    crashpoint_fail_reached(name);
 }
 
 #endif

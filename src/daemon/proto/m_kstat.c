@@ -419,23 +419,198 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	return 0;
 }
 
+/*
+ * A create answered once its checkpoint record is durable: the record is
+ * written in the loop and synced by the persistence thread (with every
+ * other change waiting then: group commit), and the call waits, parked,
+ * meanwhile; the loop serves everyone else. If the sync fails, the
+ * record is cut off the log and the kstats the call made are taken back,
+ * whether the caller is still there or not.
+ */
+struct m_durable {
+	struct checkpoint_wait	 w;
+	struct statsd		*d;
+	struct conn		*conn;	/* NULL once the caller is gone */
+	char			*reply;	/* the answer's parameters */
+	size_t			 len;
+	size_t			 n;
+	uint32_t		*handles;	/* made by the call; 0: not */
+	bool			*revived;
+};
+
+static void
+m_durable_free(struct m_durable *m)
+{
+	if (m == NULL)
+		return;
+	free(m->reply);
+	free(m->handles);
+	free(m->revived);
+	free(m);
+}
+
+static struct m_durable *
+m_durable_new(struct vl_call *call, size_t n)
+{
+	struct m_durable *m = calloc(1, sizeof(*m));
+
+	if (m == NULL)
+		return NULL;
+	m->d = call->d;
+	m->conn = call->conn;
+	m->n = n;
+	m->handles = calloc(n + 1, sizeof(*m->handles));
+	m->revived = calloc(n + 1, sizeof(*m->revived));
+	if (m->handles == NULL || m->revived == NULL) {
+		m_durable_free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The sync failed: the records are off the log; so are the kstats. */
+static void
+m_durable_undo(struct m_durable *m)
+{
+	struct reg_kstat *k;
+	size_t i;
+
+	log_warning("a PERSISTENT create could not be made durable; %zu "
+	    "kstats taken back", m->n);
+	for (i = m->n; i-- > 0;) {
+		k = m->handles[i] != 0 ? registry_kstat_by_handle(m->d->reg,
+		    m->handles[i]) : NULL;
+		if (k != NULL && !k->dormant)
+			m_kstat_unmake(m->d, k, m->revived[i]);
+	}
+}
+
+static void
+m_durable_wake(void *arg)
+{
+	struct m_durable *m = arg;
+
+	if (m->conn != NULL) {
+		varlink_wake(m->conn);
+		return;
+	}
+	if (m->w.result < 0)
+		m_durable_undo(m);
+	m_durable_free(m);
+}
+
+static bool
+m_durable_step(struct vl_call *call, json_t *params, void *state,
+    uint64_t budget)
+{
+	struct m_durable *m = state;
+	const char *why;
+
+	(void)params;
+	(void)budget;
+	if (m->w.result == 1) {
+		varlink_park(call);
+		return false;
+	}
+	if (m->w.result == 0 && m->reply != NULL) {
+		varlink_reply_text(call, m->reply, m->len);
+		return true;
+	}
+	if (m->w.result == 0) {
+		varlink_error_errno(call, ENOMEM, "kstat create");
+		return true;
+	}
+	m_durable_undo(m);
+	(void)checkpoint_status(m->d->checkpoint, &why);
+	m_kstat_not_durable(call, m->w.result, why);
+	return true;
+}
+
+/* The call is answered, or its caller gone: a wait still on finishes
+ * without it (m_durable_wake). */
+static void
+m_durable_state_free(void *state)
+{
+	struct m_durable *m = state;
+
+	if (m->w.result == 1 && m->w.prevp != NULL) {
+		m->conn = NULL;
+		return;
+	}
+	checkpoint_wait_cancel(m->d->checkpoint, &m->w);
+	m_durable_free(m);
+}
+
+/* Answer call with reply (taken over, NULL: out of memory) once what was
+ * appended for m's kstats is durable. */
+static void
+m_durable_answer(struct vl_call *call, json_t *params, struct m_durable *m,
+    char *reply, size_t len)
+{
+	const char *why;
+	int r;
+
+	m->reply = reply;
+	m->len = len;
+	m->w.wake = m_durable_wake;
+	m->w.arg = m;
+	r = checkpoint_wait(m->d->checkpoint, &m->w);
+	if (r == 1) {
+		(void)varlink_defer(call, params, m_durable_step, m,
+		    m_durable_state_free);
+		return;
+	}
+	if (r == 0 && reply != NULL)
+		varlink_reply_text(call, reply, len);
+	else if (r == 0)
+		varlink_error_errno(call, ENOMEM, "kstat create");
+	else {
+		m_durable_undo(m);
+		(void)checkpoint_status(m->d->checkpoint, &why);
+		m_kstat_not_durable(call, r, why);
+	}
+	m_durable_free(m);
+}
+
 void
 m_kstat_create(struct vl_call *call, json_t *params)
 {
+	struct statsd *d = call->d;
 	struct m_kstat_kind kind;
 	struct reg_kstat_new n;
 	struct kstat_hdr hdr;
 	struct reg_kstat *k;
+	struct m_durable *m;
+	json_t *reply;
+	char *text;
 	bool revived;
+	int r;
 
 	if (m_kstat_common(call, params, &n, &kind) < 0 ||
 	    m_kstat_hdr(call, params, &kind, "", &hdr) < 0)
 		return;
 	n.hdr = &hdr;
-	if (m_kstat_make(call, &n, true, &k, &revived) < 0)
+	m = m_durable_new(call, 1);
+	if (m == NULL) {
+		varlink_error_errno(call, ENOMEM, "kstat create");
 		return;
-	varlink_reply(call, json_pack("{s:o, s:b}", "kstat",
-	    registry_kstat_json(call->d->reg, k), "revived", revived));
+	}
+	/* Its record written, synced by the persistence thread. */
+	checkpoint_unsynced(d->checkpoint, true);
+	r = m_kstat_make(call, &n, true, &k, &revived);
+	checkpoint_unsynced(d->checkpoint, false);
+	if (r < 0) {
+		m_durable_free(m);
+		return;
+	}
+	m->handles[0] = k->handle;
+	m->revived[0] = revived;
+	reply = json_pack("{s:o, s:b}", "kstat", registry_kstat_json(d->reg,
+	    k), "revived", revived);
+	text = reply != NULL ? json_dumps(reply, JSON_COMPACT) : NULL;
+	json_decref(reply);
+	m_durable_answer(call, params, m, text, text != NULL ? strlen(text) :
+	    0);
 }
 
 /* One made kstat of KstatCreateMany's reply: what a client's ring
@@ -460,7 +635,8 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 	struct reg_kstat **made, *k;
 	size_t i, count = json_array_size(names);
 	struct sbuf *ks = NULL, *flags = NULL;
-	char prefix[32], *quoted = NULL;
+	char prefix[32], *quoted = NULL, *text = NULL;
+	struct m_durable *m = NULL;
 	bool *revived;
 	int r;
 
@@ -470,7 +646,9 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 	revived = calloc(count + 1, sizeof(*revived));
 	ks = sbuf_new_auto();
 	flags = sbuf_new_auto();
-	if (made == NULL || revived == NULL || ks == NULL || flags == NULL) {
+	m = m_durable_new(call, count);
+	if (made == NULL || revived == NULL || ks == NULL || flags == NULL ||
+	    m == NULL) {
 		varlink_error_errno(call, ENOMEM, "kstat create");
 		goto out;
 	}
@@ -514,10 +692,12 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 	crashpoint("create_many.made");
 	/*
 	 * All or none, after a crash too: the PERSISTENT ones go into the
-	 * checkpoint as one record, with one sync; if it cannot be
-	 * written, every kstat of the call goes.
+	 * checkpoint as one record, synced by the persistence thread; if
+	 * it cannot be written, every kstat of the call goes.
 	 */
+	checkpoint_unsynced(d->checkpoint, true);
 	r = checkpoint_kstats_put(d->checkpoint, made, count);
+	checkpoint_unsynced(d->checkpoint, false);
 	if (r < 0) {
 		const char *ckwhy;
 
@@ -529,6 +709,10 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 		    "cannot write its checkpoint record");
 		goto out;
 	}
+	for (i = 0; i < count; i++) {
+		m->handles[i] = made[i] != NULL ? made[i]->handle : 0;
+		m->revived[i] = revived[i];
+	}
 	/* joined: those not made by this call. */
 	sbuf_cat(flags, "],\"joined\":[");
 	for (i = 0; i < count; i++)
@@ -539,25 +723,18 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 	quoted = spec != NULL ? json_dumps(spec, JSON_ENCODE_ANY) : NULL;
 	json_decref(spec);
 	sbuf_putc(ks, ']');
-	if (quoted == NULL || sbuf_finish(ks) != 0 || sbuf_finish(flags) != 0) {
-		varlink_error_errno(call, ENOMEM, "kstat create");
-		goto out;
-	}
-	{
-		struct sbuf *msg = sbuf_new_auto();
-
-		if (msg != NULL) {
-			sbuf_printf(msg, "{\"template\":%s,%s,%s}", quoted,
-			    sbuf_data(ks), sbuf_data(flags));
-			if (sbuf_finish(msg) == 0)
-				varlink_reply_text(call, sbuf_data(msg),
-				    (size_t)sbuf_len(msg));
-			sbuf_delete(msg);
-		}
-		if (!call->answered)
-			varlink_error_errno(call, ENOMEM, "kstat create");
-	}
+	if (quoted != NULL && sbuf_finish(ks) == 0 && sbuf_finish(flags) == 0)
+		r = asprintf(&text, "{\"template\":%s,%s,%s}", quoted,
+		    sbuf_data(ks), sbuf_data(flags));
+	else
+		r = -1;
+	/* Answered once the record is durable (without the text: out of
+	 * memory, once it is durable all the same). */
+	m_durable_answer(call, params, m, r < 0 ? NULL : text, r < 0 ? 0 :
+	    (size_t)r);
+	m = NULL;
 out:
+	m_durable_free(m);
 	sbuf_delete(ks);
 	sbuf_delete(flags);
 	free(quoted);

@@ -57,6 +57,7 @@ struct vl_job {
 	void		(*state_free)(void *);
 	struct event	*ev;
 	struct vl_stream *stream;	/* the stream it answers for, or NULL */
+	bool		 parked;	/* waits for varlink_wake() */
 };
 
 struct vl_conn {
@@ -532,7 +533,8 @@ vl_job_tick(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	vl_slices++;
 	if (!j->step(&j->call, j->params, j->state, VL_SLICE_UNITS)) {
-		event_add(j->ev, &zero);
+		if (!j->parked)
+			event_add(j->ev, &zero);
 		return;
 	}
 	if (!j->call.answered) {
@@ -588,6 +590,27 @@ varlink_defer(struct vl_call *call, json_t *params, vl_step_fn *step,
 	control_hold_input(call->conn, true);
 	event_add(j->ev, &zero);
 	return 0;
+}
+
+void
+varlink_park(struct vl_call *call)
+{
+	struct vl_conn *vc = call->conn->vl;
+
+	if (vc != NULL && vc->job != NULL && &vc->job->call == call)
+		vc->job->parked = true;
+}
+
+void
+varlink_wake(struct conn *c)
+{
+	static const struct timeval zero = { 0, 0 };
+	struct vl_conn *vc = c->vl;
+
+	if (vc == NULL || vc->job == NULL || !vc->job->parked)
+		return;
+	vc->job->parked = false;
+	event_add(vc->job->ev, &zero);
 }
 
 bool

@@ -144,6 +144,15 @@ typedef bool vl_step_fn(struct vl_call *call, json_t *params, void *state,
 int varlink_defer(struct vl_call *call, json_t *params, vl_step_fn *step,
     void *state, void (*state_free)(void *));
 
+/*
+ * A deferred call that waits on something outside the loop (a sync by
+ * the persistence thread): its step calls varlink_park() before
+ * returning false, and is not run again until varlink_wake() on its
+ * connection (from whatever learns the wait is over).
+ */
+void varlink_park(struct vl_call *call);
+void varlink_wake(struct conn *c);
+
 /* Slices run since start: those of deferred calls, and pages. */
 uint64_t varlink_slices(void);
 
