@@ -9,16 +9,20 @@
  * outlives a reboot.
  *
  * The checkpoint is a log: records appended, one line each, framed by
- * length and CRC-32 so that a write cut short by a crash is found and
- * cut off at start. A record says that a template (one a PERSISTENT kstat
- * uses) exists, that a PERSISTENT kstat exists as it is now (header,
- * flags, blob), that one is gone, or the sample rates and next handle;
- * the last record about a thing wins. So what is written is what
- * changed:
+ * length and CRC-32 (zlib's) so that a write cut short by a crash is
+ * found and cut off at start, and a record damaged in the middle is
+ * skipped (copied aside, counted in Info) with the records after it
+ * kept. A record says that a template (one a PERSISTENT kstat uses)
+ * exists, that a PERSISTENT kstat exists as it is now (header, flags,
+ * blob), that one is gone, or the sample rates and next handle; a
+ * "batch" record holds KstatCreateMany's kstats, all or none. The last
+ * record about a thing wins. So what is written is what changed:
  *   - a PERSISTENT create, revive, delete (dormant) or removal appends
- *     one record (two with a template not yet kept) and syncs it before
- *     the call is answered: a create succeeds only once it is durable,
- *     and one that cannot be made durable is undone, leaving nothing;
+ *     one record (two with a template not yet kept; one batch for
+ *     KstatCreateMany) and it is synced before the call is answered (a
+ *     create's by the persistence thread, syncer.h, the others in the
+ *     loop): a create succeeds only once it is durable, and one that
+ *     cannot be made durable is undone, leaving nothing;
  *   - every checkpoint_interval_ms and at exit, the kstats whose blob
  *     changed since they were last written are appended, with one sync;
  *   - when the log passes twice what it holds (and 64 KiB), it is
@@ -37,7 +41,8 @@
  * stamp) and validates, else from the checkpoint (after a reboot cleared
  * the runtime directory); if no runtime file can be made (a full runtime
  * directory), the kstat comes back without one. A version 1 checkpoint
- * (one JSON object) is read and rewritten as a log.
+ * (one JSON object) or a version 2 log is read and rewritten. What a
+ * crash at each step leaves: docs/durability.md.
  */
 #ifndef STATSD_DAEMON_CHECKPOINT_H
 #define STATSD_DAEMON_CHECKPOINT_H
