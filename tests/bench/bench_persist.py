@@ -1,0 +1,146 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-2-Clause
+"""bench_persist.py: PERSISTENT creates per second, two statsd binaries
+side by side (say, one built before the persistence thread and one
+after), and root's Info latency while they run.
+
+Rows:
+  create x1      KstatCreate of PERSISTENT kstats, N calls pipelined on
+                 one connection (a connection has one call at a time, so
+                 each waits its own sync)
+  create x8      the same on 8 connections at once (group commit gathers
+                 the syncs of different connections)
+  many 200       KstatCreateMany batches of 200 PERSISTENT kstats, on one
+                 connection
+For each: kstats made per second, and root's Info round trip (median,
+max) measured from another connection every 5 ms while the row runs.
+
+The state directory is made under DIR (default: the current directory),
+which should be on the disk the service would use: on tmpfs fdatasync
+costs nothing and the rows measure only the loop. The runtime directory
+(the PERSISTENT kstats' runtime files) is on /dev/shm, tmpfs, as /run is
+on a real system.
+
+usage: python3 tests/bench/bench_persist.py BEFORE_STATSD AFTER_STATSD
+       [N [DIR]]
+Not run by meson test: its figures depend on the machine and its load.
+"""
+import os
+import socket
+import statistics
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+import harness  # noqa: E402
+from harness import TPL_APP, Conn, Daemon  # noqa: E402
+
+if len(sys.argv) < 3:
+    sys.exit(__doc__)
+BINS = [("before", sys.argv[1]), ("after", sys.argv[2])]
+N = int(sys.argv[3]) if len(sys.argv) > 3 else 2000
+BASE = os.path.abspath(sys.argv[4] if len(sys.argv) > 4 else ".")
+
+
+def pipeline(sock, calls):
+    """Send every call at once on a new connection; return the replies."""
+    c = Conn(sock, timeout=600)
+    c.sock.sendall(b"".join(
+        (harness.json.dumps({"method": m, "parameters": p}) + "\0").encode()
+        for m, p in calls))
+    out = [c.recv() for _ in calls]
+    c.close()
+    return out
+
+
+class InfoProbe(threading.Thread):
+    """Root's Info every 5 ms until stopped; the round trips in ms."""
+
+    def __init__(self, sock):
+        super().__init__(daemon=True)
+        self.sock, self.stop, self.ms = sock, False, []
+
+    def run(self):
+        c = Conn(self.sock, timeout=600)
+        while not self.stop:
+            t = time.monotonic()
+            c.call("io.statsd.Info", {})
+            self.ms.append((time.monotonic() - t) * 1000)
+            time.sleep(0.005)
+        c.close()
+
+
+def row(d, spec, what):
+    """One row on a fresh name space: (kstats/s, Info median, max)."""
+    row.n += 1
+    mod = "b%d" % row.n
+
+    def create(i):
+        return ("io.statsd.KstatCreate", {
+            "module": mod, "instance": i, "name": "k", "template": spec,
+            "flags": ["PERSISTENT"]})
+    probe = InfoProbe(d.sock)
+    probe.start()
+    t = time.monotonic()
+    if what == "create x1":
+        replies = pipeline(d.sock, [create(i) for i in range(N)])
+    elif what == "create x8":
+        parts = [[create(i) for i in range(j, N, 8)] for j in range(8)]
+        res = [None] * 8
+
+        def one(j):
+            res[j] = pipeline(d.sock, parts[j])
+        th = [threading.Thread(target=one, args=(j,)) for j in range(8)]
+        for x in th:
+            x.start()
+        for x in th:
+            x.join()
+        replies = sum(res, [])
+    else:
+        replies = pipeline(d.sock, [("io.statsd.KstatCreateMany", {
+            "template": spec, "flags": ["PERSISTENT"], "kstats": [
+                {"module": mod, "instance": i, "name": "k"}
+                for i in range(j, min(j + 200, N))]})
+            for j in range(0, N, 200)])
+    dt = time.monotonic() - t
+    probe.stop = True
+    probe.join()
+    bad = [r for r in replies if not r or "error" in r]
+    if bad:
+        sys.exit("%s: %d calls failed: %s" % (what, len(bad), bad[0]))
+    ms = probe.ms or [0.0]
+    return N / dt, statistics.median(ms), max(ms)
+
+
+ROWS = ["create x1", "create x8", "many 200"]
+CONFIG = ("checkpoint_interval_ms = 600000\n"
+          "max_persistent_bytes = 64G\nmax_persistent_bytes_per_uid = 64G\n"
+          "max_kstats_per_uid = 1000000\n")
+results = {}
+for name, path in BINS:
+    harness.STATSD = path
+    d = Daemon(tmp=harness.tempfile.mkdtemp(prefix="bench-persist-",
+                                            dir="/dev/shm"), config=CONFIG)
+    # The state directory on the disk asked for.
+    d.state = os.path.join(BASE, "bench-persist-state-%d" % os.getpid())
+    d.start()
+    spec = d.call("io.statsd.TemplateAdd", TPL_APP)["parameters"][
+        "template"]["spec"]
+    row.n = 0
+    results[name] = [row(d, spec, w) for w in ROWS]
+    d.stop()
+    d.cleanup()
+    harness.shutil.rmtree(d.state, ignore_errors=True)
+
+print("PERSISTENT creates, N = %d per row, state directory under %s (%s)"
+      % (N, BASE, socket.gethostname()))
+print("%-10s | %12s %12s %7s | %22s %22s" % (
+    "row", "before /s", "after /s", "ratio", "Info ms before (med/max)",
+    "after (med/max)"))
+for i, w in enumerate(ROWS):
+    b, a = results["before"][i], results["after"][i]
+    print("%-10s | %12.0f %12.0f %6.2fx | %10.2f / %9.2f %10.2f / %9.2f" % (
+        w, b[0], a[0], a[0] / b[0], b[1], b[2], a[1], a[2]))
+harness.cleanup_all()
