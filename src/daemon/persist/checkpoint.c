@@ -456,6 +456,12 @@ ck_synced(void *arg, const struct syncer_req *req, int err)
 	ck_settle(c, c->seq_durable, 0);
 }
 
+uint64_t
+checkpoint_appends(const struct checkpoint *c)
+{
+	return c->seq;
+}
+
 void
 checkpoint_unsynced(struct checkpoint *c, bool on)
 {

@@ -110,6 +110,10 @@ int checkpoint_kstat_drop(struct checkpoint *c, struct reg_kstat *k);
  */
 void checkpoint_unsynced(struct checkpoint *c, bool on);
 
+/* Appends written so far (not all durable): a caller compares it
+ * before and after its change to know whether it wrote anything. */
+uint64_t checkpoint_appends(const struct checkpoint *c);
+
 /* One change waiting to be durable. The caller fills wake and arg; the
  * rest is the checkpoint's. */
 struct checkpoint_wait {
