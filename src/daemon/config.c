@@ -199,7 +199,7 @@ static const struct cfg_key config_keys[] = {
 	K("http_max_connections", CFG_UINT, http_max_connections, "16", 1, 4096, true,
 	    "Most HTTP connections open at once, and so most scrapes of /metrics under way: at the bound statsd accepts no more (they wait in the listen queue) until one closes; a scrape past the bound after a reload lowered it is answered 503. Each scrape is also charged to the unprivileged user nobody (uid 65534) as a connection and 64 KiB of buffered bytes, against max_connections_per_uid and max_buffered_per_uid."),
 	K("http_gzip_level", CFG_UINT, http_gzip_level, "1", 0, 9, true,
-	    "zlib level of the gzip a scraper that accepts it gets (Prometheus does): 1 is the fastest and shrinks the text about tenfold, 9 the smallest; 0 never compresses. Ignored in a statsd built without zlib."),
+	    "zlib level of the gzip a scraper that accepts it gets (Prometheus does): 1 is the fastest and shrinks the text about tenfold, 9 the smallest; 0 never compresses."),
 	K("statsd_udp", CFG_STRING, statsd_udp, "127.0.0.1:8125", 0, 255, false,
 	    "Address and port of the statsd/DogStatsD UDP socket, ADDR:PORT or [IPV6ADDR]:PORT with a numeric address; empty turns it off. A UDP socket passed by systemd takes its place. The --statsd-udp option overrides it. What arrives there is anonymous: owned by statsd, held to statsd_udp_max_series."),
 	K("statsd_unix", CFG_STRING, statsd_unix, "", 0, 107, false,
