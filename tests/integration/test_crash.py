@@ -169,7 +169,6 @@ def damaged_log():
     damaged = bytes(data[off:off + len(ln) + 1])
     with open(log, "wb") as f:
         f.write(data)
-    size = len(data)
     start(d)
     want = [i for i in range(60) if i != 30]
     got = kstats(d, "dl")
@@ -186,8 +185,6 @@ def damaged_log():
             check(f.read() == damaged, "the copy is the damaged record")
     check("damaged record at byte %d" % off in d.stderr(),
           "and the damage is logged")
-    check(os.path.getsize(log) >= size - len(damaged) - 4096 or
-          p["compactions"] >= 1, "the log is not cut at the damage")
     d.stop()
     # The records after the damage are in the log for good.
     start(d)
