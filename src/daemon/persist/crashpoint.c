@@ -52,15 +52,15 @@ crashpoint_init(void)
 	if (cp_parse("STATSD_TEST_CRASH_AT", cp_name, sizeof(cp_name),
 	    &cp_left)) {
 		crashpoint_armed = cp_name;
-		log_warning("STATSD_TEST_CRASH_AT: statsd exits (%d) the "
-		    "%lu-th time it reaches %s", CRASHPOINT_EXIT, cp_left,
-		    cp_name);
+		log_warning("STATSD_TEST_CRASH_AT: statsd exits (%d) on "
+		    "reaching %s, time %lu", CRASHPOINT_EXIT, cp_name,
+		    cp_left);
 	}
 	if (cp_parse("STATSD_TEST_FAIL_AT", cp_fail_name,
 	    sizeof(cp_fail_name), &cp_fail_left)) {
 		crashpoint_fail_armed = cp_fail_name;
-		log_warning("STATSD_TEST_FAIL_AT: %s fails the %lu-th time",
-		    cp_fail_name, cp_fail_left);
+		log_warning("STATSD_TEST_FAIL_AT: %s fails once, on call "
+		    "%lu", cp_fail_name, cp_fail_left);
 	}
 }
 
