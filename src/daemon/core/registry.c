@@ -458,8 +458,11 @@ registry_template_add(struct registry *r, json_t *given,
 	def = reg_template_canonical(given);
 	if (def == NULL)
 		return -ENOMEM;
+	/* Only the owner's own: another's template of this name is not in
+	 * the way, and is not shown (its spec, or that it exists). */
 	for (i = 0; i < r->ntpls; i++) {
-		if (strcmp(r->tpls[i]->name, name) != 0)
+		if (r->tpls[i]->owner != owner->uid ||
+		    strcmp(r->tpls[i]->name, name) != 0)
 			continue;
 		e = json_equal(r->tpls[i]->def, def) ? 0 : -EEXIST;
 		json_decref(def);
@@ -525,8 +528,20 @@ registry_template_add(struct registry *r, json_t *given,
 	return 0;
 }
 
-struct reg_template *
-registry_template_find(struct registry *r, const char *spec)
+/* Which templates a lookup takes: any, the owner's, or the ones a peer
+ * may use. */
+enum reg_tpl_filter { RTF_ANY, RTF_OWNED, RTF_USABLE };
+
+struct reg_tpl_who {
+	uid_t		uid;
+	bool		privileged;
+	uint32_t	zone;
+};
+
+/* The newest template spec names that the filter takes. */
+static struct reg_template *
+reg_template_lookup(struct registry *r, const char *spec,
+    enum reg_tpl_filter f, const struct reg_tpl_who *who)
 {
 	char name[TPL_MAX_NAME_LEN + 1];
 	uint32_t hash;
@@ -541,9 +556,48 @@ registry_template_find(struct registry *r, const char *spec)
 			continue;
 		if (hash != 0 && t->hash != hash)
 			continue;
+		if (f == RTF_OWNED && t->owner != who->uid)
+			continue;
+		if (f == RTF_USABLE && !registry_template_usable(t, who->uid,
+		    who->privileged, who->zone))
+			continue;
 		return t;
 	}
 	return NULL;
+}
+
+struct reg_template *
+registry_template_find(struct registry *r, const char *spec)
+{
+	return reg_template_lookup(r, spec, RTF_ANY, NULL);
+}
+
+struct reg_template *
+registry_template_find_owned(struct registry *r, const char *spec, uid_t uid)
+{
+	struct reg_tpl_who who = { uid, false, ZONE_GLOBAL };
+
+	return reg_template_lookup(r, spec, RTF_OWNED, &who);
+}
+
+bool
+registry_template_usable(const struct reg_template *t, uid_t uid,
+    bool privileged, uint32_t zone)
+{
+	if (privileged || t->owner == uid)
+		return true;
+	return zone == ZONE_GLOBAL ? t->npublic > 0 : t->nall > 0;
+}
+
+struct reg_template *
+registry_template_resolve(struct registry *r, const char *spec, uid_t uid,
+    bool privileged, uint32_t zone)
+{
+	struct reg_tpl_who who = { uid, privileged, zone };
+	struct reg_template *t;
+
+	t = reg_template_lookup(r, spec, RTF_OWNED, &who);
+	return t != NULL ? t : reg_template_lookup(r, spec, RTF_USABLE, &who);
 }
 
 size_t
@@ -651,6 +705,13 @@ reg_public(const struct reg_kstat *k)
 {
 	return (k->hdr.flags & KSTAT_FLAG_PRIV) == 0 &&
 	    zone_sees(ZONE_GLOBAL, k->zone, reg_kstat_gz(k));
+}
+
+/* Is k seen by a peer of any zone? (Not PRIV, of ZONE_ALL.) */
+static bool
+reg_everywhere(const struct reg_kstat *k)
+{
+	return (k->hdr.flags & KSTAT_FLAG_PRIV) == 0 && k->zone == ZONE_ALL;
 }
 
 /* Count k (delta 1) or stop counting it (-1) as public, active or
@@ -870,6 +931,8 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	reg_public_count(r, k, 1);
 	if (reg_public(k) && k->tpl->npublic++ == 0)
 		r->npublic_tpls++;
+	if (reg_everywhere(k))
+		k->tpl->nall++;
 	if (k->handle >= r->next_handle)
 		r->next_handle = k->handle + 1;
 	if (r->next_handle == 0)	/* never give out 0 */
@@ -906,6 +969,8 @@ registry_kstat_forget(struct registry *r, struct reg_kstat *k)
 	reg_public_count(r, k, -1);
 	if (reg_public(k) && --k->tpl->npublic == 0)
 		r->npublic_tpls--;
+	if (reg_everywhere(k))
+		k->tpl->nall--;
 	if (k->dormant)
 		r->ndormant--;
 	for (i = r->ndirty; i-- > 0;)
