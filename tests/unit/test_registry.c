@@ -8,6 +8,7 @@
  * user's kstats stop at max_kstats_per_uid. Template names are per
  * owner: another user's template of a name neither blocks nor shows, and
  * a spec finds a caller's own template, or one a kstat it sees uses.
+ * Zones' store segments are charged to the kstats' owners.
  */
 #include <errno.h>
 
@@ -263,6 +264,99 @@ START_TEST(template_names_are_per_owner)
 }
 END_TEST
 
+/*
+ * A zone's store segments are charged to the owner of the kstat that
+ * makes each (a memfd descriptor apiece) and given back with its last
+ * kstat: a user's containers stop at max_zone_segments_per_uid, with
+ * LimitReached's key, and no segment (no descriptor) is made for a
+ * refused kstat.
+ */
+START_TEST(zone_segments_are_charged)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir();
+	struct reg_kstat *k[8], *extra;
+	struct reg_template *t;
+	struct quota_refusal why;
+	struct reg_seg **segs;
+	struct statsd d;
+	uint32_t zone[8];
+	char name[64];
+	size_t nsegs;
+	bool rv;
+	int i;
+
+	unit_statsd_start(&d, rt, st);
+	d.cfg.max_zone_segments_per_uid = 3;
+	t = unit_template(&d, UNIT_TPL);
+	nsegs = registry_segments(d.reg, &segs);
+	for (i = 0; i < 5; i++) {
+		struct kstat_hdr h;
+		struct reg_kstat_new n = { .hdr = &h, .owner = 65534,
+		    .tpl = t };
+
+		snprintf(name, sizeof(name), "/machine.slice/box-%d.scope", i);
+		ck_assert_int_eq(zones_of_name(d.zones, name, &zone[i]), 0);
+		n.owner_zone = n.zone = zone[i];
+		n.gz = true;
+		unit_hdr(&h, "zapp", "k", 0);
+		h.instance = i;
+		memset(&why, 0, sizeof(why));
+		k[i] = NULL;
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &k[i], &rv,
+		    &why), i < 3 ? 0 : -EDQUOT);
+		if (i >= 3) {
+			ck_assert_str_eq(why.limit, "max_zone_segments_per_uid");
+			ck_assert_uint_eq(why.value, 3);
+		}
+	}
+	ck_assert_uint_eq(quota_used(d.quota, 65534, QUOTA_ZONE_SEGMENTS), 3);
+	ck_assert_uint_eq(registry_segments(d.reg, &segs), nsegs + 3);
+	/* The zone's second kind of segment (its own zone only, without the
+	 * global zone) is one more; a second kstat in a segment none. */
+	{
+		struct kstat_hdr h;
+		struct reg_kstat_new n = { .hdr = &h, .owner = 65534,
+		    .owner_zone = zone[0], .zone = zone[0], .tpl = t };
+
+		unit_hdr(&h, "zapp", "more", 0);
+		n.gz = true;
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &extra, &rv,
+		    &why), 0);
+		ck_assert_uint_eq(quota_used(d.quota, 65534,
+		    QUOTA_ZONE_SEGMENTS), 3);
+		registry_kstat_forget(d.reg, extra);
+		unit_hdr(&h, "zapp", "own", 0);
+		n.gz = false;
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &extra, &rv,
+		    &why), -EDQUOT);
+		/* Root is held to the total only. */
+		n.owner = 0;
+		n.privileged = true;
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &extra, &rv,
+		    &why), 0);
+		ck_assert_uint_eq(quota_used(d.quota, 0, QUOTA_ZONE_SEGMENTS),
+		    1);
+		registry_kstat_forget(d.reg, extra);
+		ck_assert_uint_eq(quota_used(d.quota, 0, QUOTA_ZONE_SEGMENTS),
+		    0);
+	}
+	/* A segment's last kstat gone, its charge and descriptor go. */
+	registry_kstat_forget(d.reg, k[1]);
+	ck_assert_uint_eq(quota_used(d.quota, 65534, QUOTA_ZONE_SEGMENTS), 2);
+	ck_assert_uint_eq(registry_segments(d.reg, &segs), nsegs + 2);
+	registry_kstat_forget(d.reg, k[0]);
+	registry_kstat_forget(d.reg, k[2]);
+	ck_assert_uint_eq(quota_used(d.quota, 65534, QUOTA_ZONE_SEGMENTS), 0);
+	ck_assert_uint_eq(quota_used_total(d.quota, QUOTA_ZONE_SEGMENTS), 0);
+	ck_assert_uint_eq(registry_segments(d.reg, &segs), nsegs);
+	for (i = 0; i < 5; i++)
+		zones_unref(d.zones, zone[i]);
+	unit_statsd_stop(&d, false);
+	free(rt);
+	free(st);
+}
+END_TEST
+
 static Suite *
 registry_suite(void)
 {
@@ -273,6 +367,7 @@ registry_suite(void)
 	tcase_add_test(tc, persistent_kstats_go_dormant);
 	tcase_add_test(tc, kstats_per_user_are_bounded);
 	tcase_add_test(tc, template_names_are_per_owner);
+	tcase_add_test(tc, zone_segments_are_charged);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -83,12 +83,18 @@ registry_segment_visible(const struct reg_seg *seg, uint32_t peer_zone,
 
 /*
  * The segment of the kstats that live in zone (and in the global zone
- * too with gz), PRIV or not: found, or made when create.
- * Returns: it; NULL (none, or it cannot be made: *ret_err).
+ * too with gz), PRIV or not: found, or made when create. A zone's segment
+ * is charged, before its memfd is made, to the owner of n, the kstat
+ * that makes it (QUOTA_ZONE_SEGMENTS: a descriptor statsd holds for as
+ * long as the segment has kstats); the global zone's and every zone's
+ * are statsd's own (n is NULL).
+ * Returns: it; NULL (none, or it cannot be made: *ret_err, and for
+ * -EDQUOT *why).
  */
 static struct reg_seg *
 reg_seg_get(struct registry *r, uint32_t zone, bool gz, bool priv,
-    bool create, int *ret_err)
+    bool create, const struct reg_kstat_new *n, int *ret_err,
+    struct quota_refusal *why)
 {
 	struct reg_seg *rs;
 	size_t i;
@@ -121,6 +127,18 @@ reg_seg_get(struct registry *r, uint32_t zone, bool gz, bool priv,
 		*ret_err = -ENOMEM;
 		return NULL;
 	}
+	if (n != NULL && zone != ZONE_ALL && zone != ZONE_GLOBAL) {
+		e = n->restoring ? quota_force(r->d->quota, n->owner,
+		    QUOTA_ZONE_SEGMENTS, 1) : quota_charge(r->d->quota,
+		    n->owner, n->privileged, QUOTA_ZONE_SEGMENTS, 1, why);
+		if (e < 0) {
+			free(rs);
+			*ret_err = e;
+			return NULL;
+		}
+		rs->charged = true;
+		rs->owner = n->owner;
+	}
 	rs->zone = zone;
 	rs->gz = gz;
 	rs->priv = priv;
@@ -140,6 +158,9 @@ reg_seg_get(struct registry *r, uint32_t zone, bool gz, bool priv,
 	if (e < 0) {
 		log_error("cannot create the store segment %s: %s", rs->name,
 		    strerror(-e));
+		if (rs->charged)
+			quota_release(r->d->quota, rs->owner,
+			    QUOTA_ZONE_SEGMENTS, 1);
 		free(rs);
 		*ret_err = e;
 		return NULL;
@@ -167,6 +188,8 @@ reg_seg_release(struct registry *r, struct reg_seg *rs)
 			break;
 		}
 	store_segment_free(rs->seg);
+	if (rs->charged)
+		quota_release(r->d->quota, rs->owner, QUOTA_ZONE_SEGMENTS, 1);
 	free(rs);
 	store_segment_bump_kcid(r->all->seg);
 }
@@ -207,10 +230,12 @@ registry_new(struct statsd *d, struct registry **ret)
 		return -ENOMEM;
 	}
 	/* The one every peer maps, then the global zone's two. */
-	r->all = reg_seg_get(r, ZONE_ALL, false, false, true, &e);
+	r->all = reg_seg_get(r, ZONE_ALL, false, false, true, NULL, &e, NULL);
 	if (r->all == NULL ||
-	    reg_seg_get(r, ZONE_GLOBAL, false, false, true, &e) == NULL ||
-	    reg_seg_get(r, ZONE_GLOBAL, false, true, true, &e) == NULL) {
+	    reg_seg_get(r, ZONE_GLOBAL, false, false, true, NULL, &e,
+	    NULL) == NULL ||
+	    reg_seg_get(r, ZONE_GLOBAL, false, true, true, NULL, &e,
+	    NULL) == NULL) {
 		registry_free(r);
 		return e;
 	}
@@ -848,7 +873,8 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	else
 		k->hdr.flags &= ~(uint32_t)KSTAT2_FLAG_GZ_VIS;
 	k->tpl = n->tpl;
-	k->rseg = reg_seg_get(r, k->zone, reg_kstat_gz(k), priv, true, &e);
+	k->rseg = reg_seg_get(r, k->zone, reg_kstat_gz(k), priv, true, n, &e,
+	    why);
 	if (k->rseg == NULL) {
 		free(k);
 		return e;

@@ -16,7 +16,8 @@
  * What a template or a kstat holds is charged to its owner (quota.h) when
  * it is made and given back when it goes: a template its definition and
  * blob; a kstat its slot and arena chunk in the public segment, and, if
- * PERSISTENT, its bytes on disk. A user at its template limit has its own
+ * PERSISTENT, its bytes on disk; the first kstat of a zone's segment that
+ * segment (a memfd descriptor), until the segment's last kstat goes. A user at its template limit has its own
  * templates that no kstat uses freed, oldest first.
  */
 #ifndef STATSD_DAEMON_REGISTRY_H
@@ -80,6 +81,8 @@ struct reg_seg {
 	bool			 priv;
 	uint32_t		 nkstats;
 	char			 name[40];
+	bool			 charged; /* a zone's: QUOTA_ZONE_SEGMENTS */
+	uid_t			 owner;	/* charged for it */
 };
 
 struct reg_kstat {
