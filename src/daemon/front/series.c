@@ -597,7 +597,7 @@ series_bypath_find(struct series *s, uint64_t h,
  * series of one's own only moves another along).
  */
 static enum series_result
-series_kstat(struct series *s, const struct series_src *src,
+series_kstat(struct series *s, const struct series_src *src, size_t si,
     struct reg_template *tpl, const struct sl_series_path *sp,
     bool persistent, struct reg_kstat **ret)
 {
@@ -609,7 +609,7 @@ series_kstat(struct series *s, const struct series_src *src,
 	struct reg_kstat *k, **all;
 	char kname[KSTAT_STRLEN], desc[64 + SL_PATH_MAX];
 	uint64_t h;
-	int32_t inst;
+	int32_t inst = 0;
 	bool revived;
 	size_t tries;
 	int r;
@@ -631,7 +631,13 @@ series_kstat(struct series *s, const struct series_src *src,
 		if (k->tpl != tpl)
 			return SERIES_STORE;
 		inst = k->hdr.instance;		/* revived where it sleeps */
-	} else {
+	}
+	/* Made or woken, a PERSISTENT series costs a file and a sync: a
+	 * source's turn has room for SERIES_DURABLE_PER_TURN (one awake
+	 * already, as after a restart, costs nothing). */
+	if ((persistent || k != NULL) && !series_durable_take(s, si))
+		return SERIES_BUSY;
+	if (k == NULL) {
 		/* Every kstat but one could be in the way, no more. */
 		inst = (int32_t)(1 + series_mix(h) % 0x7ffffffe);
 		for (tries = registry_kstats(d->reg, &all) + 1; tries > 0 &&
@@ -782,9 +788,7 @@ series_make(struct series *s, const struct series_src *src,
 	if (tpl == NULL)
 		return SERIES_STORE;
 	persistent = series_persistent(s, l->name, l->name_len);
-	if (persistent && !series_durable_take(s, (size_t)si))
-		return SERIES_BUSY;
-	res = series_kstat(s, src, tpl, &sp, persistent, &k);
+	res = series_kstat(s, src, (size_t)si, tpl, &sp, persistent, &k);
 	if (res != SERIES_OK)
 		return res;
 	bytes = sizeof(*e) + nd * (sizeof(char *) + sizeof(uint32_t)) +
