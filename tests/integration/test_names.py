@@ -10,7 +10,7 @@ under a quota — the attacks run as uid 65534 through setpriv.
   kstat uses: nobody gets the same answer as for a name no one has, and
   its KstatCreate by the hidden spec is NoSuchTemplate.
 - statsd series: nobody's line claims a series name first, on the Unix
-  socket (with a forged statsd_uid tag too); the owner's 2,000 Unix lines
+  socket (with forged statsd_uid tags too); the owner's 2,000 Unix lines
   and 1,000 UDP lines are all applied, the Unix ones to the owner's
   series, and GET /metrics serves the owner's value under its name and
   statsd_uid label, nobody's under nobody's.
@@ -230,23 +230,24 @@ def sample(name, **labels):
 
 s0 = stats()
 send_as([b"app.requests:1000000|c",
-         b"app.requests:7|c|#statsd_uid:%d" % OWNER.pw_uid])
+         b"app.requests:7|c|#statsd_uid:%d" % OWNER.pw_uid,
+         b"app.requests:3|c|#statsd.uid:%d" % OWNER.pw_uid])
 send_as([b"app.requests:1|c\n" * 100] * 20, pw=OWNER)
 send_as([b"app.requests:1|c\n" * 100] * 10, pw=OWNER, to_udp=True)
 got = moved(s0, stats())
-check(got.get("statsd_applied") == 3002 and
-      got.get("statsd_lines") == 3002 and
+check(got.get("statsd_applied") == 3003 and
+      got.get("statsd_lines") == 3003 and
       not any(k.startswith(("statsd_refused_", "statsd_rejected_"))
               for k in got),
       "row 6: all of the owner's 2,000 Unix and 1,000 UDP lines (and "
-      "nobody's 2) are applied, none refused: %s" % got)
+      "nobody's 3) are applied, none refused: %s" % got)
 check(got.get("statsd_series_created") == 3,
       "row 6: three series: nobody's, the owner's, UDP's: %s" % got)
 m = metrics()
 want = {
     sample("statsd_app_requests_total", statsd_uid=str(OWNER.pw_uid)): 2000,
     sample("statsd_app_requests_total", statsd_uid=str(NOBODY.pw_uid)):
-        1000007,
+        1000010,
     sample("statsd_app_requests_total"): 1000,
 }
 for key, v in want.items():

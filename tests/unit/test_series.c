@@ -880,6 +880,15 @@ START_TEST(series_belong_to_their_sender)
 	    4), SERIES_OK);
 	ck_assert_int_eq(stat_of(mine, 0, VS_STYPE_SUM), 2000);
 	ck_assert_int_eq(stat_of(theirs, 0, VS_STYPE_SUM), 1000005);
+	/* Nor a tag the exposition would show as the label statsd_uid. */
+	ck_assert_int_eq(feed(f.s, &udp, "u0:1|c|#statsd.uid:0,Statsd_uid:1,"
+	    "statsd__uid:0,statsd-uid,statsd_uid2:5", 4), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &nobody, "app.req:1|c|#statsd.uid:1000",
+	    4), SERIES_OK);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/u0/Statsd_uid:1/statsd_uid2:5"), 0, VS_STYPE_SUM),
+	    1);
+	ck_assert_int_eq(stat_of(theirs, 0, VS_STYPE_SUM), 1000006);
 	ck_assert_int_eq(feed(f.s, &udp, "legacy:1|c", 5), SERIES_DENIED);
 	ck_assert_int_eq(feed(f.s, &root, "legacy:1|c", 5), SERIES_OK);
 	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/counter/legacy"), 0,

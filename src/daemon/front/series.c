@@ -1102,6 +1102,34 @@ series_is_tag(const char *t, uint32_t n, const char *key, size_t keylen)
 	    (n >= keylen && memcmp(t, key, keylen) == 0);
 }
 
+/*
+ * Would the exposition show tag (t, n) as the label statsd_uid? Its key
+ * (up to the first ':') as a Prometheus label name: every run of bytes
+ * other than [A-Za-z0-9] one '_' (render_prom.c's rule), so that
+ * "statsd.uid" and "statsd__uid" are it too.
+ */
+static bool
+series_is_uid_tag(const char *t, uint32_t n)
+{
+	static const char want[] = SERIES_UID_TAG;
+	char key[sizeof(want)];
+	uint32_t i, l = 0;
+
+	for (i = 0; i < n && t[i] != ':'; i++) {
+		char c = t[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9')))
+			c = '_';
+		if (c == '_' && l > 0 && key[l - 1] == '_')
+			continue;
+		if (l == sizeof(want) - 1)
+			return false;
+		key[l++] = c;
+	}
+	return l == sizeof(want) - 1 && memcmp(key, want, l) == 0;
+}
+
 /* Is (t, n) a container_id tag, bare or with a value? */
 static bool
 series_is_ctag(const char *t, uint32_t n)
@@ -1117,8 +1145,9 @@ series_is_ctag(const char *t, uint32_t n)
  * wins: a container_id tag the line also carries is left out. Then, for
  * a line of the Unix socket, its sender's statsd_uid:<uid> (written in
  * utag, SERIES_UTAG_MAX bytes): the series is that uid's (series.h). A
- * statsd_uid tag of the line's own is always left out: no line names an
- * owner but its sender's, and a UDP line none.
+ * tag of the line's own that the exposition would show as statsd_uid is
+ * always left out: no line names an owner but its sender's, and a UDP
+ * line none.
  * Returns: false for more than SL_PATH_TAGS_MAX tags.
  */
 static bool
@@ -1133,7 +1162,7 @@ series_tags(const struct sl_line *l, const struct series_src *src,
 	while (sl_tag_next(l->tags, l->tags_len, &pos, &t, &tl)) {
 		if (l->container != NULL && series_is_ctag(t, tl))
 			continue;
-		if (series_is_tag(t, tl, SERIES_UTAG, SERIES_UTAG_LEN))
+		if (series_is_uid_tag(t, tl))
 			continue;
 		if (n == SL_PATH_TAGS_MAX)
 			return false;
