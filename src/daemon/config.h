@@ -45,6 +45,8 @@ struct config {
 	uint64_t	 ring_max_overflow_size;
 	uint64_t	 max_ring_bytes;
 	uint64_t	 max_ring_bytes_per_uid;
+	unsigned	 max_zone_segments;
+	unsigned	 max_zone_segments_per_uid;
 	unsigned	 drain_interval_ms;
 	unsigned	 drain_poll_us;
 	int		 nice;

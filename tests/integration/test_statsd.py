@@ -244,27 +244,37 @@ check(after["statsd_ignored_fields"] - before["statsd_ignored_fields"] == 2,
 check(after["statsd_applied"] - before["statsd_applied"] == 4,
       "lines with unknown fields applied")
 
-# The Unix socket: the sender's uid owns what it makes.
+# The Unix socket: the sender's uid owns what it makes, in a namespace of
+# its own: its series carry the tag statsd_uid:<uid> (a label).
 f.send_unix("u.c:4|c")
-expect(f, {sample("statsd_u_c_total"): 4}, "Unix socket")
-check(f.series("counter", "u.c")["owner"] == 0, "owned by its sender")
+expect(f, {sample("statsd_u_c_total", statsd_uid="0"): 4}, "Unix socket")
+check(f.series("counter", "u.c", ["statsd_uid:0"])["owner"] == 0,
+      "owned by its sender")
 before = self_stats(f.d)
 f.send_as_nobody(["n.c:2|c", "n.c:3|c", "n.c:1|c|c:ctr",
-                  "n.c:1|c|#a,b,c,d,e,f,g,h,i,j,k,l,m|c:ctr"])
+                  "n.c:1|c|#a,b,c,d,e,f,g,h,i,j,k,l|c:ctr"])
 check(refused(before, self_stats(f.d), "toolong") == 1,
-      "the container tag is the 14th: past a path's 13")
-expect(f, {sample("statsd_n_c_total"): 5,
-           sample("statsd_n_c_total", container_id="ctr"): 1},
+      "the container tag and the owner's are the 13th and 14th: past a "
+      "path's 13")
+expect(f, {sample("statsd_n_c_total", statsd_uid="65534"): 5,
+           sample("statsd_n_c_total", container_id="ctr",
+                  statsd_uid="65534"): 1},
        "nobody's n.c")
-check(f.series("counter", "n.c")["owner"] == 65534, "nobody owns n.c")
-# ...and may not change another's series.
+check(f.series("counter", "n.c", ["statsd_uid:65534"])["owner"] == 65534,
+      "nobody owns n.c")
+# ...and its lines of others' names make series of its own: root's and
+# UDP's are never written, nor shown under nobody's value.
 before = self_stats(f.d)
-f.send_as_nobody(["u.c:100|c", "t.c:100|c"])
+f.send_as_nobody(["u.c:100|c", "t.c:100|c|#statsd_uid:0"])
 after = self_stats(f.d)
-check(refused(before, after, "denied") == 2,
-      "nobody's updates of others' series refused")
-expect(f, {sample("statsd_u_c_total"): 4, sample("statsd_t_c_total"): 16},
-       "others' series unchanged")
+check(refused(before, after, "denied") == 0 and
+      after["statsd_applied"] - before["statsd_applied"] == 2,
+      "nobody's lines of others' names applied to its own series")
+expect(f, {sample("statsd_u_c_total", statsd_uid="0"): 4,
+           sample("statsd_t_c_total"): 16,
+           sample("statsd_u_c_total", statsd_uid="65534"): 100,
+           sample("statsd_t_c_total", statsd_uid="65534"): 100},
+       "others' series unchanged, nobody's its own")
 
 # A counter never goes down: a negative increment refuses its line whole
 # (statsd_refused_negative), as the Prometheus statsd_exporter does;
@@ -280,7 +290,8 @@ check(after["statsd_applied"] == before["statsd_applied"],
       "no negative increment applied")
 got = expect(f, {sample("statsd_t_c_total"): 16,
                  sample("statsd_t_c_count_total"): 3,
-                 sample("statsd_n_c_total"): 5}, "counters unchanged")
+                 sample("statsd_n_c_total", statsd_uid="65534"): 5},
+             "counters unchanged")
 check(sample("statsd_t_new_total") not in got,
       "a refused increment makes no series")
 
@@ -510,7 +521,10 @@ if ACTIVATE is not None:
     a.d = h
     a.sent = 2
     a.wait()
-    expect(a, {sample("statsd_act_unix_total"): 2,
+    # The Unix datagram came before statsd (it is what starts statsd),
+    # so before statsd could ask for its sender's credentials
+    # (SO_PASSCRED): a datagram without them is nobody's.
+    expect(a, {sample("statsd_act_unix_total", statsd_uid="65534"): 2,
                sample("statsd_act_udp_total"): 3}, "socket activation")
     proc.terminate()
     check(proc.wait(timeout=30) == 0, "activated statsd exits 0")

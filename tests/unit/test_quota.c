@@ -1,9 +1,11 @@
 /*
  * test_quota.c: statsd's per-uid quotas — the per-uid limit, the total
  * and its reserve for privileged peers, charges and releases, the limit
- * a refusal names, and the JSON usage report.
+ * a refusal names, and the JSON usage report; zones' store segments,
+ * whose total the descriptor limit lowers so that root keeps descriptors.
  */
 #include <errno.h>
+#include <sys/resource.h>
 
 #include <jansson.h>
 
@@ -157,6 +159,70 @@ START_TEST(usage_json)
 }
 END_TEST
 
+/*
+ * Zone segments are charged as any resource; their total is what the
+ * descriptor limit leaves beside the other totals, with the reserve: a
+ * user whose containers make segments until refused leaves root the
+ * reserve, and every other total's descriptors.
+ */
+START_TEST(zone_segments_fit_the_descriptor_limit)
+{
+	struct quota *q = q_new();
+	struct quota_refusal why;
+	struct rlimit old, low;
+	uint64_t others, fit, n;
+	int i;
+
+	d.cfg.max_zone_segments_per_uid = 4;
+	d.cfg.max_zone_segments = 1024;
+	others = (uint64_t)d.cfg.max_connections +
+	    d.cfg.http_max_connections + 2 * (uint64_t)d.cfg.max_rings +
+	    QUOTA_FDS_OWN;
+	ck_assert_uint_eq(quota_zone_segments_fit(&d.cfg, others), 0);
+	ck_assert_uint_eq(quota_zone_segments_fit(&d.cfg, others - 1), 0);
+	ck_assert_uint_eq(quota_zone_segments_fit(&d.cfg, others + 300), 300);
+	/* The per-uid limit, named. */
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(quota_charge(q, 1000, false,
+		    QUOTA_ZONE_SEGMENTS, 1, &why), 0);
+	ck_assert_int_eq(quota_charge(q, 1000, false, QUOTA_ZONE_SEGMENTS, 1,
+	    &why), -EDQUOT);
+	ck_assert_str_eq(why.limit, "max_zone_segments_per_uid");
+	quota_release(q, 1000, QUOTA_ZONE_SEGMENTS, 4);
+
+	/* A soft descriptor limit that leaves room for 100 segments: users
+	 * together get 90 of them, root the other 10, whatever the
+	 * configured total. */
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	low = old;
+	low.rlim_cur = (rlim_t)(others + 100);
+	if (low.rlim_max != RLIM_INFINITY && low.rlim_cur > low.rlim_max)
+		low.rlim_cur = low.rlim_max;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &low), 0);
+	fit = quota_zone_segments_fit(&d.cfg, (uint64_t)low.rlim_cur);
+	ck_assert_uint_le(fit, 100);
+	d.cfg.max_zone_segments_per_uid = 65536;
+	for (n = 0; quota_charge(q, 1000 + (uid_t)(n % 7), false,
+	    QUOTA_ZONE_SEGMENTS, 1, &why) == 0; n++)
+		ck_assert_uint_le(n, fit);
+	ck_assert_str_eq(why.limit, "max_zone_segments");
+	ck_assert_uint_eq(why.value, fit / 100 * 90 + fit % 100 * 90 / 100);
+	ck_assert_uint_eq(n, why.value);
+	for (i = 0; quota_charge(q, 0, true, QUOTA_ZONE_SEGMENTS, 1, &why) ==
+	    0; i++)
+		ck_assert_int_le(i, 100);
+	ck_assert_uint_eq(n + (uint64_t)i, fit);
+	ck_assert_uint_eq(why.value, fit);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+	/* The configured total binds when the limit leaves more. */
+	d.cfg.max_zone_segments = 5;
+	ck_assert_int_eq(quota_check(q, 0, true, QUOTA_ZONE_SEGMENTS, 1,
+	    &why), -EDQUOT);
+	ck_assert_uint_eq(why.value, 5);
+	q_done(q);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -168,6 +234,7 @@ main(void)
 	tcase_add_test(tc, force_and_release_saturate);
 	tcase_add_test(tc, many_users);
 	tcase_add_test(tc, usage_json);
+	tcase_add_test(tc, zone_segments_fit_the_descriptor_limit);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }

@@ -5,7 +5,10 @@
  * handle, and a name is taken once; updates bump the snaptime and reach
  * the store segment; deleting a PERSISTENT kstat makes it dormant, and
  * creating it again revives its data, only with its own template; a
- * user's kstats stop at max_kstats_per_uid.
+ * user's kstats stop at max_kstats_per_uid. Template names are per
+ * owner: another user's template of a name neither blocks nor shows, and
+ * a spec finds a caller's own template, or one a kstat it sees uses.
+ * Zones' store segments are charged to the kstats' owners.
  */
 #include <errno.h>
 
@@ -145,6 +148,215 @@ START_TEST(kstats_per_user_are_bounded)
 }
 END_TEST
 
+/* Register json for uid (unprivileged unless uid 0). Returns: the
+ * registry's answer; *ret and *created. */
+static int
+add_as(struct statsd *d, uid_t uid, const char *json,
+    struct reg_template **ret, bool *created)
+{
+	struct reg_owner o = { uid, uid == 0, false };
+	struct quota_refusal why;
+	char bad[128], reason[160];
+	json_t *def = json_loads(json, 0, NULL);
+	int r;
+
+	ck_assert_ptr_nonnull(def);
+	*ret = NULL;
+	r = registry_template_add(d->reg, def, &o, ret, created, bad,
+	    sizeof(bad), reason, sizeof(reason), &why);
+	json_decref(def);
+	return r;
+}
+
+#define NAMED(voi, dtype, kind) "{\"name\":\"APP\",\"vois\":[{\"id\":0," \
+	"\"name\":\"" voi "\",\"dtype\":\"" dtype "\",\"stats\":[{\"kind\":\"" \
+	kind "\"}]}]}"
+
+START_TEST(template_names_are_per_owner)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir();
+	struct reg_template *mine, *theirs, *again, *root_t, *priv_t, **all;
+	struct reg_kstat_new n;
+	struct reg_kstat *k;
+	struct kstat_hdr h;
+	struct quota_refusal why;
+	struct statsd d;
+	bool created, revived;
+	unsigned ntpl;
+	size_t i;
+
+	unit_statsd_start(&d, rt, st);
+	/* uid 65534 takes the name first, with another definition. */
+	ck_assert_int_eq(add_as(&d, 65534, NAMED("x", "INT_S64", "MAX"),
+	    &theirs, &created), 0);
+	ck_assert(created);
+	/* The victim (uid 1000) and root register theirs all the same. */
+	ck_assert_int_eq(add_as(&d, 1000, NAMED("a", "INT_U64", "SUM"),
+	    &mine, &created), 0);
+	ck_assert(created);
+	ck_assert_ptr_ne(mine, theirs);
+	ck_assert_uint_eq(mine->owner, 1000);
+	ck_assert_str_eq(mine->name, "APP");
+	ck_assert_uint_ne(mine->hash, theirs->hash);
+	ck_assert_int_eq(add_as(&d, 0, NAMED("a", "INT_U64", "SUM"),
+	    &root_t, &created), 0);
+	ck_assert(created);
+	ck_assert_ptr_ne(root_t, mine);
+	/* One definition, one hash, whoever has it. */
+	ck_assert_uint_eq(root_t->hash, mine->hash);
+	ck_assert_str_eq(root_t->spec, mine->spec);
+	/* Again: one's own template back; another of one's own name is
+	 * refused, and only one's own is in the way. */
+	ck_assert_int_eq(add_as(&d, 1000, NAMED("a", "INT_U64", "SUM"),
+	    &again, &created), 0);
+	ck_assert(!created);
+	ck_assert_ptr_eq(again, mine);
+	ck_assert_int_eq(add_as(&d, 1000, NAMED("z", "INT_U32", "MIN"),
+	    &again, &created), -EEXIST);
+	for (i = 0, ntpl = 0; i < registry_templates(d.reg, &all); i++)
+		ntpl += strcmp(all[i]->name, "APP") == 0;
+	ck_assert_uint_eq(ntpl, 3);
+
+	/* Owned lookups; a spec resolves to the caller's own first. */
+	ck_assert_ptr_eq(registry_template_find_owned(d.reg, "APP", 1000),
+	    mine);
+	ck_assert_ptr_eq(registry_template_find_owned(d.reg, "APP", 65534),
+	    theirs);
+	ck_assert_ptr_eq(registry_template_resolve(d.reg, mine->spec, 1000,
+	    false, ZONE_GLOBAL), mine);
+	ck_assert_ptr_eq(registry_template_resolve(d.reg, "APP", 65534,
+	    false, ZONE_GLOBAL), theirs);
+	ck_assert_ptr_eq(registry_template_resolve(d.reg, "APP", 0, true,
+	    ZONE_GLOBAL), root_t);
+	/* No kstat shows root's or 1000's template to uid 4242: hidden,
+	 * as if absent, by name or by spec. */
+	ck_assert_ptr_null(registry_template_resolve(d.reg, mine->spec, 4242,
+	    false, ZONE_GLOBAL));
+
+	/* A template only a PRIV kstat uses stays hidden; a public kstat
+	 * shows its template to the global zone, not to another zone. */
+	ck_assert_int_eq(add_as(&d, 0, "{\"name\":\"SECRET\",\"vois\":[{"
+	    "\"id\":0,\"name\":\"s\",\"dtype\":\"INT_U64\",\"stats\":["
+	    "{\"kind\":\"SUM\"}]}]}", &priv_t, &created), 0);
+	unit_hdr(&h, "root", "secret", KSTAT_FLAG_PRIV);
+	n = (struct reg_kstat_new){ .hdr = &h, .privileged = true,
+	    .zone = ZONE_GLOBAL, .tpl = priv_t };
+	ck_assert_int_eq(registry_kstat_create(d.reg, &n, &k, &revived,
+	    &why), 0);
+	ck_assert(!registry_template_usable(priv_t, 65534, false,
+	    ZONE_GLOBAL));
+	ck_assert_ptr_null(registry_template_resolve(d.reg, "SECRET", 65534,
+	    false, ZONE_GLOBAL));
+	ck_assert_ptr_null(registry_template_resolve(d.reg, priv_t->spec,
+	    65534, false, ZONE_GLOBAL));
+	ck_assert_ptr_eq(registry_template_resolve(d.reg, "SECRET", 0, true,
+	    ZONE_GLOBAL), priv_t);
+	k = unit_kstat(&d, root_t, "app", "seen", 0, NULL);
+	ck_assert(registry_template_usable(root_t, 4242, false,
+	    ZONE_GLOBAL));
+	ck_assert(!registry_template_usable(root_t, 4242, false, 7));
+	registry_kstat_forget(d.reg, k);
+	ck_assert(!registry_template_usable(root_t, 4242, false,
+	    ZONE_GLOBAL));
+	unit_statsd_stop(&d, false);
+	free(rt);
+	free(st);
+}
+END_TEST
+
+/*
+ * A zone's store segments are charged to the owner of the kstat that
+ * makes each (a memfd descriptor apiece) and given back with its last
+ * kstat: a user's containers stop at max_zone_segments_per_uid, with
+ * LimitReached's key, and no segment (no descriptor) is made for a
+ * refused kstat.
+ */
+START_TEST(zone_segments_are_charged)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir();
+	struct reg_kstat *k[8], *extra;
+	struct reg_template *t;
+	struct quota_refusal why;
+	struct reg_seg **segs;
+	struct statsd d;
+	uint32_t zone[8];
+	char name[64];
+	size_t nsegs;
+	bool rv;
+	int i;
+
+	unit_statsd_start(&d, rt, st);
+	d.cfg.max_zone_segments_per_uid = 3;
+	t = unit_template(&d, UNIT_TPL);
+	nsegs = registry_segments(d.reg, &segs);
+	for (i = 0; i < 5; i++) {
+		struct kstat_hdr h;
+		struct reg_kstat_new n = { .hdr = &h, .owner = 65534,
+		    .tpl = t };
+
+		snprintf(name, sizeof(name), "/machine.slice/box-%d.scope", i);
+		ck_assert_int_eq(zones_of_name(d.zones, name, &zone[i]), 0);
+		n.owner_zone = n.zone = zone[i];
+		n.gz = true;
+		unit_hdr(&h, "zapp", "k", 0);
+		h.instance = i;
+		memset(&why, 0, sizeof(why));
+		k[i] = NULL;
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &k[i], &rv,
+		    &why), i < 3 ? 0 : -EDQUOT);
+		if (i >= 3) {
+			ck_assert_str_eq(why.limit, "max_zone_segments_per_uid");
+			ck_assert_uint_eq(why.value, 3);
+		}
+	}
+	ck_assert_uint_eq(quota_used(d.quota, 65534, QUOTA_ZONE_SEGMENTS), 3);
+	ck_assert_uint_eq(registry_segments(d.reg, &segs), nsegs + 3);
+	/* The zone's second kind of segment (its own zone only, without the
+	 * global zone) is one more; a second kstat in a segment none. */
+	{
+		struct kstat_hdr h;
+		struct reg_kstat_new n = { .hdr = &h, .owner = 65534,
+		    .owner_zone = zone[0], .zone = zone[0], .tpl = t };
+
+		unit_hdr(&h, "zapp", "more", 0);
+		n.gz = true;
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &extra, &rv,
+		    &why), 0);
+		ck_assert_uint_eq(quota_used(d.quota, 65534,
+		    QUOTA_ZONE_SEGMENTS), 3);
+		registry_kstat_forget(d.reg, extra);
+		unit_hdr(&h, "zapp", "own", 0);
+		n.gz = false;
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &extra, &rv,
+		    &why), -EDQUOT);
+		/* Root is held to the total only. */
+		n.owner = 0;
+		n.privileged = true;
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &extra, &rv,
+		    &why), 0);
+		ck_assert_uint_eq(quota_used(d.quota, 0, QUOTA_ZONE_SEGMENTS),
+		    1);
+		registry_kstat_forget(d.reg, extra);
+		ck_assert_uint_eq(quota_used(d.quota, 0, QUOTA_ZONE_SEGMENTS),
+		    0);
+	}
+	/* A segment's last kstat gone, its charge and descriptor go. */
+	registry_kstat_forget(d.reg, k[1]);
+	ck_assert_uint_eq(quota_used(d.quota, 65534, QUOTA_ZONE_SEGMENTS), 2);
+	ck_assert_uint_eq(registry_segments(d.reg, &segs), nsegs + 2);
+	registry_kstat_forget(d.reg, k[0]);
+	registry_kstat_forget(d.reg, k[2]);
+	ck_assert_uint_eq(quota_used(d.quota, 65534, QUOTA_ZONE_SEGMENTS), 0);
+	ck_assert_uint_eq(quota_used_total(d.quota, QUOTA_ZONE_SEGMENTS), 0);
+	ck_assert_uint_eq(registry_segments(d.reg, &segs), nsegs);
+	for (i = 0; i < 5; i++)
+		zones_unref(d.zones, zone[i]);
+	unit_statsd_stop(&d, false);
+	free(rt);
+	free(st);
+}
+END_TEST
+
 static Suite *
 registry_suite(void)
 {
@@ -154,6 +366,8 @@ registry_suite(void)
 	tcase_add_test(tc, templates_and_kstats);
 	tcase_add_test(tc, persistent_kstats_go_dormant);
 	tcase_add_test(tc, kstats_per_user_are_bounded);
+	tcase_add_test(tc, template_names_are_per_owner);
+	tcase_add_test(tc, zone_segments_are_charged);
 	suite_add_tcase(s, tc);
 	return s;
 }

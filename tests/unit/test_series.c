@@ -21,6 +21,7 @@ static const struct sl_limits lim = {
 static const struct series_src root = { 0, 0, false, true };
 static const struct series_src udp = { 0, 0, true, false };
 static const struct series_src nobody = { 65534, 65534, false, false };
+static const struct series_src alice = { 1000, 1000, false, false };
 
 static enum series_result
 feed(struct series *s, const struct series_src *src, const char *line,
@@ -37,9 +38,9 @@ feed(struct series *s, const struct series_src *src, const char *line,
 	return r;
 }
 
-/* The kstat of a series, by its path. */
+/* The kstat of a series, by its exact path (an owner's tag and all). */
 static struct reg_kstat *
-find(struct statsd *d, const char *path)
+find_exact(struct statsd *d, const char *path)
 {
 	struct reg_kstat **all;
 	size_t n, i;
@@ -49,6 +50,48 @@ find(struct statsd *d, const char *path)
 		if (strcmp(all[i]->hdr.path, path) == 0)
 			return all[i];
 	return NULL;
+}
+
+/* k's path without its statsd_uid:<uid> segment, into buf. */
+static const char *
+path_unowned(const struct reg_kstat *k, char *buf, size_t len)
+{
+	const char *p = k->hdr.path, *e;
+	size_t n = 0;
+
+	for (; *p != '\0'; p = *e == '/' ? e + 1 : e) {
+		e = strchr(p, '/');
+		if (e == NULL)
+			e = p + strlen(p);
+		if (strncmp(p, SERIES_UID_TAG ":", sizeof(SERIES_UID_TAG)) == 0)
+			continue;
+		n += (size_t)snprintf(buf + n, len - n, "%s%.*s", n > 0 ? "/" :
+		    "", (int)(e - p), p);
+		ck_assert_uint_lt(n, len);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The kstat of a series by its path as its lines name it: exactly, or
+ * the one series of that path whatever its owner's tag (two owners' are
+ * an error here: find_exact() tells them apart). */
+static struct reg_kstat *
+find(struct statsd *d, const char *path)
+{
+	struct reg_kstat **all, *k = find_exact(d, path), *found = NULL;
+	char buf[512];
+	size_t n, i;
+
+	if (k != NULL)
+		return k;
+	n = registry_kstats(d->reg, &all);
+	for (i = 0; i < n; i++)
+		if (strcmp(path_unowned(all[i], buf, sizeof(buf)), path) == 0) {
+			ck_assert_msg(found == NULL, "two series of %s", path);
+			found = all[i];
+		}
+	return found;
 }
 
 /* A whole statistic (a counter's is unsigned). */
@@ -276,22 +319,49 @@ START_TEST(caps_and_rights)
 		ck_assert_int_eq(feed(f.s, &nobody, line, 1), i < 4 ?
 		    SERIES_OK : SERIES_CAP);
 	}
-	ck_assert_uint_eq(find(&f.d, "statsd/counter/n0")->owner, 65534);
+	ck_assert_uint_eq(find_exact(&f.d,
+	    "statsd/counter/n0/statsd_uid:65534")->owner, 65534);
+	ck_assert_uint_eq(find_exact(&f.d, "statsd/counter/u0")->owner, 0);
 	/* Old series still take lines at the cap. */
 	ck_assert_int_eq(feed(f.s, &udp, "u0:1|c", 1), SERIES_OK);
-	/* nobody may not touch UDP's, nor root's; root may touch all. */
-	ck_assert_int_eq(feed(f.s, &nobody, "u0:1|c", 1), SERIES_DENIED);
-	ck_assert_int_eq(feed(f.s, &root, "r:1|c", 1), SERIES_OK);
-	ck_assert_int_eq(feed(f.s, &nobody, "r:1|c", 1), SERIES_DENIED);
-	ck_assert_int_eq(feed(f.s, &root, "n0:1|c", 1), SERIES_OK);
-	ck_assert_int_eq(stat_of(find(&f.d, "statsd/counter/n0"), 0,
+	/* Each sender has its own series: nobody's line of UDP's name is a
+	 * new series of nobody's (past its cap here), never UDP's. */
+	ck_assert_int_eq(feed(f.s, &nobody, "u0:1|c", 1), SERIES_CAP);
+	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/counter/u0"), 0,
 	    VS_STYPE_SUM), 2);
-	/* The total cap: 3 + 4 + 1 made; 2 more fit. */
-	ck_assert_int_eq(feed(f.s, &root, "r1:1|c", 1), SERIES_OK);
-	ck_assert_int_eq(feed(f.s, &root, "r2:1|c", 1), SERIES_OK);
+	/* root's r and alice's r are two series; root's n0 is root's. */
+	ck_assert_int_eq(feed(f.s, &root, "r:1|c", 1), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &alice, "r:5|c", 1), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root, "n0:7|c", 1), SERIES_OK);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/r/statsd_uid:0"), 0, VS_STYPE_SUM), 1);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/r/statsd_uid:1000"), 0, VS_STYPE_SUM), 5);
+	ck_assert_uint_eq(find_exact(&f.d,
+	    "statsd/counter/r/statsd_uid:1000")->owner, 1000);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/n0/statsd_uid:65534"), 0, VS_STYPE_SUM), 1);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/n0/statsd_uid:0"), 0, VS_STYPE_SUM), 7);
+	/* The total cap: 3 + 4 + 3 made. */
 	ck_assert_int_eq(feed(f.s, &root, "r3:1|c", 1), SERIES_CAP);
-	/* Too many tags for a kstat2 path. */
+	/* A statsd_uid tag a line carries is left out: no line names an
+	 * owner but its sender's, and a UDP line none. */
+	ck_assert_int_eq(feed(f.s, &nobody, "n0:1|c|#statsd_uid:0", 1),
+	    SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &udp, "u0:1|c|#statsd_uid:65534,statsd_uid",
+	    1), SERIES_OK);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/n0/statsd_uid:65534"), 0, VS_STYPE_SUM), 2);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/n0/statsd_uid:0"), 0, VS_STYPE_SUM), 7);
+	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/counter/u0"), 0,
+	    VS_STYPE_SUM), 3);
+	/* Too many tags for a kstat2 path: a Unix sender's owner tag is
+	 * one of its 13. */
 	ck_assert_int_eq(feed(f.s, &root, "x:1|c|#a,b,c,d,e,f,g,h,i,j,k,l,m,n",
+	    1), SERIES_TOOLONG);
+	ck_assert_int_eq(feed(f.s, &root, "x:1|c|#a,b,c,d,e,f,g,h,i,j,k,l,m",
 	    1), SERIES_TOOLONG);
 	fx_stop(&f);
 }
@@ -524,7 +594,8 @@ next_inst(int32_t i)
  */
 START_TEST(kstats_in_the_way)
 {
-	static const char *const moved[] = { "statsd", "gauge", "moved" };
+	static const char *const moved[] = { "statsd", "gauge", "moved",
+	    "statsd_uid:65534" };
 	struct fixture f;
 	struct reg_kstat *k, *m;
 	struct reg_template *tpl;
@@ -536,9 +607,9 @@ START_TEST(kstats_in_the_way)
 	/* What the checkpoint brings back at start, before any line. */
 	tpl = registry_template_find(f.d.reg, "statsd.gauge");
 	ck_assert_ptr_nonnull(tpl);
-	m = put_kstat(&f.d, 777, "moved", moved, 3, tpl);
-	ck_assert_int_eq(feed(f.s, &root, "moved:5|g", 1), SERIES_OK);
-	k = find(&f.d, "statsd/gauge/moved");
+	m = put_kstat(&f.d, 777, "moved", moved, 4, tpl);
+	ck_assert_int_eq(feed(f.s, &nobody, "moved:5|g", 1), SERIES_OK);
+	k = find_exact(&f.d, "statsd/gauge/moved/statsd_uid:65534");
 	ck_assert_ptr_eq(k, m);
 	ck_assert_int_eq(k->hdr.instance, 777);
 	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_LAST), 5);
@@ -548,7 +619,7 @@ START_TEST(kstats_in_the_way)
 
 		for (paths = 0, j = 0; j < n; j++)
 			paths += strcmp(all[j]->hdr.path,
-			    "statsd/gauge/moved") == 0;
+			    "statsd/gauge/moved/statsd_uid:65534") == 0;
 		ck_assert_int_eq(paths, 1);
 	}
 
@@ -645,11 +716,14 @@ START_TEST(container_field_is_a_tag)
 	k = find(&f.d, "statsd/counter/c1/container_id:other");
 	ck_assert_ptr_nonnull(k);
 	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 4);
-	/* it counts among the 13 tags a path holds; an empty field is none */
-	ck_assert_int_eq(feed(f.s, &root,
+	/* it counts among the 13 tags a path holds (a UDP line's: a Unix
+	 * line's owner tag is one more); an empty field is none */
+	ck_assert_int_eq(feed(f.s, &udp,
 	    "c2:1|c|#a,b,c,d,e,f,g,h,i,j,k,l,m|c:x", 1), SERIES_TOOLONG);
-	ck_assert_int_eq(feed(f.s, &root,
+	ck_assert_int_eq(feed(f.s, &udp,
 	    "c2:1|c|#a,b,c,d,e,f,g,h,i,j,k,l|c:x", 1), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &root,
+	    "c2:1|c|#a,b,c,d,e,f,g,h,i,j,k,l|c:x", 1), SERIES_TOOLONG);
 	ck_assert_int_eq(feed(f.s, &root, "c3:1|c|c:", 1), SERIES_OK);
 	ck_assert_ptr_nonnull(find(&f.d, "statsd/counter/c3"));
 	fx_stop(&f);
@@ -759,6 +833,183 @@ START_TEST(deleted_series_found_by_key)
 }
 END_TEST
 
+/*
+ * A series is its sender's (series.h). nobody claims a name first, over
+ * the Unix socket and over UDP; the owner's later lines, Unix and UDP,
+ * are all applied, the owner's Unix ones to its own series; nobody's
+ * never reach it. A series an older statsd left at an untagged path (a
+ * kstat from the checkpoint) is written only by its owner's namespace.
+ */
+START_TEST(series_belong_to_their_sender)
+{
+	static const char *const old[] = { "statsd", "counter", "legacy" };
+	struct fixture f;
+	struct reg_template *tpl;
+	struct reg_kstat *mine, *theirs, *anon;
+	int i;
+
+	fx_start(&f);
+	f.d.self_uid = 4242;		/* UDP's owner: not root */
+	/* Left by an earlier run, before any line (as the checkpoint's). */
+	tpl = registry_template_find(f.d.reg, "statsd.counter");
+	ck_assert_ptr_nonnull(tpl);
+	(void)put_kstat(&f.d, 9, "legacy", old, 3, tpl);	/* nobody's */
+	ck_assert_int_eq(feed(f.s, &nobody, "app.req:1000000|c", 1),
+	    SERIES_OK);
+	for (i = 0; i < 2000; i++)
+		ck_assert_int_eq(feed(f.s, &alice, "app.req:1|c", 2),
+		    SERIES_OK);
+	for (i = 0; i < 1000; i++)
+		ck_assert_int_eq(feed(f.s, &udp, "app.req:1|c", 3),
+		    SERIES_OK);
+	mine = find_exact(&f.d, "statsd/counter/app.req/statsd_uid:1000");
+	theirs = find_exact(&f.d, "statsd/counter/app.req/statsd_uid:65534");
+	anon = find_exact(&f.d, "statsd/counter/app.req");
+	ck_assert_ptr_nonnull(mine);
+	ck_assert_ptr_nonnull(theirs);
+	ck_assert_ptr_nonnull(anon);
+	ck_assert_uint_eq(mine->owner, 1000);
+	ck_assert_uint_eq(theirs->owner, 65534);
+	ck_assert_uint_eq(anon->owner, 4242);
+	ck_assert_int_eq(stat_of(mine, 0, VS_STYPE_SUM), 2000);
+	ck_assert_int_eq(stat_of(mine, 0, VS_STYPE_COUNT), 2000);
+	ck_assert_int_eq(stat_of(anon, 0, VS_STYPE_SUM), 1000);
+	ck_assert_int_eq(stat_of(theirs, 0, VS_STYPE_SUM), 1000000);
+	/* nobody's later lines, with a forged owner tag too, stay its own. */
+	ck_assert_int_eq(feed(f.s, &nobody, "app.req:5|c|#statsd_uid:1000",
+	    4), SERIES_OK);
+	ck_assert_int_eq(stat_of(mine, 0, VS_STYPE_SUM), 2000);
+	ck_assert_int_eq(stat_of(theirs, 0, VS_STYPE_SUM), 1000005);
+	/* Nor a tag the exposition would show as the label statsd_uid. */
+	ck_assert_int_eq(feed(f.s, &udp, "u0:1|c|#statsd.uid:0,Statsd_uid:1,"
+	    "statsd__uid:0,statsd-uid,statsd_uid2:5", 4), SERIES_OK);
+	ck_assert_int_eq(feed(f.s, &nobody, "app.req:1|c|#statsd.uid:1000",
+	    4), SERIES_OK);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/u0/Statsd_uid:1/statsd_uid2:5"), 0, VS_STYPE_SUM),
+	    1);
+	ck_assert_int_eq(stat_of(theirs, 0, VS_STYPE_SUM), 1000006);
+	ck_assert_int_eq(feed(f.s, &udp, "legacy:1|c", 5), SERIES_DENIED);
+	ck_assert_int_eq(feed(f.s, &root, "legacy:1|c", 5), SERIES_OK);
+	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/counter/legacy"), 0,
+	    VS_STYPE_SUM), 0);
+	fx_stop(&f);
+}
+END_TEST
+
+/*
+ * PERSISTENT series made or revived in one turn are bounded per source:
+ * a datagram of 40 lines of deleted PERSISTENT series revives 8, refuses
+ * the rest as busy, and the next turns revive the rest; another source's
+ * budget is its own.
+ */
+START_TEST(persistent_makes_bounded_per_turn)
+{
+	struct fixture f;
+	struct reg_kstat *k;
+	struct sl_line l;
+	char line[64], path[96];
+	unsigned ok, busy, turn;
+	int64_t sum[40];
+	int i;
+
+	fx_start(&f);
+	free(f.d.cfg.statsd_persistent_prefixes);
+	f.d.cfg.statsd_persistent_prefixes = strdup("keep.");
+	f.d.cfg.statsd_max_series_per_uid = 100;
+	/* One batch (no series_sync() between): 8 made, 32 busy. */
+	for (ok = busy = 0, i = 0; i < 40; i++) {
+		enum series_result r;
+
+		snprintf(line, sizeof(line), "keep.%d:1|c", i);
+		ck_assert(sl_line_parse(line, strlen(line), &lim, &l) ==
+		    SL_OK);
+		r = series_apply(f.s, &nobody, &l, 1);
+		ok += r == SERIES_OK;
+		busy += r == SERIES_BUSY;
+	}
+	/* Another source's lines in that batch: its own budget. */
+	ck_assert(sl_line_parse("keep.root:1|c", 13, &lim, &l) == SL_OK);
+	ck_assert_int_eq(series_apply(f.s, &root, &l, 1), SERIES_OK);
+	/* Not PERSISTENT: no budget at all. */
+	ck_assert(sl_line_parse("plain:1|c", 9, &lim, &l) == SL_OK);
+	ck_assert_int_eq(series_apply(f.s, &nobody, &l, 1), SERIES_OK);
+	series_sync(f.s);
+	ck_assert_uint_eq(ok, SERIES_DURABLE_PER_TURN);
+	ck_assert_uint_eq(busy, 40 - SERIES_DURABLE_PER_TURN);
+	/* Each later turn makes 8 more, until all 40 are. */
+	for (turn = 0; ok < 40; turn++) {
+		unsigned made = 0;
+
+		for (i = 0; i < 40; i++) {
+			snprintf(line, sizeof(line), "keep.%d:1|c", i);
+			ck_assert(sl_line_parse(line, strlen(line), &lim,
+			    &l) == SL_OK);
+			made += series_apply(f.s, &nobody, &l, 2) == SERIES_OK;
+		}
+		series_sync(f.s);
+		ck_assert_uint_eq(made, ok + SERIES_DURABLE_PER_TURN > 40 ?
+		    40 : ok + SERIES_DURABLE_PER_TURN);
+		ok = made;
+	}
+	ck_assert_uint_eq(turn, 4);
+	/* All deleted (dormant), then one datagram of all 40: 8 revived. */
+	for (i = 0; i < 40; i++) {
+		snprintf(path, sizeof(path),
+		    "statsd/counter/keep.%d/statsd_uid:65534", i);
+		k = find_exact(&f.d, path);
+		ck_assert_ptr_nonnull(k);
+		sum[i] = stat_of(k, 0, VS_STYPE_SUM);
+		ck_assert_int_ge(sum[i], 1);
+		ck_assert_int_eq(registry_kstat_delete(f.d.reg, k), 1);
+	}
+	for (ok = busy = 0, i = 0; i < 40; i++) {
+		enum series_result r;
+
+		snprintf(line, sizeof(line), "keep.%d:1|c", i);
+		ck_assert(sl_line_parse(line, strlen(line), &lim, &l) ==
+		    SL_OK);
+		r = series_apply(f.s, &nobody, &l, 3);
+		ok += r == SERIES_OK;
+		busy += r == SERIES_BUSY;
+	}
+	series_sync(f.s);
+	ck_assert_uint_eq(ok, SERIES_DURABLE_PER_TURN);
+	ck_assert_uint_eq(busy, 40 - SERIES_DURABLE_PER_TURN);
+	for (ok = 0, i = 0; i < 40; i++) {
+		snprintf(path, sizeof(path),
+		    "statsd/counter/keep.%d/statsd_uid:65534", i);
+		k = find_exact(&f.d, path);
+		ck_assert_ptr_nonnull(k);
+		/* Revived with its data and this line; or asleep with its
+		 * data. */
+		ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), sum[i] +
+		    !k->dormant);
+		ok += !k->dormant;
+	}
+	ck_assert_uint_eq(ok, SERIES_DURABLE_PER_TURN);
+	/* A new table over the same registry, as after a restart: the 8
+	 * awake series are found by their paths, at no cost; the others
+	 * still wake 8 a turn. */
+	f.s = series_free(f.s);
+	ck_assert_int_eq(series_new(&f.d, &f.s), 0);
+	for (ok = busy = 0, i = 0; i < 40; i++) {
+		enum series_result r;
+
+		snprintf(line, sizeof(line), "keep.%d:1|c", i);
+		ck_assert(sl_line_parse(line, strlen(line), &lim, &l) ==
+		    SL_OK);
+		r = series_apply(f.s, &nobody, &l, 4);
+		ok += r == SERIES_OK;
+		busy += r == SERIES_BUSY;
+	}
+	series_sync(f.s);
+	ck_assert_uint_eq(ok, 2 * SERIES_DURABLE_PER_TURN);
+	ck_assert_uint_eq(busy, 40 - 2 * SERIES_DURABLE_PER_TURN);
+	fx_stop(&f);
+}
+END_TEST
+
 static Suite *
 series_suite(void)
 {
@@ -778,6 +1029,8 @@ series_suite(void)
 	tcase_add_test(tc, container_field_is_a_tag);
 	tcase_add_test(tc, set_estimate_survives);
 	tcase_add_test(tc, deleted_series_found_by_key);
+	tcase_add_test(tc, series_belong_to_their_sender);
+	tcase_add_test(tc, persistent_makes_bounded_per_turn);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "unit.h"
+#include "tpl.h"
 #include "tpldef.h"
 
 static json_t *
@@ -74,11 +75,49 @@ START_TEST(a_definition_of_every_kind)
 	sb = stats_blob_alloc((uint32_t)id, 0);
 	ck_assert_ptr_nonnull(sb);
 	stats_blob_destroy(sb);
-	/* The same definition again: a new template under a taken name is
-	 * the engine's to refuse. */
-	ck_assert_int_eq(reg("{\"name\":\"ALL\",\"vois\":[{\"id\":0,"
-	    "\"name\":\"a\",\"dtype\":\"INT_U64\",\"stats\":["
-	    "{\"kind\":\"SUM\"}]}]}", NULL), -EEXIST);
+}
+END_TEST
+
+/*
+ * Names are per owner in statsd (registry.h): the engine holds a second
+ * template of a name, another definition or the same, each under its own
+ * id and with the hash its own definition gives; a released one leaves
+ * the other whole.
+ */
+START_TEST(one_name_many_templates)
+{
+	static const char one[] = "{\"name\":\"SHARED\",\"vois\":[{"
+	    "\"id\":0,\"name\":\"a\",\"dtype\":\"INT_U64\",\"stats\":["
+	    "{\"kind\":\"SUM\"}]}]}";
+	static const char other[] = "{\"name\":\"SHARED\",\"vois\":[{"
+	    "\"id\":0,\"name\":\"b\",\"dtype\":\"INT_S64\",\"stats\":["
+	    "{\"kind\":\"MAX\"}]}]}";
+	struct statsblob_tpl *t1, *t2, *t3;
+	int a = reg(one, NULL), b = reg(other, NULL), c = reg(one, NULL);
+	struct statsblob *sb;
+
+	ck_assert_int_ge(a, 0);
+	ck_assert_int_ge(b, 0);
+	ck_assert_int_ge(c, 0);
+	ck_assert_int_ne(a, b);
+	ck_assert_int_ne(a, c);
+	ck_assert_int_eq(stats_tpl_fetch(a, &t1), 0);
+	ck_assert_int_eq(stats_tpl_fetch(b, &t2), 0);
+	ck_assert_int_eq(stats_tpl_fetch(c, &t3), 0);
+	ck_assert_str_eq(t1->mb->tplname, "SHARED");
+	ck_assert_str_eq(t2->mb->tplname, "SHARED");
+	/* One definition, one hash; another definition, another. */
+	ck_assert_uint_eq(t1->mb->tplhash, t3->mb->tplhash);
+	ck_assert_uint_ne(t1->mb->tplhash, t2->mb->tplhash);
+	ck_assert_int_eq(tpl_release(a), 0);
+	sb = stats_blob_alloc((uint32_t)c, 0);
+	ck_assert_ptr_nonnull(sb);
+	stats_blob_destroy(sb);
+	ck_assert_int_eq(tpl_release(b), 0);
+	ck_assert_int_eq(tpl_release(c), 0);
+	/* stats(3)'s own rule is unchanged: one name, one template. */
+	ck_assert_int_ge(stats_tpl_alloc("SOLO", 0), 0);
+	ck_assert_int_eq(stats_tpl_alloc("SOLO", 0), -EEXIST);
 }
 END_TEST
 
@@ -159,6 +198,7 @@ tpldef_suite(void)
 
 	tcase_add_test(tc, a_definition_of_every_kind);
 	tcase_add_test(tc, errors_name_the_field);
+	tcase_add_test(tc, one_name_many_templates);
 	tcase_add_test(tc, kstat2_parameters_read_back);
 	suite_add_tcase(s, tc);
 	return s;

@@ -133,14 +133,14 @@ tpl_find_locked(const char *name, uint32_t hash)
 	return -ESRCH;
 }
 
-int
-stats_tpl_alloc(const char *name, uint32_t flags)
+/* A new template of name; unless shared, none of that name may exist. */
+static int
+tpl_alloc(const char *name, bool shared)
 {
 	struct statsblob_tpl *tpl, **nlist;
 	struct statsblobv1 *sb;
 	int id;
 
-	(void)flags;
 	if (!tpl_name_valid(name))
 		return -EINVAL;
 	tpl = calloc(1, sizeof(*tpl));
@@ -166,7 +166,7 @@ stats_tpl_alloc(const char *name, uint32_t flags)
 	pthread_rwlock_wrlock(&tpl_lock);
 	for (id = 0; id < ntpl && tpllist[id] != NULL; id++)
 		;
-	if (tpl_find_locked(name, 0) >= 0) {
+	if (!shared && tpl_find_locked(name, 0) >= 0) {
 		id = -EEXIST;
 	} else if (id < ntpl) {
 		/* A slot tpl_release() left vacant. */
@@ -189,6 +189,19 @@ stats_tpl_alloc(const char *name, uint32_t flags)
 		free(tpl);
 	}
 	return id;
+}
+
+int
+stats_tpl_alloc(const char *name, uint32_t flags)
+{
+	(void)flags;
+	return tpl_alloc(name, false);
+}
+
+int
+tpl_alloc_shared_name(const char *name)
+{
+	return tpl_alloc(name, true);
 }
 
 /* Free one template's memory. */

@@ -32,6 +32,14 @@ int tpl_count_locked(void);
  */
 int tpl_release(int id);
 
+/*
+ * tpl_alloc_shared_name: stats_tpl_alloc() for a process that holds
+ * templates for others (statsd) and keeps one per owner: a name another
+ * template has already is allowed, since the holder finds its templates
+ * by id, never by name. Returns: the id; -EINVAL; -ENOMEM.
+ */
+int tpl_alloc_shared_name(const char *name);
+
 /* The template whose hash is hash, or NULL. */
 const struct statsblob_tpl *tpl_by_hash(uint32_t hash);
 

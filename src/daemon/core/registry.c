@@ -83,12 +83,18 @@ registry_segment_visible(const struct reg_seg *seg, uint32_t peer_zone,
 
 /*
  * The segment of the kstats that live in zone (and in the global zone
- * too with gz), PRIV or not: found, or made when create.
- * Returns: it; NULL (none, or it cannot be made: *ret_err).
+ * too with gz), PRIV or not: found, or made when create. A zone's segment
+ * is charged, before its memfd is made, to the owner of n, the kstat
+ * that makes it (QUOTA_ZONE_SEGMENTS: a descriptor statsd holds for as
+ * long as the segment has kstats); the global zone's and every zone's
+ * are statsd's own (n is NULL).
+ * Returns: it; NULL (none, or it cannot be made: *ret_err, and for
+ * -EDQUOT *why).
  */
 static struct reg_seg *
 reg_seg_get(struct registry *r, uint32_t zone, bool gz, bool priv,
-    bool create, int *ret_err)
+    bool create, const struct reg_kstat_new *n, int *ret_err,
+    struct quota_refusal *why)
 {
 	struct reg_seg *rs;
 	size_t i;
@@ -121,6 +127,18 @@ reg_seg_get(struct registry *r, uint32_t zone, bool gz, bool priv,
 		*ret_err = -ENOMEM;
 		return NULL;
 	}
+	if (n != NULL && zone != ZONE_ALL && zone != ZONE_GLOBAL) {
+		e = n->restoring ? quota_force(r->d->quota, n->owner,
+		    QUOTA_ZONE_SEGMENTS, 1) : quota_charge(r->d->quota,
+		    n->owner, n->privileged, QUOTA_ZONE_SEGMENTS, 1, why);
+		if (e < 0) {
+			free(rs);
+			*ret_err = e;
+			return NULL;
+		}
+		rs->charged = true;
+		rs->owner = n->owner;
+	}
 	rs->zone = zone;
 	rs->gz = gz;
 	rs->priv = priv;
@@ -140,6 +158,9 @@ reg_seg_get(struct registry *r, uint32_t zone, bool gz, bool priv,
 	if (e < 0) {
 		log_error("cannot create the store segment %s: %s", rs->name,
 		    strerror(-e));
+		if (rs->charged)
+			quota_release(r->d->quota, rs->owner,
+			    QUOTA_ZONE_SEGMENTS, 1);
 		free(rs);
 		*ret_err = e;
 		return NULL;
@@ -167,6 +188,8 @@ reg_seg_release(struct registry *r, struct reg_seg *rs)
 			break;
 		}
 	store_segment_free(rs->seg);
+	if (rs->charged)
+		quota_release(r->d->quota, rs->owner, QUOTA_ZONE_SEGMENTS, 1);
 	free(rs);
 	store_segment_bump_kcid(r->all->seg);
 }
@@ -207,10 +230,12 @@ registry_new(struct statsd *d, struct registry **ret)
 		return -ENOMEM;
 	}
 	/* The one every peer maps, then the global zone's two. */
-	r->all = reg_seg_get(r, ZONE_ALL, false, false, true, &e);
+	r->all = reg_seg_get(r, ZONE_ALL, false, false, true, NULL, &e, NULL);
 	if (r->all == NULL ||
-	    reg_seg_get(r, ZONE_GLOBAL, false, false, true, &e) == NULL ||
-	    reg_seg_get(r, ZONE_GLOBAL, false, true, true, &e) == NULL) {
+	    reg_seg_get(r, ZONE_GLOBAL, false, false, true, NULL, &e,
+	    NULL) == NULL ||
+	    reg_seg_get(r, ZONE_GLOBAL, false, true, true, NULL, &e,
+	    NULL) == NULL) {
 		registry_free(r);
 		return e;
 	}
@@ -458,8 +483,11 @@ registry_template_add(struct registry *r, json_t *given,
 	def = reg_template_canonical(given);
 	if (def == NULL)
 		return -ENOMEM;
+	/* Only the owner's own: another's template of this name is not in
+	 * the way, and is not shown (its spec, or that it exists). */
 	for (i = 0; i < r->ntpls; i++) {
-		if (strcmp(r->tpls[i]->name, name) != 0)
+		if (r->tpls[i]->owner != owner->uid ||
+		    strcmp(r->tpls[i]->name, name) != 0)
 			continue;
 		e = json_equal(r->tpls[i]->def, def) ? 0 : -EEXIST;
 		json_decref(def);
@@ -525,8 +553,20 @@ registry_template_add(struct registry *r, json_t *given,
 	return 0;
 }
 
-struct reg_template *
-registry_template_find(struct registry *r, const char *spec)
+/* Which templates a lookup takes: any, the owner's, or the ones a peer
+ * may use. */
+enum reg_tpl_filter { RTF_ANY, RTF_OWNED, RTF_USABLE };
+
+struct reg_tpl_who {
+	uid_t		uid;
+	bool		privileged;
+	uint32_t	zone;
+};
+
+/* The newest template spec names that the filter takes. */
+static struct reg_template *
+reg_template_lookup(struct registry *r, const char *spec,
+    enum reg_tpl_filter f, const struct reg_tpl_who *who)
 {
 	char name[TPL_MAX_NAME_LEN + 1];
 	uint32_t hash;
@@ -541,9 +581,48 @@ registry_template_find(struct registry *r, const char *spec)
 			continue;
 		if (hash != 0 && t->hash != hash)
 			continue;
+		if (f == RTF_OWNED && t->owner != who->uid)
+			continue;
+		if (f == RTF_USABLE && !registry_template_usable(t, who->uid,
+		    who->privileged, who->zone))
+			continue;
 		return t;
 	}
 	return NULL;
+}
+
+struct reg_template *
+registry_template_find(struct registry *r, const char *spec)
+{
+	return reg_template_lookup(r, spec, RTF_ANY, NULL);
+}
+
+struct reg_template *
+registry_template_find_owned(struct registry *r, const char *spec, uid_t uid)
+{
+	struct reg_tpl_who who = { uid, false, ZONE_GLOBAL };
+
+	return reg_template_lookup(r, spec, RTF_OWNED, &who);
+}
+
+bool
+registry_template_usable(const struct reg_template *t, uid_t uid,
+    bool privileged, uint32_t zone)
+{
+	if (privileged || t->owner == uid)
+		return true;
+	return zone == ZONE_GLOBAL ? t->npublic > 0 : t->nall > 0;
+}
+
+struct reg_template *
+registry_template_resolve(struct registry *r, const char *spec, uid_t uid,
+    bool privileged, uint32_t zone)
+{
+	struct reg_tpl_who who = { uid, privileged, zone };
+	struct reg_template *t;
+
+	t = reg_template_lookup(r, spec, RTF_OWNED, &who);
+	return t != NULL ? t : reg_template_lookup(r, spec, RTF_USABLE, &who);
 }
 
 size_t
@@ -651,6 +730,13 @@ reg_public(const struct reg_kstat *k)
 {
 	return (k->hdr.flags & KSTAT_FLAG_PRIV) == 0 &&
 	    zone_sees(ZONE_GLOBAL, k->zone, reg_kstat_gz(k));
+}
+
+/* Is k seen by a peer of any zone? (Not PRIV, of ZONE_ALL.) */
+static bool
+reg_everywhere(const struct reg_kstat *k)
+{
+	return (k->hdr.flags & KSTAT_FLAG_PRIV) == 0 && k->zone == ZONE_ALL;
 }
 
 /* Count k (delta 1) or stop counting it (-1) as public, active or
@@ -787,7 +873,8 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	else
 		k->hdr.flags &= ~(uint32_t)KSTAT2_FLAG_GZ_VIS;
 	k->tpl = n->tpl;
-	k->rseg = reg_seg_get(r, k->zone, reg_kstat_gz(k), priv, true, &e);
+	k->rseg = reg_seg_get(r, k->zone, reg_kstat_gz(k), priv, true, n, &e,
+	    why);
 	if (k->rseg == NULL) {
 		free(k);
 		return e;
@@ -870,6 +957,8 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	reg_public_count(r, k, 1);
 	if (reg_public(k) && k->tpl->npublic++ == 0)
 		r->npublic_tpls++;
+	if (reg_everywhere(k))
+		k->tpl->nall++;
 	if (k->handle >= r->next_handle)
 		r->next_handle = k->handle + 1;
 	if (r->next_handle == 0)	/* never give out 0 */
@@ -906,6 +995,8 @@ registry_kstat_forget(struct registry *r, struct reg_kstat *k)
 	reg_public_count(r, k, -1);
 	if (reg_public(k) && --k->tpl->npublic == 0)
 		r->npublic_tpls--;
+	if (reg_everywhere(k))
+		k->tpl->nall--;
 	if (k->dormant)
 		r->ndormant--;
 	for (i = r->ndirty; i-- > 0;)

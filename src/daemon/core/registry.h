@@ -16,7 +16,8 @@
  * What a template or a kstat holds is charged to its owner (quota.h) when
  * it is made and given back when it goes: a template its definition and
  * blob; a kstat its slot and arena chunk in the public segment, and, if
- * PERSISTENT, its bytes on disk. A user at its template limit has its own
+ * PERSISTENT, its bytes on disk; the first kstat of a zone's segment that
+ * segment (a memfd descriptor), until the segment's last kstat goes. A user at its template limit has its own
  * templates that no kstat uses freed, oldest first.
  */
 #ifndef STATSD_DAEMON_REGISTRY_H
@@ -62,6 +63,7 @@ struct reg_template {
 	uint64_t	 ckpt_pending;
 	uint64_t	 vis_mark;	/* m_template_visible()'s */
 	unsigned	 npublic;	/* public kstats made from it */
+	unsigned	 nall;		/* of them, those seen in every zone */
 };
 
 /*
@@ -79,6 +81,8 @@ struct reg_seg {
 	bool			 priv;
 	uint32_t		 nkstats;
 	char			 name[40];
+	bool			 charged; /* a zone's: QUOTA_ZONE_SEGMENTS */
+	uid_t			 owner;	/* charged for it */
 };
 
 struct reg_kstat {
@@ -153,13 +157,22 @@ struct reg_owner {
 };
 
 /*
+ * Template names are per owner: a template is its owner's uid, its name
+ * and its definition. registry_template_add() looks only at the owner's
+ * own templates, so no other user's TemplateAdd can take a name from it
+ * (root's included), and what it answers tells nothing of others'
+ * templates (a PRIV kstat's, another zone's). Two owners with one name
+ * have two templates, each with the hash its own definition gives (the
+ * same hash for the same definition: the engine tells them apart by id).
+ *
  * registry_template_add: register def (a TemplateAdd definition) for
- * owner unless the same definition is registered already. Definitions
- * are compared, kept and laid out with their VOIs in the order of their
- * ids, so a template's hash is its name and schema's alone.
+ * owner unless owner has the same definition registered already.
+ * Definitions are compared, kept and laid out with their VOIs in the
+ * order of their ids, so a template's hash is its name and schema's alone.
  * Returns: 0 and *ret, *ret_created; -EINVAL with bad/reason filled;
- * -EEXIST if another definition has that name; -EDQUOT with *why filled
- * (max_templates, template bytes, per uid or in total); -ENOMEM.
+ * -EEXIST if another definition of owner's has that name; -EDQUOT with
+ * *why filled (max_templates, template bytes, per uid or in total);
+ * -ENOMEM.
  */
 int registry_template_add(struct registry *r, json_t *def,
     const struct reg_owner *owner, struct reg_template **ret,
@@ -167,9 +180,33 @@ int registry_template_add(struct registry *r, json_t *def,
     size_t reasonlen, struct quota_refusal *why);
 
 /* The template a spec ("<name>":<hash>, "<name>", :<hash>) names, the
- * newest if several match. Returns: it, or NULL. */
+ * newest if several match, whoever owns it (statsd's own lookups: the
+ * checkpoint's). Returns: it, or NULL. */
 struct reg_template *registry_template_find(struct registry *r,
     const char *spec);
+
+/* The same among the templates of owner uid only. */
+struct reg_template *registry_template_find_owned(struct registry *r,
+    const char *spec, uid_t uid);
+
+/*
+ * registry_template_usable: may a peer (uid, privileged, in zone) make
+ * kstats of t? Its own templates, any for a privileged peer; another's
+ * only if some kstat of it shows the template to that peer anyway: a
+ * public kstat (neither PRIV nor another zone's) for a peer of the global
+ * zone, a kstat seen in every zone for a peer in a zone. So a spec is no
+ * oracle: a hidden template is "no such template", as an absent one.
+ */
+bool registry_template_usable(const struct reg_template *t, uid_t uid,
+    bool privileged, uint32_t zone);
+
+/*
+ * registry_template_resolve: the template a peer's spec names: the
+ * newest of the peer's own that matches, else the newest matching one it
+ * may use (registry_template_usable()). Returns: it, or NULL.
+ */
+struct reg_template *registry_template_resolve(struct registry *r,
+    const char *spec, uid_t uid, bool privileged, uint32_t zone);
 
 /* All templates, oldest first (borrowed). */
 size_t registry_templates(struct registry *r, struct reg_template ***ret);

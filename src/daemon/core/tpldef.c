@@ -358,7 +358,9 @@ tpldef_register(json_t *def, struct tpldef_error *err)
 		id = e;
 		goto out;
 	}
-	id = stats_tpl_alloc(name, 0);
+	/* Names are per owner (registry.h): the engine may hold several
+	 * templates of one name, which statsd tells apart by id. */
+	id = tpl_alloc_shared_name(name);
 	if (id < 0)
 		goto out;
 	for (i = 0; i < n; i++) {

@@ -29,8 +29,9 @@ struct tpldef_error {
 /*
  * tpldef_register: check a definition ({"name":..., "vois":[...]},
  * shaped by the tables above) and register it with the engine.
- * Returns: the engine's template id (>= 0); -EINVAL with *err; -EEXIST if
- * the engine has a template of that name; -ENOMEM.
+ * Another template of that name may exist (statsd keeps names per owner:
+ * registry.h); the engine tells them apart by id.
+ * Returns: the engine's template id (>= 0); -EINVAL with *err; -ENOMEM.
  */
 int tpldef_register(json_t *def, struct tpldef_error *err);
 

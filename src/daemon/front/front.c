@@ -87,11 +87,12 @@ const char *const front_stat_names[] = {
 	"statsd_refused_cap", "statsd_refused_denied",
 	"statsd_refused_toolong", "statsd_refused_range",
 	"statsd_refused_store", "statsd_refused_negative",
+	"statsd_refused_busy",
 };
 const unsigned front_nstats = FS_NSTATS;
 _Static_assert(sizeof(front_stat_names) / sizeof(front_stat_names[0]) ==
     FS_NSTATS, "a name per counter");
-_Static_assert(SL_NREJECTS == 10 && SERIES_NRESULTS == 7,
+_Static_assert(SL_NREJECTS == 10 && SERIES_NRESULTS == 8,
     "front_stat_names[] lists every reason");
 
 struct front;

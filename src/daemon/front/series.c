@@ -19,7 +19,6 @@
 #include "log.h"
 #include "mirror.h"
 #include "registry.h"
-#include "rights.h"
 #include "ring.h"
 #include "series.h"
 #include "siphash.h"
@@ -36,6 +35,7 @@ const char *const series_result_names[SERIES_NRESULTS] = {
 	[SERIES_RANGE] = "range",
 	[SERIES_STORE] = "store",
 	[SERIES_NEGATIVE] = "negative",
+	[SERIES_BUSY] = "busy",
 };
 
 #define SERIES_CLASS	"statsd"
@@ -71,11 +71,14 @@ struct series_ent {
 	char		 bytes[];
 };
 
-/* Who made series, with how many: the uids of the Unix socket, and UDP. */
+/* Who made series, with how many: the uids of the Unix socket, and UDP;
+ * and the PERSISTENT series each made in turn number turn. */
 struct series_source {
 	uid_t		uid;
 	bool		udp;
 	uint32_t	n;
+	uint64_t	turn;
+	unsigned	durable;
 };
 
 /* A kstat of a series, under the keyed hash of its path. Entries are
@@ -110,6 +113,7 @@ struct series {
 	struct series_by_path	 *bypath;
 	size_t			  bp_cap;	/* 0: not built yet */
 	size_t			  bp_n;
+	uint64_t		  turn;		/* series_sync()s so far */
 };
 
 static void
@@ -403,8 +407,26 @@ series_source(struct series *s, const struct series_src *src)
 		s->srcs = p;
 		s->csrcs = nc;
 	}
-	s->srcs[s->nsrcs] = (struct series_source){ src->uid, src->udp, 0 };
+	s->srcs[s->nsrcs] = (struct series_source){ src->uid, src->udp, 0,
+	    0, 0 };
 	return (ssize_t)s->nsrcs++;
+}
+
+/* May source si make (or revive) one more PERSISTENT series this turn?
+ * Counts it if so. */
+static bool
+series_durable_take(struct series *s, size_t si)
+{
+	struct series_source *so = &s->srcs[si];
+
+	if (so->turn != s->turn) {
+		so->turn = s->turn;
+		so->durable = 0;
+	}
+	if (so->durable >= SERIES_DURABLE_PER_TURN)
+		return false;
+	so->durable++;
+	return true;
 }
 
 /* ------------------------------------------------------------ the kstats */
@@ -575,7 +597,7 @@ series_bypath_find(struct series *s, uint64_t h,
  * series of one's own only moves another along).
  */
 static enum series_result
-series_kstat(struct series *s, const struct series_src *src,
+series_kstat(struct series *s, const struct series_src *src, size_t si,
     struct reg_template *tpl, const struct sl_series_path *sp,
     bool persistent, struct reg_kstat **ret)
 {
@@ -587,7 +609,7 @@ series_kstat(struct series *s, const struct series_src *src,
 	struct reg_kstat *k, **all;
 	char kname[KSTAT_STRLEN], desc[64 + SL_PATH_MAX];
 	uint64_t h;
-	int32_t inst;
+	int32_t inst = 0;
 	bool revived;
 	size_t tries;
 	int r;
@@ -598,10 +620,9 @@ series_kstat(struct series *s, const struct series_src *src,
 	snprintf(kname, sizeof(kname), "%s", sp->seg[2]);
 	k = series_bypath_find(s, h, sp);
 	if (k != NULL) {
-		struct peer p = { src->uid, src->gid, 0, ZONE_GLOBAL,
-		    src->privileged };
-
-		if (!rights_may_modify(&p, k->owner, k->owner_zone))
+		/* The path holds the owner's tag, so this is the sender's
+		 * own series, unless an older statsd left it (series.h). */
+		if (k->owner != (src->udp ? d->self_uid : src->uid))
 			return SERIES_DENIED;
 		if (!k->dormant && k->tpl == tpl) {
 			*ret = k;
@@ -610,7 +631,13 @@ series_kstat(struct series *s, const struct series_src *src,
 		if (k->tpl != tpl)
 			return SERIES_STORE;
 		inst = k->hdr.instance;		/* revived where it sleeps */
-	} else {
+	}
+	/* Made or woken, a PERSISTENT series costs a file and a sync: a
+	 * source's turn has room for SERIES_DURABLE_PER_TURN (one awake
+	 * already, as after a restart, costs nothing). */
+	if ((persistent || k != NULL) && !series_durable_take(s, si))
+		return SERIES_BUSY;
+	if (k == NULL) {
 		/* Every kstat but one could be in the way, no more. */
 		inst = (int32_t)(1 + series_mix(h) % 0x7ffffffe);
 		for (tries = registry_kstats(d->reg, &all) + 1; tries > 0 &&
@@ -682,7 +709,11 @@ series_tpl_of(struct series *s, uint8_t type)
 
 	if (spec == NULL || spec[0] == '\0')
 		return s->tpl[type];
-	t = registry_template_find(s->d->reg, spec);
+	/* Root's or statsd's own, never another user's of that name. */
+	t = registry_template_find_owned(s->d->reg, spec, 0);
+	if (t == NULL)
+		t = registry_template_find_owned(s->d->reg, spec,
+		    s->d->self_uid);
 	if (t == NULL || (t->owner != 0 && t->owner != s->d->self_uid) ||
 	    t->nnames < 1 || t->names[0] == NULL) {
 		log_debug("statsd_template_%s %s: %s", sl_type_names[type],
@@ -724,6 +755,7 @@ series_make(struct series *s, const struct series_src *src,
 	ssize_t si;
 	size_t bytes;
 	uint64_t h;
+	bool persistent;
 	char *p;
 	int r;
 
@@ -755,8 +787,8 @@ series_make(struct series *s, const struct series_src *src,
 	tpl = series_tpl_of(s, l->type);
 	if (tpl == NULL)
 		return SERIES_STORE;
-	res = series_kstat(s, src, tpl, &sp,
-	    series_persistent(s, l->name, l->name_len), &k);
+	persistent = series_persistent(s, l->name, l->name_len);
+	res = series_kstat(s, src, (size_t)si, tpl, &sp, persistent, &k);
 	if (res != SERIES_OK)
 		return res;
 	bytes = sizeof(*e) + nd * (sizeof(char *) + sizeof(uint32_t)) +
@@ -1057,13 +1089,52 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 #define SERIES_CTAG_LEN		(sizeof(SERIES_CTAG) - 1)
 #define SERIES_CTAG_MAX		(SERIES_CTAG_LEN + 256)
 
+/* The owner's tag, statsd_uid:<uid>, and room for it. */
+#define SERIES_UTAG		SERIES_UID_TAG ":"
+#define SERIES_UTAG_LEN		(sizeof(SERIES_UTAG) - 1)
+#define SERIES_UTAG_MAX		(SERIES_UTAG_LEN + 12)
+
+/* Is (t, n) the tag key (a NUL-ended "key:") bare or with a value? */
+static bool
+series_is_tag(const char *t, uint32_t n, const char *key, size_t keylen)
+{
+	return (n == keylen - 1 && memcmp(t, key, n) == 0) ||
+	    (n >= keylen && memcmp(t, key, keylen) == 0);
+}
+
+/*
+ * Would the exposition show tag (t, n) as the label statsd_uid? Its key
+ * (up to the first ':') as a Prometheus label name: every run of bytes
+ * other than [A-Za-z0-9] one '_' (render_prom.c's rule), so that
+ * "statsd.uid" and "statsd__uid" are it too.
+ */
+static bool
+series_is_uid_tag(const char *t, uint32_t n)
+{
+	static const char want[] = SERIES_UID_TAG;
+	char key[sizeof(want)];
+	uint32_t i, l = 0;
+
+	for (i = 0; i < n && t[i] != ':'; i++) {
+		char c = t[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		    (c >= '0' && c <= '9')))
+			c = '_';
+		if (c == '_' && l > 0 && key[l - 1] == '_')
+			continue;
+		if (l == sizeof(want) - 1)
+			return false;
+		key[l++] = c;
+	}
+	return l == sizeof(want) - 1 && memcmp(key, want, l) == 0;
+}
+
 /* Is (t, n) a container_id tag, bare or with a value? */
 static bool
 series_is_ctag(const char *t, uint32_t n)
 {
-	return (n == SERIES_CTAG_LEN - 1 && memcmp(t, SERIES_CTAG, n) == 0) ||
-	    (n >= SERIES_CTAG_LEN && memcmp(t, SERIES_CTAG,
-	    SERIES_CTAG_LEN) == 0);
+	return series_is_tag(t, n, SERIES_CTAG, SERIES_CTAG_LEN);
 }
 
 /*
@@ -1071,18 +1142,27 @@ series_is_ctag(const char *t, uint32_t n)
  * and its DogStatsD container field |c:<id> as the tag container_id:<id>
  * (written in ctag, SERIES_CTAG_MAX bytes), as DogStatsD's origin
  * detection tags the point with the container it came from. The field
- * wins: a container_id tag the line also carries is left out.
+ * wins: a container_id tag the line also carries is left out. Then, for
+ * a line of the Unix socket, its sender's statsd_uid:<uid> (written in
+ * utag, SERIES_UTAG_MAX bytes): the series is that uid's (series.h). A
+ * tag of the line's own that the exposition would show as statsd_uid is
+ * always left out: no line names an owner but its sender's, and a UDP
+ * line none.
  * Returns: false for more than SL_PATH_TAGS_MAX tags.
  */
 static bool
-series_tags(const struct sl_line *l, const char **tag, uint32_t *tag_len,
-    uint32_t *ret_n, char *ctag)
+series_tags(const struct sl_line *l, const struct series_src *src,
+    const char **tag, uint32_t *tag_len, uint32_t *ret_n, char *ctag,
+    char *utag)
 {
 	uint32_t n = 0, pos = 0, tl;
 	const char *t;
+	int ul;
 
 	while (sl_tag_next(l->tags, l->tags_len, &pos, &t, &tl)) {
 		if (l->container != NULL && series_is_ctag(t, tl))
+			continue;
+		if (series_is_uid_tag(t, tl))
 			continue;
 		if (n == SL_PATH_TAGS_MAX)
 			return false;
@@ -1098,6 +1178,14 @@ series_tags(const struct sl_line *l, const char **tag, uint32_t *tag_len,
 		tag[n] = ctag;
 		tag_len[n++] = (uint32_t)SERIES_CTAG_LEN + l->container_len;
 	}
+	if (!src->udp) {
+		if (n == SL_PATH_TAGS_MAX)
+			return false;
+		ul = snprintf(utag, SERIES_UTAG_MAX, "%s%u", SERIES_UTAG,
+		    (unsigned)src->uid);
+		tag[n] = utag;
+		tag_len[n++] = (uint32_t)ul;
+	}
 	*ret_n = n;
 	return true;
 }
@@ -1108,7 +1196,7 @@ series_apply(struct series *s, const struct series_src *src,
 {
 	const char *tag[SL_PATH_TAGS_MAX + 1];
 	uint32_t tag_len[SL_PATH_TAGS_MAX + 1], ntags = 0;
-	char ctag[SERIES_CTAG_MAX];
+	char ctag[SERIES_CTAG_MAX], utag[SERIES_UTAG_MAX];
 	struct series_ent **slot, *e;
 	struct reg_kstat *k;
 	struct statsblob *sb;
@@ -1118,7 +1206,7 @@ series_apply(struct series *s, const struct series_src *src,
 	/* Refused before its series is looked up: it makes none either. */
 	if (l->type == SL_COUNTER && series_negative(l))
 		return SERIES_NEGATIVE;
-	if (!series_tags(l, tag, tag_len, &ntags, ctag))
+	if (!series_tags(l, src, tag, tag_len, &ntags, ctag, utag))
 		return SERIES_TOOLONG;
 	h = series_key(s, l->type, l->name, l->name_len, tag, tag_len,
 	    ntags);
@@ -1144,7 +1232,7 @@ series_apply(struct series *s, const struct series_src *src,
 			series_unslot(s, (size_t)(slot - s->tab));
 		series_ent_free(s, e);
 		/* (series_make() sorted tag[] and dropped repeats) */
-		(void)series_tags(l, tag, tag_len, &ntags, ctag);
+		(void)series_tags(l, src, tag, tag_len, &ntags, ctag, utag);
 		res = series_make(s, src, l, tag, tag_len, ntags, now, &e);
 		if (res != SERIES_OK)
 			return res;
@@ -1152,10 +1240,11 @@ series_apply(struct series *s, const struct series_src *src,
 		if (k == NULL)
 			return SERIES_STORE;
 	}
-	/* An unprivileged sender updates its own series only (ours are all
-	 * of the global zone: the owner's uid says it). */
-	if (!src->privileged && k->owner != (src->udp ? s->d->self_uid :
-	    src->uid))
+	/* A sender's lines find its own namespace's series only (its uid's
+	 * tag, or none for UDP): a kstat of that path owned by another (a
+	 * series an older statsd left, that privileged senders shared)
+	 * is not written, privileged sender or not. */
+	if (k->owner != (src->udp ? s->d->self_uid : src->uid))
 		return SERIES_DENIED;
 	e->last_ns = now;
 	sb = series_open(s, k, now);
@@ -1179,6 +1268,7 @@ series_probe_max(const struct series *s)
 void
 series_sync(struct series *s)
 {
+	s->turn++;
 	series_close(s);
 	registry_sync(s->d->reg);
 }

@@ -24,27 +24,53 @@
 struct statsd;
 struct series;
 
-/* Who sent a line. */
+/*
+ * Who sent a line. A series belongs to its sender: a line from the Unix
+ * socket is its uid's (SCM_CREDENTIALS), and its series carries the tag
+ * statsd_uid:<uid> (SERIES_UID_TAG), which the exposition shows as the
+ * label statsd_uid; a UDP line is anonymous, and its series, without that
+ * tag, are UDP's own namespace, owned by statsd. A tag of that name that
+ * a line carries itself is left out, whoever sends it. So one uid's
+ * lines never write, hide or take the name of another's series, nor of
+ * UDP's, and UDP's never those of any uid: each namespace has its own
+ * series of a (type, name, tags), and privilege changes none of this.
+ */
 struct series_src {
 	uid_t	uid;		/* owner of what it makes */
 	gid_t	gid;
 	bool	udp;		/* anonymous: UDP's own caps, owned by statsd */
-	bool	privileged;	/* may update any series (uid 0, admins) */
+	bool	privileged;	/* held to the totals only (uid 0, admins) */
 };
+
+/* The tag that names a series' owning uid (Unix socket lines). */
+#define SERIES_UID_TAG		"statsd_uid"
+
+/*
+ * PERSISTENT series made or revived from one source (a uid, or UDP) in
+ * one batch (between series_sync() calls: a loop turn of the front
+ * door): each costs a file and a synced checkpoint record, so a datagram
+ * naming hundreds of deleted ones cannot hold the loop. Lines past it are
+ * refused as SERIES_BUSY and counted (statsd_refused_busy); the series
+ * is made by a line of a later turn.
+ */
+#define SERIES_DURABLE_PER_TURN	8
 
 /* What became of a line that parsed. */
 enum series_result {
 	SERIES_OK = 0,
 	SERIES_CAP,	/* a new series past a cap: refused */
-	SERIES_DENIED,	/* the series is another owner's */
+	SERIES_DENIED,	/* the series is another owner's (one left by an
+			 * older statsd without its owner's tag) */
 	SERIES_TOOLONG,	/* name and tags do not fit a kstat2 path */
 	SERIES_RANGE,	/* a value the series' type cannot hold */
 	SERIES_STORE,	/* the store or a quota refused the kstat */
 	SERIES_NEGATIVE, /* a counter's negative increment: refused whole */
+	SERIES_BUSY,	/* past the turn's PERSISTENT series of its source */
 	SERIES_NRESULTS
 };
 
-/* "ok", "cap", "denied", "toolong", "range", "store", "negative". */
+/* "ok", "cap", "denied", "toolong", "range", "store", "negative",
+ * "busy". */
 extern const char *const series_result_names[SERIES_NRESULTS];
 
 struct series_stats {
@@ -81,7 +107,8 @@ struct series *series_free(struct series *s);
 enum series_result series_apply(struct series *s, const struct series_src *src,
     const struct sl_line *l, uint64_t now);
 
-/* After a batch of lines: PERSISTENT blobs into the store. */
+/* After a batch of lines: PERSISTENT blobs into the store; a new turn
+ * for SERIES_DURABLE_PER_TURN. */
 void series_sync(struct series *s);
 
 /*

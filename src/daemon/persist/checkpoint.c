@@ -1217,7 +1217,11 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	    owner < 0 || owner > UINT32_MAX || !json_is_array(path) ||
 	    json_array_size(path) > KS_NPSEG_MAX || crtime < 0 || birth < 0)
 		return "field out of range";
-	t = registry_template_find(reg, spec);
+	/* Its owner's template of that spec, as when it was made (names
+	 * are per owner); else another's it was made from. */
+	t = registry_template_find_owned(reg, spec, (uid_t)owner);
+	if (t == NULL)
+		t = registry_template_find(reg, spec);
 	if (t == NULL || strcmp(t->spec, spec) != 0)
 		return "its template is gone";
 	zone_cg = json_object_get(o, "zone_cgroup");

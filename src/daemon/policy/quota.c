@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "config.h"
 #include "daemon.h"
@@ -58,6 +59,9 @@ static const struct quota_def {
 	[QUOTA_RING_BYTES] = { "ring_bytes",
 	    QKW("max_ring_bytes_per_uid", max_ring_bytes_per_uid),
 	    QKW("max_ring_bytes", max_ring_bytes) },
+	[QUOTA_ZONE_SEGMENTS] = { "zone_segments",
+	    QK("max_zone_segments_per_uid", max_zone_segments_per_uid),
+	    QK("max_zone_segments", max_zone_segments) },
 };
 
 /* Refusal lines: at most QUOTA_LOG_BURST per QUOTA_LOG_PERIOD_NS. */
@@ -182,11 +186,40 @@ quota_user(struct quota *q, uid_t uid)
 	return &q->users[i];
 }
 
+uint64_t
+quota_zone_segments_fit(const struct config *c, uint64_t nofile)
+{
+	uint64_t others = (uint64_t)c->max_connections +
+	    c->http_max_connections + 2 * (uint64_t)c->max_rings +
+	    QUOTA_FDS_OWN;
+
+	return nofile > others ? nofile - others : 0;
+}
+
+/* r's total: the configuration's, for zone segments no more than the
+ * descriptor limit leaves (quota.h). */
+static uint64_t
+quota_total(const struct quota *q, enum quota_res r)
+{
+	uint64_t total = quota_key_value(&q->d->cfg, &quota_defs[r].total);
+	struct rlimit rl;
+
+	if (r == QUOTA_ZONE_SEGMENTS && getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY) {
+		uint64_t fit = quota_zone_segments_fit(&q->d->cfg,
+		    (uint64_t)rl.rlim_cur);
+
+		if (fit < total)
+			total = fit;
+	}
+	return total;
+}
+
 /* The part of r's total a peer may use. */
 static uint64_t
 quota_total_for(const struct quota *q, enum quota_res r, bool privileged)
 {
-	uint64_t total = quota_key_value(&q->d->cfg, &quota_defs[r].total);
+	uint64_t total = quota_total(q, r);
 	unsigned pct = q->d->cfg.quota_reserve_percent;
 
 	if (privileged || pct == 0)

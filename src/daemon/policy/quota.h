@@ -2,7 +2,7 @@
  * quota.h: what each user may make statsd hold — per-uid usage of every
  * resource a peer can cause statsd to keep (connections, buffered bytes,
  * templates and their bytes, kstats, arena bytes, PERSISTENT bytes on
- * disk), checked against a per-uid limit and a total, with a reserve of
+ * disk, rings and their bytes, zones' store segments), checked against a per-uid limit and a total, with a reserve of
  * every total for privileged peers, so that root is never locked out.
  *
  * The rule, for a charge of n units of resource r by a peer:
@@ -44,8 +44,27 @@ enum quota_res {
 	QUOTA_PERSISTENT,	/* disk bytes of PERSISTENT kstats */
 	QUOTA_RINGS,		/* update rings attached */
 	QUOTA_RING_BYTES,	/* their memfds: records and overflow areas */
+	QUOTA_ZONE_SEGMENTS,	/* zones' store segments (a memfd each) */
 	QUOTA_NUM
 };
+
+/*
+ * Descriptors. Every descriptor statsd holds for peers is under a total:
+ * connections (max_connections, http_max_connections), rings (two each,
+ * max_rings), zones' store segments (max_zone_segments); statsd's own
+ * (sockets, the global segments, the state log, files it opens for a
+ * moment) are fewer than QUOTA_FDS_OWN. Zone segments' total is lowered
+ * to what the descriptor limit leaves beside the others, so that the
+ * totals together never pass it: with every total's reserve kept for
+ * privileged peers, root's connection always finds a descriptor, however
+ * many zones users' containers make.
+ */
+#define QUOTA_FDS_OWN	256u
+
+/* The most zone segments the soft RLIMIT_NOFILE nofile leaves room for
+ * beside the other totals of the configuration c (0: none). */
+struct config;
+uint64_t quota_zone_segments_fit(const struct config *c, uint64_t nofile);
 
 /* Why a charge was refused: the configuration key and its value as it
  * applied to the peer (for a total, the part the peer may use). */

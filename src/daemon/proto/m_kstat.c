@@ -256,8 +256,10 @@ m_kstat_common(struct vl_call *call, json_t *params, struct reg_kstat_new *n,
 		varlink_error_value(call, "zone", "%s", zwhy);
 		return -EINVAL;
 	}
-	n->tpl = registry_template_find(call->d->reg, varlink_str(params,
-	    "template", ""));
+	/* The caller's own template of that spec first, then one it may
+	 * see (registry.h): a hidden one is no such template. */
+	n->tpl = registry_template_resolve(call->d->reg, varlink_str(params,
+	    "template", ""), peer->uid, peer->privileged, peer->zone);
 	if (n->tpl == NULL) {
 		varlink_error(call, VL_E_NO_SUCH_TEMPLATE, json_pack("{s:s}",
 		    "template", varlink_str(params, "template", "")));
