@@ -187,6 +187,28 @@ STATS_API struct statsblob *stats_blob_publish(stats_client_t *c, int tpl_id,
     const char *module, int instance, const char *name, const char *ks_class,
     uint32_t flags);
 
+/* What stats_blob_publish_ext() adds to a kstat's names. */
+struct stats_publish_extra {
+	const char *const	*path;		/* kstat2 path segments */
+	uint32_t		 npath;		/* 0 (none), or 3..16 */
+	const char		*description;	/* NULL: none */
+};
+
+/*
+ * stats_blob_publish_ext: stats_blob_publish() of a kstat that also has a
+ * kstat2 path of x->npath segments (each non-empty, printable, without
+ * '/'; 255 bytes in all once joined by '/') and a description
+ * (printable, at most 1023 bytes): the Prometheus exposition names a
+ * kstat of class "prometheus" by its path (docs/formats.md). A kstat
+ * joined keeps the path and description it was made with.
+ * Returns: as stats_blob_publish(); EINVAL or ENAMETOOLONG for a bad path
+ * or description.
+ */
+STATS_API struct statsblob *stats_blob_publish_ext(stats_client_t *c,
+    int tpl_id, const char *module, int instance, const char *name,
+    const char *ks_class, uint32_t flags,
+    const struct stats_publish_extra *x);
+
 /* One blob of stats_blob_publish_many(): its kstat's names. */
 struct stats_publish_name {
 	const char	*module;
