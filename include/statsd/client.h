@@ -105,6 +105,17 @@ STATS_API stats_client_t *stats_client_default(void);
 STATS_API int stats_client_flush(stats_client_t *c, int timeout_ms);
 
 /*
+ * stats_client_connect: connect now, in the calling thread, unless the
+ * client is connected. Updates made while it is not connected are dropped
+ * (and counted) until the watcher thread has reconnected, so a fork()
+ * child that updates at once (a pre-fork server's worker) calls this
+ * first: its first updates then find a ring.
+ * Returns: 0; -ENOTCONN (no statsd, or it refused: the last error says
+ * why; the watcher goes on trying); -EINVAL for NULL.
+ */
+STATS_API int stats_client_connect(stats_client_t *c);
+
+/*
  * stats_client_dropped: the updates this process made that never reached a
  * kstat: dropped with no ring (no connection, or statsd refused a ring) or
  * with an exhausted overflow area (a full ring alone drops nothing), lost

@@ -17,11 +17,13 @@ counters. docs/python.md has the whole API, the fork rules and a migration
 note from prometheus_client's multiprocess mode.
 """
 import functools
+import os
 import re
 import threading
 import time as _time
 
 from ._statsclient import Series as _Series
+from ._statsclient import _after_fork
 from ._statsclient import template as _template
 from ._statsclient import connected, dropped, flush, pushed
 
@@ -29,6 +31,12 @@ __all__ = ["Counter", "Gauge", "Histogram", "Summary", "CollectorRegistry",
            "REGISTRY", "connected", "dropped", "flush", "pushed"]
 
 INF = float("inf")
+
+# A worker forked by a pre-fork server (gunicorn) connects before its first
+# update; libstatsclient would otherwise drop the updates it makes until its
+# watcher thread has reconnected. (A server that forks without os.fork(),
+# as uWSGI does, gets the library's lazy reconnection.)
+os.register_at_fork(after_in_child=_after_fork)
 _METRIC_NAME_RE = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 _LABEL_NAME_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")
 _RESERVED_LABEL_RE = re.compile(r"^__.*$")

@@ -874,7 +874,26 @@ mod_flush(PyObject *Py_UNUSED(m), PyObject *args)
 	return PyBool_FromLong(r == 0);
 }
 
+/* After fork() in the child (os.register_at_fork): connect now, so that
+ * the worker's first updates are not dropped while the library's watcher
+ * reconnects. Without statsd it returns at once and the updates are
+ * dropped and counted, as always. */
+static PyObject *
+mod_after_fork(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
+{
+	int r;
+
+	if (client == NULL)
+		Py_RETURN_FALSE;
+	Py_BEGIN_ALLOW_THREADS
+	r = stats_client_connect(client);
+	Py_END_ALLOW_THREADS
+	return PyBool_FromLong(r == 0);
+}
+
 static PyMethodDef mod_methods[] = {
+	{ "_after_fork", mod_after_fork, METH_NOARGS,
+	    "connect in a fork child before its first update" },
 	{ "template", mod_template, METH_VARARGS,
 	    "template(type, bounds=()): a template id" },
 	{ "dropped", mod_dropped, METH_NOARGS,
