@@ -25,10 +25,11 @@ import time as _time
 from ._statsclient import Series as _Series
 from ._statsclient import _after_fork
 from ._statsclient import template as _template
-from ._statsclient import connected, dropped, flush, pushed
+from ._statsclient import connected, dropped, flush, last_error, pushed
 
 __all__ = ["Counter", "Gauge", "Histogram", "Summary", "CollectorRegistry",
-           "REGISTRY", "connected", "dropped", "flush", "pushed"]
+           "REGISTRY", "connected", "dropped", "flush", "last_error",
+           "pushed"]
 
 INF = float("inf")
 
@@ -107,6 +108,7 @@ class _Metric(_Series):
 
     _type = None
     _reserved_labelnames = ()
+    # The names a family takes in a registry, as prometheus_client's.
     _suffixes = ("",)
 
     def __init__(self, name, documentation, labelnames=(), namespace="",
@@ -154,6 +156,9 @@ class _Metric(_Series):
 
     def _sample_names(self):
         return [self._name + s for s in self._suffixes]
+
+    def __str__(self):
+        return "%s:%s" % (self._type, self._name)
 
     def __repr__(self):
         return "%s.%s(%s)" % (type(self).__module__, type(self).__name__,
@@ -287,7 +292,7 @@ class Counter(_Metric):
     >= 0."""
 
     _type = "counter"
-    _suffixes = ("_total",)
+    _suffixes = ("", "_total", "_created")
 
     def count_exceptions(self, exception=Exception):
         """Count exceptions of type exception raised out of a block or a
@@ -339,7 +344,7 @@ class Summary(_Metric):
 
     _type = "summary"
     _reserved_labelnames = ("quantile",)
-    _suffixes = ("", "_count", "_sum")
+    _suffixes = ("", "_count", "_sum", "_created")
 
     def time(self):
         """Observe the seconds a block or function took."""
@@ -353,7 +358,7 @@ class Histogram(_Metric):
 
     _type = "histogram"
     _reserved_labelnames = ("le",)
-    _suffixes = ("_bucket", "_count", "_sum")
+    _suffixes = ("", "_bucket", "_count", "_sum", "_created")
     DEFAULT_BUCKETS = (.005, .01, .025, .05, .075, .1, .25, .5, .75, 1.0,
                        2.5, 5.0, 7.5, 10.0, INF)
 

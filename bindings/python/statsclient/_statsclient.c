@@ -61,8 +61,9 @@ static volatile unsigned fork_gen;
 /* Updates dropped by series not published (no statsd yet). Under the
  * GIL. */
 static uint64_t unpublished_drops;
-static stats_client_t *client;
+static stats_client_t *client;	/* under attach_lock */
 static int client_errno;
+static pthread_mutex_t attach_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct {
 	PyObject_HEAD
@@ -70,7 +71,6 @@ typedef struct {
 	enum series_type	 type;
 	int			 tpl;
 	int			 pid_label;
-	int			 attaching;
 	unsigned		 gen;
 	long long		 next_try_ns;
 	int32_t			 instance;
@@ -92,6 +92,8 @@ atfork_child(void)
 {
 	fork_gen++;
 	unpublished_drops = 0;
+	/* A parent's thread may have held it. */
+	pthread_mutex_init(&attach_lock, NULL);
 }
 
 static long long
@@ -196,42 +198,51 @@ series_pid(SeriesObject *s)
 	series_names(s);
 }
 
-/* Publish the series' kstat. Called with the GIL, which it drops around
- * the call to statsd. Returns: 0; -1 (counted as a drop by the caller). */
+/*
+ * Publish the series' kstat. Called with the GIL, which it drops around
+ * the call to statsd; attach_lock makes a thread that meets a series
+ * another thread is publishing wait for it (and never holds it while
+ * waiting for the GIL), so that its updates are not dropped meanwhile.
+ * Returns: 0; -1 (counted as a drop by the caller).
+ */
 static int
 series_attach(SeriesObject *s)
 {
 	struct stats_publish_extra x;
 	stats_client_t *c;
 	struct statsblob *sb;
-	long long now = now_ns();
 	int err = 0;
 
-	if ((s->attaching && s->gen == fork_gen) || now < s->next_try_ns)
+	if (now_ns() < s->next_try_ns)
 		return -1;
-	if (s->pid_label && s->gen != fork_gen)
-		series_pid(s);
-	s->attaching = 1;
-	s->gen = fork_gen;
-	c = get_client();
-	x.path = (const char *const *)s->seg;
-	x.npath = s->nseg;
-	x.description = s->desc;
 	Py_BEGIN_ALLOW_THREADS
-	sb = c != NULL ? stats_blob_publish_ext(c, s->tpl, MODULE_NAME,
-	    s->instance, s->name, "prometheus", 0, &x) : NULL;
-	if (sb == NULL)
-		err = c != NULL ? errno : client_errno;
-	Py_END_ALLOW_THREADS
-	s->attaching = 0;
-	if (sb == NULL) {
-		s->last_errno = err;
-		s->next_try_ns = now_ns() + RETRY_NS;
-		return -1;
+	pthread_mutex_lock(&attach_lock);
+	sb = s->sb;
+	if (s->pid_label && s->gen != fork_gen) {
+		series_pid(s);
+		sb = NULL;
 	}
-	s->sb = sb;
-	s->last_errno = 0;
-	return 0;
+	s->gen = fork_gen;
+	if (sb == NULL && now_ns() >= s->next_try_ns) {
+		c = get_client();
+		x.path = (const char *const *)s->seg;
+		x.npath = s->nseg;
+		x.description = s->desc;
+		sb = c != NULL ? stats_blob_publish_ext(c, s->tpl,
+		    MODULE_NAME, s->instance, s->name, "prometheus", 0, &x) :
+		    NULL;
+		if (sb == NULL) {
+			err = c != NULL ? errno : client_errno;
+			s->last_errno = err;
+			s->next_try_ns = now_ns() + RETRY_NS;
+		} else {
+			s->last_errno = 0;
+		}
+		__atomic_store_n(&s->sb, sb, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&attach_lock);
+	Py_END_ALLOW_THREADS
+	return sb != NULL ? 0 : -1;
 }
 
 /* An update of a family with labels, not of one of its series. */
@@ -251,7 +262,8 @@ series_push(SeriesObject *s, int64_t q, uint32_t flags)
 
 	if (s->pid_label && s->gen != fork_gen)
 		s->sb = NULL;	/* a per-process series of the parent */
-	if (s->sb == NULL && series_attach(s) < 0) {
+	if (__atomic_load_n(&s->sb, __ATOMIC_ACQUIRE) == NULL &&
+	    series_attach(s) < 0) {
 		s->dropped++;
 		unpublished_drops++;
 		return;
@@ -891,7 +903,16 @@ mod_after_fork(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
 	return PyBool_FromLong(r == 0);
 }
 
+static PyObject *
+mod_last_error(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
+{
+	return PyUnicode_FromString(client != NULL ?
+	    stats_client_strerror(client) : "");
+}
+
 static PyMethodDef mod_methods[] = {
+	{ "last_error", mod_last_error, METH_NOARGS,
+	    "the text of libstatsclient's last error (\"\" if none)" },
 	{ "_after_fork", mod_after_fork, METH_NOARGS,
 	    "connect in a fork child before its first update" },
 	{ "template", mod_template, METH_VARARGS,
