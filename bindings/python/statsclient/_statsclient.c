@@ -651,6 +651,9 @@ Series_init(SeriesObject *s, PyObject *args, PyObject *kw)
 		}
 		s->desc[dl] = '\0';
 	}
+	/* Made now, as prometheus_client shows a series from its making
+	 * (a counter at 0); without statsd, on its first update. */
+	(void)series_attach(s);
 	return 0;
 toolong:
 	PyErr_Format(PyExc_ValueError, "the name and label values of %s "
