@@ -15,14 +15,13 @@ dropped) and one whose statsd is killed.
 Needs PYTHONPATH to hold the built module (meson sets it)."""
 import asyncio
 import os
-import signal
 import subprocess
 import sys
 import threading
 
 sys.path.insert(0, os.path.dirname(__file__))
 import harness  # noqa: E402
-from harness import DEADLINE, check, finish, mkdtemp, wait_for  # noqa: E402
+from harness import DEADLINE, check, finish, mkdtemp  # noqa: E402
 from pyscrape import http_daemon, parse, scrape  # noqa: E402
 
 import prometheus_client as pc  # noqa: E402
