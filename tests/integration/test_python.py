@@ -112,6 +112,17 @@ check(c.labels("/a").kstat.startswith("python:") and
       "a series is a kstat python:...: %s %r" % (c.labels("/a").kstat,
                                                   c.labels("/a").path))
 
+# kstat_read(): libkstat's view of the same kstat (millionths), and of
+# statsd's own.
+mod, inst, kname = c.labels("/a").kstat.split(":")
+ks = sc.kstat_read(mod, int(inst), kname)
+check(len(ks) == 1 and ks[0]["class"] == "prometheus" and
+      ks[0]["data"] == {"value.sum": 4000000},
+      "kstat_read() of a series: %r" % ks)
+ks = sc.kstat_read("statsd", 0, "daemon")
+check(len(ks) == 1 and ks[0]["data"].get("kstats", 0) > 10,
+      "kstat_read() of statsd:0:daemon: %r" % (ks[0]["data"] if ks else ks))
+
 
 # ------------------------------------------------------ the same exceptions
 def raised(f):

@@ -25,11 +25,12 @@ import time as _time
 from ._statsclient import Series as _Series
 from ._statsclient import _after_fork
 from ._statsclient import template as _template
-from ._statsclient import connected, dropped, flush, last_error, pushed
+from ._statsclient import (connected, dropped, flush, kstat_read,
+                           last_error, pushed)
 
 __all__ = ["Counter", "Gauge", "Histogram", "Summary", "CollectorRegistry",
-           "REGISTRY", "connected", "dropped", "flush", "last_error",
-           "pushed"]
+           "REGISTRY", "connected", "dropped", "flush", "kstat_read",
+           "last_error", "pushed"]
 
 INF = float("inf")
 

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include <statsd/client.h>
+#include <statsd/kstat.h>
 #include <statsd/stats.h>
 
 enum series_type { ST_COUNTER, ST_GAUGE, ST_HISTOGRAM, ST_SUMMARY,
@@ -913,7 +914,121 @@ mod_last_error(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
 	    stats_client_strerror(client) : "");
 }
 
+/* A named value as Python has it (None for a type it has no value of). */
+static PyObject *
+named_value(const kstat_named_t *kn)
+{
+	switch (kn->data_type) {
+	case KSTAT_DATA_CHAR:
+		return PyUnicode_DecodeUTF8(kn->value.c, strnlen(kn->value.c,
+		    sizeof(kn->value.c)), "replace");
+	case KSTAT_DATA_INT32:
+		return PyLong_FromLong(kn->value.i32);
+	case KSTAT_DATA_UINT32:
+		return PyLong_FromUnsignedLong(kn->value.ui32);
+	case KSTAT_DATA_INT64:
+		return PyLong_FromLongLong(kn->value.i64);
+	case KSTAT_DATA_UINT64:
+		return PyLong_FromUnsignedLongLong(kn->value.ui64);
+	case KSTAT_DATA_STRING:
+		if (KSTAT_NAMED_STR_PTR(kn) == NULL)
+			Py_RETURN_NONE;
+		return PyUnicode_DecodeUTF8(KSTAT_NAMED_STR_PTR(kn),
+		    strlen(KSTAT_NAMED_STR_PTR(kn)), "replace");
+	case KSTAT_DATA_UINT64_ARRAY: {
+		PyObject *l = PyList_New(KSTAT_NAMED_ARR_LEN(kn));
+		uint32_t i;
+
+		for (i = 0; l != NULL && i < KSTAT_NAMED_ARR_LEN(kn); i++)
+			PyList_SET_ITEM(l, i, PyLong_FromUnsignedLongLong(
+			    KSTAT_NAMED_ARR_PTR(kn)[i]));
+		return l;
+	}
+	default:
+		Py_RETURN_NONE;
+	}
+}
+
+/*
+ * kstat_read(module=None, instance=-1, name=None): the kstats statsd has
+ * that match (None and -1 match anything), read with libkstat as
+ * illumos's consumers read them: a list of dicts with module, instance,
+ * name, class, type (KSTAT_TYPE_*), snaptime (ns) and data, the named
+ * values ({name: value}; stats(3) blobs and Linux interfaces show as
+ * named values "<voi>.<kind>"), None for the other kstat types.
+ */
+static PyObject *
+mod_kstat_read(PyObject *Py_UNUSED(m), PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "module", "instance", "name", NULL };
+	const char *module = NULL, *name = NULL;
+	int instance = -1, err = 0;
+	PyObject *out = NULL;
+	kstat_ctl_t *kc;
+	kstat_t *ksp;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|ziz", kwlist, &module,
+	    &instance, &name))
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS
+	kc = kstat_open();
+	if (kc == NULL)
+		err = errno;
+	Py_END_ALLOW_THREADS
+	if (kc == NULL) {
+		errno = err;
+		return PyErr_SetFromErrno(PyExc_OSError);
+	}
+	out = PyList_New(0);
+	for (ksp = kc->kc_chain; out != NULL && ksp != NULL;
+	    ksp = ksp->ks_next) {
+		PyObject *d, *data;
+		kid_t r;
+
+		if ((module != NULL && strcmp(ksp->ks_module, module) != 0) ||
+		    (instance != -1 && ksp->ks_instance != instance) ||
+		    (name != NULL && strcmp(ksp->ks_name, name) != 0))
+			continue;
+		Py_BEGIN_ALLOW_THREADS
+		r = kstat_read(kc, ksp, NULL);
+		Py_END_ALLOW_THREADS
+		if (r == -1)
+			continue;	/* gone meanwhile, or not ours to read */
+		if (ksp->ks_type == KSTAT_TYPE_NAMED) {
+			kstat_named_t *kn = KSTAT_NAMED_PTR(ksp);
+			unsigned i;
+
+			data = PyDict_New();
+			for (i = 0; data != NULL && i < ksp->ks_ndata; i++) {
+				PyObject *v = named_value(&kn[i]);
+
+				if (v == NULL || PyDict_SetItemString(data,
+				    kn[i].name, v) < 0)
+					Py_CLEAR(data);
+				Py_XDECREF(v);
+			}
+		} else {
+			data = Py_None;
+			Py_INCREF(data);
+		}
+		d = data == NULL ? NULL : Py_BuildValue(
+		    "{s:s,s:i,s:s,s:s,s:i,s:L,s:N}", "module", ksp->ks_module,
+		    "instance", ksp->ks_instance, "name", ksp->ks_name,
+		    "class", ksp->ks_class, "type", (int)ksp->ks_type,
+		    "snaptime", (long long)ksp->ks_snaptime, "data", data);
+		if (d == NULL || PyList_Append(out, d) < 0)
+			Py_CLEAR(out);
+		Py_XDECREF(d);
+	}
+	(void)kstat_close(kc);
+	return out;
+}
+
 static PyMethodDef mod_methods[] = {
+	{ "kstat_read", (PyCFunction)(void (*)(void))mod_kstat_read,
+	    METH_VARARGS | METH_KEYWORDS,
+	    "kstat_read(module=None, instance=-1, name=None): the kstats "
+	    "that match, as libkstat reads them" },
 	{ "last_error", mod_last_error, METH_NOARGS,
 	    "the text of libstatsclient's last error (\"\" if none)" },
 	{ "_after_fork", mod_after_fork, METH_NOARGS,
