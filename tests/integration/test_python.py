@@ -120,7 +120,8 @@ check(len(ks) == 1 and ks[0]["class"] == "prometheus" and
       ks[0]["data"] == {"value.sum": 4000000},
       "kstat_read() of a series: %r" % ks)
 ks = sc.kstat_read("statsd", 0, "daemon")
-check(len(ks) == 1 and ks[0]["data"].get("kstats", 0) > 10,
+check(len(ks) == 1 and isinstance(ks[0]["data"].get("kstats"), int) and
+      isinstance(ks[0]["data"].get("applied"), int),
       "kstat_read() of statsd:0:daemon: %r" % (ks[0]["data"] if ks else ks))
 
 
