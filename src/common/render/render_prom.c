@@ -361,14 +361,16 @@ prom_series_labels(struct sbuf *sb, const char *path)
 	const char *seg, *eq;
 	size_t seglen, n;
 	unsigned i;
+	bool first = true;
 
 	for (i = 3; path_seg(path, i, &seg, &seglen); i++) {
 		n = seg_decode(seg, seglen, lv, sizeof(lv));
 		eq = memchr(lv, '=', n);
 		if (eq == NULL || eq == lv)
 			continue;
-		if (i > 3)
+		if (!first)
 			w_putc(sb, ',');
+		first = false;
 		w_bcat(sb, lv, (size_t)(eq - lv));
 		w_putc(sb, '=');
 		label_value(sb, eq + 1, n - (size_t)(eq + 1 - lv));
@@ -1074,7 +1076,6 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 		 * named by the metric and the kind. */
 		const char *name = c.statsd_series || c.prom_series ? NULL :
 		    e.name;
-		bool scalar = voi_is_scalar(b, e.v);
 
 		c.vsrc = NULL;
 		if (name != NULL) {
@@ -1086,7 +1087,8 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 			memcpy(c.vpart, c.name + c.stemlen, c.vlen + 1);
 			c.vsrc = name;
 		}
-		if ((own || ((c.statsd_series || c.prom_series) && scalar)) &&
+		if ((own || ((c.statsd_series || c.prom_series) &&
+		    voi_is_scalar(b, e.v))) &&
 		    (prim = flat_primary(view->sb, e.v)) != NULL)
 			put_scalar(&c, e.v, prim, blob_vsd(b, prim), name,
 			    name != NULL || c.statsd_series || c.prom_series);
