@@ -109,7 +109,8 @@ STATS_API int stats_client_flush(stats_client_t *c, int timeout_ms);
  * client is connected. Updates made while it is not connected are dropped
  * (and counted) until the watcher thread has reconnected, so a fork()
  * child that updates at once (a pre-fork server's worker) calls this
- * first: its first updates then find a ring.
+ * first: its first updates then find a ring. It starts the library's
+ * watcher thread, as a first update would.
  * Returns: 0; -ENOTCONN (no statsd, or it refused: the last error says
  * why; the watcher goes on trying); -EINVAL for NULL.
  */

@@ -414,6 +414,10 @@ stats_client_connect(stats_client_t *c)
 		return -EINVAL;
 	pthread_mutex_lock(&cl.lock);
 	r = cl_ensure_locked();
+	/* The watcher, as a lazy first use starts it: it notices statsd
+	 * going away (or closing a connection idle for idle_timeout_ms)
+	 * and connects again, or goes on trying after a failure. */
+	cl_kick_locked();
 	pthread_mutex_unlock(&cl.lock);
 	return r;
 }

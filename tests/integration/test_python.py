@@ -355,6 +355,38 @@ check(pids == dict([(str(os.getpid()), 1.0)] +
 check(sample("app_node_level") == 104, "a node gauge: one value that every "
       "process moved: %r" % sample("app_node_level"))
 
+# A worker that stays idle past statsd's idle_timeout_ms (gunicorn's
+# workers wait for requests) has its connection closed; its first updates
+# after that were dropped. (The 1 s sleep only makes the close likely; a
+# machine too slow to close it in time passes without the case.)
+IDLE = r"""
+import os, sys, time
+import statsclient as sc
+pre = sc.Counter("app_idle_pre", "d")
+pre.inc()
+pid = os.fork()
+if pid == 0:
+    time.sleep(1)
+    new = sc.Counter("app_idle_new", "d", ["k"])
+    for i in range(1000):
+        pre.inc()
+        new.labels("x").inc()
+    ok = sc.flush(30000) and sc.dropped() == 0
+    os._exit(0 if ok else 3)
+_, st = os.waitpid(pid, 0)
+print(st)
+"""
+d3, port3 = http_daemon("idle_timeout_ms = 100\n")
+p = harness.run([sys.executable, "-c", IDLE], capture_output=True,
+                text=True, timeout=DEADLINE * 4,
+                env=dict(os.environ, STATSD_SOCKET=d3.sock))
+got, _ = scrape(port3, "app_")
+check(p.stdout.split() == ["0"] and
+      got.get(("app_idle_pre_total", frozenset())) == 1001 and
+      got.get(("app_idle_new_total", frozenset({("k", "x")}))) == 1000,
+      "a fork child idle past idle_timeout_ms drops nothing: %r %r %r" % (
+          p.stdout, p.stderr[-300:], got))
+
 # --------------------------------------------- no statsd, and a dead statsd
 NOSTATSD = r"""
 import os, sys

@@ -232,6 +232,12 @@ series_attach(SeriesObject *s)
 		sb = c != NULL ? stats_blob_publish_ext(c, s->tpl,
 		    MODULE_NAME, s->instance, s->name, "prometheus", 0, &x) :
 		    NULL;
+		/* A connection statsd closed (idle, or a restart the
+		 * watcher has not seen yet) fails the call and is dropped:
+		 * the next call connects again. */
+		if (sb == NULL && c != NULL && errno == ENOTCONN)
+			sb = stats_blob_publish_ext(c, s->tpl, MODULE_NAME,
+			    s->instance, s->name, "prometheus", 0, &x);
 		if (sb == NULL) {
 			err = c != NULL ? errno : client_errno;
 			s->last_errno = err;
