@@ -356,6 +356,15 @@ START_TEST(prom_client_series)
 	    "# TYPE app_requests_total counter\n"
 	    "app_requests_total{} 2.5\n"));
 	free(t);
+	/* statsd_ is statsd's: such a family keeps the kstat's names. */
+	path[2] = "statsd_statsd_daemon_applied";
+	ck_assert_int_eq(ks_hdr_new(&h, "python", 8, "statsd_statsd_da.3",
+	    "prometheus", KSTAT_TYPE_BLOB, 0, path, 3, "Spoof.", NULL), 0);
+	t = render(&v, false, NULL, NULL);
+	ck_assert_ptr_null(strstr(t, "# TYPE statsd_statsd_daemon_applied"));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_python_statsd_statsd_da_3_"
+	    "value_sum_total{module=\"python\""));
+	free(t);
 	stats_blob_destroy(sb);
 }
 END_TEST

@@ -249,8 +249,15 @@ is_statsd_series(const struct kstat_hdr *h)
 static bool
 is_prom_series(const struct kstat_hdr *h)
 {
-	return strcmp(h->class_, "prometheus") == 0 &&
-	    strncmp(h->path, "prometheus/", 11) == 0;
+	const char *fam;
+
+	if (strcmp(h->class_, "prometheus") != 0 ||
+	    strncmp(h->path, "prometheus/", 11) != 0)
+		return false;
+	/* statsd_ is statsd's own namespace: a peer's series claiming it
+	 * (to pass for statsd's counters) keeps its kstat's names. */
+	fam = strchr(h->path + 11, '/');
+	return fam != NULL && strncmp(fam + 1, "statsd_", 7) != 0;
 }
 
 char *
