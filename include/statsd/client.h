@@ -105,6 +105,18 @@ STATS_API stats_client_t *stats_client_default(void);
 STATS_API int stats_client_flush(stats_client_t *c, int timeout_ms);
 
 /*
+ * stats_client_connect: connect now, in the calling thread, unless the
+ * client is connected. Updates made while it is not connected are dropped
+ * (and counted) until the watcher thread has reconnected, so a fork()
+ * child that updates at once (a pre-fork server's worker) calls this
+ * first: its first updates then find a ring. It starts the library's
+ * watcher thread, as a first update would.
+ * Returns: 0; -ENOTCONN (no statsd, or it refused: the last error says
+ * why; the watcher goes on trying); -EINVAL for NULL.
+ */
+STATS_API int stats_client_connect(stats_client_t *c);
+
+/*
  * stats_client_dropped: the updates this process made that never reached a
  * kstat: dropped with no ring (no connection, or statsd refused a ring) or
  * with an exhausted overflow area (a full ring alone drops nothing), lost
@@ -186,6 +198,28 @@ STATS_API const char *stats_client_strerror(stats_client_t *c);
 STATS_API struct statsblob *stats_blob_publish(stats_client_t *c, int tpl_id,
     const char *module, int instance, const char *name, const char *ks_class,
     uint32_t flags);
+
+/* What stats_blob_publish_ext() adds to a kstat's names. */
+struct stats_publish_extra {
+	const char *const	*path;		/* kstat2 path segments */
+	uint32_t		 npath;		/* 0 (none), or 3..16 */
+	const char		*description;	/* NULL: none */
+};
+
+/*
+ * stats_blob_publish_ext: stats_blob_publish() of a kstat that also has a
+ * kstat2 path of x->npath segments (each non-empty, printable, without
+ * '/'; 255 bytes in all once joined by '/') and a description
+ * (printable, at most 1023 bytes): the Prometheus exposition names a
+ * kstat of class "prometheus" by its path (docs/formats.md). A kstat
+ * joined keeps the path and description it was made with.
+ * Returns: as stats_blob_publish(); EINVAL or ENAMETOOLONG for a bad path
+ * or description.
+ */
+STATS_API struct statsblob *stats_blob_publish_ext(stats_client_t *c,
+    int tpl_id, const char *module, int instance, const char *name,
+    const char *ks_class, uint32_t flags,
+    const struct stats_publish_extra *x);
 
 /* One blob of stats_blob_publish_many(): its kstat's names. */
 struct stats_publish_name {

@@ -405,6 +405,23 @@ stats_client_flush(stats_client_t *c, int timeout_ms)
 	return cl_rings_flush(timeout_ms < 0 ? -1 : left > 0 ? left : 0);
 }
 
+int
+stats_client_connect(stats_client_t *c)
+{
+	int r;
+
+	if (c != &cl)
+		return -EINVAL;
+	pthread_mutex_lock(&cl.lock);
+	r = cl_ensure_locked();
+	/* The watcher, as a lazy first use starts it: it notices statsd
+	 * going away (or closing a connection idle for idle_timeout_ms)
+	 * and connects again, or goes on trying after a failure. */
+	cl_kick_locked();
+	pthread_mutex_unlock(&cl.lock);
+	return r;
+}
+
 uint64_t
 stats_client_dropped(stats_client_t *c)
 {

@@ -703,6 +703,24 @@ cl_pub_new(json_t *tj, const char *module, int instance, const char *name,
 	return pub;
 }
 
+/* A pub's kstat2 path and description. Returns: 0; -errno (the last
+ * error names the field). */
+static int
+cl_pub_extra(struct cl_pub *pub, const struct stats_publish_extra *x)
+{
+	struct ks_error err = { 0 };
+	int r = 0;
+
+	if (x->npath > 0)
+		r = ks_hdr_set_path(&pub->o.hdr, x->path, x->npath, &err);
+	if (r == 0 && x->description != NULL)
+		r = ks_hdr_set_desc(&pub->o.hdr, x->description, &err);
+	if (r < 0)
+		return cl_fail(r, "%s: %s", err.field != NULL ? err.field :
+		    "kstat", err.msg);
+	return 0;
+}
+
 /*
  * Publish n blobs of template tpl_id: make their kstats (in batches),
  * then show each in place. All or none.
@@ -710,7 +728,8 @@ cl_pub_new(json_t *tj, const char *module, int instance, const char *name,
  */
 static int
 cl_publish_locked(int tpl_id, const struct stats_publish_name *names,
-    size_t n, const char *ks_class, uint32_t flags, struct statsblob **ret)
+    size_t n, const char *ks_class, uint32_t flags,
+    const struct stats_publish_extra *x, struct statsblob **ret)
 {
 	struct cl_pub **pubs;
 	json_t *tj = NULL;
@@ -724,9 +743,12 @@ cl_publish_locked(int tpl_id, const struct stats_publish_name *names,
 	r = cl_tpl_json(tpl_id, &tj);
 	if (r == 0)
 		r = cl_win_init_locked();
-	for (i = 0; r == 0 && i < n; i++)
+	for (i = 0; r == 0 && i < n; i++) {
 		pubs[i] = cl_pub_new(tj, names[i].module, names[i].instance,
 		    names[i].name, ks_class, flags, &r);
+		if (r == 0 && x != NULL)
+			r = cl_pub_extra(pubs[i], x);
+	}
 	json_decref(tj);
 	if (r == 0)
 		r = cl_kobj_create_many_locked((struct cl_kobj **)pubs, n);
@@ -776,7 +798,32 @@ stats_blob_publish(stats_client_t *c, int tpl_id, const char *module,
 		return NULL;
 	}
 	pthread_mutex_lock(&cl.lock);
-	r = cl_publish_locked(tpl_id, &nm, 1, ks_class, flags, &sb);
+	r = cl_publish_locked(tpl_id, &nm, 1, ks_class, flags, NULL, &sb);
+	pthread_mutex_unlock(&cl.lock);
+	if (r < 0) {
+		errno = -r;
+		return NULL;
+	}
+	return sb;
+}
+
+struct statsblob *
+stats_blob_publish_ext(stats_client_t *c, int tpl_id, const char *module,
+    int instance, const char *name, const char *ks_class, uint32_t flags,
+    const struct stats_publish_extra *x)
+{
+	struct stats_publish_name nm = { module, instance, name };
+	struct statsblob *sb = NULL;
+	int r;
+
+	if (c != &cl || x == NULL || (x->npath > 0 && x->path == NULL) ||
+	    (flags & ~(uint32_t)(STATS_PUBLISH_PERSISTENT |
+	    STATS_PUBLISH_PRIV)) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	pthread_mutex_lock(&cl.lock);
+	r = cl_publish_locked(tpl_id, &nm, 1, ks_class, flags, x, &sb);
 	pthread_mutex_unlock(&cl.lock);
 	if (r < 0) {
 		errno = -r;
@@ -797,7 +844,7 @@ stats_blob_publish_many(stats_client_t *c, int tpl_id,
 	    ret == NULL)))
 		return -EINVAL;
 	pthread_mutex_lock(&cl.lock);
-	r = cl_publish_locked(tpl_id, names, n, ks_class, flags, ret);
+	r = cl_publish_locked(tpl_id, names, n, ks_class, flags, NULL, ret);
 	pthread_mutex_unlock(&cl.lock);
 	return r;
 }

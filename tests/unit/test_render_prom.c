@@ -4,8 +4,8 @@
  * a signed one a gauge), a NAMED kstat's own values, cumulative histogram
  * buckets with le = next bound - 1 and out-of-band counts below the
  * range in every bucket, summaries, names sanitised with their units,
- * label escapes, one family at a time across kstats, and the quantile
- * list's parser.
+ * label escapes, one family at a time across kstats, a Prometheus
+ * client's series under its own names, and the quantile list's parser.
  */
 #include <errno.h>
 #include <math.h>
@@ -294,6 +294,81 @@ START_TEST(series_timer_keeps_suffixes)
 }
 END_TEST
 
+/*
+ * A Prometheus client's series (class prometheus, path prometheus/<type>/
+ * <family>/<label>=<value>): its family's own name and labels, HELP the
+ * description alone, millionths shown as the quotient, a bucket's le its
+ * bound less one millionth, and no series of the COUNT beside the HIST.
+ */
+START_TEST(prom_client_series)
+{
+	static const char *const names[] = { "value" };
+	int tpl = unit_tpl("promcl");
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 1, NULL };
+	const char *path[] = { "prometheus", "histogram", "app_lat_seconds",
+	    "route=%2Fa", "code=2\"0" };
+	char *t;
+	int i;
+
+	/* Bounds 0.005 and 0.1 (millionths plus one), +Inf above. */
+	UNIT_ADD(tpl, 0, "value", VSD_DTYPE_INT_S64, 0, STATS_VSS_SUM(),
+	    STATS_VSS_COUNT(), STATS_VSS_CRHIST64_USR(HBKTS(CRBKT(INT64_MIN),
+	    CRBKT(5001), CRBKT(100001)), 0));
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	/* 0.005 (on the bound), 0.006, 0.1 and 2 seconds. */
+	for (i = 0; i < 4; i++)
+		ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0,
+		    (int64_t[]){ 5000, 6000, 100000, 2000000 }[i], 0, 0), 0);
+	ck_assert_int_eq(ks_hdr_new(&h, "python", 7, "app_lat_seconds.1",
+	    "prometheus", KSTAT_TYPE_BLOB, 0, path, 5, "Latency.", NULL), 0);
+	t = render(&v, false, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "# HELP app_lat_seconds Latency.\n"
+	    "# TYPE app_lat_seconds histogram\n"));
+	ck_assert_ptr_nonnull(strstr(t, "app_lat_seconds_bucket{route=\"/a\","
+	    "code=\"2\\\"0\",le=\"0.005\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(t, ",le=\"0.1\"} 3\n"));
+	ck_assert_ptr_nonnull(strstr(t, ",le=\"+Inf\"} 4\n"));
+	ck_assert_ptr_nonnull(strstr(t, "app_lat_seconds_sum{route=\"/a\","
+	    "code=\"2\\\"0\"} 2.111\n"));
+	ck_assert_ptr_nonnull(strstr(t, "_count{route=\"/a\",code=\"2\\\"0\"}"
+	    " 4\n"));
+	ck_assert_ptr_null(strstr(t, "statsd_"));
+	ck_assert_ptr_null(strstr(t, "_count_total"));
+	free(t);
+	stats_blob_destroy(sb);
+
+	/* A counter: <family>_total, its millionths as the quotient. */
+	tpl = unit_tpl("promclc");
+	UNIT_ADD(tpl, 0, "value", VSD_DTYPE_INT_U64, 0, STATS_VSS_SUM());
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	v.sb = sb;
+	ck_assert_int_eq(engine_apply(sb, 0, STATS_OP_ABS, 0, 2500000, 0, 0),
+	    0);
+	path[1] = "counter";
+	path[2] = "app_requests";
+	ck_assert_int_eq(ks_hdr_new(&h, "python", 8, "app_requests.2",
+	    "prometheus", KSTAT_TYPE_BLOB, 0, path, 3, "Requests.", NULL), 0);
+	t = render(&v, false, NULL, NULL);
+	ck_assert_ptr_nonnull(strstr(t, "# HELP app_requests_total Requests.\n"
+	    "# TYPE app_requests_total counter\n"
+	    "app_requests_total{} 2.5\n"));
+	free(t);
+	/* statsd_ is statsd's: such a family keeps the kstat's names. */
+	path[2] = "statsd_statsd_daemon_applied";
+	ck_assert_int_eq(ks_hdr_new(&h, "python", 8, "statsd_statsd_da.3",
+	    "prometheus", KSTAT_TYPE_BLOB, 0, path, 3, "Spoof.", NULL), 0);
+	t = render(&v, false, NULL, NULL);
+	ck_assert_ptr_null(strstr(t, "# TYPE statsd_statsd_daemon_applied"));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_python_statsd_statsd_da_3_"
+	    "value_sum_total{module=\"python\""));
+	free(t);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 /* A statsd series: named by its metric, labelled by its tags; a kstat2
  * path's segments are labels of other kstats. */
 START_TEST(series_tags_and_paths)
@@ -456,6 +531,7 @@ render_prom_suite(void)
 	tcase_add_test(tc, summary_quantiles);
 	tcase_add_test(tc, names_labels_and_passes);
 	tcase_add_test(tc, series_tags_and_paths);
+	tcase_add_test(tc, prom_client_series);
 	tcase_add_test(tc, series_fixed_point_counter);
 	tcase_add_test(tc, series_timer_keeps_suffixes);
 	tcase_add_test(tc, linux_kinds);

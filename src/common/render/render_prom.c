@@ -56,6 +56,10 @@ struct pctx {
 	size_t			 vlen;
 	int			 nseries;
 	bool			 statsd_series;	/* the front door's */
+	bool			 prom_series;	/* a Prometheus client's */
+	/* What one is in its integers: PROM_SERIES_UNIT for a Prometheus
+	 * client's series, else 1. */
+	double			 unit;
 };
 
 int
@@ -230,6 +234,32 @@ is_statsd_series(const struct kstat_hdr *h)
 	    strncmp(h->path, "statsd/", 7) == 0;
 }
 
+/*
+ * Is h a series of a Prometheus client library (statsd's Python binding):
+ * class "prometheus", path "prometheus/<type>/<family>[/<label>=<value>
+ * ...]"? It is shown under its family's own name and labels, as that
+ * library would show it, so that dashboards keep working when an
+ * application moves to statsd. Its one VOI keeps millionths in integers
+ * (PROM_SERIES_UNIT): a stats(3) histogram takes integer bounds, and a
+ * Prometheus bucket's bound is a fraction (le="0.005"); shown, a value is
+ * the correctly rounded quotient.
+ */
+#define PROM_SERIES_UNIT	1e6
+
+static bool
+is_prom_series(const struct kstat_hdr *h)
+{
+	const char *fam;
+
+	if (strcmp(h->class_, "prometheus") != 0 ||
+	    strncmp(h->path, "prometheus/", 11) != 0)
+		return false;
+	/* statsd_ is statsd's own namespace: a peer's series claiming it
+	 * (to pass for statsd's counters) keeps its kstat's names. */
+	fam = strchr(h->path + 11, '/');
+	return fam != NULL && strncmp(fam + 1, "statsd_", 7) != 0;
+}
+
 char *
 prom_stem(const struct kstat_hdr *h, char *buf, size_t len)
 {
@@ -239,6 +269,14 @@ prom_stem(const struct kstat_hdr *h, char *buf, size_t len)
 	size_t seglen;
 
 	name[0] = '\0';
+	if (is_prom_series(h) && path_seg(h->path, 2, &seg, &seglen)) {
+		char family[KS_PATH_MAX + 1];
+		size_t fl = seg_decode(seg, seglen, family, sizeof(family));
+
+		san_cat(name, &n, family, fl);
+		snprintf(buf, len, "%s", name);
+		return buf;
+	}
 	san_cat(name, &n, "statsd", 6);
 	if (is_statsd_series(h) && path_seg(h->path, 2, &seg, &seglen)) {
 		char metric[KS_PATH_MAX + 1];
@@ -321,6 +359,31 @@ tag_labels(struct sbuf *sb, const char *path)
 	}
 }
 
+/* A Prometheus client's series' labels: its path's "<label>=<value>"
+ * segments, in their order (the client checked the names). */
+static void
+prom_series_labels(struct sbuf *sb, const char *path)
+{
+	char lv[KS_PATH_MAX + 1];
+	const char *seg, *eq;
+	size_t seglen, n;
+	unsigned i;
+	bool first = true;
+
+	for (i = 3; path_seg(path, i, &seg, &seglen); i++) {
+		n = seg_decode(seg, seglen, lv, sizeof(lv));
+		eq = memchr(lv, '=', n);
+		if (eq == NULL || eq == lv)
+			continue;
+		if (!first)
+			w_putc(sb, ',');
+		first = false;
+		w_bcat(sb, lv, (size_t)(eq - lv));
+		w_putc(sb, '=');
+		label_value(sb, eq + 1, n - (size_t)(eq + 1 - lv));
+	}
+}
+
 /* The kstat's labels, without braces, into o->labels. */
 static int
 make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series)
@@ -331,7 +394,9 @@ make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series)
 	unsigned i;
 
 	sbuf_clear(sb);
-	if (series) {
+	if (is_prom_series(h)) {
+		prom_series_labels(sb, h->path);
+	} else if (series) {
 		tag_labels(sb, h->path);
 	} else {
 		w_cat(sb, "module=");
@@ -405,6 +470,12 @@ put_help_line(struct pctx *c, const char *total, const char *voi,
 	w_bcat(sb, c->name, c->namelen);
 	w_cat(sb, total);
 	w_putc(sb, ' ');
+	if (c->prom_series) {
+		/* The client's documentation alone, as the client shows. */
+		put_help(c->o, h->desc);
+		w_putc(sb, '\n');
+		return;
+	}
 	if (h->desc[0] != '\0') {
 		put_help(c->o, h->desc);
 		w_cat(sb, " (");
@@ -646,7 +717,10 @@ put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
 	series_start(c, t == PT_COUNTER ? "_total" : "");
 	w_cat(c->o->buf, "} ");
 	numeric_load((enum vsd_dtype)vs->dtype, vsd, &num);
-	if (factor == 1.0 && !dtype_info[vs->dtype].is_q)
+	if (c->unit != 1)
+		put_double(c->o->buf, numeric_to_double(
+		    (enum vsd_dtype)vs->dtype, &num) / c->unit, false);
+	else if (factor == 1.0 && !dtype_info[vs->dtype].is_q)
 		put_numeric(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
 	else if (factor == 1.0)
 		put_q(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
@@ -759,7 +833,7 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 
 	if (g == NULL || !dtype_is_scalar(vd))
 		return;
-	fam_name(c, voi, "hist", NULL);
+	fam_name(c, voi, c->prom_series ? NULL : "hist", NULL);
 	if (!fam_take(c, PT_HISTOGRAM, voi, "HIST"))
 		return;
 	integer = !dtype_info[vd].is_q;
@@ -786,6 +860,7 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 		le = numeric_to_double(vd, ub);
 		if (g->kind != 'V' && integer)
 			le -= 1;
+		le /= c->unit;
 		if (have_prev && le <= prev)
 			continue;	/* not above the last: merged into it */
 		put_bucket(c, le, cum);
@@ -800,7 +875,7 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 	 * timer's band below 0 is one. The VOI's SUM and COUNT are still
 	 * series of their own. */
 	has_sum = voi_sum(b, v, &sum) && !(c->o->om && neg);
-	put_sum_count(c, has_sum, sum, total);
+	put_sum_count(c, has_sum, sum / c->unit, total);
 }
 
 /* A t-digest: a summary of the configured quantiles (NaN while empty). */
@@ -813,13 +888,14 @@ put_tdgst(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 	bool has_sum;
 	size_t i;
 
-	fam_name(c, voi, "tdigest", NULL);
+	fam_name(c, voi, c->prom_series ? NULL : "tdigest", NULL);
 	if (!fam_take(c, PT_SUMMARY, voi, "TDGST"))
 		return;
 	for (i = 0; i < c->o->nq; i++) {
 		if (count == 0 || tdgst_quantile(vsd, c->o->quantiles[i],
 		    &q) != 0)
 			q = NAN;
+		q /= c->unit;
 		series_start(c, "");
 		w_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ?
 		    ",quantile=\"" : "quantile=\"");
@@ -829,7 +905,7 @@ put_tdgst(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 		w_putc(c->o->buf, '\n');
 	}
 	has_sum = voi_sum(b, v, &sum);
-	put_sum_count(c, has_sum, sum, count);
+	put_sum_count(c, has_sum, sum / c->unit, count);
 }
 
 /* One series of c's family with one more label (NULL: none) and a
@@ -994,6 +1070,8 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 	if (b == NULL)
 		return -EINVAL;
 	c.statsd_series = is_statsd_series(h);
+	c.prom_series = is_prom_series(h);
+	c.unit = c.prom_series ? PROM_SERIES_UNIT : 1;
 	prom_stem(h, c.name, sizeof(c.name));
 	c.stemlen = strlen(c.name);
 	if (make_labels(o, h, c.statsd_series) < 0)
@@ -1003,7 +1081,8 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 		const struct voistat *prim = NULL;
 		/* A statsd series has one VOI, "value": its families are
 		 * named by the metric and the kind. */
-		const char *name = c.statsd_series ? NULL : e.name;
+		const char *name = c.statsd_series || c.prom_series ? NULL :
+		    e.name;
 
 		c.vsrc = NULL;
 		if (name != NULL) {
@@ -1015,10 +1094,11 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 			memcpy(c.vpart, c.name + c.stemlen, c.vlen + 1);
 			c.vsrc = name;
 		}
-		if ((own || (c.statsd_series && voi_is_scalar(b, e.v))) &&
+		if ((own || ((c.statsd_series || c.prom_series) &&
+		    voi_is_scalar(b, e.v))) &&
 		    (prim = flat_primary(view->sb, e.v)) != NULL)
 			put_scalar(&c, e.v, prim, blob_vsd(b, prim), name,
-			    name != NULL || c.statsd_series);
+			    name != NULL || c.statsd_series || c.prom_series);
 		while (flat_each_stat(&e, prim)) {
 			const struct stype_ops *ops = &stype_ops[e.s];
 
@@ -1038,7 +1118,10 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 				    name);
 			} else if (ops->field_values != NULL) {
 				put_fields(&c, ops, e.vsd, name);
-			} else if (ops->nfields == 1) {
+			} else if (ops->nfields == 1 && !c.prom_series) {
+				/* A Prometheus client's series is its one
+				 * value, or its distribution whose _sum and
+				 * _count are its scalars. */
 				put_scalar(&c, e.v, e.vs, e.vsd, name, false);
 			}
 			/* The internal kinds (DEFN, VOISTATE) have no
