@@ -4,11 +4,14 @@
  * a scraper that does not read holds one page and no more, and its
  * connection times out (http_timeout_ms). HTTP peers are anonymous: they
  * see what an unprivileged peer of the global zone sees, and never a
- * PRIV kstat. Each scrape is charged to them, as uid HTTP_UID (nobody),
- * one connection and a page of buffered bytes (quota.h): HTTP can take
- * no more of statsd than an unprivileged user, and never the reserve
- * privileged peers keep. With zlib, a scraper that accepts gzip gets
- * it: each page compressed and flushed as it goes.
+ * PRIV kstat. No user is charged for them: a scrape is bounded by
+ * HTTP's own limits (http_max_connections, a page of HTTP_PAGE bytes
+ * each), so that no local user, nobody included, can use up what
+ * Prometheus needs, nor Prometheus what a user may hold. Each connection
+ * is a peer of its own in the loop's turns (turns.h): a page of a scrape
+ * waits for one turn, however many other peers want theirs. With zlib, a
+ * scraper that accepts gzip gets it: each page compressed and flushed as
+ * it goes.
  *
  * Connections are bounded too, before any request: at most
  * http_max_connections are open (accepting stops at the bound and goes
@@ -21,6 +24,7 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,14 +47,15 @@
 #include "expo.h"
 #include "http.h"
 #include "log.h"
-#include "quota.h"
+#include "turns.h"
 #include "varlink.h"
 #include "zones.h"
 
 /* Bytes of one page of a scrape. */
 #define HTTP_PAGE	(64u * 1024u)
 
-/* Whom HTTP scrapes are charged to: the anonymous peer's uid. */
+/* The anonymous peer's identity, for what it may see (an unprivileged
+ * peer of the global zone); nothing is charged to it. */
 #define HTTP_UID	((uid_t)65534)
 
 /* The longest request line and headers taken, and how much of the
@@ -108,8 +113,8 @@ struct scrape {
 	struct expo		 e;
 	struct sbuf		*text;
 	struct peer		 peer;
-	struct event		*later;		/* the next page, after a
-						 * page with nothing in it */
+	struct turn_peer	*turn;		/* its connection's turns */
+	struct turn_task	 task;		/* the next page */
 	struct scrape		*next, **prevp;
 #ifdef HAVE_ZLIB
 	z_stream		 z;
@@ -129,10 +134,8 @@ scrape_free(struct scrape *s)
 	if (s->next != NULL)
 		s->next->prevp = s->prevp;
 	s->http->nscrapes--;
-	if (s->later != NULL)
-		event_free(s->later);
-	quota_release(s->http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
-	quota_release(s->http->d->quota, HTTP_UID, QUOTA_BUFFERED, HTTP_PAGE);
+	turns_cancel(s->http->d->turns, &s->task);
+	turns_peer_put(s->http->d->turns, s->turn);
 	expo_done(&s->e);
 	sbuf_delete(s->text);
 #ifdef HAVE_ZLIB
@@ -418,11 +421,10 @@ scrape_page(struct scrape *s)
 		return;
 	}
 	/* Nothing to send (its kstats were all hidden): libevent sends no
-	 * empty chunk, nor calls back; the next page comes from the loop. */
+	 * empty chunk, nor calls back; the next page comes in the next
+	 * turn. */
 	if (evbuffer_get_length(b) == 0 && sbuf_len(s->text) == 0 &&
 	    !scrape_gz(s)) {
-		struct timeval now = { 0, 0 };
-
 		evbuffer_free(b);
 		if (s->e.done) {
 			struct evhttp_request *req = s->req;
@@ -430,7 +432,7 @@ scrape_page(struct scrape *s)
 			scrape_free(s);
 			evhttp_send_reply_end(req);
 		} else {
-			evtimer_add(s->later, &now);
+			turns_queue(s->http->d->turns, &s->task);
 		}
 		return;
 	}
@@ -447,21 +449,22 @@ scrape_page(struct scrape *s)
 	evbuffer_free(b);
 }
 
-/* After a page with nothing in it. */
+/* The scrape's turn: its next page. */
 static void
-scrape_later(evutil_socket_t fd, short what, void *arg)
+scrape_turn(struct turn_task *t)
 {
-	(void)fd;
-	(void)what;
-	scrape_page(arg);
+	scrape_page((struct scrape *)(void *)((char *)t -
+	    offsetof(struct scrape, task)));
 }
 
-/* The last page was written out: the next one. */
+/* The last page was written out: the next one, in the next turn. */
 static void
 scrape_more(struct evhttp_connection *evcon, void *arg)
 {
+	struct scrape *s = arg;
+
 	(void)evcon;
-	scrape_page(arg);
+	turns_queue(s->http->d->turns, &s->task);
 }
 
 #ifdef HAVE_ZLIB
@@ -519,10 +522,8 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	const char *accept = evhttp_find_header(in, "Accept");
 	bool om = accept != NULL && wants_om(accept);
-	struct quota_refusal why;
 	struct http_conn *conn;
 	struct scrape *s;
-	char msg[160];
 
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", om ? CT_OM : CT_TEXT);
@@ -537,36 +538,22 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 		    "too many scrapes at once (http_max_connections)\n");
 		return;
 	}
-	if (quota_charge(http->d->quota, HTTP_UID, false, QUOTA_CONNECTIONS,
-	    1, &why) < 0) {
-		snprintf(msg, sizeof(msg), "over statsd's %s\n", why.limit);
-		send_text(req, 503, "Service Unavailable", msg);
-		return;
-	}
-	if (quota_charge(http->d->quota, HTTP_UID, false, QUOTA_BUFFERED,
-	    HTTP_PAGE, &why) < 0) {
-		quota_release(http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
-		snprintf(msg, sizeof(msg), "over statsd's %s\n", why.limit);
-		send_text(req, 503, "Service Unavailable", msg);
-		return;
-	}
 	conn = http_conn_of(http, evhttp_request_get_connection(req));
 	s = conn != NULL ? calloc(1, sizeof(*s)) : NULL;
 	if (s == NULL || (s->text = sbuf_new_auto()) == NULL ||
-	    (s->later = evtimer_new(http->d->base, scrape_later, s)) == NULL ||
+	    (s->turn = turns_peer_get(http->d->turns, turns_key_unique(
+	    http->d->turns), false)) == NULL ||
 	    expo_init(http->d, &s->e, s->text, om, &s->peer) < 0) {
 		if (s != NULL) {
 			sbuf_delete(s->text);
-			if (s->later != NULL)
-				event_free(s->later);
+			turns_peer_put(http->d->turns, s->turn);
 		}
 		free(s);
-		quota_release(http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
-		quota_release(http->d->quota, HTTP_UID, QUOTA_BUFFERED,
-		    HTTP_PAGE);
 		send_text(req, 500, "Internal Server Error", "out of memory\n");
 		return;
 	}
+	s->task.run = scrape_turn;
+	s->task.peer = s->turn;
 	/* Anonymous: an unprivileged peer of the global zone. */
 	s->peer.uid = HTTP_UID;
 	s->peer.gid = (gid_t)65534;
@@ -597,7 +584,7 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	http->nscrapes++;
 	http->d->expo_scrapes++;
 	evhttp_send_reply_start(req, HTTP_OK, "OK");
-	scrape_page(s);
+	turns_queue(http->d->turns, &s->task);
 }
 
 static const char landing[] =
