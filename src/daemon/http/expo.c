@@ -29,13 +29,24 @@ struct expo_page_budget {
 #define EXPO_COST_SERIES	64u
 
 /*
+ * A group of at most this many kstats is looked over first, to render
+ * one it shows alone in one pass; a larger one goes family by family at
+ * once, in passes a page can stop in the middle of: looking it over
+ * whole could not be.
+ */
+#define EXPO_GROUP_SCAN		64u
+
+/*
  * The kstats in (stem, module, name, instance) order, by handle (a kstat
  * may go between pages), with their stems; made again when the chain
  * changed (kstats, dormant ones, the segments' chain ids).
  */
 struct expo_ent {
 	uint32_t	 handle;
-	uint32_t	 stem;		/* offset in stems */
+	uint32_t	 stem;		/* offsets in stems: the stem, */
+	uint32_t	 module;	/* the module and the name */
+	uint32_t	 name;
+	int32_t		 instance;
 };
 
 struct expo_index {
@@ -90,20 +101,53 @@ in_group(const char *root, size_t rlen, const char *s)
 	    s[rlen] == '_');
 }
 
+/* The index's order: stem, module, name, instance. */
+static int
+ent_cmp(const char *as, const char *am, const char *an, int32_t ai,
+    const char *bs, const char *bm, const char *bn, int32_t bi)
+{
+	int c;
+
+	if ((c = stem_cmp(as, bs)) != 0)
+		return c;
+	if ((c = strcmp(am, bm)) != 0)
+		return c;
+	if ((c = strcmp(an, bn)) != 0)
+		return c;
+	return ai < bi ? -1 : ai > bi;
+}
+
 static int
 sort_cmp(const void *x, const void *y)
 {
 	const struct sort_ent *a = x, *b = y;
-	int c;
 
-	if ((c = stem_cmp(a->stem, b->stem)) != 0)
-		return c;
-	if ((c = strcmp(a->k->hdr.module, b->k->hdr.module)) != 0)
-		return c;
-	if ((c = strcmp(a->k->hdr.name, b->k->hdr.name)) != 0)
-		return c;
-	return a->k->hdr.instance < b->k->hdr.instance ? -1 :
-	    a->k->hdr.instance > b->k->hdr.instance;
+	return ent_cmp(a->stem, a->k->hdr.module, a->k->hdr.name,
+	    a->k->hdr.instance, b->stem, b->k->hdr.module, b->k->hdr.name,
+	    b->k->hdr.instance);
+}
+
+/* Append the string v (l bytes) to the pool; its offset in *off.
+ * Returns: 0; -ENOMEM. */
+static int
+pool_add(char **pool, size_t *len, size_t *cap, const char *v, size_t l,
+    uint32_t *off)
+{
+	if (*len + l + 1 > *cap) {
+		size_t nc = *cap > 0 ? *cap * 2 : 4096;
+		char *np;
+
+		while (nc < *len + l + 1)
+			nc *= 2;
+		if ((np = realloc(*pool, nc)) == NULL)
+			return -ENOMEM;
+		*pool = np;
+		*cap = nc;
+	}
+	memcpy(*pool + *len, v, l + 1);
+	*off = (uint32_t)*len;
+	*len += l + 1;
+	return 0;
 }
 
 void
@@ -146,24 +190,19 @@ expo_index(struct statsd *d, bool fresh)
 	se = malloc((n > 0 ? n : 1) * sizeof(*se));
 	stems = NULL;
 	for (i = 0; se != NULL && i < n; i++) {
-		size_t l = strlen(prom_stem(&all[i]->hdr, stem, sizeof(stem)));
+		const struct kstat_hdr *h = &all[i]->hdr;
+		size_t l = strlen(prom_stem(h, stem, sizeof(stem)));
 
-		if (len + l + 1 > cap) {
-			size_t nc = cap > 0 ? cap * 2 : 4096;
-			char *ns;
-
-			while (nc < len + l + 1)
-				nc *= 2;
-			if ((ns = realloc(stems, nc)) == NULL)
-				break;
-			stems = ns;
-			cap = nc;
-		}
-		memcpy(stems + len, stem, l + 1);
+		/* The names too: a page resumes inside a group by looking
+		 * its place up, whatever kstats went meanwhile. */
+		if (pool_add(&stems, &len, &cap, stem, l, &se[i].e.stem) < 0 ||
+		    pool_add(&stems, &len, &cap, h->module, strlen(h->module),
+		    &se[i].e.module) < 0 || pool_add(&stems, &len, &cap,
+		    h->name, strlen(h->name), &se[i].e.name) < 0)
+			break;
 		se[i].k = all[i];
 		se[i].e.handle = all[i]->handle;
-		se[i].e.stem = (uint32_t)len;
-		len += l + 1;
+		se[i].e.instance = h->instance;
 	}
 	if (se == NULL || i < n) {
 		free(se);
@@ -253,19 +292,25 @@ expo_kstat(struct statsd *d, struct expo *e, const struct reg_kstat *k,
 	return r;
 }
 
-/* Is k (of stem) after the last kstat rendered inside the group
- * (e->l*), in the index's order? */
-static bool
-expo_after_last(const struct expo *e, const char *stem,
-    const struct reg_kstat *k)
+/* Where in x's entries [a, b) the first one after the last kstat a
+ * page looked at inside the group (e->l*) is: O(log n), so that a page
+ * that resumes deep in a group does not walk the part before it. */
+static size_t
+expo_after_last(const struct expo *e, const struct expo_index *x, size_t a,
+    size_t b)
 {
-	int c = stem_cmp(stem, e->lstem);
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		const struct expo_ent *v = &x->v[mid];
 
-	if (c == 0)
-		c = strcmp(k->hdr.module, e->lmod);
-	if (c == 0)
-		c = strcmp(k->hdr.name, e->lname);
-	return c > 0 || (c == 0 && k->hdr.instance > e->linst);
+		if (ent_cmp(x->stems + v->stem, x->stems + v->module,
+		    x->stems + v->name, v->instance, e->lstem, e->lmod,
+		    e->lname, e->linst) <= 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
 }
 
 /* The page's budget: its bytes, or its work. */
@@ -281,9 +326,11 @@ expo_spent(const struct expo *e, const struct expo_page_budget *pb,
  * The stem of x's entries [a, b): its kstats one by one when it has one
  * to show, else family by family, each family's series of all of them
  * before the next family's. A stem of several kstats may end the page
- * between two of them (*cut): e->mid and the rest of e's stem state say
- * where the next page goes on, so that no page costs more than its
- * budget and a kstat, however many kstats share a stem.
+ * between two of them (*cut), shown or not: e->mid and the rest of e's
+ * stem state say where the next page goes on, so that no page costs
+ * more than its budget and a kstat, however many kstats share a stem and
+ * however few of them it shows (every kstat looked at is work: a family
+ * pass over 120,000 kstats that shows 2 held the loop for 40 s).
  * Returns: series; -ENOMEM.
  */
 static int
@@ -295,13 +342,16 @@ expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
 	char only[PROM_NAME_MAX], next[PROM_NAME_MAX];
 	struct reg_kstat *k, *one = NULL;
 	struct prom_out *o = &e->out;
-	size_t i, shown = 0;
+	size_t i, start = a, shown = 0;
 	bool resume = e->mid && strcmp(e->cur, stem) == 0;
 	int r, total = 0;
 
 	*cut = false;
 	e->mid = false;
-	if (!resume) {
+	if (!resume && b - a > EXPO_GROUP_SCAN) {
+		only[0] = '\0';
+		next[0] = '\0';
+	} else if (!resume) {
 		for (i = a; i < b && shown < 2; i++) {
 			k = registry_kstat_by_handle(d->reg, x->v[i].handle);
 			*work += EXPO_COST_KSTAT;
@@ -330,22 +380,23 @@ expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
 		memcpy(o->fam, only, o->famlen);
 		o->fam[o->famlen] = '\0';
 		o->famtype = e->famtype;
+		start = expo_after_last(e, x, a, b);
 	}
 	for (;;) {
-		for (i = a; i < b; i++) {
+		for (i = start; i < b; i++) {
 			k = registry_kstat_by_handle(d->reg, x->v[i].handle);
-			if (!expo_shows(e, k) || (resume &&
-			    !expo_after_last(e, x->stems + x->v[i].stem, k)))
-				continue;
-			if (only[0] == '\0')
-				e->kstats++;
-			r = expo_kstat(d, e, k, only, next, sizeof(next));
-			if (r < 0)
-				return r;
-			total += r;
-			*work += EXPO_COST_KSTAT + EXPO_COST_SERIES *
-			    (uint64_t)r;
-			if (!expo_spent(e, pb, *work))
+			*work += EXPO_COST_KSTAT;
+			if (expo_shows(e, k)) {
+				if (only[0] == '\0')
+					e->kstats++;
+				r = expo_kstat(d, e, k, only, next,
+				    sizeof(next));
+				if (r < 0)
+					return r;
+				total += r;
+				*work += EXPO_COST_SERIES * (uint64_t)r;
+			}
+			if (!expo_spent(e, pb, *work) || i + 1 == b)
 				continue;
 			/* The page is spent: go on after k next time. */
 			e->mid = true;
@@ -356,13 +407,15 @@ expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
 			    x->stems + x->v[i].stem);
 			e->famtype = o->famlen > 0 && strcmp(o->fam, only) ==
 			    0 ? o->famtype : 0;
-			snprintf(e->lmod, sizeof(e->lmod), "%s", k->hdr.module);
-			snprintf(e->lname, sizeof(e->lname), "%s", k->hdr.name);
-			e->linst = k->hdr.instance;
+			snprintf(e->lmod, sizeof(e->lmod), "%s",
+			    x->stems + x->v[i].module);
+			snprintf(e->lname, sizeof(e->lname), "%s",
+			    x->stems + x->v[i].name);
+			e->linst = x->v[i].instance;
 			*cut = true;
 			return total;
 		}
-		resume = false;
+		start = a;
 		if (next[0] == '\0')
 			break;
 		memcpy(only, next, sizeof(only));
