@@ -319,6 +319,52 @@ def test_row8_http_not_charged_to_nobody():
     stop(d)
 
 
+def test_k1_http_slow_headers():
+    """K1: every HTTP connection held with a byte of a request line at a
+    time: Prometheus got nothing for as long as it lasted. At the bound a
+    new connection sheds the oldest one no scrape is answering, so each
+    scrape is answered, and the slow ones are closed one by one."""
+    d = start("http_max_connections = 16\n")
+    slow = []
+    for _ in range(16):
+        s = socket.create_connection(("127.0.0.1", d.port), timeout=60)
+        s.sendall(b"G")
+        slow.append(s)
+    # The slow connections are all adopted before the scrapes come.
+    ok(d.call("io.statsd.Info", {}), "Info", False)
+    url = "http://127.0.0.1:%d/metrics" % d.port
+    codes = []
+    for i in range(8):
+        for s in slow:
+            try:
+                s.sendall(b"E")
+            except OSError:
+                pass
+        try:
+            with urllib.request.urlopen(url, timeout=60) as resp:
+                body = resp.read().decode()
+                codes.append((resp.status, "statsd_daemon" in body))
+        except Exception as e:  # noqa: BLE001
+            codes.append((getattr(e, "code", str(e)), False))
+    check(codes == [(200, True)] * 8, "8 scrapes whole, with 200, while "
+          "16 slow requests were held: %s" % codes)
+    # Shed at once (closed by statsd, not timed out): their end of
+    # file is there already.
+    shed = 0
+    for s in slow:
+        s.setblocking(False)
+        try:
+            shed += s.recv(1) == b""
+        except BlockingIOError:
+            pass
+        except OSError:
+            shed += 1
+        s.close()
+    check(shed >= 8, "at least one slow connection shed per scrape: %d"
+          % shed)
+    stop(d)
+
+
 def test_row14_streams_never_read():
     """Row 14: 64 connections each start Chain with "more" over many
     kstats and never read: each page waits for its uid's turn and for the
@@ -408,7 +454,7 @@ def test_soak_every_attack():
 
 TESTS = (test_row1_family_walk_bounded, test_row2_k4_pipelined_info,
          test_row4_empty_messages, test_row8_http_not_charged_to_nobody,
-         test_row14_streams_never_read, test_soak_every_attack)
+         test_k1_http_slow_headers, test_row14_streams_never_read, test_soak_every_attack)
 for t in TESTS:
     if len(sys.argv) > 1 and t.__name__ not in sys.argv[1:]:
         continue

@@ -14,8 +14,14 @@
  * it goes.
  *
  * Connections are bounded too, before any request: at most
- * http_max_connections are open (accepting stops at the bound and goes
- * on as they close), each reads at most HTTP_READ_AHEAD bytes of
+ * http_max_connections are open. At the bound, a new connection closes
+ * the oldest one that no scrape is answering (one still sending its
+ * request, or idle between two), as a web server sheds slow clients
+ * under load: a local user holding every connection with a header byte
+ * every few seconds no longer locks Prometheus out, whose request comes
+ * at once and is then answered. Only when every connection is being
+ * answered does accepting stop, until one closes. Each reads at most
+ * HTTP_READ_AHEAD bytes of
  * requests ahead of the one it is answered, and an accept() that fails
  * (no file descriptor left) pauses accepting. Otherwise a local user's
  * idle connections took every descriptor statsd had, locking root out of
@@ -125,11 +131,19 @@ struct scrape {
 static void scrape_more(struct evhttp_connection *evcon, void *arg);
 static void http_free(struct http *http);
 
+static void http_accept_on(struct http *http);
+
 static void
 scrape_free(struct scrape *s)
 {
-	if (s->conn != NULL)
+	if (s->conn != NULL) {
 		s->conn->scrape = NULL;
+		/* Its connection may be shed now: accept again. */
+		if (s->http->full && s->conn->evcon != NULL) {
+			s->http->full = false;
+			http_accept_on(s->http);
+		}
+	}
 	*s->prevp = s->next;
 	if (s->next != NULL)
 		s->next->prevp = s->prevp;
@@ -190,6 +204,19 @@ http_accept_on(struct http *http)
 		(void)evconnlistener_enable(http->lev);
 }
 
+/* The oldest adopted connection no scrape is answering, or NULL. The
+ * list is newest first. */
+static struct http_conn *
+http_conn_sheddable(struct http *http)
+{
+	struct http_conn *c, *old = NULL;
+
+	for (c = http->conns; c != NULL; c = c->next)
+		if (c->scrape == NULL && c->evcon != NULL)
+			old = c;
+	return old;
+}
+
 /* A connection is gone (its descriptor closed, or about to be). */
 static void
 http_conn_gone(struct http_conn *c)
@@ -199,7 +226,8 @@ http_conn_gone(struct http_conn *c)
 	http_conn_unlink(c);
 	free(c);
 	http->nconns--;
-	if (http->full && http->nconns < http->d->cfg.http_max_connections) {
+	if (http->full && (http->nconns < http->d->cfg.http_max_connections ||
+	    http_conn_sheddable(http) != NULL)) {
 		http->full = false;
 		http_accept_on(http);
 	}
@@ -246,7 +274,22 @@ http_conn_new(struct event_base *base, void *arg)
 	http->failing = false;
 	http_conn_link(&http->fresh, c);
 	event_active(http->adopt, EV_TIMEOUT, 1);
-	if (++http->nconns >= http->d->cfg.http_max_connections) {
+	++http->nconns;
+	if (http->nconns > http->d->cfg.http_max_connections) {
+		struct http_conn *old = http_conn_sheddable(http);
+
+		/* Counted gone here, not by its close callback, which
+		 * evhttp calls or not by the connection's state. */
+		if (old != NULL) {
+			struct evhttp_connection *evcon = old->evcon;
+
+			evhttp_connection_set_closecb(evcon, NULL, NULL);
+			http_conn_gone(old);
+			evhttp_connection_free(evcon);
+		}
+	}
+	if (http->nconns >= http->d->cfg.http_max_connections &&
+	    http_conn_sheddable(http) == NULL) {
 		http->full = true;
 		(void)evconnlistener_disable(http->lev);
 	}
