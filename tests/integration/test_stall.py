@@ -12,6 +12,8 @@ information only, never asserted."""
 import json
 import os
 import pwd
+import random
+import re
 import socket
 import statistics
 import sys
@@ -365,6 +367,81 @@ def test_k1_http_slow_headers():
     stop(d)
 
 
+SERIES_RE = re.compile(r'^(statsd_\w+)\{module="([^"]+)",'
+                       r'kstat_instance="(\d+)",name="([^"]+)"')
+
+
+def exposition(text):
+    """The kstats a Prometheus text shows, and whether each metric's
+    series come together (a name never comes back after another)."""
+    shown, names, together = set(), [], True
+    for ln in text.splitlines():
+        m = SERIES_RE.match(ln)
+        if m is None:
+            continue
+        shown.add((m.group(2), int(m.group(3)), m.group(4)))
+        if not names or names[-1] != m.group(1):
+            together = together and m.group(1) not in names
+            names.append(m.group(1))
+    return shown, together
+
+
+def test_k2_index_merged_not_sorted():
+    """K2: a scrape after a change sorted the whole exposition index in
+    one step; a varlink Scrape matching nothing did too. Changes are
+    merged into the index now: after rounds of creations and deletions
+    (enough to compact its strings), each scrape shows exactly the kstats
+    there are, every metric's series together, and root is answered
+    throughout."""
+    d = start()
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", tpl("K2", 1)),
+              "template")["template"]["spec"]
+    rnd = random.Random(21)
+    live = set()
+    for i in range(3000):
+        live.add(("k2m%d" % rnd.randrange(40), i, "n%d" % rnd.randrange(9)))
+    for base in range(0, 3000, 1000):
+        ok(c.call("io.statsd.KstatCreateMany", {"template": spec, "kstats": [
+            {"module": m, "instance": i, "name": n} for (m, i, n) in
+            sorted(live) if base <= i < base + 1000]}), "create", False)
+    h = Hostile(d)
+    root = Root(d)
+    nxt, good = 3000, 0
+    for rnd_i in range(20):
+        for k in rnd.sample(sorted(live), 200):
+            ok(c.call("io.statsd.KstatDelete", {"module": k[0],
+                                                "instance": k[1],
+                                                "name": k[2]}),
+               "delete", False)
+            live.discard(k)
+        for _ in range(200):
+            k = ("k2m%d" % rnd.randrange(40), nxt, "n%d" % rnd.randrange(9))
+            nxt += 1
+            ok(c.call("io.statsd.KstatCreate", {"module": k[0],
+                                                "instance": k[1],
+                                                "name": k[2],
+                                                "template": spec}),
+               "create", False)
+            live.add(k)
+        r = h.cmd(op="pages", calls=[
+            ("io.statsd.Scrape", {"format": "prometheus",
+                                  "selector": "nothing:0:here"}),
+            ("io.statsd.Scrape", {"format": "prometheus",
+                                  "selector": "/^k2m/:*:*"})])["replies"]
+        none = ok(r[0], "a scrape matching nothing", False)
+        shown, together = exposition(ok(r[1], "a scrape", False)
+                                     .get("text", ""))
+        good += (SERIES_RE.search(none.get("text", "")) is None and
+                 shown == live and together)
+    root.done("K2")
+    check(good == 20, "20 scrapes after changes: exactly the kstats there "
+          "are, each metric together: %d" % good)
+    c.close()
+    h.quit()
+    stop(d)
+
+
 def test_row14_streams_never_read():
     """Row 14: 64 connections each start Chain with "more" over many
     kstats and never read: each page waits for its uid's turn and for the
@@ -454,7 +531,8 @@ def test_soak_every_attack():
 
 TESTS = (test_row1_family_walk_bounded, test_row2_k4_pipelined_info,
          test_row4_empty_messages, test_row8_http_not_charged_to_nobody,
-         test_k1_http_slow_headers, test_row14_streams_never_read, test_soak_every_attack)
+         test_k1_http_slow_headers, test_k2_index_merged_not_sorted,
+         test_row14_streams_never_read, test_soak_every_attack)
 for t in TESTS:
     if len(sys.argv) > 1 and t.__name__ not in sys.argv[1:]:
         continue
