@@ -33,6 +33,7 @@ struct quota;
 struct zones;
 struct front;
 struct vl_methods;
+struct turns;
 
 struct statsd {
 	struct config	 cfg;
@@ -56,6 +57,7 @@ struct statsd {
 	struct quota	*quota;
 	struct zones	*zones;
 	struct front	*front;		/* statsd/DogStatsD sockets */
+	struct turns	*turns;		/* peers' fair turns (turns.h) */
 
 	uint64_t	 start_ns;	/* CLOCK_MONOTONIC (clock_now_ns) */
 	uid_t		 self_uid;

@@ -43,6 +43,7 @@
 #include "series.h"
 #include "sysks.h"
 #include "varlink.h"
+#include "turns.h"
 #include "zones.h"
 
 #ifndef STATSD_VERSION
@@ -475,6 +476,10 @@ run(struct statsd *d, bool foreground)
 		log_error("cannot set up the event loop");
 		return 1;
 	}
+	if (turns_new(d->base, PRIO_CONTROL, &d->turns) < 0) {
+		log_error("cannot set up the event loop");
+		return 1;
+	}
 	d->start_ns = clock_now_ns();
 	d->self_uid = geteuid();
 	rights_admin_group_update(d);
@@ -600,6 +605,7 @@ out:
 	d->reg = registry_free(d->reg);
 	d->quota = quota_free(d->quota);
 	d->zones = zones_free(d->zones);
+	d->turns = turns_free(d->turns);
 	if (ml.ev_term != NULL)
 		event_free(ml.ev_term);
 	if (ml.ev_int != NULL)

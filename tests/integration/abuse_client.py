@@ -13,7 +13,12 @@ Commands ({"op": ..., ...}):
                        {"replies": [...]}
   pages [[m, p], ...]  as calls, each call walked to its last page (its
                        kstats, templates and text joined)
+  flood n bytes        open n connections, send each `bytes` NULs (empty
+                       messages) in one write, and read replies until one
+                       per NUL came; answers {"replies": total}
   close                close every connection held; answers {}
+
+pipeline takes "more": true to start streams (held, never read).
 """
 import json
 import os
@@ -54,8 +59,11 @@ def main():
                     errors.append(r)
             out = {"ok": n_ok, "errors": errors[:1], "refused": len(errors)}
         elif op == "pipeline":
-            msg = json.dumps({"method": cmd["method"],
-                              "parameters": cmd.get("parameters", {})})
+            call = {"method": cmd["method"],
+                    "parameters": cmd.get("parameters", {})}
+            if cmd.get("more"):
+                call["more"] = True
+            msg = json.dumps(call)
             msg = msg.encode() + b"\0"
             sent = 0
             for _ in range(cmd["n"]):
@@ -120,6 +128,21 @@ def main():
                     break
             c.close()
             out = {"replies": replies}
+        elif op == "flood":
+            conns = [Conn(sock, timeout=60) for _ in range(cmd["n"])]
+            for c in conns:
+                c.sock.sendall(b"\0" * cmd["bytes"])
+            total = 0
+            for c in conns:
+                got = 0
+                while got < cmd["bytes"]:
+                    data = c.sock.recv(1 << 20)
+                    if not data:
+                        break
+                    got += data.count(b"\0")
+                total += got
+                c.close()
+            out = {"replies": total}
         elif op == "close":
             for c in held:
                 try:

@@ -24,24 +24,40 @@ struct expo_page_budget {
 	uint64_t	 units;
 };
 
-/* Work units: a kstat looked at, and one rendered (its series). */
-#define EXPO_COST_KSTAT		16u
+/* Work units (about 4 ns each): a kstat looked at (found by its handle,
+ * its zone, selector and class checked: about a microsecond over 10^4
+ * kstats and more), and one rendered (its series). */
+#define EXPO_COST_KSTAT		256u
 #define EXPO_COST_SERIES	64u
 
 /*
+ * A group of at most this many kstats is looked over first, to render
+ * one it shows alone in one pass; a larger one goes family by family at
+ * once, in passes a page can stop in the middle of: looking it over
+ * whole could not be.
+ */
+#define EXPO_GROUP_SCAN		64u
+
+/*
  * The kstats in (stem, module, name, instance) order, by handle (a kstat
- * may go between pages), with their stems; made again when the chain
- * changed (kstats, dormant ones, the segments' chain ids).
+ * may go between pages), with their stems and names; brought up to date
+ * when the chain changed (kstats, dormant ones, the segments' chain ids).
  */
 struct expo_ent {
 	uint32_t	 handle;
-	uint32_t	 stem;		/* offset in stems */
+	uint32_t	 stem;		/* offsets in stems: the stem, */
+	uint32_t	 module;	/* the module and the name */
+	uint32_t	 name;
+	int32_t		 instance;
 };
 
 struct expo_index {
 	struct expo_ent	*v;
 	size_t		 n;
+	/* The strings of the entries (stems and names): plen bytes used of
+	 * pcap, pdead of them of entries dropped. */
 	char		*stems;
+	size_t		 plen, pcap, pdead;
 	uint64_t	 kcid, kstats, dormant;
 	uint64_t	 made_ns;
 	bool		 valid;
@@ -90,20 +106,53 @@ in_group(const char *root, size_t rlen, const char *s)
 	    s[rlen] == '_');
 }
 
+/* The index's order: stem, module, name, instance. */
+static int
+ent_cmp(const char *as, const char *am, const char *an, int32_t ai,
+    const char *bs, const char *bm, const char *bn, int32_t bi)
+{
+	int c;
+
+	if ((c = stem_cmp(as, bs)) != 0)
+		return c;
+	if ((c = strcmp(am, bm)) != 0)
+		return c;
+	if ((c = strcmp(an, bn)) != 0)
+		return c;
+	return ai < bi ? -1 : ai > bi;
+}
+
 static int
 sort_cmp(const void *x, const void *y)
 {
 	const struct sort_ent *a = x, *b = y;
-	int c;
 
-	if ((c = stem_cmp(a->stem, b->stem)) != 0)
-		return c;
-	if ((c = strcmp(a->k->hdr.module, b->k->hdr.module)) != 0)
-		return c;
-	if ((c = strcmp(a->k->hdr.name, b->k->hdr.name)) != 0)
-		return c;
-	return a->k->hdr.instance < b->k->hdr.instance ? -1 :
-	    a->k->hdr.instance > b->k->hdr.instance;
+	return ent_cmp(a->stem, a->k->hdr.module, a->k->hdr.name,
+	    a->k->hdr.instance, b->stem, b->k->hdr.module, b->k->hdr.name,
+	    b->k->hdr.instance);
+}
+
+/* Append the string v (l bytes) to the pool; its offset in *off.
+ * Returns: 0; -ENOMEM. */
+static int
+pool_add(char **pool, size_t *len, size_t *cap, const char *v, size_t l,
+    uint32_t *off)
+{
+	if (*len + l + 1 > *cap) {
+		size_t nc = *cap > 0 ? *cap * 2 : 4096;
+		char *np;
+
+		while (nc < *len + l + 1)
+			nc *= 2;
+		if ((np = realloc(*pool, nc)) == NULL)
+			return -ENOMEM;
+		*pool = np;
+		*cap = nc;
+	}
+	memcpy(*pool + *len, v, l + 1);
+	*off = (uint32_t)*len;
+	*len += l + 1;
+	return 0;
 }
 
 void
@@ -119,17 +168,69 @@ expo_index_free(struct statsd *d)
 	d->expo_ix = NULL;
 }
 
-/* The index as the chain is now (fresh: at a scrape's start), or as it
- * was at most EXPO_INDEX_STALE_NS ago. Returns: it; NULL for -ENOMEM. */
+/* The bytes an entry's strings take in the pool. */
+static size_t
+ent_bytes(const struct expo_index *x, const struct expo_ent *v)
+{
+	return strlen(x->stems + v->stem) + strlen(x->stems + v->module) +
+	    strlen(x->stems + v->name) + 3;
+}
+
+/* Copy the strings entries still use to a pool of their own, once half
+ * of it is strings of kstats gone (the pool as it was is kept if there
+ * is no memory for it). */
+static void
+expo_pool_compact(struct expo_index *x)
+{
+	size_t len = 0, cap = 0, i;
+	struct expo_ent *v;
+	char *pool;
+
+	if (x->pdead < 65536 || 2 * x->pdead < x->plen)
+		return;
+	for (i = 0; i < x->n; i++)
+		cap += ent_bytes(x, &x->v[i]);
+	if ((pool = malloc(cap > 0 ? cap : 1)) == NULL)
+		return;
+	/* Room for all of them: pool_add() cannot fail from here. */
+	for (i = 0; i < x->n; i++) {
+		v = &x->v[i];
+		(void)pool_add(&pool, &len, &cap, x->stems + v->stem,
+		    strlen(x->stems + v->stem), &v->stem);
+		(void)pool_add(&pool, &len, &cap, x->stems + v->module,
+		    strlen(x->stems + v->module), &v->module);
+		(void)pool_add(&pool, &len, &cap, x->stems + v->name,
+		    strlen(x->stems + v->name), &v->name);
+	}
+	free(x->stems);
+	x->stems = pool;
+	x->plen = len;
+	x->pcap = cap;
+	x->pdead = 0;
+}
+
+/*
+ * The index as the chain is now (fresh: at a scrape's start), or as it
+ * was at most EXPO_INDEX_STALE_NS ago. A change is merged in, never
+ * sorted whole again: the entries of kstats gone are dropped, those of
+ * new kstats sorted among themselves and merged with the rest, so that a
+ * scrape after one new kstat costs a pass over the index (hash lookups
+ * and copies), not a sort of all of it (at 100,000 kstats, the sort held
+ * the loop for hundreds of milliseconds at every scrape that followed a
+ * change).
+ * Returns: it; NULL for -ENOMEM (the index as it was is kept).
+ */
 static struct expo_index *
 expo_index(struct statsd *d, bool fresh)
 {
 	struct expo_index *x = d->expo_ix;
 	struct registry_stats rs;
 	struct reg_kstat **all;
-	struct sort_ent *se;
-	char stem[PROM_NAME_MAX], *stems;
-	size_t n, i, len = 0, cap = 0;
+	struct sort_ent *add = NULL;
+	struct expo_ent *keep = NULL, *nv = NULL;
+	uint64_t *seen = NULL;
+	char stem[PROM_NAME_MAX];
+	size_t n, i, a, b, nadd = 0, nkeep = 0, nh, dead = 0;
 
 	registry_stats(d->reg, &rs);
 	if (x != NULL && x->valid && ((x->kcid == rs.kcid &&
@@ -141,58 +242,84 @@ expo_index(struct statsd *d, bool fresh)
 			return NULL;
 		d->expo_ix = x;
 	}
-	x->valid = false;
 	n = registry_kstats(d->reg, &all);
-	se = malloc((n > 0 ? n : 1) * sizeof(*se));
-	stems = NULL;
-	for (i = 0; se != NULL && i < n; i++) {
-		size_t l = strlen(prom_stem(&all[i]->hdr, stem, sizeof(stem)));
+	nh = registry_next_handle(d->reg);
+	seen = calloc(nh / 64 + 1, sizeof(*seen));
+	keep = malloc((x->n > 0 ? x->n : 1) * sizeof(*keep));
+	add = malloc((n > 0 ? n : 1) * sizeof(*add));
+	nv = malloc((n > 0 ? n : 1) * sizeof(*nv));
+	if (seen == NULL || keep == NULL || add == NULL || nv == NULL)
+		goto fail;
+	/* The entries whose kstats are still there, in order. Handles are
+	 * never reused: one still there is the same kstat. */
+	for (i = 0; i < x->n; i++) {
+		uint32_t h = x->v[i].handle;
 
-		if (len + l + 1 > cap) {
-			size_t nc = cap > 0 ? cap * 2 : 4096;
-			char *ns;
-
-			while (nc < len + l + 1)
-				nc *= 2;
-			if ((ns = realloc(stems, nc)) == NULL)
-				break;
-			stems = ns;
-			cap = nc;
+		if (h >= nh || registry_kstat_by_handle(d->reg, h) == NULL) {
+			dead += ent_bytes(x, &x->v[i]);
+			continue;
 		}
-		memcpy(stems + len, stem, l + 1);
-		se[i].k = all[i];
-		se[i].e.handle = all[i]->handle;
-		se[i].e.stem = (uint32_t)len;
-		len += l + 1;
+		seen[h / 64] |= UINT64_C(1) << (h % 64);
+		keep[nkeep++] = x->v[i];
 	}
-	if (se == NULL || i < n) {
-		free(se);
-		free(stems);
-		return NULL;
+	/* The new ones, their strings added to the pool. */
+	for (i = 0; i < n; i++) {
+		const struct kstat_hdr *hd = &all[i]->hdr;
+		uint32_t h = all[i]->handle;
+		size_t l;
+
+		if (h < nh && (seen[h / 64] & (UINT64_C(1) << (h % 64))))
+			continue;
+		l = strlen(prom_stem(hd, stem, sizeof(stem)));
+		/* The names too: a page resumes inside a group by looking
+		 * its place up, whatever kstats went meanwhile. */
+		if (pool_add(&x->stems, &x->plen, &x->pcap, stem, l,
+		    &add[nadd].e.stem) < 0 || pool_add(&x->stems, &x->plen,
+		    &x->pcap, hd->module, strlen(hd->module),
+		    &add[nadd].e.module) < 0 || pool_add(&x->stems, &x->plen,
+		    &x->pcap, hd->name, strlen(hd->name), &add[nadd].e.name) < 0)
+			goto fail;
+		add[nadd].k = all[i];
+		add[nadd].e.handle = h;
+		add[nadd].e.instance = hd->instance;
+		nadd++;
 	}
-	for (i = 0; i < n; i++)
-		se[i].stem = stems + se[i].e.stem;
-	qsort(se, n, sizeof(*se), sort_cmp);
+	if (nkeep + nadd != n)
+		goto fail;	/* not a chain the index can stand for */
+	for (i = 0; i < nadd; i++)
+		add[i].stem = x->stems + add[i].e.stem;
+	qsort(add, nadd, sizeof(*add), sort_cmp);
+	for (i = a = b = 0; a < nkeep || b < nadd; i++) {
+		const struct expo_ent *ka = a < nkeep ? &keep[a] : NULL;
+
+		if (ka != NULL && (b == nadd || ent_cmp(x->stems + ka->stem,
+		    x->stems + ka->module, x->stems + ka->name, ka->instance,
+		    add[b].stem, add[b].k->hdr.module, add[b].k->hdr.name,
+		    add[b].k->hdr.instance) < 0))
+			nv[i] = keep[a++];
+		else
+			nv[i] = add[b++].e;
+	}
 	free(x->v);
-	x->v = malloc((n > 0 ? n : 1) * sizeof(*x->v));
-	if (x->v == NULL) {
-		free(se);
-		free(stems);
-		x->n = 0;
-		return NULL;
-	}
-	for (i = 0; i < n; i++)
-		x->v[i] = se[i].e;
-	free(se);
-	free(x->stems);
-	x->stems = stems;
+	x->v = nv;
 	x->n = n;
+	x->pdead += dead;
+	expo_pool_compact(x);
+	free(seen);
+	free(keep);
+	free(add);
 	x->kcid = rs.kcid;
 	x->kstats = rs.kstats;
 	x->dormant = rs.dormant;
 	x->made_ns = clock_now_ns();
 	x->valid = true;
 	return x;
+fail:
+	free(seen);
+	free(keep);
+	free(add);
+	free(nv);
+	return NULL;
 }
 
 int
@@ -231,17 +358,22 @@ expo_shows(const struct expo *e, const struct reg_kstat *k)
 	return e->cls == NULL || ks_pattern_match(e->cls, k->hdr.class_);
 }
 
-/* Render one kstat (only: one family of it). Returns: series; -ENOMEM;
- * 0 for one that cannot be rendered (counted). */
+/* Render one kstat (only: one family of it), its work added to *work:
+ * the series written, and, for one family, the names of all of them
+ * (a pass makes every family name of the kstat to find its own and the
+ * next). Returns: series; -ENOMEM; 0 for one that cannot be rendered
+ * (counted). */
 static int
 expo_kstat(struct statsd *d, struct expo *e, const struct reg_kstat *k,
-    const char *only, char *next, size_t nextlen)
+    const char *only, char *next, size_t nextlen, uint64_t *work)
 {
 	struct ks_view v;
 	int r;
 
 	m_view(k, registry_blob_peek(k), &v);
 	r = prom_kstat(&e->out, &v, only, next, nextlen);
+	*work += EXPO_COST_SERIES * ((r > 0 ? (uint64_t)r : 1) +
+	    (only != NULL ? v.nnames : 0));
 	if (r == -EINVAL) {
 		/* Counted once: on its first (or only) pass. */
 		if (only == NULL || only[0] == '\0') {
@@ -253,19 +385,25 @@ expo_kstat(struct statsd *d, struct expo *e, const struct reg_kstat *k,
 	return r;
 }
 
-/* Is k (of stem) after the last kstat rendered inside the group
- * (e->l*), in the index's order? */
-static bool
-expo_after_last(const struct expo *e, const char *stem,
-    const struct reg_kstat *k)
+/* Where in x's entries [a, b) the first one after the last kstat a
+ * page looked at inside the group (e->l*) is: O(log n), so that a page
+ * that resumes deep in a group does not walk the part before it. */
+static size_t
+expo_after_last(const struct expo *e, const struct expo_index *x, size_t a,
+    size_t b)
 {
-	int c = stem_cmp(stem, e->lstem);
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		const struct expo_ent *v = &x->v[mid];
 
-	if (c == 0)
-		c = strcmp(k->hdr.module, e->lmod);
-	if (c == 0)
-		c = strcmp(k->hdr.name, e->lname);
-	return c > 0 || (c == 0 && k->hdr.instance > e->linst);
+		if (ent_cmp(x->stems + v->stem, x->stems + v->module,
+		    x->stems + v->name, v->instance, e->lstem, e->lmod,
+		    e->lname, e->linst) <= 0)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	return a;
 }
 
 /* The page's budget: its bytes, or its work. */
@@ -281,9 +419,11 @@ expo_spent(const struct expo *e, const struct expo_page_budget *pb,
  * The stem of x's entries [a, b): its kstats one by one when it has one
  * to show, else family by family, each family's series of all of them
  * before the next family's. A stem of several kstats may end the page
- * between two of them (*cut): e->mid and the rest of e's stem state say
- * where the next page goes on, so that no page costs more than its
- * budget and a kstat, however many kstats share a stem.
+ * between two of them (*cut), shown or not: e->mid and the rest of e's
+ * stem state say where the next page goes on, so that no page costs
+ * more than its budget and a kstat, however many kstats share a stem and
+ * however few of them it shows (every kstat looked at is work: a family
+ * pass over 120,000 kstats that shows 2 held the loop for 40 s).
  * Returns: series; -ENOMEM.
  */
 static int
@@ -295,13 +435,16 @@ expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
 	char only[PROM_NAME_MAX], next[PROM_NAME_MAX];
 	struct reg_kstat *k, *one = NULL;
 	struct prom_out *o = &e->out;
-	size_t i, shown = 0;
+	size_t i, start = a, shown = 0;
 	bool resume = e->mid && strcmp(e->cur, stem) == 0;
 	int r, total = 0;
 
 	*cut = false;
 	e->mid = false;
-	if (!resume) {
+	if (!resume && b - a > EXPO_GROUP_SCAN) {
+		only[0] = '\0';
+		next[0] = '\0';
+	} else if (!resume) {
 		for (i = a; i < b && shown < 2; i++) {
 			k = registry_kstat_by_handle(d->reg, x->v[i].handle);
 			*work += EXPO_COST_KSTAT;
@@ -314,9 +457,7 @@ expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
 			return 0;
 		if (shown == 1) {
 			e->kstats++;
-			r = expo_kstat(d, e, one, NULL, NULL, 0);
-			*work += EXPO_COST_SERIES * (r > 0 ? (uint64_t)r : 1);
-			return r;
+			return expo_kstat(d, e, one, NULL, NULL, 0, work);
 		}
 		/* The least family name first (a pass that finds it), then
 		 * each next one. */
@@ -330,22 +471,22 @@ expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
 		memcpy(o->fam, only, o->famlen);
 		o->fam[o->famlen] = '\0';
 		o->famtype = e->famtype;
+		start = expo_after_last(e, x, a, b);
 	}
 	for (;;) {
-		for (i = a; i < b; i++) {
+		for (i = start; i < b; i++) {
 			k = registry_kstat_by_handle(d->reg, x->v[i].handle);
-			if (!expo_shows(e, k) || (resume &&
-			    !expo_after_last(e, x->stems + x->v[i].stem, k)))
-				continue;
-			if (only[0] == '\0')
-				e->kstats++;
-			r = expo_kstat(d, e, k, only, next, sizeof(next));
-			if (r < 0)
-				return r;
-			total += r;
-			*work += EXPO_COST_KSTAT + EXPO_COST_SERIES *
-			    (uint64_t)r;
-			if (!expo_spent(e, pb, *work))
+			*work += EXPO_COST_KSTAT;
+			if (expo_shows(e, k)) {
+				if (only[0] == '\0')
+					e->kstats++;
+				r = expo_kstat(d, e, k, only, next,
+				    sizeof(next), work);
+				if (r < 0)
+					return r;
+				total += r;
+			}
+			if (!expo_spent(e, pb, *work) || i + 1 == b)
 				continue;
 			/* The page is spent: go on after k next time. */
 			e->mid = true;
@@ -356,13 +497,15 @@ expo_stem(struct statsd *d, struct expo *e, const struct expo_index *x,
 			    x->stems + x->v[i].stem);
 			e->famtype = o->famlen > 0 && strcmp(o->fam, only) ==
 			    0 ? o->famtype : 0;
-			snprintf(e->lmod, sizeof(e->lmod), "%s", k->hdr.module);
-			snprintf(e->lname, sizeof(e->lname), "%s", k->hdr.name);
-			e->linst = k->hdr.instance;
+			snprintf(e->lmod, sizeof(e->lmod), "%s",
+			    x->stems + x->v[i].module);
+			snprintf(e->lname, sizeof(e->lname), "%s",
+			    x->stems + x->v[i].name);
+			e->linst = x->v[i].instance;
 			*cut = true;
 			return total;
 		}
-		resume = false;
+		start = a;
 		if (next[0] == '\0')
 			break;
 		memcpy(only, next, sizeof(only));
@@ -491,6 +634,8 @@ expo_cursor_set(struct expo *e, const char *c)
 	if (*end != '\0' || in[0] == '\0' || v < 0 || v > INT32_MAX)
 		return -EINVAL;
 	e->linst = (int32_t)v;
-	e->mid = e->cur[0] != '\0' && e->fam[0] != '\0';
+	/* The family is "" while a page's first pass over a large group
+	 * (which finds the least family) is under way. */
+	e->mid = e->cur[0] != '\0';
 	return e->mid ? 0 : -EINVAL;
 }

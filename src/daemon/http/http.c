@@ -4,15 +4,24 @@
  * a scraper that does not read holds one page and no more, and its
  * connection times out (http_timeout_ms). HTTP peers are anonymous: they
  * see what an unprivileged peer of the global zone sees, and never a
- * PRIV kstat. Each scrape is charged to them, as uid HTTP_UID (nobody),
- * one connection and a page of buffered bytes (quota.h): HTTP can take
- * no more of statsd than an unprivileged user, and never the reserve
- * privileged peers keep. With zlib, a scraper that accepts gzip gets
- * it: each page compressed and flushed as it goes.
+ * PRIV kstat. No user is charged for them: a scrape is bounded by
+ * HTTP's own limits (http_max_connections, a page of HTTP_PAGE bytes
+ * each), so that no local user, nobody included, can use up what
+ * Prometheus needs, nor Prometheus what a user may hold. Each connection
+ * is a peer of its own in the loop's turns (turns.h): a page of a scrape
+ * waits for one turn, however many other peers want theirs. With zlib, a
+ * scraper that accepts gzip gets it: each page compressed and flushed as
+ * it goes.
  *
  * Connections are bounded too, before any request: at most
- * http_max_connections are open (accepting stops at the bound and goes
- * on as they close), each reads at most HTTP_READ_AHEAD bytes of
+ * http_max_connections are open. At the bound, a new connection closes
+ * the oldest one that no scrape is answering (one still sending its
+ * request, or idle between two), as a web server sheds slow clients
+ * under load: a local user holding every connection with a header byte
+ * every few seconds no longer locks Prometheus out, whose request comes
+ * at once and is then answered. Only when every connection is being
+ * answered does accepting stop, until one closes. Each reads at most
+ * HTTP_READ_AHEAD bytes of
  * requests ahead of the one it is answered, and an accept() that fails
  * (no file descriptor left) pauses accepting. Otherwise a local user's
  * idle connections took every descriptor statsd had, locking root out of
@@ -21,6 +30,7 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <stddef.h>
 #include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,14 +51,15 @@
 #include "expo.h"
 #include "http.h"
 #include "log.h"
-#include "quota.h"
+#include "turns.h"
 #include "varlink.h"
 #include "zones.h"
 
 /* Bytes of one page of a scrape. */
 #define HTTP_PAGE	(64u * 1024u)
 
-/* Whom HTTP scrapes are charged to: the anonymous peer's uid. */
+/* The anonymous peer's identity, for what it may see (an unprivileged
+ * peer of the global zone); nothing is charged to it. */
 #define HTTP_UID	((uid_t)65534)
 
 /* The longest request line and headers taken, and how much of the
@@ -106,8 +117,8 @@ struct scrape {
 	struct expo		 e;
 	struct sbuf		*text;
 	struct peer		 peer;
-	struct event		*later;		/* the next page, after a
-						 * page with nothing in it */
+	struct turn_peer	*turn;		/* its connection's turns */
+	struct turn_task	 task;		/* the next page */
 	struct scrape		*next, **prevp;
 	z_stream		 z;
 	bool			 gz;
@@ -116,19 +127,25 @@ struct scrape {
 static void scrape_more(struct evhttp_connection *evcon, void *arg);
 static void http_free(struct http *http);
 
+static void http_accept_on(struct http *http);
+
 static void
 scrape_free(struct scrape *s)
 {
-	if (s->conn != NULL)
+	if (s->conn != NULL) {
 		s->conn->scrape = NULL;
+		/* Its connection may be shed now: accept again. */
+		if (s->http->full && s->conn->evcon != NULL) {
+			s->http->full = false;
+			http_accept_on(s->http);
+		}
+	}
 	*s->prevp = s->next;
 	if (s->next != NULL)
 		s->next->prevp = s->prevp;
 	s->http->nscrapes--;
-	if (s->later != NULL)
-		event_free(s->later);
-	quota_release(s->http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
-	quota_release(s->http->d->quota, HTTP_UID, QUOTA_BUFFERED, HTTP_PAGE);
+	turns_cancel(s->http->d->turns, &s->task);
+	turns_peer_put(s->http->d->turns, s->turn);
 	expo_done(&s->e);
 	sbuf_delete(s->text);
 	if (s->gz)
@@ -181,6 +198,19 @@ http_accept_on(struct http *http)
 		(void)evconnlistener_enable(http->lev);
 }
 
+/* The oldest adopted connection no scrape is answering, or NULL. The
+ * list is newest first. */
+static struct http_conn *
+http_conn_sheddable(struct http *http)
+{
+	struct http_conn *c, *old = NULL;
+
+	for (c = http->conns; c != NULL; c = c->next)
+		if (c->scrape == NULL && c->evcon != NULL)
+			old = c;
+	return old;
+}
+
 /* A connection is gone (its descriptor closed, or about to be). */
 static void
 http_conn_gone(struct http_conn *c)
@@ -190,7 +220,8 @@ http_conn_gone(struct http_conn *c)
 	http_conn_unlink(c);
 	free(c);
 	http->nconns--;
-	if (http->full && http->nconns < http->d->cfg.http_max_connections) {
+	if (http->full && (http->nconns < http->d->cfg.http_max_connections ||
+	    http_conn_sheddable(http) != NULL)) {
 		http->full = false;
 		http_accept_on(http);
 	}
@@ -237,7 +268,22 @@ http_conn_new(struct event_base *base, void *arg)
 	http->failing = false;
 	http_conn_link(&http->fresh, c);
 	event_active(http->adopt, EV_TIMEOUT, 1);
-	if (++http->nconns >= http->d->cfg.http_max_connections) {
+	++http->nconns;
+	if (http->nconns > http->d->cfg.http_max_connections) {
+		struct http_conn *old = http_conn_sheddable(http);
+
+		/* Counted gone here, not by its close callback, which
+		 * evhttp calls or not by the connection's state. */
+		if (old != NULL) {
+			struct evhttp_connection *evcon = old->evcon;
+
+			evhttp_connection_set_closecb(evcon, NULL, NULL);
+			http_conn_gone(old);
+			evhttp_connection_free(evcon);
+		}
+	}
+	if (http->nconns >= http->d->cfg.http_max_connections &&
+	    http_conn_sheddable(http) == NULL) {
 		http->full = true;
 		(void)evconnlistener_disable(http->lev);
 	}
@@ -405,11 +451,10 @@ scrape_page(struct scrape *s)
 		return;
 	}
 	/* Nothing to send (its kstats were all hidden): libevent sends no
-	 * empty chunk, nor calls back; the next page comes from the loop. */
+	 * empty chunk, nor calls back; the next page comes in the next
+	 * turn. */
 	if (evbuffer_get_length(b) == 0 && sbuf_len(s->text) == 0 &&
 	    !scrape_gz(s)) {
-		struct timeval now = { 0, 0 };
-
 		evbuffer_free(b);
 		if (s->e.done) {
 			struct evhttp_request *req = s->req;
@@ -417,7 +462,7 @@ scrape_page(struct scrape *s)
 			scrape_free(s);
 			evhttp_send_reply_end(req);
 		} else {
-			evtimer_add(s->later, &now);
+			turns_queue(s->http->d->turns, &s->task);
 		}
 		return;
 	}
@@ -434,21 +479,22 @@ scrape_page(struct scrape *s)
 	evbuffer_free(b);
 }
 
-/* After a page with nothing in it. */
+/* The scrape's turn: its next page. */
 static void
-scrape_later(evutil_socket_t fd, short what, void *arg)
+scrape_turn(struct turn_task *t)
 {
-	(void)fd;
-	(void)what;
-	scrape_page(arg);
+	scrape_page((struct scrape *)(void *)((char *)t -
+	    offsetof(struct scrape, task)));
 }
 
-/* The last page was written out: the next one. */
+/* The last page was written out: the next one, in the next turn. */
 static void
 scrape_more(struct evhttp_connection *evcon, void *arg)
 {
+	struct scrape *s = arg;
+
 	(void)evcon;
-	scrape_page(arg);
+	turns_queue(s->http->d->turns, &s->task);
 }
 
 /* Does the Accept-Encoding header take gzip (with a weight above 0)? */
@@ -504,10 +550,8 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	const char *accept = evhttp_find_header(in, "Accept");
 	bool om = accept != NULL && wants_om(accept);
-	struct quota_refusal why;
 	struct http_conn *conn;
 	struct scrape *s;
-	char msg[160];
 
 	evhttp_add_header(evhttp_request_get_output_headers(req),
 	    "Content-Type", om ? CT_OM : CT_TEXT);
@@ -522,36 +566,22 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 		    "too many scrapes at once (http_max_connections)\n");
 		return;
 	}
-	if (quota_charge(http->d->quota, HTTP_UID, false, QUOTA_CONNECTIONS,
-	    1, &why) < 0) {
-		snprintf(msg, sizeof(msg), "over statsd's %s\n", why.limit);
-		send_text(req, 503, "Service Unavailable", msg);
-		return;
-	}
-	if (quota_charge(http->d->quota, HTTP_UID, false, QUOTA_BUFFERED,
-	    HTTP_PAGE, &why) < 0) {
-		quota_release(http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
-		snprintf(msg, sizeof(msg), "over statsd's %s\n", why.limit);
-		send_text(req, 503, "Service Unavailable", msg);
-		return;
-	}
 	conn = http_conn_of(http, evhttp_request_get_connection(req));
 	s = conn != NULL ? calloc(1, sizeof(*s)) : NULL;
 	if (s == NULL || (s->text = sbuf_new_auto()) == NULL ||
-	    (s->later = evtimer_new(http->d->base, scrape_later, s)) == NULL ||
+	    (s->turn = turns_peer_get(http->d->turns, turns_key_unique(
+	    http->d->turns), false)) == NULL ||
 	    expo_init(http->d, &s->e, s->text, om, &s->peer) < 0) {
 		if (s != NULL) {
 			sbuf_delete(s->text);
-			if (s->later != NULL)
-				event_free(s->later);
+			turns_peer_put(http->d->turns, s->turn);
 		}
 		free(s);
-		quota_release(http->d->quota, HTTP_UID, QUOTA_CONNECTIONS, 1);
-		quota_release(http->d->quota, HTTP_UID, QUOTA_BUFFERED,
-		    HTTP_PAGE);
 		send_text(req, 500, "Internal Server Error", "out of memory\n");
 		return;
 	}
+	s->task.run = scrape_turn;
+	s->task.peer = s->turn;
 	/* Anonymous: an unprivileged peer of the global zone. */
 	s->peer.uid = HTTP_UID;
 	s->peer.gid = (gid_t)65534;
@@ -580,7 +610,7 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	http->nscrapes++;
 	http->d->expo_scrapes++;
 	evhttp_send_reply_start(req, HTTP_OK, "OK");
-	scrape_page(s);
+	turns_queue(http->d->turns, &s->task);
 }
 
 static const char landing[] =

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -19,6 +20,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "quota.h"
+#include "turns.h"
 #include "varlink_names.h"
 #include "zones.h"
 
@@ -43,8 +45,10 @@ struct cpriv {
 	struct event	*ev_idle;
 	struct event	*ev_kick;	/* deferred resume after hold/throttle */
 
+	/* Input: [in_off, in_len) is unanswered; no NUL lies in
+	 * [in_off, in_scan), so each byte is looked at once. */
 	char		*in;
-	size_t		 in_len, in_cap;
+	size_t		 in_len, in_cap, in_off, in_scan;
 	int		 in_fds[CONN_MAX_FDS];
 	size_t		 in_nfds;
 
@@ -62,6 +66,9 @@ struct cpriv {
 	bool		 dead;		/* closed while dispatching */
 	bool		 doomed;	/* to be closed from the loop */
 	unsigned	 busy;		/* dispatch depth */
+	/* Its uid's turns (turns.h): one call per turn. */
+	struct turn_peer *turn;
+	struct turn_task task;
 };
 
 struct listener {
@@ -85,6 +92,7 @@ static void conn_read_cb(evutil_socket_t fd, short what, void *arg);
 static void conn_write_cb(evutil_socket_t fd, short what, void *arg);
 static void conn_idle_cb(evutil_socket_t fd, short what, void *arg);
 static void conn_process(struct cpriv *cp);
+static void conn_turn(struct turn_task *t);
 static void conn_kick_cb(evutil_socket_t fd, short what, void *arg);
 
 static struct cpriv *
@@ -143,6 +151,8 @@ conn_free(struct cpriv *cp)
 	size_t i;
 
 	ctl->ev->closed(&cp->pub);
+	turns_cancel(ctl->d->turns, &cp->task);
+	turns_peer_put(ctl->d->turns, cp->turn);
 	rights_peer_done(cp->pub.d, &cp->pub.peer);
 	if (cp->prev != NULL)
 		cp->prev->next = cp->next;
@@ -392,6 +402,21 @@ control_output_high(const struct conn *c)
 	return cp->throttled || cp->dead || cp->doomed || cp->closing;
 }
 
+void
+control_turn_queue(struct conn *c, struct turn_task *t)
+{
+	struct cpriv *cp = cpriv_of(c);
+
+	t->peer = cp->turn;
+	turns_queue(cp->ctl->d->turns, t);
+}
+
+void
+control_turn_cancel(struct conn *c, struct turn_task *t)
+{
+	turns_cancel(cpriv_of(c)->ctl->d->turns, t);
+}
+
 size_t
 control_take_fds(struct conn *c, int *fds, size_t max)
 {
@@ -452,7 +477,7 @@ conn_refuse_input(struct cpriv *cp, const struct quota_refusal *why)
 
 	free(cp->in);
 	cp->in = NULL;
-	cp->in_len = cp->in_cap = 0;
+	cp->in_len = cp->in_cap = cp->in_off = cp->in_scan = 0;
 	conn_uncharge(cp);
 	n = asprintf(&msg, "{\"error\":\"" VL_ERR_LIMIT_REACHED "\","
 	    "\"parameters\":{\"limit\":\"%s\",\"value\":%llu}}",
@@ -466,33 +491,74 @@ conn_refuse_input(struct cpriv *cp, const struct quota_refusal *why)
 	control_close_after_flush(&cp->pub);
 }
 
-/* Hand complete messages on while nothing holds the input. */
+/* The NUL that ends the next complete message, or NULL. */
+static char *
+conn_next_nul(struct cpriv *cp)
+{
+	char *nul;
+
+	if (cp->in_scan < cp->in_off)
+		cp->in_scan = cp->in_off;
+	if (cp->in_scan >= cp->in_len)
+		return NULL;
+	nul = memchr(cp->in + cp->in_scan, '\0', cp->in_len - cp->in_scan);
+	cp->in_scan = nul != NULL ? (size_t)(nul - cp->in) : cp->in_len;
+	return nul;
+}
+
+/* May the connection's calls be handed on now? */
+static bool
+conn_takes_calls(const struct cpriv *cp)
+{
+	return !cp->dead && !cp->doomed && !cp->closing && !cp->hold &&
+	    !cp->throttled;
+}
+
+/*
+ * After a call or a read: a complete call waits for the connection's next
+ * turn (and nothing more is read meanwhile: the client's sends wait in
+ * the socket), or the input is over the size limit, or more is read.
+ */
 static void
-conn_process(struct cpriv *cp)
+conn_next(struct cpriv *cp)
 {
 	size_t max = cp->ctl->d->cfg.max_message_size;
 
-	cp->busy++;
-	while (!cp->dead && !cp->doomed && !cp->closing && !cp->hold &&
-	    !cp->throttled) {
-		char *nul = cp->in_len > 0 ? memchr(cp->in, '\0', cp->in_len) :
-		    NULL;
-		size_t mlen;
+	if (!conn_takes_calls(cp))
+		return;
+	if (conn_next_nul(cp) != NULL) {
+		event_del(cp->ev_read);
+		turns_queue(cp->ctl->d->turns, &cp->task);
+	} else if (cp->in_len - cp->in_off >= max) {
+		cp->ctl->ev->too_large(&cp->pub, max);
+		control_close_after_flush(&cp->pub);
+	} else {
+		event_add(cp->ev_read, NULL);
+	}
+}
 
-		if (nul == NULL) {
-			if (cp->in_len >= max) {
-				cp->ctl->ev->too_large(&cp->pub, max);
-				control_close_after_flush(&cp->pub);
-			}
-			break;
+/*
+ * The connection's turn: hand its next complete message on, one. Each
+ * message is passed over once (the offsets), however many a read
+ * brought: 65,536 empty messages in one read cost 65,536 steps, not
+ * 65,536 moves of the rest of the buffer.
+ */
+static void
+conn_process(struct cpriv *cp)
+{
+	char *nul;
+
+	cp->busy++;
+	if (conn_takes_calls(cp) && (nul = conn_next_nul(cp)) != NULL) {
+		size_t mlen = (size_t)(nul - (cp->in + cp->in_off));
+
+		cp->ctl->ev->message(&cp->pub, cp->in + cp->in_off, mlen);
+		if (!cp->dead && !cp->doomed) {
+			conn_drop_fds(cp);
+			cp->in_off += mlen + 1;
+			if (cp->in_off == cp->in_len)
+				cp->in_off = cp->in_len = cp->in_scan = 0;
 		}
-		mlen = (size_t)(nul - cp->in);
-		cp->ctl->ev->message(&cp->pub, cp->in, mlen);
-		if (cp->dead || cp->doomed)
-			break;
-		conn_drop_fds(cp);
-		memmove(cp->in, nul + 1, cp->in_len - mlen - 1);
-		cp->in_len -= mlen + 1;
 	}
 	/* A large call's buffer goes once it is answered: an idle
 	 * connection holds at most one read's worth. */
@@ -511,8 +577,16 @@ conn_process(struct cpriv *cp)
 		conn_close_now(cp);
 		return;
 	}
-	if (cp->out_head != NULL)
-		(void)conn_flush(cp);
+	if (cp->out_head != NULL && conn_flush(cp) < 0)
+		return;
+	conn_next(cp);
+}
+
+static void
+conn_turn(struct turn_task *t)
+{
+	conn_process((struct cpriv *)(void *)((char *)t -
+	    offsetof(struct cpriv, task)));
 }
 
 static void
@@ -536,6 +610,15 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 		 * the client. Polled again when the hold ends. */
 		event_del(cp->ev_read);
 		return;
+	}
+	/* Nothing complete is left when more is read (conn_next()): what
+	 * is left of a message moves to the front, once. */
+	if (cp->in_off > 0) {
+		memmove(cp->in, cp->in + cp->in_off, cp->in_len - cp->in_off);
+		cp->in_len -= cp->in_off;
+		cp->in_scan -= cp->in_scan >= cp->in_off ? cp->in_off :
+		    cp->in_scan;
+		cp->in_off = 0;
 	}
 	if (cp->in_len >= max) {
 		event_del(cp->ev_read);
@@ -604,7 +687,7 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	cp->in_len += (size_t)n;
 	conn_idle_arm(cp);
-	conn_process(cp);
+	conn_next(cp);
 }
 
 static void
@@ -628,9 +711,7 @@ conn_kick_cb(evutil_socket_t fd, short what, void *arg)
 		conn_free(cp);
 		return;
 	}
-	if (!cp->hold && !cp->throttled)
-		event_add(cp->ev_read, NULL);
-	conn_process(cp);
+	conn_next(cp);
 }
 
 static void
@@ -711,14 +792,19 @@ control_accept_one(struct control *ctl, int fd)
 	cp->pub.d = d;
 	cp->pub.peer = peer;
 	cp->pub.id = ++ctl->next_id;
+	/* The uid's turns, shared by all of its connections. */
+	cp->turn = turns_peer_get(d->turns, peer.uid, peer.privileged);
+	cp->task.run = conn_turn;
+	cp->task.peer = cp->turn;
 	cp->ev_read = event_new(d->base, fd, EV_READ | EV_PERSIST,
 	    conn_read_cb, cp);
 	cp->ev_write = event_new(d->base, fd, EV_WRITE | EV_PERSIST,
 	    conn_write_cb, cp);
 	cp->ev_idle = evtimer_new(d->base, conn_idle_cb, cp);
 	cp->ev_kick = event_new(d->base, -1, 0, conn_kick_cb, cp);
-	if (cp->ev_read == NULL || cp->ev_write == NULL ||
+	if (cp->turn == NULL || cp->ev_read == NULL || cp->ev_write == NULL ||
 	    cp->ev_idle == NULL || cp->ev_kick == NULL) {
+		turns_peer_put(d->turns, cp->turn);
 		if (cp->ev_read != NULL)
 			event_free(cp->ev_read);
 		if (cp->ev_write != NULL)

@@ -90,6 +90,16 @@ int control_reserve(struct conn *c, int64_t delta, struct quota_refusal *why);
 /* Is the connection's output above the high mark (streams should skip)? */
 bool control_output_high(const struct conn *c);
 
+/*
+ * control_turn_queue: run t (its run set) in the connection's turn, the
+ * turn its uid's calls share (turns.h): what a call does later (its next
+ * page, a slice) waits for the same turn as its next call would.
+ * control_turn_cancel: take it back (before what it runs goes away).
+ */
+struct turn_task;
+void control_turn_queue(struct conn *c, struct turn_task *t);
+void control_turn_cancel(struct conn *c, struct turn_task *t);
+
 /* Take up to max descriptors that came with the current call.
  * Returns: how many. */
 size_t control_take_fds(struct conn *c, int *fds, size_t max);

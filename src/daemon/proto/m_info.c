@@ -56,25 +56,38 @@ m_info_hello(struct vl_call *call, json_t *params)
 	    "rights", rights_to_json(p)));
 }
 
-/* What an unprivileged caller may count: the kstats and templates it
- * may see, never PRIV ones or another zone's. */
+/*
+ * What an unprivileged caller may count: the kstats and templates it
+ * may see, never PRIV ones or another zone's. A peer of the global zone
+ * sees the public kstats, which the registry keeps counts of: its Info
+ * costs the templates (at most max_templates), never a walk of every
+ * kstat, which at 10^5 kstats held the loop for 10 ms a call.
+ */
 static void
 m_info_visible(struct vl_call *call, struct registry_stats *rs)
 {
+	const struct peer *p = &call->conn->peer;
 	struct reg_template **tpls;
 	struct reg_kstat **ks;
 	uint64_t mark;
 	size_t n, i;
 
-	rs->kstats = rs->dormant = rs->templates = 0;
-	n = registry_kstats(call->d->reg, &ks);
-	for (i = 0; i < n; i++)
-		if (m_kstat_visible(&call->conn->peer, ks[i])) {
-			if (ks[i]->dormant)
-				rs->dormant++;
-			else
-				rs->kstats++;
-		}
+	if (p->zone == ZONE_GLOBAL) {
+		rs->kstats = rs->public_kstats;
+		rs->dormant = rs->public_dormant;
+	} else {
+		/* A zone's peer: its zone's kstats are not counted apart. */
+		rs->kstats = rs->dormant = 0;
+		n = registry_kstats(call->d->reg, &ks);
+		for (i = 0; i < n; i++)
+			if (m_kstat_visible(p, ks[i])) {
+				if (ks[i]->dormant)
+					rs->dormant++;
+				else
+					rs->kstats++;
+			}
+	}
+	rs->templates = 0;
 	mark = m_template_mark_visible(call);
 	n = registry_templates(call->d->reg, &tpls);
 	for (i = 0; i < n; i++)

@@ -68,7 +68,10 @@ m_template_mark_visible(const struct vl_call *call)
 	struct reg_kstat **ks;
 	size_t n, i;
 
-	if (call->conn->peer.privileged)
+	/* A peer of the global zone sees the public kstats, which the
+	 * registry counts by template (npublic): nothing to walk. */
+	if (call->conn->peer.privileged || call->conn->peer.zone ==
+	    ZONE_GLOBAL)
 		return 0;
 	mark++;
 	n = registry_kstats(call->d->reg, &ks);
@@ -84,7 +87,9 @@ m_template_visible(const struct vl_call *call, const struct reg_template *t,
 {
 	const struct peer *p = &call->conn->peer;
 
-	return p->privileged || t->vis_mark == mark || t->owner == p->uid;
+	if (p->privileged || t->owner == p->uid)
+		return true;
+	return p->zone == ZONE_GLOBAL ? t->npublic > 0 : t->vis_mark == mark;
 }
 
 void

@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +21,7 @@
 #include "kind.h"
 #include "log.h"
 #include "quota.h"
+#include "turns.h"
 #include "varlink.h"
 
 /* ------------------------------------------------------------ the tables */
@@ -40,7 +42,7 @@ struct vl_stream {
 	struct vl_call	 call;
 	json_t		*params;	/* as the client sent them */
 	struct event	*ev;		/* the interval between rounds */
-	struct event	*ev_page;	/* the next page, from the loop */
+	struct turn_task page;		/* the next reply, in its turn */
 	struct timeval	 interval;
 	int64_t		 remaining;	/* rounds left; -1: until closed */
 	bool		 repeat;	/* rounds every interval */
@@ -55,7 +57,7 @@ struct vl_job {
 	vl_step_fn	*step;
 	void		*state;
 	void		(*state_free)(void *);
-	struct event	*ev;
+	struct turn_task task;		/* the next slice, in its turn */
 	struct vl_stream *stream;	/* the stream it answers for, or NULL */
 	bool		 parked;	/* waits for varlink_wake() */
 };
@@ -85,8 +87,7 @@ vl_stream_free(struct conn *c, struct vl_stream *s)
 		vc->stream = NULL;
 	if (s->ev != NULL)
 		event_free(s->ev);
-	if (s->ev_page != NULL)
-		event_free(s->ev_page);
+	control_turn_cancel(c, &s->page);
 	json_decref(s->params);
 	free(s->cursor);
 	free(s->call.next);
@@ -504,10 +505,9 @@ vl_job_free(struct vl_conn *vc)
 	if (j == NULL)
 		return;
 	vc->job = NULL;
+	control_turn_cancel(j->call.conn, &j->task);
 	if (j->state_free != NULL)
 		j->state_free(j->state);
-	if (j->ev != NULL)
-		event_free(j->ev);
 	json_decref(j->params);
 	free(j);
 }
@@ -519,22 +519,20 @@ varlink_slices(void)
 	return vl_slices;
 }
 
-/* One slice of a deferred call, at control priority, from the loop. */
+/* One slice of a deferred call, in the connection's turn. */
 static void
-vl_job_tick(evutil_socket_t fd, short what, void *arg)
+vl_job_turn(struct turn_task *t)
 {
-	static const struct timeval zero = { 0, 0 };
-	struct vl_job *j = arg;
+	struct vl_job *j = (struct vl_job *)(void *)((char *)t -
+	    offsetof(struct vl_job, task));
 	struct conn *c = j->call.conn;
 	struct vl_conn *vc = c->vl;
 	struct vl_stream *s = j->stream;
 
-	(void)fd;
-	(void)what;
 	vl_slices++;
 	if (!j->step(&j->call, j->params, j->state, VL_SLICE_UNITS)) {
 		if (!j->parked)
-			event_add(j->ev, &zero);
+			control_turn_queue(c, &j->task);
 		return;
 	}
 	if (!j->call.answered) {
@@ -553,7 +551,6 @@ int
 varlink_defer(struct vl_call *call, json_t *params, vl_step_fn *step,
     void *state, void (*state_free)(void *))
 {
-	static const struct timeval zero = { 0, 0 };
 	struct vl_conn *vc = call->conn->vl;
 	struct vl_job *j;
 
@@ -573,22 +570,14 @@ varlink_defer(struct vl_call *call, json_t *params, vl_step_fn *step,
 	j->state_free = state_free;
 	j->stream = vc->stream != NULL && call == &vc->stream->call ?
 	    vc->stream : NULL;
-	/* A zero time-out, not event_active(): the next slice comes at the
-	 * next loop turn, after the events of other peers already waiting. */
-	j->ev = evtimer_new(call->d->base, vl_job_tick, j);
-	if (j->ev == NULL) {
-		json_decref(j->params);
-		free(j);
-		if (state_free != NULL)
-			state_free(state);
-		return varlink_error_errno(call, ENOMEM, "deferred call");
-	}
-	event_priority_set(j->ev, PRIO_CONTROL);
+	j->task.run = vl_job_turn;
 	vc->job = j;
 	call->deferred = true;
-	/* One call at a time: the connection's next calls wait. */
+	/* One call at a time: the connection's next calls wait. The next
+	 * slice comes in the uid's next turn (turns.h), after the other
+	 * peers' waiting turns. */
 	control_hold_input(call->conn, true);
-	event_add(j->ev, &zero);
+	control_turn_queue(call->conn, &j->task);
 	return 0;
 }
 
@@ -604,13 +593,12 @@ varlink_park(struct vl_call *call)
 void
 varlink_wake(struct conn *c)
 {
-	static const struct timeval zero = { 0, 0 };
 	struct vl_conn *vc = c->vl;
 
 	if (vc == NULL || vc->job == NULL || !vc->job->parked)
 		return;
 	vc->job->parked = false;
-	event_add(vc->job->ev, &zero);
+	control_turn_queue(c, &vc->job->task);
 }
 
 bool
@@ -624,8 +612,9 @@ varlink_budget_take(uint64_t *budget, uint64_t units)
 
 static void vl_stream_step(struct vl_stream *s);
 
-/* Run the next page from the loop as soon as the client's output is
- * below the high mark (varlink_conn_drained() says when it falls). */
+/* Run the next page in the connection's turn as soon as the client's
+ * output is below the high mark (varlink_conn_drained() says when it
+ * falls). */
 static void
 vl_stream_page_later(struct vl_stream *s)
 {
@@ -633,15 +622,14 @@ vl_stream_page_later(struct vl_stream *s)
 		s->waiting = true;
 		return;
 	}
-	event_active(s->ev_page, EV_TIMEOUT, 0);
+	control_turn_queue(s->call.conn, &s->page);
 }
 
 static void
-vl_stream_page_cb(evutil_socket_t fd, short what, void *arg)
+vl_stream_page_turn(struct turn_task *t)
 {
-	(void)fd;
-	(void)what;
-	vl_stream_step(arg);
+	vl_stream_step((struct vl_stream *)(void *)((char *)t -
+	    offsetof(struct vl_stream, page)));
 }
 
 static void
@@ -657,7 +645,7 @@ vl_stream_tick(evutil_socket_t fd, short what, void *arg)
 		event_add(s->ev, &s->interval);
 		return;
 	}
-	vl_stream_step(s);
+	control_turn_queue(s->call.conn, &s->page);
 }
 
 /* One reply of a stream: a page (from the cursor, or a round's first)
@@ -748,14 +736,13 @@ vl_start_stream(struct vl_call *call, json_t *params)
 	s->interval.tv_sec = interval / 1000;
 	s->interval.tv_usec = (interval % 1000) * 1000;
 	s->ev = evtimer_new(call->d->base, vl_stream_tick, s);
-	s->ev_page = event_new(call->d->base, -1, 0, vl_stream_page_cb, s);
-	if (s->ev == NULL || s->ev_page == NULL) {
+	s->page.run = vl_stream_page_turn;
+	if (s->ev == NULL) {
 		vl_stream_free(c, s);
 		varlink_error_errno(call, ENOMEM, "stream");
 		return;
 	}
 	event_priority_set(s->ev, PRIO_CONTROL);
-	event_priority_set(s->ev_page, PRIO_CONTROL);
 	vc->stream = s;
 	c->streaming = true;
 	/* The first reply now; the connection's next calls wait until the
@@ -933,7 +920,7 @@ varlink_conn_drained(struct conn *c)
 	 * resumes reading by itself. */
 	if (s != NULL && s->waiting) {
 		s->waiting = false;
-		event_active(s->ev_page, EV_TIMEOUT, 0);
+		control_turn_queue(c, &s->page);
 	}
 }
 

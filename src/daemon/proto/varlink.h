@@ -123,9 +123,10 @@ struct vl_call {
 /*
  * Work bigger than a bound is done in slices, so that no call holds the
  * loop: a handler that could not finish within its budget hands the call
- * to varlink_defer(), and step() is then run once per loop turn, after
- * the events of other peers that are ready, with a budget of
- * VL_SLICE_UNITS, until it has answered and returns true. Meanwhile the
+ * to varlink_defer(), and step() is then run once per turn of the
+ * caller's uid (turns.h), after the turns of the other peers that wait,
+ * with a budget of VL_SLICE_UNITS, until it has answered and returns
+ * true. Meanwhile the
  * connection's later calls wait (one call at a time, as varlink has it).
  * A unit is about one step of the pattern engine (rx.h); handlers charge
  * their work to the budget with varlink_budget_take().
