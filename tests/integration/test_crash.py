@@ -23,6 +23,7 @@ states.
 import glob
 import os
 import sys
+import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (TPL_APP, Daemon, RingClient, check, finish,  # noqa: E402
@@ -200,6 +201,21 @@ def damaged_log():
     check(persistence(d)["damaged_records"] == 0, "a torn tail is not "
           "counted as damage")
     check("cut short" in d.stderr(), "the torn tail is logged")
+    d.stop()
+    # A version 2 log (before batch records) is read, and rewritten as
+    # version 3.
+    with open(log, "rb") as f:
+        lines = f.read().split(b"\n")
+    head = b'{"format":"statsd-checkpoint","version":2}'
+    lines[0] = b"%d %08x %s" % (len(head), zlib.crc32(head), head)
+    with open(log, "wb") as f:
+        f.write(b"\n".join(lines))
+    start(d)
+    check(kstats(d, "dl") == want, "a version 2 log read")
+    with open(log, "rb") as f:
+        first = f.readline()
+    check(b'"version":3' in first, "and rewritten as version 3: %s"
+          % first[:80])
     d.stop()
     d.cleanup()
 

@@ -477,16 +477,18 @@ static void
 m_durable_undo(struct m_durable *m)
 {
 	struct reg_kstat *k;
-	size_t i;
+	size_t i, n = 0;
 
-	log_warning("a PERSISTENT create could not be made durable; %zu "
-	    "kstats taken back", m->n);
 	for (i = m->n; i-- > 0;) {
 		k = m->handles[i] != 0 ? registry_kstat_by_handle(m->d->reg,
 		    m->handles[i]) : NULL;
-		if (k != NULL && !k->dormant)
+		if (k != NULL && !k->dormant) {
 			m_kstat_unmake(m->d, k, m->revived[i]);
+			n++;
+		}
 	}
+	log_warning("PERSISTENT create not made durable: %zu kstats taken "
+	    "back", n);
 }
 
 static void
