@@ -259,6 +259,14 @@ void cl_producer_child(void);
 int cl_kobj_create_locked(struct cl_kobj *o);
 
 /*
+ * cl_kobj_relayout_locked: lay o's kstat out again from template tpl
+ * (TemplateAdd parameters, not taken over): KstatRelayout keeps the data
+ * of every VOI tpl defines as o's template did. o is then tpl's.
+ * Returns: 0; -errno of the calls (o is as before).
+ */
+int cl_kobj_relayout_locked(struct cl_kobj *o, json_t *tpl);
+
+/*
  * cl_kobj_create_many_locked: cl_kobj_create_locked() for n kobjs of one
  * template, type, flags and zone (objs[0]'s), in as few calls as
  * statsd's batch takes (KstatCreateMany): all of them or none.

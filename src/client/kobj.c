@@ -196,6 +196,45 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 }
 
 int
+cl_kobj_relayout_locked(struct cl_kobj *o, json_t *tpl)
+{
+	struct vlc_reply rep;
+	const char *spec = NULL;
+	char *nspec;
+	int r;
+
+	r = cl_ensure_locked();
+	if (r < 0)
+		return r;
+	r = cl_call_locked(VL_M_TEMPLATE_ADD, json_incref(tpl), NULL, 0,
+	    &rep);
+	if (r < 0)
+		return r;
+	(void)json_unpack(rep.params, "{s:{s:s}}", "template", "spec", &spec);
+	nspec = spec != NULL ? strdup(spec) : NULL;
+	vlc_reply_done(&rep);
+	if (nspec == NULL)
+		return spec == NULL ? cl_fail(EPROTO, "TemplateAdd: a reply "
+		    "without the template's spec") : -ENOMEM;
+	r = cl_call_locked(VL_M_KSTAT_RELAYOUT, json_pack("{s:s, s:i, s:s, "
+	    "s:s}", "module", o->hdr.module, "instance", (int)o->hdr.instance,
+	    "name", o->hdr.name, "template", nspec), NULL, 0, &rep);
+	if (r == 0)
+		r = cl_kobj_take(o, json_object_get(rep.params, "kstat"));
+	vlc_reply_done(&rep);
+	if (r < 0) {
+		free(nspec);
+		return r;
+	}
+	/* What a restarted statsd is given to create it again. */
+	json_decref(o->tpl);
+	o->tpl = json_incref(tpl);
+	free(o->tplspec);
+	o->tplspec = nspec;
+	return 0;
+}
+
+int
 cl_kobj_create_locked(struct cl_kobj *o)
 {
 	int r;

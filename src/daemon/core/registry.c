@@ -16,6 +16,7 @@
 #include "daemon.h"
 #include "engine.h"
 #include "kindex.h"
+#include "layout.h"
 #include "log.h"
 #include "registry.h"
 #include "tpl.h"
@@ -1051,55 +1052,157 @@ reg_kstat_recharge(struct registry *r, struct reg_kstat *k, bool privileged,
 	return 0;
 }
 
-int
-registry_blob_replace(struct registry *r, struct reg_kstat *k,
+/*
+ * Install nb (size bytes) as k's blob: the owner is charged for the new
+ * size (privileged: held to the totals only), the store switches to it in
+ * one seqlock window (store_kstat_relayout_with()), with x (may be NULL)
+ * as the slot's template hash and ndata. A PERSISTENT kstat's stored
+ * blob takes it first: the canonical copy leads, as in every change.
+ */
+static int
+reg_blob_install(struct registry *r, struct reg_kstat *k,
     const struct statsblob *nb, uint32_t size, bool privileged,
-    struct quota_refusal *why)
+    const struct store_slot *x, struct quota_refusal *why)
 {
 	uint64_t old_arena = k->charged[QUOTA_ARENA];
 	uint64_t old_disk = k->charged[QUOTA_PERSISTENT];
+	bool priv = k->rseg->priv;
 	void *blob;
-	int e;
+	int e = 0;
 
 	if (size < SB_V1_HDRSZ || size > STORE_BLOB_MAX)
 		return -E2BIG;
-	if (size != k->size) {
-		bool priv = k->rseg->priv;
-
-		e = 0;
-		if (!priv)
-			e = reg_kstat_recharge(r, k, privileged, QUOTA_ARENA,
-			    store_kstat_relayout_cost(k->seg, k->ref.slot,
-			    size), why);
-		if (e == 0 && (k->hdr.flags & KSTAT_FLAG_PERSISTENT))
-			e = reg_kstat_recharge(r, k, privileged,
-			    QUOTA_PERSISTENT, blob_storage_disk_bytes(size), why);
-		if (e == 0) {
-			e = store_kstat_relayout(k->seg, k->ref.slot, size);
-			if (e == -ENOSPC) {
-				reg_store_full(r, priv, why);
-				e = -EDQUOT;
-			}
+	if (size == k->size && x == NULL) {
+		if (k->storage != NULL)
+			memcpy(k->storage->blob, nb, size);
+		(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
+		memcpy(blob, nb, size);
+		k->hdr.snaptime = (hrtime_t)clock_now_ns();
+		store_kstat_write_end(k->seg, k->ref.slot,
+		    (uint64_t)k->hdr.snaptime);
+		k->blob = blob;
+		k->dirty = false;
+		k->changes++;
+		return 0;
+	}
+	if (!priv)
+		e = reg_kstat_recharge(r, k, privileged, QUOTA_ARENA,
+		    store_kstat_relayout_cost(k->seg, k->ref.slot, size), why);
+	if (e == 0 && (k->hdr.flags & KSTAT_FLAG_PERSISTENT))
+		e = reg_kstat_recharge(r, k, privileged, QUOTA_PERSISTENT,
+		    blob_storage_disk_bytes(size), why);
+	k->hdr.snaptime = (hrtime_t)clock_now_ns();
+	if (e == 0) {
+		e = store_kstat_relayout_with(k->seg, k->ref.slot, nb, size, x,
+		    (uint64_t)k->hdr.snaptime, &blob);
+		if (e == -ENOSPC) {
+			reg_store_full(r, priv, why);
+			e = -EDQUOT;
 		}
-		if (e < 0) {
-			(void)reg_kstat_recharge(r, k, true, QUOTA_ARENA,
-			    old_arena, why);
-			(void)reg_kstat_recharge(r, k, true,
-			    QUOTA_PERSISTENT, old_disk, why);
-			return e;
-		}
+	}
+	if (e < 0) {
+		(void)reg_kstat_recharge(r, k, true, QUOTA_ARENA, old_arena,
+		    why);
+		(void)reg_kstat_recharge(r, k, true, QUOTA_PERSISTENT,
+		    old_disk, why);
+		return e;
 	}
 	if (k->storage != NULL) {
 		memcpy(k->storage->blob, nb, size);
 		blob_storage_set_size(k->storage, size);
 	}
-	(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
-	memcpy(blob, nb, size);
-	k->hdr.snaptime = (hrtime_t)clock_now_ns();
-	store_kstat_write_end(k->seg, k->ref.slot, (uint64_t)k->hdr.snaptime);
 	k->blob = blob;
 	k->size = size;
 	k->dirty = false;
 	k->changes++;
+	return 0;
+}
+
+int
+registry_blob_replace(struct registry *r, struct reg_kstat *k,
+    const struct statsblob *nb, uint32_t size, bool privileged,
+    struct quota_refusal *why)
+{
+	return reg_blob_install(r, k, nb, size, privileged, NULL, why);
+}
+
+/* VOI id's definition in a template's canonical definition, or NULL. */
+static json_t *
+reg_voi_def(const struct reg_template *t, int id)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(t->def, "vois"), i, v) {
+		if (json_integer_value(json_object_get(v, "id")) == id)
+			return v;
+	}
+	return NULL;
+}
+
+int
+registry_kstat_relayout(struct registry *r, struct reg_kstat *k,
+    struct reg_template *t, bool privileged, uint16_t *ret_kept,
+    struct quota_refusal *why)
+{
+	const struct statsblob_tpl *et;
+	struct statsblob *nb = NULL;
+	struct store_slot x;
+	json_t *od, *nd;
+	bool *keep;
+	uint16_t i, kept = 0;
+	int e;
+
+	if (k->dormant)
+		return -ENOENT;
+	if (t == k->tpl) {
+		*ret_kept = t->nnames;
+		return 0;
+	}
+	keep = calloc(t->nnames > 0 ? t->nnames : 1, sizeof(*keep));
+	if (keep == NULL)
+		return -ENOMEM;
+	/* A VOI id both templates hold must mean the same VOI: records for
+	 * it still in a ring, or in a spill buffer's log, are applied by id
+	 * and must land on what they were meant for. */
+	for (i = 0; i < t->nnames; i++) {
+		nd = reg_voi_def(t, i);
+		od = i < k->tpl->nnames ? reg_voi_def(k->tpl, i) : NULL;
+		if (nd == NULL || od == NULL)
+			continue;
+		if (!json_equal(od, nd)) {
+			free(keep);
+			return -EINVAL;
+		}
+		keep[i] = true;
+		kept++;
+	}
+	tpl_rlock();
+	et = tpl_get_locked(t->id);
+	e = et == NULL ? ENOENT : layout_carry(registry_blob_peek(k), et->sb,
+	    keep, t->nnames, t->hash, &nb);
+	tpl_runlock();
+	free(keep);
+	if (e != 0)
+		return e == EFBIG ? -E2BIG : -e;
+	registry_sync(r);	/* nothing of the old blob left behind */
+	x.owner_uid = (uint32_t)k->owner;
+	x.tpl_hash = t->hash;
+	x.ndata = t->nnames;
+	e = reg_blob_install(r, k, nb, ((struct statsblobv1 *)nb)->cursz,
+	    privileged, &x, why);
+	free(nb);
+	if (e < 0)
+		return e;
+	if (reg_public(k)) {
+		if (--k->tpl->npublic == 0)
+			r->npublic_tpls--;
+		if (t->npublic++ == 0)
+			r->npublic_tpls++;
+	}
+	k->tpl->nkstats--;
+	t->nkstats++;
+	k->tpl = t;
+	*ret_kept = kept;
 	return 0;
 }

@@ -297,6 +297,23 @@ int registry_blob_replace(struct registry *r, struct reg_kstat *k,
     const struct statsblob *nb, uint32_t size, bool privileged,
     struct quota_refusal *why);
 
+/*
+ * registry_kstat_relayout: lay k out again from template t (a VOI, a
+ * statistic added or removed), keeping the data of every VOI whose
+ * definition is the same in both templates byte for byte; the others are
+ * as a new kstat of t has them. Readers of the store see the old blob or
+ * the new one, never a mix; k is then t's (its slot's template hash
+ * too). The owner is charged for the new size (privileged: held to the
+ * totals only). A PERSISTENT kstat's stored blob is the new one when this
+ * returns; making it durable (the checkpoint) is the caller's.
+ * Returns: 0 and *ret_kept (VOIs kept); -EINVAL if a VOI id of both
+ * templates has another definition in t; -ENOENT (dormant); -E2BIG;
+ * -EDQUOT with *why filled (the old blob is kept); -ENOMEM.
+ */
+int registry_kstat_relayout(struct registry *r, struct reg_kstat *k,
+    struct reg_template *t, bool privileged, uint16_t *ret_kept,
+    struct quota_refusal *why);
+
 /* Copy every PERSISTENT blob changed since the last sync into the store. */
 void registry_sync(struct registry *r);
 

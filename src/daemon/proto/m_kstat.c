@@ -13,6 +13,7 @@
 #include "checkpoint.h"
 #include "control.h"
 #include "daemon.h"
+#include "drain.h"
 #include "log.h"
 #include "methods.h"
 #include "mirror.h"
@@ -54,6 +55,12 @@ const struct vl_field m_kstat_create_many_params[] = {
 	VLF_BOOL("join", true),
 	VLF_STRUCTS("kstats", false, "KstatName", m_kstat_name_fields,
 	    M_KSTAT_BATCH_MAX),
+	VLF_END
+};
+
+const struct vl_field m_kstat_relayout_params[] = {
+	M_NAME_FIELDS,
+	VLF_STR("template", false, STATS_TPL_MAX_STR_SPEC_LEN),
 	VLF_END
 };
 
@@ -581,4 +588,79 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 	}
 	dormant = registry_kstat_delete(d->reg, k);
 	varlink_reply(call, json_pack("{s:b}", "dormant", dormant == 1));
+}
+
+void
+m_kstat_relayout(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	const struct peer *peer = &call->conn->peer;
+	const char *spec = varlink_str(params, "template", "");
+	struct quota_refusal why;
+	struct reg_template *t;
+	struct reg_kstat *k;
+	const char *ckwhy;
+	uint16_t kept = 0;
+	char full[128];
+	int r;
+
+	k = m_kstat_get(call, params, false);
+	if (k == NULL)
+		return;
+	if (!m_kstat_may_modify(peer, k)) {
+		varlink_error_denied(call, RIGHT_OWNER);
+		return;
+	}
+	if (k->internal) {
+		varlink_error_value(call, "name", "statsd's own kstats keep "
+		    "their layout");
+		return;
+	}
+	t = registry_template_find(d->reg, spec);
+	if (t == NULL) {
+		varlink_error(call, VL_E_NO_SUCH_TEMPLATE, json_pack("{s:s}",
+		    "template", spec));
+		return;
+	}
+	/* A PERSISTENT kstat's new layout must reach the checkpoint: refused
+	 * at once, with the reason, while it cannot be written. */
+	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) &&
+	    checkpoint_outlives_statsd(d->zones, k) &&
+	    !checkpoint_status(d->checkpoint, &ckwhy)) {
+		m_kstat_not_durable(call, -EIO, ckwhy);
+		return;
+	}
+	/* What the caller pushed before asking lands in the old layout. */
+	drain_conn(d->drain, call->conn);
+	r = registry_kstat_relayout(d->reg, k, t, peer->privileged, &kept,
+	    &why);
+	if (r == -EINVAL) {
+		varlink_error_value(call, "template", "a VOI id of both "
+		    "templates is defined otherwise in %s", t->spec);
+		return;
+	}
+	if (r == -E2BIG) {
+		varlink_error_value(call, "template", "the kstat's statistics "
+		    "would not fit a blob");
+		return;
+	}
+	if (r < 0) {
+		registry_kstat_name(k, full, sizeof(full));
+		m_kstat_fail(call, r, &(struct ks_error){ 0 }, full, t->spec,
+		    &why);
+		return;
+	}
+	if (k->hdr.flags & KSTAT_FLAG_PERSISTENT) {
+		r = checkpoint_kstat_put(d->checkpoint, k, false);
+		if (r < 0) {
+			(void)checkpoint_status(d->checkpoint, &ckwhy);
+			m_kstat_not_durable(call, r, ckwhy);
+			return;
+		}
+	}
+	registry_kstat_name(k, full, sizeof(full));
+	log_debug("uid %u re-laid kstat %s from %s (%u VOIs kept)",
+	    (unsigned)peer->uid, full, t->spec, (unsigned)kept);
+	varlink_reply(call, json_pack("{s:o, s:i}", "kstat",
+	    registry_kstat_json(d->reg, k), "kept", (int)kept));
 }
