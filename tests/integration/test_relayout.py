@@ -7,7 +7,9 @@ call that does it for any kstat: the VOIs defined alike in both templates
 keep their data exactly, across a clean restart and a kill -9 for a
 PERSISTENT kstat; updates in flight for a removed VOI are refused and
 counted, never applied to another VOI; a VOI id redefined, another
-user's kstat, an unknown template are refused."""
+user's kstat, an unknown template are refused. A blob a Linux definition
+re-laid is named by a template of its own, so its stats(3) JSON keeps
+its META names."""
 import json
 import os
 import sys
@@ -139,6 +141,50 @@ check('"io.statsd.PermissionDenied"' in p.stdout,
       "another user is refused: %s %s" % (p.stdout, p.stderr[-300:]))
 check(data(d) == kept, "the kstat is as it was")
 
+# A definition that re-lays a blob (a Linux statistic's type changed)
+# gives the new layout a template of its own: the stats(3) JSON of Read
+# and Snapshot keeps its META names, across restarts too.
+LX = [{"id": 0, "name": "lat", "dtype": "INT_S64",
+       "stats": [{"kind": "DEFN", "units": "ms"}]},
+      {"id": 1, "name": "cnt", "dtype": "INT_S64",
+       "stats": [{"kind": "DEFN"}]}]
+tlx = tpl_add(d, "LX", LX)
+ok(d.call("io.statsd.KstatCreate", {
+    "module": "rl", "instance": 0, "name": "lx", "template": tlx,
+    "flags": ["PERSISTENT"]}), "KstatCreate a Linux-like kstat")
+
+
+def lx_blob(method="io.statsd.Read"):
+    return ok(d.call(method, {"module": "rl", "instance": 0, "name": "lx"}),
+              method).get("blob", {})
+
+
+def named(b):
+    return isinstance(b, dict) and isinstance(b.get("tplname"), str) and \
+        sorted(b.get("vois", {}).keys()) == ["cnt", "lat"]
+
+
+check(named(lx_blob()), "laid out as its template: named: %s" % lx_blob())
+r = ok(d.call("io.statsd.DefinitionSet", {
+    "module": "rl", "instance": 0, "name": "lx",
+    "text": "name=lat type=array range_min=0 range_max=64 "
+            "base_interval=1 scale=log2\n"}), "DefinitionSet re-lays")
+check(r.get("relaid") is True, "the definition re-laid the blob")
+b = lx_blob()
+check(named(b) and b["tplname"].startswith("LX.relaid.") and
+      "HIST" in b["vois"]["lat"]["stats"],
+      "re-laid: named by a template of its own, HIST and all: %s" % b)
+check(named(lx_blob("io.statsd.Snapshot")), "Snapshot's JSON named too")
+ok(d.call("io.statsd.DefinitionSet", {
+    "module": "rl", "instance": 0, "name": "lx",
+    "text": "name=cnt type=range range_min=0 range_max=9\n"}),
+   "DefinitionSet re-lays again")
+b2 = lx_blob()
+check(named(b2) and b2.get("tplhash") != b.get("tplhash") and
+      "DEFN" in str(b2["vois"]["cnt"]),
+      "re-laid again: named by the new layout's template: %s" % b2)
+lx_kept = lx_blob()
+
 # A clean restart, then a kill -9: the new layout and its data stay.
 d.stop()
 d.start()
@@ -148,6 +194,8 @@ check(got.get("kstat", {}).get("template") == t3,
       "after a restart the kstat is RL3's: %s" % got.get("kstat"))
 check(data(d) == kept, "after a restart the data is intact:\n%s\n%s"
       % (kept, data(d)))
+check(lx_blob() == lx_kept, "after a restart the re-laid blob is named "
+      "as before: %s" % lx_blob())
 r = ok(relayout(d, "k", t2), "KstatRelayout after the restart")
 check(r.get("kept") == 2, "requests and errors kept again")
 rc.quit()
@@ -162,6 +210,7 @@ d.kill9()
 d.start()
 check(data(d) == kept, "after kill -9 the data is intact:\n%s\n%s"
       % (kept, data(d)))
+check(named(lx_blob()), "after kill -9 the re-laid blob is named")
 rc.quit()
 d.stop()
 finish()

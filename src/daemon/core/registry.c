@@ -234,6 +234,8 @@ reg_template_free(struct reg_template *t)
 	free(t);
 }
 
+static void reg_kstat_unname(struct reg_kstat *k);
+
 struct registry *
 registry_free(struct registry *r)
 {
@@ -244,6 +246,7 @@ registry_free(struct registry *r)
 	kindex_free(r->ix);	/* before the kstats its entries live in */
 	for (i = 0; i < r->nks; i++) {
 		blob_storage_close(r->ks[i]->storage);
+		reg_kstat_unname(r->ks[i]);
 		free(r->ks[i]);
 	}
 	free(r->ks);
@@ -284,6 +287,55 @@ registry_stats(const struct registry *r, struct registry_stats *ret)
 }
 
 /* ---------------------------------------------------------------- templates */
+
+/* Release the template of k's re-laid layout, if any. */
+static void
+reg_kstat_unname(struct reg_kstat *k)
+{
+	if (k->relaid != 0)
+		(void)tpl_release(k->relaid - 1);
+	k->relaid = 0;
+	k->relaid_hash = 0;
+}
+
+void
+registry_kstat_name_layout(struct registry *r, struct reg_kstat *k)
+{
+	const struct statsblobv1 *b =
+	    (const struct statsblobv1 *)registry_blob_peek(k);
+	char name[TPL_MAX_NAME_LEN + 1];
+	int id;
+
+	(void)r;
+	if (k->relaid != 0 && k->relaid_hash == b->tplhash)
+		return;
+	reg_kstat_unname(k);
+	if (b->tplhash == k->tpl->hash)
+		return;
+	/* One a kstat at most: a peer that redefines again and again
+	 * replaces it, never piles them up. A name a user took already
+	 * leaves the layout unnamed (the flat view is named anyway). */
+	snprintf(name, sizeof(name), "%.40s.relaid.%u", k->tpl->name,
+	    (unsigned)k->handle);
+	id = tpl_add_layout(name, k->tpl->id, (const struct statsblob *)b,
+	    b->tplhash);
+	if (id < 0) {
+		log_debug("the re-laid layout of kstat %s:%d:%s is unnamed: "
+		    "%s", k->hdr.module, (int)k->hdr.instance, k->hdr.name,
+		    strerror(-id));
+		return;
+	}
+	k->relaid = id + 1;
+	k->relaid_hash = b->tplhash;
+}
+
+bool
+registry_blob_named(const struct reg_kstat *k, const struct statsblob *b)
+{
+	uint32_t h = ((const struct statsblobv1 *)b)->tplhash;
+
+	return h == k->tpl->hash || (k->relaid != 0 && h == k->relaid_hash);
+}
 
 static int
 reg_template_fill(struct reg_template *t, int id)
@@ -877,6 +929,8 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		r->next_handle = 1;
 	k->pos = r->nks;
 	r->ks[r->nks++] = k;
+	if (n->blob != NULL)
+		registry_kstat_name_layout(r, k);
 	*ret = k;
 	return 0;
 }
@@ -918,6 +972,7 @@ registry_kstat_forget(struct registry *r, struct reg_kstat *k)
 	r->ks[k->pos]->pos = k->pos;
 	blob_storage_remove(k->storage);
 	reg_kstat_uncharge(r, k);
+	reg_kstat_unname(k);
 	k->tpl->nkstats--;
 	k->rseg->nkstats--;
 	reg_seg_release(r, k->rseg);
@@ -1203,6 +1258,7 @@ registry_kstat_relayout(struct registry *r, struct reg_kstat *k,
 	k->tpl->nkstats--;
 	t->nkstats++;
 	k->tpl = t;
+	reg_kstat_unname(k);	/* laid out as t now */
 	*ret_kept = kept;
 	return 0;
 }

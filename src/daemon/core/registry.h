@@ -99,6 +99,10 @@ struct reg_kstat {
 	bool			 dirty;	/* storage ahead of the store */
 	bool			 dormant;
 	bool			 internal; /* statsd's own: not deletable */
+	/* A definition re-laid its blob: the engine's template naming that
+	 * layout (its id + 1; 0: none) and the layout hash it names. */
+	int			 relaid;
+	uint32_t		 relaid_hash;
 	uint64_t		 charged[QUOTA_NUM]; /* to owner */
 	struct kx_entry		 ix;	/* in the registry's indexes */
 	size_t			 pos;	/* in registry_kstats() */
@@ -313,6 +317,21 @@ int registry_blob_replace(struct registry *r, struct reg_kstat *k,
 int registry_kstat_relayout(struct registry *r, struct reg_kstat *k,
     struct reg_template *t, bool privileged, uint16_t *ret_kept,
     struct quota_refusal *why);
+
+/*
+ * registry_kstat_name_layout: after k's blob changed layout (a definition
+ * re-laid it), register the layout as a template of its own, named after
+ * k's template and k ("<template>.relaid.<handle>"), with the blob's
+ * layout hash and the VOI names of k's template, so that the stats(3)
+ * renderer's META names find it; the one registered for an earlier layout
+ * goes. Nothing if the blob is laid out as its template.
+ */
+void registry_kstat_name_layout(struct registry *r, struct reg_kstat *k);
+
+/* Is b, k's blob, named by a template: its own, or the one of its re-laid
+ * layout? (The stats(3) renderer's META names need one.) */
+bool registry_blob_named(const struct reg_kstat *k,
+    const struct statsblob *b);
 
 /* Copy every PERSISTENT blob changed since the last sync into the store. */
 void registry_sync(struct registry *r);
