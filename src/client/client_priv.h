@@ -92,6 +92,8 @@ struct cl_kobj {
 	bool			 has_zone;	/* zone given (kstat2) */
 	int32_t			 zone;		/* ALL_ZONES, GLOBAL_ZONEID, a
 						 * zone */
+	uint32_t		 ndata;		/* given to statsd (a RAW
+						 * kstat's bytes); 0: none */
 	json_t			*tpl;		/* TemplateAdd parameters */
 	char			*tplspec;	/* statsd's "<name>":<hash> */
 	bool			 join;		/* may join one that exists */

@@ -690,6 +690,15 @@ registry_kstat_after(const struct reg_kstat *k)
 	return e != NULL ? e->item : NULL;
 }
 
+uint32_t
+registry_kstat_ndata(const struct reg_kstat *k)
+{
+	if (k->ndata != 0)
+		return k->ndata;
+	return k->hdr.type == KSTAT_TYPE_RAW ? k->tpl->nnames * 8u :
+	    k->tpl->nnames;
+}
+
 void
 registry_kstat_name(const struct reg_kstat *k, char *buf, size_t len)
 {
@@ -852,9 +861,10 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	k->hdr.kid = (int64_t)k->handle;
 	if (n->dormant)
 		k->hdr.flags |= KSTAT_FLAG_DORMANT;
+	k->ndata = n->ndata;
 	slot.owner_uid = (uint32_t)n->owner;
 	slot.tpl_hash = n->tpl->hash;
-	slot.ndata = n->tpl->nnames;
+	slot.ndata = registry_kstat_ndata(k);
 	/* The public segment is shared by everyone: its slots and arena
 	 * are charged. The private one only privileged peers can fill. */
 	e = 0;
@@ -1000,7 +1010,8 @@ registry_kstat_json(struct registry *r, const struct reg_kstat *k)
 			json_array_append_new(path, json_string(seg));
 	(void)r;
 	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:s, "
-	    "s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:s, s:o, s:I}",
+	    "s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:s, s:o, s:I, s:s, s:I, "
+	    "s:I}",
 	    "module", k->hdr.module, "instance", (int)k->hdr.instance,
 	    "name", k->hdr.name, "class", k->hdr.class_,
 	    "type", k->hdr.type < KSTAT_NUM_TYPES ?
@@ -1014,7 +1025,12 @@ registry_kstat_json(struct registry *r, const struct reg_kstat *k)
 	    "crtime", (json_int_t)k->hdr.crtime,
 	    "snaptime", (json_int_t)k->hdr.snaptime,
 	    "description", k->hdr.desc, "path", path,
-	    "zone", (json_int_t)(k->zone == ZONE_ALL ? -1 : (int64_t)k->zone));
+	    "zone", (json_int_t)(k->zone == ZONE_ALL ? -1 : (int64_t)k->zone),
+	    "content", ks_content_id(k->hdr.content) != NULL ?
+	    ks_content_id(k->hdr.content) : "UNK",
+	    "scale", (json_int_t)(k->hdr.scale > INT64_MAX ? INT64_MAX :
+	    (k->hdr.scale == 0 ? 1 : k->hdr.scale)),
+	    "ndata", (json_int_t)registry_kstat_ndata(k));
 }
 
 /* -------------------------------------------------------------------- blobs */
@@ -1243,7 +1259,8 @@ registry_kstat_relayout(struct registry *r, struct reg_kstat *k,
 	registry_sync(r);	/* nothing of the old blob left behind */
 	x.owner_uid = (uint32_t)k->owner;
 	x.tpl_hash = t->hash;
-	x.ndata = t->nnames;
+	x.ndata = k->ndata != 0 ? k->ndata : (k->hdr.type == KSTAT_TYPE_RAW ?
+	    t->nnames * 8u : t->nnames);
 	e = reg_blob_install(r, k, nb, ((struct statsblobv1 *)nb)->cursz,
 	    privileged, &x, why);
 	free(nb);

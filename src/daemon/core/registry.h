@@ -94,6 +94,7 @@ struct reg_kstat {
 	struct store_segment	*seg;	/* rseg->seg */
 	struct store_ref	 ref;
 	uint32_t		 size;	/* blob bytes now */
+	uint32_t		 ndata;	/* as its creator gave it; 0: none */
 	struct statsblob	*blob;	/* in the store segment */
 	struct blob_storage	*storage; /* PERSISTENT: the canonical blob */
 	bool			 dirty;	/* storage ahead of the store */
@@ -204,6 +205,7 @@ struct reg_kstat_new {
 	uint32_t		 zone;		/* ZONE_ALL, ZONE_GLOBAL, a zone */
 	bool			 gz;		/* a zone's, seen globally too */
 	struct reg_template	*tpl;
+	uint32_t		 ndata;		/* as given; 0: the template's */
 	/* Restoring (checkpoint.c) only; restoring charges unchecked: */
 	bool			 restoring;
 	uint32_t		 handle;	/* 0: a new one */
@@ -265,6 +267,10 @@ struct reg_kstat *registry_kstat_after(const struct reg_kstat *k);
 /* The next handle to give out, and raise it (checkpoint.c). */
 uint32_t registry_next_handle(const struct registry *r);
 void registry_raise_next_handle(struct registry *r, uint32_t h);
+
+/* The kstat's ndata as readers see it: its creator's, else its
+ * template's VOIs (for a RAW kstat, their bytes: a word each). */
+uint32_t registry_kstat_ndata(const struct reg_kstat *k);
 
 /* "module:instance:name" into buf. */
 void registry_kstat_name(const struct reg_kstat *k, char *buf, size_t len);

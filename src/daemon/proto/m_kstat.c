@@ -25,6 +25,13 @@
 	VLF_INT("instance", false, 0, INT32_MAX),			\
 	VLF_STR("name", false, KSTAT_STRLEN - 1)
 
+/* kstat2's content type and scale of the values, and the kstat's ndata
+ * (a RAW kstat's bytes). */
+#define M_CONTENT_FIELDS						\
+	VLF_STR("content", true, 16),					\
+	VLF_INT("scale", true, 1, INT64_MAX),				\
+	VLF_INT("ndata", true, 1, UINT32_MAX)
+
 const struct vl_field m_kstat_create_params[] = {
 	M_NAME_FIELDS,
 	VLF_STR("class", true, KSTAT_STRLEN - 1),
@@ -34,6 +41,7 @@ const struct vl_field m_kstat_create_params[] = {
 	VLF_STR("description", true, KS_DESC_MAX),
 	VLF_ARRAY("path", true, VL_STRING, KS_NPSEG_MAX, 0, KS_PATH_MAX),
 	VLF_INT("zone", true, -1, INT32_MAX),
+	M_CONTENT_FIELDS,
 	VLF_END
 };
 
@@ -53,6 +61,7 @@ const struct vl_field m_kstat_create_many_params[] = {
 	VLF_STR("class", true, KSTAT_STRLEN - 1),
 	VLF_INT("zone", true, -1, INT32_MAX),
 	VLF_BOOL("join", true),
+	M_CONTENT_FIELDS,
 	VLF_STRUCTS("kstats", false, "KstatName", m_kstat_name_fields,
 	    M_KSTAT_BATCH_MAX),
 	VLF_END
@@ -205,7 +214,45 @@ struct m_kstat_kind {
 	uint8_t		 type;		/* KSTAT_TYPE_* */
 	uint32_t	 flags;		/* the creator's KSTAT_FLAG_* */
 	const char	*class_;	/* NULL: "misc" */
+	uint8_t		 content;	/* KSTAT2_NVMT_* */
+	uint64_t	 scale;		/* ≥ 1 */
 };
+
+/*
+ * kstat2's content type and scale (into kind) and ndata (into n, whose
+ * template is known): a RAW kstat's ndata is its bytes, at most its
+ * template's words; another's at most its template's VOIs.
+ * Returns: 0; -EINVAL (answered).
+ */
+static int
+m_kstat_content(struct vl_call *call, json_t *params,
+    struct reg_kstat_new *n, struct m_kstat_kind *kind)
+{
+	const char *content = varlink_str(params, "content", "UNK");
+	uint64_t most;
+	int c;
+
+	c = ks_content_from_id(content);
+	if (c < 0) {
+		varlink_error_value(call, "content", "a kstat2 content type: "
+		    "UNK, ID, CNT, T_EPOCH, T_REL, T_ACC, PCT, ADDR, TEMP_C, "
+		    "RPM, VOLT, WATT, CURR, BYTES, BITS, STATE, FREQ, FLAGS "
+		    "or JOULE");
+		return -EINVAL;
+	}
+	kind->content = (uint8_t)c;
+	kind->scale = (uint64_t)varlink_int(params, "scale", 1);
+	n->ndata = (uint32_t)varlink_int(params, "ndata", 0);
+	most = kind->type == KSTAT_TYPE_RAW ? (uint64_t)n->tpl->nnames * 8 :
+	    n->tpl->nnames;
+	if (n->ndata > most) {
+		varlink_error_value(call, "ndata", "at most %llu for a %s "
+		    "kstat of %s", (unsigned long long)most,
+		    ks_type_id(kind->type), n->tpl->spec);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 /*
  * The parameters a kstat's creation shares with the others of a
@@ -269,7 +316,7 @@ m_kstat_common(struct vl_call *call, json_t *params, struct reg_kstat_new *n,
 		    "template", varlink_str(params, "template", "")));
 		return -EINVAL;
 	}
-	return 0;
+	return m_kstat_content(call, params, n, kind);
 }
 
 /*
@@ -309,6 +356,8 @@ m_kstat_hdr(struct vl_call *call, json_t *o, const struct m_kstat_kind *kind,
 		m_kstat_fail(call, r, &kerr, "", "", NULL);
 		return r;
 	}
+	/* Checked already: m_kstat_content(). */
+	(void)ks_hdr_set_content(h, kind->content, kind->scale, NULL);
 	if (sysks_module_own(h->module)) {
 		snprintf(field, sizeof(field), "%smodule", prefix);
 		varlink_error_value(call, field, "%s is statsd's own module: "

@@ -211,9 +211,9 @@ m_blob_copy(const struct reg_kstat *k)
 static size_t
 m_kstat_json_bound(const struct reg_kstat *k)
 {
-	/* The fixed fields and numbers, then strings that escaping may
-	 * double. */
-	return 512 + 2 * (strlen(k->hdr.desc) + strlen(k->hdr.path) +
+	/* The fixed fields and numbers (kstat2's content, scale and ndata
+	 * among them), then strings that escaping may double. */
+	return 640 + 2 * (strlen(k->hdr.desc) + strlen(k->hdr.path) +
 	    strlen(k->tpl->spec) + 3 * KSTAT_STRLEN);
 }
 
