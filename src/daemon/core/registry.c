@@ -1128,7 +1128,8 @@ reg_kstat_recharge(struct registry *r, struct reg_kstat *k, bool privileged,
  * size (privileged: held to the totals only), the store switches to it in
  * one seqlock window (store_kstat_relayout_with()), with x (may be NULL)
  * as the slot's template hash and ndata. A PERSISTENT kstat's stored
- * blob takes it first: the canonical copy leads, as in every change.
+ * blob takes it once the store could: a full arena leaves both as they
+ * were.
  */
 static int
 reg_blob_install(struct registry *r, struct reg_kstat *k,
@@ -1227,7 +1228,9 @@ registry_kstat_relayout(struct registry *r, struct reg_kstat *k,
 	if (k->dormant)
 		return -ENOENT;
 	if (t == k->tpl) {
-		*ret_kept = t->nnames;
+		for (i = 0; i < t->nnames; i++)
+			kept += reg_voi_def(t, i) != NULL;
+		*ret_kept = kept;
 		return 0;
 	}
 	keep = calloc(t->nnames > 0 ? t->nnames : 1, sizeof(*keep));
