@@ -185,6 +185,52 @@ check(named(b2) and b2.get("tplhash") != b.get("tplhash") and
       "re-laid again: named by the new layout's template: %s" % b2)
 lx_kept = lx_blob()
 
+# A re-lay is charged as a create is: an unprivileged user at its arena
+# quota is refused (LimitReached) and keeps its kstat as it was.
+SMALL = [{"id": 0, "name": "n", "dtype": "INT_U64",
+          "stats": [{"kind": "SUM"}]}]
+BIG = SMALL + [{"id": 1, "name": "h", "dtype": "INT_U64",
+                "stats": [{"kind": "HIST", "scheme": "LIN", "lb": 0,
+                           "ub": 2100, "step": 1}]}]
+
+
+def as_nobody(calls):
+    """Run calls (method, parameters) as uid 65534 on one connection;
+    returns the replies."""
+    p = run(as_user([sys.executable, os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "harness.py"),
+        "--client", d2.sock]), input="".join(
+            json.dumps({"method": m, "parameters": a}) + "\n"
+            for m, a in calls), capture_output=True, text=True,
+        timeout=DEADLINE)
+    return [json.loads(ln)["reply"] for ln in p.stdout.splitlines()
+            if ln.startswith("{")]
+
+
+d2 = Daemon(config="arena_bytes_per_uid = 64K\n").start()
+q = {"module": "q", "instance": 0}
+rep = as_nobody([
+    ("io.statsd.TemplateAdd", {"name": "QS", "vois": SMALL}),
+    ("io.statsd.TemplateAdd", {"name": "QB", "vois": BIG}),
+    ("io.statsd.KstatCreate", dict(q, name="a", template="QS")),
+    ("io.statsd.KstatCreate", dict(q, name="b", template="QS")),
+    ("io.statsd.KstatRelayout", dict(q, name="a", template="QB")),
+    ("io.statsd.Read", dict(q, name="a")),
+    ("io.statsd.KstatDelete", dict(q, name="b")),
+    ("io.statsd.KstatRelayout", dict(q, name="a", template="QB")),
+])
+check(len(rep) == 8, "nobody's eight calls answered: %s" % rep)
+if len(rep) == 8:
+    check(rep[4].get("error") == "io.statsd.LimitReached",
+          "a re-lay past the arena quota: LimitReached: %s" % rep[4])
+    check(rep[5].get("parameters", {}).get("kstat", {}).get(
+        "template", "").startswith('"QS"'),
+        "the kstat keeps its layout: %s" % rep[5])
+    check("error" not in rep[7] and
+          rep[7].get("parameters", {}).get("kept") == 1,
+          "with room again, the re-lay is made: %s" % rep[7])
+d2.stop()
+
 # A clean restart, then a kill -9: the new layout and its data stay.
 d.stop()
 d.start()
