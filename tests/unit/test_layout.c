@@ -283,6 +283,9 @@ START_TEST(carry_to_template)
 	free(nb);
 	ck_assert_int_eq(layout_carry(NULL, tpl, NULL, 0, 1, &nb), EINVAL);
 	ck_assert_int_eq(layout_carry(old, tpl, NULL, 2, 1, &nb), EINVAL);
+	free(v[0].iv);
+	free(v[1].iv);
+	free(v[2].iv);
 	free(tpl);
 	free(t1);
 	free(old);
