@@ -284,7 +284,8 @@ STATS_API kstat_t *kstat_lookup(kstat_ctl_t *kc, const char *ks_module,
  *           "range_max" and "stepping" (UINT64) as created. Bucket i's
  *           values follow from those four (docs/formats.md)
  *   INTR    a kstat_intr_t; IO a kstat_io_t (its integrals carried up to
- *           ks_snaptime); TIMER a kstat_timer_t per timer; RAW ndata bytes
+ *           ks_snaptime); TIMER a kstat_timer_t per timer; RAW its
+ *           creator's ndata bytes (ks_data_size)
  * Returns: the current KCID (compare it with kc_chain_id); -1 with errno
  * set: ENXIO (the kstat is gone), EAGAIN (kept changing), EINVAL (NULL,
  * or malformed data), ENOMEM.
@@ -488,7 +489,9 @@ typedef struct kstat2 {
  * may hold KSTAT2_FLAG_PERSISTENT, KSTAT2_FLAG_GZ_VIS (seen in ks_zone and
  * in the global zone too) and KSTAT2_FLAG_PRIV; ks_mflags KSTAT2_MF_PRIV.
  * desc is copied. The content
- * type, scale and md_flags are kept in the kstat2_t. Install it with
+ * type and scale go to statsd with the kstat (readers show them: a
+ * consumer as the named values "content" and "scale"); md_flags is kept
+ * in the kstat2_t only. Install it with
  * kstat2_install().
  * Returns: the kstat; NULL with errno set (EINVAL for bad parameters,
  * ENAMETOOLONG, ENOMEM).

@@ -13,9 +13,10 @@
  * Statistics are created off, as value/increments over the widest range.
  * The calls that define, start, stop or reset talk to statsd and may block
  * for a round trip; so does creating or removing a statistic of an
- * interface statsd already has, which lays the kstat out again: data of
- * the interface's other statistics is then lost (statsd has no call that
- * adds a VOI to a kstat). All use stats_client_default().
+ * interface statsd already has, which lays the kstat out again in place:
+ * the interface's other statistics keep their data and definitions, and
+ * readers see the interface before or after, never half-way. All use
+ * stats_client_default().
  *
  * The calls are thread-safe; an update must not race with removing its
  * statistic.
@@ -79,14 +80,21 @@ STATS_API int statistic_interface_remove(struct statistic_interface **iface);
  * most 63 printable characters without blanks, "unit1/unit2"; NULL: none).
  * *stat must be NULL. Appended to the interface, which fixes its output
  * order.
+ * A statistic created on an interface statsd already has is attached to
+ * it live: the others keep their data. Its id in the kstat (its VOI) is
+ * never one of a statistic removed before, so an update of that one still
+ * on its way is dropped, not counted in the new one; an interface takes
+ * 32768 statistics over its life.
  * Returns: 0 and *stat; -EINVAL; -EEXIST (the name is taken); -ENOMEM;
- * -errno of statsd if the interface had to be laid out again.
+ * -ENOSPC (the interface's ids are used up); -errno of statsd if it
+ * refused the new layout (then nothing is created).
  */
 STATS_API int statistic_create(struct statistic **stat,
     struct statistic_interface *iface, const char *name, const char *units);
 
 /*
- * statistic_remove: remove a statistic and set *stat to NULL.
+ * statistic_remove: remove a statistic and set *stat to NULL; the
+ * interface's other statistics keep their data.
  * Returns: 0; -EINVAL if *stat is NULL; -errno of statsd.
  */
 STATS_API int statistic_remove(struct statistic **stat);

@@ -92,6 +92,8 @@ struct cl_kobj {
 	bool			 has_zone;	/* zone given (kstat2) */
 	int32_t			 zone;		/* ALL_ZONES, GLOBAL_ZONEID, a
 						 * zone */
+	uint32_t		 ndata;		/* given to statsd (a RAW
+						 * kstat's bytes); 0: none */
 	json_t			*tpl;		/* TemplateAdd parameters */
 	char			*tplspec;	/* statsd's "<name>":<hash> */
 	bool			 join;		/* may join one that exists */
@@ -257,6 +259,14 @@ void cl_producer_child(void);
  * Returns: 0; -errno (the last error says why).
  */
 int cl_kobj_create_locked(struct cl_kobj *o);
+
+/*
+ * cl_kobj_relayout_locked: lay o's kstat out again from template tpl
+ * (TemplateAdd parameters, not taken over): KstatRelayout keeps the data
+ * of every VOI tpl defines as o's template did. o is then tpl's.
+ * Returns: 0; -errno of the calls (o is as before).
+ */
+int cl_kobj_relayout_locked(struct cl_kobj *o, json_t *tpl);
 
 /*
  * cl_kobj_create_many_locked: cl_kobj_create_locked() for n kobjs of one

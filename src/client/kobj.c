@@ -139,6 +139,24 @@ cl_kobj_join_locked(struct cl_kobj *o, bool take)
 	return r;
 }
 
+/* kstat2's content type and scale and o's ndata into KstatCreate's (or
+ * KstatCreateMany's) parameters p, where they are not the defaults. */
+static void
+cl_kobj_content_params(const struct cl_kobj *o, json_t *p)
+{
+	if (p == NULL)
+		return;
+	if (o->hdr.content != 0 && ks_content_id(o->hdr.content) != NULL)
+		json_object_set_new(p, "content",
+		    json_string(ks_content_id(o->hdr.content)));
+	if (o->hdr.scale > 1)
+		json_object_set_new(p, "scale", json_integer(
+		    o->hdr.scale > INT64_MAX ? INT64_MAX :
+		    (json_int_t)o->hdr.scale));
+	if (o->ndata != 0)
+		json_object_set_new(p, "ndata", json_integer(o->ndata));
+}
+
 static int
 cl_kobj_make_locked(struct cl_kobj *o, bool again)
 {
@@ -177,6 +195,7 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 		json_object_set_new(p, "zone", json_integer(o->zone));
 	if (o->hdr.path[0] != '\0')
 		json_object_set_new(p, "path", cl_kobj_path_json(o));
+	cl_kobj_content_params(o, p);
 	r = cl_call_locked(VL_M_KSTAT_CREATE, p, NULL, 0, &rep);
 	if (r == -EEXIST && (o->join || again)) {
 		vlc_reply_done(&rep);
@@ -192,6 +211,45 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 		return r;
 	if (o->created != NULL)
 		o->created(o, revived);
+	return 0;
+}
+
+int
+cl_kobj_relayout_locked(struct cl_kobj *o, json_t *tpl)
+{
+	struct vlc_reply rep;
+	const char *spec = NULL;
+	char *nspec;
+	int r;
+
+	r = cl_ensure_locked();
+	if (r < 0)
+		return r;
+	r = cl_call_locked(VL_M_TEMPLATE_ADD, json_incref(tpl), NULL, 0,
+	    &rep);
+	if (r < 0)
+		return r;
+	(void)json_unpack(rep.params, "{s:{s:s}}", "template", "spec", &spec);
+	nspec = spec != NULL ? strdup(spec) : NULL;
+	vlc_reply_done(&rep);
+	if (nspec == NULL)
+		return spec == NULL ? cl_fail(EPROTO, "TemplateAdd: a reply "
+		    "without the template's spec") : -ENOMEM;
+	r = cl_call_locked(VL_M_KSTAT_RELAYOUT, json_pack("{s:s, s:i, s:s, "
+	    "s:s}", "module", o->hdr.module, "instance", (int)o->hdr.instance,
+	    "name", o->hdr.name, "template", nspec), NULL, 0, &rep);
+	if (r == 0)
+		r = cl_kobj_take(o, json_object_get(rep.params, "kstat"));
+	vlc_reply_done(&rep);
+	if (r < 0) {
+		free(nspec);
+		return r;
+	}
+	/* What a restarted statsd is given to create it again. */
+	json_decref(o->tpl);
+	o->tpl = json_incref(tpl);
+	free(o->tplspec);
+	o->tplspec = nspec;
 	return 0;
 }
 
@@ -252,6 +310,7 @@ cl_kobj_many_params(const struct cl_kobj *o, bool join)
 	    join);
 	if (p != NULL && o->has_zone)
 		json_object_set_new(p, "zone", json_integer(o->zone));
+	cl_kobj_content_params(o, p);
 	return p;
 }
 
@@ -278,7 +337,9 @@ cl_kobj_same_kind(const struct cl_kobj *a, const struct cl_kobj *b)
 	return a->tplspec != NULL && b->tplspec != NULL &&
 	    strcmp(a->tplspec, b->tplspec) == 0 &&
 	    a->hdr.type == b->hdr.type && a->hdr.flags == b->hdr.flags &&
-	    a->has_zone == b->has_zone && a->zone == b->zone;
+	    a->has_zone == b->has_zone && a->zone == b->zone &&
+	    a->hdr.content == b->hdr.content && a->hdr.scale == b->hdr.scale &&
+	    a->ndata == b->ndata;
 }
 
 /*

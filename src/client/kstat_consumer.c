@@ -68,6 +68,8 @@ struct kc_ks {
 	uint8_t			 type;		/* statsd's */
 	uint32_t		 ndata;		/* the header's */
 	uint32_t		 tpl_hash;
+	uint8_t			 content;	/* kstat2's, the header's */
+	uint64_t		 scale;
 };
 
 static struct kc_state *
@@ -272,7 +274,7 @@ kc_fixed_size(uint8_t type, uint32_t ndata)
 	case KSTAT_TYPE_TIMER:
 		return (size_t)ndata * sizeof(kstat_timer_t);
 	case KSTAT_TYPE_RAW:
-		return (size_t)ndata * 8;	/* words */
+		return ndata;		/* the header's: its bytes */
 	default:
 		return 0;	/* known after a read */
 	}
@@ -290,6 +292,8 @@ struct kc_entry {
 	uint32_t		 ndata;
 	uint32_t		 tpl_hash;
 	uint8_t			 type;		/* statsd's */
+	uint8_t			 content;	/* kstat2's */
+	uint64_t		 scale;
 	kstat_t			 ks;
 };
 
@@ -314,6 +318,8 @@ kc_entry_of(struct kc_entry *x, uint64_t seg, const struct store_entry *e,
 	x->ndata = e->slot.ndata;
 	x->tpl_hash = (uint32_t)e->slot.tpl_hash;
 	x->type = h->type;
+	x->content = h->content;
+	x->scale = h->scale;
 	ks_hdr_kstat(&x->ks, h);
 	x->ks.ks_type = kc_shown_type(h->type);
 	x->ks.ks_flags &= KS_FLAGS_SHOWN;
@@ -415,8 +421,9 @@ kc_entries_page(json_t *ks, struct kc_entry **e, size_t *n, size_t *cap)
 	}
 	json_array_foreach(ks, i, k) {
 		const char *mod = "", *name = "", *cls = "", *type = "",
-		    *tpl = "";
-		json_int_t inst = 0, kid = 0, cr = 0, snap = 0;
+		    *tpl = "", *content = "UNK";
+		json_int_t inst = 0, kid = 0, cr = 0, snap = 0, scale = 1;
+		json_int_t ndata = 0;
 		struct store_entry se = { 0 };
 		struct kstat_hdr h;
 
@@ -440,6 +447,16 @@ kc_entries_page(json_t *ks, struct kc_entry **e, size_t *n, size_t *cap)
 		strncpy(h.name, name, KSTAT_STRLEN - 1);
 		strncpy(h.class_, cls, KSTAT_STRLEN - 1);
 		se.slot.tpl_hash = kc_spec_hash(tpl);
+		/* kstat2's content type and scale, and ndata (a RAW kstat's
+		 * bytes), from a statsd that sends them. */
+		(void)json_unpack(k, "{s?s, s?I, s?I}", "content", &content,
+		    "scale", &scale, "ndata", &ndata);
+		if (ks_content_from_id(content) >= 0 && scale >= 1)
+			(void)ks_hdr_set_content(&h,
+			    (uint8_t)ks_content_from_id(content),
+			    (uint64_t)scale, NULL);
+		if (ndata > 0 && ndata <= UINT32_MAX)
+			se.slot.ndata = (uint32_t)ndata;
 		kc_entry_of(&(*e)[(*n)++], 0, &se, &h);
 	}
 	return 0;
@@ -590,6 +607,8 @@ kc_ks_fill(struct kc_ks *k, const struct kc_entry *e)
 	k->type = e->type;
 	k->ndata = e->ndata;
 	k->tpl_hash = e->tpl_hash;
+	k->content = e->content;
+	k->scale = e->scale;
 	k->ks = e->ks;
 	k->ks.ks_next = was.ks_next;
 	k->ks.ks_data = was.ks_data;
@@ -1122,7 +1141,8 @@ kstat_read(kstat_ctl_t *kc, kstat_t *ksp, void *buf)
 	if (stats_blob_validate(s->blob, (size_t)n) != 0)
 		return kc_errno(EINVAL);
 	t = kc_tpl_find(s, k->tpl_hash, true);
-	r = kd_convert(k->type, k->ndata, s->blob, t != NULL ?
+	r = kd_convert(k->type, k->ndata, k->content, k->scale, s->blob,
+	    t != NULL ?
 	    (const char *const *)t->names : NULL, t != NULL ? t->k2 : NULL,
 	    t != NULL ? t->nnames : 0, (hrtime_t)snap, &out);
 	if (r < 0)

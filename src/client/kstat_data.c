@@ -126,7 +126,13 @@ kd_flat(const struct flat_stat *fs, void *arg)
 	uint64_t *a;
 	int t;
 
-	if (fs->vtype == FLAT_SCALAR || fs->vtype == FLAT_STRING) {
+	if (fs->vtype == FLAT_STRING && fs->vsd == NULL) {
+		/* A name of the header's (a kstat2 histogram's content
+		 * type): short, as illumos's KSTAT_DATA_CHAR holds it. */
+		if (fs->str == NULL || fs->len >= sizeof(k->value.c))
+			return 0;
+		t = KSTAT_DATA_CHAR;
+	} else if (fs->vtype == FLAT_SCALAR || fs->vtype == FLAT_STRING) {
 		if (fs->vsd == NULL)
 			return 0;
 		t = stat_named_data_type(fs->voi_dtype, fs->vs_dtype,
@@ -259,17 +265,18 @@ kd_scalar(const struct statsblobv1 *b, const struct voi *v)
 }
 
 int
-kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
-    const char *const *names, const struct k2hist_params *k2,
-    uint16_t nnames, hrtime_t snaptime, struct kd_out *out)
+kd_convert(uint8_t type, uint32_t hdr_ndata, uint8_t content, uint64_t scale,
+    const struct statsblob *sb, const char *const *names,
+    const struct k2hist_params *k2, uint16_t nnames, hrtime_t snaptime,
+    struct kd_out *out)
 {
 	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
-	struct kstat_hdr h = { .type = type, .snaptime = snaptime };
+	struct kstat_hdr h = { .type = type, .snaptime = snaptime,
+	    .content = content, .scale = scale };
 	const struct ks_view view = { &h, sb, names, nnames, k2 };
 	uint16_t i, nv = blob_nvois(b);
 	char nbuf[16];
 
-	(void)hdr_ndata;
 	memset(out, 0, sizeof(*out));
 	switch (type) {
 	case KSTAT_TYPE_NAMED:
@@ -341,10 +348,14 @@ kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
 		return 0;
 	}
 	case KSTAT_TYPE_RAW: {
-		/* statsd records no byte count: whole words, one a VOI. */
+		/* One word a VOI; the header's ndata is the record's bytes
+		 * (its creator's kstat_create() ndata). */
 		size_t len = (size_t)nv * 8, off;
-		uint8_t *raw = calloc(1, len > 0 ? len : 1);
+		uint8_t *raw;
 
+		if (hdr_ndata > 0 && hdr_ndata < len)
+			len = hdr_ndata;
+		raw = calloc(1, len > 0 ? len : 1);
 		if (raw == NULL)
 			return -ENOMEM;
 		/* 8-byte words, VOI i at offset 8 i (kstat_raw_update). */

@@ -26,14 +26,17 @@ struct kd_out {
 
 /*
  * kd_convert: the data of a kstat of statsd type type (KSTAT_TYPE_*;
- * HIST and BLOB show as NAMED) and header ndata, from its validated blob
+ * HIST and BLOB show as NAMED), header ndata (a RAW kstat's bytes) and
+ * kstat2 content type and scale (shown by a kstat2 histogram that has
+ * them, as its "content" and "scale"), from its validated blob
  * sb, its VOI names (names[id], nnames of them; missing ones read
  * "voi<id>"), what its kstat2 histograms were made with (k2[id], nnames
  * of them, or NULL) and its snapshot time (IO integrals are carried up to
  * it). A kstat2 histogram's bucket counts are a KSTAT_DATA_UINT64_ARRAY.
  * Returns: 0 and *out; -ENOMEM.
  */
-int kd_convert(uint8_t type, uint32_t hdr_ndata, const struct statsblob *sb,
+int kd_convert(uint8_t type, uint32_t hdr_ndata, uint8_t content,
+    uint64_t scale, const struct statsblob *sb,
     const char *const *names, const struct k2hist_params *k2,
     uint16_t nnames, hrtime_t snaptime, struct kd_out *out);
 

@@ -173,8 +173,11 @@ kstat_create(const char *ks_module, int ks_instance, const char *ks_name,
 	    ks_ndata, ks_flag, datasz);
 	if (p == NULL)
 		return NULL;
-	if (ks_type == KSTAT_TYPE_RAW)
+	if (ks_type == KSTAT_TYPE_RAW) {
 		p->u.ks.ks_data_size = ks_ndata;
+		/* Its bytes: readers read it at that size, not in words. */
+		p->o->ndata = ks_ndata;
+	}
 	if (ks_type == KSTAT_TYPE_TIMER) {
 		kstat_timer_t *kt = p->u.ks.ks_data;
 

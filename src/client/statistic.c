@@ -3,9 +3,11 @@
  * statsd. An interface becomes kstat linux:0:<name> once something needs
  * statsd to know it (a definition, start, stop or reset); its template has a
  * VOI per statistic carrying the DEFN statistic. Definitions are sent as the
- * Linux definition lines (DefinitionSet), and remembered so that the kstat
- * can be laid out again (a statistic added or removed, statsd restarted)
- * with every statistic as it was defined.
+ * Linux definition lines (DefinitionSet), and remembered so that a
+ * restarted statsd gets every statistic as it was defined. A statistic
+ * created or removed on an interface statsd has already lays the kstat
+ * out again in place (KstatRelayout): the other statistics keep their
+ * data and definitions.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +40,11 @@ struct statistic_interface {
 	uint32_t		 magic;
 	struct cl_kobj		*o;
 	struct statistic	*stats;		/* creation order */
+	/* The next statistic's VOI id. Ids are never given twice in an
+	 * interface's life: an update of a removed statistic still in a
+	 * ring or a spill buffer then finds no VOI (statsd counts it)
+	 * instead of landing on a newer statistic. */
+	uint16_t		 next_voi;
 	bool			 made;		/* statsd has it, this shape */
 	int			 sent;		/* si_created's DefinitionSet */
 };
@@ -157,6 +164,35 @@ si_make_locked(struct statistic_interface *si)
 	return r < 0 ? r : si->sent;
 }
 
+/*
+ * statsd has the kstat, and a statistic was created or removed: lay it
+ * out again in place, every other statistic keeping its data and its
+ * definition (statsd carries them across). With no statistic left, or
+ * no statsd to ask, the kstat is made again when next needed. cl.lock
+ * held. Returns: 0; -errno of the calls.
+ */
+static int
+si_relayout_locked(struct statistic_interface *si)
+{
+	json_t *tpl;
+	int r;
+
+	if (!si->made)
+		return 0;
+	if (si->stats == NULL || !si->o->listed) {
+		si->made = false;
+		return si_make_locked(si);
+	}
+	r = si_template(si, &tpl);
+	if (r < 0)
+		return r;
+	r = cl_kobj_relayout_locked(si->o, tpl);
+	json_decref(tpl);
+	if (r == -ENOTCONN)
+		si->made = false;	/* made again, with every line */
+	return r;
+}
+
 static struct statistic *
 st_of(struct statistic *st)
 {
@@ -271,7 +307,6 @@ statistic_create(struct statistic **stat, struct statistic_interface *iface,
     const char *name, const char *units)
 {
 	struct statistic *st, **pp;
-	uint16_t voi = 0;
 	int r = 0;
 
 	if (stat == NULL || *stat != NULL || iface == NULL ||
@@ -285,8 +320,10 @@ statistic_create(struct statistic **stat, struct statistic_interface *iface,
 			pthread_mutex_unlock(&cl.lock);
 			return -EEXIST;
 		}
-		if ((*pp)->voi >= voi)
-			voi = (uint16_t)((*pp)->voi + 1);
+	}
+	if (iface->next_voi > INT16_MAX) {
+		pthread_mutex_unlock(&cl.lock);
+		return -ENOSPC;
 	}
 	st = calloc(1, sizeof(*st));
 	if (st == NULL) {
@@ -295,16 +332,21 @@ statistic_create(struct statistic **stat, struct statistic_interface *iface,
 	}
 	st->magic = ST_MAGIC;
 	st->iface = iface;
-	st->voi = voi;
+	st->voi = iface->next_voi;
 	strcpy(st->name, name);
 	if (units != NULL)
 		strcpy(st->units, units);
 	*pp = st;
 	/* A kstat statsd has already: lay it out again, now. */
-	if (iface->made) {
-		iface->made = false;
-		r = si_make_locked(iface);
+	r = si_relayout_locked(iface);
+	if (r < 0 && r != -ENOTCONN) {
+		/* statsd refused the new shape: the statistic is not made. */
+		*pp = NULL;
+		pthread_mutex_unlock(&cl.lock);
+		free(st);
+		return r;
 	}
+	iface->next_voi++;
 	pthread_mutex_unlock(&cl.lock);
 	*stat = st;
 	return r;
@@ -328,10 +370,7 @@ statistic_remove(struct statistic **stat)
 			break;
 		}
 	}
-	if (si->made) {
-		si->made = false;
-		r = si_make_locked(si);
-	}
+	r = si_relayout_locked(si);
 	pthread_mutex_unlock(&cl.lock);
 	st->magic = 0;
 	free(st);

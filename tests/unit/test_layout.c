@@ -222,6 +222,78 @@ START_TEST(template_is_the_layout)
 }
 END_TEST
 
+/*
+ * A kstat laid out again from another template: the VOIs kept carry their
+ * data (and a re-laid statistic, as a definition leaves it) byte for byte,
+ * a VOI not kept is as the template has it, a VOI the template lacks goes;
+ * the header's times are the kstat's, its hash the template's.
+ */
+START_TEST(carry_to_template)
+{
+	struct statsblob *e = layout_empty(), *old1, *old, *t1, *tpl, *nb;
+	struct statsblobv1 *ob, *n;
+	struct voistatspec v[3];
+	struct vss_list_hlpr_info li = { 8 };
+	bool keep[3] = { true, false, false };
+	int64_t x;
+
+	v[0] = spec(VS_STYPE_SUM, (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL);
+	v[1] = spec(VS_STYPE_COUNT, (vss_hlpr_fn)stats_vss_count_hlpr, NULL);
+	v[2] = spec(VS_STYPE_LIST, (vss_hlpr_fn)stat_list_vss_hlpr, &li);
+	/* The kstat: VOI 0 (SUM, COUNT) and VOI 1 (a LIST), fed. */
+	ck_assert_int_eq(layout_set_voi(e, 0, VSD_DTYPE_INT_S64, 0, 2, v,
+	    &old1), 0);
+	ck_assert_int_eq(layout_set_voi(old1, 1, VSD_DTYPE_INT_S64, 0, 1,
+	    &v[2], &old), 0);
+	ck_assert_int_eq(engine_apply(old, 0, STATS_OP_XY, 0, 7, 2, 0), 0);
+	ck_assert_int_eq(engine_apply(old, 1, STATS_OP_XY, 0, 3, 1, 0), 0);
+	ob = (struct statsblobv1 *)old;
+	ob->lastrst = 12345;
+	/* The new template: VOI 0 as before, VOI 1 gone, VOI 2 (a SUM). */
+	ck_assert_int_eq(layout_tpl_add_voi(e, 0, VSD_DTYPE_INT_S64, 0, 2, v,
+	    &t1), 0);
+	ck_assert_int_eq(layout_tpl_add_voi(t1, 2, VSD_DTYPE_INT_S64, 0, 1, v,
+	    &tpl), 0);
+	ck_assert_int_eq(layout_carry(old, tpl, keep, 3, 0xabcdef, &nb), 0);
+	n = (struct statsblobv1 *)nb;
+	ck_assert_int_eq(stats_blob_validate(nb, nb->cursz), 0);
+	ck_assert_uint_eq(n->tplhash, 0xabcdef);
+	ck_assert_int_eq(n->lastrst, 12345);
+	ck_assert_int_eq(n->created, ob->created);
+	ck_assert_int_eq(blob_nvois(n), 3);
+	ck_assert_int_eq(n->vois[1].id, -1);
+	ck_assert_int_eq(stats_voistat_fetch_s64(nb, 0, VS_STYPE_SUM, &x), 0);
+	ck_assert_int_eq(x, 14);
+	ck_assert_int_eq(stats_voistat_fetch_s64(nb, 0, VS_STYPE_COUNT, &x),
+	    0);
+	ck_assert_int_eq(x, 2);
+	ck_assert_int_eq(stats_voistat_fetch_s64(nb, 2, VS_STYPE_SUM, &x), 0);
+	ck_assert_int_eq(x, 0);
+	ck_assert_int_eq(engine_apply(nb, 2, STATS_OP_XY, 0, 4, 1, 0), 0);
+	ck_assert_int_eq(stats_voistat_fetch_s64(nb, 2, VS_STYPE_SUM, &x), 0);
+	ck_assert_int_eq(x, 4);
+	/* An update of the VOI that went finds nothing. */
+	ck_assert_int_ne(engine_apply(nb, 1, STATS_OP_XY, 0, 3, 1, 0), 0);
+	free(nb);
+	/* Nothing kept: every VOI as the template has it. */
+	ck_assert_int_eq(layout_carry(old, tpl, NULL, 0, 1, &nb), 0);
+	ck_assert_int_eq(stats_blob_validate(nb, nb->cursz), 0);
+	ck_assert_int_eq(stats_voistat_fetch_s64(nb, 0, VS_STYPE_SUM, &x), 0);
+	ck_assert_int_eq(x, 0);
+	free(nb);
+	ck_assert_int_eq(layout_carry(NULL, tpl, NULL, 0, 1, &nb), EINVAL);
+	ck_assert_int_eq(layout_carry(old, tpl, NULL, 2, 1, &nb), EINVAL);
+	free(v[0].iv);
+	free(v[1].iv);
+	free(v[2].iv);
+	free(tpl);
+	free(t1);
+	free(old);
+	free(old1);
+	free(e);
+}
+END_TEST
+
 static Suite *
 layout_suite(void)
 {
@@ -231,6 +303,7 @@ layout_suite(void)
 	tcase_add_test(tc, build_replace_append);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, template_is_the_layout);
+	tcase_add_test(tc, carry_to_template);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1065,6 +1065,87 @@ START_TEST(test_seqlock_no_torn_reads)
 }
 END_TEST
 
+/* A writer that only re-lays, with the new blob's bytes: 1000 bytes of
+ * 0xaa (template hash 1) or 3000 of 0xbb (hash 2), in turn. */
+static void *
+race_relayer(void *arg)
+{
+	static uint8_t a[1000], b[3000];
+	struct race *rc = arg;
+	struct store_slot x = { 0 };
+	volatile int spin = 0;
+	uint64_t v = 0;
+	int k;
+
+	memset(a, 0xaa, sizeof(a));
+	memset(b, 0xbb, sizeof(b));
+	while (!atomic_load_explicit(&rc->stop, memory_order_relaxed)) {
+		v++;
+		x.tpl_hash = v % 2 ? 1 : 2;
+		x.ndata = (uint32_t)x.tpl_hash;
+		if (store_kstat_relayout_with(rc->s, rc->ref.slot, v % 2 ? a : b,
+		    v % 2 ? sizeof(a) : sizeof(b), &x, v, NULL) < 0)
+			break;
+		atomic_fetch_add_explicit(&rc->writes, 1, memory_order_relaxed);
+		for (k = 0; k < 2000; k++)
+			spin++;
+	}
+	return NULL;
+}
+
+/* A re-lay with the new bytes (a kstat laid out from another template):
+ * every read is the old blob or the new one, whole, with its template
+ * hash; never the zeroed chunk a plain re-lay shows until it is written. */
+START_TEST(test_relayout_with_is_atomic)
+{
+	struct kdesc d = desc("race", 0, "relaid");
+	struct store_entry e;
+	struct kstat_hdr ki;
+	struct race rc = { 0 };
+	uint8_t buf[4096];
+	pthread_t th;
+	unsigned i, ok = 0;
+	size_t n, j;
+	time_t t0;
+	int bad;
+
+	rc.s = seg_new(4, 1 << 20);
+	ck_assert_int_eq(ADD(rc.s, d, 1000, &rc.ref), 0);
+	ck_assert_int_eq(store_kstat_relayout_with(rc.s, rc.ref.slot + 1, buf,
+	    10, NULL, 0, NULL), -ENOENT);
+	ck_assert_int_eq(store_kstat_relayout_with(rc.s, rc.ref.slot, buf,
+	    STORE_BLOB_MAX + 1, NULL, 0, NULL), -E2BIG);
+	rc.r = reader_new(rc.s);
+	ck_assert_int_eq(pthread_create(&th, NULL, race_relayer, &rc), 0);
+	while (atomic_load_explicit(&rc.writes, memory_order_relaxed) == 0)
+		sched_yield();
+	t0 = time(NULL);
+	for (i = 0; i < 200000 && time(NULL) - t0 < 3; i++) {
+		int r = store_reader_read(rc.r, rc.ref, &e, &ki, buf,
+		    sizeof(buf), &n);
+
+		if (r == -EAGAIN)
+			continue;
+		bad = r != 0 || (n != 1000 && n != 3000) ||
+		    buf[0] != (n == 1000 ? 0xaa : 0xbb) ||
+		    e.slot.tpl_hash != (n == 1000 ? 1u : 2u) ||
+		    e.slot.ndata != (n == 1000 ? 1u : 2u);
+		for (j = 1; !bad && j < n; j++)
+			bad = buf[j] != buf[0];
+		if (bad)
+			ck_abort_msg("a mixed read: e=%d size=%zu first=%#x "
+			    "hash=%llu", r, n, buf[0],
+			    (unsigned long long)e.slot.tpl_hash);
+		ok++;
+	}
+	atomic_store(&rc.stop, 1);
+	pthread_join(th, NULL);
+	ck_assert_uint_gt(ok, 0);
+	store_reader_close(rc.r);
+	store_segment_free(rc.s);
+}
+END_TEST
+
 static Suite *
 store_suite(void)
 {
@@ -1092,6 +1173,7 @@ store_suite(void)
 	suite_add_tcase(s, tb);
 	tcase_set_timeout(tr, 300);
 	tcase_add_test(tr, test_seqlock_no_torn_reads);
+	tcase_add_test(tr, test_relayout_with_is_atomic);
 	suite_add_tcase(s, tr);
 	return s;
 }

@@ -619,6 +619,41 @@ START_TEST(release_leaves_a_vacant_slot)
 }
 END_TEST
 
+/* A re-laid blob's layout registered as a template of its own: the
+ * base's VOI names by id, the layout's bytes, the hash it is given. */
+START_TEST(add_layout_names_a_relaid_blob)
+{
+	struct statsblob_tpl *t;
+	struct statsblob *b;
+	int base, id;
+
+	base = stats_tpl_alloc("lay_base", 0);
+	ck_assert_int_ge(base, 0);
+	UNIT_ADD(base, 0, "first", VSD_DTYPE_INT_S64, 0, STATS_VSS_SUM());
+	UNIT_ADD(base, 2, "third", VSD_DTYPE_INT_S64, 0, STATS_VSS_MAX());
+	b = stats_blob_alloc((uint32_t)base, 0);
+	ck_assert_ptr_nonnull(b);
+	id = tpl_add_layout("lay_base.relaid.1", base, b, 0x5eed);
+	ck_assert_int_ge(id, 0);
+	ck_assert_ptr_nonnull(tpl_by_hash(0x5eed));
+	ck_assert_int_eq(stats_tpl_fetch(id, &t), 0);
+	ck_assert_str_eq(t->mb->tplname, "lay_base.relaid.1");
+	ck_assert_uint_eq(t->mb->tplhash, 0x5eed);
+	ck_assert_str_eq(t->mb->voi_meta[0].name, "first");
+	ck_assert_ptr_null(t->mb->voi_meta[1].name);
+	ck_assert_str_eq(t->mb->voi_meta[2].name, "third");
+	ck_assert_uint_eq(t->sb->cursz, b->cursz);
+	ck_assert_int_eq(tpl_add_layout("lay_base.relaid.1", base, b, 1),
+	    -EEXIST);
+	ck_assert_int_eq(tpl_add_layout("bad name", base, b, 1), -EINVAL);
+	ck_assert_int_eq(tpl_add_layout("lay_x", base, NULL, 1), -EINVAL);
+	ck_assert_int_eq(tpl_add_layout("lay_x", 100000, b, 1), -ENOENT);
+	ck_assert_int_eq(tpl_release(id), 0);
+	ck_assert_ptr_null(tpl_by_hash(0x5eed));
+	stats_blob_destroy(b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -626,6 +661,7 @@ main(void)
 	TCase *tc = tcase_create("tpl");
 
 	tcase_add_test(tc, alloc_ids_and_errors);
+	tcase_add_test(tc, add_layout_names_a_relaid_blob);
 	tcase_add_test(tc, empty_template_blob);
 	tcase_add_test(tc, fetch_allocid_by_name_and_hash);
 	tcase_add_test(tc, fetch_enoent);

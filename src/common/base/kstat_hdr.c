@@ -347,6 +347,30 @@ ks_type_from_id(const char *id)
 	return -EINVAL;
 }
 
+/* Solaris 11.4's KSTAT2_NVMT_* names, in their order. */
+static const char *const ks_contents[KSTAT2_NVMT_NUM] = {
+	"UNK", "ID", "CNT", "T_EPOCH", "T_REL", "T_ACC", "PCT", "ADDR",
+	"TEMP_C", "RPM", "VOLT", "WATT", "CURR", "BYTES", "BITS", "STATE",
+	"FREQ", "FLAGS", "JOULE",
+};
+
+const char *
+ks_content_id(uint8_t content)
+{
+	return content < KSTAT2_NVMT_NUM ? ks_contents[content] : NULL;
+}
+
+int
+ks_content_from_id(const char *id)
+{
+	int c;
+
+	for (c = 0; id != NULL && c < KSTAT2_NVMT_NUM; c++)
+		if (strcmp(ks_contents[c], id) == 0)
+			return c;
+	return -EINVAL;
+}
+
 void
 ks_hdr_kstat(kstat_t *ks, const struct kstat_hdr *h)
 {

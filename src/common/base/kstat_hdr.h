@@ -116,6 +116,15 @@ const char *ks_type_id(uint8_t type);
 /* The type of an identifier. Returns: its KSTAT_TYPE_*; -EINVAL. */
 int ks_type_from_id(const char *id);
 
+/* A kstat2 content type's identifier in the protocol: Solaris's
+ * KSTAT2_NVMT_* without the prefix ("UNK", "CNT", "BYTES", "T_REL"...);
+ * NULL for an unknown one. */
+const char *ks_content_id(uint8_t content);
+
+/* The content type of an identifier. Returns: its KSTAT2_NVMT_*;
+ * -EINVAL. */
+int ks_content_from_id(const char *id);
+
 /*
  * The kstat flags by their names in the protocol, the one table of them:
  * "PERSISTENT", "PRIV", "WRITABLE", "DORMANT", then "VIRTUAL" and

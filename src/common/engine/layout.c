@@ -324,3 +324,60 @@ layout_tpl_add_voi(const struct statsblob *old, int32_t voi_id,
 		return EOPNOTSUPP;
 	return lay_set_voi(old, voi_id, voi_dtype, flags, nvss, vss, 0, ret);
 }
+
+int
+layout_carry(const struct statsblob *old, const struct statsblob *tpl,
+    const bool *keep, uint16_t nkeep, uint32_t tplhash,
+    struct statsblob **ret)
+{
+	const struct statsblobv1 *ob = (const struct statsblobv1 *)old;
+	const struct statsblobv1 *tb = (const struct statsblobv1 *)tpl;
+	struct statsblobv1 *nb;
+	struct lay_voi *lv;
+	uint16_t *order;
+	uint16_t onv, n, i, k, norder = 0;
+	int error;
+
+	if (ob == NULL || tb == NULL || ret == NULL ||
+	    ob->abi != STATS_ABI_V1 || tb->abi != STATS_ABI_V1 ||
+	    (nkeep > 0 && keep == NULL))
+		return EINVAL;
+	onv = blob_nvois(ob);
+	n = blob_nvois(tb);
+	lv = calloc(n > 0 ? n : 1, sizeof(*lv));
+	order = calloc(n > 0 ? n : 1, sizeof(*order));
+	if (lv == NULL || order == NULL) {
+		free(lv);
+		free(order);
+		return ENOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		const struct voi *tv = &tb->vois[i];
+
+		if (tv->id < 0) {
+			lay_vacant(&lv[i]);
+			continue;
+		}
+		/* A VOI kept takes the kstat's own statistics, as they are
+		 * now (a Linux definition may have re-laid them); a new one
+		 * is as a new kstat of the template has it. */
+		if (i < nkeep && keep[i] && i < onv && ob->vois[i].id >= 0)
+			lay_from_blob(&lv[i], ob, &ob->vois[i]);
+		else
+			lay_from_blob(&lv[i], tb, tv);
+		/* The template's order of runs and data blocks. */
+		for (k = norder; k > 0 &&
+		    tb->vois[order[k - 1]].stats_off > tv->stats_off; k--)
+			order[k] = order[k - 1];
+		order[k] = i;
+		norder++;
+	}
+	error = lay_build(ob, lv, n, order, norder, 0, ret);
+	free(order);
+	free(lv);
+	if (error == 0) {
+		nb = (struct statsblobv1 *)*ret;
+		nb->tplhash = tplhash;
+	}
+	return error;
+}

@@ -8,6 +8,7 @@
 #ifndef STATSD_LAYOUT_H
 #define STATSD_LAYOUT_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "blob.h"
@@ -47,6 +48,21 @@ int layout_set_voi(const struct statsblob *old, int32_t voi_id,
 int layout_tpl_add_voi(const struct statsblob *old, int32_t voi_id,
     enum vsd_dtype voi_dtype, uint32_t flags, uint32_t nvss,
     const struct voistatspec *vss, struct statsblob **ret);
+
+/*
+ * layout_carry: a kstat's blob (old) laid out again from another template
+ * (tpl, that template's blob): a new blob (free() it) with tpl's VOIs in
+ * tpl's order, where each VOI id with keep[id] set (id < nkeep) and held
+ * by old carries old's statistics and their data byte for byte (failure
+ * counts and flags too), and every other VOI is as tpl has it. The header
+ * (creation and reset times) is old's, its layout hash tplhash: the
+ * template's, so that the blob is named by it.
+ * Returns: 0 and *ret; EINVAL; EFBIG if the blob would pass 65535 bytes;
+ * ENOMEM.
+ */
+int layout_carry(const struct statsblob *old, const struct statsblob *tpl,
+    const bool *keep, uint16_t nkeep, uint32_t tplhash,
+    struct statsblob **ret);
 
 /*
  * layout_check_vss: whether the nvss statistic specs in vss may be a VOI

@@ -237,6 +237,81 @@ tpl_release(int id)
 }
 
 int
+tpl_add_layout(const char *name, int base, const struct statsblob *layout,
+    uint32_t hash)
+{
+	const struct statsblobv1 *lb = (const struct statsblobv1 *)layout;
+	struct statsblob_tpl *tpl, **nlist;
+	const struct statsblob_tpl *bt;
+	uint16_t i, n, bn;
+	int id, e = 0;
+
+	if (!tpl_name_valid(name) || lb == NULL || lb->abi != STATS_ABI_V1 ||
+	    lb->cursz < SB_V1_HDRSZ)
+		return -EINVAL;
+	n = blob_nvois(lb);
+	tpl = calloc(1, sizeof(*tpl));
+	if (tpl == NULL)
+		return -ENOMEM;
+	tpl->mb = calloc(1, sizeof(*tpl->mb));
+	tpl->sb = malloc(lb->cursz);
+	if (tpl->mb == NULL || tpl->sb == NULL ||
+	    (tpl->mb->voi_meta = calloc(n > 0 ? n : 1,
+	    sizeof(*tpl->mb->voi_meta))) == NULL ||
+	    (tpl->mb->tplname = strdup(name)) == NULL) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	memcpy(tpl->sb, lb, lb->cursz);
+	((struct statsblobv1 *)tpl->sb)->tplhash = hash;
+	tpl->mb->tplhash = hash;
+	pthread_rwlock_wrlock(&tpl_lock);
+	bt = base >= 0 && base < ntpl ? tpllist[base] : NULL;
+	if (bt == NULL || tpl_find_locked(name, 0) >= 0) {
+		pthread_rwlock_unlock(&tpl_lock);
+		e = bt == NULL ? -ENOENT : -EEXIST;
+		goto fail;
+	}
+	/* The base's VOI names, by id: a re-lay keeps every VOI's id. */
+	bn = blob_nvois((const struct statsblobv1 *)bt->sb);
+	for (i = 0; i < n && i < bn && e == 0; i++)
+		if (bt->mb->voi_meta[i].name != NULL &&
+		    (tpl->mb->voi_meta[i].name =
+		    strdup(bt->mb->voi_meta[i].name)) == NULL)
+			e = -ENOMEM;
+	for (id = 0; e == 0 && id < ntpl && tpllist[id] != NULL; id++)
+		;
+	if (e != 0) {
+		id = e;
+	} else if (id < ntpl) {
+		tpllist[id] = tpl;
+	} else if ((nlist = realloc(tpllist,
+	    (size_t)(ntpl + 1) * sizeof(*tpllist))) == NULL) {
+		id = -ENOMEM;
+	} else {
+		tpllist = nlist;
+		id = ntpl;
+		tpllist[ntpl++] = tpl;
+	}
+	pthread_rwlock_unlock(&tpl_lock);
+	if (id >= 0)
+		return id;
+	e = id;
+fail:
+	if (tpl->mb != NULL && tpl->mb->voi_meta != NULL) {
+		for (i = 0; i < n; i++)
+			free(tpl->mb->voi_meta[i].name);
+		free(tpl->mb->voi_meta);
+	}
+	if (tpl->mb != NULL)
+		free(tpl->mb->tplname);
+	free(tpl->mb);
+	free(tpl->sb);
+	free(tpl);
+	return e;
+}
+
+int
 stats_tpl_fetch_allocid(const char *name, uint32_t hash)
 {
 	int id;

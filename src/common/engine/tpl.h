@@ -40,6 +40,19 @@ int tpl_release(int id);
  */
 int tpl_alloc_shared_name(const char *name);
 
+/*
+ * tpl_add_layout: register a template named name for a blob re-laid at run
+ * time (layout: its bytes), so that a renderer asked for META names finds
+ * it by the blob's layout hash: its VOI names are template base's, by id,
+ * its blob layout's, its hash hash (the re-laid blob's tplhash, which
+ * layout.c chains from the old one). Only for statsd, which releases it
+ * (tpl_release()) when the blob changes layout again or goes.
+ * Returns: its id; -EINVAL (a bad name or blob); -ENOENT (no base);
+ * -EEXIST (the name is taken); -ENOMEM.
+ */
+int tpl_add_layout(const char *name, int base,
+    const struct statsblob *layout, uint32_t hash);
+
 /* The template whose hash is hash, or NULL. */
 const struct statsblob_tpl *tpl_by_hash(uint32_t hash);
 

@@ -17,6 +17,11 @@
 /* A lone timer's "name" pseudo-statistic: its VOI's name, a label. */
 static const struct stat_field flat_timer_name = { "name", FIELD_GAUGE,
     false, "", false };
+/* A kstat2 histogram's content type of its values and their scale. */
+static const struct stat_field flat_k2_content = { "content", FIELD_GAUGE,
+    false, "", false };
+static const struct stat_field flat_k2_scale = { "scale", FIELD_GAUGE,
+    false, "", false };
 
 const struct voistat *
 flat_primary(const struct statsblob *sb, const struct voi *v)
@@ -104,11 +109,14 @@ flat_fields(const struct stype_ops *ops, const struct voi *v,
 }
 
 /* A kstat2 histogram: its bucket counts as one array, then what it was
- * created with. */
+ * created with; the histogram kstat of kstat2 (h) then its content type
+ * and scale, when its creator gave them (Solaris's kstat2 metadata of the
+ * value: "content" by its KSTAT2_NVMT_* name, "scale"). */
 static int
-flat_k2hist(const struct voi *v, const struct voistat *vs,
-    const struct voistatdata *vsd, const struct k2hist_params *k2,
-    const char *prefix, flat_fn fn, void *arg)
+flat_k2hist(const struct kstat_hdr *h, const struct voi *v,
+    const struct voistat *vs, const struct voistatdata *vsd,
+    const struct k2hist_params *k2, const char *prefix, flat_fn fn,
+    void *arg)
 {
 	const struct hist_geom *g = hist_geom((enum vsd_dtype)vs->dtype);
 	const struct stat_field *fl = k2hist_fields;
@@ -140,6 +148,21 @@ flat_k2hist(const struct voi *v, const struct voistat *vs,
 		    .u64 = p[i - 1] };
 		r = fn(&fs, arg);
 	}
+	if (r == 0 && h->type == KSTAT_TYPE_HIST && (h->content != 0 ||
+	    h->scale > 1) && ks_content_id(h->content) != NULL) {
+		const char *c = ks_content_id(h->content);
+
+		fs = (struct flat_stat){ .prefix = prefix, .field = "content",
+		    .f = &flat_k2_content, .vtype = FLAT_STRING, .str = c,
+		    .len = strlen(c), .voi_dtype = (enum vsd_dtype)v->dtype };
+		r = fn(&fs, arg);
+		fs = (struct flat_stat){ .prefix = prefix, .field = "scale",
+		    .f = &flat_k2_scale, .vtype = FLAT_U64,
+		    .voi_dtype = (enum vsd_dtype)v->dtype,
+		    .u64 = h->scale > 1 ? h->scale : 1 };
+		if (r == 0)
+			r = fn(&fs, arg);
+	}
 	return r;
 }
 
@@ -167,7 +190,8 @@ flat_stat_fields(const struct flat_each *e, uint16_t ntimers, uint64_t now,
 	if (e->s == VS_STYPE_HIST) {
 		if (view->k2 != NULL && e->i < view->nnames &&
 		    view->k2[e->i].valid)
-			return flat_k2hist(e->v, e->vs, e->vsd, &view->k2[e->i],
+			return flat_k2hist(h, e->v, e->vs, e->vsd,
+			    &view->k2[e->i],
 			    h->type == KSTAT_TYPE_HIST ? NULL : e->name, fn,
 			    arg);
 		return 0;

@@ -828,12 +828,21 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 	struct voistatdata *w = (struct voistatdata *)vsd;
 	bool integer, has_sum, have_prev = false, neg = false;
 	uint64_t oob, cum, total = 0;
-	double sum = 0, le, prev = 0;
+	double sum = 0, le, prev = 0, lf = 1;
+	const char *unit = NULL;
 	uint16_t i, n;
 
 	if (g == NULL || !dtype_is_scalar(vd))
 		return;
-	fam_name(c, voi, c->prom_series ? NULL : "hist", NULL);
+	/* A kstat2 histogram's content type names the unit of its values
+	 * (its bounds, in base units: times in seconds); its scale is of
+	 * the bucket contents, not of the bounds. */
+	if (c->v->hdr->type == KSTAT_TYPE_HIST) {
+		unit = content_unit(c->v->hdr, &lf);
+		if (c->v->hdr->scale > 1)
+			lf /= (double)c->v->hdr->scale;
+	}
+	fam_name(c, voi, c->prom_series ? NULL : "hist", unit);
 	if (!fam_take(c, PT_HISTOGRAM, voi, "HIST"))
 		return;
 	integer = !dtype_info[vd].is_q;
@@ -860,7 +869,7 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 		le = numeric_to_double(vd, ub);
 		if (g->kind != 'V' && integer)
 			le -= 1;
-		le /= c->unit;
+		le = le * lf / c->unit;
 		if (have_prev && le <= prev)
 			continue;	/* not above the last: merged into it */
 		put_bucket(c, le, cum);
@@ -875,7 +884,7 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 	 * timer's band below 0 is one. The VOI's SUM and COUNT are still
 	 * series of their own. */
 	has_sum = voi_sum(b, v, &sum) && !(c->o->om && neg);
-	put_sum_count(c, has_sum, sum / c->unit, total);
+	put_sum_count(c, has_sum, sum * lf / c->unit, total);
 }
 
 /* A t-digest: a summary of the configured quantiles (NaN while empty). */

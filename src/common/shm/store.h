@@ -295,6 +295,20 @@ int store_kstat_remove(struct store_segment *s, uint32_t slot);
  */
 int store_kstat_relayout(struct store_segment *s, uint32_t slot, uint32_t blob_size);
 
+/*
+ * store_kstat_relayout_with: as store_kstat_relayout(), with the new
+ * blob's bytes (blob_size of them) in place before any reader can see the
+ * new layout: one window of the sequence counters moves a reader from
+ * the old blob to the new, never through a zeroed or half-copied one.
+ * With x, the slot's template hash and ndata become x's; snaptime (ns; 0
+ * keeps the old one) is the kstat's snaptime. *ret_blob (may be NULL)
+ * gets the writable new blob.
+ * Returns: 0; -ENOENT; -E2BIG; -ENOSPC (the old blob is kept).
+ */
+int store_kstat_relayout_with(struct store_segment *s, uint32_t slot,
+    const void *blob, uint32_t blob_size, const struct store_slot *x,
+    uint64_t snaptime, void **ret_blob);
+
 /* Set or clear kstat flags (a deleted PERSISTENT kstat's DORMANT).
  * Returns: 0; -ENOENT; -EINVAL for STORE_KF_USED. */
 int store_kstat_set_flags(struct store_segment *s, uint32_t slot,

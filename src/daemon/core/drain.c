@@ -792,6 +792,17 @@ fail:
 }
 
 void
+drain_conn(struct drain *dr, struct conn *c)
+{
+	struct ring *rg;
+
+	dr->now = clock_now_ns();
+	for (rg = dr->rings; rg != NULL; rg = rg->next)
+		if (rg->conn == c)
+			drain_ring_empty(dr, rg);
+}
+
+void
 drain_conn_closed(struct drain *dr, struct conn *c)
 {
 	struct ring *rg, *next;

@@ -88,4 +88,9 @@ void drain_conn_closed(struct drain *dr, struct conn *c);
 /* Drain every ring completely now (before a checkpoint, at exit). */
 void drain_all(struct drain *dr);
 
+/* Drain the rings attached on connection c completely now: the updates
+ * its producers pushed before it asked for what comes next (a kstat laid
+ * out again) are applied first. */
+void drain_conn(struct drain *dr, struct conn *c);
+
 #endif

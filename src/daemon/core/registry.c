@@ -16,6 +16,7 @@
 #include "daemon.h"
 #include "engine.h"
 #include "kindex.h"
+#include "layout.h"
 #include "log.h"
 #include "registry.h"
 #include "tpl.h"
@@ -258,6 +259,8 @@ reg_template_free(struct reg_template *t)
 	free(t);
 }
 
+static void reg_kstat_unname(struct reg_kstat *k);
+
 struct registry *
 registry_free(struct registry *r)
 {
@@ -268,6 +271,7 @@ registry_free(struct registry *r)
 	kindex_free(r->ix);	/* before the kstats its entries live in */
 	for (i = 0; i < r->nks; i++) {
 		blob_storage_close(r->ks[i]->storage);
+		reg_kstat_unname(r->ks[i]);
 		free(r->ks[i]);
 	}
 	free(r->ks);
@@ -308,6 +312,55 @@ registry_stats(const struct registry *r, struct registry_stats *ret)
 }
 
 /* ---------------------------------------------------------------- templates */
+
+/* Release the template of k's re-laid layout, if any. */
+static void
+reg_kstat_unname(struct reg_kstat *k)
+{
+	if (k->relaid != 0)
+		(void)tpl_release(k->relaid - 1);
+	k->relaid = 0;
+	k->relaid_hash = 0;
+}
+
+void
+registry_kstat_name_layout(struct registry *r, struct reg_kstat *k)
+{
+	const struct statsblobv1 *b =
+	    (const struct statsblobv1 *)registry_blob_peek(k);
+	char name[TPL_MAX_NAME_LEN + 1];
+	int id;
+
+	(void)r;
+	if (k->relaid != 0 && k->relaid_hash == b->tplhash)
+		return;
+	reg_kstat_unname(k);
+	if (b->tplhash == k->tpl->hash)
+		return;
+	/* One a kstat at most: a peer that redefines again and again
+	 * replaces it, never piles them up. A name a user took already
+	 * leaves the layout unnamed (the flat view is named anyway). */
+	snprintf(name, sizeof(name), "%.40s.relaid.%u", k->tpl->name,
+	    (unsigned)k->handle);
+	id = tpl_add_layout(name, k->tpl->id, (const struct statsblob *)b,
+	    b->tplhash);
+	if (id < 0) {
+		log_debug("the re-laid layout of kstat %s:%d:%s is unnamed: "
+		    "%s", k->hdr.module, (int)k->hdr.instance, k->hdr.name,
+		    strerror(-id));
+		return;
+	}
+	k->relaid = id + 1;
+	k->relaid_hash = b->tplhash;
+}
+
+bool
+registry_blob_named(const struct reg_kstat *k, const struct statsblob *b)
+{
+	uint32_t h = ((const struct statsblobv1 *)b)->tplhash;
+
+	return h == k->tpl->hash || (k->relaid != 0 && h == k->relaid_hash);
+}
 
 static int
 reg_template_fill(struct reg_template *t, int id)
@@ -716,6 +769,15 @@ registry_kstat_after(const struct reg_kstat *k)
 	return e != NULL ? e->item : NULL;
 }
 
+uint32_t
+registry_kstat_ndata(const struct reg_kstat *k)
+{
+	if (k->ndata != 0)
+		return k->ndata;
+	return k->hdr.type == KSTAT_TYPE_RAW ? k->tpl->nnames * 8u :
+	    k->tpl->nnames;
+}
+
 void
 registry_kstat_name(const struct reg_kstat *k, char *buf, size_t len)
 {
@@ -886,9 +948,10 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 	k->hdr.kid = (int64_t)k->handle;
 	if (n->dormant)
 		k->hdr.flags |= KSTAT_FLAG_DORMANT;
+	k->ndata = n->ndata;
 	slot.owner_uid = (uint32_t)n->owner;
 	slot.tpl_hash = n->tpl->hash;
-	slot.ndata = n->tpl->nnames;
+	slot.ndata = registry_kstat_ndata(k);
 	/* The public segment is shared by everyone: its slots and arena
 	 * are charged. The private one only privileged peers can fill. */
 	e = 0;
@@ -965,6 +1028,8 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		r->next_handle = 1;
 	k->pos = r->nks;
 	r->ks[r->nks++] = k;
+	if (n->blob != NULL)
+		registry_kstat_name_layout(r, k);
 	*ret = k;
 	return 0;
 }
@@ -1008,6 +1073,7 @@ registry_kstat_forget(struct registry *r, struct reg_kstat *k)
 	r->ks[k->pos]->pos = k->pos;
 	blob_storage_remove(k->storage);
 	reg_kstat_uncharge(r, k);
+	reg_kstat_unname(k);
 	k->tpl->nkstats--;
 	k->rseg->nkstats--;
 	reg_seg_release(r, k->rseg);
@@ -1035,7 +1101,8 @@ registry_kstat_json(struct registry *r, const struct reg_kstat *k)
 			json_array_append_new(path, json_string(seg));
 	(void)r;
 	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:s, "
-	    "s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:s, s:o, s:I}",
+	    "s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:s, s:o, s:I, s:s, s:I, "
+	    "s:I}",
 	    "module", k->hdr.module, "instance", (int)k->hdr.instance,
 	    "name", k->hdr.name, "class", k->hdr.class_,
 	    "type", k->hdr.type < KSTAT_NUM_TYPES ?
@@ -1049,7 +1116,12 @@ registry_kstat_json(struct registry *r, const struct reg_kstat *k)
 	    "crtime", (json_int_t)k->hdr.crtime,
 	    "snaptime", (json_int_t)k->hdr.snaptime,
 	    "description", k->hdr.desc, "path", path,
-	    "zone", (json_int_t)(k->zone == ZONE_ALL ? -1 : (int64_t)k->zone));
+	    "zone", (json_int_t)(k->zone == ZONE_ALL ? -1 : (int64_t)k->zone),
+	    "content", ks_content_id(k->hdr.content) != NULL ?
+	    ks_content_id(k->hdr.content) : "UNK",
+	    "scale", (json_int_t)(k->hdr.scale > INT64_MAX ? INT64_MAX :
+	    (k->hdr.scale == 0 ? 1 : k->hdr.scale)),
+	    "ndata", (json_int_t)registry_kstat_ndata(k));
 }
 
 /* -------------------------------------------------------------------- blobs */
@@ -1142,55 +1214,162 @@ reg_kstat_recharge(struct registry *r, struct reg_kstat *k, bool privileged,
 	return 0;
 }
 
-int
-registry_blob_replace(struct registry *r, struct reg_kstat *k,
+/*
+ * Install nb (size bytes) as k's blob: the owner is charged for the new
+ * size (privileged: held to the totals only), the store switches to it in
+ * one seqlock window (store_kstat_relayout_with()), with x (may be NULL)
+ * as the slot's template hash and ndata. A PERSISTENT kstat's stored
+ * blob takes it once the store could: a full arena leaves both as they
+ * were.
+ */
+static int
+reg_blob_install(struct registry *r, struct reg_kstat *k,
     const struct statsblob *nb, uint32_t size, bool privileged,
-    struct quota_refusal *why)
+    const struct store_slot *x, struct quota_refusal *why)
 {
 	uint64_t old_arena = k->charged[QUOTA_ARENA];
 	uint64_t old_disk = k->charged[QUOTA_PERSISTENT];
+	bool priv = k->rseg->priv;
 	void *blob;
-	int e;
+	int e = 0;
 
 	if (size < SB_V1_HDRSZ || size > STORE_BLOB_MAX)
 		return -E2BIG;
-	if (size != k->size) {
-		bool priv = k->rseg->priv;
-
-		e = 0;
-		if (!priv)
-			e = reg_kstat_recharge(r, k, privileged, QUOTA_ARENA,
-			    store_kstat_relayout_cost(k->seg, k->ref.slot,
-			    size), why);
-		if (e == 0 && (k->hdr.flags & KSTAT_FLAG_PERSISTENT))
-			e = reg_kstat_recharge(r, k, privileged,
-			    QUOTA_PERSISTENT, blob_storage_disk_bytes(size), why);
-		if (e == 0) {
-			e = store_kstat_relayout(k->seg, k->ref.slot, size);
-			if (e == -ENOSPC) {
-				reg_store_full(r, priv, why);
-				e = -EDQUOT;
-			}
+	if (size == k->size && x == NULL) {
+		if (k->storage != NULL)
+			memcpy(k->storage->blob, nb, size);
+		(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
+		memcpy(blob, nb, size);
+		k->hdr.snaptime = (hrtime_t)clock_now_ns();
+		store_kstat_write_end(k->seg, k->ref.slot,
+		    (uint64_t)k->hdr.snaptime);
+		k->blob = blob;
+		k->dirty = false;
+		k->changes++;
+		return 0;
+	}
+	if (!priv)
+		e = reg_kstat_recharge(r, k, privileged, QUOTA_ARENA,
+		    store_kstat_relayout_cost(k->seg, k->ref.slot, size), why);
+	if (e == 0 && (k->hdr.flags & KSTAT_FLAG_PERSISTENT))
+		e = reg_kstat_recharge(r, k, privileged, QUOTA_PERSISTENT,
+		    blob_storage_disk_bytes(size), why);
+	k->hdr.snaptime = (hrtime_t)clock_now_ns();
+	if (e == 0) {
+		e = store_kstat_relayout_with(k->seg, k->ref.slot, nb, size, x,
+		    (uint64_t)k->hdr.snaptime, &blob);
+		if (e == -ENOSPC) {
+			reg_store_full(r, priv, why);
+			e = -EDQUOT;
 		}
-		if (e < 0) {
-			(void)reg_kstat_recharge(r, k, true, QUOTA_ARENA,
-			    old_arena, why);
-			(void)reg_kstat_recharge(r, k, true,
-			    QUOTA_PERSISTENT, old_disk, why);
-			return e;
-		}
+	}
+	if (e < 0) {
+		(void)reg_kstat_recharge(r, k, true, QUOTA_ARENA, old_arena,
+		    why);
+		(void)reg_kstat_recharge(r, k, true, QUOTA_PERSISTENT,
+		    old_disk, why);
+		return e;
 	}
 	if (k->storage != NULL) {
 		memcpy(k->storage->blob, nb, size);
 		blob_storage_set_size(k->storage, size);
 	}
-	(void)store_kstat_write_begin(k->seg, k->ref.slot, &blob);
-	memcpy(blob, nb, size);
-	k->hdr.snaptime = (hrtime_t)clock_now_ns();
-	store_kstat_write_end(k->seg, k->ref.slot, (uint64_t)k->hdr.snaptime);
 	k->blob = blob;
 	k->size = size;
 	k->dirty = false;
 	k->changes++;
+	return 0;
+}
+
+int
+registry_blob_replace(struct registry *r, struct reg_kstat *k,
+    const struct statsblob *nb, uint32_t size, bool privileged,
+    struct quota_refusal *why)
+{
+	return reg_blob_install(r, k, nb, size, privileged, NULL, why);
+}
+
+/* VOI id's definition in a template's canonical definition, or NULL. */
+static json_t *
+reg_voi_def(const struct reg_template *t, int id)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(t->def, "vois"), i, v) {
+		if (json_integer_value(json_object_get(v, "id")) == id)
+			return v;
+	}
+	return NULL;
+}
+
+int
+registry_kstat_relayout(struct registry *r, struct reg_kstat *k,
+    struct reg_template *t, bool privileged, uint16_t *ret_kept,
+    struct quota_refusal *why)
+{
+	const struct statsblob_tpl *et;
+	struct statsblob *nb = NULL;
+	struct store_slot x;
+	json_t *od, *nd;
+	bool *keep;
+	uint16_t i, kept = 0;
+	int e;
+
+	if (k->dormant)
+		return -ENOENT;
+	if (t == k->tpl) {
+		for (i = 0; i < t->nnames; i++)
+			kept += reg_voi_def(t, i) != NULL;
+		*ret_kept = kept;
+		return 0;
+	}
+	keep = calloc(t->nnames > 0 ? t->nnames : 1, sizeof(*keep));
+	if (keep == NULL)
+		return -ENOMEM;
+	/* A VOI id both templates hold must mean the same VOI: records for
+	 * it still in a ring, or in a spill buffer's log, are applied by id
+	 * and must land on what they were meant for. */
+	for (i = 0; i < t->nnames; i++) {
+		nd = reg_voi_def(t, i);
+		od = i < k->tpl->nnames ? reg_voi_def(k->tpl, i) : NULL;
+		if (nd == NULL || od == NULL)
+			continue;
+		if (!json_equal(od, nd)) {
+			free(keep);
+			return -EINVAL;
+		}
+		keep[i] = true;
+		kept++;
+	}
+	tpl_rlock();
+	et = tpl_get_locked(t->id);
+	e = et == NULL ? ENOENT : layout_carry(registry_blob_peek(k), et->sb,
+	    keep, t->nnames, t->hash, &nb);
+	tpl_runlock();
+	free(keep);
+	if (e != 0)
+		return e == EFBIG ? -E2BIG : -e;
+	registry_sync(r);	/* nothing of the old blob left behind */
+	x.owner_uid = (uint32_t)k->owner;
+	x.tpl_hash = t->hash;
+	x.ndata = k->ndata != 0 ? k->ndata : (k->hdr.type == KSTAT_TYPE_RAW ?
+	    t->nnames * 8u : t->nnames);
+	e = reg_blob_install(r, k, nb, ((struct statsblobv1 *)nb)->cursz,
+	    privileged, &x, why);
+	free(nb);
+	if (e < 0)
+		return e;
+	if (reg_public(k)) {
+		if (--k->tpl->npublic == 0)
+			r->npublic_tpls--;
+		if (t->npublic++ == 0)
+			r->npublic_tpls++;
+	}
+	k->tpl->nkstats--;
+	t->nkstats++;
+	k->tpl = t;
+	reg_kstat_unname(k);	/* laid out as t now */
+	*ret_kept = kept;
 	return 0;
 }

@@ -98,11 +98,16 @@ struct reg_kstat {
 	struct store_segment	*seg;	/* rseg->seg */
 	struct store_ref	 ref;
 	uint32_t		 size;	/* blob bytes now */
+	uint32_t		 ndata;	/* as its creator gave it; 0: none */
 	struct statsblob	*blob;	/* in the store segment */
 	struct blob_storage	*storage; /* PERSISTENT: the canonical blob */
 	bool			 dirty;	/* storage ahead of the store */
 	bool			 dormant;
 	bool			 internal; /* statsd's own: not deletable */
+	/* A definition re-laid its blob: the engine's template naming that
+	 * layout (its id + 1; 0: none) and the layout hash it names. */
+	int			 relaid;
+	uint32_t		 relaid_hash;
 	uint64_t		 charged[QUOTA_NUM]; /* to owner */
 	struct kx_entry		 ix;	/* in the registry's indexes */
 	size_t			 pos;	/* in registry_kstats() */
@@ -237,6 +242,7 @@ struct reg_kstat_new {
 	uint32_t		 zone;		/* ZONE_ALL, ZONE_GLOBAL, a zone */
 	bool			 gz;		/* a zone's, seen globally too */
 	struct reg_template	*tpl;
+	uint32_t		 ndata;		/* as given; 0: the template's */
 	/* Restoring (checkpoint.c) only; restoring charges unchecked: */
 	bool			 restoring;
 	uint32_t		 handle;	/* 0: a new one */
@@ -299,6 +305,10 @@ struct reg_kstat *registry_kstat_after(const struct reg_kstat *k);
 uint32_t registry_next_handle(const struct registry *r);
 void registry_raise_next_handle(struct registry *r, uint32_t h);
 
+/* The kstat's ndata as readers see it: its creator's, else its
+ * template's VOIs (for a RAW kstat, their bytes: a word each). */
+uint32_t registry_kstat_ndata(const struct reg_kstat *k);
+
 /* "module:instance:name" into buf. */
 void registry_kstat_name(const struct reg_kstat *k, char *buf, size_t len);
 
@@ -333,6 +343,38 @@ const struct statsblob *registry_blob_peek(const struct reg_kstat *k);
 int registry_blob_replace(struct registry *r, struct reg_kstat *k,
     const struct statsblob *nb, uint32_t size, bool privileged,
     struct quota_refusal *why);
+
+/*
+ * registry_kstat_relayout: lay k out again from template t (a VOI, a
+ * statistic added or removed), keeping the data of every VOI whose
+ * definition is the same in both templates byte for byte; the others are
+ * as a new kstat of t has them. Readers of the store see the old blob or
+ * the new one, never a mix; k is then t's (its slot's template hash
+ * too). The owner is charged for the new size (privileged: held to the
+ * totals only). A PERSISTENT kstat's stored blob is the new one when this
+ * returns; making it durable (the checkpoint) is the caller's.
+ * Returns: 0 and *ret_kept (VOIs kept); -EINVAL if a VOI id of both
+ * templates has another definition in t; -ENOENT (dormant); -E2BIG;
+ * -EDQUOT with *why filled (the old blob is kept); -ENOMEM.
+ */
+int registry_kstat_relayout(struct registry *r, struct reg_kstat *k,
+    struct reg_template *t, bool privileged, uint16_t *ret_kept,
+    struct quota_refusal *why);
+
+/*
+ * registry_kstat_name_layout: after k's blob changed layout (a definition
+ * re-laid it), register the layout as a template of its own, named after
+ * k's template and k ("<template>.relaid.<handle>"), with the blob's
+ * layout hash and the VOI names of k's template, so that the stats(3)
+ * renderer's META names find it; the one registered for an earlier layout
+ * goes. Nothing if the blob is laid out as its template.
+ */
+void registry_kstat_name_layout(struct registry *r, struct reg_kstat *k);
+
+/* Is b, k's blob, named by a template: its own, or the one of its re-laid
+ * layout? (The stats(3) renderer's META names need one.) */
+bool registry_blob_named(const struct reg_kstat *k,
+    const struct statsblob *b);
 
 /* Copy every PERSISTENT blob changed since the last sync into the store. */
 void registry_sync(struct registry *r);

@@ -227,6 +227,17 @@ ck_kstat_rec(struct checkpoint *c, struct reg_kstat *k, bool dormant)
 		json_object_set_new(o, "owner_cgroup", json_string(oc));
 	if (o != NULL && reg_kstat_gz(k))
 		json_object_set_new(o, "gz", json_true());
+	/* kstat2's content type and scale, and ndata as given (absent:
+	 * none, as in checkpoints written before them). */
+	if (o != NULL && k->hdr.content != 0)
+		json_object_set_new(o, "content",
+		    json_integer(k->hdr.content));
+	if (o != NULL && k->hdr.scale > 1)
+		json_object_set_new(o, "scale", json_integer(
+		    k->hdr.scale > INT64_MAX ? INT64_MAX :
+		    (json_int_t)k->hdr.scale));
+	if (o != NULL && k->ndata != 0)
+		json_object_set_new(o, "ndata", json_integer(k->ndata));
 	return o;
 }
 
@@ -1139,6 +1150,22 @@ ck_damaged(struct checkpoint *c, FILE *f, uint64_t off, uint64_t len,
 	    "none (it could not be written)");
 }
 
+/* An optional integer field of a record: def if absent, else clamped to
+ * lo..hi (a value out of range is as bad as any: the header's checks
+ * refuse what the clamp lets through). */
+static json_int_t
+ck_int(json_t *o, const char *key, json_int_t def, json_int_t lo,
+    json_int_t hi)
+{
+	json_t *v = json_object_get(o, key);
+	json_int_t i;
+
+	if (!json_is_integer(v))
+		return def;
+	i = json_integer_value(v);
+	return i < lo ? lo : i > hi ? hi : i;
+}
+
 /* Restore one template a kept kstat uses. Returns: NULL, or why not. */
 static const char *
 ck_load_template(struct checkpoint *c, json_t *rec, uint64_t bytes)
@@ -1236,7 +1263,10 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	}
 	if (ks_hdr_new(&hdr, module, (int32_t)instance, name, class_,
 	    (uint8_t)type, (uint32_t)flags, pseg, (uint32_t)json_array_size(path),
-	    desc[0] != '\0' ? desc : NULL, &kerr) < 0)
+	    desc[0] != '\0' ? desc : NULL, &kerr) < 0 ||
+	    ks_hdr_set_content(&hdr, (uint8_t)ck_int(o, "content", 0, 0,
+	    UINT8_MAX), (uint64_t)ck_int(o, "scale", 1, 1, INT64_MAX),
+	    &kerr) < 0)
 		return "a bad name or header";
 	if (c->d->persist_dir != NULL && mirror_open(c->d->persist_dir,
 	    (uint32_t)handle, (uint64_t)birth, &m) == 0) {
@@ -1289,6 +1319,7 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	n.zone = zone;
 	n.gz = json_is_true(json_object_get(o, "gz"));
 	n.tpl = t;
+	n.ndata = (uint32_t)ck_int(o, "ndata", 0, 0, UINT32_MAX);
 	n.handle = (uint32_t)handle;
 	n.crtime = (uint64_t)crtime;
 	n.storage = m != NULL ? mirror_storage(m) : NULL;

@@ -156,6 +156,9 @@ m_defn_set(struct vl_call *call, json_t *params)
 		(void)checkpoint_kstat_put(d->checkpoint, k, k->dormant);
 	}
 	free(nb);
+	/* A new shape keeps its names: a template of its own. */
+	if (relaid)
+		registry_kstat_name_layout(d->reg, k);
 	text = m_defn_text(k);
 	varlink_reply(call, json_pack("{s:s, s:b}", "text",
 	    text != NULL ? text :

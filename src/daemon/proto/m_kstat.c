@@ -14,6 +14,7 @@
 #include "crashpoint.h"
 #include "control.h"
 #include "daemon.h"
+#include "drain.h"
 #include "log.h"
 #include "methods.h"
 #include "mirror.h"
@@ -25,6 +26,13 @@
 	VLF_INT("instance", false, 0, INT32_MAX),			\
 	VLF_STR("name", false, KSTAT_STRLEN - 1)
 
+/* kstat2's content type and scale of the values, and the kstat's ndata
+ * (a RAW kstat's bytes). */
+#define M_CONTENT_FIELDS						\
+	VLF_STR("content", true, 16),					\
+	VLF_INT("scale", true, 1, INT64_MAX),				\
+	VLF_INT("ndata", true, 1, UINT32_MAX)
+
 const struct vl_field m_kstat_create_params[] = {
 	M_NAME_FIELDS,
 	VLF_STR("class", true, KSTAT_STRLEN - 1),
@@ -34,6 +42,7 @@ const struct vl_field m_kstat_create_params[] = {
 	VLF_STR("description", true, KS_DESC_MAX),
 	VLF_ARRAY("path", true, VL_STRING, KS_NPSEG_MAX, 0, KS_PATH_MAX),
 	VLF_INT("zone", true, -1, INT32_MAX),
+	M_CONTENT_FIELDS,
 	VLF_END
 };
 
@@ -53,8 +62,15 @@ const struct vl_field m_kstat_create_many_params[] = {
 	VLF_STR("class", true, KSTAT_STRLEN - 1),
 	VLF_INT("zone", true, -1, INT32_MAX),
 	VLF_BOOL("join", true),
+	M_CONTENT_FIELDS,
 	VLF_STRUCTS("kstats", false, "KstatName", m_kstat_name_fields,
 	    M_KSTAT_BATCH_MAX),
+	VLF_END
+};
+
+const struct vl_field m_kstat_relayout_params[] = {
+	M_NAME_FIELDS,
+	VLF_STR("template", false, STATS_TPL_MAX_STR_SPEC_LEN),
 	VLF_END
 };
 
@@ -199,7 +215,45 @@ struct m_kstat_kind {
 	uint8_t		 type;		/* KSTAT_TYPE_* */
 	uint32_t	 flags;		/* the creator's KSTAT_FLAG_* */
 	const char	*class_;	/* NULL: "misc" */
+	uint8_t		 content;	/* KSTAT2_NVMT_* */
+	uint64_t	 scale;		/* ≥ 1 */
 };
+
+/*
+ * kstat2's content type and scale (into kind) and ndata (into n, whose
+ * template is known): a RAW kstat's ndata is its bytes, at most its
+ * template's words; another's at most its template's VOIs.
+ * Returns: 0; -EINVAL (answered).
+ */
+static int
+m_kstat_content(struct vl_call *call, json_t *params,
+    struct reg_kstat_new *n, struct m_kstat_kind *kind)
+{
+	const char *content = varlink_str(params, "content", "UNK");
+	uint64_t most;
+	int c;
+
+	c = ks_content_from_id(content);
+	if (c < 0) {
+		varlink_error_value(call, "content", "a kstat2 content type: "
+		    "UNK, ID, CNT, T_EPOCH, T_REL, T_ACC, PCT, ADDR, TEMP_C, "
+		    "RPM, VOLT, WATT, CURR, BYTES, BITS, STATE, FREQ, FLAGS "
+		    "or JOULE");
+		return -EINVAL;
+	}
+	kind->content = (uint8_t)c;
+	kind->scale = (uint64_t)varlink_int(params, "scale", 1);
+	n->ndata = (uint32_t)varlink_int(params, "ndata", 0);
+	most = kind->type == KSTAT_TYPE_RAW ? (uint64_t)n->tpl->nnames * 8 :
+	    n->tpl->nnames;
+	if (n->ndata > most) {
+		varlink_error_value(call, "ndata", "at most %llu for a %s "
+		    "kstat of %s", (unsigned long long)most,
+		    ks_type_id(kind->type), n->tpl->spec);
+		return -EINVAL;
+	}
+	return 0;
+}
 
 /*
  * The parameters a kstat's creation shares with the others of a
@@ -265,7 +319,7 @@ m_kstat_common(struct vl_call *call, json_t *params, struct reg_kstat_new *n,
 		    "template", varlink_str(params, "template", "")));
 		return -EINVAL;
 	}
-	return 0;
+	return m_kstat_content(call, params, n, kind);
 }
 
 /*
@@ -305,6 +359,8 @@ m_kstat_hdr(struct vl_call *call, json_t *o, const struct m_kstat_kind *kind,
 		m_kstat_fail(call, r, &kerr, "", "", NULL);
 		return r;
 	}
+	/* Checked already: m_kstat_content(). */
+	(void)ks_hdr_set_content(h, kind->content, kind->scale, NULL);
 	if (sysks_module_own(h->module)) {
 		snprintf(field, sizeof(field), "%smodule", prefix);
 		varlink_error_value(call, field, "%s is statsd's own module: "
@@ -790,4 +846,79 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 	}
 	dormant = registry_kstat_delete(d->reg, k);
 	varlink_reply(call, json_pack("{s:b}", "dormant", dormant == 1));
+}
+
+void
+m_kstat_relayout(struct vl_call *call, json_t *params)
+{
+	struct statsd *d = call->d;
+	const struct peer *peer = &call->conn->peer;
+	const char *spec = varlink_str(params, "template", "");
+	struct quota_refusal why;
+	struct reg_template *t;
+	struct reg_kstat *k;
+	const char *ckwhy;
+	uint16_t kept = 0;
+	char full[128];
+	int r;
+
+	k = m_kstat_get(call, params, false);
+	if (k == NULL)
+		return;
+	if (!m_kstat_may_modify(peer, k)) {
+		varlink_error_denied(call, RIGHT_OWNER);
+		return;
+	}
+	if (k->internal) {
+		varlink_error_value(call, "name", "statsd's own kstats keep "
+		    "their layout");
+		return;
+	}
+	t = registry_template_find(d->reg, spec);
+	if (t == NULL) {
+		varlink_error(call, VL_E_NO_SUCH_TEMPLATE, json_pack("{s:s}",
+		    "template", spec));
+		return;
+	}
+	/* A PERSISTENT kstat's new layout must reach the checkpoint: refused
+	 * at once, with the reason, while it cannot be written. */
+	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) &&
+	    checkpoint_outlives_statsd(d->zones, k) &&
+	    !checkpoint_status(d->checkpoint, &ckwhy)) {
+		m_kstat_not_durable(call, -EIO, ckwhy);
+		return;
+	}
+	/* What the caller pushed before asking lands in the old layout. */
+	drain_conn(d->drain, call->conn);
+	r = registry_kstat_relayout(d->reg, k, t, peer->privileged, &kept,
+	    &why);
+	if (r == -EINVAL) {
+		varlink_error_value(call, "template", "a VOI id of both "
+		    "templates is defined otherwise in %s", t->spec);
+		return;
+	}
+	if (r == -E2BIG) {
+		varlink_error_value(call, "template", "the kstat's statistics "
+		    "would not fit a blob");
+		return;
+	}
+	if (r < 0) {
+		registry_kstat_name(k, full, sizeof(full));
+		m_kstat_fail(call, r, &(struct ks_error){ 0 }, full, t->spec,
+		    &why);
+		return;
+	}
+	if (k->hdr.flags & KSTAT_FLAG_PERSISTENT) {
+		r = checkpoint_kstat_put(d->checkpoint, k, false);
+		if (r < 0) {
+			(void)checkpoint_status(d->checkpoint, &ckwhy);
+			m_kstat_not_durable(call, r, ckwhy);
+			return;
+		}
+	}
+	registry_kstat_name(k, full, sizeof(full));
+	log_debug("uid %u re-laid kstat %s from %s (%u VOIs kept)",
+	    (unsigned)peer->uid, full, t->spec, (unsigned)kept);
+	varlink_reply(call, json_pack("{s:o, s:i}", "kstat",
+	    registry_kstat_json(d->reg, k), "kept", (int)kept));
 }

@@ -180,19 +180,18 @@ m_read_data(const struct reg_kstat *k, const struct statsblob *sb)
 	return o != NULL ? o : json_object();
 }
 
-/* The blob rendered by stats(3)'s JSON renderer, named by its template
- * while the layout is still the template's. */
+/* The blob rendered by stats(3)'s JSON renderer, named by its template,
+ * or by the template of its own a definition's re-lay gave it. */
 static json_t *
 m_blob_json(const struct reg_kstat *k, struct statsblob *copy)
 {
-	const struct statsblobv1 *b = (const struct statsblobv1 *)copy;
 	struct sbuf *sb = sbuf_new_auto();
 	json_t *o = NULL;
 
 	if (sb == NULL)
 		return json_object();
-	if (stats_blob_tostr(copy, sb, SB_STRFMT_JSON, b->tplhash ==
-	    k->tpl->hash ? SB_TOSTR_META : 0) == 0 && sbuf_finish(sb) == 0)
+	if (stats_blob_tostr(copy, sb, SB_STRFMT_JSON, registry_blob_named(k,
+	    copy) ? SB_TOSTR_META : 0) == 0 && sbuf_finish(sb) == 0)
 		o = m_json_parse(sbuf_data(sb), 0);
 	sbuf_delete(sb);
 	return o != NULL ? o : json_object();
@@ -212,9 +211,9 @@ m_blob_copy(const struct reg_kstat *k)
 static size_t
 m_kstat_json_bound(const struct reg_kstat *k)
 {
-	/* The fixed fields and numbers, then strings that escaping may
-	 * double. */
-	return 512 + 2 * (strlen(k->hdr.desc) + strlen(k->hdr.path) +
+	/* The fixed fields and numbers (kstat2's content, scale and ndata
+	 * among them), then strings that escaping may double. */
+	return 640 + 2 * (strlen(k->hdr.desc) + strlen(k->hdr.path) +
 	    strlen(k->tpl->spec) + 3 * KSTAT_STRLEN);
 }
 

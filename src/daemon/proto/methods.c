@@ -26,6 +26,8 @@ static const struct vl_method methods[] = {
 	    m_kstat_create_many_params, RIGHT_OWNER, 0 },
 	{ VL_M_KSTAT_DELETE, m_kstat_delete, m_kstat_delete_params,
 	    RIGHT_OWNER, 0 },
+	{ VL_M_KSTAT_RELAYOUT, m_kstat_relayout, m_kstat_relayout_params,
+	    RIGHT_OWNER, 0 },
 	{ VL_M_RING_ATTACH, m_ring_attach, m_ring_attach_params,
 	    RIGHT_OWNER, 0 },
 	{ VL_M_SEGMENT_ATTACH, m_ring_segment, m_ring_segment_params,

@@ -39,6 +39,8 @@ bool m_kstat_may_modify(const struct peer *p, const struct reg_kstat *k);
 extern const struct vl_field m_kstat_create_params[],
     m_kstat_create_many_params[], m_kstat_delete_params[];
 vl_handler_fn m_kstat_create, m_kstat_create_many, m_kstat_delete;
+extern const struct vl_field m_kstat_relayout_params[];
+vl_handler_fn m_kstat_relayout;
 
 /* m_ring.c: rings and segments, with SCM_RIGHTS. */
 extern const struct vl_field m_ring_attach_params[],

@@ -77,6 +77,11 @@ static const struct example {
 
 #define NEXAMPLES	(sizeof(examples) / sizeof(examples[0]))
 
+/* The examples' content types, as the protocol and kstat(1M) name them. */
+static const char *const content_names[NEXAMPLES] = {
+	"BYTES", "BYTES", "T_REL", "CNT",
+};
+
 /* 50 bytes: longer than KSTAT_DATA_CHAR's 16. */
 static const char long_string[] =
     "a string that a device publishes, fifty bytes long";
@@ -200,6 +205,22 @@ mode_hist(kstat_ctl_t *kc)
 		if ((kn = named(ksp, "stepping")) != NULL)
 			check(kn->value.ui64 == e->stepping,
 			    "example %zu: stepping %" PRIu64, i + 1,
+			    kn->value.ui64);
+		/*
+		 * kstat2_create_histogram(9F): content_type is "the type of
+		 * the values being added to the histogram", scale the
+		 * "scaling factor to be applied to the histogram bucket
+		 * contents": what the creator gave, a consumer reads.
+		 */
+		if ((kn = named(ksp, "content")) != NULL)
+			check(kn->data_type == KSTAT_DATA_CHAR &&
+			    strncmp(kn->value.c, content_names[i],
+			    sizeof(kn->value.c)) == 0,
+			    "example %zu: content %s", i + 1,
+			    content_names[i]);
+		if ((kn = named(ksp, "scale")) != NULL)
+			check(kn->value.ui64 == e->scale,
+			    "example %zu: scale %" PRIu64, i + 1,
 			    kn->value.ui64);
 	}
 

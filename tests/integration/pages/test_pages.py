@@ -7,7 +7,8 @@ words it holds statsd to.
 Solaris kstat2_create_histogram(9F): a histogram kstat exists with all its
 buckets ("a kstat containing exactly 65 buckets") from creation, and its
 data has the fields "buckets", "type", "range_min", "range_max" and
-"stepping", readable by name. illumos kstat(3KSTAT): a KSTAT_DATA_STRING
+"stepping", readable by name; its content type and scale, as the creator
+gave them, reach every reader. illumos kstat(3KSTAT): a KSTAT_DATA_STRING
 is published whether or not the kstat is WRITABLE, BUFLEN is strlen + 1.
 """
 import json
@@ -143,8 +144,45 @@ for inst, typ, rmin, rmax, step, n, says in EXAMPLES:
     check("no histogram" not in out and "Distribution" in out,
           "statsctl hist, example %d: drawn: %r" % (inst, out[:300]))
 
-# The libkstat consumer API: kstat_read + kstat_data_lookup by name.
+# The libkstat consumer API: kstat_read + kstat_data_lookup by name
+# (content and scale among them).
 pages_it(d, "hist")
+
+# kstat2_create_histogram(9F): content_type is "the type of the values
+# being added to the histogram", scale the "scaling factor to be applied
+# to the histogram bucket contents". What the creator gave, every reader
+# shows: the chain's Kstat, Read's data, statsctl (kstat(1M)'s -p), and the
+# exposition names the values' unit after the content type.
+CONTENT = {1: ("BYTES", 1), 2: ("BYTES", 1), 3: ("T_REL", 1000000),
+           4: ("CNT", 1)}
+for inst, (content, scale) in CONTENT.items():
+    r = ok(d.call("io.statsd.Read", key(inst)), "Read example %d" % inst)
+    got = (r.get("kstat", {}).get("content"), r.get("kstat", {}).get("scale"))
+    check(got == (content, scale), "Kstat, example %d: content and scale "
+          "%r" % (inst, got))
+    got = (r.get("data", {}).get("content"), r.get("data", {}).get("scale"))
+    check(got == (content, scale), "Read data, example %d: content and "
+          "scale %r" % (inst, got))
+out = statsctl(d, "show", "-p", "my_drv:3:data_in:content")
+check(out == "my_drv:3:data_in:content\tT_REL\n",
+      "statsctl show -p: the content type: %r" % out)
+out = statsctl(d, "show", "-p", "my_drv:3:data_in:scale")
+check(out == "my_drv:3:data_in:scale\t1000000\n",
+      "statsctl show -p: the scale: %r" % out)
+prom = ok(d.call("io.statsd.Scrape", {"format": "prometheus",
+                                      "selector": "my_drv:::"}),
+          "Scrape prometheus").get("text", "")
+for inst, fam in ((1, "hist_bytes_bucket"), (2, "hist_bytes_bucket"),
+                  (3, "hist_seconds_bucket"), (4, "hist_bucket")):
+    check(any(("_%s{" % fam) in ln and 'kstat_instance="%d"' % inst in ln
+              for ln in prom.splitlines()),
+          "exposition, example %d: the values' unit from the content "
+          "type: %s" % (inst, fam))
+# LOG10 of relative times: the bucket [10, 100) ns ends at 99 ns, in
+# seconds.
+check(any('kstat_instance="3"' in ln and 'le="9.9e-08"' in ln
+          for ln in prom.splitlines()),
+      "exposition, example 3: nanosecond bounds in seconds")
 
 # kstat(3KSTAT): "KSTAT_DATA_STRING is a data type that allows
 # arbitrary-length strings to be associated with a named kstat"; the
