@@ -79,6 +79,12 @@ double
 js_num(const json_t *o, const char *key, double dflt)
 {
 	const json_t *v = json_object_get(o, key);
+	const char *s = json_string_value(v);
 
+	/* An unsigned number above INT64_MAX comes as its digits
+	 * (docs/protocol.md, Numbers). */
+	if (s != NULL && s[0] >= '1' && s[0] <= '9' &&
+	    strspn(s, "0123456789") == strlen(s))
+		return (double)strtoull(s, NULL, 10);
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }

@@ -252,11 +252,37 @@ fs = {s["name"]: s for s in fk["stats"]}
 check(sorted(fs) == ["requests.count", "requests.sum", "state.last"],
       "flat: the selector picks statistics, no pseudo-statistics: %s"
       % sorted(fs))
-check(all(isinstance(s["value"], str) for s in fk["stats"]),
-      "flat values are text")
+check(fs["state.last"]["type"] == "int" and
+      fs["state.last"]["value"] == 0 and
+      fs["requests.count"]["type"] == "uint" and
+      isinstance(fs["requests.count"]["value"], int),
+      "flat values are typed numbers: %s" % fs)
 check(fs["requests.sum"]["counter"] and fs["requests.count"]["counter"] and
       not fs["state.last"]["counter"],
       "an unsigned SUM and a COUNT are counters, a LAST a gauge: %s" % fs)
+# An unsigned value above INT64_MAX is exact, as the string of its digits
+# (an empty MIN of an INT_U64 holds UINT64_MAX), in the flat form, in
+# Read's data and in a Scrape's items (statsctl's golden snapshot shows the
+# blob's).
+sc = ok(c.call("io.statsd.Scrape", {"format": "flat",
+                                    "selector": "app::req:latency.min"}),
+        "Scrape flat of a MIN")
+fs = sc["flat"][0]["stats"]
+check(fs == [{"name": "latency.min", "type": "uint",
+              "text": "18446744073709551615", "counter": False}],
+      "a u64 above INT64_MAX in the flat form: %s" % fs)
+rd = ok(c.call("io.statsd.Read", {"module": "app", "instance": 0,
+                                  "name": "req"}), "Read of a MIN")
+check(rd["data"]["latency.min"] == "18446744073709551615" and
+      isinstance(rd["data"]["requests.count"], int),
+      "Read's data: exact numbers: %s" % rd["data"])
+sc = ok(c.call("io.statsd.Scrape", {"format": "json",
+                                    "selector": "app::req:latency.min"}),
+        "Scrape json of a MIN")
+check(sc["kstats"][0]["data"] == {"latency.min": "18446744073709551615"}
+      and "18446744073709551615" in sc["text"],
+      "Scrape json: the item exact, the kstat -j text as kstat's: %s" % sc)
+
 sc = ok(c.call("io.statsd.Scrape", {"format": "flat",
                                     "selector": "app::req:nosuch"}),
         "Scrape flat, no statistic")

@@ -14,8 +14,7 @@
 
 #include "numeric.h"
 
-/* The value as a sign-extended (or zero-extended) 64-bit quantity. */
-static int64_t
+int64_t
 numeric_s64(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
 {
 	switch (dtype) {
@@ -36,7 +35,7 @@ numeric_s64(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
 	}
 }
 
-static uint64_t
+uint64_t
 numeric_u64(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
 {
 	return (uint64_t)numeric_s64(dtype, n);
@@ -280,6 +279,23 @@ numeric_format(struct sbuf *buf, enum vsd_dtype dtype,
 		return EINVAL;
 	}
 	return sbuf_error(buf);
+}
+
+int
+numeric_json_u64(struct sbuf *buf, uint64_t v)
+{
+	sbuf_printf(buf, v <= INT64_MAX ? "%" PRIu64 : "\"%" PRIu64 "\"", v);
+	return sbuf_error(buf);
+}
+
+int
+numeric_format_json(struct sbuf *buf, enum vsd_dtype dtype,
+    const struct voistatdata_numeric *n)
+{
+	if (dtype_valid(dtype) && !dtype_info[dtype].is_signed &&
+	    !dtype_info[dtype].is_q && dtype_info[dtype].size == 8)
+		return numeric_json_u64(buf, numeric_u64(dtype, n));
+	return numeric_format(buf, dtype, n);
 }
 
 int
