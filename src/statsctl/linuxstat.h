@@ -7,6 +7,9 @@
 #ifndef STATSCTL_LINUXSTAT_H
 #define STATSCTL_LINUXSTAT_H
 
+#include <jansson.h>
+
+#include "render_linux.h"
 #include "statsctl.h"
 
 /*
@@ -23,11 +26,23 @@ int linux_defn_get(struct sc *sc, const struct kref *k, char **ret_text);
  */
 int linux_require(struct sc *sc, const struct kref *k);
 
+/* A kstat's Linux data lines: as the data file's text, and as data. */
+struct linux_data {
+	char			*text;
+	struct linux_line	*lines;
+	size_t			 n;
+	json_t			*reply;		/* what the lines point into */
+};
+
 /*
- * linux_data_get: k's Linux data lines; *ret_text is the caller's.
+ * linux_data_get: k's Linux data lines (Scrape's linux format), the
+ * lines decoded from the reply's LinuxLine values; linux_data_done()
+ * frees them.
  * Returns: 0; SC_EXIT_FAIL (printed).
  */
-int linux_data_get(struct sc *sc, const struct kref *k, char **ret_text);
+int linux_data_get(struct sc *sc, const struct kref *k,
+    struct linux_data *ret);
+void linux_data_done(struct linux_data *ld);
 
 /*
  * linux_defn_set: apply definition text to k (DefinitionSet).

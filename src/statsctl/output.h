@@ -15,6 +15,8 @@
 
 #include <jansson.h>
 
+#include "render_linux.h"
+
 /* One bucket of a distribution: [lb, ub) (DV: lb == ub; DR: [lb, ub]).
  * label is what the text form prints in the value column. */
 struct dist_row {
@@ -77,8 +79,10 @@ struct output {
 	void	(*rates)(const json_t *reply);
 	/* definition: one kstat's Linux definition lines. */
 	void	(*definition)(const char *text);
-	/* data: one kstat's Linux data lines. */
-	void	(*data)(const char *text);
+	/* data: one kstat's Linux data lines, as the data file's text and
+	 * as data. */
+	void	(*data)(const char *text, const struct linux_line *lines,
+		    size_t n);
 	/* hist: the distributions of one kstat. */
 	void	(*dists)(const struct dist *d, size_t n);
 	/* snapshot: Snapshot's parameters (raw already dropped or kept). */

@@ -4,12 +4,14 @@
  * lines, distributions and watch reports made into JSON values. One JSON
  * document per run, except watch: one line per report (JSON Lines).
  */
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "defn.h"
 #include "output.h"
 
 static void
@@ -137,39 +139,54 @@ jout_definition(const char *text)
 	json_emit_new(a);
 }
 
-/* Data lines: one object per line, the statistic's name and its
- * values. */
+/* A line's tokens (linux_line_tokens) as the members of a JSON array:
+ * numbers as numbers (exact: an unsigned one above INT64_MAX as its
+ * digits), texts and timestamps ("s.us") as strings. */
 static void
-jout_data(const char *text)
+jout_tok_num(void *arg, bool is_signed, uint64_t v)
 {
-	json_t *a = json_array();
-	const char *line = text;
+	char digits[24];
 
-	while (*line != '\0') {
-		const char *eol = strchr(line, '\n'), *p, *e;
-		json_t *vals, *name = NULL;
+	if (is_signed || v <= INT64_MAX) {
+		json_array_append_new(arg, json_integer((json_int_t)v));
+		return;
+	}
+	snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	json_array_append_new(arg, json_string(digits));
+}
 
-		if (eol == NULL)
-			eol = line + strlen(line);
-		vals = json_array();
-		for (p = line; p < eol; p = e) {
-			while (p < eol && *p == ' ')
-				p++;
-			if (p >= eol)
-				break;
-			e = jout_token_end(p, eol);
-			if (name == NULL)
-				name = json_stringn(p, (size_t)(e - p));
-			else
-				json_array_append_new(vals, jout_token(p,
-				    (size_t)(e - p)));
-		}
-		if (name != NULL)
-			json_array_append_new(a, json_pack("{s:o, s:o}",
-			    "statistic", name, "values", vals));
-		else
-			json_decref(vals);
-		line = *eol == '\n' ? eol + 1 : eol;
+static void
+jout_tok_text(void *arg, const char *s)
+{
+	json_array_append_new(arg, json_string(s));
+}
+
+static void
+jout_tok_time(void *arg, uint64_t ns)
+{
+	char s[32];
+
+	linux_seconds(s, sizeof(s), ns);
+	jout_tok_text(arg, s);
+}
+
+/* Data lines: one object per line, the statistic's name and its
+ * values, from the lines as data. */
+static void
+jout_data(const char *text, const struct linux_line *lines, size_t n)
+{
+	json_t *a = json_array(), *vals;
+	size_t i;
+
+	(void)text;
+	for (i = 0; i < n; i++) {
+		struct linux_tokens t = { jout_tok_num, jout_tok_text,
+		    jout_tok_time, NULL };
+
+		t.arg = vals = json_array();
+		linux_line_tokens(&lines[i], &t);
+		json_array_append_new(a, json_pack("{s:s, s:o}", "statistic",
+		    lines[i].name, "values", vals));
 	}
 	json_emit_new(a);
 }

@@ -95,6 +95,15 @@ parse_rates(const json_t *reply)
 	}
 }
 
+/* Linux data lines: the data file's text, as it is. */
+static void
+parse_data(const char *text, const struct linux_line *lines, size_t n)
+{
+	(void)lines;
+	(void)n;
+	fputs(text, stdout);
+}
+
 static void
 parse_lines(const char *text)
 {
@@ -168,7 +177,7 @@ const struct output output_parseable = {
 	.templates = parse_templates,
 	.rates = parse_rates,
 	.definition = parse_lines,
-	.data = parse_lines,
+	.data = parse_data,
 	.dists = parse_dists,
 	.snapshot = parse_snapshot,
 	.watch = parse_watch,

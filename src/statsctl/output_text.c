@@ -150,6 +150,15 @@ text_rates(const json_t *reply)
 		printf("%s\n", text);
 }
 
+/* Linux data lines: the data file's text, as it is. */
+static void
+text_data(const char *text, const struct linux_line *lines, size_t n)
+{
+	(void)lines;
+	(void)n;
+	fputs(text, stdout);
+}
+
 static void
 text_lines(const char *text)
 {
@@ -318,7 +327,7 @@ const struct output output_text = {
 	.templates = text_templates,
 	.rates = text_rates,
 	.definition = text_lines,
-	.data = text_lines,
+	.data = text_data,
 	.dists = text_dists,
 	.snapshot = text_snapshot,
 	.watch = text_watch,

@@ -311,6 +311,12 @@ check(ds["relaid"] is True and "type=array" in ds["text"],
 sc = ok(c.call("io.statsd.Scrape", {"format": "linux"}), "Scrape linux")
 check("# app:0:kinds\n" in sc["text"] and "k <=0 0\n" in sc["text"] and
       "k >50 0\n" in sc["text"], "Linux data lines: %r" % sc["text"])
+lx = [x for x in sc["linux"] if (x["module"], x["name"]) == ("app", "kinds")]
+lines = lx[0]["lines"] if len(lx) == 1 else []
+check({"statistic": "k", "type": "array", "le": 0, "count": 0} in lines and
+      {"statistic": "k", "type": "array", "gt": 50, "count": 0} in lines and
+      len(lines) == sc["text"].count("\nk "),
+      "Linux data lines as data, one per line of the text: %s" % lx)
 expect_error(c.call("io.statsd.DefinitionSet", {
     "module": "app", "instance": 0, "name": "kinds",
     "text": "name=k type=list\n"}), "io.statsd.InvalidDefinition",

@@ -702,10 +702,20 @@ defn_apply(const struct statsblob *sb, const char *const *names,
 /* ------------------------------------------------------------- the file */
 
 void
+linux_seconds(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, ns / 1000000000u,
+	    ns % 1000000000u / 1000u);
+}
+
+void
 linux_timestamp(char *buf, size_t len, uint64_t ns)
 {
-	snprintf(buf, len, "[%5" PRIu64 ".%06" PRIu64 "]", ns / 1000000000u,
-	    ns % 1000000000u / 1000u);
+	char s[32];
+
+	/* "[%5lu.%06lu]": the seconds at least five wide. */
+	linux_seconds(s, sizeof(s), ns);
+	snprintf(buf, len, "[%12s]", s);
 }
 
 int

@@ -116,6 +116,8 @@ int defn_format(struct sbuf *buf, const struct statsblob *sb,
  * use it.
  */
 void linux_timestamp(char *buf, size_t len, uint64_t ns);
+/* The same time without brackets and padding: "<s>.<µs>". */
+void linux_seconds(char *buf, size_t len, uint64_t ns);
 
 /* The attribute table, for docs and tests: name, writable, applies to. */
 struct defn_attr_info {

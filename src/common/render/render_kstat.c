@@ -105,9 +105,8 @@ ksfmt_json_value(struct sbuf *buf, const struct ksfmt_stat *st)
 	return sbuf_error(buf);
 }
 
-/* The names every item of a reply starts with. */
-static void
-json_names(struct sbuf *buf, const struct kstat_hdr *h)
+void
+ksfmt_json_names(struct sbuf *buf, const struct kstat_hdr *h)
 {
 	sbuf_cat(buf, "{\"module\":");
 	stat_json_string(buf, h->module, strlen(h->module));
@@ -169,7 +168,7 @@ ksfmt_json_kstat(struct sbuf *buf, bool flat, const struct kstat_hdr *h,
 	size_t i;
 	int shown = 0;
 
-	json_names(buf, h);
+	ksfmt_json_names(buf, h);
 	if (!flat) {
 		ksfmt_time(t, sizeof(t), h->snaptime);
 		sbuf_printf(buf, ",\"type\":%u,\"snaptime\":%s,\"data\":",

@@ -197,6 +197,10 @@ int ksfmt_json_data(struct sbuf *buf, const struct ksfmt_stat *st,
 int ksfmt_json_kstat(struct sbuf *buf, bool flat, const struct kstat_hdr *h,
     const struct ksfmt_stat *st, size_t n, const struct ks_selector *sel);
 
+/* The names every kstat item of a reply starts with, an object left
+ * open: '{"module":...,"instance":...,"name":...,"class":...'. */
+void ksfmt_json_names(struct sbuf *buf, const struct kstat_hdr *h);
+
 /* A time in ns as kstat prints it: seconds "%.9f", or "0". */
 void ksfmt_time(char *buf, size_t len, hrtime_t t);
 

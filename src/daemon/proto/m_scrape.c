@@ -1,7 +1,7 @@
 /*
  * m_scrape.c: io.statsd.Scrape — the kstats a selector and a class
- * pattern choose, rendered as kstat(1M) -j or -p text, Linux data lines,
- * or flat data, in pages (varlink.h): the page walk (m_walk.c) takes the
+ * pattern choose, rendered as kstat(1M) -j or -p text, Linux data lines
+ * (with the same lines as data), or flat data, in pages (varlink.h): the page walk (m_walk.c) takes the
  * kstats in kstat's order from the registry's index, and each is
  * rendered as it comes, until the page's bytes or its slice of work are
  * spent; the next page resumes after the last one sent, however the
@@ -167,7 +167,14 @@ m_render(struct m_scrape *s, const struct reg_kstat *k, size_t *ret_nstats)
 		sbuf_printf(s->text, "# %s:%d:%s\n", k->hdr.module,
 		    (int)k->hdr.instance, k->hdr.name);
 		sbuf_cat(s->text, sbuf_data(s->one));
-		return 1;
+		/* And as data: the item, its lines typed. */
+		if (s->nitems++ > 0)
+			sbuf_putc(s->items, ',');
+		ksfmt_json_names(s->items, &k->hdr);
+		sbuf_cat(s->items, ",\"lines\":");
+		r = linux_data_json(s->items, v.sb, v.names, v.nnames, s->now);
+		sbuf_putc(s->items, '}');
+		return r < 0 ? r : 1;
 	case M_FLAT:
 		r = ksfmt_view_stats(&s->out, &v, false, false, &st, &n);
 		if (r == 0)
@@ -213,9 +220,9 @@ m_scrape_answer(struct vl_call *call, struct m_scrape *s, const char *cursor)
 	}
 	sbuf_printf(msg, "{\"format\":\"%s\",\"kcid\":%lld", m_fmt_names[s->fmt],
 	    (long long)m_kcid(call));
-	if (s->fmt == M_JSON || s->fmt == M_FLAT) {
+	if (s->fmt == M_JSON || s->fmt == M_FLAT || s->fmt == M_LINUX) {
 		sbuf_cat(msg, s->fmt == M_JSON ? ",\"kstats\":[" :
-		    ",\"flat\":[");
+		    s->fmt == M_FLAT ? ",\"flat\":[" : ",\"linux\":[");
 		sbuf_bcat(msg, sbuf_data(s->items), (size_t)sbuf_len(s->items));
 		sbuf_putc(msg, ']');
 	}
