@@ -9,15 +9,27 @@
 
 #include <jansson.h>
 
+#include "defn.h"
 #include "render_linux.h"
 #include "statsctl.h"
 
+/* A kstat's Linux definitions: as the definition file's text, and as
+ * data. */
+struct linux_defns {
+	const char		*text;
+	struct defn_view	*v;
+	size_t			 n;
+	json_t			*reply;		/* what they point into */
+};
+
 /*
- * linux_defn_get: k's definition lines (DefinitionGet); *ret_text is
- * the caller's to free.
+ * linux_defn_get: k's definitions (DefinitionGet), decoded from the
+ * reply's LinuxDefinition values; linux_defn_done() frees them.
  * Returns: 0; SC_EXIT_FAIL (printed).
  */
-int linux_defn_get(struct sc *sc, const struct kref *k, char **ret_text);
+int linux_defn_get(struct sc *sc, const struct kref *k,
+    struct linux_defns *ret);
+void linux_defn_done(struct linux_defns *ld);
 
 /*
  * linux_require: that k exists and has Linux statistics; otherwise

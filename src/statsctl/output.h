@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "defn.h"
 #include "render_linux.h"
 
 /* One bucket of a distribution: [lb, ub) (DV: lb == ub; DR: [lb, ub]).
@@ -77,8 +78,10 @@ struct output {
 	void	(*templates)(const json_t *reply, bool long_form);
 	/* sample-rates: a SampleRatesGet/Set reply. */
 	void	(*rates)(const json_t *reply);
-	/* definition: one kstat's Linux definition lines. */
-	void	(*definition)(const char *text);
+	/* definition: one kstat's Linux definition lines, as the
+	 * definition file's text and as data. */
+	void	(*definition)(const char *text, const struct defn_view *v,
+		    size_t n);
 	/* data: one kstat's Linux data lines, as the data file's text and
 	 * as data. */
 	void	(*data)(const char *text, const struct linux_line *lines,

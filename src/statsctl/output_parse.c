@@ -104,9 +104,12 @@ parse_data(const char *text, const struct linux_line *lines, size_t n)
 	fputs(text, stdout);
 }
 
+/* Linux definition lines: the definition file's text, as it is. */
 static void
-parse_lines(const char *text)
+parse_definition(const char *text, const struct defn_view *v, size_t n)
 {
+	(void)v;
+	(void)n;
 	fputs(text, stdout);
 }
 
@@ -176,7 +179,7 @@ const struct output output_parseable = {
 	.info = parse_info,
 	.templates = parse_templates,
 	.rates = parse_rates,
-	.definition = parse_lines,
+	.definition = parse_definition,
 	.data = parse_data,
 	.dists = parse_dists,
 	.snapshot = parse_snapshot,

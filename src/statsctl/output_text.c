@@ -159,9 +159,12 @@ text_data(const char *text, const struct linux_line *lines, size_t n)
 	fputs(text, stdout);
 }
 
+/* Linux definition lines: the definition file's text, as it is. */
 static void
-text_lines(const char *text)
+text_definition(const char *text, const struct defn_view *v, size_t n)
 {
+	(void)v;
+	(void)n;
 	fputs(text, stdout);
 }
 
@@ -326,7 +329,7 @@ const struct output output_text = {
 	.info = text_info,
 	.templates = text_templates,
 	.rates = text_rates,
-	.definition = text_lines,
+	.definition = text_definition,
 	.data = text_data,
 	.dists = text_dists,
 	.snapshot = text_snapshot,

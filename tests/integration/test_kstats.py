@@ -302,6 +302,11 @@ dg = ok(c.call("io.statsd.DefinitionGet", {"module": "app", "instance": 0,
                                            "name": "kinds"}), "DefinitionGet")
 check(dg["text"].startswith("name=k on=0 type=value"),
       "the definition line: %r" % dg["text"])
+dk = dg["definitions"]
+check(len(dk) == 1 and dk[0]["name"] == "k" and dk[0]["on"] == 0 and
+      dk[0]["type"] == "value" and isinstance(dk[0]["data_ns"], int) and
+      dk[0]["units"] == "bytes" and dg["text"].count("\n") == 2,
+      "the definition as data, one per line of the text: %s" % dk)
 ds = ok(c.call("io.statsd.DefinitionSet", {
     "module": "app", "instance": 0, "name": "kinds",
     "text": "name=k type=array base_interval=10 scale=lin range_min=0 "
