@@ -1,7 +1,7 @@
 /*
  * fmt.c: small helpers the outputs and verbs share — numbers as statsctl
- * prints values, durations as systemctl does, template specs split apart,
- * and a reply's member read with a default.
+ * prints values, durations as systemctl does, and a reply's member read
+ * with a default.
  */
 #include <errno.h>
 #include <math.h>
@@ -32,27 +32,6 @@ fmt_number(char *buf, size_t len, double v)
 		buf[--n] = '\0';
 	if (n > 0 && buf[n - 1] == '.')
 		buf[--n] = '\0';
-}
-
-int
-spec_split(const char *spec, char *name, size_t len,
-    unsigned long long *ret_hash)
-{
-	const char *q;
-	char *end;
-	size_t n;
-
-	if (spec[0] != '"' || (q = strchr(spec + 1, '"')) == NULL ||
-	    q[1] != ':')
-		return -EINVAL;
-	n = (size_t)(q - spec - 1);
-	if (n >= len)
-		return -EINVAL;
-	memcpy(name, spec + 1, n);
-	name[n] = '\0';
-	errno = 0;
-	*ret_hash = strtoull(q + 2, &end, 10);
-	return errno != 0 || *end != '\0' ? -EINVAL : 0;
 }
 
 const char *

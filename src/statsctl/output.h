@@ -100,10 +100,6 @@ extern const struct output output_text, output_json, output_parseable;
  * without decimals, others with up to six significant decimals. */
 void fmt_number(char *buf, size_t len, double v);
 
-/* A template spec "\"NAME\":HASH" split into its name and hash. */
-int spec_split(const char *spec, char *name, size_t len,
-    unsigned long long *ret_hash);
-
 /* Reading a reply (fmt.c): a member of o, or dflt when it is absent or of
  * another type. */
 const char *js_str(const json_t *o, const char *key, const char *dflt);

@@ -14,7 +14,9 @@
 #include <statsd/stats.h>
 
 #include "conn.h"
+#include "dtype.h"
 #include "linuxstat.h"
+#include "numeric.h"
 #include "output.h"
 #include "stat_defn.h"
 #include "statsctl.h"
@@ -30,14 +32,19 @@ struct hist_ctx {
 	size_t		 n;
 };
 
-/* The largest value of a VOI's type, and whether it is signed. */
+/* The largest value of a VOI's type (from its name, by the type table),
+ * and whether it is signed. */
 static double
 hist_type_max(const char *dtype, bool *is_signed)
 {
-	*is_signed = strstr(dtype, "_S") != NULL;
-	if (strstr(dtype, "32") != NULL)
-		return *is_signed ? 2147483647.0 : 4294967295.0;
-	return *is_signed ? 9223372036854775807.0 : 18446744073709551615.0;
+	int d = dtype_from_name(dtype);
+	struct voistatdata_numeric max;
+
+	if (!dtype_is_scalar(d))
+		d = VSD_DTYPE_INT_U64;
+	*is_signed = dtype_info[d].is_signed;
+	max = numeric_limit((enum vsd_dtype)d, true);
+	return numeric_to_double((enum vsd_dtype)d, &max);
 }
 
 /* The template's spec of VOI name, or NULL. */

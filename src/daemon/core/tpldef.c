@@ -252,12 +252,8 @@ td_voi(struct tpldef_voi *tv, json_t *voi, size_t index,
 	if (!tpl_voi_name_valid(tv->name))
 		return td_fail(err, path, "name",
 		    "0 to 64 of [A-Za-z0-9_.=/-]");
-	for (d = 1; d < VSD_NUM_DTYPES; d++)
-		if (dtype_is_scalar(d) &&
-		    strcmp(stats_vsd_dtype_name((enum vsd_dtype)d),
-		    dtname) == 0)
-			break;
-	if (d == VSD_NUM_DTYPES)
+	d = dtype_from_name(dtname);
+	if (!dtype_is_scalar(d))
 		return td_fail(err, path, "dtype",
 		    "not a scalar data type (INT_S32 .. Q_U64)");
 	tv->dtype = (enum vsd_dtype)d;

@@ -12,6 +12,7 @@
 
 #include <statsd/kstat.h>
 
+#include "b64.h"
 #include "blob.h"
 #include "checkpoint.h"
 #include "daemon.h"
@@ -801,21 +802,14 @@ series_make(struct series *s, const struct series_src *src,
 
 /* ------------------------------------------------------------ the updates */
 
-static const char hll_digits[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 /* A register's value; a byte that is no digit (a blob from elsewhere) is
  * 0. */
 static unsigned
 hll_val(char c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return (unsigned)(c - 'A');
-	if (c >= 'a' && c <= 'z')
-		return (unsigned)(c - 'a') + 26;
-	if (c >= '0' && c <= '9')
-		return (unsigned)(c - '0') + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : 0;
+	int v = b64_value(c);
+
+	return v < 0 ? 0 : (unsigned)v;
 }
 
 /*
@@ -858,7 +852,7 @@ hll_add(char *reg, uint64_t h)
 	unsigned rho = (unsigned)__builtin_clzll(w) + 1;	/* ≤ 55 */
 
 	if (rho > hll_val(reg[j]))
-		reg[j] = hll_digits[rho];
+		reg[j] = b64_digit(rho);
 }
 
 /* Flajolet et al.'s estimate, with linear counting for small counts. */
