@@ -18,9 +18,10 @@ static const struct sl_limits lim = {
 	.name_max = 200, .tag_max = 200, .tags_max = 32, .values_max = 64,
 };
 
-static const struct series_src root = { 0, 0, false, true };
-static const struct series_src udp = { 0, 0, true, false };
-static const struct series_src nobody = { 65534, 65534, false, false };
+static const struct series_src root = { { .privileged = true }, false };
+static const struct series_src udp = { { .uid = 0 }, true };
+static const struct series_src nobody = { { .uid = 65534, .gid = 65534 },
+    false };
 
 static enum series_result
 feed(struct series *s, const struct series_src *src, const char *line,

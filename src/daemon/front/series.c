@@ -393,7 +393,7 @@ series_source(struct series *s, const struct series_src *src)
 
 	for (i = 0; i < s->nsrcs; i++)
 		if (s->srcs[i].udp == src->udp &&
-		    (src->udp || s->srcs[i].uid == src->uid))
+		    (src->udp || s->srcs[i].uid == src->peer.uid))
 			return (ssize_t)i;
 	if (s->nsrcs == s->csrcs) {
 		size_t nc = s->csrcs ? 2 * s->csrcs : 8;
@@ -404,7 +404,7 @@ series_source(struct series *s, const struct series_src *src)
 		s->srcs = p;
 		s->csrcs = nc;
 	}
-	s->srcs[s->nsrcs] = (struct series_source){ src->uid, src->udp, 0 };
+	s->srcs[s->nsrcs] = (struct series_source){ src->peer.uid, src->udp, 0 };
 	return (ssize_t)s->nsrcs++;
 }
 
@@ -599,10 +599,7 @@ series_kstat(struct series *s, const struct series_src *src,
 	snprintf(kname, sizeof(kname), "%s", sp->seg[2]);
 	k = series_bypath_find(s, h, sp);
 	if (k != NULL) {
-		struct peer p = { src->uid, src->gid, 0, ZONE_GLOBAL,
-		    src->privileged };
-
-		if (!rights_may_modify(&p, k->owner, k->owner_zone))
+		if (!rights_may_modify(&src->peer, k->owner, k->owner_zone))
 			return SERIES_DENIED;
 		if (!k->dormant && k->tpl == tpl) {
 			*ret = k;
@@ -632,14 +629,14 @@ series_kstat(struct series *s, const struct series_src *src,
 	}
 	memset(&n, 0, sizeof(n));
 	n.hdr = &hdr;
-	n.owner = src->udp ? d->self_uid : src->uid;
+	n.owner = src->udp ? d->self_uid : src->peer.uid;
 	/* UDP's series are anonymous: charged to statsd's own uid as an
 	 * unprivileged peer's, so held to its per-user limits and to the
 	 * totals less the reserve (besides UDP's own cap). As privileged,
 	 * any local user's UDP lines of a PERSISTENT prefix took the whole
 	 * of max_persistent_bytes, the reserve too, and root's PERSISTENT
 	 * creates were refused, at every restart after. */
-	n.privileged = src->privileged;
+	n.privileged = src->peer.privileged;
 	n.owner_zone = ZONE_GLOBAL;
 	n.zone = ZONE_GLOBAL;
 	n.tpl = tpl;
@@ -704,7 +701,7 @@ series_max(const struct series *s, const struct series_src *src)
 	const struct config *c = &s->d->cfg;
 	size_t max = c->statsd_max_series;
 
-	if (src->privileged)
+	if (src->peer.privileged)
 		return max;
 	return max - max * c->quota_reserve_percent / 100;
 }
@@ -1148,8 +1145,8 @@ series_apply(struct series *s, const struct series_src *src,
 	}
 	/* An unprivileged sender updates its own series only (ours are all
 	 * of the global zone: the owner's uid says it). */
-	if (!src->privileged && k->owner != (src->udp ? s->d->self_uid :
-	    src->uid))
+	if (!src->peer.privileged && k->owner != (src->udp ? s->d->self_uid :
+	    src->peer.uid))
 		return SERIES_DENIED;
 	e->last_ns = now;
 	sb = series_open(s, k, now);

@@ -19,17 +19,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "rights.h"
 #include "statsd_line.h"
 
 struct statsd;
 struct series;
 
-/* Who sent a line. */
+/*
+ * Who sent a line: a peer as rights.h has it (the owner of what it makes;
+ * privileged: it may update any series), and what only UDP needs: udp, an
+ * anonymous sender (UDP's own caps; statsd owns what it makes, so its
+ * peer is statsd's uid, unprivileged).
+ */
 struct series_src {
-	uid_t	uid;		/* owner of what it makes */
-	gid_t	gid;
-	bool	udp;		/* anonymous: UDP's own caps, owned by statsd */
-	bool	privileged;	/* may update any series (uid 0, admins) */
+	struct peer	peer;
+	bool		udp;
 };
 
 /* What became of a line that parsed. */
