@@ -45,7 +45,7 @@ render(enum ksfmt_mode mode, const struct ks_view *v, size_t n,
     const char *selector, size_t *matched)
 {
 	struct ks_selector sel;
-	struct ks_error err;
+	struct input_error err;
 	struct sbuf *s = sbuf_new_auto();
 	char *r;
 
@@ -393,7 +393,7 @@ START_TEST(render_from_data_is_render_from_blob)
 	struct ks_view v = { &h, sb, misc_names, 5, NULL };
 	struct ksfmt_stat *st, *dup;
 	struct ks_selector sel;
-	struct ks_error err;
+	struct input_error err;
 	enum ksfmt_mode m;
 	size_t n, i;
 

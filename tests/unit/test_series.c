@@ -489,7 +489,7 @@ put_kstat(struct statsd *d, int32_t inst, const char *name,
 {
 	struct reg_kstat_new n;
 	struct kstat_hdr hdr;
-	struct ks_error kerr;
+	struct input_error kerr;
 	struct quota_refusal why;
 	struct reg_kstat *k;
 	bool revived;
@@ -664,7 +664,7 @@ START_TEST(configured_templates)
 	struct quota_refusal why;
 	struct fixture f;
 	struct reg_kstat *k;
-	char bad[128], reason[160];
+	struct input_error terr;
 	json_t *def;
 	bool created;
 
@@ -691,7 +691,7 @@ START_TEST(configured_templates)
 	    "\"name\":\"v\",\"dtype\":\"INT_S64\",\"stats\":[{\"kind\":"
 	    "\"LAST\"}]}]}", 0, NULL);
 	ck_assert_int_eq(registry_template_add(f.d.reg, def, &user, &t,
-	    &created, bad, sizeof(bad), reason, sizeof(reason), &why), 0);
+	    &created, &terr, &why), 0);
 	json_decref(def);
 	free(f.d.cfg.statsd_template[SL_GAUGE]);
 	f.d.cfg.statsd_template[SL_GAUGE] = strdup("their.gauge");

@@ -781,7 +781,7 @@ START_TEST(test_hdr_encode_decode)
 	ck_assert_uint_eq(e.blob_size, 40);
 	/* A decoded header passes the header's own rules. */
 	{
-		struct ks_error err;
+		struct input_error err;
 
 		ck_assert_int_eq(ks_hdr_check(&out, &err), 0);
 	}

@@ -718,7 +718,7 @@ hist_render(struct sbuf *buf, const struct voistatdata *vsd,
  */
 int
 hist_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	const char *scheme = kind_str(a, KP_SCHEME, "LIN");
 	const char *range = kind_str(a, KP_RANGE, "CR");

@@ -548,7 +548,7 @@ stats_vss_numeric_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
 static int
 numeric_build(enum voi_stype stype, enum vsd_dtype voi_dtype,
     struct voistatspec *vss, uint32_t *n, uint32_t max,
-    struct kind_err *err)
+    struct input_error *err)
 {
 	return kind_add(vss, n, max, stype,
 	    (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL, voi_dtype, 0, err);
@@ -556,7 +556,7 @@ numeric_build(enum voi_stype stype, enum vsd_dtype voi_dtype,
 
 int
 numeric_sum_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return numeric_build(VS_STYPE_SUM, voi_dtype, vss, n, max, err);
@@ -564,7 +564,7 @@ numeric_sum_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 
 int
 numeric_min_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return numeric_build(VS_STYPE_MIN, voi_dtype, vss, n, max, err);
@@ -572,7 +572,7 @@ numeric_min_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 
 int
 numeric_max_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return numeric_build(VS_STYPE_MAX, voi_dtype, vss, n, max, err);

@@ -317,7 +317,7 @@ stat_ioq_render(struct sbuf *buf, const struct voistatdata *vsd,
 /* IOQ takes no parameters. */
 int
 stat_ioq_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return kind_add(vss, n, max, VS_STYPE_IOQ,

@@ -182,7 +182,7 @@ stat_list_render(struct sbuf *buf, const struct voistatdata *vsd,
 /* LIST: entries_max (16 by default). */
 int
 stat_list_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	struct vss_list_hlpr_info li = {
 		(uint32_t)kind_int(a, KP_ENTRIES_MAX, 16) };

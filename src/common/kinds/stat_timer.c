@@ -171,7 +171,7 @@ stat_timer_render(struct sbuf *buf, const struct voistatdata *vsd,
 /* TIMER takes no parameters. */
 int
 stat_timer_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return kind_add(vss, n, max, VS_STYPE_TIMER,

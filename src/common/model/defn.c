@@ -96,26 +96,25 @@ struct defn_line {
 };
 
 static int
-defn_fail(struct defn_error *err, int error, unsigned line, unsigned col,
+defn_fail(struct input_error *err, int error, unsigned line, unsigned col,
     const char *attr, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
 static int
-defn_fail(struct defn_error *err, int error, unsigned line, unsigned col,
+defn_fail(struct input_error *err, int error, unsigned line, unsigned col,
     const char *attr, const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
 	if (err != NULL) {
 		err->line = line;
 		err->col = col;
-		snprintf(err->attr, sizeof(err->attr), "%s", attr != NULL ?
-		    attr : "");
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
 	}
-	return -error;
+	va_start(ap, fmt);
+	r = input_vfail(err, error, attr, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 /* ------------------------------------------------------------ the model */
@@ -401,7 +400,7 @@ defn_enum(const char *const *names, unsigned n, const char *s)
 /* Parse one token's value into L; read-only values are ignored. */
 static int
 defn_token(struct defn_line *L, enum defn_attr a, const char *val,
-    size_t vlen, unsigned lineno, unsigned col, struct defn_error *err)
+    size_t vlen, unsigned lineno, unsigned col, struct input_error *err)
 {
 	const struct defn_attr_info *ai = &defn_attrs[a];
 	char v[64];
@@ -501,7 +500,7 @@ defn_token(struct defn_line *L, enum defn_attr a, const char *val,
 
 static int
 defn_parse_line(const char *line, size_t len, unsigned lineno,
-    struct defn_line *L, struct defn_error *err)
+    struct defn_line *L, struct input_error *err)
 {
 	size_t i = 0;
 	int e;
@@ -545,7 +544,7 @@ defn_parse_line(const char *line, size_t len, unsigned lineno,
 static int
 defn_apply_line(struct statsblob **wb, const char *const *names,
     uint16_t nnames, const struct defn_line *L, unsigned lineno,
-    uint64_t now, bool *relaid, struct defn_error *err)
+    uint64_t now, bool *relaid, struct input_error *err)
 {
 	const struct statsblobv1 *b = (const struct statsblobv1 *)*wb;
 	const struct vsd_defn *d;
@@ -660,7 +659,7 @@ defn_apply_line(struct statsblob **wb, const char *const *names,
 int
 defn_apply(const struct statsblob *sb, const char *const *names,
     uint16_t nnames, const char *text, uint64_t now, struct statsblob **ret,
-    bool *ret_relaid, struct defn_error *err)
+    bool *ret_relaid, struct input_error *err)
 {
 	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
 	struct statsblob *wb;

@@ -17,15 +17,8 @@
 #include <statsd/sbuf.h>
 #include <statsd/stats.h>
 
+#include "input_error.h"
 #include "stat_defn.h"
-
-/* What was wrong with a definition line, for the writer to see. */
-struct defn_error {
-	unsigned	line;		/* 1-based; 0: not about a line */
-	unsigned	col;		/* 1-based column of the token; 0: none */
-	char		attr[24];	/* the attribute at fault, or "" */
-	char		msg[160];
-};
 
 /*
  * defn_stat_create: a copy of sb (free() it) with a new statistic at VOI
@@ -94,7 +87,7 @@ int defn_reset(struct statsblob *sb, uint16_t voi_id, uint64_t now);
  */
 int defn_apply(const struct statsblob *sb, const char *const *names,
     uint16_t nnames, const char *text, uint64_t now, struct statsblob **ret,
-    bool *ret_relaid, struct defn_error *err);
+    bool *ret_relaid, struct input_error *err);
 
 /*
  * defn_format: append the definition file of sb: one line per statistic,

@@ -201,7 +201,7 @@ series_templates(struct statsd *d, struct reg_template **ret)
 	struct reg_owner self = { d->self_uid, true, false };
 	struct quota_refusal why;
 	struct reg_template *tpl;
-	char bad[128], reason[160];
+	struct input_error terr;
 	bool created;
 	uint8_t t;
 	int r;
@@ -212,11 +212,11 @@ series_templates(struct statsd *d, struct reg_template **ret)
 		if (def == NULL)
 			return -ENOMEM;
 		r = registry_template_add(d->reg, def, &self, &tpl, &created,
-		    bad, sizeof(bad), reason, sizeof(reason), &why);
+		    &terr, &why);
 		json_decref(def);
 		if (r < 0) {
 			log_error("statsd.%s template: %s %s", sl_type_names[t],
-			    bad, reason);
+			    terr.where, terr.msg);
 			return r;
 		}
 		if (ret != NULL)
@@ -584,7 +584,7 @@ series_kstat(struct series *s, const struct series_src *src,
 	struct reg_kstat_new n;
 	struct kstat_hdr hdr;
 	struct quota_refusal why;
-	struct ks_error kerr;
+	struct input_error kerr;
 	struct reg_kstat *k, **all;
 	char kname[KSTAT_STRLEN], desc[64 + SL_PATH_MAX];
 	uint64_t h;
@@ -624,7 +624,7 @@ series_kstat(struct series *s, const struct series_src *src,
 	    sp->nseg, desc, &kerr);
 	if (r < 0) {
 		log_debug("statsd series %s: %s: %s", sp->seg[2],
-		    kerr.field != NULL ? kerr.field : "header", kerr.msg);
+		    kerr.where[0] != '\0' ? kerr.where : "header", kerr.msg);
 		return SERIES_STORE;
 	}
 	memset(&n, 0, sizeof(n));

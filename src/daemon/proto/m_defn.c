@@ -99,7 +99,7 @@ m_defn_set(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
 	const char *const *names;
-	struct defn_error derr;
+	struct input_error derr;
 	struct statsblob *nb = NULL, *sb;
 	struct reg_kstat *k;
 	uint64_t now = clock_now_ns();
@@ -125,11 +125,7 @@ m_defn_set(struct vl_call *call, json_t *params)
 	r = defn_apply(registry_blob_peek(k), names, nn,
 	    varlink_str(params, "text", ""), now, &nb, &relaid, &derr);
 	if (r == -EINVAL || r == -ENOENT) {
-		varlink_error(call, VL_E_INVALID_DEFINITION,
-		    json_pack("{s:i, s:i, "
-		    "s:s, s:s}", "line", (int)derr.line, "column",
-		    (int)derr.col, "attribute", derr.attr, "reason",
-		    derr.msg[0] != '\0' ? derr.msg : "refused"));
+		varlink_error_input(call, VL_E_INVALID_DEFINITION, &derr);
 		return;
 	}
 	if (r == -EFBIG) {

@@ -245,7 +245,7 @@ m_read_lookup(struct vl_call *call, json_t *params)
 {
 	static const char *const fields[] = { "module", "name", "class" };
 	struct m_walk w = { .instance = -1 };
-	struct ks_error kerr;
+	struct input_error kerr;
 	struct m_list l;
 	size_t j;
 

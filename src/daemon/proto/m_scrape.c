@@ -252,7 +252,7 @@ m_scrape_init(struct vl_call *call, json_t *params, struct m_scrape *s,
 {
 	const char *format = varlink_str(params, "format", "json");
 	const char *seltext = varlink_str(params, "selector", NULL);
-	struct ks_error kerr;
+	struct input_error kerr;
 	int f;
 
 	memset(s, 0, sizeof(*s));
