@@ -1,7 +1,7 @@
 /*
  * fmt.c: small helpers the outputs and verbs share — numbers as statsctl
- * prints values, durations as systemctl does, and a reply's member read
- * with a default.
+ * prints values, durations as systemctl does, a reply's member read with
+ * a default, and the Linux files' text as the text outputs print it.
  */
 #include <errno.h>
 #include <math.h>
@@ -32,6 +32,22 @@ fmt_number(char *buf, size_t len, double v)
 		buf[--n] = '\0';
 	if (n > 0 && buf[n - 1] == '.')
 		buf[--n] = '\0';
+}
+
+void
+out_data_text(const char *text, const struct linux_line *lines, size_t n)
+{
+	(void)lines;
+	(void)n;
+	fputs(text, stdout);
+}
+
+void
+out_definition_text(const char *text, const struct defn_view *v, size_t n)
+{
+	(void)v;
+	(void)n;
+	fputs(text, stdout);
 }
 
 const char *

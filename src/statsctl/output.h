@@ -96,6 +96,13 @@ struct output {
 
 extern const struct output output_text, output_json, output_parseable;
 
+/* The Linux data and definition files' text, as it is: what the text and
+ * parseable outputs print of them (fmt.c). */
+void out_data_text(const char *text, const struct linux_line *lines,
+    size_t n);
+void out_definition_text(const char *text, const struct defn_view *v,
+    size_t n);
+
 /* Shared by the outputs: a number as statsctl prints values: integers
  * without decimals, others with up to six significant decimals. */
 void fmt_number(char *buf, size_t len, double v);

@@ -99,24 +99,6 @@ parse_rates(const json_t *reply)
 	}
 }
 
-/* Linux data lines: the data file's text, as it is. */
-static void
-parse_data(const char *text, const struct linux_line *lines, size_t n)
-{
-	(void)lines;
-	(void)n;
-	fputs(text, stdout);
-}
-
-/* Linux definition lines: the definition file's text, as it is. */
-static void
-parse_definition(const char *text, const struct defn_view *v, size_t n)
-{
-	(void)v;
-	(void)n;
-	fputs(text, stdout);
-}
-
 static void
 parse_dists(const struct dist *d, size_t n)
 {
@@ -183,8 +165,8 @@ const struct output output_parseable = {
 	.info = parse_info,
 	.templates = parse_templates,
 	.rates = parse_rates,
-	.definition = parse_definition,
-	.data = parse_data,
+	.definition = out_definition_text,
+	.data = out_data_text,
 	.dists = parse_dists,
 	.snapshot = parse_snapshot,
 	.watch = parse_watch,

@@ -150,24 +150,6 @@ text_rates(const json_t *reply)
 		printf("%s\n", text);
 }
 
-/* Linux data lines: the data file's text, as it is. */
-static void
-text_data(const char *text, const struct linux_line *lines, size_t n)
-{
-	(void)lines;
-	(void)n;
-	fputs(text, stdout);
-}
-
-/* Linux definition lines: the definition file's text, as it is. */
-static void
-text_definition(const char *text, const struct defn_view *v, size_t n)
-{
-	(void)v;
-	(void)n;
-	fputs(text, stdout);
-}
-
 /* DTrace's quantize() rendering of one histogram. */
 static void
 text_hist(const struct dist *d)
@@ -329,8 +311,8 @@ const struct output output_text = {
 	.info = text_info,
 	.templates = text_templates,
 	.rates = text_rates,
-	.definition = text_definition,
-	.data = text_data,
+	.definition = out_definition_text,
+	.data = out_data_text,
 	.dists = text_dists,
 	.snapshot = text_snapshot,
 	.watch = text_watch,
