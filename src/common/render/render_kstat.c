@@ -47,8 +47,13 @@ ksfmt_typed(const struct flat_stat *fs, struct ksfmt_stat *st)
 	st->narr = 0;
 	switch (fs->vtype) {
 	case FLAT_SCALAR:
-		if (!dtype_is_scalar(fs->vs_dtype) ||
-		    dtype_info[fs->vs_dtype].is_q) {
+		/* A type with no number (never a scalar statistic's) is
+		 * shown as the text it has. */
+		if (!dtype_is_scalar(fs->vs_dtype)) {
+			st->type = KSFMT_STRING;
+			break;
+		}
+		if (dtype_info[fs->vs_dtype].is_q) {
 			st->type = KSFMT_FIXED;
 			break;
 		}
