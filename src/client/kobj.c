@@ -16,14 +16,14 @@ int
 cl_kobj_names(struct cl_kobj *o, const char *module, int instance,
     const char *name, const char *class_)
 {
-	struct ks_error err = { 0 };
+	struct input_error err = { 0 };
 	int r;
 
 	r = ks_hdr_init(&o->hdr, module, instance, name, class_,
 	    KSTAT_TYPE_BLOB, 0, &err);
 	if (r < 0)
-		return cl_fail(r, "%s: %s", err.field != NULL ? err.field :
-		    "kstat", err.msg);
+		return cl_fail(r, "%s: %s", err.where[0] != '\0' ?
+		    err.where : "kstat", err.msg);
 	return 0;
 }
 

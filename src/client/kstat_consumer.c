@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "b64.h"
 #include "client_priv.h"
 #include "kstat_data.h"
 #include "kstat_hdr.h"
@@ -395,12 +396,18 @@ kc_entries_segments(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 	return 0;
 }
 
+/* The hash of a Kstat's template spec (0, the wildcard, if it has none
+ * or is malformed). */
 static uint32_t
 kc_spec_hash(const char *spec)
 {
-	const char *colon = spec != NULL ? strrchr(spec, ':') : NULL;
+	char name[STATS_TPL_MAX_STR_SPEC_LEN + 1];
+	uint32_t hash = 0;
 
-	return colon != NULL ? (uint32_t)strtoul(colon + 1, NULL, 10) : 0;
+	if (spec == NULL ||
+	    stats_tpl_spec_parse(spec, name, sizeof(name), &hash) != 0)
+		return 0;
+	return hash;
 }
 
 /* Add the kstats of one Chain page to *e. Returns: 0; -ENOMEM. */
@@ -1052,33 +1059,6 @@ kstat_lookup(kstat_ctl_t *kc, const char *ks_module, int ks_instance,
 	return NULL;
 }
 
-/* Base64 (RFC 4648, with padding) into out. Returns: bytes; -EBADMSG. */
-static ssize_t
-kc_b64_decode(const char *in, uint8_t *out, size_t cap)
-{
-	uint32_t acc = 0;
-	size_t n = 0;
-	int bits = 0;
-
-	for (; *in != '\0' && *in != '='; in++) {
-		const char *al = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-		    "0123456789+/";
-		const char *c = strchr(al, *in);
-
-		if (c == NULL)
-			return -EBADMSG;
-		acc = acc << 6 | (uint32_t)(c - al);
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			if (n == cap)
-				return -EBADMSG;
-			out[n++] = (uint8_t)(acc >> bits);
-		}
-	}
-	return (ssize_t)n;
-}
-
 /* Copy ksp's blob into s->blob. Returns: its size; -errno. */
 static ssize_t
 kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
@@ -1113,8 +1093,12 @@ kc_fetch(struct kc_state *s, struct kc_ks *k, uint64_t *ret_snap,
 	}
 	(void)json_unpack(rep.params, "{s:s, s:I}", "raw", &raw, "snaptime",
 	    &snap);
-	n = raw != NULL ? kc_b64_decode(raw, s->blob, STORE_BLOB_MAX + 1) :
+	/* The daemon's base64 is strict (b64.h): anything else is a bad
+	 * reply. */
+	n = raw != NULL ? b64_decode(raw, s->blob, STORE_BLOB_MAX + 1) :
 	    -EBADMSG;
+	if (n < 0)
+		n = -EBADMSG;
 	*ret_snap = (uint64_t)snap;
 	*ret_flags = k->ks.ks_flags;
 	vlc_reply_done(&rep);

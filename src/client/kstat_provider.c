@@ -696,7 +696,7 @@ kstat2_create_histogram(const char *ks_pseg[], uint32_t ks_npseg,
     uint64_t range_min, uint64_t range_max, uint64_t stepping,
     uint32_t ks_flags, const char *desc, kstat2_metaflag_t ks_mflags)
 {
-	struct ks_error kerr = { 0 };
+	struct input_error kerr = { 0 };
 	const char *module, *name, *cls;
 	uint32_t nbkts = 0, flags, i;
 	int instance, r;

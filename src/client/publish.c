@@ -708,7 +708,7 @@ cl_pub_new(json_t *tj, const char *module, int instance, const char *name,
 static int
 cl_pub_extra(struct cl_pub *pub, const struct stats_publish_extra *x)
 {
-	struct ks_error err = { 0 };
+	struct input_error err = { 0 };
 	int r = 0;
 
 	if (x->npath > 0)
@@ -716,7 +716,7 @@ cl_pub_extra(struct cl_pub *pub, const struct stats_publish_extra *x)
 	if (r == 0 && x->description != NULL)
 		r = ks_hdr_set_desc(&pub->o.hdr, x->description, &err);
 	if (r < 0)
-		return cl_fail(r, "%s: %s", err.field != NULL ? err.field :
+		return cl_fail(r, "%s: %s", err.where[0] != '\0' ? err.where :
 		    "kstat", err.msg);
 	return 0;
 }

@@ -418,14 +418,12 @@ config_done(struct config *c)
 }
 
 static int
-cfg_fail(struct config_error *err, const char *path, unsigned line,
+cfg_fail(struct input_error *err, const char *path, unsigned line,
     const char *key, const char *msg)
 {
 	snprintf(err->file, sizeof(err->file), "%s", path);
 	err->line = line;
-	snprintf(err->key, sizeof(err->key), "%s", key);
-	snprintf(err->msg, sizeof(err->msg), "%s", msg);
-	return -EINVAL;
+	return input_fail(err, EINVAL, key, "%s", msg);
 }
 
 static char *
@@ -443,7 +441,7 @@ cfg_trim(char *s)
 
 int
 config_load(const char *path, bool required, struct config *out,
-    struct config_error *err)
+    struct input_error *err)
 {
 	bool seen[NKEYS] = { false };
 	struct config c;
@@ -573,14 +571,14 @@ out:
 }
 
 void
-config_error_format(const struct config_error *err, char *buf, size_t len)
+config_error_format(const struct input_error *err, char *buf, size_t len)
 {
 	if (err->line > 0)
 		snprintf(buf, len, "%s:%u: %s%s%s", err->file, err->line,
-		    err->key, err->key[0] != '\0' ? ": " : "", err->msg);
+		    err->where, err->where[0] != '\0' ? ": " : "", err->msg);
 	else
-		snprintf(buf, len, "%s: %s%s%s", err->file, err->key,
-		    err->key[0] != '\0' ? ": " : "", err->msg);
+		snprintf(buf, len, "%s: %s%s%s", err->file, err->where,
+		    err->where[0] != '\0' ? ": " : "", err->msg);
 }
 
 static bool

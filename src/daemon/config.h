@@ -15,6 +15,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "input_error.h"
+
 struct config {
 	char		*socket;		/* "" = <runtime>/statsd.sock */
 	unsigned	 socket_mode;
@@ -90,14 +92,6 @@ struct config {
  * protocol's 8125. */
 #define HTTP_LISTEN_DEFAULT	"127.0.0.1:18125"
 
-/* What went wrong in a config file: file, line (0: not a line) and key. */
-struct config_error {
-	char	file[256];
-	unsigned line;
-	char	key[64];
-	char	msg[256];
-};
-
 /* Set key to value as a file line would, for a command-line option.
  * Returns: 0; -EINVAL with why (len bytes) filled. */
 int config_set(struct config *c, const char *key, const char *value,
@@ -114,13 +108,13 @@ int config_defaults(struct config *c);
  * (c untouched); -ENOENT for a missing required file; -errno.
  */
 int config_load(const char *path, bool required, struct config *c,
-    struct config_error *err);
+    struct input_error *err);
 
 /* Free the strings of c. NULL-safe. */
 void config_done(struct config *c);
 
-/* Format err as "FILE:LINE: key: message". */
-void config_error_format(const struct config_error *err, char *buf,
+/* Format err (its where is the key) as "FILE:LINE: key: message". */
+void config_error_format(const struct input_error *err, char *buf,
     size_t len);
 
 /*

@@ -234,7 +234,7 @@ on_reload(evutil_socket_t sig, short what, void *arg)
 {
 	struct mainloop *ml = arg;
 	struct statsd *d = ml->d;
-	struct config_error err;
+	struct input_error err;
 	struct config n;
 	char kept[512], msg[600];
 
@@ -630,7 +630,7 @@ int
 main(int argc, char **argv)
 {
 	static struct statsd d;
-	struct config_error err;
+	struct input_error err;
 	char msg[600], defconf[PATH_MAX];
 	struct opts o;
 	int rc;

@@ -228,13 +228,12 @@ int
 sc_check_selector(const struct sc *sc, const char *text)
 {
 	struct ks_selector sel;
-	struct ks_error err;
+	struct input_error err;
 
 	memset(&err, 0, sizeof(err));
 	if (ks_selector_parse(&sel, text, &err) < 0)
 		return sc_usage(sc, "bad selector '%s': %s%s%s", text,
-		    err.field != NULL ? err.field : "",
-		    err.field != NULL ? ": " : "", err.msg);
+		    err.where, err.where[0] != '\0' ? ": " : "", err.msg);
 	ks_selector_done(&sel);
 	return 0;
 }
@@ -243,7 +242,7 @@ int
 sc_check_class(const struct sc *sc, const char *text)
 {
 	struct ks_pattern pat;
-	struct ks_error err;
+	struct input_error err;
 
 	memset(&err, 0, sizeof(err));
 	if (ks_pattern_init(&pat, text, &err) < 0)

@@ -3,6 +3,7 @@
  * renderer's input, and the Scrape call that yields them kstat by kstat.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,101 @@ sc_flat_str(const json_t *o, const char *key, char *dst, size_t cap)
 	return 0;
 }
 
+/* Keep p (allocated) for f to free. Returns: p; NULL. */
+static void *
+sc_flat_own(struct sc_flat *f, void *p)
+{
+	if (p != NULL)
+		f->own[f->nown++] = p;
+	return p;
+}
+
+/* An unsigned number of a reply: a JSON integer, or above INT64_MAX the
+ * string of its digits (docs/protocol.md, Numbers). Returns: 0; -EPROTO. */
+static int
+sc_flat_u64(const json_t *v, uint64_t *ret)
+{
+	const char *s = json_string_value(v);
+	char *end;
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*ret = (uint64_t)json_integer_value(v);
+		return 0;
+	}
+	if (s == NULL || s[0] < '0' || s[0] > '9')
+		return -EPROTO;
+	errno = 0;
+	*ret = strtoull(s, &end, 10);
+	return *end != '\0' || errno != 0 ? -EPROTO : 0;
+}
+
+/* A FlatStat's value into st, by its type; the text kstat(1M) prints
+ * of a number is made here from the number. Returns: 0; -EPROTO;
+ * -ENOMEM. */
+static int
+sc_flat_value(struct sc_flat *f, const json_t *s, struct ksfmt_stat *st)
+{
+	const json_t *v = json_object_get(s, "value");
+	const json_t *counts = json_object_get(s, "counts");
+	const char *type = js_str(s, "type", "");
+	const char *text = js_str(s, "text", NULL);
+	uint64_t *arr;
+	char *buf;
+	size_t i, len;
+
+	for (st->type = 0; st->type < KSFMT_NTYPES; st->type++)
+		if (strcmp(type, ksfmt_type_names[st->type]) == 0)
+			break;
+	switch (st->type) {
+	case KSFMT_INT:
+		if (!json_is_integer(v))
+			return -EPROTO;
+		st->n = (uint64_t)json_integer_value(v);
+		break;
+	case KSFMT_UINT:
+		if (sc_flat_u64(v != NULL ? v : json_object_get(s, "text"),
+		    &st->n) < 0)
+			return -EPROTO;
+		break;
+	case KSFMT_FIXED:
+	case KSFMT_STRING:
+		if (text == NULL)
+			return -EPROTO;
+		st->value = text;
+		return 0;
+	case KSFMT_ARRAY:
+		if (!json_is_array(counts) || json_array_size(counts) >
+		    UINT16_MAX)
+			return -EPROTO;
+		st->narr = (uint16_t)json_array_size(counts);
+		arr = sc_flat_own(f, calloc(st->narr + 1u, sizeof(*arr)));
+		buf = sc_flat_own(f, malloc(21u * st->narr + 1));
+		if (arr == NULL || buf == NULL)
+			return -ENOMEM;
+		for (i = len = 0; i < st->narr; i++) {
+			if (sc_flat_u64(json_array_get(counts, i), &arr[i]) < 0)
+				return -EPROTO;
+			len += (size_t)sprintf(buf + len, i > 0 ? " %" PRIu64 :
+			    "%" PRIu64, arr[i]);
+		}
+		buf[len] = '\0';
+		st->arr = arr;
+		st->value = buf;
+		return 0;
+	default:
+		return -EPROTO;
+	}
+	buf = sc_flat_own(f, malloc(24));
+	if (buf == NULL)
+		return -ENOMEM;
+	if (st->type == KSFMT_INT)
+		sprintf(buf, "%" PRId64, (int64_t)st->n);
+	else
+		sprintf(buf, "%" PRIu64, st->n);
+	st->value = buf;
+	return 0;
+}
+
 int
 sc_flat_decode(const json_t *o, struct sc_flat *f)
 {
@@ -32,6 +128,7 @@ sc_flat_decode(const json_t *o, struct sc_flat *f)
 	const json_t *snap = json_object_get(o, "snaptime");
 	int type = ks_type_from_id(js_str(o, "type", NULL));
 	size_t i;
+	int r;
 
 	memset(f, 0, sizeof(*f));
 	if (!json_is_object(o) || !json_is_array(stats) || type < 0 ||
@@ -46,19 +143,21 @@ sc_flat_decode(const json_t *o, struct sc_flat *f)
 	f->hdr.crtime = (hrtime_t)json_integer_value(crt);
 	f->hdr.snaptime = (hrtime_t)json_integer_value(snap);
 	f->st = calloc(json_array_size(stats) + 1, sizeof(*f->st));
-	if (f->st == NULL)
+	/* Each statistic owns two allocations at most. */
+	f->own = calloc(2 * json_array_size(stats) + 1, sizeof(*f->own));
+	if (f->st == NULL || f->own == NULL) {
+		sc_flat_done(f);
 		return -ENOMEM;
+	}
 	json_array_foreach(stats, i, s) {
 		struct ksfmt_stat *st = &f->st[f->n];
 
 		st->name = js_str(s, "name", NULL);
-		st->value = js_str(s, "value", NULL);
-		if (st->name == NULL || st->value == NULL) {
+		r = st->name != NULL ? sc_flat_value(f, s, st) : -EPROTO;
+		if (r < 0) {
 			sc_flat_done(f);
-			return -EPROTO;
+			return r;
 		}
-		st->quoted = json_is_true(json_object_get(s, "string"));
-		st->array = json_is_true(json_object_get(s, "array"));
 		st->counter = json_is_true(json_object_get(s, "counter"));
 		f->n++;
 	}
@@ -68,7 +167,14 @@ sc_flat_decode(const json_t *o, struct sc_flat *f)
 void
 sc_flat_done(struct sc_flat *f)
 {
+	size_t i;
+
+	for (i = 0; i < f->nown; i++)
+		free(f->own[i]);
+	free(f->own);
 	free(f->st);
+	f->own = NULL;
+	f->nown = 0;
 	f->st = NULL;
 	f->n = 0;
 }

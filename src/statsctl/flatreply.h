@@ -17,11 +17,14 @@
 #include "render_kstat.h"
 #include "statsctl.h"
 
-/* One decoded kstat; its statistics point into the reply it came from. */
+/* One decoded kstat; its statistics point into the reply it came from,
+ * and into what the kstat owns (the texts of its numbers, its arrays). */
 struct sc_flat {
 	struct kstat_hdr	 hdr;
 	struct ksfmt_stat	*st;
 	size_t			 n;
+	void			**own;
+	size_t			 nown;
 };
 
 /*

@@ -1,7 +1,7 @@
 /*
  * fmt.c: small helpers the outputs and verbs share — numbers as statsctl
- * prints values, durations as systemctl does, template specs split apart,
- * and a reply's member read with a default.
+ * prints values, durations as systemctl does, a reply's member read with
+ * a default, and the Linux files' text as the text outputs print it.
  */
 #include <errno.h>
 #include <math.h>
@@ -34,25 +34,20 @@ fmt_number(char *buf, size_t len, double v)
 		buf[--n] = '\0';
 }
 
-int
-spec_split(const char *spec, char *name, size_t len,
-    unsigned long long *ret_hash)
+void
+out_data_text(const char *text, const struct linux_line *lines, size_t n)
 {
-	const char *q;
-	char *end;
-	size_t n;
+	(void)lines;
+	(void)n;
+	fputs(text, stdout);
+}
 
-	if (spec[0] != '"' || (q = strchr(spec + 1, '"')) == NULL ||
-	    q[1] != ':')
-		return -EINVAL;
-	n = (size_t)(q - spec - 1);
-	if (n >= len)
-		return -EINVAL;
-	memcpy(name, spec + 1, n);
-	name[n] = '\0';
-	errno = 0;
-	*ret_hash = strtoull(q + 2, &end, 10);
-	return errno != 0 || *end != '\0' ? -EINVAL : 0;
+void
+out_definition_text(const char *text, const struct defn_view *v, size_t n)
+{
+	(void)v;
+	(void)n;
+	fputs(text, stdout);
 }
 
 const char *
@@ -79,6 +74,12 @@ double
 js_num(const json_t *o, const char *key, double dflt)
 {
 	const json_t *v = json_object_get(o, key);
+	const char *s = json_string_value(v);
 
+	/* An unsigned number above INT64_MAX comes as its digits
+	 * (docs/protocol.md, Numbers). */
+	if (s != NULL && s[0] >= '1' && s[0] <= '9' &&
+	    strspn(s, "0123456789") == strlen(s))
+		return (double)strtoull(s, NULL, 10);
 	return json_is_number(v) ? json_number_value(v) : dflt;
 }

@@ -15,6 +15,9 @@
 
 #include <jansson.h>
 
+#include "defn.h"
+#include "render_linux.h"
+
 /* One bucket of a distribution: [lb, ub) (DV: lb == ub; DR: [lb, ub]).
  * label is what the text form prints in the value column. */
 struct dist_row {
@@ -75,10 +78,14 @@ struct output {
 	void	(*templates)(const json_t *reply, bool long_form);
 	/* sample-rates: a SampleRatesGet/Set reply. */
 	void	(*rates)(const json_t *reply);
-	/* definition: one kstat's Linux definition lines. */
-	void	(*definition)(const char *text);
-	/* data: one kstat's Linux data lines. */
-	void	(*data)(const char *text);
+	/* definition: one kstat's Linux definition lines, as the
+	 * definition file's text and as data. */
+	void	(*definition)(const char *text, const struct defn_view *v,
+		    size_t n);
+	/* data: one kstat's Linux data lines, as the data file's text and
+	 * as data. */
+	void	(*data)(const char *text, const struct linux_line *lines,
+		    size_t n);
 	/* hist: the distributions of one kstat. */
 	void	(*dists)(const struct dist *d, size_t n);
 	/* snapshot: Snapshot's parameters (raw already dropped or kept). */
@@ -89,13 +96,16 @@ struct output {
 
 extern const struct output output_text, output_json, output_parseable;
 
+/* The Linux data and definition files' text, as it is: what the text and
+ * parseable outputs print of them (fmt.c). */
+void out_data_text(const char *text, const struct linux_line *lines,
+    size_t n);
+void out_definition_text(const char *text, const struct defn_view *v,
+    size_t n);
+
 /* Shared by the outputs: a number as statsctl prints values: integers
  * without decimals, others with up to six significant decimals. */
 void fmt_number(char *buf, size_t len, double v);
-
-/* A template spec "\"NAME\":HASH" split into its name and hash. */
-int spec_split(const char *spec, char *name, size_t len,
-    unsigned long long *ret_hash);
 
 /* Reading a reply (fmt.c): a member of o, or dflt when it is absent or of
  * another type. */

@@ -4,12 +4,14 @@
  * lines, distributions and watch reports made into JSON values. One JSON
  * document per run, except watch: one line per report (JSON Lines).
  */
+#include <inttypes.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "defn.h"
 #include "output.h"
 
 static void
@@ -48,128 +50,101 @@ jout_rates(const json_t *reply)
 	    ""), "rates", json_object_get(reply, "rates")));
 }
 
-/*
- * A token of a Linux line as a JSON value: an integer as a number, a
- * timestamp "[ s.us]" as its text without brackets, anything else as a
- * string.
- */
-static json_t *
-jout_token(const char *s, size_t n)
-{
-	char buf[128], *end;
-	long long v;
-
-	if (n >= sizeof(buf))
-		n = sizeof(buf) - 1;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	if (buf[0] == '[' && n > 1 && buf[n - 1] == ']') {
-		buf[n - 1] = '\0';
-		s = buf + 1;
-		while (*s == ' ')
-			s++;
-		return json_string(s);
-	}
-	if ((buf[0] >= '0' && buf[0] <= '9') || (buf[0] == '-' && n > 1)) {
-		v = strtoll(buf, &end, 10);
-		if (*end == '\0' && !(v == LLONG_MAX || v == LLONG_MIN))
-			return json_integer(v);
-	}
-	return json_string(buf);
-}
-
-/* The end of the token at s: a bracketed timestamp may hold blanks. */
-static const char *
-jout_token_end(const char *s, const char *eol)
-{
-	const char *sp = memchr(s, ' ', (size_t)(eol - s)), *eq, *close;
-
-	if (sp == NULL)
-		sp = eol;
-	eq = memchr(s, '=', (size_t)(sp - s));
-	if (*s == '[' || (eq != NULL && eq[1] == '[')) {
-		close = memchr(s, ']', (size_t)(eol - s));
-		if (close != NULL)
-			return close + 1;
-	}
-	return sp;
-}
-
-/* Definition lines: one object per statistic, attribute: value. */
+/* A line's tokens (linux_line_tokens) as the members of a JSON array:
+ * numbers as numbers (exact: an unsigned one above INT64_MAX as its
+ * digits), texts and timestamps ("s.us") as strings. */
 static void
-jout_definition(const char *text)
+jout_tok_num(void *arg, bool is_signed, uint64_t v)
 {
-	json_t *a = json_array();
-	const char *line = text;
+	char digits[24];
 
-	while (*line != '\0') {
-		const char *eol = strchr(line, '\n'), *p, *e, *eq;
-		json_t *o;
+	if (is_signed || v <= INT64_MAX) {
+		json_array_append_new(arg, json_integer((json_int_t)v));
+		return;
+	}
+	snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	json_array_append_new(arg, json_string(digits));
+}
 
-		if (eol == NULL)
-			eol = line + strlen(line);
-		o = json_object();
-		for (p = line; p < eol; p = e) {
-			while (p < eol && *p == ' ')
-				p++;
-			if (p >= eol)
-				break;
-			e = jout_token_end(p, eol);
-			eq = memchr(p, '=', (size_t)(e - p));
-			if (eq != NULL) {
-				char key[64];
-				size_t kl = (size_t)(eq - p);
+static void
+jout_tok_text(void *arg, const char *s)
+{
+	json_array_append_new(arg, json_string(s));
+}
 
-				if (kl >= sizeof(key))
-					kl = sizeof(key) - 1;
-				memcpy(key, p, kl);
-				key[kl] = '\0';
-				json_object_set_new(o, key, jout_token(eq + 1,
-				    (size_t)(e - eq - 1)));
-			}
-		}
-		if (json_object_size(o) > 0)
-			json_array_append_new(a, o);
-		else
-			json_decref(o);
-		line = *eol == '\n' ? eol + 1 : eol;
+static void
+jout_tok_time(void *arg, uint64_t ns)
+{
+	char s[32];
+
+	linux_seconds(s, sizeof(s), ns);
+	jout_tok_text(arg, s);
+}
+
+/* Data lines: one object per line, the statistic's name and its
+ * values, from the lines as data. */
+static void
+jout_data(const char *text, const struct linux_line *lines, size_t n)
+{
+	json_t *a = json_array(), *vals;
+	size_t i;
+
+	(void)text;
+	for (i = 0; i < n; i++) {
+		struct linux_tokens t = { jout_tok_num, jout_tok_text,
+		    jout_tok_time, NULL };
+
+		t.arg = vals = json_array();
+		linux_line_tokens(&lines[i], &t);
+		json_array_append_new(a, json_pack("{s:s, s:o}", "statistic",
+		    lines[i].name, "values", vals));
 	}
 	json_emit_new(a);
 }
 
-/* Data lines: one object per line, the statistic's name and its
- * values. */
+/* A definition's attributes (defn_attrs_emit) as the members of a JSON
+ * object: numbers as numbers (an unsigned one above INT64_MAX as its
+ * digits), texts as strings, timestamps as "s.us". */
 static void
-jout_data(const char *text)
+jout_attr_num(void *arg, const char *key, bool is_signed, uint64_t v)
 {
 	json_t *a = json_array();
-	const char *line = text;
 
-	while (*line != '\0') {
-		const char *eol = strchr(line, '\n'), *p, *e;
-		json_t *vals, *name = NULL;
+	jout_tok_num(a, is_signed, v);
+	json_object_set(arg, key, json_array_get(a, 0));
+	json_decref(a);
+}
 
-		if (eol == NULL)
-			eol = line + strlen(line);
-		vals = json_array();
-		for (p = line; p < eol; p = e) {
-			while (p < eol && *p == ' ')
-				p++;
-			if (p >= eol)
-				break;
-			e = jout_token_end(p, eol);
-			if (name == NULL)
-				name = json_stringn(p, (size_t)(e - p));
-			else
-				json_array_append_new(vals, jout_token(p,
-				    (size_t)(e - p)));
-		}
-		if (name != NULL)
-			json_array_append_new(a, json_pack("{s:o, s:o}",
-			    "statistic", name, "values", vals));
-		else
-			json_decref(vals);
-		line = *eol == '\n' ? eol + 1 : eol;
+static void
+jout_attr_text(void *arg, const char *key, const char *s)
+{
+	json_object_set_new(arg, key, json_string(s));
+}
+
+static void
+jout_attr_time(void *arg, const char *key, uint64_t ns)
+{
+	char s[32];
+
+	linux_seconds(s, sizeof(s), ns);
+	jout_attr_text(arg, key, s);
+}
+
+/* Definition lines: one object per statistic, attribute: value. */
+static void
+jout_definition(const char *text, const struct defn_view *v, size_t n)
+{
+	json_t *a = json_array(), *o;
+	size_t i;
+
+	(void)text;
+	for (i = 0; i < n; i++) {
+		struct defn_sink s = { jout_attr_num, jout_attr_text,
+		    jout_attr_time, NULL };
+
+		s.arg = o = json_object();
+		defn_attrs_emit(&v[i], &s);
+		json_array_append_new(a, o);
 	}
 	json_emit_new(a);
 }

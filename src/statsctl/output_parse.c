@@ -2,9 +2,12 @@
  * output_parse.c: statsctl's parseable output (-p) — one record per line,
  * fields separated by TABs, no headers, nothing a script must skip.
  */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <statsd/stats.h>
 
 #include "output.h"
 
@@ -81,24 +84,19 @@ static void
 parse_rates(const json_t *reply)
 {
 	const json_t *rates = json_object_get(reply, "rates");
-	unsigned long long hash;
-	char name[128];
+	char name[STATS_TPL_MAX_STR_SPEC_LEN + 1];
+	uint32_t hash;
 	size_t i;
 
 	for (i = 0; i < json_array_size(rates); i++) {
 		const json_t *r = json_array_get(rates, i);
 
-		if (spec_split(js_str(r, "template", ""), name, sizeof(name),
-		    &hash) < 0)
+		if (stats_tpl_spec_parse(js_str(r, "template", ""), name,
+		    sizeof(name), &hash) != 0)
 			continue;
-		printf("%s\t%llu\t%lld\n", name, hash, js_int(r, "pct", 0));
+		printf("%s\t%" PRIu32 "\t%lld\n", name, hash,
+		    js_int(r, "pct", 0));
 	}
-}
-
-static void
-parse_lines(const char *text)
-{
-	fputs(text, stdout);
 }
 
 static void
@@ -167,8 +165,8 @@ const struct output output_parseable = {
 	.info = parse_info,
 	.templates = parse_templates,
 	.rates = parse_rates,
-	.definition = parse_lines,
-	.data = parse_lines,
+	.definition = out_definition_text,
+	.data = out_data_text,
 	.dists = parse_dists,
 	.snapshot = parse_snapshot,
 	.watch = parse_watch,

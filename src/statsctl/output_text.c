@@ -150,12 +150,6 @@ text_rates(const json_t *reply)
 		printf("%s\n", text);
 }
 
-static void
-text_lines(const char *text)
-{
-	fputs(text, stdout);
-}
-
 /* DTrace's quantize() rendering of one histogram. */
 static void
 text_hist(const struct dist *d)
@@ -317,8 +311,8 @@ const struct output output_text = {
 	.info = text_info,
 	.templates = text_templates,
 	.rates = text_rates,
-	.definition = text_lines,
-	.data = text_lines,
+	.definition = out_definition_text,
+	.data = out_data_text,
 	.dists = text_dists,
 	.snapshot = text_snapshot,
 	.watch = text_watch,

@@ -12,39 +12,107 @@
 #include "conn.h"
 #include "linuxstat.h"
 #include "output.h"
+#include "stat_defn.h"
+#include "stat_history.h"
 #include "statsctl.h"
 
 #define DEFN_TEXT_MAX	65536
 
-int
-linux_defn_get(struct sc *sc, const struct kref *k, char **ret_text)
+/* The index of name in a table of n names, or n. */
+static unsigned
+defn_index(const char *const *table, unsigned n, const char *name)
 {
-	json_t *params, *reply = NULL;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (table[i] != NULL && strcmp(table[i], name) == 0)
+			break;
+	return i;
+}
+
+/* A LinuxDefinition of the reply into v (its name points into o).
+ * Returns: 0; -EPROTO. */
+static int
+defn_decode(const json_t *o, struct defn_view *v)
+{
+	struct vsd_defn *d = &v->d;
+
+	memset(v, 0, sizeof(*v));
+	v->name = js_str(o, "name", NULL);
+	d->type = (uint8_t)defn_index(stat_defn_type_names, DEFN_NUM_TYPES,
+	    js_str(o, "type", ""));
+	if (v->name == NULL || d->type == DEFN_NUM_TYPES)
+		return -EPROTO;
+	d->on = (uint8_t)js_int(o, "on", 0);
+	d->mode = (uint8_t)defn_index(stat_history_mode_names,
+	    HISTORY_NUM_MODES, js_str(o, "mode", ""));
+	d->scale = (uint8_t)defn_index(stat_defn_scale_names, DEFN_NUM_SCALES,
+	    js_str(o, "scale", ""));
+	d->entries_max = (uint32_t)js_int(o, "entries_max", 0);
+	d->range_min = js_int(o, "range_min", 0);
+	d->range_max = js_int(o, "range_max", 0);
+	d->base_interval = (uint64_t)js_num(o, "base_interval", 0);
+	d->period_us = (uint64_t)js_int(o, "period", 0);
+	d->hits_out_of_range = (uint64_t)js_int(o, "hits_out_of_range", 0);
+	d->data_ns = (uint64_t)js_int(o, "data_ns", 0);
+	d->started_ns = (uint64_t)js_int(o, "started_ns", 0);
+	d->stopped_ns = (uint64_t)js_int(o, "stopped_ns", 0);
+	snprintf(d->units, sizeof(d->units), "%s", js_str(o, "units", ""));
+	v->hits_missed = (uint64_t)js_int(o, "hits_missed", 0);
+	return 0;
+}
+
+int
+linux_defn_get(struct sc *sc, const struct kref *k, struct linux_defns *ld)
+{
+	const json_t *defs;
+	json_t *params;
+	size_t i;
 	int r;
 
-	*ret_text = NULL;
+	memset(ld, 0, sizeof(*ld));
 	params = json_pack("{s:s, s:i, s:s}", "module", k->module,
 	    "instance", (int)k->instance, "name", k->name);
-	r = sc_call(sc, VL_M_DEFINITION_GET, params, &reply);
+	r = sc_call(sc, VL_M_DEFINITION_GET, params, &ld->reply);
 	if (r != 0)
 		return r;
-	*ret_text = strdup(js_str(reply, "text", ""));
-	json_decref(reply);
-	return *ret_text != NULL ? 0 : sc_error("out of memory");
+	ld->text = js_str(ld->reply, "text", "");
+	defs = json_object_get(ld->reply, "definitions");
+	ld->v = calloc(json_array_size(defs) + 1, sizeof(*ld->v));
+	if (ld->v == NULL) {
+		linux_defn_done(ld);
+		return sc_error("out of memory");
+	}
+	for (i = 0; i < json_array_size(defs); i++)
+		if (defn_decode(json_array_get(defs, i), &ld->v[ld->n++]) < 0) {
+			linux_defn_done(ld);
+			return sc_error("statsd sent a Linux definition that is "
+			    "not shaped as its interface says");
+		}
+	return 0;
+}
+
+void
+linux_defn_done(struct linux_defns *ld)
+{
+	free(ld->v);
+	json_decref(ld->reply);
+	memset(ld, 0, sizeof(*ld));
 }
 
 int
 linux_require(struct sc *sc, const struct kref *k)
 {
-	char *text, full[128];
+	struct linux_defns ld;
+	char full[128];
 	bool any;
 	int r;
 
-	r = linux_defn_get(sc, k, &text);
+	r = linux_defn_get(sc, k, &ld);
 	if (r != 0)
 		return r;
-	any = strncmp(text, "name=", 5) == 0;
-	free(text);
+	any = ld.n > 0;
+	linux_defn_done(&ld);
 	if (!any)
 		return sc_error("%s has no Linux statistics (no VOI of its "
 		    "template has a DEFN statistic)", kref_format(k, full,
@@ -76,19 +144,20 @@ definition_run(struct sc *sc, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	enum sc_format fmt = SC_FMT_TEXT;
+	struct linux_defns ld;
 	struct kref k;
-	char *text = NULL;
 	int r;
 
 	if ((r = sc_getopt(sc, argc, argv, ":jp", opts, &fmt, NULL,
 	    NULL)) != 0 || (r = sc_one_kstat(sc, argc, argv, false, &k)) != 0)
 		return r;
 	r = linux_require(sc, &k);
+	if (r != 0)
+		return r;
+	r = linux_defn_get(sc, &k, &ld);
 	if (r == 0)
-		r = linux_defn_get(sc, &k, &text);
-	if (r == 0)
-		sc_output(sc, fmt)->definition(text);
-	free(text);
+		sc_output(sc, fmt)->definition(ld.text, ld.v, ld.n);
+	linux_defn_done(&ld);
 	return r;
 }
 

@@ -14,8 +14,11 @@
 #include <statsd/stats.h>
 
 #include "conn.h"
+#include "dtype.h"
 #include "linuxstat.h"
+#include "numeric.h"
 #include "output.h"
+#include "stat_defn.h"
 #include "statsctl.h"
 
 #define HIST_MAX_DISTS	256
@@ -24,19 +27,24 @@ struct hist_ctx {
 	struct sc	*sc;
 	struct kref	 k;
 	const json_t	*tpl;		/* the kstat's template, or NULL */
-	char		*data;		/* Linux data lines, on first need */
+	struct linux_data data;		/* Linux data lines, on first need */
 	struct dist	 d[HIST_MAX_DISTS];
 	size_t		 n;
 };
 
-/* The largest value of a VOI's type, and whether it is signed. */
+/* The largest value of a VOI's type (from its name, by the type table),
+ * and whether it is signed. */
 static double
 hist_type_max(const char *dtype, bool *is_signed)
 {
-	*is_signed = strstr(dtype, "_S") != NULL;
-	if (strstr(dtype, "32") != NULL)
-		return *is_signed ? 2147483647.0 : 4294967295.0;
-	return *is_signed ? 9223372036854775807.0 : 18446744073709551615.0;
+	int d = dtype_from_name(dtype);
+	struct voistatdata_numeric max;
+
+	if (!dtype_is_scalar(d))
+		d = VSD_DTYPE_INT_U64;
+	*is_signed = dtype_info[d].is_signed;
+	max = numeric_limit((enum vsd_dtype)d, true);
+	return numeric_to_double((enum vsd_dtype)d, &max);
 }
 
 /* The template's spec of VOI name, or NULL. */
@@ -165,41 +173,56 @@ hist_digest(struct hist_ctx *h, const char *voi, const json_t *st)
 	return 0;
 }
 
-/* A Linux array from its data lines "<voi> <=X n" ... "<voi> >X n". */
+/* The first text of a line's tokens: an array bucket's label ("<=X",
+ * ">X"), as the data file prints it. */
+static void
+hist_tok_num(void *arg, bool is_signed, uint64_t v)
+{
+	(void)arg;
+	(void)is_signed;
+	(void)v;
+}
+
+static void
+hist_tok_text(void *arg, const char *s)
+{
+	char *label = arg;
+
+	if (label[0] == '\0')
+		snprintf(label, sizeof(((struct dist_row *)NULL)->label), "%s",
+		    s);
+}
+
+static void
+hist_tok_time(void *arg, uint64_t ns)
+{
+	(void)arg;
+	(void)ns;
+}
+
+/* A Linux array from its data lines, as data: each bucket
+ * (X_{i-1}, X_i] with its count, and the last (X, inf). */
 static int
 hist_array(struct hist_ctx *h, const char *voi)
 {
-	const char *p, *eol;
-	struct dist *d;
-	size_t vl = strlen(voi), cap = 0;
-	double prev = NAN;
+	struct dist *d = NULL;
+	size_t cap = 0, i;
+	double prev = -INFINITY;
 	int r;
 
-	if (h->data == NULL) {
+	if (h->data.reply == NULL) {
 		r = linux_data_get(h->sc, &h->k, &h->data);
 		if (r != 0)
 			return r;
 	}
-	d = NULL;
-	for (p = h->data; *p != '\0'; p = *eol != '\0' ? eol + 1 : eol) {
+	for (i = 0; i < h->data.n; i++) {
+		const struct linux_line *l = &h->data.lines[i];
 		struct dist_row *row;
-		char label[40], *end;
-		double x, cnt;
-		size_t ll;
+		struct linux_tokens t = { hist_tok_num, hist_tok_text,
+		    hist_tok_time, NULL };
 
-		eol = strchr(p, '\n');
-		if (eol == NULL)
-			eol = p + strlen(p);
-		if ((size_t)(eol - p) <= vl + 1 || strncmp(p, voi, vl) != 0 ||
-		    p[vl] != ' ' || (p[vl + 1] != '<' && p[vl + 1] != '>'))
+		if (l->type != DEFN_ARRAY || strcmp(l->name, voi) != 0)
 			continue;
-		ll = strcspn(p + vl + 1, " \n");
-		if (ll >= sizeof(label))
-			continue;
-		memcpy(label, p + vl + 1, ll);
-		label[ll] = '\0';
-		x = strtod(label + (label[0] == '<' ? 2 : 1), &end);
-		cnt = strtod(p + vl + 1 + ll, NULL);
 		if (d == NULL && (d = hist_new(h, voi, "array")) == NULL)
 			return 0;
 		if (d->nrows == cap) {
@@ -212,12 +235,12 @@ hist_array(struct hist_ctx *h, const char *voi)
 		}
 		row = &d->rows[d->nrows++];
 		memset(row, 0, sizeof(*row));
-		snprintf(row->label, sizeof(row->label), "%s", label);
-		/* (X_{i-1}, X_i], and the last (X, ∞). */
-		row->lb = label[0] == '<' ? (isnan(prev) ? -INFINITY : prev) : x;
-		row->ub = label[0] == '<' ? x : INFINITY;
-		row->count = cnt;
-		prev = x;
+		t.arg = row->label;
+		linux_line_tokens(l, &t);
+		row->lb = l->above ? (double)l->bound : prev;
+		row->ub = l->above ? INFINITY : (double)l->bound;
+		row->count = (double)l->count;
+		prev = (double)l->bound;
 	}
 	return 0;
 }
@@ -367,7 +390,7 @@ hist_run(struct sc *sc, int argc, char **argv)
 		sc_output(sc, fmt)->dists(h->d, h->n);
 	for (i = 0; i < h->n; i++)
 		free(h->d[i].rows);
-	free(h->data);
+	linux_data_done(&h->data);
 	free(h);
 	json_decref(tpl);
 	json_decref(reply);

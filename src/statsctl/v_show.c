@@ -104,7 +104,7 @@ show_once(struct sc *sc, const struct show *s, bool *matched)
 {
 	struct show_round sr = { .s = s, .matched = matched };
 	struct sbuf *buf = sbuf_new_auto();
-	struct ks_error kerr;
+	struct input_error kerr;
 	json_t *p;
 	size_t i;
 	int r = 0;

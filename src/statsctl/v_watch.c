@@ -73,6 +73,18 @@ struct watch_report {
 	size_t		 cap;
 };
 
+/* A number of a flat statistic as watch computes with it: an integer
+ * from its value, a fixed-point number from its exact decimal. */
+static double
+watch_number(const struct ksfmt_stat *st)
+{
+	if (st->type == KSFMT_INT)
+		return (double)(int64_t)st->n;
+	if (st->type == KSFMT_UINT)
+		return (double)st->n;
+	return strtod(st->value, NULL);
+}
+
 /* The rows of one kstat: its numbers (not strings, not arrays). */
 static int
 watch_kstat(const struct sc_flat *f, void *arg)
@@ -88,12 +100,12 @@ watch_kstat(const struct sc_flat *f, void *arg)
 		struct watch_row r;
 		double dt;
 
-		if (st->quoted || st->array)
+		if (st->type == KSFMT_STRING || st->type == KSFMT_ARRAY)
 			continue;
 		memset(&r, 0, sizeof(r));
 		snprintf(r.key, sizeof(r.key), "%s:%d:%s:%s", f->hdr.module,
 		    (int)f->hdr.instance, f->hdr.name, st->name);
-		r.value = strtod(st->value, NULL);
+		r.value = watch_number(st);
 		r.counter = st->counter;
 		if (r.counter) {
 			p = watch_prev_find(w, r.key);

@@ -53,7 +53,7 @@ static void
 fuzz_defn(const char *text)
 {
 	struct statsblob *out = NULL;
-	struct defn_error err;
+	struct input_error err;
 	struct sbuf *sb;
 	bool relaid;
 

@@ -43,10 +43,11 @@ lib_line="$src/model/statsd_line.c"
 # The daemon is laid out in folders by role; a module is found by its name.
 dmn="$top/src/daemon"
 lib_checkpoint="$lib_text $(for f in checkpoint registry kindex tpldef quota \
-	zones config log mirror journal b64; do find "$dmn" -name "$f.c"; done |
+	zones config log mirror journal crashpoint syncer; do
+	find "$dmn" -name "$f.c"; done |
 	tr '\n' ' ')"
 dmn_incs=$(for d in "$dmn" "$dmn"/*/; do printf -- '-I%s ' "${d%/}"; done)
-libs_checkpoint="-ljansson -levent"
+libs_checkpoint="-ljansson -levent -lz -lpthread"
 incs=$(for d in "$src"/*/; do printf -- '-I%s ' "${d%/}"; done)
 flags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined

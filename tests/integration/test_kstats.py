@@ -252,11 +252,37 @@ fs = {s["name"]: s for s in fk["stats"]}
 check(sorted(fs) == ["requests.count", "requests.sum", "state.last"],
       "flat: the selector picks statistics, no pseudo-statistics: %s"
       % sorted(fs))
-check(all(isinstance(s["value"], str) for s in fk["stats"]),
-      "flat values are text")
+check(fs["state.last"]["type"] == "int" and
+      fs["state.last"]["value"] == 0 and
+      fs["requests.count"]["type"] == "uint" and
+      isinstance(fs["requests.count"]["value"], int),
+      "flat values are typed numbers: %s" % fs)
 check(fs["requests.sum"]["counter"] and fs["requests.count"]["counter"] and
       not fs["state.last"]["counter"],
       "an unsigned SUM and a COUNT are counters, a LAST a gauge: %s" % fs)
+# An unsigned value above INT64_MAX is exact, as the string of its digits
+# (an empty MIN of an INT_U64 holds UINT64_MAX), in the flat form, in
+# Read's data and in a Scrape's items (statsctl's golden snapshot shows the
+# blob's).
+sc = ok(c.call("io.statsd.Scrape", {"format": "flat",
+                                    "selector": "app::req:latency.min"}),
+        "Scrape flat of a MIN")
+fs = sc["flat"][0]["stats"]
+check(fs == [{"name": "latency.min", "type": "uint",
+              "text": "18446744073709551615", "counter": False}],
+      "a u64 above INT64_MAX in the flat form: %s" % fs)
+rd = ok(c.call("io.statsd.Read", {"module": "app", "instance": 0,
+                                  "name": "req"}), "Read of a MIN")
+check(rd["data"]["latency.min"] == "18446744073709551615" and
+      isinstance(rd["data"]["requests.count"], int),
+      "Read's data: exact numbers: %s" % rd["data"])
+sc = ok(c.call("io.statsd.Scrape", {"format": "json",
+                                    "selector": "app::req:latency.min"}),
+        "Scrape json of a MIN")
+check(sc["kstats"][0]["data"] == {"latency.min": "18446744073709551615"}
+      and "18446744073709551615" in sc["text"],
+      "Scrape json: the item exact, the kstat -j text as kstat's: %s" % sc)
+
 sc = ok(c.call("io.statsd.Scrape", {"format": "flat",
                                     "selector": "app::req:nosuch"}),
         "Scrape flat, no statistic")
@@ -276,6 +302,11 @@ dg = ok(c.call("io.statsd.DefinitionGet", {"module": "app", "instance": 0,
                                            "name": "kinds"}), "DefinitionGet")
 check(dg["text"].startswith("name=k on=0 type=value"),
       "the definition line: %r" % dg["text"])
+dk = dg["definitions"]
+check(len(dk) == 1 and dk[0]["name"] == "k" and dk[0]["on"] == 0 and
+      dk[0]["type"] == "value" and isinstance(dk[0]["data_ns"], int) and
+      dk[0]["units"] == "bytes" and dg["text"].count("\n") == 2,
+      "the definition as data, one per line of the text: %s" % dk)
 ds = ok(c.call("io.statsd.DefinitionSet", {
     "module": "app", "instance": 0, "name": "kinds",
     "text": "name=k type=array base_interval=10 scale=lin range_min=0 "
@@ -285,6 +316,12 @@ check(ds["relaid"] is True and "type=array" in ds["text"],
 sc = ok(c.call("io.statsd.Scrape", {"format": "linux"}), "Scrape linux")
 check("# app:0:kinds\n" in sc["text"] and "k <=0 0\n" in sc["text"] and
       "k >50 0\n" in sc["text"], "Linux data lines: %r" % sc["text"])
+lx = [x for x in sc["linux"] if (x["module"], x["name"]) == ("app", "kinds")]
+lines = lx[0]["lines"] if len(lx) == 1 else []
+check({"statistic": "k", "type": "array", "le": 0, "count": 0} in lines and
+      {"statistic": "k", "type": "array", "gt": 50, "count": 0} in lines and
+      len(lines) == sc["text"].count("\nk "),
+      "Linux data lines as data, one per line of the text: %s" % lx)
 expect_error(c.call("io.statsd.DefinitionSet", {
     "module": "app", "instance": 0, "name": "kinds",
     "text": "name=k type=list\n"}), "io.statsd.InvalidDefinition",

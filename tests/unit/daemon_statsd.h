@@ -76,13 +76,13 @@ unit_template(struct statsd *d, const char *json)
 	struct reg_owner root = { 0, true, false };
 	struct reg_template *t = NULL;
 	struct quota_refusal why;
-	char bad[128], reason[160];
+	struct input_error terr;
 	json_t *def = json_loads(json, 0, NULL);
 	bool created;
 
 	ck_assert_ptr_nonnull(def);
 	ck_assert_int_eq(registry_template_add(d->reg, def, &root, &t,
-	    &created, bad, sizeof(bad), reason, sizeof(reason), &why), 0);
+	    &created, &terr, &why), 0);
 	json_decref(def);
 	return t;
 }
@@ -92,7 +92,7 @@ static inline void
 unit_hdr(struct kstat_hdr *h, const char *module, const char *name,
     uint32_t flags)
 {
-	struct ks_error err;
+	struct input_error err;
 
 	ck_assert_int_eq(ks_hdr_new(h, module, 0, name, NULL, KSTAT_TYPE_BLOB,
 	    flags, NULL, 0, NULL, &err), 0);

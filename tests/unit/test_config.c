@@ -32,7 +32,7 @@ conf_file(char *path, size_t len, const char *text)
 
 /* Load text; the error (if any) in err. */
 static int
-load(const char *text, struct config *c, struct config_error *err)
+load(const char *text, struct config *c, struct input_error *err)
 {
 	char path[64];
 	int r;
@@ -47,7 +47,7 @@ load(const char *text, struct config *c, struct config_error *err)
 START_TEST(defaults_and_values)
 {
 	struct config c, d;
-	struct config_error err;
+	struct input_error err;
 
 	ck_assert_int_eq(config_defaults(&d), 0);
 	ck_assert_uint_eq(d.max_connections, 1024);
@@ -94,7 +94,7 @@ START_TEST(errors_name_file_line_and_key)
 		    "watch_min_interval_ms" },
 	};
 	struct config c;
-	struct config_error err;
+	struct input_error err;
 	char buf[600];
 	size_t i;
 
@@ -104,7 +104,7 @@ START_TEST(errors_name_file_line_and_key)
 		    "accepted %s", bad[i].text);
 		ck_assert_uint_eq(err.line, bad[i].line);
 		if (bad[i].key[0] != '\0')
-			ck_assert_str_eq(err.key, bad[i].key);
+			ck_assert_str_eq(err.where, bad[i].key);
 		ck_assert(err.msg[0] != '\0');
 		/* c is left alone on error. */
 		ck_assert_uint_eq(c.max_connections, 77);
@@ -146,13 +146,13 @@ START_TEST(zone_cgroups_errors_name_the_pattern)
 		{ "zone_cgroups = /a\x01b\n", "control characters" },
 	};
 	struct config c;
-	struct config_error err;
+	struct input_error err;
 	size_t i;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		ck_assert_msg(load(bad[i].text, &c, &err) == -EINVAL,
 		    "accepted %s", bad[i].text);
-		ck_assert_str_eq(err.key, "zone_cgroups");
+		ck_assert_str_eq(err.where, "zone_cgroups");
 		ck_assert_msg(strstr(err.msg, bad[i].says) != NULL,
 		    "%s: said \"%s\", not \"%s\"", bad[i].text, err.msg,
 		    bad[i].says);
@@ -171,7 +171,7 @@ END_TEST
 START_TEST(reload_keeps_what_cannot_change)
 {
 	struct config c, n;
-	struct config_error err;
+	struct input_error err;
 	char buf[256];
 
 	ck_assert_int_eq(config_defaults(&c), 0);
@@ -189,7 +189,7 @@ END_TEST
 START_TEST(printed_config_loads_back)
 {
 	struct config c, back;
-	struct config_error err;
+	struct input_error err;
 	char *text = NULL, *t2 = NULL, path[64];
 	size_t len = 0, l2 = 0;
 	json_t *a, *b;

@@ -42,14 +42,14 @@ iface(void)
 static void
 apply(struct statsblob **sb, const char *text, uint64_t now)
 {
-	struct defn_error err = { 0 };
+	struct input_error err = { 0 };
 	struct statsblob *nb = NULL;
 	int e;
 
 	e = defn_apply(*sb, names, NNAMES, text, now, &nb, NULL, &err);
 	if (e != 0)
 		ck_abort_msg("'%s': %d line %u col %u %s: %s", text, e, err.line,
-		    err.col, err.attr, err.msg);
+		    err.col, err.where, err.msg);
 	ck_assert_int_eq(stats_blob_validate(nb, nb->cursz), 0);
 	free(*sb);
 	*sb = nb;
@@ -59,13 +59,13 @@ apply(struct statsblob **sb, const char *text, uint64_t now)
 static void
 refuse(struct statsblob *sb, const char *text, int error, const char *attr)
 {
-	struct defn_error err = { 0 };
+	struct input_error err = { 0 };
 	struct statsblob *nb = NULL;
 
 	ck_assert_int_eq(defn_apply(sb, names, NNAMES, text, NOW, &nb, NULL,
 	    &err), error);
 	ck_assert_ptr_null(nb);
-	ck_assert_str_eq(err.attr, attr);
+	ck_assert_str_eq(err.where, attr);
 	ck_assert_uint_ge(err.line, 1);
 	ck_assert(err.msg[0] != '\0');
 }
@@ -140,7 +140,7 @@ START_TEST(seed_line_applies)
 	struct statsblob *sb = iface();
 	bool relaid = false;
 	struct statsblob *nb;
-	struct defn_error err;
+	struct input_error err;
 	char *txt;
 
 	ck_assert_int_eq(defn_apply(sb, names, NNAMES,
@@ -151,7 +151,7 @@ START_TEST(seed_line_applies)
 	    NOW, &nb, &relaid, &err), -EINVAL);
 	/* Split over lines as the documentation prints it, the first line
 	 * lacks entries_max: an error naming it, and nothing changed. */
-	ck_assert_str_eq(err.attr, "entries_max");
+	ck_assert_str_eq(err.where, "entries_max");
 	ck_assert_uint_eq(err.line, 1);
 	ck_assert_int_eq(defn_apply(sb, names, NNAMES,
 	    "name=util_qdio_outb on=0 type=history range_min=0 range_max=127 "
@@ -291,7 +291,7 @@ END_TEST
 START_TEST(bad_values_are_errors_naming_the_attribute)
 {
 	struct statsblob *sb = iface();
-	struct defn_error err;
+	struct input_error err;
 	struct statsblob *nb = NULL;
 
 	refuse(sb, "name=foo type=histogram", -EINVAL, "type");
@@ -333,7 +333,7 @@ START_TEST(bad_values_are_errors_naming_the_attribute)
 	    -EINVAL);
 	ck_assert_uint_eq(err.line, 2);
 	ck_assert_uint_eq(err.col, 11);
-	ck_assert_str_eq(err.attr, "range_max");
+	ck_assert_str_eq(err.where, "range_max");
 	/* All or nothing: line 1 did not take effect. */
 	ck_assert_uint_eq(defn_get(sb, 0)->on, 0);
 	free(sb);
@@ -406,7 +406,7 @@ END_TEST
 START_TEST(relayout_keeps_other_statistics)
 {
 	struct statsblob *sb = iface(), *nb;
-	struct defn_error err;
+	struct input_error err;
 	uint32_t hash;
 	bool relaid;
 	char *txt;
@@ -464,7 +464,7 @@ END_TEST
 START_TEST(round_trip)
 {
 	struct statsblob *sb = iface(), *nb;
-	struct defn_error err;
+	struct input_error err;
 	char *def1, *def2, *d1, *d2;
 	bool relaid;
 

@@ -82,6 +82,21 @@ START_TEST(compound_types_in_their_family)
 }
 END_TEST
 
+/* A type by its name: every name of the table, and nothing else. */
+START_TEST(types_by_name)
+{
+	int d;
+
+	for (d = 1; d < VSD_NUM_DTYPES; d++)
+		ck_assert_int_eq(dtype_from_name(dtype_info[d].name), d);
+	ck_assert_int_eq(dtype_from_name("INT_U64"), VSD_DTYPE_INT_U64);
+	ck_assert_int_eq(dtype_from_name("int_u64"), -1);
+	ck_assert_int_eq(dtype_from_name("INT_U6"), -1);
+	ck_assert_int_eq(dtype_from_name(""), -1);
+	ck_assert_int_eq(dtype_from_name(NULL), -1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -91,6 +106,7 @@ main(void)
 	tcase_add_test(tc, every_type_named_once);
 	tcase_add_test(tc, scalars_as_their_names_say);
 	tcase_add_test(tc, compound_types_in_their_family);
+	tcase_add_test(tc, types_by_name);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }

@@ -12,7 +12,7 @@
 /* Build one statistic of spec name with a for a VOI of dtype. */
 static int
 build(const char *name, const struct kind_args *a, enum vsd_dtype dtype,
-    struct voistatspec *vss, uint32_t *n, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, struct input_error *err)
 {
 	const struct kind_spec *ks;
 	int s = kind_spec_find(name, &ks);
@@ -73,30 +73,30 @@ START_TEST(errors_name_the_parameter)
 {
 	struct voistatspec vss[8];
 	struct kind_args a = { 0 };
-	struct kind_err err;
+	struct input_error err;
 	uint32_t n;
 
 	kind_set_str(&a, KP_SCHEME, "LIN");
 	ck_assert_int_eq(build("HIST", &a, VSD_DTYPE_INT_U64, vss, &n, &err),
 	    -EINVAL);
-	ck_assert_str_eq(err.param, "step");
+	ck_assert_str_eq(err.where, "step");
 	kind_set_int(&a, KP_COUNTERS, 48);
 	ck_assert_int_eq(build("HIST", &a, VSD_DTYPE_INT_U64, vss, &n, &err),
 	    -EINVAL);
-	ck_assert_str_eq(err.param, "counters");
+	ck_assert_str_eq(err.where, "counters");
 	memset(&a, 0, sizeof(a));
 	ck_assert_int_eq(build("K2HIST", &a, VSD_DTYPE_INT_S64, vss, &n,
 	    &err), -EINVAL);
-	ck_assert_str_eq(err.param, "kind");
+	ck_assert_str_eq(err.where, "kind");
 	kind_set_str(&a, KP_UNITS, "m s");
 	ck_assert_int_eq(build("DEFN", &a, VSD_DTYPE_INT_S64, vss, &n, &err),
 	    -EINVAL);
-	ck_assert_str_eq(err.param, "units");
+	ck_assert_str_eq(err.where, "units");
 	memset(&a, 0, sizeof(a));
 	kind_set_str(&a, KP_MODE, "sometimes");
 	ck_assert_int_eq(build("HISTORY", &a, VSD_DTYPE_INT_S64, vss, &n,
 	    &err), -EINVAL);
-	ck_assert_str_eq(err.param, "mode");
+	ck_assert_str_eq(err.where, "mode");
 	/* A well-formed spec builds, and DEFN brings its own statistics. */
 	memset(&a, 0, sizeof(a));
 	kind_set_str(&a, KP_UNITS, "ms");
@@ -115,7 +115,7 @@ START_TEST(describe_gives_back_the_spec)
 	int64_t dr[] = { 0, 10, 10, 20, 50, 60 };
 	struct voistatspec vss[8];
 	struct kind_args a = { 0 }, d;
-	struct kind_err err;
+	struct input_error err;
 	uint32_t n;
 	size_t i;
 	int64_t *ints = malloc(sizeof(dr));

@@ -13,7 +13,7 @@
 START_TEST(init_rules_and_defaults)
 {
 	struct kstat_hdr h;
-	struct ks_error err;
+	struct input_error err;
 
 	ck_assert_int_eq(ks_hdr_init(&h, "sd", 3, NULL, NULL, KSTAT_TYPE_IO,
 	    KSTAT_FLAG_PERSISTENT, &err), 0);
@@ -27,28 +27,28 @@ START_TEST(init_rules_and_defaults)
 	    "n", "c", KSTAT_TYPE_NAMED, 0, &err), 0);
 	ck_assert_int_eq(ks_hdr_init(&h, "abcdefghijklmnopqrstuvwxyz01234", 0,
 	    "n", "c", KSTAT_TYPE_NAMED, 0, &err), -ENAMETOOLONG);
-	ck_assert_str_eq(err.field, "module");
+	ck_assert_str_eq(err.where, "module");
 	/* A long default name is cut to 30. */
 	ck_assert_int_eq(ks_hdr_init(&h, "abcdefghijklmnopqrstuvwxyz0123", 42,
 	    NULL, NULL, KSTAT_TYPE_NAMED, 0, &err), 0);
 	ck_assert_str_eq(h.name, "abcdefghijklmnopqrstuvwxyz0123");
 	ck_assert_int_eq(ks_hdr_init(&h, "", 0, "n", NULL, 1, 0, &err), -EINVAL);
-	ck_assert_str_eq(err.field, "module");
+	ck_assert_str_eq(err.where, "module");
 	ck_assert_int_eq(ks_hdr_init(&h, "m", -1, "n", NULL, 1, 0, &err),
 	    -EINVAL);
-	ck_assert_str_eq(err.field, "instance");
+	ck_assert_str_eq(err.where, "instance");
 	ck_assert_int_eq(ks_hdr_init(&h, "m", 0, "a:b", NULL, 1, 0, &err),
 	    -EINVAL);
-	ck_assert_str_eq(err.field, "name");
+	ck_assert_str_eq(err.where, "name");
 	ck_assert_int_eq(ks_hdr_init(&h, "m", 0, "n", "c\n", 1, 0, &err),
 	    -EINVAL);
-	ck_assert_str_eq(err.field, "class");
+	ck_assert_str_eq(err.where, "class");
 	ck_assert_int_eq(ks_hdr_init(&h, "m", 0, "n", NULL, KSTAT_NUM_TYPES, 0,
 	    &err), -EINVAL);
-	ck_assert_str_eq(err.field, "type");
+	ck_assert_str_eq(err.where, "type");
 	ck_assert_int_eq(ks_hdr_init(&h, "m", 0, "n", NULL, 1,
 	    KSTAT_FLAG_DORMANT, &err), -EINVAL);
-	ck_assert_str_eq(err.field, "flags");
+	ck_assert_str_eq(err.where, "flags");
 	ck_assert_int_eq(ks_hdr_init(&h, "m", 0, "n", NULL, 1,
 	    KSTAT_FLAG_PERSISTENT | KSTAT_FLAG_VIRTUAL, &err), -EINVAL);
 	/* Spaces are allowed, as on illumos (if unwise). */
@@ -63,7 +63,7 @@ START_TEST(path_desc_content)
 	static const char *const bad[] = { "misc", "a/b", "c" };
 	static const char *const two[] = { "misc", "x" };
 	struct kstat_hdr h;
-	struct ks_error err;
+	struct input_error err;
 	char seg[32];
 
 	ks_hdr_init(&h, "my_drv", 1, "data_in", NULL, KSTAT_TYPE_HIST, 0, NULL);
@@ -76,7 +76,7 @@ START_TEST(path_desc_content)
 	ck_assert_str_eq(seg, "misc");
 	ck_assert_int_eq(ks_hdr_pseg(&h, 4, seg, sizeof(seg)), -ENOENT);
 	ck_assert_int_eq(ks_hdr_set_path(&h, bad, 3, &err), -EINVAL);
-	ck_assert_str_eq(err.field, "path");
+	ck_assert_str_eq(err.where, "path");
 	ck_assert_str_eq(h.path, "misc/my_drv/1/data_in");	/* unchanged */
 	ck_assert_int_eq(ks_hdr_set_path(&h, two, 2, &err), -EINVAL);
 	ck_assert_int_eq(ks_hdr_set_desc(&h, "data read by my_drv", &err), 0);
@@ -86,10 +86,10 @@ START_TEST(path_desc_content)
 	    &err), 0);
 	ck_assert_int_eq(ks_hdr_set_content(&h, KSTAT2_NVMT_NUM, 1, &err),
 	    -EINVAL);
-	ck_assert_str_eq(err.field, "content");
+	ck_assert_str_eq(err.where, "content");
 	ck_assert_int_eq(ks_hdr_set_content(&h, KSTAT2_NVMT_BYTES, 0, &err),
 	    -EINVAL);
-	ck_assert_str_eq(err.field, "scale");
+	ck_assert_str_eq(err.where, "scale");
 	ck_assert_int_eq(ks_hdr_check(&h, &err), 0);
 	ck_assert_int_eq(ks_hdr_set_path(&h, NULL, 0, &err), 0);
 	ck_assert_str_eq(h.path, "");
@@ -100,29 +100,29 @@ END_TEST
 START_TEST(check_a_foreign_copy)
 {
 	struct kstat_hdr h, bad;
-	struct ks_error err;
+	struct input_error err;
 
 	ks_hdr_init(&h, "unix", 0, "system_misc", "misc", KSTAT_TYPE_NAMED, 0,
 	    NULL);
 	bad = h;
 	memset(bad.module, 'x', sizeof(bad.module));
 	ck_assert_int_eq(ks_hdr_check(&bad, &err), -EINVAL);
-	ck_assert_str_eq(err.field, "module");
+	ck_assert_str_eq(err.where, "module");
 	bad = h;
 	bad.flags = 0x8000;
 	ck_assert_int_eq(ks_hdr_check(&bad, &err), -EINVAL);
-	ck_assert_str_eq(err.field, "flags");
+	ck_assert_str_eq(err.where, "flags");
 	bad = h;
 	bad.flags = KSTAT_FLAG_DORMANT;		/* statsd's to set: fine here */
 	ck_assert_int_eq(ks_hdr_check(&bad, &err), 0);
 	bad = h;
 	strcpy(bad.path, "a//b/c");
 	ck_assert_int_eq(ks_hdr_check(&bad, &err), -EINVAL);
-	ck_assert_str_eq(err.field, "path");
+	ck_assert_str_eq(err.where, "path");
 	bad = h;
 	memset(bad.desc, 'd', sizeof(bad.desc));
 	ck_assert_int_eq(ks_hdr_check(&bad, &err), -EINVAL);
-	ck_assert_str_eq(err.field, "description");
+	ck_assert_str_eq(err.where, "description");
 	bad = h;
 	bad.scale = 0;
 	ck_assert_int_eq(ks_hdr_check(&bad, &err), -EINVAL);
@@ -142,7 +142,7 @@ START_TEST(new_kstat_t_and_flag_names)
 	const char *pseg[] = { "io", "disk", "sda" }, *bad[] = { "io", "" };
 	const char *names[KS_NFLAG_NAMES];
 	struct kstat_hdr h;
-	struct ks_error err;
+	struct input_error err;
 	kstat_t ks;
 
 	ck_assert_int_eq(ks_hdr_new(&h, "sd", 0, "sda", "disk",
@@ -156,13 +156,13 @@ START_TEST(new_kstat_t_and_flag_names)
 	ck_assert_str_eq(h.desc, "");
 	ck_assert_int_eq(ks_hdr_new(&h, "sd", 0, "sda", NULL, KSTAT_TYPE_IO,
 	    0, bad, 2, NULL, &err), -EINVAL);
-	ck_assert_str_eq(err.field, "path");
+	ck_assert_str_eq(err.where, "path");
 	ck_assert_int_eq(ks_hdr_new(&h, "sd", 0, "sda", NULL, KSTAT_TYPE_IO,
 	    0, NULL, 0, "bad\001", &err), -EINVAL);
-	ck_assert_str_eq(err.field, "description");
+	ck_assert_str_eq(err.where, "description");
 	ck_assert_int_eq(ks_hdr_new(&h, "s:d", 0, "sda", NULL, KSTAT_TYPE_IO,
 	    0, pseg, 3, NULL, &err), -EINVAL);
-	ck_assert_str_eq(err.field, "module");
+	ck_assert_str_eq(err.where, "module");
 
 	/* The header's part of a kstat_t; the rest is left as it was. */
 	ck_assert_int_eq(ks_hdr_new(&h, "sd", 4, "sda", "disk",
@@ -222,7 +222,7 @@ static bool
 sel_matches(const char *text, const struct kstat_hdr *h, const char *stat)
 {
 	struct ks_selector sel;
-	struct ks_error err;
+	struct input_error err;
 	bool r;
 
 	ck_assert_int_eq(ks_selector_parse(&sel, text, &err), 0);
@@ -236,7 +236,7 @@ START_TEST(selectors)
 {
 	struct kstat_hdr h;
 	struct ks_selector sel;
-	struct ks_error err;
+	struct input_error err;
 
 	ks_hdr_init(&h, "unix", 0, "system_misc", NULL, KSTAT_TYPE_NAMED, 0,
 	    NULL);
@@ -260,7 +260,7 @@ START_TEST(selectors)
 	ck_assert(sel_matches("/^(unix|x:y)$/:0", &h, NULL));
 	ck_assert_int_eq(ks_selector_parse(&sel, "a:b:c:d:e", &err), -EINVAL);
 	ck_assert_int_eq(ks_selector_parse(&sel, "::/(/", &err), -EINVAL);
-	ck_assert_str_eq(err.field, "name");
+	ck_assert_str_eq(err.where, "name");
 	ck_assert(err.msg[0] != '\0');
 	/* -m/-i/-n/-s set fields one by one. */
 	ks_selector_all(&sel);
@@ -286,7 +286,7 @@ START_TEST(literals)
 	};
 	struct ks_pattern p;
 	struct ks_selector sel;
-	struct ks_error err;
+	struct input_error err;
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -307,6 +307,26 @@ START_TEST(literals)
 }
 END_TEST
 
+
+/* The one located input error: filled where and why, line and column
+ * left as the caller set them, nothing done for a NULL one. */
+START_TEST(input_error_filled)
+{
+	struct input_error err = { .line = 3, .col = 7 };
+
+	ck_assert_int_eq(input_fail(&err, EINVAL, "vois[0].lb", "%d > %d", 5,
+	    2), -EINVAL);
+	ck_assert_str_eq(err.where, "vois[0].lb");
+	ck_assert_str_eq(err.msg, "5 > 2");
+	ck_assert_uint_eq(err.line, 3);
+	ck_assert_uint_eq(err.col, 7);
+	ck_assert_int_eq(input_fail(&err, ENAMETOOLONG, NULL, "x"),
+	    -ENAMETOOLONG);
+	ck_assert_str_eq(err.where, "");
+	ck_assert_int_eq(input_fail(NULL, EINVAL, "a", "b"), -EINVAL);
+}
+END_TEST
+
 static Suite *
 kstat_hdr_suite(void)
 {
@@ -314,6 +334,7 @@ kstat_hdr_suite(void)
 	TCase *tc = tcase_create("hdr");
 
 	tcase_add_test(tc, init_rules_and_defaults);
+	tcase_add_test(tc, input_error_filled);
 	tcase_add_test(tc, path_desc_content);
 	tcase_add_test(tc, check_a_foreign_copy);
 	tcase_add_test(tc, new_kstat_t_and_flag_names);

@@ -507,6 +507,33 @@ START_TEST(check_reasons)
 }
 END_TEST
 
+/* JSON numbers: exact; an unsigned one past INT64_MAX as its digits. */
+START_TEST(json_numbers_are_exact)
+{
+	struct voistatdata_numeric n;
+	struct sbuf *s = sbuf_new_auto();
+
+	numeric_json_u64(s, INT64_MAX);
+	sbuf_putc(s, ' ');
+	numeric_json_u64(s, (uint64_t)INT64_MAX + 1);
+	sbuf_putc(s, ' ');
+	n.int64.u64 = UINT64_MAX;
+	numeric_format_json(s, VSD_DTYPE_INT_U64, &n);
+	sbuf_putc(s, ' ');
+	n.int64.s64 = -1;
+	numeric_format_json(s, VSD_DTYPE_INT_S64, &n);
+	sbuf_putc(s, ' ');
+	n.int64.u64 = 0;
+	n.int32.u32 = UINT32_MAX;
+	numeric_format_json(s, VSD_DTYPE_INT_U32, &n);
+	ck_assert_int_eq(sbuf_finish(s), 0);
+	ck_assert_str_eq(sbuf_data(s), "9223372036854775807 "
+	    "\"9223372036854775808\" \"18446744073709551615\" -1 "
+	    "4294967295");
+	sbuf_delete(s);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -529,6 +556,7 @@ main(void)
 	tcase_add_test(tc, sum_min_max_operations);
 	tcase_add_test(tc, sum_min_max_merge);
 	tcase_add_test(tc, check_reasons);
+	tcase_add_test(tc, json_numbers_are_exact);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }

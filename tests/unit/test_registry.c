@@ -23,9 +23,9 @@ START_TEST(templates_and_kstats)
 	struct reg_kstat_new n;
 	struct kstat_hdr h;
 	struct quota_refusal why;
-	struct ks_error err;
+	struct input_error err;
 	struct statsd d;
-	char bad[128], reason[160];
+	struct input_error terr;
 	json_t *def;
 	bool created, revived;
 	uint64_t kcid, snap;
@@ -40,7 +40,7 @@ START_TEST(templates_and_kstats)
 	    "\"dtype\":\"INT_S64\",\"stats\":[{\"kind\":\"MAX\"}]}]}", 0,
 	    NULL);
 	ck_assert_int_eq(registry_template_add(d.reg, def, &root, &other,
-	    &created, bad, sizeof(bad), reason, sizeof(reason), &why),
+	    &created, &terr, &why),
 	    -EEXIST);
 	json_decref(def);
 
@@ -58,7 +58,7 @@ START_TEST(templates_and_kstats)
 	/* A bad name never reaches the registry: its header is refused. */
 	ck_assert_int_eq(ks_hdr_new(&h, "bad:name", 0, "req", NULL,
 	    KSTAT_TYPE_BLOB, 0, NULL, 0, NULL, &err), -EINVAL);
-	ck_assert_ptr_nonnull(err.field);
+	ck_assert_str_eq(err.where, "module");
 
 	snap = (uint64_t)k->hdr.snaptime;
 	unit_update(&d, k, 40);
@@ -156,14 +156,13 @@ add_as(struct statsd *d, uid_t uid, const char *json,
 {
 	struct reg_owner o = { uid, uid == 0, false };
 	struct quota_refusal why;
-	char bad[128], reason[160];
+	struct input_error err;
 	json_t *def = json_loads(json, 0, NULL);
 	int r;
 
 	ck_assert_ptr_nonnull(def);
 	*ret = NULL;
-	r = registry_template_add(d->reg, def, &o, ret, created, bad,
-	    sizeof(bad), reason, sizeof(reason), &why);
+	r = registry_template_add(d->reg, def, &o, ret, created, &err, &why);
 	json_decref(def);
 	return r;
 }

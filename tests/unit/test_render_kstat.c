@@ -45,7 +45,7 @@ render(enum ksfmt_mode mode, const struct ks_view *v, size_t n,
     const char *selector, size_t *matched)
 {
 	struct ks_selector sel;
-	struct ks_error err;
+	struct input_error err;
 	struct sbuf *s = sbuf_new_auto();
 	char *r;
 
@@ -393,7 +393,7 @@ START_TEST(render_from_data_is_render_from_blob)
 	struct ks_view v = { &h, sb, misc_names, 5, NULL };
 	struct ksfmt_stat *st, *dup;
 	struct ks_selector sel;
-	struct ks_error err;
+	struct input_error err;
 	enum ksfmt_mode m;
 	size_t n, i;
 
@@ -461,6 +461,75 @@ START_TEST(render_from_data_is_render_from_blob)
 }
 END_TEST
 
+/*
+ * The typed JSON of replies is written from the values, exactly: an
+ * unsigned number above INT64_MAX as the string of its digits (never a
+ * double), a negative one signed, a string escaped; in Read's "data" and
+ * in a Scrape's flat item, whose members follow the statistic's type.
+ */
+START_TEST(typed_json_is_exact)
+{
+	static const char *const names[] = { "big", "neg", "model" };
+	int tpl = unit_tpl("typed");
+	struct statsblob *sb;
+	struct kstat_hdr h;
+	struct ks_view v = { &h, NULL, names, 3, NULL };
+	struct ksfmt_stat *st;
+	struct sbuf *s = sbuf_new_auto();
+	size_t n;
+
+	/* An empty MIN of an INT_U64 holds UINT64_MAX. */
+	UNIT_ADD(tpl, 0, "big", VSD_DTYPE_INT_U64, 0, STATS_VSS_MIN());
+	UNIT_ADD(tpl, 1, "neg", VSD_DTYPE_INT_S64, 0, LASTU32);
+	UNIT_ADD(tpl, 2, "model", VSD_DTYPE_INT_U64, 0,
+	    STATS_VSS(VS_STYPE_LAST, 0, 0, stat_string_vss_hlpr,
+	    (&(struct vss_string_hlpr_info){ KSTAT_DATA_STRING, 64 })));
+	sb = stats_blob_alloc((uint32_t)tpl, 0);
+	ck_assert_int_eq(engine_apply(sb, 1, STATS_OP_SET, 0, INT64_MIN, 0,
+	    0), 0);
+	ck_assert_int_eq(engine_set_string(sb, 2, "a \"b\"", 5), 0);
+	v.sb = sb;
+	ks_hdr_init(&h, "m", 1, "k", "misc", KSTAT_TYPE_NAMED, 0, NULL);
+	h.crtime = 5;
+	h.snaptime = 1500000000;
+	ck_assert_int_eq(ksfmt_stats(&v, &st, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(st[0].name, "big.min");
+	ck_assert_int_eq(st[0].type, KSFMT_UINT);
+	ck_assert(st[0].n == UINT64_MAX);
+	ck_assert_str_eq(st[0].value, "18446744073709551615");
+	ck_assert_int_eq(st[2].type, KSFMT_INT);
+	ck_assert_int_eq(st[1].type, KSFMT_STRING);
+	ck_assert_int_eq(ksfmt_json_data(s, st, n, NULL), 3);
+	ck_assert_int_eq(sbuf_finish(s), 0);
+	ck_assert_str_eq(sbuf_data(s), "{\"big.min\":\"18446744073709551615\","
+	    "\"model\":\"a \\\"b\\\"\",\"neg\":-9223372036854775808}");
+	sbuf_clear(s);
+	ck_assert_int_eq(ksfmt_json_kstat(s, true, &h, st, n, NULL), 3);
+	ck_assert_int_eq(sbuf_finish(s), 0);
+	ck_assert_str_eq(sbuf_data(s), "{\"module\":\"m\",\"instance\":1,"
+	    "\"name\":\"k\",\"class\":\"misc\",\"type\":\"NAMED\","
+	    "\"crtime\":5,\"snaptime\":1500000000,\"stats\":["
+	    "{\"name\":\"big.min\",\"type\":\"uint\","
+	    "\"text\":\"18446744073709551615\",\"counter\":false},"
+	    "{\"name\":\"model\",\"type\":\"string\","
+	    "\"text\":\"a \\\"b\\\"\",\"counter\":false},"
+	    "{\"name\":\"neg\",\"type\":\"int\","
+	    "\"value\":-9223372036854775808,\"counter\":false}]}");
+	sbuf_clear(s);
+	ck_assert_int_eq(ksfmt_json_kstat(s, false, &h, st, n, NULL), 3);
+	ck_assert_int_eq(sbuf_finish(s), 0);
+	ck_assert_str_eq(sbuf_data(s), "{\"module\":\"m\",\"instance\":1,"
+	    "\"name\":\"k\",\"class\":\"misc\",\"type\":1,"
+	    "\"snaptime\":1.500000000,\"data\":{"
+	    "\"big.min\":\"18446744073709551615\",\"model\":\"a \\\"b\\\"\","
+	    "\"neg\":-9223372036854775808}}");
+	ksfmt_stats_free(st, n);
+	sbuf_delete(s);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 static Suite *
 render_kstat_suite(void)
 {
@@ -474,6 +543,7 @@ render_kstat_suite(void)
 	tcase_add_test(tc, class_filter_and_several_timers);
 	tcase_add_test(tc, kstat2_histogram_fields);
 	tcase_add_test(tc, render_from_data_is_render_from_blob);
+	tcase_add_test(tc, typed_json_is_exact);
 	suite_add_tcase(s, tc);
 	return s;
 }

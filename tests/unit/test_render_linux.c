@@ -38,7 +38,7 @@ zfcp(void)
 	    "name=bar type=range\n"
 	    "name=raw_requests type=raw entries_max=4\n";
 	struct statsblob *sb = layout_empty(), *nb;
-	struct defn_error err;
+	struct input_error err;
 	uint16_t i;
 
 	for (i = 0; i < NNAMES; i++) {
@@ -193,7 +193,7 @@ START_TEST(history_increments_raw_and_stopped)
 {
 	static const char *const nm[] = { "rate", "reqs" };
 	struct statsblob *sb = layout_empty(), *nb;
-	struct defn_error err;
+	struct input_error err;
 	char *txt;
 	struct sbuf *s;
 	int i;
@@ -245,7 +245,7 @@ START_TEST(linear_array_and_out_of_range)
 {
 	static const char *const nm[] = { "lat" };
 	struct statsblob *sb = layout_empty(), *nb;
-	struct defn_error err;
+	struct input_error err;
 	struct sbuf *s;
 
 	ck_assert_int_eq(defn_stat_create(sb, 0, NULL, 0, &nb), 0);

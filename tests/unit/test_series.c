@@ -18,10 +18,12 @@ static const struct sl_limits lim = {
 	.name_max = 200, .tag_max = 200, .tags_max = 32, .values_max = 64,
 };
 
-static const struct series_src root = { 0, 0, false, true };
-static const struct series_src udp = { 0, 0, true, false };
-static const struct series_src nobody = { 65534, 65534, false, false };
-static const struct series_src alice = { 1000, 1000, false, false };
+static const struct series_src root = { { .privileged = true }, false };
+static const struct series_src udp = { { .uid = 0 }, true };
+static const struct series_src nobody = { { .uid = 65534, .gid = 65534 },
+    false };
+static const struct series_src alice = { { .uid = 1000, .gid = 1000 },
+    false };
 
 static enum series_result
 feed(struct series *s, const struct series_src *src, const char *line,
@@ -558,7 +560,7 @@ put_kstat(struct statsd *d, int32_t inst, const char *name,
 {
 	struct reg_kstat_new n;
 	struct kstat_hdr hdr;
-	struct ks_error kerr;
+	struct input_error kerr;
 	struct quota_refusal why;
 	struct reg_kstat *k;
 	bool revived;
@@ -737,7 +739,7 @@ START_TEST(configured_templates)
 	struct quota_refusal why;
 	struct fixture f;
 	struct reg_kstat *k;
-	char bad[128], reason[160];
+	struct input_error terr;
 	json_t *def;
 	bool created;
 
@@ -764,7 +766,7 @@ START_TEST(configured_templates)
 	    "\"name\":\"v\",\"dtype\":\"INT_S64\",\"stats\":[{\"kind\":"
 	    "\"LAST\"}]}]}", 0, NULL);
 	ck_assert_int_eq(registry_template_add(f.d.reg, def, &user, &t,
-	    &created, bad, sizeof(bad), reason, sizeof(reason), &why), 0);
+	    &created, &terr, &why), 0);
 	json_decref(def);
 	free(f.d.cfg.statsd_template[SL_GAUGE]);
 	f.d.cfg.statsd_template[SL_GAUGE] = strdup("their.gauge");

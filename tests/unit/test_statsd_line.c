@@ -222,7 +222,7 @@ START_TEST(series_path)
 	uint32_t tl[4] = { 3, 8, 5, 8 };
 	struct sl_series_path sp;
 	struct kstat_hdr h;
-	struct ks_error err;
+	struct input_error err;
 	char out[64];
 
 	ck_assert_int_eq(sl_series_path_make(SL_COUNTER, "peer.requests", 13,

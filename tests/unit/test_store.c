@@ -7,6 +7,7 @@
 #include <check.h>
 #include <fcntl.h>
 #include <errno.h>
+#include <signal.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -780,7 +781,7 @@ START_TEST(test_hdr_encode_decode)
 	ck_assert_uint_eq(e.blob_size, 40);
 	/* A decoded header passes the header's own rules. */
 	{
-		struct ks_error err;
+		struct input_error err;
 
 		ck_assert_int_eq(ks_hdr_check(&out, &err), 0);
 	}
@@ -1146,6 +1147,33 @@ START_TEST(test_relayout_with_is_atomic)
 }
 END_TEST
 
+/*
+ * The writer's invariants are checked in every build type: closing a
+ * write of a slot that is not in the table, or opening a second write of
+ * a kstat while one is open, would leave a seqlock odd or let a reader
+ * take a torn copy; the daemon aborts instead (base/invariant.h).
+ */
+START_TEST(test_write_end_of_a_bad_slot_aborts)
+{
+	struct store_segment *s = seg_new(16, 65536);
+
+	store_kstat_write_end(s, 5, 1);
+}
+END_TEST
+
+START_TEST(test_nested_write_aborts)
+{
+	struct store_segment *s = seg_new(16, 65536);
+	struct kdesc d = desc("app", 0, "requests");
+	struct store_ref ref;
+	void *blob;
+
+	ck_assert_int_eq(ADD(s, d, 100, &ref), 0);
+	ck_assert_int_eq(store_kstat_write_begin(s, ref.slot, &blob), 0);
+	(void)store_kstat_write_begin(s, ref.slot, &blob);
+}
+END_TEST
+
 static Suite *
 store_suite(void)
 {
@@ -1174,6 +1202,9 @@ store_suite(void)
 	tcase_set_timeout(tr, 300);
 	tcase_add_test(tr, test_seqlock_no_torn_reads);
 	tcase_add_test(tr, test_relayout_with_is_atomic);
+	tcase_add_test_raise_signal(tr, test_write_end_of_a_bad_slot_aborts,
+	    SIGABRT);
+	tcase_add_test_raise_signal(tr, test_nested_write_aborts, SIGABRT);
 	suite_add_tcase(s, tr);
 	return s;
 }

@@ -29,16 +29,16 @@ def(const char *text)
 static int
 reg(const char *text, const char *want_param)
 {
-	struct tpldef_error err;
+	struct input_error err;
 	json_t *j = def(text);
 	int r = tpldef_register(j, &err);
 
 	if (want_param != NULL) {
 		ck_assert_msg(r == -EINVAL, "accepted: %s", text);
-		ck_assert_msg(strcmp(err.parameter, want_param) == 0,
-		    "%s: named %s (%s), not %s", text, err.parameter,
-		    err.reason, want_param);
-		ck_assert(err.reason[0] != '\0');
+		ck_assert_msg(strcmp(err.where, want_param) == 0,
+		    "%s: named %s (%s), not %s", text, err.where,
+		    err.msg, want_param);
+		ck_assert(err.msg[0] != '\0');
 		ck_assert_int_lt(stats_tpl_fetch_allocid(json_string_value(
 		    json_object_get(j, "name")), 0), 0);
 	}

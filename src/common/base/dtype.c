@@ -1,6 +1,8 @@
 /*
  * dtype.c: the data-type table (see dtype.h).
  */
+#include <string.h>
+
 #include "dtype.h"
 
 #define SCALAR(nm, sz, sgn, q)	{ nm, sz, sz, DF_SCALAR, sgn, q }
@@ -38,3 +40,15 @@ const struct dtype_info dtype_info[VSD_NUM_DTYPES] = {
 	[VSD_DTYPE_STRING]	= OTHER("STRING", DF_STRING),
 	[VSD_DTYPE_DEFN]	= OTHER("DEFN", DF_DEFN),
 };
+
+int
+dtype_from_name(const char *name)
+{
+	int d;
+
+	for (d = 1; name != NULL && d < VSD_NUM_DTYPES; d++)
+		if (dtype_info[d].name != NULL &&
+		    strcmp(dtype_info[d].name, name) == 0)
+			return d;
+	return -1;
+}

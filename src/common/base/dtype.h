@@ -61,6 +61,10 @@ dtype_valid(int dtype)
 	return dtype > 0 && dtype < VSD_NUM_DTYPES;
 }
 
+/* The type named name ("INT_U64", as dtype_info names them). Returns: it;
+ * -1 for no such name. */
+int dtype_from_name(const char *name);
+
 static inline bool
 dtype_is_scalar(int dtype)
 {

@@ -16,13 +16,9 @@
 #include "rx.h"
 
 static int
-ks_fail(struct ks_error *err, const char *field, int error, const char *msg)
+ks_fail(struct input_error *err, const char *field, int error, const char *msg)
 {
-	if (err != NULL) {
-		err->field = field;
-		snprintf(err->msg, sizeof(err->msg), "%s", msg);
-	}
-	return -error;
+	return input_fail(err, error, field, "%s", msg);
 }
 
 /* Printable ASCII, and not one of the characters in bad. */
@@ -41,7 +37,7 @@ ks_text_ok(const char *s, size_t n, const char *bad)
 }
 
 static int
-ks_name_check(const char *s, const char *field, struct ks_error *err)
+ks_name_check(const char *s, const char *field, struct input_error *err)
 {
 	size_t n;
 
@@ -60,7 +56,7 @@ ks_name_check(const char *s, const char *field, struct ks_error *err)
 int
 ks_hdr_init(struct kstat_hdr *h, const char *module, int32_t instance,
     const char *name, const char *class_, uint8_t type, uint32_t flags,
-    struct ks_error *err)
+    struct input_error *err)
 {
 	char dflt[KSTAT_STRLEN + 16];
 	int e;
@@ -105,7 +101,7 @@ ks_hdr_init(struct kstat_hdr *h, const char *module, int32_t instance,
 
 int
 ks_hdr_set_path(struct kstat_hdr *h, const char *const *pseg,
-    uint32_t npseg, struct ks_error *err)
+    uint32_t npseg, struct input_error *err)
 {
 	char path[KS_PATH_MAX + 1];
 	size_t len = 0, n;
@@ -142,7 +138,7 @@ ks_hdr_set_path(struct kstat_hdr *h, const char *const *pseg,
 }
 
 int
-ks_hdr_set_desc(struct kstat_hdr *h, const char *desc, struct ks_error *err)
+ks_hdr_set_desc(struct kstat_hdr *h, const char *desc, struct input_error *err)
 {
 	size_t n;
 
@@ -163,7 +159,7 @@ ks_hdr_set_desc(struct kstat_hdr *h, const char *desc, struct ks_error *err)
 
 int
 ks_hdr_set_content(struct kstat_hdr *h, uint8_t content, uint64_t scale,
-    struct ks_error *err)
+    struct input_error *err)
 {
 	if (h == NULL)
 		return -EINVAL;
@@ -179,7 +175,7 @@ ks_hdr_set_content(struct kstat_hdr *h, uint8_t content, uint64_t scale,
 /* A string field of a foreign header: terminated, then the usual rules. */
 static int
 ks_field_check(const char *s, size_t cap, const char *field,
-    struct ks_error *err)
+    struct input_error *err)
 {
 	if (memchr(s, '\0', cap) == NULL)
 		return ks_fail(err, field, EINVAL, "not terminated");
@@ -190,7 +186,7 @@ int
 ks_hdr_new(struct kstat_hdr *h, const char *module, int32_t instance,
     const char *name, const char *class_, uint8_t type, uint32_t flags,
     const char *const *pseg, uint32_t npseg, const char *desc,
-    struct ks_error *err)
+    struct input_error *err)
 {
 	int r;
 
@@ -203,7 +199,7 @@ ks_hdr_new(struct kstat_hdr *h, const char *module, int32_t instance,
 }
 
 int
-ks_hdr_check(const struct kstat_hdr *h, struct ks_error *err)
+ks_hdr_check(const struct kstat_hdr *h, struct input_error *err)
 {
 	size_t n;
 	int e;
@@ -421,7 +417,7 @@ ks_hdr_lookup(const struct kstat_hdr *const *hdrs, size_t n,
 }
 
 int
-ks_pattern_init(struct ks_pattern *p, const char *text, struct ks_error *err)
+ks_pattern_init(struct ks_pattern *p, const char *text, struct input_error *err)
 {
 	enum rx_syntax syntax = RX_GLOB;
 	const char *why;
@@ -440,11 +436,9 @@ ks_pattern_init(struct ks_pattern *p, const char *text, struct ks_error *err)
 		n -= 2;
 	}
 	rc = rx_compile(text, n, syntax, &p->rx, &why, &off);
-	if (rc == -EINVAL && err != NULL) {
-		err->field = "pattern";
-		snprintf(err->msg, sizeof(err->msg), "%s at character %zu",
+	if (rc == -EINVAL)
+		(void)input_fail(err, EINVAL, "pattern", "%s at character %zu",
 		    why, off + 1 + (syntax == RX_ERE));
-	}
 	if (rc == 0 && syntax == RX_GLOB && strpbrk(text, "*?[\\") == NULL) {
 		p->literal = strdup(text);
 		if (p->literal == NULL) {
@@ -503,7 +497,7 @@ ks_selector_all(struct ks_selector *sel)
 
 int
 ks_selector_set(struct ks_selector *sel, enum ks_field f, const char *text,
-    struct ks_error *err)
+    struct input_error *err)
 {
 	struct ks_pattern p;
 	int e;
@@ -513,7 +507,8 @@ ks_selector_set(struct ks_selector *sel, enum ks_field f, const char *text,
 	e = ks_pattern_init(&p, text, err);
 	if (e != 0) {
 		if (err != NULL)
-			err->field = ks_field_names[f];
+			snprintf(err->where, sizeof(err->where), "%s",
+			    ks_field_names[f]);
 		return e;
 	}
 	ks_pattern_done(&sel->f[f]);
@@ -539,7 +534,7 @@ ks_field_end(const char *s)
 
 int
 ks_selector_parse(struct ks_selector *sel, const char *text,
-    struct ks_error *err)
+    struct input_error *err)
 {
 	const char *s = text != NULL ? text : "", *end;
 	int f = 0, e;

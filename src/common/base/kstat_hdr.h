@@ -15,6 +15,8 @@
 
 #include <statsd/kstat.h>
 
+#include "input_error.h"
+
 #define KS_PATH_MAX	255	/* kstat2 path: segments joined by '/' */
 #define KS_NPSEG_MIN	3	/* category, component and name */
 #define KS_NPSEG_MAX	16
@@ -44,12 +46,6 @@ struct kstat_hdr {
 	char		desc[KS_DESC_MAX + 1];
 };
 
-/* What was wrong, for a caller to report: the field and why. */
-struct ks_error {
-	const char	*field;		/* "module", "instance", ... */
-	char		 msg[160];
-};
-
 /*
  * ks_hdr_init: fill h for a new kstat. module is 1 to 30 characters; name
  * NULL means "<module><instance>" (truncated to 30), as on illumos; class_
@@ -61,7 +57,7 @@ struct ks_error {
  */
 int ks_hdr_init(struct kstat_hdr *h, const char *module, int32_t instance,
     const char *name, const char *class_, uint8_t type, uint32_t flags,
-    struct ks_error *err);
+    struct input_error *err);
 
 /*
  * ks_hdr_set_path: the kstat2 path from npseg segments (0 clears it):
@@ -70,7 +66,7 @@ int ks_hdr_init(struct kstat_hdr *h, const char *module, int32_t instance,
  * Returns: 0; -EINVAL or -ENAMETOOLONG with err; h unchanged on error.
  */
 int ks_hdr_set_path(struct kstat_hdr *h, const char *const *pseg,
-    uint32_t npseg, struct ks_error *err);
+    uint32_t npseg, struct input_error *err);
 
 /*
  * ks_hdr_set_desc, ks_hdr_set_content: the description (printable, ≤
@@ -78,9 +74,9 @@ int ks_hdr_set_path(struct kstat_hdr *h, const char *const *pseg,
  * Returns: 0; -EINVAL or -ENAMETOOLONG with err; h unchanged on error.
  */
 int ks_hdr_set_desc(struct kstat_hdr *h, const char *desc,
-    struct ks_error *err);
+    struct input_error *err);
 int ks_hdr_set_content(struct kstat_hdr *h, uint8_t content, uint64_t scale,
-    struct ks_error *err);
+    struct input_error *err);
 
 /*
  * ks_hdr_new: a new kstat's whole header as its creator gives it:
@@ -92,14 +88,14 @@ int ks_hdr_set_content(struct kstat_hdr *h, uint8_t content, uint64_t scale,
 int ks_hdr_new(struct kstat_hdr *h, const char *module, int32_t instance,
     const char *name, const char *class_, uint8_t type, uint32_t flags,
     const char *const *pseg, uint32_t npseg, const char *desc,
-    struct ks_error *err);
+    struct input_error *err);
 
 /*
  * ks_hdr_check: validate a header of unknown origin (a copy out of shared
  * memory): terminated strings, the rules above, known type and flags.
  * Returns: 0; -EINVAL with err naming the field.
  */
-int ks_hdr_check(const struct kstat_hdr *h, struct ks_error *err);
+int ks_hdr_check(const struct kstat_hdr *h, struct input_error *err);
 
 /* The path's segments: how many, and segment i into buf (≤ len bytes). */
 uint32_t ks_hdr_npseg(const struct kstat_hdr *h);
@@ -206,7 +202,7 @@ struct ks_pattern {
  * -ENOMEM.
  */
 int ks_pattern_init(struct ks_pattern *p, const char *text,
-    struct ks_error *err);
+    struct input_error *err);
 bool ks_pattern_match(const struct ks_pattern *p, const char *s);
 void ks_pattern_done(struct ks_pattern *p);
 
@@ -245,12 +241,12 @@ struct ks_selector {
  * regular expression); -ENOMEM. On error sel needs no ks_selector_done.
  */
 int ks_selector_parse(struct ks_selector *sel, const char *text,
-    struct ks_error *err);
+    struct input_error *err);
 
 /* A selector that matches everything (then set fields, as -m/-i/-n/-s). */
 void ks_selector_all(struct ks_selector *sel);
 int ks_selector_set(struct ks_selector *sel, enum ks_field f,
-    const char *text, struct ks_error *err);
+    const char *text, struct input_error *err);
 
 bool ks_selector_match_kstat(const struct ks_selector *sel,
     const struct kstat_hdr *h);

@@ -249,11 +249,18 @@ kind_render(struct sbuf *buf, const struct voistatdata *vsd,
 	case DF_VOISTATE:
 		if (!dtype_is_scalar(voi_dtype))
 			voi_dtype = VSD_DTYPE_INT_S64;
-		sbuf_cat(buf, fmt == SB_STRFMT_JSON ? "\"prev\":" : "prev=");
-		return numeric_format(buf, voi_dtype, &vsd->voistate.prev);
+		if (fmt != SB_STRFMT_JSON) {
+			sbuf_cat(buf, "prev=");
+			return numeric_format(buf, voi_dtype,
+			    &vsd->voistate.prev);
+		}
+		sbuf_cat(buf, "\"prev\":");
+		return numeric_format_json(buf, voi_dtype,
+		    &vsd->voistate.prev);
 	case DF_SCALAR:
 		numeric_load(vs_dtype, vsd, &n);
-		return numeric_format(buf, vs_dtype, &n);
+		return fmt == SB_STRFMT_JSON ? numeric_format_json(buf,
+		    vs_dtype, &n) : numeric_format(buf, vs_dtype, &n);
 	default:
 		/* The kind whose own data this is. */
 		for (s = 1; s < VS_NUM_STYPES; s++)

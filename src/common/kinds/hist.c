@@ -665,10 +665,11 @@ hist_render(struct sbuf *buf, const struct voistatdata *vsd,
 	if (!dtype_is_scalar(voi_dtype))
 		return EINVAL;
 	max = numeric_limit(voi_dtype, true);
-	if (fmt == SB_STRFMT_JSON)
-		sbuf_printf(buf, "\"nbkts\":%hu,\"oob\":%ju,\"bkts\":[", n,
-		    (uintmax_t)hist_oob(vsd, g));
-	else
+	if (fmt == SB_STRFMT_JSON) {
+		sbuf_printf(buf, "\"nbkts\":%hu,\"oob\":", n);
+		numeric_json_u64(buf, hist_oob(vsd, g));
+		sbuf_cat(buf, ",\"bkts\":[");
+	} else
 		sbuf_printf(buf, "nbkts=%hu, oob=%ju", n,
 		    (uintmax_t)hist_oob(vsd, g));
 	for (i = 0; i < n; i++) {
@@ -683,11 +684,12 @@ hist_render(struct sbuf *buf, const struct voistatdata *vsd,
 			if (objdump)
 				sbuf_printf(buf, "\"bkt\":%hu,", i);
 			sbuf_cat(buf, "\"lb\":");
-			numeric_format(buf, voi_dtype, lb);
+			numeric_format_json(buf, voi_dtype, lb);
 			sbuf_cat(buf, ",\"ub\":");
-			numeric_format(buf, voi_dtype, ub);
-			sbuf_printf(buf, ",\"cnt\":%ju}",
-			    (uintmax_t)hist_bkt_cnt(vsd, g, i));
+			numeric_format_json(buf, voi_dtype, ub);
+			sbuf_cat(buf, ",\"cnt\":");
+			numeric_json_u64(buf, hist_bkt_cnt(vsd, g, i));
+			sbuf_putc(buf, '}');
 		} else {
 			sbuf_cat(buf, "\n\t\t\t\t");
 			if (objdump)
@@ -716,7 +718,7 @@ hist_render(struct sbuf *buf, const struct voistatdata *vsd,
  */
 int
 hist_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	const char *scheme = kind_str(a, KP_SCHEME, "LIN");
 	const char *range = kind_str(a, KP_RANGE, "CR");

@@ -63,17 +63,15 @@ kind_args_done(struct kind_args *a)
 }
 
 int
-kind_fail(struct kind_err *err, const char *param, const char *reason)
+kind_fail(struct input_error *err, const char *param, const char *reason)
 {
-	err->param = param;
-	snprintf(err->reason, sizeof(err->reason), "%s", reason);
-	return -EINVAL;
+	return input_fail(err, EINVAL, param, "%s", reason);
 }
 
 int
 kind_hlpr(struct voistatspec *vss, enum voi_stype stype, vss_hlpr_fn fn,
     void *info, enum vsd_dtype voi_dtype, enum vsd_dtype vs_dtype,
-    struct kind_err *err)
+    struct input_error *err)
 {
 	int e;
 
@@ -92,7 +90,7 @@ kind_hlpr(struct voistatspec *vss, enum voi_stype stype, vss_hlpr_fn fn,
 int
 kind_add(struct voistatspec *vss, uint32_t *n, uint32_t max,
     enum voi_stype stype, vss_hlpr_fn fn, void *info,
-    enum vsd_dtype voi_dtype, enum vsd_dtype vs_dtype, struct kind_err *err)
+    enum vsd_dtype voi_dtype, enum vsd_dtype vs_dtype, struct input_error *err)
 {
 	int r;
 

@@ -17,6 +17,8 @@
 
 #include <statsd/stats.h>
 
+#include "input_error.h"
+
 /* The most buckets a USR histogram names (a DR one gives two bounds
  * each). */
 #define KIND_BUCKETS_MAX	1024
@@ -113,15 +115,10 @@ void kind_set_ints(struct kind_args *a, int64_t *ints, size_t n);
 /* Free what the arguments own. NULL-safe. */
 void kind_args_done(struct kind_args *a);
 
-/* What was wrong with a statistic's spec: the parameter ("" for the
- * statistic as a whole, "kind" for its kind) and why. */
-struct kind_err {
-	const char	*param;
-	char		 reason[160];
-};
-
-/* Fill err. Returns: -EINVAL. */
-int kind_fail(struct kind_err *err, const char *param, const char *reason);
+/* Fill err: what was wrong with a statistic's spec, the parameter ("" for
+ * the statistic as a whole, "kind" for its kind) and why.
+ * Returns: -EINVAL. */
+int kind_fail(struct input_error *err, const char *param, const char *reason);
 
 /*
  * kind_hlpr: run a stats(3) spec helper into *vss (for a statistic of
@@ -132,7 +129,7 @@ int kind_fail(struct kind_err *err, const char *param, const char *reason);
  */
 int kind_hlpr(struct voistatspec *vss, enum voi_stype stype, vss_hlpr_fn fn,
     void *info, enum vsd_dtype voi_dtype, enum vsd_dtype vs_dtype,
-    struct kind_err *err);
+    struct input_error *err);
 
 /*
  * kind_add: kind_hlpr() into vss[*n], then count it; refused if max are
@@ -141,7 +138,7 @@ int kind_hlpr(struct voistatspec *vss, enum voi_stype stype, vss_hlpr_fn fn,
  */
 int kind_add(struct voistatspec *vss, uint32_t *n, uint32_t max,
     enum voi_stype stype, vss_hlpr_fn fn, void *info,
-    enum vsd_dtype voi_dtype, enum vsd_dtype vs_dtype, struct kind_err *err);
+    enum vsd_dtype voi_dtype, enum vsd_dtype vs_dtype, struct input_error *err);
 
 /*
  * A kind's builder: the voistatspec(s) of a statistic with arguments a,
@@ -151,7 +148,7 @@ int kind_add(struct voistatspec *vss, uint32_t *n, uint32_t max,
  * Returns: 0; -EINVAL with err; -ENOMEM.
  */
 typedef int kind_build_fn(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err);
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err);
 
 /*
  * A kind's description of one of its statistics (data vsd of dsz bytes

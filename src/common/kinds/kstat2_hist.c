@@ -228,7 +228,7 @@ k2hist_params_from_args(const struct kind_args *a, struct k2hist_params *p)
 
 int
 k2hist_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	struct k2hist_params p;
 	struct k2hist_spec ks;

@@ -14,8 +14,7 @@
 
 #include "numeric.h"
 
-/* The value as a sign-extended (or zero-extended) 64-bit quantity. */
-static int64_t
+int64_t
 numeric_s64(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
 {
 	switch (dtype) {
@@ -36,7 +35,7 @@ numeric_s64(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
 	}
 }
 
-static uint64_t
+uint64_t
 numeric_u64(enum vsd_dtype dtype, const struct voistatdata_numeric *n)
 {
 	return (uint64_t)numeric_s64(dtype, n);
@@ -280,6 +279,23 @@ numeric_format(struct sbuf *buf, enum vsd_dtype dtype,
 		return EINVAL;
 	}
 	return sbuf_error(buf);
+}
+
+int
+numeric_json_u64(struct sbuf *buf, uint64_t v)
+{
+	sbuf_printf(buf, v <= INT64_MAX ? "%" PRIu64 : "\"%" PRIu64 "\"", v);
+	return sbuf_error(buf);
+}
+
+int
+numeric_format_json(struct sbuf *buf, enum vsd_dtype dtype,
+    const struct voistatdata_numeric *n)
+{
+	if (dtype_valid(dtype) && !dtype_info[dtype].is_signed &&
+	    !dtype_info[dtype].is_q && dtype_info[dtype].size == 8)
+		return numeric_json_u64(buf, numeric_u64(dtype, n));
+	return numeric_format(buf, dtype, n);
 }
 
 int
@@ -532,7 +548,7 @@ stats_vss_numeric_hlpr(enum vsd_dtype voi_dtype, struct voistatspec *vss,
 static int
 numeric_build(enum voi_stype stype, enum vsd_dtype voi_dtype,
     struct voistatspec *vss, uint32_t *n, uint32_t max,
-    struct kind_err *err)
+    struct input_error *err)
 {
 	return kind_add(vss, n, max, stype,
 	    (vss_hlpr_fn)stats_vss_numeric_hlpr, NULL, voi_dtype, 0, err);
@@ -540,7 +556,7 @@ numeric_build(enum voi_stype stype, enum vsd_dtype voi_dtype,
 
 int
 numeric_sum_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return numeric_build(VS_STYPE_SUM, voi_dtype, vss, n, max, err);
@@ -548,7 +564,7 @@ numeric_sum_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 
 int
 numeric_min_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return numeric_build(VS_STYPE_MIN, voi_dtype, vss, n, max, err);
@@ -556,7 +572,7 @@ numeric_min_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 
 int
 numeric_max_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return numeric_build(VS_STYPE_MAX, voi_dtype, vss, n, max, err);

@@ -37,8 +37,28 @@ void numeric_load(enum vsd_dtype dtype, const void *data,
 void numeric_store(enum vsd_dtype dtype, void *data,
     const struct voistatdata_numeric *n);
 
+/* The value as a sign-extended (numeric_s64) or, for an unsigned dtype,
+ * zero-extended (numeric_u64) 64-bit quantity. */
+int64_t numeric_s64(enum vsd_dtype dtype,
+    const struct voistatdata_numeric *n);
+uint64_t numeric_u64(enum vsd_dtype dtype,
+    const struct voistatdata_numeric *n);
+
 /* Append the value in dtype's text form. Returns: 0 or the sbuf error. */
 int numeric_format(struct sbuf *buf, enum vsd_dtype dtype,
+    const struct voistatdata_numeric *n);
+
+/*
+ * The JSON forms statsd writes numbers in (docs/protocol.md, Numbers): a
+ * JSON number, exactly; but an unsigned value above INT64_MAX, which
+ * varlink's int and most JSON readers (jansson, Go's int64) cannot hold, is
+ * a JSON string of its decimal digits. A fixed-point value is a JSON number
+ * whose text is its exact decimal.
+ * numeric_json_u64: v so. numeric_format_json: a value of dtype so.
+ * Returns: 0 or the sbuf error.
+ */
+int numeric_json_u64(struct sbuf *buf, uint64_t v);
+int numeric_format_json(struct sbuf *buf, enum vsd_dtype dtype,
     const struct voistatdata_numeric *n);
 
 /*

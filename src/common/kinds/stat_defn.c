@@ -412,7 +412,7 @@ stat_defn_render(struct sbuf *buf, const struct voistatdata *vsd,
  */
 int
 stat_defn_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	const char *units = kind_str(a, KP_UNITS, "");
 	struct vsd_defn d;

@@ -392,7 +392,7 @@ stat_history_render(struct sbuf *buf, const struct voistatdata *vsd,
  * period_us (1 s). */
 int
 stat_history_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	const char *mode = kind_str(a, KP_MODE, "increments");
 	struct vss_history_hlpr_info hi = {

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numeric.h"
 #include "op.h"
 #include "stat_ioq.h"
 
@@ -302,10 +303,11 @@ stat_ioq_render(struct sbuf *buf, const struct voistatdata *vsd,
 	(void)objdump;
 	ioq_values((const kstat_io_t *)vsd, v);
 	for (i = 0; i < IOQ_NFIELDS; i++) {
-		if (fmt == SB_STRFMT_JSON)
-			sbuf_printf(buf, "%s\"%s\":%ju", i > 0 ? "," : "",
-			    stat_ioq_fields[i].suffix, (uintmax_t)v[i]);
-		else
+		if (fmt == SB_STRFMT_JSON) {
+			sbuf_printf(buf, "%s\"%s\":", i > 0 ? "," : "",
+			    stat_ioq_fields[i].suffix);
+			numeric_json_u64(buf, v[i]);
+		} else
 			sbuf_printf(buf, "%s%s=%ju", i > 0 ? ", " : "",
 			    stat_ioq_fields[i].suffix, (uintmax_t)v[i]);
 	}
@@ -315,7 +317,7 @@ stat_ioq_render(struct sbuf *buf, const struct voistatdata *vsd,
 /* IOQ takes no parameters. */
 int
 stat_ioq_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return kind_add(vss, n, max, VS_STYPE_IOQ,

@@ -153,18 +153,21 @@ stat_list_render(struct sbuf *buf, const struct voistatdata *vsd,
 	(void)objdump;
 	if (!dtype_is_scalar(voi_dtype))
 		voi_dtype = VSD_DTYPE_INT_S64;
-	if (fmt == SB_STRFMT_JSON)
-		sbuf_printf(buf, "\"entries_max\":%hu,\"hits_missed\":%ju,"
-		    "\"entries\":[", l->entries_max, (uintmax_t)l->hits_missed);
-	else
+	if (fmt == SB_STRFMT_JSON) {
+		sbuf_printf(buf, "\"entries_max\":%hu,\"hits_missed\":",
+		    l->entries_max);
+		numeric_json_u64(buf, l->hits_missed);
+		sbuf_cat(buf, ",\"entries\":[");
+	} else
 		sbuf_printf(buf, "entries_max=%hu, hits_missed=%ju",
 		    l->entries_max, (uintmax_t)l->hits_missed);
 	for (i = 0; i < l->nentries && i < l->entries_max; i++) {
 		if (fmt == SB_STRFMT_JSON) {
 			sbuf_cat(buf, i > 0 ? ",{\"x\":" : "{\"x\":");
-			numeric_format(buf, voi_dtype, &l->ent[i].x);
-			sbuf_printf(buf, ",\"hits\":%ju}",
-			    (uintmax_t)l->ent[i].hits);
+			numeric_format_json(buf, voi_dtype, &l->ent[i].x);
+			sbuf_cat(buf, ",\"hits\":");
+			numeric_json_u64(buf, l->ent[i].hits);
+			sbuf_putc(buf, '}');
 		} else {
 			sbuf_cat(buf, "\n\t\t\t\t{x=");
 			numeric_format(buf, voi_dtype, &l->ent[i].x);
@@ -179,7 +182,7 @@ stat_list_render(struct sbuf *buf, const struct voistatdata *vsd,
 /* LIST: entries_max (16 by default). */
 int
 stat_list_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	struct vss_list_hlpr_info li = {
 		(uint32_t)kind_int(a, KP_ENTRIES_MAX, 16) };

@@ -216,7 +216,7 @@ stat_raw_render(struct sbuf *buf, const struct voistatdata *vsd,
 /* RAW: entries_max (16 by default). */
 int
 stat_raw_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	struct vss_raw_hlpr_info ri = {
 		(uint32_t)kind_int(a, KP_ENTRIES_MAX, 16) };

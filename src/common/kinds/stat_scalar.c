@@ -344,7 +344,7 @@ stat_string_render(struct sbuf *buf, const struct voistatdata *vsd,
  * CHAR none (eight bytes, kstat_named_t's). */
 int
 stat_count_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return kind_add(vss, n, max, VS_STYPE_COUNT,
@@ -354,7 +354,7 @@ stat_count_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 
 int
 stat_last_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return kind_add(vss, n, max, VS_STYPE_LAST,
@@ -365,7 +365,7 @@ stat_last_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 static int
 stat_text_build(uint8_t kind, const struct kind_args *a,
     enum vsd_dtype voi_dtype, struct voistatspec *vss, uint32_t *n,
-    uint32_t max, struct kind_err *err)
+    uint32_t max, struct input_error *err)
 {
 	struct vss_string_hlpr_info si = {
 		.kind = kind,
@@ -378,7 +378,7 @@ stat_text_build(uint8_t kind, const struct kind_args *a,
 
 int
 stat_string_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	return stat_text_build(KSTAT_DATA_STRING, a, voi_dtype, vss, n, max,
 	    err);
@@ -386,7 +386,7 @@ stat_string_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
 
 int
 stat_char_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	return stat_text_build(KSTAT_DATA_CHAR, a, voi_dtype, vss, n, max,
 	    err);

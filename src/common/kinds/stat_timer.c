@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numeric.h"
 #include "op.h"
 #include "stat_timer.h"
 
@@ -156,10 +157,11 @@ stat_timer_render(struct sbuf *buf, const struct voistatdata *vsd,
 	(void)objdump;
 	stat_timer_field_values(vsd, 0, v);
 	for (i = 0; i < TIMER_NFIELDS; i++) {
-		if (fmt == SB_STRFMT_JSON)
-			sbuf_printf(buf, "%s\"%s\":%ju", i > 0 ? "," : "",
-			    stat_timer_fields[i].suffix, (uintmax_t)v[i]);
-		else
+		if (fmt == SB_STRFMT_JSON) {
+			sbuf_printf(buf, "%s\"%s\":", i > 0 ? "," : "",
+			    stat_timer_fields[i].suffix);
+			numeric_json_u64(buf, v[i]);
+		} else
 			sbuf_printf(buf, "%s%s=%ju", i > 0 ? ", " : "",
 			    stat_timer_fields[i].suffix, (uintmax_t)v[i]);
 	}
@@ -169,7 +171,7 @@ stat_timer_render(struct sbuf *buf, const struct voistatdata *vsd,
 /* TIMER takes no parameters. */
 int
 stat_timer_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	(void)a;
 	return kind_add(vss, n, max, VS_STYPE_TIMER,

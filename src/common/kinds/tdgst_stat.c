@@ -135,7 +135,7 @@ tdgst_stat_render(struct sbuf *buf, const struct voistatdata *vsd,
 /* TDGST: counters (32 or 64), nctds (64) and prec (0). */
 int
 tdgst_stat_build(const struct kind_args *a, enum vsd_dtype voi_dtype,
-    struct voistatspec *vss, uint32_t *n, uint32_t max, struct kind_err *err)
+    struct voistatspec *vss, uint32_t *n, uint32_t max, struct input_error *err)
 {
 	int64_t counters = kind_int(a, KP_COUNTERS, 64);
 	struct vss_tdgst_hlpr_info ti = {

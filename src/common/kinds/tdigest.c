@@ -16,6 +16,7 @@
 
 #include <statsd/sbuf.h>
 
+#include "numeric.h"
 #include "tdigest.h"
 
 #define TD_MAGIC	0x31474454u	/* "TDG1" read little-endian */
@@ -1644,7 +1645,9 @@ put_ctd(struct sbuf *sb, const struct tdgst_hdr *h, int json,
 			sbuf_printf(sb, "\"%s\":%jd,", tag, (intmax_t)idx);
 		sbuf_cat(sb, "\"mu\":");
 		put_mean(sb, h, m);
-		sbuf_printf(sb, ",\"cnt\":%ju}", (uintmax_t)w);
+		sbuf_cat(sb, ",\"cnt\":");
+		numeric_json_u64(sb, w);
+		sbuf_putc(sb, '}');
 	} else {
 		sbuf_cat(sb, "\n\t\t\t\t");
 		if (idx >= 0)

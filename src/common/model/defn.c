@@ -23,8 +23,10 @@
 #include "defn.h"
 #include "kind.h"
 #include "layout.h"
+#include "numeric.h"
 #include "stat_history.h"
 #include "stat_list.h"
+#include "stat_scalar.h"
 
 enum defn_vtype {
 	DV_NAME,	/* the statistic the line is about */
@@ -94,26 +96,25 @@ struct defn_line {
 };
 
 static int
-defn_fail(struct defn_error *err, int error, unsigned line, unsigned col,
+defn_fail(struct input_error *err, int error, unsigned line, unsigned col,
     const char *attr, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
 
 static int
-defn_fail(struct defn_error *err, int error, unsigned line, unsigned col,
+defn_fail(struct input_error *err, int error, unsigned line, unsigned col,
     const char *attr, const char *fmt, ...)
 {
 	va_list ap;
+	int r;
 
 	if (err != NULL) {
 		err->line = line;
 		err->col = col;
-		snprintf(err->attr, sizeof(err->attr), "%s", attr != NULL ?
-		    attr : "");
-		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
 	}
-	return -error;
+	va_start(ap, fmt);
+	r = input_vfail(err, error, attr, fmt, ap);
+	va_end(ap);
+	return r;
 }
 
 /* ------------------------------------------------------------ the model */
@@ -399,7 +400,7 @@ defn_enum(const char *const *names, unsigned n, const char *s)
 /* Parse one token's value into L; read-only values are ignored. */
 static int
 defn_token(struct defn_line *L, enum defn_attr a, const char *val,
-    size_t vlen, unsigned lineno, unsigned col, struct defn_error *err)
+    size_t vlen, unsigned lineno, unsigned col, struct input_error *err)
 {
 	const struct defn_attr_info *ai = &defn_attrs[a];
 	char v[64];
@@ -499,7 +500,7 @@ defn_token(struct defn_line *L, enum defn_attr a, const char *val,
 
 static int
 defn_parse_line(const char *line, size_t len, unsigned lineno,
-    struct defn_line *L, struct defn_error *err)
+    struct defn_line *L, struct input_error *err)
 {
 	size_t i = 0;
 	int e;
@@ -543,7 +544,7 @@ defn_parse_line(const char *line, size_t len, unsigned lineno,
 static int
 defn_apply_line(struct statsblob **wb, const char *const *names,
     uint16_t nnames, const struct defn_line *L, unsigned lineno,
-    uint64_t now, bool *relaid, struct defn_error *err)
+    uint64_t now, bool *relaid, struct input_error *err)
 {
 	const struct statsblobv1 *b = (const struct statsblobv1 *)*wb;
 	const struct vsd_defn *d;
@@ -658,7 +659,7 @@ defn_apply_line(struct statsblob **wb, const char *const *names,
 int
 defn_apply(const struct statsblob *sb, const char *const *names,
     uint16_t nnames, const char *text, uint64_t now, struct statsblob **ret,
-    bool *ret_relaid, struct defn_error *err)
+    bool *ret_relaid, struct input_error *err)
 {
 	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
 	struct statsblob *wb;
@@ -702,73 +703,227 @@ defn_apply(const struct statsblob *sb, const char *const *names,
 /* ------------------------------------------------------------- the file */
 
 void
+linux_seconds(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64, ns / 1000000000u,
+	    ns % 1000000000u / 1000u);
+}
+
+void
 linux_timestamp(char *buf, size_t len, uint64_t ns)
 {
-	snprintf(buf, len, "[%5" PRIu64 ".%06" PRIu64 "]", ns / 1000000000u,
-	    ns % 1000000000u / 1000u);
+	char s[32];
+
+	/* "[%5lu.%06lu]": the seconds at least five wide. */
+	linux_seconds(s, sizeof(s), ns);
+	snprintf(buf, len, "[%12s]", s);
+}
+
+void
+defn_attrs_emit(const struct defn_view *v, const struct defn_sink *s)
+{
+	const struct vsd_defn *d = &v->d;
+	char units[DEFN_UNITS_MAX + 1];
+
+	s->text(s->arg, "name", v->name);
+	s->num(s->arg, "on", false, d->on);
+	s->text(s->arg, "type", d->type < DEFN_NUM_TYPES ?
+	    stat_defn_type_names[d->type] : "?");
+	s->num(s->arg, "range_min", true, (uint64_t)d->range_min);
+	s->num(s->arg, "range_max", true, (uint64_t)d->range_max);
+	switch (d->type) {
+	case DEFN_VALUE:
+		s->text(s->arg, "mode",
+		    stat_history_mode_names[d->mode % DEFN_NUM_MODES]);
+		break;
+	case DEFN_ARRAY:
+		s->num(s->arg, "base_interval", false, d->base_interval);
+		s->text(s->arg, "scale",
+		    stat_defn_scale_names[d->scale % DEFN_NUM_SCALES]);
+		break;
+	case DEFN_LIST:
+		s->num(s->arg, "entries_max", false, d->entries_max);
+		s->num(s->arg, "hits_missed", false, v->hits_missed);
+		break;
+	case DEFN_RAW:
+		s->num(s->arg, "entries_max", false, d->entries_max);
+		break;
+	case DEFN_HISTORY:
+		s->num(s->arg, "entries_max", false, d->entries_max);
+		s->text(s->arg, "mode",
+		    stat_history_mode_names[d->mode % DEFN_NUM_MODES]);
+		s->num(s->arg, "period", false, d->period_us);
+		break;
+	default:
+		break;
+	}
+	s->num(s->arg, "hits_out_of_range", false, d->hits_out_of_range);
+	s->time(s->arg, "data", d->data_ns);
+	s->time(s->arg, "started", d->started_ns);
+	s->time(s->arg, "stopped", d->stopped_ns);
+	snprintf(units, sizeof(units), "%.*s", DEFN_UNITS_MAX, d->units);
+	s->text(s->arg, "units", units);
+}
+
+int
+defn_walk(const struct statsblob *sb, const char *const *names,
+    uint16_t nnames, int (*fn)(const struct defn_view *v, void *arg),
+    void *arg)
+{
+	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
+	struct defn_view v;
+	uint16_t i;
+	int r;
+
+	if (b == NULL || b->abi != STATS_ABI_V1)
+		return -EINVAL;
+	for (i = 0; i < blob_nvois(b); i++) {
+		const struct vsd_defn *d = defn_get(sb, i);
+		struct voistat *vs;
+		char dflt[16];
+
+		if (d == NULL || d->type >= DEFN_NUM_TYPES)
+			continue;
+		v.name = i < nnames && names != NULL && names[i] != NULL ?
+		    names[i] : NULL;
+		if (v.name == NULL) {
+			snprintf(dflt, sizeof(dflt), "voi%u", i);
+			v.name = dflt;
+		}
+		v.d = *d;
+		vs = d->type == DEFN_LIST ? defn_stat(b, i, VS_STYPE_LIST) :
+		    NULL;
+		v.hits_missed = vs != NULL ? ((const struct vsd_list *)
+		    blob_vsd(b, vs))->hits_missed : 0;
+		r = fn(&v, arg);
+		if (r != 0)
+			return r;
+	}
+	return 0;
+}
+
+/* The definition file's text: "key=value" one blank apart. */
+struct defn_text {
+	struct sbuf	*buf;
+	bool		 first;
+};
+
+static void
+defn_text_text(void *arg, const char *key, const char *v)
+{
+	struct defn_text *t = arg;
+
+	sbuf_printf(t->buf, "%s%s=%s", t->first ? "" : " ", key, v);
+	t->first = false;
+}
+
+static void
+defn_text_num(void *arg, const char *key, bool is_signed, uint64_t v)
+{
+	char n[24];
+
+	snprintf(n, sizeof(n), is_signed ? "%" PRId64 : "%" PRIu64, v);
+	defn_text_text(arg, key, n);
+}
+
+static void
+defn_text_time(void *arg, const char *key, uint64_t ns)
+{
+	char ts[48];
+
+	linux_timestamp(ts, sizeof(ts), ns);
+	defn_text_text(arg, key, ts);
+}
+
+static int
+defn_text_line(const struct defn_view *v, void *arg)
+{
+	struct defn_text t = { arg, true };
+	const struct defn_sink s = { defn_text_num, defn_text_text,
+	    defn_text_time, &t };
+
+	defn_attrs_emit(v, &s);
+	sbuf_putc(arg, '\n');
+	return 0;
 }
 
 int
 defn_format(struct sbuf *buf, const struct statsblob *sb,
     const char *const *names, uint16_t nnames)
 {
-	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
-	uint16_t i;
+	int r;
 
-	if (buf == NULL || b == NULL || b->abi != STATS_ABI_V1)
+	if (buf == NULL)
 		return -EINVAL;
-	for (i = 0; i < blob_nvois(b); i++) {
-		const struct vsd_defn *d = defn_get(sb, i);
-		char dflt[16], t1[48], t2[48], t3[48];
-		const char *name;
-		struct voistat *vs;
-
-		if (d == NULL || d->type >= DEFN_NUM_TYPES)
-			continue;
-		name = i < nnames && names != NULL && names[i] != NULL ?
-		    names[i] : NULL;
-		if (name == NULL) {
-			snprintf(dflt, sizeof(dflt), "voi%u", i);
-			name = dflt;
-		}
-		sbuf_printf(buf, "name=%s on=%u type=%s range_min=%" PRId64
-		    " range_max=%" PRId64, name, d->on,
-		    stat_defn_type_names[d->type], d->range_min, d->range_max);
-		switch (d->type) {
-		case DEFN_VALUE:
-			sbuf_printf(buf, " mode=%s",
-			    stat_history_mode_names[d->mode % DEFN_NUM_MODES]);
-			break;
-		case DEFN_ARRAY:
-			sbuf_printf(buf, " base_interval=%" PRIu64 " scale=%s",
-			    d->base_interval,
-			    stat_defn_scale_names[d->scale % DEFN_NUM_SCALES]);
-			break;
-		case DEFN_LIST:
-			vs = defn_stat(b, i, VS_STYPE_LIST);
-			sbuf_printf(buf, " entries_max=%u hits_missed=%" PRIu64,
-			    d->entries_max, vs != NULL ? ((const struct vsd_list *)
-			    blob_vsd(b, vs))->hits_missed : 0);
-			break;
-		case DEFN_RAW:
-			sbuf_printf(buf, " entries_max=%u", d->entries_max);
-			break;
-		case DEFN_HISTORY:
-			sbuf_printf(buf, " entries_max=%u mode=%s period=%" PRIu64,
-			    d->entries_max,
-			    stat_history_mode_names[d->mode % DEFN_NUM_MODES],
-			    d->period_us);
-			break;
-		default:
-			break;
-		}
-		linux_timestamp(t1, sizeof(t1), d->data_ns);
-		linux_timestamp(t2, sizeof(t2), d->started_ns);
-		linux_timestamp(t3, sizeof(t3), d->stopped_ns);
-		sbuf_printf(buf, " hits_out_of_range=%" PRIu64 " data=%s "
-		    "started=%s stopped=%s units=%.*s\n", d->hits_out_of_range,
-		    t1, t2, t3, DEFN_UNITS_MAX, d->units);
-	}
+	r = defn_walk(sb, names, nnames, defn_text_line, buf);
+	if (r != 0)
+		return r;
 	sbuf_putc(buf, '\n');
+	return sbuf_error(buf) != 0 ? -sbuf_error(buf) : 0;
+}
+
+/* A LinuxDefinition: the attributes as members, times in ns. */
+static void
+defn_json_text(void *arg, const char *key, const char *v)
+{
+	struct defn_text *t = arg;
+
+	sbuf_printf(t->buf, "%s\"%s\":", t->first ? "{" : ",", key);
+	stat_json_string(t->buf, v, strlen(v));
+	t->first = false;
+}
+
+static void
+defn_json_num(void *arg, const char *key, bool is_signed, uint64_t v)
+{
+	struct defn_text *t = arg;
+
+	sbuf_printf(t->buf, "%s\"%s\":", t->first ? "{" : ",", key);
+	if (is_signed)
+		sbuf_printf(t->buf, "%" PRId64, (int64_t)v);
+	else
+		numeric_json_u64(t->buf, v);
+	t->first = false;
+}
+
+static void
+defn_json_time(void *arg, const char *key, uint64_t ns)
+{
+	char k[32];
+
+	snprintf(k, sizeof(k), "%s_ns", key);
+	defn_json_num(arg, k, false, ns);
+}
+
+static int
+defn_json_one(const struct defn_view *v, void *arg)
+{
+	struct defn_text *t = arg;
+	const struct defn_sink s = { defn_json_num, defn_json_text,
+	    defn_json_time, t };
+
+	if (!t->first)
+		sbuf_putc(t->buf, ',');
+	t->first = true;
+	defn_attrs_emit(v, &s);
+	sbuf_putc(t->buf, '}');
+	t->first = false;
+	return 0;
+}
+
+int
+defn_json(struct sbuf *buf, const struct statsblob *sb,
+    const char *const *names, uint16_t nnames)
+{
+	struct defn_text t = { buf, true };
+	int r;
+
+	if (buf == NULL)
+		return -EINVAL;
+	sbuf_putc(buf, '[');
+	r = defn_walk(sb, names, nnames, defn_json_one, &t);
+	sbuf_putc(buf, ']');
+	if (r != 0)
+		return r;
 	return sbuf_error(buf) != 0 ? -sbuf_error(buf) : 0;
 }

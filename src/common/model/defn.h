@@ -17,15 +17,8 @@
 #include <statsd/sbuf.h>
 #include <statsd/stats.h>
 
+#include "input_error.h"
 #include "stat_defn.h"
-
-/* What was wrong with a definition line, for the writer to see. */
-struct defn_error {
-	unsigned	line;		/* 1-based; 0: not about a line */
-	unsigned	col;		/* 1-based column of the token; 0: none */
-	char		attr[24];	/* the attribute at fault, or "" */
-	char		msg[160];
-};
 
 /*
  * defn_stat_create: a copy of sb (free() it) with a new statistic at VOI
@@ -94,7 +87,7 @@ int defn_reset(struct statsblob *sb, uint16_t voi_id, uint64_t now);
  */
 int defn_apply(const struct statsblob *sb, const char *const *names,
     uint16_t nnames, const char *text, uint64_t now, struct statsblob **ret,
-    bool *ret_relaid, struct defn_error *err);
+    bool *ret_relaid, struct input_error *err);
 
 /*
  * defn_format: append the definition file of sb: one line per statistic,
@@ -111,11 +104,53 @@ int defn_format(struct sbuf *buf, const struct statsblob *sb,
     const char *const *names, uint16_t nnames);
 
 /*
+ * One statistic's definition as data: its name, its definition, and the
+ * list's count of hits it missed (a list's only). A reply carries it as a
+ * LinuxDefinition (the IDL's).
+ */
+struct defn_view {
+	const char		*name;
+	struct vsd_defn		 d;
+	uint64_t		 hits_missed;
+};
+
+/*
+ * A definition's attributes in the definition file's order, as they are
+ * written: defn_attrs_emit calls num (an attribute's number), text or
+ * time (a timestamp) for each; the definition file's text and the JSON
+ * forms are all written from that one list.
+ */
+struct defn_sink {
+	void	(*num)(void *arg, const char *key, bool is_signed,
+		    uint64_t v);
+	void	(*text)(void *arg, const char *key, const char *s);
+	void	(*time)(void *arg, const char *key, uint64_t ns);
+	void	*arg;
+};
+void defn_attrs_emit(const struct defn_view *v, const struct defn_sink *s);
+
+/*
+ * defn_walk: fn for the definition of each VOI of sb that has one, in VOI
+ * order, named by names[id] ("voi<i>" without one).
+ * Returns: 0; -EINVAL; fn's non-zero value.
+ */
+int defn_walk(const struct statsblob *sb, const char *const *names,
+    uint16_t nnames, int (*fn)(const struct defn_view *v, void *arg),
+    void *arg);
+
+/* The definitions of sb as JSON: an array of LinuxDefinition (times in
+ * ns, as "data_ns"...), appended to buf. Returns: 0; -EINVAL; -ENOMEM. */
+int defn_json(struct sbuf *buf, const struct statsblob *sb,
+    const char *const *names, uint16_t nnames);
+
+/*
  * A time as the Linux code prints it: "[%5lu.%06lu]", s and µs. The
  * definition file's timestamps and the data file's history and raw lines
  * use it.
  */
 void linux_timestamp(char *buf, size_t len, uint64_t ns);
+/* The same time without brackets and padding: "<s>.<µs>". */
+void linux_seconds(char *buf, size_t len, uint64_t ns);
 
 /* The attribute table, for docs and tests: name, writable, applies to. */
 struct defn_attr_info {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dtype.h"
 #include "numeric.h"
 #include "render_kstat.h"
 #include "stat_scalar.h"
@@ -27,6 +28,172 @@ ksfmt_time(char *buf, size_t len, hrtime_t t)
 	else
 		snprintf(buf, len, "%s%" PRIu64 ".%09" PRIu64, t < 0 ? "-" : "",
 		    m / 1000000000, m % 1000000000);
+}
+
+const char *const ksfmt_type_names[KSFMT_NTYPES] = {
+	[KSFMT_INT] = "int", [KSFMT_UINT] = "uint", [KSFMT_FIXED] = "fixed",
+	[KSFMT_STRING] = "string", [KSFMT_ARRAY] = "array",
+};
+
+/* What fs's value is, into st: its type and, for numbers, the number;
+ * for an array, fs's own counts (the caller keeps them if it must). */
+static void
+ksfmt_typed(const struct flat_stat *fs, struct ksfmt_stat *st)
+{
+	struct voistatdata_numeric num;
+
+	st->n = 0;
+	st->arr = NULL;
+	st->narr = 0;
+	switch (fs->vtype) {
+	case FLAT_SCALAR:
+		/* A type with no number (never a scalar statistic's) is
+		 * shown as the text it has. */
+		if (!dtype_is_scalar(fs->vs_dtype)) {
+			st->type = KSFMT_STRING;
+			break;
+		}
+		if (dtype_info[fs->vs_dtype].is_q) {
+			st->type = KSFMT_FIXED;
+			break;
+		}
+		numeric_load(fs->vs_dtype, fs->vsd, &num);
+		st->type = dtype_info[fs->vs_dtype].is_signed ? KSFMT_INT :
+		    KSFMT_UINT;
+		st->n = st->type == KSFMT_INT ?
+		    (uint64_t)numeric_s64(fs->vs_dtype, &num) :
+		    numeric_u64(fs->vs_dtype, &num);
+		break;
+	case FLAT_STRING:
+		st->type = KSFMT_STRING;
+		break;
+	case FLAT_U64:
+		st->type = fs->f->is_signed ? KSFMT_INT : KSFMT_UINT;
+		st->n = fs->u64;
+		break;
+	default:
+		st->type = KSFMT_ARRAY;
+		st->arr = fs->arr;
+		st->narr = fs->n;
+		break;
+	}
+}
+
+int
+ksfmt_json_value(struct sbuf *buf, const struct ksfmt_stat *st)
+{
+	uint16_t i;
+
+	switch (st->type) {
+	case KSFMT_INT:
+		sbuf_printf(buf, "%" PRId64, (int64_t)st->n);
+		break;
+	case KSFMT_UINT:
+		numeric_json_u64(buf, st->n);
+		break;
+	case KSFMT_STRING:
+		stat_json_string(buf, st->value, strlen(st->value));
+		break;
+	case KSFMT_ARRAY:
+		sbuf_putc(buf, '[');
+		for (i = 0; i < st->narr; i++) {
+			if (i > 0)
+				sbuf_putc(buf, ',');
+			numeric_json_u64(buf, st->arr[i]);
+		}
+		sbuf_putc(buf, ']');
+		break;
+	default:	/* a fixed-point number's decimal is a JSON number */
+		sbuf_cat(buf, st->value);
+		break;
+	}
+	return sbuf_error(buf);
+}
+
+void
+ksfmt_json_names(struct sbuf *buf, const struct kstat_hdr *h)
+{
+	sbuf_cat(buf, "{\"module\":");
+	stat_json_string(buf, h->module, strlen(h->module));
+	sbuf_printf(buf, ",\"instance\":%d,\"name\":", (int)h->instance);
+	stat_json_string(buf, h->name, strlen(h->name));
+	sbuf_cat(buf, ",\"class\":");
+	stat_json_string(buf, h->class_, strlen(h->class_));
+}
+
+/* One FlatStat: the value in the member its type says (the IDL's). */
+static void
+json_flat_stat(struct sbuf *buf, const struct ksfmt_stat *st)
+{
+	sbuf_cat(buf, "{\"name\":");
+	stat_json_string(buf, st->name, strlen(st->name));
+	sbuf_printf(buf, ",\"type\":\"%s\",", st->type < KSFMT_NTYPES ?
+	    ksfmt_type_names[st->type] : "fixed");
+	if (st->type == KSFMT_INT ||
+	    (st->type == KSFMT_UINT && st->n <= INT64_MAX))
+		sbuf_cat(buf, "\"value\":");
+	else if (st->type == KSFMT_ARRAY)
+		sbuf_cat(buf, "\"counts\":");
+	else
+		sbuf_cat(buf, "\"text\":");
+	if (st->type == KSFMT_FIXED)
+		stat_json_string(buf, st->value, strlen(st->value));
+	else
+		ksfmt_json_value(buf, st);
+	sbuf_cat(buf, st->counter ? ",\"counter\":true}" :
+	    ",\"counter\":false}");
+}
+
+int
+ksfmt_json_data(struct sbuf *buf, const struct ksfmt_stat *st, size_t n,
+    const struct ks_selector *sel)
+{
+	size_t i;
+	int shown = 0;
+
+	sbuf_putc(buf, '{');
+	for (i = 0; i < n; i++) {
+		if (sel != NULL && !ks_selector_match_stat(sel, st[i].name))
+			continue;
+		if (shown++ > 0)
+			sbuf_putc(buf, ',');
+		stat_json_string(buf, st[i].name, strlen(st[i].name));
+		sbuf_putc(buf, ':');
+		ksfmt_json_value(buf, &st[i]);
+	}
+	sbuf_putc(buf, '}');
+	return sbuf_error(buf) != 0 ? -sbuf_error(buf) : shown;
+}
+
+int
+ksfmt_json_kstat(struct sbuf *buf, bool flat, const struct kstat_hdr *h,
+    const struct ksfmt_stat *st, size_t n, const struct ks_selector *sel)
+{
+	char t[40];
+	size_t i;
+	int shown = 0;
+
+	ksfmt_json_names(buf, h);
+	if (!flat) {
+		ksfmt_time(t, sizeof(t), h->snaptime);
+		sbuf_printf(buf, ",\"type\":%u,\"snaptime\":%s,\"data\":",
+		    (unsigned)h->type, t);
+		shown = ksfmt_json_data(buf, st, n, sel);
+		sbuf_putc(buf, '}');
+		return sbuf_error(buf) != 0 ? -sbuf_error(buf) : shown;
+	}
+	sbuf_printf(buf, ",\"type\":\"%s\",\"crtime\":%" PRId64
+	    ",\"snaptime\":%" PRId64 ",\"stats\":[", ks_type_id(h->type),
+	    (int64_t)h->crtime, (int64_t)h->snaptime);
+	for (i = 0; i < n; i++) {
+		if (sel != NULL && !ks_selector_match_stat(sel, st[i].name))
+			continue;
+		if (shown++ > 0)
+			sbuf_putc(buf, ',');
+		json_flat_stat(buf, &st[i]);
+	}
+	sbuf_cat(buf, "]}");
+	return sbuf_error(buf) != 0 ? -sbuf_error(buf) : shown;
 }
 
 /* The flat statistics being collected as text. */
@@ -86,15 +253,23 @@ acc_push(const struct flat_stat *fs, void *arg)
 	if (sbuf_finish(a->sb) != 0)
 		return -ENOMEM;
 	s = &a->v[a->n];
+	ksfmt_typed(fs, s);
 	s->name = strdup(flat_name(fs, name, sizeof(name)));
 	s->value = strdup(sbuf_data(a->sb));
-	if (s->name == NULL || s->value == NULL) {
+	if (s->narr > 0) {
+		uint64_t *arr = malloc(s->narr * sizeof(*arr));
+
+		if (arr != NULL)
+			memcpy(arr, s->arr, s->narr * sizeof(*arr));
+		s->arr = arr;
+	}
+	if (s->name == NULL || s->value == NULL ||
+	    (s->narr > 0 && s->arr == NULL)) {
 		free((char *)s->name);
 		free((char *)s->value);
+		free((uint64_t *)s->arr);
 		return -ENOMEM;
 	}
-	s->quoted = fs->vtype == FLAT_STRING;
-	s->array = fs->vtype == FLAT_U64_ARRAY;
 	s->counter = fs->counter;
 	a->n++;
 	return 0;
@@ -139,6 +314,7 @@ ksfmt_stats_free(struct ksfmt_stat *st, size_t n)
 	for (i = 0; i < n; i++) {
 		free((char *)st[i].name);
 		free((char *)st[i].value);
+		free((uint64_t *)st[i].arr);
 	}
 	free(st);
 }
@@ -159,12 +335,12 @@ ksfmt_list_make(struct ksfmt_list *l, const struct kstat_hdr *h,
 	ksfmt_time(l->crtime, sizeof(l->crtime), h->crtime);
 	ksfmt_time(l->snaptime, sizeof(l->snaptime), h->snaptime);
 	l->v[k++] = (struct ksfmt_stat){ .name = "crtime",
-	    .value = l->crtime };
+	    .value = l->crtime, .type = KSFMT_FIXED };
 	l->v[k++] = (struct ksfmt_stat){ .name = "snaptime",
-	    .value = l->snaptime };
+	    .value = l->snaptime, .type = KSFMT_FIXED };
 	if (with_class)
 		l->v[k++] = (struct ksfmt_stat){ .name = "class",
-		    .value = h->class_, .quoted = true };
+		    .value = h->class_, .type = KSFMT_STRING };
 	qsort(l->v, k, sizeof(*l->v), stat_cmp);
 	l->n = k;
 	return 0;
@@ -231,16 +407,16 @@ render_parseable(struct sbuf *buf, enum ksfmt_mode mode,
 	}
 }
 
-/* An array value's numbers ("1 2 3") as a JSON array ("[1, 2, 3]"). */
+/* An array's numbers as kstat -j writes them ("[1, 2, 3]"). */
 static void
-render_json_array(struct sbuf *buf, const char *v)
+render_json_array(struct sbuf *buf, const struct ksfmt_stat *st)
 {
+	uint16_t i;
+
 	sbuf_putc(buf, '[');
-	for (; *v != '\0'; v++)
-		if (*v == ' ')
-			sbuf_cat(buf, ", ");
-		else
-			sbuf_putc(buf, *v);
+	for (i = 0; i < st->narr; i++)
+		sbuf_printf(buf, i > 0 ? ", %" PRIu64 : "%" PRIu64,
+		    st->arr[i]);
 	sbuf_putc(buf, ']');
 }
 
@@ -268,10 +444,10 @@ render_json(struct sbuf *buf, bool first, const struct kstat_hdr *h,
 		any = true;
 		stat_json_string(buf, st[i].name, strlen(st[i].name));
 		sbuf_cat(buf, ": ");
-		if (st[i].quoted)
+		if (st[i].type == KSFMT_STRING)
 			stat_json_string(buf, st[i].value, strlen(st[i].value));
-		else if (st[i].array)
-			render_json_array(buf, st[i].value);
+		else if (st[i].type == KSFMT_ARRAY)
+			render_json_array(buf, &st[i]);
 		else
 			sbuf_cat(buf, st[i].value);
 	}
@@ -421,7 +597,11 @@ ksfmt_render(struct sbuf *buf, enum ksfmt_mode mode,
  */
 struct ksfmt_ent {
 	uint32_t	 name, value;	/* offsets */
-	bool		 quoted, array, counter;
+	uint32_t	 arr;		/* an offset into nums */
+	uint16_t	 narr;
+	uint8_t		 type;
+	bool		 counter;
+	uint64_t	 n;
 };
 
 struct ksfmt_scratch {
@@ -429,6 +609,8 @@ struct ksfmt_scratch {
 	size_t		  nent, cent;
 	char		 *names, *values;
 	size_t		  nlen, ncap, vlen, vcap;
+	uint64_t	 *nums;		/* arrays' counts */
+	size_t		  nnum, cnum;
 	char		 *keys;		/* the names the order was made for */
 	size_t		  klen, kcap;
 	uint32_t	 *perm;
@@ -531,13 +713,38 @@ scr_value(struct ksfmt_scratch *sc, const struct flat_stat *fs, char *nbuf,
 	return sbuf_data(sc->one);
 }
 
+/* Keep an array's counts in sc->nums. Returns: their offset; -1. */
+static int64_t
+scr_nums(struct ksfmt_scratch *sc, const uint64_t *arr, uint16_t n)
+{
+	size_t at = sc->nnum;
+
+	if (at + n > sc->cnum) {
+		size_t nc = sc->cnum > 0 ? sc->cnum : 256;
+		void *p;
+
+		while (nc < at + n)
+			nc *= 2;
+		p = realloc(sc->nums, nc * sizeof(*sc->nums));
+		if (p == NULL)
+			return -1;
+		sc->nums = p;
+		sc->cnum = nc;
+	}
+	if (n > 0)
+		memcpy(sc->nums + at, arr, n * sizeof(*arr));
+	sc->nnum = at + n;
+	return (int64_t)at;
+}
+
+/* Add a statistic named n1 (and n2 after it) whose value is ts (its text
+ * value[vlen], its type, its numbers). */
 static int
 scr_add(struct ksfmt_scratch *sc, const char *n1, size_t l1, const char *n2,
-    size_t l2, const char *value, size_t vlen, bool quoted, bool array,
-    bool counter)
+    size_t l2, const char *value, size_t vlen, const struct ksfmt_stat *ts)
 {
 	struct ksfmt_ent *e;
-	int64_t no, vo;
+	int64_t no, vo, ao;
 
 	if (sc->nent == sc->cent) {
 		size_t nc = sc->cent > 0 ? 2 * sc->cent : 64;
@@ -550,14 +757,18 @@ scr_add(struct ksfmt_scratch *sc, const char *n1, size_t l1, const char *n2,
 	}
 	no = scr_put(&sc->names, &sc->nlen, &sc->ncap, n1, l1, n2, l2);
 	vo = scr_put(&sc->values, &sc->vlen, &sc->vcap, value, vlen, NULL, 0);
-	if (no < 0 || vo < 0 || no > UINT32_MAX || vo > UINT32_MAX)
+	ao = scr_nums(sc, ts->arr, ts->narr);
+	if (no < 0 || vo < 0 || ao < 0 || no > UINT32_MAX ||
+	    vo > UINT32_MAX || ao > UINT32_MAX)
 		return -ENOMEM;
 	e = &sc->ent[sc->nent++];
 	e->name = (uint32_t)no;
 	e->value = (uint32_t)vo;
-	e->quoted = quoted;
-	e->array = array;
-	e->counter = counter;
+	e->arr = (uint32_t)ao;
+	e->narr = ts->narr;
+	e->type = ts->type;
+	e->counter = ts->counter;
+	e->n = ts->n;
 	return 0;
 }
 
@@ -573,9 +784,12 @@ scr_push(const struct flat_stat *fs, void *arg)
 	    NULL;
 	size_t la = strlen(a), lb = b != NULL ? strlen(b) : 0;
 	char name[2 * 128];
+	struct ksfmt_stat ts;
 
 	if (value == NULL)
 		return -ENOMEM;
+	ksfmt_typed(fs, &ts);
+	ts.counter = fs->counter;
 	/* "<prefix>.<field>", as flat_name() spells it (and cuts it). */
 	if (b != NULL) {
 		if (la + 1 + lb < sizeof(name)) {
@@ -589,9 +803,7 @@ scr_push(const struct flat_stat *fs, void *arg)
 		}
 		a = name;
 	}
-	return scr_add(sc, a, la, NULL, 0, value, strlen(value),
-	    fs->vtype == FLAT_STRING, fs->vtype == FLAT_U64_ARRAY,
-	    fs->counter);
+	return scr_add(sc, a, la, NULL, 0, value, strlen(value), &ts);
 }
 
 /* Entry numbers by their names, as stat_cmp orders statistics. */
@@ -613,6 +825,8 @@ ksfmt_view_stats(struct ksfmt_out *o, const struct ks_view *v,
 {
 	struct ksfmt_scratch *sc = o->scratch;
 	const struct kstat_hdr *h = v->hdr;
+	static const struct ksfmt_stat fixed = { .type = KSFMT_FIXED },
+	    string = { .type = KSFMT_STRING };
 	char t[40];
 	size_t i;
 	int r;
@@ -624,22 +838,21 @@ ksfmt_view_stats(struct ksfmt_out *o, const struct ks_view *v,
 		if (sc == NULL || sc->one == NULL)
 			return -ENOMEM;
 	}
-	sc->nent = sc->nlen = sc->vlen = 0;
+	sc->nent = sc->nlen = sc->vlen = sc->nnum = 0;
 	r = flat_walk(v, scr_push, sc);
 	if (r != 0)
 		return r < 0 ? r : -EINVAL;
 	if (with_times) {
 		ksfmt_time(t, sizeof(t), h->crtime);
-		r = scr_add(sc, "crtime", 6, NULL, 0, t, strlen(t), false,
-		    false, false);
+		r = scr_add(sc, "crtime", 6, NULL, 0, t, strlen(t), &fixed);
 		ksfmt_time(t, sizeof(t), h->snaptime);
 		if (r == 0)
 			r = scr_add(sc, "snaptime", 8, NULL, 0, t, strlen(t),
-			    false, false, false);
+			    &fixed);
 	}
 	if (r == 0 && with_class)
 		r = scr_add(sc, "class", 5, NULL, 0, h->class_,
-		    strlen(h->class_), true, false, false);
+		    strlen(h->class_), &string);
 	if (r < 0)
 		return r;
 	if (sc->nent > sc->cperm || sc->nent > sc->cv) {
@@ -676,8 +889,9 @@ ksfmt_view_stats(struct ksfmt_out *o, const struct ks_view *v,
 		sc->v[i] = (struct ksfmt_stat){
 			.name = sc->names + e->name,
 			.value = sc->values + e->value,
-			.quoted = e->quoted, .array = e->array,
-			.counter = e->counter,
+			.type = e->type, .counter = e->counter,
+			.n = e->n, .narr = e->narr,
+			.arr = e->narr > 0 ? sc->nums + e->arr : NULL,
 		};
 	}
 	*ret = sc->v;
@@ -748,6 +962,7 @@ ksfmt_done(struct ksfmt_out *o)
 	free(sc->ent);
 	free(sc->names);
 	free(sc->values);
+	free(sc->nums);
 	free(sc->keys);
 	free(sc->perm);
 	free(sc->v);

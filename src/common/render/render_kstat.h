@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <statsd/sbuf.h>
 #include <statsd/stats.h>
@@ -17,19 +18,47 @@
 #include "kstat_hdr.h"
 
 /*
- * One flat statistic as text: its name and its value as kstat(1M) prints
- * it (numbers exactly, in their type; an array's numbers one blank apart;
- * a string as it is). This is the renderers' input, whether the kstat
- * came from a blob here (ksfmt_stats) or from a reply in statsctl.
+ * What a flat statistic's value is: a signed or an unsigned integer, a
+ * fixed-point number, a string, or an array of counts. The typed JSON of
+ * replies (ksfmt_json_value) is written from it, and kstat(1M)'s text
+ * forms quote and bracket by it.
+ */
+enum ksfmt_type {
+	KSFMT_INT = 0,		/* n, as int64_t */
+	KSFMT_UINT,		/* n */
+	KSFMT_FIXED,		/* value: its exact decimal */
+	KSFMT_STRING,		/* value */
+	KSFMT_ARRAY,		/* arr[narr] */
+	KSFMT_NTYPES
+};
+
+/* The names of enum ksfmt_type, as replies carry them ("int", ...). */
+extern const char *const ksfmt_type_names[KSFMT_NTYPES];
+
+/*
+ * One flat statistic: its name, its value typed (n, arr) and as kstat(1M)
+ * prints it (value: numbers exactly, in their type; an array's numbers
+ * one blank apart; a string as it is). This is the renderers' input,
+ * whether the kstat came from a blob here (ksfmt_stats) or from a reply
+ * in statsctl.
  */
 struct ksfmt_stat {
 	const char	*name;
 	const char	*value;
-	bool		 quoted;	/* a string: quoted in JSON */
-	bool		 array;		/* numbers, one blank apart: a JSON
-					 * array */
+	uint8_t		 type;		/* enum ksfmt_type */
 	bool		 counter;	/* only grows (field.h); else a gauge */
+	uint16_t	 narr;
+	uint64_t	 n;
+	const uint64_t	*arr;
 };
+
+/*
+ * ksfmt_json_value: st's value as typed JSON: a number (exact; an
+ * unsigned one above INT64_MAX as the string of its digits, see
+ * numeric_json_u64), a fixed-point number's exact decimal, a string, or
+ * an array of numbers. Returns: 0; the buffer's error.
+ */
+int ksfmt_json_value(struct sbuf *buf, const struct ksfmt_stat *st);
 
 /*
  * ksfmt_stats: the flat statistics of v (flat_walk), as text, sorted by
@@ -149,6 +178,28 @@ void ksfmt_done(struct ksfmt_out *o);
 int ksfmt_render(struct sbuf *buf, enum ksfmt_mode mode,
     const struct ks_view *views, size_t n, const struct ks_selector *sel,
     const struct ks_pattern *class_pat, size_t *ret_matched);
+
+/*
+ * Kstats as typed JSON values for statsd's replies, written straight from
+ * the statistics (never from their text): each value as
+ * ksfmt_json_value() writes it.
+ *
+ * ksfmt_json_data: the object of the statistics st (sorted) that sel
+ * (NULL: all) selects, name to value: Read's and Snapshot's "data", and
+ * kstat -j's "data" in a Scrape's "kstats".
+ * ksfmt_json_kstat: one item of a Scrape's "kstats" (flat false: kstat
+ * -j's object of h, its "data" from st) or "flat" (flat true: a FlatKstat
+ * of the IDL, its "stats" those of st that sel selects).
+ * Returns: the number of statistics written; -errno of the buffer.
+ */
+int ksfmt_json_data(struct sbuf *buf, const struct ksfmt_stat *st,
+    size_t n, const struct ks_selector *sel);
+int ksfmt_json_kstat(struct sbuf *buf, bool flat, const struct kstat_hdr *h,
+    const struct ksfmt_stat *st, size_t n, const struct ks_selector *sel);
+
+/* The names every kstat item of a reply starts with, an object left
+ * open: '{"module":...,"instance":...,"name":...,"class":...'. */
+void ksfmt_json_names(struct sbuf *buf, const struct kstat_hdr *h);
 
 /* A time in ns as kstat prints it: seconds "%.9f", or "0". */
 void ksfmt_time(char *buf, size_t len, hrtime_t t);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "invariant.h"
 
 static unsigned
 store_arena_class(uint64_t n)
@@ -47,6 +48,9 @@ store_arena_alloc(struct store_arena *a, uint64_t n, uint64_t *ret_off,
 	chunk = (uint64_t)1 << (STORE_ARENA_MIN_SHIFT + k);
 	if (a->free_head[k] != 0) {
 		off = a->free_head[k];
+		/* The free list lives in the segment: a link out of the
+		 * arena would hand out memory that is not a chunk. */
+		INVARIANT(off >= a->off && off - a->off + chunk <= a->bump);
 		memcpy(&a->free_head[k], a->base + off, sizeof(uint64_t));
 	} else {
 		if (a->size - a->bump < chunk)
@@ -65,6 +69,10 @@ store_arena_free(struct store_arena *a, uint64_t off, uint32_t chunk)
 {
 	unsigned k = store_arena_class(chunk);
 
+	/* A chunk this arena handed out, whole: else the free list would
+	 * link foreign memory, or two chunks overlap. */
+	INVARIANT(chunk == store_arena_chunk_size(chunk) && off >= a->off &&
+	    off - a->off + chunk <= a->bump && a->in_use >= chunk);
 	memcpy(a->base + off, &a->free_head[k], sizeof(uint64_t));
 	a->free_head[k] = off;
 	a->in_use -= chunk;

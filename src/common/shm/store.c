@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "shm.h"
+#include "invariant.h"
 #include "store.h"
 
 /* GCC's ThreadSanitizer does not model atomic_thread_fence() and warns
@@ -61,6 +62,9 @@ store_seqc_begin(_Atomic uint32_t *c)
 {
 	uint32_t seq = atomic_load_explicit(c, memory_order_relaxed);
 
+	/* Even: no write is open. Two open at once would let a reader take
+	 * a torn copy as coherent. */
+	INVARIANT_Z(seq & 1);
 	atomic_store_explicit(c, seq + 1, memory_order_relaxed);
 	/* Readers must not see any write below before they see seq odd. */
 	atomic_thread_fence(memory_order_release);
@@ -71,6 +75,8 @@ store_seqc_end(_Atomic uint32_t *c)
 {
 	uint32_t seq = atomic_load_explicit(c, memory_order_relaxed);
 
+	/* Odd: the write being closed was opened. */
+	INVARIANT_NZ(seq & 1);
 	atomic_store_explicit(c, seq + 1, memory_order_release);
 }
 
@@ -287,6 +293,8 @@ store_slot_take(struct store_segment *s, uint32_t *ret_slot)
 static void
 store_slot_give(struct store_segment *s, uint32_t slot)
 {
+	/* A slot given back twice would hand one slot to two kstats. */
+	INVARIANT(slot < s->slots && s->free_count < s->slots);
 	s->free_q[(s->free_first + s->free_count) % s->slots] = slot;
 	s->free_count++;
 }
@@ -561,8 +569,9 @@ store_kstat_write_end(struct store_segment *s, uint32_t slot, uint64_t snaptime)
 {
 	struct store_kstat_hdr *k;
 
-	if (slot >= s->used)
-		return;
+	/* write_begin took this slot's seqlock: leaving it odd would hold
+	 * every reader of it spinning. */
+	INVARIANT(slot < s->used);
 	k = store_hdr(s, slot);
 	if (snaptime != 0)
 		k->snaptime = snaptime;

@@ -90,7 +90,7 @@ drain_ring(struct drain *dr, struct ring *rg)
 		if (!rg->broken_logged) {
 			log_warning("ring %u (uid %u): producer index out of "
 			    "bounds; the ring is no longer read", rg->id,
-			    (unsigned)rg->uid);
+			    (unsigned)rg->peer.uid);
 			dr->errors++;
 			rg->broken_logged = true;
 		}
@@ -159,8 +159,8 @@ static void
 drain_ring_free(struct drain *dr, struct ring *rg)
 {
 	drain_ring_stats_add(&dr->gone, rg);
-	quota_release(dr->d->quota, rg->uid, QUOTA_RINGS, 1);
-	quota_release(dr->d->quota, rg->uid, QUOTA_RING_BYTES, rg->bytes);
+	quota_release(dr->d->quota, rg->peer.uid, QUOTA_RINGS, 1);
+	quota_release(dr->d->quota, rg->peer.uid, QUOTA_RING_BYTES, rg->bytes);
 	if (rg->prev != NULL)
 		rg->prev->next = rg->next;
 	else
@@ -596,9 +596,7 @@ drain_ring_add(struct drain *dr, struct conn *c, struct ring_consumer *rc,
 		return NULL;
 	rg->dr = dr;
 	rg->conn = c;
-	rg->uid = c->peer.uid;
-	rg->zone = c->peer.zone;
-	rg->privileged = c->peer.privileged;
+	rg->peer = c->peer;
 	rg->c = rc;
 	rg->bytes = size;
 	/* The birth stamp is read once: the producer can rewrite it. */
@@ -780,7 +778,7 @@ drain_ring_adopt(struct drain *dr, struct conn *c, int fd, int efd,
 	rg->skip = skip < *ret_pending ? skip : *ret_pending;
 	if (rg->skip > 0)
 		log_notice("ring %u (uid %u): %llu records were applied before "
-		    "statsd restarted; skipped", rg->id, (unsigned)rg->uid,
+		    "statsd restarted; skipped", rg->id, (unsigned)rg->peer.uid,
 		    (unsigned long long)rg->skip);
 	rg->backlog = true;
 	drain_pump_arm(dr);

@@ -61,8 +61,7 @@ drain_kstat(struct ring *rg, uint32_t handle)
 	    handle);
 
 	/* The rule of the socket's owner right, zones included. */
-	if (k == NULL || k->dormant || !rights_may_modify(&(const struct peer){
-	    .uid = rg->uid, .zone = rg->zone, .privileged = rg->privileged },
+	if (k == NULL || k->dormant || !rights_may_modify(&rg->peer,
 	    k->owner, k->owner_zone))
 		return NULL;
 	return k;
@@ -141,7 +140,7 @@ drain_spill_refusal(struct ring *rg, const char *what, const char *why)
 		return;
 	rg->spill_logged = true;
 	log_warning("ring %u (uid %u): %s refused: %s (logged once per ring)",
-	    rg->id, (unsigned)rg->uid, what, why);
+	    rg->id, (unsigned)rg->peer.uid, what, why);
 }
 
 /*

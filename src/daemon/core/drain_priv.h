@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "drain.h"
+#include "rights.h"
 #include "ring.h"
 
 struct conn;
@@ -23,9 +24,9 @@ struct ring {
 	struct drain		*dr;
 	struct ring		*prev, *next;
 	struct conn		*conn;
-	uid_t			 uid;
-	uint32_t		 zone;		/* the attaching peer's */
-	bool			 privileged;
+	struct peer		 peer;		/* the attaching peer (a copy:
+						 * the connection holds its
+						 * zone reference) */
 	uint32_t		 id;
 	struct ring_consumer	*c;
 	struct event		*ev;

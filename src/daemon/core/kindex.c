@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "invariant.h"
 #include "kindex.h"
 #include "siphash.h"
 
@@ -117,6 +118,9 @@ kx_table_put(struct kx_table *t, struct kx_entry *e, kx_home_fn *home)
 {
 	size_t i = home(e) & t->mask;
 
+	/* kx_table_reserve() keeps a free slot: without one the probe
+	 * would never end. */
+	INVARIANT(t->n <= t->mask);
 	while (t->slot[i] != NULL)
 		i = (i + 1) & t->mask;
 	t->slot[i] = e;

@@ -521,18 +521,16 @@ reg_template_canonical(json_t *def)
 int
 registry_template_add(struct registry *r, json_t *given,
     const struct reg_owner *owner, struct reg_template **ret,
-    bool *ret_created, char *bad, size_t badlen, char *reason,
-    size_t reasonlen, struct quota_refusal *why)
+    bool *ret_created, struct input_error *err, struct quota_refusal *why)
 {
 	const char *name = json_string_value(json_object_get(given, "name"));
-	struct tpldef_error err;
 	struct reg_template *t;
 	size_t i, deflen;
 	json_t *def;
 	int id, e;
 
 	if (name == NULL)
-		return -EINVAL;
+		return input_fail(err, EINVAL, "name", "a template needs a name");
 	def = reg_template_canonical(given);
 	if (def == NULL)
 		return -ENOMEM;
@@ -564,11 +562,9 @@ registry_template_add(struct registry *r, json_t *given,
 		r->tpls = p;
 		r->ctpls = nc;
 	}
-	id = tpldef_register(def, &err);
+	id = tpldef_register(def, err);
 	if (id < 0) {
 		json_decref(def);
-		snprintf(bad, badlen, "%s", err.parameter);
-		snprintf(reason, reasonlen, "%s", err.reason);
 		return id;
 	}
 	t = calloc(1, sizeof(*t));

@@ -174,15 +174,14 @@ struct reg_owner {
  * owner unless owner has the same definition registered already.
  * Definitions are compared, kept and laid out with their VOIs in the
  * order of their ids, so a template's hash is its name and schema's alone.
- * Returns: 0 and *ret, *ret_created; -EINVAL with bad/reason filled;
+ * Returns: 0 and *ret, *ret_created; -EINVAL with *err filled;
  * -EEXIST if another definition of owner's has that name; -EDQUOT with
  * *why filled (max_templates, template bytes, per uid or in total);
  * -ENOMEM.
  */
 int registry_template_add(struct registry *r, json_t *def,
     const struct reg_owner *owner, struct reg_template **ret,
-    bool *ret_created, char *bad, size_t badlen, char *reason,
-    size_t reasonlen, struct quota_refusal *why);
+    bool *ret_created, struct input_error *err, struct quota_refusal *why);
 
 /* The template a spec ("<name>":<hash>, "<name>", :<hash>) names, the
  * newest if several match, whoever owns it (statsd's own lookups: the

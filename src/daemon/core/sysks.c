@@ -25,9 +25,9 @@ sysks_create(struct statsd *d, const struct sysks_spec *s,
 	struct reg_kstat_new n;
 	struct kstat_hdr hdr;
 	struct reg_template *t;
-	struct ks_error kerr;
+	struct input_error kerr;
 	json_t *def, *vois;
-	char bad[128], reason[160];
+	struct input_error terr;
 	bool created, revived;
 	uint16_t i;
 	int r;
@@ -40,19 +40,18 @@ sysks_create(struct statsd *d, const struct sysks_spec *s,
 	def = json_pack("{s:s, s:o}", "name", s->tplname, "vois", vois);
 	if (def == NULL)
 		return -ENOMEM;
-	r = registry_template_add(d->reg, def, &self, &t, &created, bad,
-	    sizeof(bad), reason, sizeof(reason), &why);
+	r = registry_template_add(d->reg, def, &self, &t, &created, &terr, &why);
 	json_decref(def);
 	if (r < 0) {
-		log_error("%s:0:%s: template: %s %s", s->module, s->name, bad,
-		    reason);
+		log_error("%s:0:%s: template: %s %s", s->module, s->name,
+		    terr.where, terr.msg);
 		return r;
 	}
 	r = ks_hdr_new(&hdr, s->module, 0, s->name, s->class_,
 	    KSTAT_TYPE_NAMED, s->flags, NULL, 0, s->desc, &kerr);
 	if (r < 0) {
 		log_error("%s:0:%s: %s: %s", s->module, s->name,
-		    kerr.field != NULL ? kerr.field : "header", kerr.msg);
+		    kerr.where[0] != '\0' ? kerr.where : "header", kerr.msg);
 		*ret = NULL;
 		return r;
 	}

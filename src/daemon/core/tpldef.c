@@ -58,13 +58,14 @@ struct tpldef_voi {
 };
 
 static int
-td_fail(struct tpldef_error *err, const char *prefix, const char *field,
+td_fail(struct input_error *err, const char *prefix, const char *field,
     const char *reason)
 {
-	snprintf(err->parameter, sizeof(err->parameter), "%s%s%s", prefix,
+	char where[sizeof(err->where)];
+
+	snprintf(where, sizeof(where), "%.96s%s%.30s", prefix,
 	    field[0] != '\0' ? "." : "", field);
-	snprintf(err->reason, sizeof(err->reason), "%s", reason);
-	return -EINVAL;
+	return input_fail(err, EINVAL, where, "%s", reason);
 }
 
 static int64_t
@@ -91,7 +92,7 @@ td_str(json_t *o, const char *k, const char *def)
  */
 static int
 td_args(json_t *st, const struct kind_spec *ks, const char *kind,
-    const char *path, struct kind_args *a, struct tpldef_error *err)
+    const char *path, struct kind_args *a, struct input_error *err)
 {
 	const char *key;
 	json_t *v, *e;
@@ -164,7 +165,7 @@ void
 tpldef_k2hist(json_t *def, struct k2hist_params *out, uint16_t n)
 {
 	const struct kind_spec *ks;
-	struct tpldef_error err;
+	struct input_error err;
 	struct kind_args a;
 	json_t *v, *st;
 	size_t i, j;
@@ -190,11 +191,11 @@ tpldef_k2hist(json_t *def, struct k2hist_params *out, uint16_t n)
 /* One StatSpec: its kind's row builds it. */
 static int
 td_stat(struct tpldef_voi *tv, json_t *st, const char *path,
-    struct tpldef_error *err)
+    struct input_error *err)
 {
 	const char *kind = td_str(st, "kind", "");
 	const struct kind_spec *ks;
-	struct kind_err kerr = { NULL, "" };
+	struct input_error kerr = { .where = "" };
 	struct kind_args a;
 	int stype, r;
 
@@ -214,8 +215,7 @@ td_stat(struct tpldef_voi *tv, json_t *st, const char *path,
 		r = ks->build(&a, tv->dtype, tv->vss, &tv->nvss,
 		    (uint32_t)(sizeof(tv->vss) / sizeof(tv->vss[0])), &kerr);
 		if (r == -EINVAL)
-			td_fail(err, path, kerr.param != NULL ? kerr.param :
-			    "", kerr.reason);
+			td_fail(err, path, kerr.where, kerr.msg);
 	}
 	if (r == 0 && stype_ops[stype].alone)
 		tv->alone = stype_ops[stype].name;
@@ -237,7 +237,7 @@ td_voi_free(struct tpldef_voi *tv)
 
 static int
 td_voi(struct tpldef_voi *tv, json_t *voi, size_t index,
-    struct tpldef_error *err)
+    struct input_error *err)
 {
 	const char *dtname = td_str(voi, "dtype", "");
 	char path[64], spath[96];
@@ -252,12 +252,8 @@ td_voi(struct tpldef_voi *tv, json_t *voi, size_t index,
 	if (!tpl_voi_name_valid(tv->name))
 		return td_fail(err, path, "name",
 		    "0 to 64 of [A-Za-z0-9_.=/-]");
-	for (d = 1; d < VSD_NUM_DTYPES; d++)
-		if (dtype_is_scalar(d) &&
-		    strcmp(stats_vsd_dtype_name((enum vsd_dtype)d),
-		    dtname) == 0)
-			break;
-	if (d == VSD_NUM_DTYPES)
+	d = dtype_from_name(dtname);
+	if (!dtype_is_scalar(d))
 		return td_fail(err, path, "dtype",
 		    "not a scalar data type (INT_S32 .. Q_U64)");
 	tv->dtype = (enum vsd_dtype)d;
@@ -282,7 +278,7 @@ td_voi(struct tpldef_voi *tv, json_t *voi, size_t index,
  * (the same layout code): every error the engine could report later shows
  * up here, before anything is registered. */
 static int
-td_dry_run(struct tpldef_voi *tvs, size_t n, struct tpldef_error *err)
+td_dry_run(struct tpldef_voi *tvs, size_t n, struct input_error *err)
 {
 	struct statsblob *sb = layout_empty(), *nb;
 	size_t i;
@@ -313,7 +309,7 @@ td_dry_run(struct tpldef_voi *tvs, size_t n, struct tpldef_error *err)
 }
 
 int
-tpldef_register(json_t *def, struct tpldef_error *err)
+tpldef_register(json_t *def, struct input_error *err)
 {
 	const char *name = td_str(def, "name", "");
 	json_t *vois = json_object_get(def, "vois"), *voi;

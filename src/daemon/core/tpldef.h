@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "input_error.h"
 #include "kstat2_hist.h"
 #include "varlink.h"
 
@@ -21,11 +22,6 @@ extern const struct vl_field tpldef_voispec_fields[];
 #define TPLDEF_MAX_STATS	16
 #define TPLDEF_MAX_VOI_ID	4095
 
-struct tpldef_error {
-	char	parameter[128];		/* "vois[0].stats[1].lb" */
-	char	reason[160];
-};
-
 /*
  * tpldef_register: check a definition ({"name":..., "vois":[...]},
  * shaped by the tables above) and register it with the engine.
@@ -33,7 +29,7 @@ struct tpldef_error {
  * registry.h); the engine tells them apart by id.
  * Returns: the engine's template id (>= 0); -EINVAL with *err; -ENOMEM.
  */
-int tpldef_register(json_t *def, struct tpldef_error *err);
+int tpldef_register(json_t *def, struct input_error *err);
 
 /*
  * tpldef_k2hist: what each K2HIST statistic of a registered definition

@@ -194,12 +194,10 @@ static void
 front_src_unix(const struct front *f, struct msghdr *mh,
     struct series_src *src)
 {
-	const struct statsd *d = f->d;
 	struct cmsghdr *cm;
+	uid_t uid = 65534;
+	gid_t gid = 65534;
 
-	src->uid = 65534;
-	src->gid = 65534;
-	src->udp = false;
 	for (cm = CMSG_FIRSTHDR(mh); cm != NULL; cm = CMSG_NXTHDR(mh, cm)) {
 		if (cm->cmsg_level == SOL_SOCKET &&
 		    cm->cmsg_type == SCM_CREDENTIALS &&
@@ -207,14 +205,14 @@ front_src_unix(const struct front *f, struct msghdr *mh,
 			struct ucred uc;
 
 			memcpy(&uc, CMSG_DATA(cm), sizeof(uc));
-			src->uid = uc.uid;
-			src->gid = uc.gid;
+			uid = uc.uid;
+			gid = uc.gid;
 		}
 	}
 	/* As on the control socket: root, statsd itself, the admin group
 	 * (as the datagram's primary group). */
-	src->privileged = src->uid == 0 || src->uid == d->self_uid ||
-	    (d->admin_gid_valid && src->gid == d->admin_gid);
+	rights_peer_cred(f->d, uid, gid, &src->peer);
+	src->udp = false;
 }
 
 /*
@@ -314,8 +312,9 @@ front_slab_apply(struct front *f, struct front_sock *fs,
 	struct series_src udp = { .udp = true };
 	uint64_t now = clock_now_ns();
 
-	udp.uid = f->d->self_uid;
-	udp.gid = (gid_t)-1;
+	/* Anonymous: statsd's uid owns what it makes, unprivileged. */
+	rights_peer_cred(f->d, f->d->self_uid, (gid_t)-1, &udp.peer);
+	udp.peer.privileged = false;
 	if (sl->next_i == 0)
 		front_drops_count(f, fs, sl);
 	for (; sl->next_i < sl->n; sl->next_i++) {

@@ -12,6 +12,7 @@
 
 #include <statsd/kstat.h>
 
+#include "b64.h"
 #include "blob.h"
 #include "checkpoint.h"
 #include "daemon.h"
@@ -204,7 +205,7 @@ series_templates(struct statsd *d, struct reg_template **ret)
 	struct reg_owner self = { d->self_uid, true, false };
 	struct quota_refusal why;
 	struct reg_template *tpl;
-	char bad[128], reason[160];
+	struct input_error terr;
 	bool created;
 	uint8_t t;
 	int r;
@@ -215,11 +216,11 @@ series_templates(struct statsd *d, struct reg_template **ret)
 		if (def == NULL)
 			return -ENOMEM;
 		r = registry_template_add(d->reg, def, &self, &tpl, &created,
-		    bad, sizeof(bad), reason, sizeof(reason), &why);
+		    &terr, &why);
 		json_decref(def);
 		if (r < 0) {
 			log_error("statsd.%s template: %s %s", sl_type_names[t],
-			    bad, reason);
+			    terr.where, terr.msg);
 			return r;
 		}
 		if (ret != NULL)
@@ -396,7 +397,7 @@ series_source(struct series *s, const struct series_src *src)
 
 	for (i = 0; i < s->nsrcs; i++)
 		if (s->srcs[i].udp == src->udp &&
-		    (src->udp || s->srcs[i].uid == src->uid))
+		    (src->udp || s->srcs[i].uid == src->peer.uid))
 			return (ssize_t)i;
 	if (s->nsrcs == s->csrcs) {
 		size_t nc = s->csrcs ? 2 * s->csrcs : 8;
@@ -407,7 +408,7 @@ series_source(struct series *s, const struct series_src *src)
 		s->srcs = p;
 		s->csrcs = nc;
 	}
-	s->srcs[s->nsrcs] = (struct series_source){ src->uid, src->udp, 0,
+	s->srcs[s->nsrcs] = (struct series_source){ src->peer.uid, src->udp, 0,
 	    0, 0 };
 	return (ssize_t)s->nsrcs++;
 }
@@ -605,7 +606,7 @@ series_kstat(struct series *s, const struct series_src *src, size_t si,
 	struct reg_kstat_new n;
 	struct kstat_hdr hdr;
 	struct quota_refusal why;
-	struct ks_error kerr;
+	struct input_error kerr;
 	struct reg_kstat *k, **all;
 	char kname[KSTAT_STRLEN], desc[64 + SL_PATH_MAX];
 	uint64_t h;
@@ -622,7 +623,7 @@ series_kstat(struct series *s, const struct series_src *src, size_t si,
 	if (k != NULL) {
 		/* The path holds the owner's tag, so this is the sender's
 		 * own series, unless an older statsd left it (series.h). */
-		if (k->owner != (src->udp ? d->self_uid : src->uid))
+		if (k->owner != (src->udp ? d->self_uid : src->peer.uid))
 			return SERIES_DENIED;
 		if (!k->dormant && k->tpl == tpl) {
 			*ret = k;
@@ -653,19 +654,19 @@ series_kstat(struct series *s, const struct series_src *src, size_t si,
 	    sp->nseg, desc, &kerr);
 	if (r < 0) {
 		log_debug("statsd series %s: %s: %s", sp->seg[2],
-		    kerr.field != NULL ? kerr.field : "header", kerr.msg);
+		    kerr.where[0] != '\0' ? kerr.where : "header", kerr.msg);
 		return SERIES_STORE;
 	}
 	memset(&n, 0, sizeof(n));
 	n.hdr = &hdr;
-	n.owner = src->udp ? d->self_uid : src->uid;
+	n.owner = src->udp ? d->self_uid : src->peer.uid;
 	/* UDP's series are anonymous: charged to statsd's own uid as an
 	 * unprivileged peer's, so held to its per-user limits and to the
 	 * totals less the reserve (besides UDP's own cap). As privileged,
 	 * any local user's UDP lines of a PERSISTENT prefix took the whole
 	 * of max_persistent_bytes, the reserve too, and root's PERSISTENT
 	 * creates were refused, at every restart after. */
-	n.privileged = src->privileged;
+	n.privileged = src->peer.privileged;
 	n.owner_zone = ZONE_GLOBAL;
 	n.zone = ZONE_GLOBAL;
 	n.tpl = tpl;
@@ -734,7 +735,7 @@ series_max(const struct series *s, const struct series_src *src)
 	const struct config *c = &s->d->cfg;
 	size_t max = c->statsd_max_series;
 
-	if (src->privileged)
+	if (src->peer.privileged)
 		return max;
 	return max - max * c->quota_reserve_percent / 100;
 }
@@ -833,21 +834,14 @@ series_make(struct series *s, const struct series_src *src,
 
 /* ------------------------------------------------------------ the updates */
 
-static const char hll_digits[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 /* A register's value; a byte that is no digit (a blob from elsewhere) is
  * 0. */
 static unsigned
 hll_val(char c)
 {
-	if (c >= 'A' && c <= 'Z')
-		return (unsigned)(c - 'A');
-	if (c >= 'a' && c <= 'z')
-		return (unsigned)(c - 'a') + 26;
-	if (c >= '0' && c <= '9')
-		return (unsigned)(c - '0') + 52;
-	return c == '+' ? 62 : c == '/' ? 63 : 0;
+	int v = b64_value(c);
+
+	return v < 0 ? 0 : (unsigned)v;
 }
 
 /*
@@ -890,7 +884,7 @@ hll_add(char *reg, uint64_t h)
 	unsigned rho = (unsigned)__builtin_clzll(w) + 1;	/* ≤ 55 */
 
 	if (rho > hll_val(reg[j]))
-		reg[j] = hll_digits[rho];
+		reg[j] = b64_digit(rho);
 }
 
 /* Flajolet et al.'s estimate, with linear counting for small counts. */
@@ -1182,7 +1176,7 @@ series_tags(const struct sl_line *l, const struct series_src *src,
 		if (n == SL_PATH_TAGS_MAX)
 			return false;
 		ul = snprintf(utag, SERIES_UTAG_MAX, "%s%u", SERIES_UTAG,
-		    (unsigned)src->uid);
+		    (unsigned)src->peer.uid);
 		tag[n] = utag;
 		tag_len[n++] = (uint32_t)ul;
 	}
@@ -1244,7 +1238,7 @@ series_apply(struct series *s, const struct series_src *src,
 	 * tag, or none for UDP): a kstat of that path owned by another (a
 	 * series an older statsd left, that privileged senders shared)
 	 * is not written, privileged sender or not. */
-	if (k->owner != (src->udp ? s->d->self_uid : src->uid))
+	if (k->owner != (src->udp ? s->d->self_uid : src->peer.uid))
 		return SERIES_DENIED;
 	e->last_ns = now;
 	sb = series_open(s, k, now);

@@ -19,14 +19,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "rights.h"
 #include "statsd_line.h"
 
 struct statsd;
 struct series;
 
 /*
- * Who sent a line. A series belongs to its sender: a line from the Unix
- * socket is its uid's (SCM_CREDENTIALS), and its series carries the tag
+ * Who sent a line: a peer as rights.h has it, and what only UDP needs.
+ * A series belongs to its sender: a line from the Unix socket is its uid's (SCM_CREDENTIALS), and its series carries the tag
  * statsd_uid:<uid> (SERIES_UID_TAG), which the exposition shows as the
  * label statsd_uid; a UDP line is anonymous, and its series, without that
  * tag, are UDP's own namespace, owned by statsd. A tag of that name that
@@ -36,10 +37,10 @@ struct series;
  * series of a (type, name, tags), and privilege changes none of this.
  */
 struct series_src {
-	uid_t	uid;		/* owner of what it makes */
-	gid_t	gid;
-	bool	udp;		/* anonymous: UDP's own caps, owned by statsd */
-	bool	privileged;	/* held to the totals only (uid 0, admins) */
+	struct peer	peer;	/* the owner of what it makes (UDP: statsd's
+				 * uid, unprivileged); privileged: held to the
+				 * totals only (uid 0, admins) */
+	bool		udp;	/* anonymous: UDP's own caps, owned by statsd */
 };
 
 /* The tag that names a series' owning uid (Unix socket lines). */

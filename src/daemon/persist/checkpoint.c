@@ -1175,13 +1175,12 @@ ck_load_template(struct checkpoint *c, json_t *rec, uint64_t bytes)
 	struct reg_owner o = { (uid_t)owner, true, true };
 	struct quota_refusal refusal;
 	struct reg_template *t;
-	char bad[128], reason[160];
+	struct input_error terr;
 	bool created;
 
 	if (!json_is_object(def) || owner < 0 || owner > UINT32_MAX)
 		return "malformed template";
-	if (registry_template_add(c->d->reg, def, &o, &t, &created, bad,
-	    sizeof(bad), reason, sizeof(reason), &refusal) < 0)
+	if (registry_template_add(c->d->reg, def, &o, &t, &created, &terr, &refusal) < 0)
 		return "its definition is refused";
 	t->ckpt_bytes = bytes;
 	return NULL;
@@ -1219,7 +1218,7 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	struct reg_template *t;
 	struct quota_refusal refusal;
 	struct reg_kstat *k;
-	struct ks_error kerr;
+	struct input_error kerr;
 	json_int_t handle, instance, type, flags, owner, crtime, birth;
 	const char *module, *name, *class_, *spec, *desc, *b64, *zwhy;
 	json_t *path, *e, *zone_cg, *owner_cg;

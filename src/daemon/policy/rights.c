@@ -64,13 +64,24 @@ rights_peer_init(const struct statsd *d, int fd, struct peer *ret)
 		return -errno;
 	if (len != sizeof(uc))
 		return -EIO;
-	ret->uid = uc.uid;
-	ret->gid = uc.gid;
+	rights_peer_cred(d, uc.uid, uc.gid, ret);
 	ret->pid = uc.pid;
-	ret->privileged = uc.uid == 0 || uc.uid == d->self_uid ||
-	    (d->admin_gid_valid && (uc.gid == d->admin_gid ||
-	    rights_peer_in_group(fd, d->admin_gid)));
+	/* A connection's supplementary groups count too. */
+	ret->privileged |= d->admin_gid_valid &&
+	    rights_peer_in_group(fd, d->admin_gid);
 	return zones_of_peer(d->zones, fd, uc.pid, &ret->zone);
+}
+
+void
+rights_peer_cred(const struct statsd *d, uid_t uid, gid_t gid,
+    struct peer *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->uid = uid;
+	ret->gid = gid;
+	ret->zone = ZONE_GLOBAL;
+	ret->privileged = uid == 0 || uid == d->self_uid ||
+	    (d->admin_gid_valid && gid == d->admin_gid);
 }
 
 void

@@ -47,6 +47,15 @@ struct peer {
 };
 
 /*
+ * rights_peer_cred: a peer of credentials uid and gid in the global zone,
+ * privileged as rights_peer_init() decides (uid 0, statsd's uid, the admin
+ * group as its primary group): the sender of a datagram, which carries
+ * its credentials and no more.
+ */
+void rights_peer_cred(const struct statsd *d, uid_t uid, gid_t gid,
+    struct peer *ret);
+
+/*
  * rights_peer_init: read fd's peer credentials, find its zone (with a
  * reference: rights_peer_done() drops it) and decide whether the peer is
  * privileged.

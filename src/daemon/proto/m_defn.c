@@ -18,6 +18,7 @@
 #include "log.h"
 #include "methods.h"
 #include "registry.h"
+#include "stat_scalar.h"
 
 #define M_NAME_FIELDS							\
 	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
@@ -44,40 +45,53 @@ const struct vl_field m_defn_rates_set_params[] = {
 	VLF_END
 };
 
-static char *
-m_defn_text(const struct reg_kstat *k)
+/*
+ * The reply of DefinitionGet (set NULL) and DefinitionSet: k's definition
+ * lines as the definition file's text and as data (LinuxDefinition),
+ * both written from the blob, and whether it was re-laid.
+ */
+static void
+m_defn_reply(struct vl_call *call, const struct reg_kstat *k,
+    const bool *relaid)
 {
 	const struct statsblob *sb = registry_blob_peek(k);
+	struct sbuf *buf = sbuf_new_auto(), *text = sbuf_new_auto();
 	const char *const *names;
-	struct sbuf *buf = sbuf_new_auto();
 	uint16_t nn;
-	char *s = NULL;
+	int r = -ENOMEM;
 
-	if (buf == NULL)
-		return NULL;
 	names = registry_kstat_names(k, &nn);
-	if (defn_format(buf, sb, names, nn) == 0 && sbuf_finish(buf) == 0)
-		s = strdup(sbuf_data(buf));
+	if (buf != NULL && text != NULL &&
+	    (r = defn_format(text, sb, names, nn)) == 0 &&
+	    (r = sbuf_finish(text) != 0 ? -ENOMEM : 0) == 0) {
+		sbuf_cat(buf, "{\"text\":");
+		stat_json_string(buf, sbuf_data(text), (size_t)sbuf_len(text));
+		sbuf_cat(buf, ",\"definitions\":");
+		r = defn_json(buf, sb, names, nn);
+	}
+	if (r == 0) {
+		if (relaid != NULL)
+			sbuf_cat(buf, *relaid ? ",\"relaid\":true" :
+			    ",\"relaid\":false");
+		sbuf_putc(buf, '}');
+		r = sbuf_finish(buf) != 0 ? -ENOMEM : 0;
+	}
+	if (r < 0)
+		varlink_error_errno(call, -r, "definition");
+	else
+		varlink_reply_text(call, sbuf_data(buf), (size_t)sbuf_len(buf));
+	sbuf_delete(text);
 	sbuf_delete(buf);
-	return s;
 }
 
 void
 m_defn_get(struct vl_call *call, json_t *params)
 {
 	struct reg_kstat *k;
-	char *text;
 
 	k = m_kstat_get(call, params, false);
-	if (k == NULL)
-		return;
-	text = m_defn_text(k);
-	if (text == NULL) {
-		varlink_error_errno(call, ENOMEM, "definition");
-		return;
-	}
-	varlink_reply(call, json_pack("{s:s}", "text", text));
-	free(text);
+	if (k != NULL)
+		m_defn_reply(call, k, NULL);
 }
 
 void
@@ -85,14 +99,13 @@ m_defn_set(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
 	const char *const *names;
-	struct defn_error derr;
+	struct input_error derr;
 	struct statsblob *nb = NULL, *sb;
 	struct reg_kstat *k;
 	uint64_t now = clock_now_ns();
 	uint32_t size;
 	uint16_t nn;
 	bool relaid = false;
-	char *text;
 	int r;
 
 	k = m_kstat_get(call, params, false);
@@ -112,11 +125,7 @@ m_defn_set(struct vl_call *call, json_t *params)
 	r = defn_apply(registry_blob_peek(k), names, nn,
 	    varlink_str(params, "text", ""), now, &nb, &relaid, &derr);
 	if (r == -EINVAL || r == -ENOENT) {
-		varlink_error(call, VL_E_INVALID_DEFINITION,
-		    json_pack("{s:i, s:i, "
-		    "s:s, s:s}", "line", (int)derr.line, "column",
-		    (int)derr.col, "attribute", derr.attr, "reason",
-		    derr.msg[0] != '\0' ? derr.msg : "refused"));
+		varlink_error_input(call, VL_E_INVALID_DEFINITION, &derr);
 		return;
 	}
 	if (r == -EFBIG) {
@@ -159,11 +168,7 @@ m_defn_set(struct vl_call *call, json_t *params)
 	/* A new shape keeps its names: a template of its own. */
 	if (relaid)
 		registry_kstat_name_layout(d->reg, k);
-	text = m_defn_text(k);
-	varlink_reply(call, json_pack("{s:s, s:b}", "text",
-	    text != NULL ? text :
-	    "", "relaid", relaid));
-	free(text);
+	m_defn_reply(call, k, &relaid);
 }
 
 /* The rates of text as the IDL's []SampleRate; NULL if text is bad. */

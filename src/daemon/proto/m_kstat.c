@@ -180,16 +180,13 @@ m_kstat_not_durable(struct vl_call *call, int r, const char *why)
 }
 
 static void
-m_kstat_fail(struct vl_call *call, int r, const struct ks_error *kerr,
+m_kstat_fail(struct vl_call *call, int r, const struct input_error *kerr,
     const char *full, const char *spec, const struct quota_refusal *why)
 {
 	switch (r) {
 	case -EINVAL:
 	case -ENAMETOOLONG:
-		varlink_error(call, VL_E_INVALID_VALUE, json_pack("{s:s, s:s}",
-		    "parameter", kerr->field != NULL ? kerr->field : "",
-		    "reason", kerr->msg[0] != '\0' ? kerr->msg :
-		    "refused"));
+		varlink_error_input(call, VL_E_INVALID_VALUE, kerr);
 		return;
 	case -EEXIST:
 		varlink_error(call, VL_E_KSTAT_EXISTS, json_pack("{s:s}",
@@ -334,7 +331,7 @@ m_kstat_hdr(struct vl_call *call, json_t *o, const struct m_kstat_kind *kind,
 {
 	const char *pseg[KS_NPSEG_MAX];
 	const char *class_ = kind->class_;
-	struct ks_error kerr = { 0 };
+	struct input_error kerr = { 0 };
 	char field[64];
 	json_t *a, *e;
 	size_t i;
@@ -351,10 +348,12 @@ m_kstat_hdr(struct vl_call *call, json_t *o, const struct m_kstat_kind *kind,
 	    (uint32_t)json_array_size(a), varlink_str(o, "description", NULL),
 	    &kerr);
 	if (r < 0) {
-		if (kerr.field != NULL && prefix[0] != '\0') {
-			snprintf(field, sizeof(field), "%s%s", prefix,
-			    kerr.field);
-			kerr.field = field;
+		if (kerr.where[0] != '\0' && prefix[0] != '\0') {
+			char where[sizeof(kerr.where)];
+
+			snprintf(where, sizeof(where), "%.63s%.63s", prefix,
+			    kerr.where);
+			memcpy(kerr.where, where, sizeof(where));
 		}
 		m_kstat_fail(call, r, &kerr, "", "", NULL);
 		return r;
@@ -397,7 +396,7 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	struct statsd *d = call->d;
 	const struct peer *peer = &call->conn->peer;
 	struct quota_refusal why;
-	struct ks_error kerr = { 0 };
+	struct input_error kerr = { 0 };
 	struct reg_kstat *k;
 	const char *ckwhy;
 	char full[128];
@@ -904,7 +903,7 @@ m_kstat_relayout(struct vl_call *call, json_t *params)
 	}
 	if (r < 0) {
 		registry_kstat_name(k, full, sizeof(full));
-		m_kstat_fail(call, r, &(struct ks_error){ 0 }, full, t->spec,
+		m_kstat_fail(call, r, &(struct input_error){ 0 }, full, t->spec,
 		    &why);
 		return;
 	}

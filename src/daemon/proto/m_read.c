@@ -1,9 +1,10 @@
 /*
  * m_read.c: the methods that read and change kstat data —
  * io.statsd.Chain, Lookup, Read, Write and Snapshot — and the helpers the
- * readers share (m_scrape.c too): views, flat data, the chain id.
+ * readers share (m_scrape.c too): views and the chain id.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,6 +21,7 @@
 #include "quota.h"
 #include "registry.h"
 #include "render_kstat.h"
+#include "stat_scalar.h"
 
 #define M_NAME_FIELDS							\
 	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
@@ -87,114 +89,69 @@ m_view(const struct reg_kstat *k, const struct statsblob *sb,
 	v->k2 = k->tpl->k2;
 }
 
-/* Parse JSON the renderers wrote. An unsigned 64-bit value past
- * INT64_MAX is valid JSON that jansson's integers cannot hold: then the
- * text is read again with numbers as doubles (for one flat value, only
- * that value; for a whole blob, all of its numbers). */
-json_t *
-m_json_parse(const char *text, size_t flags)
+/* The blob of k (copy) as stats(3)'s JSON renderer writes it, named by
+ * its template, or by the template of its own a re-lay gave it, into sb;
+ * "{}" if it cannot be rendered. */
+static void
+m_blob_json(struct sbuf *sb, const struct reg_kstat *k,
+    struct statsblob *copy)
 {
-	json_t *v = json_loads(text, flags, NULL);
+	struct sbuf *one = sbuf_new_auto();
 
-	if (v == NULL)
-		v = json_loads(text, flags | JSON_DECODE_INT_AS_REAL, NULL);
-	return v;
+	if (one != NULL && stats_blob_tostr(copy, one, SB_STRFMT_JSON,
+	    registry_blob_named(k, copy) ? SB_TOSTR_META : 0) == 0 &&
+	    sbuf_finish(one) == 0)
+		sbuf_bcat(sb, sbuf_data(one), (size_t)sbuf_len(one));
+	else
+		sbuf_cat(sb, "{}");
+	sbuf_delete(one);
 }
 
-/* An array statistic's numbers ("0 3 1") as a JSON array. */
-static json_t *
-m_flat_array(const char *text)
-{
-	json_t *a = json_array();
-	const char *p = text;
-	char *end;
-
-	while (a != NULL && *p != '\0') {
-		unsigned long long n = strtoull(p, &end, 10);
-
-		if (end == p)
-			break;
-		json_array_append_new(a, n <= INT64_MAX ?
-		    json_integer((json_int_t)n) : json_real((double)n));
-		p = *end == ' ' ? end + 1 : end;
-	}
-	return a;
-}
-
-/* A flat statistic's text as a JSON value: numbers stay numbers. */
-static json_t *
-m_flat_value(const struct ksfmt_stat *st)
-{
-	json_t *v;
-
-	if (st->quoted)
-		return json_string(st->value);
-	if (st->array)
-		return m_flat_array(st->value);
-	v = m_json_parse(st->value, JSON_DECODE_ANY);
-	if (v == NULL || !json_is_number(v)) {
-		json_decref(v);
-		return json_string(st->value);
-	}
-	return v;
-}
-
-/* kstat -j's "data": the flat statistics and the times, sorted, those
- * sel (NULL: all) selects; NULL if none is. */
-json_t *
-m_flat_json(const struct ks_view *view, const struct ks_selector *sel)
-{
-	struct ksfmt_list l;
-	struct ksfmt_stat *st;
-	json_t *o;
-	size_t n, i;
-
-	if (ksfmt_stats(view, &st, &n) < 0)
-		return NULL;
-	if (ksfmt_list_make(&l, view->hdr, st, n, false) < 0) {
-		ksfmt_stats_free(st, n);
-		return NULL;
-	}
-	o = json_object();
-	for (i = 0; o != NULL && i < l.n; i++)
-		if (sel == NULL || ks_selector_match_stat(sel, l.v[i].name))
-			json_object_set_new(o, l.v[i].name,
-			    m_flat_value(&l.v[i]));
-	ksfmt_list_done(&l);
-	ksfmt_stats_free(st, n);
-	if (o != NULL && json_object_size(o) == 0 && sel != NULL) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-static json_t *
-m_read_data(const struct reg_kstat *k, const struct statsblob *sb)
-{
-	struct ks_view view;
-	json_t *o;
-
-	m_view(k, sb, &view);
-	o = m_flat_json(&view, NULL);
-	return o != NULL ? o : json_object();
-}
-
-/* The blob rendered by stats(3)'s JSON renderer, named by its template,
- * or by the template of its own a definition's re-lay gave it. */
-static json_t *
-m_blob_json(const struct reg_kstat *k, struct statsblob *copy)
+/*
+ * Read's and Snapshot's reply, written as text: the kstat, the time of
+ * the copy, its flat statistics and times as typed data (render_kstat.h),
+ * its blob as stats(3)'s JSON, and (Snapshot, raw not NULL) its bytes.
+ */
+static void
+m_read_reply(struct vl_call *call, const struct reg_kstat *k,
+    struct statsblob *copy, uint64_t snaptime, const char *raw)
 {
 	struct sbuf *sb = sbuf_new_auto();
-	json_t *o = NULL;
+	json_t *kj = registry_kstat_json(call->d->reg, k);
+	char *kstat = kj != NULL ? json_dumps(kj, JSON_COMPACT) : NULL;
+	const struct ksfmt_stat *st;
+	struct ksfmt_out o;
+	struct ks_view view;
+	size_t n;
+	int r = -ENOMEM;
 
-	if (sb == NULL)
-		return json_object();
-	if (stats_blob_tostr(copy, sb, SB_STRFMT_JSON, registry_blob_named(k,
-	    copy) ? SB_TOSTR_META : 0) == 0 && sbuf_finish(sb) == 0)
-		o = m_json_parse(sbuf_data(sb), 0);
+	json_decref(kj);
+	ksfmt_begin(&o, sb, KSFMT_JSON);
+	if (sb != NULL && kstat != NULL) {
+		sbuf_printf(sb, "{\"kstat\":%s,\"snaptime\":%" PRIu64
+		    ",\"data\":", kstat, snaptime);
+		m_view(k, copy, &view);
+		r = ksfmt_view_stats(&o, &view, true, false, &st, &n);
+		if (r == 0)
+			r = ksfmt_json_data(sb, st, n, NULL);
+	}
+	if (r >= 0) {
+		sbuf_cat(sb, ",\"blob\":");
+		m_blob_json(sb, k, copy);
+		if (raw != NULL) {
+			sbuf_cat(sb, ",\"raw\":");
+			stat_json_string(sb, raw, strlen(raw));
+		}
+		sbuf_putc(sb, '}');
+		r = sbuf_finish(sb) != 0 ? -ENOMEM : 0;
+	}
+	if (r < 0)
+		varlink_error_errno(call, -r, call->method->name);
+	else
+		varlink_reply_text(call, sbuf_data(sb), (size_t)sbuf_len(sb));
+	ksfmt_done(&o);
 	sbuf_delete(sb);
-	return o != NULL ? o : json_object();
+	free(kstat);
 }
 
 static struct statsblob *
@@ -287,7 +244,7 @@ m_read_lookup(struct vl_call *call, json_t *params)
 {
 	static const char *const fields[] = { "module", "name", "class" };
 	struct m_walk w = { .instance = -1 };
-	struct ks_error kerr;
+	struct input_error kerr;
 	struct m_list l;
 	size_t j;
 
@@ -324,10 +281,7 @@ m_read_read(struct vl_call *call, json_t *params)
 		varlink_error_errno(call, ENOMEM, "read");
 		return;
 	}
-	varlink_reply(call, json_pack("{s:o, s:I, s:o, s:o}", "kstat",
-	    registry_kstat_json(call->d->reg, k), "snaptime",
-	    (json_int_t)k->hdr.snaptime, "data", m_read_data(k, copy),
-	    "blob", m_blob_json(k, copy)));
+	m_read_reply(call, k, copy, (uint64_t)k->hdr.snaptime, NULL);
 	free(copy);
 }
 
@@ -459,10 +413,7 @@ m_read_snapshot(struct vl_call *call, json_t *params)
 		registry_blob_end(d->reg, k, now);
 		registry_sync(d->reg);
 	}
-	varlink_reply(call, json_pack("{s:o, s:I, s:o, s:o, s:s}", "kstat",
-	    registry_kstat_json(d->reg, k), "snaptime", (json_int_t)now,
-	    "data", m_read_data(k, copy), "blob", m_blob_json(k, copy),
-	    "raw", raw));
+	m_read_reply(call, k, copy, now, raw);
 	free(raw);
 	free(copy);
 }

@@ -1,11 +1,12 @@
 /*
  * m_scrape.c: io.statsd.Scrape — the kstats a selector and a class
- * pattern choose, rendered as kstat(1M) -j or -p text, Linux data lines,
- * or flat data, in pages (varlink.h): the page walk (m_walk.c) takes the
+ * pattern choose, rendered as kstat(1M) -j or -p text, Linux data lines
+ * (with the same lines as data), or flat data, in pages (varlink.h): the page walk (m_walk.c) takes the
  * kstats in kstat's order from the registry's index, and each is
  * rendered as it comes, until the page's bytes or its slice of work are
  * spent; the next page resumes after the last one sent, however the
- * chain changed meanwhile. The reply is built as text.
+ * chain changed meanwhile. The reply is built as text, its values typed
+ * by the renderer (render_kstat.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -119,119 +120,23 @@ m_jstr(struct sbuf *sb, const char *s)
 	stat_json_string(sb, s, strlen(s));
 }
 
-/* The start of a reply item: its kstat's names, as every item has them
- * ('{"module":...,"instance":...,"name":...,"class":...'). */
-static void
-m_item_names(struct m_scrape *s, const struct kstat_hdr *h)
-{
-	struct sbuf *sb = s->items;
-
-	sbuf_cat(sb, s->nitems++ > 0 ? ",{\"module\":" : "{\"module\":");
-	m_jstr(sb, h->module);
-	sbuf_printf(sb, ",\"instance\":%d,\"name\":", (int)h->instance);
-	m_jstr(sb, h->name);
-	sbuf_cat(sb, ",\"class\":");
-	m_jstr(sb, h->class_);
-}
-
 /*
- * The kstat's flat statistics as data, for readers that render them
- * (statsctl renders kstat(1M)'s forms from them with render_kstat.c):
- * with those of its statistics the selector picks; its times and class
- * apart, as the reader selects among them itself. Values are kstat's
- * exact text. Written as text, as the renderer writes the other forms.
+ * One item of the reply's "kstats" (kstat -j's object) or "flat" (the
+ * kstat's flat statistics as data, for readers that render them:
+ * statsctl renders kstat(1M)'s forms from them with render_kstat.c, its
+ * times and class apart, as the reader selects among them itself): typed
+ * values, written by the renderer straight into the reply.
  */
 static int
-m_flat_item(struct m_scrape *s, const struct ks_view *v,
-    size_t *ret_nstats)
+m_item(struct m_scrape *s, const struct kstat_hdr *h,
+    const struct ksfmt_stat *st, size_t n)
 {
-	const struct ks_selector *sel = m_sel(s);
-	const struct kstat_hdr *h = v->hdr;
-	const struct ksfmt_stat *st;
-	struct sbuf *sb = s->items;
-	size_t j, n;
-	bool first = true;
 	int r;
 
-	r = ksfmt_view_stats(&s->out, v, false, false, &st, &n);
-	if (r < 0)
-		return r;
-	*ret_nstats = n;
-	m_item_names(s, h);
-	sbuf_printf(sb, ",\"type\":\"%s\",\"crtime\":%lld,\"snaptime\":%lld,"
-	    "\"stats\":[", ks_type_id(h->type), (long long)h->crtime,
-	    (long long)h->snaptime);
-	for (j = 0; j < n; j++) {
-		if (sel != NULL && !ks_selector_match_stat(sel, st[j].name))
-			continue;
-		sbuf_cat(sb, first ? "{\"name\":" : ",{\"name\":");
-		first = false;
-		m_jstr(sb, st[j].name);
-		sbuf_cat(sb, ",\"value\":");
-		m_jstr(sb, st[j].value);
-		sbuf_cat(sb, st[j].quoted ? ",\"string\":true" :
-		    ",\"string\":false");
-		sbuf_cat(sb, st[j].array ? ",\"array\":true" :
-		    ",\"array\":false");
-		sbuf_cat(sb, st[j].counter ? ",\"counter\":true}" :
-		    ",\"counter\":false}");
-	}
-	sbuf_cat(sb, "]}");
-	return 0;
-}
-
-/* A flat value as a JSON number, array or string: exactly as kstat -j
- * writes it, but an integer past what a 64-bit signed number holds, which
- * many JSON readers (jansson among them) refuse as an integer: that is
- * written as a double, as it was when the daemon built these values with
- * jansson. */
-static void
-m_json_value(struct sbuf *sb, const struct ksfmt_stat *st)
-{
-	const char *v = st->value;
-
-	if (st->quoted) {
-		m_jstr(sb, v);
-	} else if (st->array) {
-		sbuf_putc(sb, '[');
-		for (; *v != '\0'; v++)
-			sbuf_putc(sb, *v == ' ' ? ',' : *v);
-		sbuf_putc(sb, ']');
-	} else if (v[0] >= '0' && v[0] <= '9' && strspn(v, "0123456789") ==
-	    strlen(v) && (strlen(v) > 19 || (strlen(v) == 19 &&
-	    strcmp(v, "9223372036854775807") > 0))) {
-		sbuf_printf(sb, "%.17g", strtod(v, NULL));
-	} else {
-		sbuf_cat(sb, v);
-	}
-}
-
-/* kstat -j's object of a kstat as a value: its statistics st (sorted,
- * with crtime and snaptime), those sel selects. */
-static void
-m_json_item(struct m_scrape *s, const struct kstat_hdr *h,
-    const struct ksfmt_stat *st, size_t n, const struct ks_selector *sel)
-{
-	struct sbuf *sb = s->items;
-	char t[40];
-	bool first = true;
-	size_t j;
-
-	m_item_names(s, h);
-	ksfmt_time(t, sizeof(t), h->snaptime);
-	sbuf_printf(sb, ",\"type\":%u,\"snaptime\":%s,\"data\":{",
-	    (unsigned)h->type, t);
-	for (j = 0; j < n; j++) {
-		if (sel != NULL && !ks_selector_match_stat(sel, st[j].name))
-			continue;
-		if (!first)
-			sbuf_putc(sb, ',');
-		first = false;
-		m_jstr(sb, st[j].name);
-		sbuf_putc(sb, ':');
-		m_json_value(sb, &st[j]);
-	}
-	sbuf_cat(sb, "}}");
+	if (s->nitems++ > 0)
+		sbuf_putc(s->items, ',');
+	r = ksfmt_json_kstat(s->items, s->fmt == M_FLAT, h, st, n, m_sel(s));
+	return r < 0 ? r : 0;
 }
 
 /*
@@ -246,7 +151,7 @@ m_render(struct m_scrape *s, const struct reg_kstat *k, size_t *ret_nstats)
 	const struct ks_selector *sel = m_sel(s);
 	const struct ksfmt_stat *st;
 	struct ks_view v;
-	size_t n;
+	size_t n = 0;
 	int r = 0;
 
 	*ret_nstats = 0;
@@ -262,9 +167,19 @@ m_render(struct m_scrape *s, const struct reg_kstat *k, size_t *ret_nstats)
 		sbuf_printf(s->text, "# %s:%d:%s\n", k->hdr.module,
 		    (int)k->hdr.instance, k->hdr.name);
 		sbuf_cat(s->text, sbuf_data(s->one));
-		return 1;
+		/* And as data: the item, its lines typed. */
+		if (s->nitems++ > 0)
+			sbuf_putc(s->items, ',');
+		ksfmt_json_names(s->items, &k->hdr);
+		sbuf_cat(s->items, ",\"lines\":");
+		r = linux_data_json(s->items, v.sb, v.names, v.nnames, s->now);
+		sbuf_putc(s->items, '}');
+		return r < 0 ? r : 1;
 	case M_FLAT:
-		r = m_flat_item(s, &v, ret_nstats);
+		r = ksfmt_view_stats(&s->out, &v, false, false, &st, &n);
+		if (r == 0)
+			r = m_item(s, v.hdr, st, n);
+		*ret_nstats = n;
 		return r < 0 ? r : 1;
 	case M_KSTAT:
 		r = ksfmt_view(&s->out, &v, sel);
@@ -277,8 +192,8 @@ m_render(struct m_scrape *s, const struct reg_kstat *k, size_t *ret_nstats)
 		if (r <= 0)
 			return r;
 		*ret_nstats = 2 * n;	/* for the text and the item */
-		m_json_item(s, v.hdr, st, n, sel);
-		return 1;
+		r = m_item(s, v.hdr, st, n);
+		return r < 0 ? r : 1;
 	case M_PROM:
 	case M_OM:	/* m_scrape_prom() */
 	case M_NFMT:
@@ -305,9 +220,9 @@ m_scrape_answer(struct vl_call *call, struct m_scrape *s, const char *cursor)
 	}
 	sbuf_printf(msg, "{\"format\":\"%s\",\"kcid\":%lld", m_fmt_names[s->fmt],
 	    (long long)m_kcid(call));
-	if (s->fmt == M_JSON || s->fmt == M_FLAT) {
+	if (s->fmt == M_JSON || s->fmt == M_FLAT || s->fmt == M_LINUX) {
 		sbuf_cat(msg, s->fmt == M_JSON ? ",\"kstats\":[" :
-		    ",\"flat\":[");
+		    s->fmt == M_FLAT ? ",\"flat\":[" : ",\"linux\":[");
 		sbuf_bcat(msg, sbuf_data(s->items), (size_t)sbuf_len(s->items));
 		sbuf_putc(msg, ']');
 	}
@@ -337,7 +252,7 @@ m_scrape_init(struct vl_call *call, json_t *params, struct m_scrape *s,
 {
 	const char *format = varlink_str(params, "format", "json");
 	const char *seltext = varlink_str(params, "selector", NULL);
-	struct ks_error kerr;
+	struct input_error kerr;
 	int f;
 
 	memset(s, 0, sizeof(*s));

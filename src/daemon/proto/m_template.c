@@ -32,19 +32,16 @@ m_template_add(struct vl_call *call, json_t *params)
 	struct reg_owner owner = { p->uid, p->privileged, false };
 	struct quota_refusal why;
 	struct reg_template *t;
-	char bad[128], reason[160];
+	struct input_error terr;
 	bool created;
 	int r;
 
-	r = registry_template_add(d->reg, params, &owner, &t, &created, bad,
-	    sizeof(bad), reason, sizeof(reason), &why);
+	r = registry_template_add(d->reg, params, &owner, &t, &created, &terr, &why);
 	switch (r) {
 	case 0:
 		break;
 	case -EINVAL:
-		varlink_error(call, VL_E_INVALID_TEMPLATE,
-		    json_pack("{s:s, s:s}",
-		    "parameter", bad, "reason", reason));
+		varlink_error_input(call, VL_E_INVALID_TEMPLATE, &terr);
 		return;
 	case -EEXIST:
 		varlink_error(call, VL_E_TEMPLATE_EXISTS, json_pack("{s:s}",

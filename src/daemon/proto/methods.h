@@ -60,11 +60,6 @@ struct statsblob;
 /* k's view for the renderers, over blob sb. */
 void m_view(const struct reg_kstat *k, const struct statsblob *sb,
     struct ks_view *v);
-/* kstat -j's "data" of a view: its flat statistics and times, those sel
- * (NULL: all) selects; NULL if none is. */
-json_t *m_flat_json(const struct ks_view *v, const struct ks_selector *sel);
-/* JSON the renderers wrote (numbers past INT64_MAX as doubles). */
-json_t *m_json_parse(const char *text, size_t flags);
 /* The chain id of what the caller sees. */
 json_int_t m_kcid(const struct vl_call *call);
 

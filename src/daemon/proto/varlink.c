@@ -21,6 +21,7 @@
 #include "kind.h"
 #include "log.h"
 #include "quota.h"
+#include "input_error.h"
 #include "turns.h"
 #include "varlink.h"
 
@@ -416,6 +417,20 @@ varlink_error_value(struct vl_call *call, const char *parameter,
 	va_end(ap);
 	return varlink_error(call, VL_E_INVALID_VALUE, json_pack("{s:s, s:s}",
 	    "parameter", parameter, "reason", reason));
+}
+
+int
+varlink_error_input(struct vl_call *call, enum vl_err e,
+    const struct input_error *err)
+{
+	const char *reason = err->msg[0] != '\0' ? err->msg : "refused";
+
+	if (e == VL_E_INVALID_DEFINITION)
+		return varlink_error(call, e, json_pack("{s:i, s:i, s:s, s:s}",
+		    "line", (int)err->line, "column", (int)err->col,
+		    "attribute", err->where, "reason", reason));
+	return varlink_error(call, e, json_pack("{s:s, s:s}", "parameter",
+	    err->where, "reason", reason));
 }
 
 int

@@ -201,6 +201,15 @@ int varlink_error(struct vl_call *call, enum vl_err e, json_t *params);
 
 /* Shorthands for the common errors. */
 int varlink_error_param(struct vl_call *call, const char *parameter);
+/*
+ * varlink_error_input: refused input (input_error.h) as error e: an
+ * InvalidDefinition names line, column and attribute (err's where); the
+ * others (InvalidValue, InvalidTemplate) name the parameter (err's where).
+ * The reason is err's message, or "refused" when it has none.
+ */
+struct input_error;
+int varlink_error_input(struct vl_call *call, enum vl_err e,
+    const struct input_error *err);
 int varlink_error_value(struct vl_call *call, const char *parameter,
     const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int varlink_error_errno(struct vl_call *call, int err, const char *what);

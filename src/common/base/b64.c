@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * b64.c: base64 encoding and strict decoding (padding required, no
- * whitespace), for blobs in JSON.
+ * whitespace): the tree's one base64 codec (b64.h).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -45,7 +46,13 @@ b64_encode(const void *data, size_t len)
 	return s;
 }
 
-static int
+char
+b64_digit(unsigned v)
+{
+	return b64_alphabet[v & 63];
+}
+
+int
 b64_value(char c)
 {
 	const char *p = c != '\0' ? strchr(b64_alphabet, c) : NULL;
