@@ -243,6 +243,9 @@ series_attach(SeriesObject *s)
 			s->next_try_ns = now_ns() + RETRY_NS;
 		} else {
 			s->last_errno = 0;
+			/* The thread's ring now: a connection holding one
+			 * is not closed as idle before the first update. */
+			(void)stats_client_connect(c);
 		}
 		__atomic_store_n(&s->sb, sb, __ATOMIC_RELEASE);
 	}
