@@ -110,7 +110,7 @@ def main():
         "src/common": [],
         "statsd": objects(build, "src/daemon/statsd.p"),
         "libstatsclient": objects(build, "src/client/libstatsclient.so*.p"),
-        "statsctl": objects(build, "src/client/statsctl/statsctl.p"),
+        "statsctl": objects(build, "src/statsctl/statsctl.p"),
     }
     if not common:
         print("layers: no object files under %s" % build)

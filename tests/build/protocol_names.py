@@ -2,7 +2,7 @@
 """protocol_names.py: the control protocol's names are written once.
 
 Every interface, method and error name of the varlink interface
-definitions (src/daemon/*.varlink) reaches C code only through the
+definitions (src/daemon/proto/*.varlink) reaches C code only through the
 generated varlink_names.h. This test reads the definitions, then every C
 file of the tree outside the build directories, strips its comments
 (documentation may name a method), and fails for each string literal that
@@ -18,7 +18,7 @@ import re
 import sys
 
 root = sys.argv[1]
-idl_dir = os.path.join(root, "src", "daemon")
+idl_dir = os.path.join(root, "src", "daemon", "proto")
 names, ifaces, errnos = set(), [], {}
 for fn in sorted(os.listdir(idl_dir)):
     if not fn.endswith(".varlink"):

@@ -40,9 +40,12 @@ lib_line="$src/model/statsd_line.c"
 # The checkpoint target is statsd's start: the checkpoint and what it
 # restores into (the registry, runtime files, journal, quotas), with the
 # protocol's generated names and the daemon's libraries.
+# The daemon is laid out in folders by role; a module is found by its name.
 dmn="$top/src/daemon"
 lib_checkpoint="$lib_text $(for f in checkpoint registry kindex tpldef quota \
-	zones config log mirror journal b64; do printf '%s/%s.c ' "$dmn" "$f"; done)"
+	zones config log mirror journal b64; do find "$dmn" -name "$f.c"; done |
+	tr '\n' ' ')"
+dmn_incs=$(for d in "$dmn" "$dmn"/*/; do printf -- '-I%s ' "${d%/}"; done)
 libs_checkpoint="-ljansson -levent"
 incs=$(for d in "$src"/*/; do printf -- '-I%s ' "${d%/}"; done)
 flags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
@@ -69,10 +72,11 @@ for t in ${FUZZ_TARGETS:-$all}; do
 		# The daemon's sources need the names generated from the
 		# interface definitions, as meson makes them.
 		mkdir -p "$out/gen"
-		python3 "$dmn/varlinkgen.py" "$out/gen/varlink_names.h" \
-		    "$out/gen/varlink_names.c" "$dmn/org.varlink.service.varlink" \
-		    "$dmn/io.statsd.varlink" || status=1
-		extra="-I$dmn -I$out/gen $out/gen/varlink_names.c"
+		python3 "$dmn/proto/varlinkgen.py" "$out/gen/varlink_names.h" \
+		    "$out/gen/varlink_names.c" \
+		    "$dmn/proto/org.varlink.service.varlink" \
+		    "$dmn/proto/io.statsd.varlink" || status=1
+		extra="$dmn_incs -I$out/gen $out/gen/varlink_names.c"
 	fi
 	# shellcheck disable=SC2086
 	if ! $cc $flags $extra "$top/tests/fuzz/fuzz_$t.c" $lib -lm $libs \

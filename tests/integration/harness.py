@@ -35,7 +35,7 @@ STATSD = os.environ.get("STATSD", "statsd")
 RING_CLIENT = os.environ.get("RING_CLIENT", "ring_client")
 SRCDIR = os.environ.get("STATSD_SRCDIR",
                         os.path.join(os.path.dirname(__file__), "..", ".."))
-IDL_PATH = os.path.join(SRCDIR, "src", "daemon", "io.statsd.varlink")
+IDL_PATH = os.path.join(SRCDIR, "src", "daemon", "proto", "io.statsd.varlink")
 SETPRIV = shutil.which("setpriv")
 TMPDIR = os.environ.get("STATSD_TEST_TMPDIR") or None
 FAIL_ON_PURPOSE = os.environ.get("STATSD_TEST_FAIL_ON_PURPOSE", "")

@@ -21,8 +21,8 @@ from harness import Daemon, as_user, check, finish, spawn  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 closed = harness.mkdtemp(prefix="statsd-closed-")
-os.makedirs(os.path.join(closed, "src", "daemon"))
-shutil.copy(harness.IDL_PATH, os.path.join(closed, "src", "daemon"))
+os.makedirs(os.path.join(closed, "src", "daemon", "proto"))
+shutil.copy(harness.IDL_PATH, os.path.join(closed, "src", "daemon", "proto"))
 os.chmod(closed, 0o700)
 # What the staged client resolves its checkout from.
 os.environ["STATSD_SRCDIR"] = closed

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../vlclient.h"
+#include "vlclient.h"
 #include "conn.h"
 #include "output.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../vlclient.h"
+#include "vlclient.h"
 #include "conn.h"
 #include "statsctl.h"
 
