@@ -106,11 +106,13 @@ STATS_API int stats_client_flush(stats_client_t *c, int timeout_ms);
 
 /*
  * stats_client_connect: connect now, in the calling thread, unless the
- * client is connected. Updates made while it is not connected are dropped
- * (and counted) until the watcher thread has reconnected, so a fork()
- * child that updates at once (a pre-fork server's worker) calls this
- * first: its first updates then find a ring. It starts the library's
- * watcher thread, as a first update would.
+ * client is connected, and give the thread its update ring. Updates made
+ * while the client is not connected are dropped (and counted) until the
+ * watcher thread has reconnected, so a fork() child (a pre-fork server's
+ * worker) calls this before its first update: that update then finds a
+ * ring, and the connection, holding one, is not closed by statsd as idle
+ * while the worker waits for work. It starts the library's watcher
+ * thread, as a first update would.
  * Returns: 0; -ENOTCONN (no statsd, or it refused: the last error says
  * why; the watcher goes on trying); -EINVAL for NULL.
  */

@@ -415,11 +415,15 @@ stats_client_connect(stats_client_t *c)
 	pthread_mutex_lock(&cl.lock);
 	r = cl_ensure_locked();
 	/* The watcher, as a lazy first use starts it: it notices statsd
-	 * going away (or closing a connection idle for idle_timeout_ms)
-	 * and connects again, or goes on trying after a failure. */
+	 * going away and connects again, or goes on trying after a
+	 * failure. */
 	cl_kick_locked();
 	pthread_mutex_unlock(&cl.lock);
-	return r;
+	/* The thread's ring, now: its first update needs no call, and a
+	 * connection that holds a ring is never closed as idle (a fork
+	 * child waiting for work would otherwise lose it, and drop the
+	 * updates it makes while the watcher connects again). */
+	return r < 0 ? r : cl_thread_ring_attach();
 }
 
 uint64_t

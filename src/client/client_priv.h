@@ -195,6 +195,11 @@ void cl_disconnect_locked(const char *why);
 
 /* ------------------------------------------------------------- producer.c */
 
+/* Give the calling thread its ring now, if it has none (connected, cl.lock
+ * not held). Returns: 0; -ENOTCONN (not connected, or statsd refused a
+ * ring: the last error says why). */
+int cl_thread_ring_attach(void);
+
 /* Slow path of cl_push(): get the thread a ring, or count a drop. */
 void cl_push_slow(uint32_t handle, uint16_t voi, uint8_t op, uint8_t flags,
     int64_t x, int64_t y, uint64_t time_ns);

@@ -255,6 +255,15 @@ cl_thread_ring(void)
 	return r->p;
 }
 
+int
+cl_thread_ring_attach(void)
+{
+	if (ring_producer_current() != NULL || cl_tls_ring != NULL)
+		return 0;
+	cl_tls_retry = 0;
+	return cl_thread_ring() != NULL ? 0 : -ENOTCONN;
+}
+
 void
 cl_push_slow(uint32_t handle, uint16_t voi, uint8_t op, uint8_t flags,
     int64_t x, int64_t y, uint64_t time_ns)

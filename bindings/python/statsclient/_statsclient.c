@@ -55,10 +55,9 @@ static const char *const type_names[ST_NTYPES] = {
 #define MODULE_NAME	"python"
 #define SUMMARY_NCTDS	64
 
-/* Whatever a fork() must reset, bumped in the child: a series made
- * before it publishes again if it has a pid label, and an attach the
- * parent had under way (in a thread the child does not have) is over. */
-static volatile unsigned fork_gen;
+/* Bumped in a fork() child: a series made before the fork that has a
+ * pid label is published again, under the child's pid. */
+static unsigned fork_gen;
 /* Updates dropped by series not published (no statsd yet). Under the
  * GIL. */
 static uint64_t unpublished_drops;
@@ -244,6 +243,9 @@ series_attach(SeriesObject *s)
 			s->next_try_ns = now_ns() + RETRY_NS;
 		} else {
 			s->last_errno = 0;
+			/* The thread's ring now: a connection holding one
+			 * is not closed as idle before the first update. */
+			(void)stats_client_connect(c);
 		}
 		__atomic_store_n(&s->sb, sb, __ATOMIC_RELEASE);
 	}
