@@ -24,9 +24,9 @@
 #include "journal.h"
 #include "log.h"
 #include "registry.h"
-#include "rights.h"
 #include "ring.h"
 #include "spill.h"
+#include "view.h"
 
 /*
  * The VOIs a run of records touches, for the undo record of a PERSISTENT
@@ -61,8 +61,7 @@ drain_kstat(struct ring *rg, uint32_t handle)
 	    handle);
 
 	/* The rule of the socket's owner right, zones included. */
-	if (k == NULL || k->dormant || !rights_may_modify(&rg->peer,
-	    k->owner, k->owner_zone))
+	if (k == NULL || k->dormant || !view_kstat_may_modify(&rg->peer, k))
 		return NULL;
 	return k;
 }

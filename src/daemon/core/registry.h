@@ -61,7 +61,7 @@ struct reg_template {
 	uint64_t	 ckpt_bytes;
 	uint32_t	 ckpt_gen;
 	uint64_t	 ckpt_pending;
-	uint64_t	 vis_mark;	/* m_template_visible()'s */
+	uint64_t	 vis_mark;	/* view_templates_mark()'s */
 	unsigned	 npublic;	/* public kstats made from it */
 	unsigned	 nall;		/* of them, those seen in every zone */
 };

@@ -16,6 +16,7 @@
 #include "expo.h"
 #include "methods.h"
 #include "registry.h"
+#include "view.h"
 
 /* What a page may take. */
 struct expo_page_budget {
@@ -350,7 +351,7 @@ expo_done(struct expo *e)
 static bool
 expo_shows(const struct expo *e, const struct reg_kstat *k)
 {
-	if (k == NULL || k->dormant || !m_kstat_visible(e->peer, k) ||
+	if (k == NULL || k->dormant || !view_kstat_visible(e->peer, k) ||
 	    (e->no_priv && (k->hdr.flags & KSTAT_FLAG_PRIV) != 0))
 		return false;
 	if (e->sel != NULL && !ks_selector_match_kstat(e->sel, &k->hdr))
@@ -370,7 +371,7 @@ expo_kstat(struct statsd *d, struct expo *e, const struct reg_kstat *k,
 	struct ks_view v;
 	int r;
 
-	m_view(k, registry_blob_peek(k), &v);
+	view_kstat(k, registry_blob_peek(k), &v);
 	r = prom_kstat(&e->out, &v, only, next, nextlen);
 	*work += EXPO_COST_SERIES * ((r > 0 ? (uint64_t)r : 1) +
 	    (only != NULL ? v.nnames : 0));

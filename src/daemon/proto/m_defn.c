@@ -19,6 +19,7 @@
 #include "methods.h"
 #include "registry.h"
 #include "stat_scalar.h"
+#include "view.h"
 
 #define M_NAME_FIELDS							\
 	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
@@ -111,7 +112,7 @@ m_defn_set(struct vl_call *call, json_t *params)
 	k = m_kstat_get(call, params, false);
 	if (k == NULL)
 		return;
-	if (!m_kstat_may_modify(&call->conn->peer, k)) {
+	if (!view_kstat_may_modify(&call->conn->peer, k)) {
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}

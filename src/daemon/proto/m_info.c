@@ -19,6 +19,7 @@
 #include "zones.h"
 #include "ring.h"
 #include "store.h"
+#include "view.h"
 
 #ifndef STATSD_VERSION
 #define STATSD_VERSION "0"
@@ -80,7 +81,7 @@ m_info_visible(struct vl_call *call, struct registry_stats *rs)
 		rs->kstats = rs->dormant = 0;
 		n = registry_kstats(call->d->reg, &ks);
 		for (i = 0; i < n; i++)
-			if (m_kstat_visible(p, ks[i])) {
+			if (view_kstat_visible(p, ks[i])) {
 				if (ks[i]->dormant)
 					rs->dormant++;
 				else
@@ -88,10 +89,11 @@ m_info_visible(struct vl_call *call, struct registry_stats *rs)
 			}
 	}
 	rs->templates = 0;
-	mark = m_template_mark_visible(call);
+	mark = view_templates_mark(call->d->reg, &call->conn->peer);
 	n = registry_templates(call->d->reg, &tpls);
 	for (i = 0; i < n; i++)
-		rs->templates += m_template_visible(call, tpls[i], mark);
+		rs->templates += view_template_visible(&call->conn->peer,
+		    tpls[i], mark);
 }
 
 void

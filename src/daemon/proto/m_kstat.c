@@ -20,6 +20,7 @@
 #include "mirror.h"
 #include "registry.h"
 #include "sysks.h"
+#include "view.h"
 
 #define M_NAME_FIELDS							\
 	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
@@ -79,19 +80,6 @@ const struct vl_field m_kstat_delete_params[] = {
 	VLF_END
 };
 
-bool
-m_kstat_visible(const struct peer *p, const struct reg_kstat *k)
-{
-	return rights_may_see(p, (k->hdr.flags & KSTAT_FLAG_PRIV) != 0,
-	    k->zone, reg_kstat_gz(k));
-}
-
-bool
-m_kstat_may_modify(const struct peer *p, const struct reg_kstat *k)
-{
-	return rights_may_modify(p, k->owner, k->owner_zone);
-}
-
 /*
  * Where a new kstat is seen (Solaris's ks_zone and KSTAT2_FLAG_GZ_VIS,
  * the Linux way): a peer of the global zone may name ALL_ZONES (-1), the
@@ -150,7 +138,7 @@ m_kstat_get(struct vl_call *call, json_t *params, bool dormant_too)
 		k = NULL;
 	/* A PRIV kstat does not exist for an unprivileged peer, nor one of
 	 * another zone for any. */
-	if (k != NULL && !m_kstat_visible(&call->conn->peer, k))
+	if (k != NULL && !view_kstat_visible(&call->conn->peer, k))
 		k = NULL;
 	if (k == NULL) {
 		snprintf(full, sizeof(full), "%s:%d:%s", module, (int)instance,
@@ -412,14 +400,14 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	 * privileged kstat, never KstatExists, which would tell that such a
 	 * kstat exists; the refusal names no kstat (docs/security.md).
 	 */
-	if (k != NULL && !m_kstat_visible(peer, k)) {
+	if (k != NULL && !view_kstat_visible(peer, k)) {
 		varlink_error_denied(call, RIGHT_ADMIN);
 		return -EPERM;
 	}
 	if (k != NULL && k->dormant) {
 		/* Reviving: only its owner or an admin may. It keeps its
 		 * zone. */
-		if (!m_kstat_may_modify(peer, k)) {
+		if (!view_kstat_may_modify(peer, k)) {
 			varlink_error_denied(call, RIGHT_OWNER);
 			return -EPERM;
 		}
@@ -737,8 +725,8 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 		/* Joining: the caller's own kstat (or any, for a privileged
 		 * caller) of the same template, as it is. */
 		if (join && k != NULL && !k->dormant && k->tpl == n.tpl &&
-		    m_kstat_visible(&call->conn->peer, k) &&
-		    m_kstat_may_modify(&call->conn->peer, k)) {
+		    view_kstat_visible(&call->conn->peer, k) &&
+		    view_kstat_may_modify(&call->conn->peer, k)) {
 			m_kstat_made(ks, k, i == 0);
 			sbuf_cat(flags, i == 0 ? "false" : ",false");
 			continue;
@@ -822,7 +810,7 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 	k = m_kstat_get(call, params, true);
 	if (k == NULL)
 		return;
-	if (!m_kstat_may_modify(&call->conn->peer, k)) {
+	if (!view_kstat_may_modify(&call->conn->peer, k)) {
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}
@@ -864,7 +852,7 @@ m_kstat_relayout(struct vl_call *call, json_t *params)
 	k = m_kstat_get(call, params, false);
 	if (k == NULL)
 		return;
-	if (!m_kstat_may_modify(peer, k)) {
+	if (!view_kstat_may_modify(peer, k)) {
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}

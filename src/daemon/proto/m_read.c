@@ -22,6 +22,7 @@
 #include "registry.h"
 #include "render_kstat.h"
 #include "stat_scalar.h"
+#include "view.h"
 
 #define M_NAME_FIELDS							\
 	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
@@ -69,7 +70,7 @@ const struct vl_field m_read_snapshot_params[] = {
 static bool
 m_visible(const struct vl_call *call, const struct reg_kstat *k)
 {
-	return m_kstat_visible(&call->conn->peer, k);
+	return view_kstat_visible(&call->conn->peer, k);
 }
 
 json_int_t
@@ -77,16 +78,6 @@ m_kcid(const struct vl_call *call)
 {
 	return (json_int_t)registry_kcid(call->d->reg, call->conn->peer.zone,
 	    call->conn->peer.privileged);
-}
-
-void
-m_view(const struct reg_kstat *k, const struct statsblob *sb,
-    struct ks_view *v)
-{
-	v->hdr = &k->hdr;
-	v->sb = sb;
-	v->names = registry_kstat_names(k, &v->nnames);
-	v->k2 = k->tpl->k2;
 }
 
 /* The blob of k (copy) as stats(3)'s JSON renderer writes it, named by
@@ -130,7 +121,7 @@ m_read_reply(struct vl_call *call, const struct reg_kstat *k,
 	if (sb != NULL && kstat != NULL) {
 		sbuf_printf(sb, "{\"kstat\":%s,\"snaptime\":%" PRIu64
 		    ",\"data\":", kstat, snaptime);
-		m_view(k, copy, &view);
+		view_kstat(k, copy, &view);
 		r = ksfmt_view_stats(&o, &view, true, false, &st, &n);
 		if (r == 0)
 			r = ksfmt_json_data(sb, st, n, NULL);
@@ -314,7 +305,7 @@ m_read_write(struct vl_call *call, json_t *params)
 	if (k == NULL)
 		return;
 	registry_kstat_name(k, full, sizeof(full));
-	if (!m_kstat_may_modify(&call->conn->peer, k)) {
+	if (!view_kstat_may_modify(&call->conn->peer, k)) {
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}
@@ -391,7 +382,7 @@ m_read_snapshot(struct vl_call *call, json_t *params)
 	k = m_kstat_get(call, params, false);
 	if (k == NULL)
 		return;
-	if (reset && !m_kstat_may_modify(&call->conn->peer, k)) {
+	if (reset && !view_kstat_may_modify(&call->conn->peer, k)) {
 		varlink_error_denied(call, RIGHT_OWNER);
 		return;
 	}

@@ -26,6 +26,7 @@
 #include "render_linux.h"
 #include "stat_scalar.h"
 #include "statsd_line.h"
+#include "view.h"
 
 /*
  * What rendering a kstat costs, in slice units: a base, and its bytes.
@@ -155,7 +156,7 @@ m_render(struct m_scrape *s, const struct reg_kstat *k, size_t *ret_nstats)
 	int r = 0;
 
 	*ret_nstats = 0;
-	m_view(k, registry_blob_peek(k), &v);
+	view_kstat(k, registry_blob_peek(k), &v);
 	switch (s->fmt) {
 	case M_LINUX:
 		/* Only kstats with definitions have data lines, and a
@@ -390,7 +391,7 @@ m_scrape(struct vl_call *call, json_t *params)
 	budget = varlink_page_size(call) / (s.fmt == M_JSON ? 4 : 2);
 	cost = m_choose_cost(&s);
 	while ((k = m_walk_next(&w, cost)) != NULL) {
-		if (k->dormant || !m_kstat_visible(&call->conn->peer, k) ||
+		if (k->dormant || !view_kstat_visible(&call->conn->peer, k) ||
 		    (s.has_sel && !ks_selector_match_kstat(&s.sel,
 		    &k->hdr)) || !ks_pattern_match(&s.cls, k->hdr.class_) ||
 		    !m_tags_match(&s, k))

@@ -11,6 +11,7 @@
 #include "methods.h"
 #include "registry.h"
 #include "tpldef.h"
+#include "view.h"
 
 const struct vl_field m_template_add_params[] = {
 	VLF_STR("name", false, TPL_MAX_NAME_LEN),
@@ -58,37 +59,6 @@ m_template_add(struct vl_call *call, json_t *params)
 	    registry_template_json(t), "created", created));
 }
 
-uint64_t
-m_template_mark_visible(const struct vl_call *call)
-{
-	static uint64_t mark;
-	struct reg_kstat **ks;
-	size_t n, i;
-
-	/* A peer of the global zone sees the public kstats, which the
-	 * registry counts by template (npublic): nothing to walk. */
-	if (call->conn->peer.privileged || call->conn->peer.zone ==
-	    ZONE_GLOBAL)
-		return 0;
-	mark++;
-	n = registry_kstats(call->d->reg, &ks);
-	for (i = 0; i < n; i++)
-		if (m_kstat_visible(&call->conn->peer, ks[i]))
-			ks[i]->tpl->vis_mark = mark;
-	return mark;
-}
-
-bool
-m_template_visible(const struct vl_call *call, const struct reg_template *t,
-    uint64_t mark)
-{
-	const struct peer *p = &call->conn->peer;
-
-	if (p->privileged || t->owner == p->uid)
-		return true;
-	return p->zone == ZONE_GLOBAL ? t->npublic > 0 : t->vis_mark == mark;
-}
-
 void
 m_template_list(struct vl_call *call, json_t *params)
 {
@@ -121,13 +91,14 @@ m_template_list(struct vl_call *call, json_t *params)
 	}
 	n = registry_templates(call->d->reg, &tpls);
 	first = registry_templates_after(call->d->reg, seq);
-	mark = m_template_mark_visible(call);
+	mark = view_templates_mark(call->d->reg, &call->conn->peer);
 	next[0] = '\0';
 	for (i = first; i < n; i++) {
 		/* Others' templates the caller sees no kstat of (a PRIV
 		 * kstat's, another zone's) are not shown: their names and
 		 * VOIs would tell what those kstats hold. */
-		if (!m_template_visible(call, tpls[i], mark))
+		if (!view_template_visible(&call->conn->peer, tpls[i],
+		    mark))
 			continue;
 		/* A page holds at least one template, and about a page's
 		 * bytes: each template costs about its definition. (The

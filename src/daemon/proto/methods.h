@@ -12,13 +12,7 @@ extern const struct vl_field m_hello_params[], m_info_params[];
 extern const struct vl_field m_getinfo_params[], m_getifdesc_params[];
 vl_handler_fn m_info_hello, m_info_info, m_info_getinfo, m_info_getifdesc;
 
-/* m_template.c: templates. Which templates a caller may see: its own and
- * those of the kstats it may see (all, when privileged);
- * m_template_mark_visible() marks them for m_template_visible(). */
-struct reg_template;
-uint64_t m_template_mark_visible(const struct vl_call *call);
-bool m_template_visible(const struct vl_call *call,
-    const struct reg_template *t, uint64_t mark);
+/* m_template.c: templates. Which a caller may see is view.h's. */
 extern const struct vl_field m_template_add_params[],
     m_template_list_params[];
 vl_handler_fn m_template_add, m_template_list;
@@ -29,11 +23,6 @@ struct reg_kstat;
  * it; otherwise answer NoSuchKstat and return NULL. */
 struct reg_kstat *m_kstat_get(struct vl_call *call, json_t *params,
     bool dormant_too);
-/* May peer p see kstat k (its zone, PRIV)? May it change, reset or delete
- * it (its owner in its zone, or an admin)? */
-struct peer;
-bool m_kstat_visible(const struct peer *p, const struct reg_kstat *k);
-bool m_kstat_may_modify(const struct peer *p, const struct reg_kstat *k);
 /* Kstats one KstatCreateMany may make: a bounded slice of work. */
 #define M_KSTAT_BATCH_MAX	4096
 extern const struct vl_field m_kstat_create_params[],
@@ -57,9 +46,6 @@ vl_handler_fn m_read_chain, m_read_lookup, m_read_read, m_read_write,
 struct ks_view;
 struct ks_selector;
 struct statsblob;
-/* k's view for the renderers, over blob sb. */
-void m_view(const struct reg_kstat *k, const struct statsblob *sb,
-    struct ks_view *v);
 /* The chain id of what the caller sees. */
 json_int_t m_kcid(const struct vl_call *call);
 
