@@ -546,9 +546,10 @@ TESTS = (test_row1_family_walk_bounded, test_row2_k4_pipelined_info,
          test_row4_empty_messages, test_row8_http_not_charged_to_nobody,
          test_k1_http_slow_headers, test_k2_index_merged_not_sorted,
          test_row14_streams_never_read, test_soak_every_attack)
-for t in TESTS:
-    if len(sys.argv) > 1 and t.__name__ not in sys.argv[1:]:
-        continue
-    print("--", t.__name__, flush=True)
-    t()
-finish()
+if __name__ == "__main__":
+    for t in TESTS:
+        if len(sys.argv) > 1 and t.__name__ not in sys.argv[1:]:
+            continue
+        print("--", t.__name__, flush=True)
+        t()
+    finish()
