@@ -15,7 +15,9 @@ Commands ({"op": ..., ...}):
                        kstats, templates and text joined)
   flood n bytes        open n connections, send each `bytes` NULs (empty
                        messages) in one write, and read replies until one
-                       per NUL came; answers {"replies": total}
+                       per NUL came; answers {"replies": total}; with
+                       "read": false, the connections are held unread
+                       instead (answers {"sent": bytes})
   close                close every connection held; answers {}
 
 pipeline takes "more": true to start streams (held, never read).
@@ -133,6 +135,11 @@ def main():
             conns = [Conn(sock, timeout=60) for _ in range(cmd["n"])]
             for c in conns:
                 c.sock.sendall(b"\0" * cmd["bytes"])
+            if not cmd.get("read", True):
+                held += conns
+                print(json.dumps({"sent": cmd["n"] * cmd["bytes"]}),
+                      flush=True)
+                continue
             # Every connection read as its replies come, so that none
             # waits unread for the idle time-out.
             got = {c.sock: 0 for c in conns}
