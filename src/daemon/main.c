@@ -605,6 +605,17 @@ out:
 	d->reg = registry_free(d->reg);
 	d->quota = quota_free(d->quota);
 	d->zones = zones_free(d->zones);
+	if (d->turns != NULL) {
+		struct turns_stats tst;
+
+		/* What the loop's turns took, for tests and operators to
+		 * read: the longest is wall time (a loaded machine's too). */
+		turns_stats(d->turns, &tst);
+		log_info("turns: %llu in %llu rounds, the longest %.1f ms",
+		    (unsigned long long)tst.turns,
+		    (unsigned long long)tst.rounds,
+		    (double)tst.longest_ns / 1e6);
+	}
 	d->turns = turns_free(d->turns);
 	if (ml.ev_term != NULL)
 		event_free(ml.ev_term);

@@ -15,13 +15,16 @@ Commands ({"op": ..., ...}):
                        kstats, templates and text joined)
   flood n bytes        open n connections, send each `bytes` NULs (empty
                        messages) in one write, and read replies until one
-                       per NUL came; answers {"replies": total}
+                       per NUL came; answers {"replies": total}; with
+                       "read": false, the connections are held unread
+                       instead (answers {"sent": bytes})
   close                close every connection held; answers {}
 
 pipeline takes "more": true to start streams (held, never read).
 """
 import json
 import os
+import select
 import socket
 import sys
 
@@ -132,15 +135,26 @@ def main():
             conns = [Conn(sock, timeout=60) for _ in range(cmd["n"])]
             for c in conns:
                 c.sock.sendall(b"\0" * cmd["bytes"])
+            if not cmd.get("read", True):
+                held += conns
+                print(json.dumps({"sent": cmd["n"] * cmd["bytes"]}),
+                      flush=True)
+                continue
+            # Every connection read as its replies come, so that none
+            # waits unread for the idle time-out.
+            got = {c.sock: 0 for c in conns}
             total = 0
+            while got:
+                ready, _, _ = select.select(list(got), [], [], 60)
+                if not ready:
+                    break
+                for sk in ready:
+                    data = sk.recv(1 << 20)
+                    got[sk] += data.count(b"\0")
+                    if not data or got[sk] >= cmd["bytes"]:
+                        total += got.pop(sk)
+            total += sum(got.values())
             for c in conns:
-                got = 0
-                while got < cmd["bytes"]:
-                    data = c.sock.recv(1 << 20)
-                    if not data:
-                        break
-                    got += data.count(b"\0")
-                total += got
                 c.close()
             out = {"replies": total}
         elif op == "close":

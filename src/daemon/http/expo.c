@@ -210,6 +210,53 @@ expo_pool_compact(struct expo_index *x)
 	x->pdead = 0;
 }
 
+/* A set of handles (never 0: statsd gives out no handle 0), open
+ * addressing with Fibonacci hashing, at most half full. */
+struct handle_set {
+	uint32_t	*slot;
+	size_t		 mask;
+};
+
+static int
+hset_init(struct handle_set *hs, size_t n)
+{
+	size_t slots = 16;
+
+	while (slots < 2 * n)
+		slots *= 2;
+	hs->slot = calloc(slots, sizeof(*hs->slot));
+	hs->mask = slots - 1;
+	return hs->slot != NULL ? 0 : -ENOMEM;
+}
+
+static size_t
+hset_home(const struct handle_set *hs, uint32_t h)
+{
+	return (size_t)((h * UINT64_C(11400714819323198485)) >> 32) &
+	    hs->mask;
+}
+
+static void
+hset_add(struct handle_set *hs, uint32_t h)
+{
+	size_t i = hset_home(hs, h);
+
+	while (hs->slot[i] != 0 && hs->slot[i] != h)
+		i = (i + 1) & hs->mask;
+	hs->slot[i] = h;
+}
+
+static bool
+hset_has(const struct handle_set *hs, uint32_t h)
+{
+	size_t i = hset_home(hs, h);
+
+	for (; hs->slot[i] != 0; i = (i + 1) & hs->mask)
+		if (hs->slot[i] == h)
+			return true;
+	return false;
+}
+
 /*
  * The index as the chain is now (fresh: at a scrape's start), or as it
  * was at most EXPO_INDEX_STALE_NS ago. A change is merged in, never
@@ -229,9 +276,9 @@ expo_index(struct statsd *d, bool fresh)
 	struct reg_kstat **all;
 	struct sort_ent *add = NULL;
 	struct expo_ent *keep = NULL, *nv = NULL;
-	uint64_t *seen = NULL;
+	struct handle_set seen = { NULL, 0 };
 	char stem[PROM_NAME_MAX];
-	size_t n, i, a, b, nadd = 0, nkeep = 0, nh, dead = 0;
+	size_t n, i, a, b, nadd = 0, nkeep = 0, dead = 0;
 
 	registry_stats(d->reg, &rs);
 	if (x != NULL && x->valid && ((x->kcid == rs.kcid &&
@@ -244,23 +291,24 @@ expo_index(struct statsd *d, bool fresh)
 		d->expo_ix = x;
 	}
 	n = registry_kstats(d->reg, &all);
-	nh = registry_next_handle(d->reg);
-	seen = calloc(nh / 64 + 1, sizeof(*seen));
 	keep = malloc((x->n > 0 ? x->n : 1) * sizeof(*keep));
 	add = malloc((n > 0 ? n : 1) * sizeof(*add));
 	nv = malloc((n > 0 ? n : 1) * sizeof(*nv));
-	if (seen == NULL || keep == NULL || add == NULL || nv == NULL)
+	/* A set of the handles kept, not a bitmap by handle: handles grow
+	 * for as long as statsd runs. */
+	if (hset_init(&seen, x->n) < 0 || keep == NULL || add == NULL ||
+	    nv == NULL)
 		goto fail;
 	/* The entries whose kstats are still there, in order. Handles are
 	 * never reused: one still there is the same kstat. */
 	for (i = 0; i < x->n; i++) {
 		uint32_t h = x->v[i].handle;
 
-		if (h >= nh || registry_kstat_by_handle(d->reg, h) == NULL) {
+		if (h == 0 || registry_kstat_by_handle(d->reg, h) == NULL) {
 			dead += ent_bytes(x, &x->v[i]);
 			continue;
 		}
-		seen[h / 64] |= UINT64_C(1) << (h % 64);
+		hset_add(&seen, h);
 		keep[nkeep++] = x->v[i];
 	}
 	/* The new ones, their strings added to the pool. */
@@ -269,7 +317,7 @@ expo_index(struct statsd *d, bool fresh)
 		uint32_t h = all[i]->handle;
 		size_t l;
 
-		if (h < nh && (seen[h / 64] & (UINT64_C(1) << (h % 64))))
+		if (h != 0 && hset_has(&seen, h))
 			continue;
 		l = strlen(prom_stem(hd, stem, sizeof(stem)));
 		/* The names too: a page resumes inside a group by looking
@@ -306,7 +354,7 @@ expo_index(struct statsd *d, bool fresh)
 	x->n = n;
 	x->pdead += dead;
 	expo_pool_compact(x);
-	free(seen);
+	free(seen.slot);
 	free(keep);
 	free(add);
 	x->kcid = rs.kcid;
@@ -316,7 +364,7 @@ expo_index(struct statsd *d, bool fresh)
 	x->valid = true;
 	return x;
 fail:
-	free(seen);
+	free(seen.slot);
 	free(keep);
 	free(add);
 	free(nv);

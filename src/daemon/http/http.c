@@ -321,6 +321,12 @@ http_adopt(evutil_socket_t fd, short what, void *arg)
 			http_conn_gone(c);
 		}
 	}
+	/* Accepting stopped with every connection fresh (a burst of them):
+	 * those adopted may be shed now. */
+	if (http->full && http_conn_sheddable(http) != NULL) {
+		http->full = false;
+		http_accept_on(http);
+	}
 }
 
 /*

@@ -4,8 +4,8 @@
  * message size limit, the idle time-out and output backpressure. It knows
  * nothing of what the messages mean: complete messages go to the protocol
  * layer through the callbacks it is given (struct control_events, which
- * varlink.c provides), and replies come back as bytes (and file
- * descriptors) to queue.
+ * varlink.c provides), one in each turn of the peer's uid (turns.h), and
+ * replies come back as bytes (and file descriptors) to queue.
  *
  * Nothing here blocks: sockets are non-blocking, input is read as it
  * comes, output is queued and written when the socket takes it. Above the

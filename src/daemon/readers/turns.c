@@ -12,6 +12,7 @@
 
 #include <event2/event.h>
 
+#include "clock.h"
 #include "turns.h"
 
 struct turn_peer {
@@ -223,6 +224,7 @@ turns_one(struct turns *ts, struct rotation *r)
 {
 	struct turn_peer *p = r->head;
 	struct turn_task *t = p->head;
+	uint64_t t0;
 
 	p->head = t->next;
 	if (p->head == NULL)
@@ -233,8 +235,12 @@ turns_one(struct turns *ts, struct rotation *r)
 	if (p->head != NULL)
 		rot_push(r, p);
 	ts->st.turns++;
+	t0 = clock_now_ns();
 	/* May queue tasks, cancel them, put peers (p among them). */
 	t->run(t);
+	t0 = clock_now_ns() - t0;
+	if (t0 > ts->st.longest_ns)
+		ts->st.longest_ns = t0;
 }
 
 static void

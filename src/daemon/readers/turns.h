@@ -70,6 +70,7 @@ struct turns_stats {
 	uint64_t	turns;
 	uint64_t	rounds;
 	uint64_t	peers;		/* that have a reference now */
+	uint64_t	longest_ns;	/* the longest turn, by the clock */
 };
 void turns_stats(const struct turns *ts, struct turns_stats *ret);
 

@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""stall_bench.py BASE_STATSD NEW_STATSD: root's io.statsd.Info latency
+while uid 65534 attacks the event loop, for two statsd binaries side by
+side (e.g. a build of main and one of a branch), with the ratios.
+
+Each attack runs for a few seconds on a fresh daemon while root calls
+Info every 20 ms on a connection of its own and the bench scrapes
+/metrics (test_stall.py's Root); the attacks are test_stall.py's, at its
+scale. Needs root and setpriv. Latencies depend on the machine and its
+load: compare the two columns of one run, not runs of different days.
+Never run by the tests."""
+import os
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+os.environ.setdefault("STATSD_SRCDIR", os.path.join(HERE, "..", ".."))
+import harness  # noqa: E402
+import test_stall as ts  # noqa: E402
+
+
+def quiet(d):
+    time.sleep(3)
+
+
+def k4_pipelined_info(d):
+    h = ts.Hostile(d)
+    h.cmd(op="pipeline", n=64, calls=300, method="io.statsd.Info")
+    time.sleep(4)
+    h.cmd(op="close")
+    h.quit()
+
+
+def row4_empty_messages(d):
+    h = ts.Hostile(d)
+    h.cmd(op="flood", n=8, bytes=65536)
+    h.quit()
+
+
+def row1_family_walk(d):
+    c = d.conn()
+    spec = harness.ok(c.call("io.statsd.TemplateAdd", ts.tpl("WIDE", 32)),
+                      "template", False)["template"]["spec"]
+    ts.create_many(c, spec, "grp", "same", 10000)
+    c.close()
+    h = ts.Hostile(d)
+    h.cmd(op="pages", calls=[("io.statsd.Scrape", {
+        "format": "prometheus", "selector": "grp:/^(7|1234)$/:same"})])
+    h.quit()
+
+
+ATTACKS = [("quiet", quiet), ("K4: 64 x Info pipelined", k4_pipelined_info),
+           ("4: 8 x 65,536 empty messages", row4_empty_messages),
+           ("1: Scrape of 2 in a group of 10,000", row1_family_walk)]
+
+
+def run(binary, attack):
+    harness.STATSD = binary
+    d = ts.start()
+    # The group is made before root starts calling: only the attack is
+    # measured.
+    if attack is row1_family_walk:
+        root = None
+        t0 = time.monotonic()
+        c = d.conn()
+        spec = harness.ok(c.call("io.statsd.TemplateAdd",
+                                 ts.tpl("WIDE", 32)), "t", False)[
+                                     "template"]["spec"]
+        ts.create_many(c, spec, "grp", "same", 10000)
+        c.close()
+        root = ts.Root(d)
+        h = ts.Hostile(d)
+        h.cmd(op="pages", calls=[("io.statsd.Scrape", {
+            "format": "prometheus", "selector": "grp:/^(7|1234)$/:same"})])
+        h.quit()
+    else:
+        root = ts.Root(d)
+        t0 = time.monotonic()
+        attack(d)
+    root.stop = True
+    root.ti.join()
+    root.ts.join()
+    lat = sorted(root.lat)
+    gap = d.wd.gap_since(t0)
+    ok200 = sum(1 for s in root.scrapes if s == (200, True))
+    ts.stop(d)
+    return (statistics.median(lat) * 1000,
+            lat[min(len(lat) - 1, int(len(lat) * .99))] * 1000,
+            lat[-1] * 1000, gap, ok200, len(root.scrapes))
+
+
+def main():
+    base, new = sys.argv[1], sys.argv[2]
+    print("load average at start: %.1f" % os.getloadavg()[0])
+    print("%-38s %28s   %28s   %s" % ("attack (uid 65534)",
+                                      "base: median/p99/max ms",
+                                      "new: median/p99/max ms",
+                                      "p99 ratio, max ratio"))
+    for name, attack in ATTACKS:
+        a = run(base, attack)
+        b = run(new, attack)
+        print("%-38s %8.1f %8.1f %8.1f   %8.1f %8.1f %8.1f   %5.2f %5.2f"
+              % (name, a[0], a[1], a[2], b[0], b[1], b[2],
+                 b[1] / a[1] if a[1] else 0, b[2] / a[2] if a[2] else 0))
+        print("%-38s watchdog gap %.2f s / %.2f s; scrapes 200 %d of %d "
+              "/ %d of %d" % ("", a[3], b[3], a[4], a[5], b[4], b[5]),
+              flush=True)
+    harness.cleanup_all()
+
+
+if __name__ == "__main__":
+    main()
