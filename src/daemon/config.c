@@ -94,6 +94,34 @@ cfg_check_quantiles(const char *v, char *buf, size_t len)
 	return NULL;
 }
 
+/* statsd_buckets_timer (seconds, to the microsecond) and
+ * statsd_buckets_histogram (whole units): what render_prom.c takes. */
+static const char *
+cfg_check_bounds(const char *v, unsigned point, char *buf, size_t len)
+{
+	int64_t le[PROM_BOUNDS_MAX];
+
+	if (prom_parse_bounds(v, point, le) < 0) {
+		snprintf(buf, len, "expected up to %d ascending numbers above "
+		    "0, comma-separated, each %s", PROM_BOUNDS_MAX, point > 0 ?
+		    "a whole number of microseconds" : "a whole number");
+		return buf;
+	}
+	return NULL;
+}
+
+static const char *
+cfg_check_buckets_timer(const char *v, char *buf, size_t len)
+{
+	return cfg_check_bounds(v, PROM_TIMER_POINT, buf, len);
+}
+
+static const char *
+cfg_check_buckets_histogram(const char *v, char *buf, size_t len)
+{
+	return cfg_check_bounds(v, 0, buf, len);
+}
+
 #define K(name, t, field, d, lo, hi, rel, doc)				\
 	{ name, t, offsetof(struct config, field), d, lo, hi, rel, NULL, doc, \
 	    NULL }
@@ -237,6 +265,16 @@ static const struct cfg_key config_keys[] = {
 	    NULL },
 	K("statsd_set_exact_max", CFG_UINT, statsd_set_exact_max, "256", 1, 2048, false,
 	    "Members a statsd set counts exactly (a LIST statistic); past them its distinct count is a HyperLogLog estimate (about 3 % standard error)."),
+	{ "statsd_buckets_timer", CFG_STRING,
+	    offsetof(struct config, statsd_buckets_timer), PROM_BUCKETS_TIMER,
+	    0, 1023, false, NULL,
+	    "Upper bounds (le) of the classic buckets of a statsd/DogStatsD timer's Prometheus histogram, in seconds: ascending numbers above 0, comma-separated, at most 32, each a whole number of microseconds (timers are kept in microseconds). The default is client_golang's DefBuckets. Each timer series counts its values in these buckets exactly (its VOI 1), beside the log-linear histogram and t-digest that statsctl and the quantile API read; a change applies to timer series made after a restart.",
+	    cfg_check_buckets_timer },
+	{ "statsd_buckets_histogram", CFG_STRING,
+	    offsetof(struct config, statsd_buckets_histogram),
+	    PROM_BUCKETS_HISTOGRAM, 0, 1023, false, NULL,
+	    "Upper bounds (le) of the classic buckets of a statsd/DogStatsD histogram's or distribution's Prometheus histogram, in the unit sent: ascending whole numbers above 0 (values are kept whole), comma-separated, at most 32. A change applies to series made after a restart.",
+	    cfg_check_buckets_histogram },
 	K("statsd_template_counter", CFG_STRING, statsd_template[0], "", 0, 255, true,
 	    "Template of new statsd/DogStatsD counter series, as a spec (\"name\", or \"name\":hash, registered with TemplateAdd by root or statsd's own user); empty means statsd's own statsd.counter. Its VOI 0 takes the values (an integer or fixed-point VOI; X = the count scaled by 1/rate, Y = 1; statsd's own is INT_U64, which takes whole numbers and carries the fraction to the series' next value; a fixed-point VOI keeps it), SUM keeps the scaled count, COUNT the values received; a negative count is refused (statsd_refused_negative). A template that is missing, or registered by another user, refuses new series (statsd_refused_store); series already made keep theirs."),
 	K("statsd_template_gauge", CFG_STRING, statsd_template[1], "", 0, 255, true,

@@ -80,6 +80,8 @@ struct config {
 	unsigned	 statsd_ttl_s;
 	char		*statsd_persistent_prefixes;
 	unsigned	 statsd_set_exact_max;
+	char		*statsd_buckets_timer;	/* seconds: "0.005,0.01" */
+	char		*statsd_buckets_histogram; /* whole units */
 	char		*statsd_template[6];	/* by enum sl_type; "" = statsd's */
 };
 

@@ -37,8 +37,15 @@ static const char *const pt_names[] = {
 
 const double prom_default_quantiles[3] = { 0.5, 0.9, 0.99 };
 
-/* A time field's unit, and what a second is in it. */
-#define PROM_NS_PER_S	1e9
+/*
+ * A conversion to base units, kept exact: a value times mult, divided by
+ * 10^point (a time in ns to seconds is point 9). Integers are converted
+ * in 128 bits and written as the exact quotient (put_dec()).
+ */
+struct conv {
+	uint64_t	mult;
+	unsigned	point;
+};
 
 /* One kstat being rendered. */
 struct pctx {
@@ -56,6 +63,8 @@ struct pctx {
 	size_t			 vlen;
 	int			 nseries;
 	bool			 statsd_series;	/* the front door's */
+	int			 sl_type;	/* its enum sl_type, or -1 */
+	const char		*series_help;	/* HELP's tail, or NULL */
 };
 
 int
@@ -405,6 +414,26 @@ put_help_line(struct pctx *c, const char *total, const char *voi,
 	w_bcat(sb, c->name, c->namelen);
 	w_cat(sb, total);
 	w_putc(sb, ' ');
+	if (c->sl_type >= 0) {
+		/* "statsd timer api.latency, in seconds" */
+		char metric[KS_PATH_MAX + 1];
+		const char *seg;
+		size_t seglen, ml = 0;
+
+		if (path_seg(h->path, 2, &seg, &seglen))
+			ml = seg_decode(seg, seglen, metric, sizeof(metric));
+		metric[ml] = '\0';
+		w_cat(sb, "statsd ");
+		w_cat(sb, sl_type_names[c->sl_type]);
+		w_putc(sb, ' ');
+		put_help(c->o, metric);
+		if (c->series_help != NULL) {
+			w_cat(sb, ", ");
+			w_cat(sb, c->series_help);
+		}
+		w_putc(sb, '\n');
+		return;
+	}
 	if (h->desc[0] != '\0') {
 		put_help(c->o, h->desc);
 		w_cat(sb, " (");
@@ -490,6 +519,94 @@ put_i64(struct sbuf *sb, int64_t v)
 	put_int(sb, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
+/*
+ * mag / 10^point, exactly: the integer's digits with the decimal point
+ * moved and trailing zeros dropped, so that 200 us is "0.0002", never the
+ * 0.00019999999999999998 that 200 * 1e-6 is as a double; a reader parses
+ * it to the double nearest the exact quotient. canon: ".0" on a whole
+ * number, as OpenMetrics writes le. point is at most 24.
+ */
+static void
+put_dec(struct sbuf *sb, unsigned __int128 mag, bool neg, unsigned point,
+    bool canon)
+{
+	char t[72];
+	size_t i = sizeof(t), nd = 0, frac = point, end = sizeof(t);
+
+	do {
+		t[--i] = (char)('0' + (unsigned)(mag % 10));
+		mag /= 10;
+		nd++;
+	} while (mag != 0);
+	while (nd < point + 1) {
+		t[--i] = '0';
+		nd++;
+	}
+	while (frac > 0 && t[end - 1] == '0') {
+		end--;
+		frac--;
+	}
+	if (neg && (nd > 1 || t[i] != '0' || frac > 0))
+		w_putc(sb, '-');
+	w_bcat(sb, t + i, nd - point);
+	if (frac > 0) {
+		w_putc(sb, '.');
+		w_bcat(sb, t + i + nd - point, frac);
+	} else if (canon) {
+		w_cat(sb, ".0");
+	}
+}
+
+/* A signed 128-bit value / 10^point, exactly (put_dec()). */
+static void
+put_dec_s(struct sbuf *sb, __int128 v, unsigned point, bool canon)
+{
+	put_dec(sb, v < 0 ? (unsigned __int128)0 - (unsigned __int128)v :
+	    (unsigned __int128)v, v < 0, point, canon);
+}
+
+/* An integer numeric's value; false for a fixed-point one. */
+static bool
+num_int(enum vsd_dtype dt, const struct voistatdata_numeric *n, __int128 *ret)
+{
+	switch (dt) {
+	case VSD_DTYPE_INT_S32:
+		*ret = n->int32.s32;
+		return true;
+	case VSD_DTYPE_INT_U32:
+		*ret = n->int32.u32;
+		return true;
+	case VSD_DTYPE_INT_S64:
+		*ret = n->int64.s64;
+		return true;
+	case VSD_DTYPE_INT_U64:
+		*ret = n->int64.u64;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A value converted by cv: exactly for an integer, else as the nearest
+ * double of the converted fixed-point value. */
+static void
+put_conv(struct sbuf *sb, enum vsd_dtype dt,
+    const struct voistatdata_numeric *n, const struct conv *cv)
+{
+	__int128 x;
+	double d;
+	unsigned i;
+
+	if (num_int(dt, n, &x)) {
+		put_dec_s(sb, x * (__int128)cv->mult, cv->point, false);
+		return;
+	}
+	d = numeric_to_double(dt, n) * (double)cv->mult;
+	for (i = 0; i < cv->point; i++)
+		d /= 10;
+	put_double(sb, d, false);
+}
+
 /* The start of a series: "<family><suffix>{<labels>[,<extra>". */
 static void
 series_start(struct pctx *c, const char *suffix)
@@ -529,20 +646,19 @@ fam_name(struct pctx *c, const char *voi, const char *part, const char *unit)
 	c->namelen = n;
 }
 
-/* The unit a kstat2 content type gives its values, and the factor to
+/* The unit a kstat2 content type gives its values, and the conversion to
  * base units (times in ns to seconds), with the kstat's scale. */
 static const char *
-content_unit(const struct kstat_hdr *h, double *factor)
+content_unit(const struct kstat_hdr *h, struct conv *cv)
 {
-	double scale = h->scale > 1 ? (double)h->scale : 1.0;
-
-	*factor = scale;
+	cv->mult = h->scale > 1 ? (uint64_t)h->scale : 1;
+	cv->point = 0;
 	switch (h->content) {
 	case KSTAT2_NVMT_BYTES:
 		return "bytes";
 	case KSTAT2_NVMT_T_REL:
 	case KSTAT2_NVMT_T_ACC:
-		*factor = scale / PROM_NS_PER_S;
+		cv->point = 9;
 		return "seconds";
 	default:
 		return NULL;
@@ -550,20 +666,20 @@ content_unit(const struct kstat_hdr *h, double *factor)
 }
 
 /* A VOI whose name ends in a time unit (uptime_ns) is a time: its name
- * without the unit, in seconds (factor from the unit). Returns: whether
+ * without the unit, in seconds (point from the unit). Returns: whether
  * it is; the name's length without the unit in *ret_len. */
 static bool
-voi_time_unit(const char *voi, size_t *ret_len, double *factor)
+voi_time_unit(const char *voi, size_t *ret_len, unsigned *point)
 {
-	static const struct { const char *sfx; double f; } u[] = {
-		{ "_ns", 1e-9 }, { "_us", 1e-6 }, { "_ms", 1e-3 },
+	static const struct { const char *sfx; unsigned point; } u[] = {
+		{ "_ns", 9 }, { "_us", 6 }, { "_ms", 3 },
 	};
 	size_t n = voi != NULL ? strlen(voi) : 0, i;
 
 	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
 		if (n > 3 && strcmp(voi + n - 3, u[i].sfx) == 0) {
 			*ret_len = n - 3;
-			*factor = u[i].f;
+			*point = u[i].point;
 			return true;
 		}
 	return false;
@@ -624,21 +740,23 @@ put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
 	bool sgn = dtype_valid(v->dtype) && dtype_info[v->dtype].is_signed;
 	enum prom_type t = field_is_counter(f, sgn) ? PT_COUNTER : PT_GAUGE;
 	struct voistatdata_numeric num;
-	double factor = 1, tf;
+	struct conv cv = { 1, 0 };
 	const char *unit = vs->stype == VS_STYPE_COUNT ? NULL :
-	    content_unit(c->v->hdr, &factor);
+	    content_unit(c->v->hdr, &cv);
 	char base[PROM_NAME_MAX];
 	size_t blen;
+	unsigned tp;
 
 	if (!dtype_is_scalar(vs->dtype))
 		return;	/* a string: no number to show */
-	if (vs->stype == VS_STYPE_COUNT)
-		factor = 1;
-	else if (unit == NULL && voi_time_unit(voi, &blen, &tf)) {
+	if (vs->stype == VS_STYPE_COUNT) {
+		cv.mult = 1;
+		cv.point = 0;
+	} else if (unit == NULL && voi_time_unit(voi, &blen, &tp)) {
 		snprintf(base, sizeof(base), "%.*s", (int)blen, voi);
 		voi = base;
 		unit = "seconds";
-		factor *= tf;
+		cv.point = tp;
 	}
 	fam_name(c, voi, own ? NULL : f->suffix, unit);
 	if (!fam_take(c, t, voi, stype_ops[vs->stype].name))
@@ -646,13 +764,12 @@ put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
 	series_start(c, t == PT_COUNTER ? "_total" : "");
 	w_cat(c->o->buf, "} ");
 	numeric_load((enum vsd_dtype)vs->dtype, vsd, &num);
-	if (factor == 1.0 && !dtype_info[vs->dtype].is_q)
+	if (cv.mult == 1 && cv.point == 0 && !dtype_info[vs->dtype].is_q)
 		put_numeric(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
-	else if (factor == 1.0)
+	else if (cv.mult == 1 && cv.point == 0)
 		put_q(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
 	else
-		put_double(c->o->buf, numeric_to_double(
-		    (enum vsd_dtype)vs->dtype, &num) * factor, false);
+		put_conv(c->o->buf, (enum vsd_dtype)vs->dtype, &num, &cv);
 	w_putc(c->o->buf, '\n');
 }
 
@@ -681,10 +798,10 @@ put_fields(struct pctx *c, const struct stype_ops *ops,
 			continue;
 		series_start(c, t == PT_COUNTER ? "_total" : "");
 		w_cat(c->o->buf, "} ");
-		if (ns)
-			put_double(c->o->buf, (f->is_signed ?
-			    (double)(int64_t)vals[i] : (double)vals[i]) /
-			    PROM_NS_PER_S, false);
+		if (ns && f->is_signed)
+			put_dec_s(c->o->buf, (int64_t)vals[i], 9, false);
+		else if (ns)
+			put_dec(c->o->buf, vals[i], false, 9, false);
 		else if (f->is_signed)
 			put_i64(c->o->buf, (int64_t)vals[i]);
 		else
@@ -980,6 +1097,153 @@ voi_is_scalar(const struct statsblobv1 *b, const struct voi *v)
 	return true;
 }
 
+/* ------------------------------------------------- statsd series */
+
+/* The statsd type of a series of the front door, by its path's second
+ * segment ("statsd/timer/..."); -1 for none. */
+static int
+series_type(const struct kstat_hdr *h)
+{
+	const char *seg;
+	size_t n;
+	int t;
+
+	if (!path_seg(h->path, 1, &seg, &n))
+		return -1;
+	for (t = 0; t < SL_NTYPES; t++)
+		if (strlen(sl_type_names[t]) == n &&
+		    memcmp(seg, sl_type_names[t], n) == 0)
+			return t;
+	return -1;
+}
+
+/* One classic bucket: le = mag / 10^point. */
+static void
+put_bucket_dec(struct pctx *c, __int128 le, unsigned point, uint64_t cum)
+{
+	series_start(c, "_bucket");
+	w_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ? ",le=\"" : "le=\"");
+	put_dec_s(c->o->buf, le, point, true);
+	w_cat(c->o->buf, "\"} ");
+	put_int(c->o->buf, cum, false);
+	w_putc(c->o->buf, '\n');
+}
+
+/*
+ * A statsd timer, histogram or distribution: one histogram, a timer's in
+ * seconds (its values are kept in microseconds: point 6). Its classic
+ * buckets are VOI 1's HIST (statsd_buckets_timer, _histogram): ranges
+ * [le + 1, next le + 1) of whole units, so that a bucket counts exactly
+ * the values <= le, the first range reaching down to the type's minimum
+ * and the last, up to its maximum, the +Inf bucket's. _sum is VOI 0's
+ * SUM, _count the total of the buckets. A series without that VOI (one
+ * made with another template) has the +Inf bucket only, from its COUNT.
+ * The t-digest and the log-linear HIST stay in the blob, for statsctl
+ * and the quantile API, and are not shown.
+ */
+static void
+put_series_hist(struct pctx *c, const struct statsblobv1 *b, bool timer)
+{
+	const struct voi *v0 = &b->vois[0];
+	const struct voistat *hs = NULL, *sum, *cnt;
+	unsigned point = timer ? PROM_TIMER_POINT : 0;
+	struct voistatdata_numeric num;
+	uint64_t total = 0;
+	__int128 x;
+
+	fam_name(c, NULL, NULL, timer ? "seconds" : NULL);
+	c->series_help = timer ? "in seconds" : NULL;
+	if (!fam_take(c, PT_HISTOGRAM, NULL, "HIST"))
+		return;
+	if (blob_nvois(b) > 1 && b->vois[1].id >= 0 &&
+	    dtype_valid(b->vois[1].dtype) && !dtype_info[b->vois[1].dtype].is_q)
+		hs = blob_stat(b, &b->vois[1], VS_STYPE_HIST);
+	if (hs != NULL && hist_geom((enum vsd_dtype)hs->dtype) != NULL &&
+	    hist_geom((enum vsd_dtype)hs->dtype)->kind == 'C') {
+		const struct hist_geom *g = hist_geom((enum vsd_dtype)hs->dtype);
+		enum vsd_dtype vd = (enum vsd_dtype)b->vois[1].dtype;
+		struct voistatdata *w = blob_vsd(b, hs);
+		struct voistatdata_numeric max = numeric_limit(vd, true);
+		uint16_t i, n = hist_nbuckets(w, g);
+
+		/* Values below the first range (none with its band below)
+		 * are in every bucket. */
+		total = hist_oob(w, g);
+		for (i = 0; i < n; i++) {
+			const struct voistatdata_numeric *ub;
+
+			total += hist_bkt_cnt(w, g, i);
+			if (i + 1 >= n)
+				continue;
+			ub = hist_bkt_lb(w, g, i + 1);
+			if (numeric_cmp(vd, ub, &max) == 0 ||
+			    !num_int(vd, ub, &x))
+				continue;
+			put_bucket_dec(c, x - 1, point, total);
+		}
+	} else if ((cnt = blob_stat(b, v0, VS_STYPE_COUNT)) != NULL &&
+	    dtype_is_scalar(cnt->dtype)) {
+		numeric_load((enum vsd_dtype)cnt->dtype, blob_vsd(b, cnt), &num);
+		if (num_int((enum vsd_dtype)cnt->dtype, &num, &x) && x > 0)
+			total = (uint64_t)x;
+	}
+	series_start(c, "_bucket");
+	w_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ? ",le=\"+Inf\"} " :
+	    "le=\"+Inf\"} ");
+	put_int(c->o->buf, total, false);
+	w_putc(c->o->buf, '\n');
+	sum = blob_stat(b, v0, VS_STYPE_SUM);
+	if (sum == NULL || !dtype_is_scalar(sum->dtype))
+		return;
+	series_start(c, "_sum");
+	w_cat(c->o->buf, "} ");
+	numeric_load((enum vsd_dtype)sum->dtype, blob_vsd(b, sum), &num);
+	put_conv(c->o->buf, (enum vsd_dtype)sum->dtype, &num,
+	    &(struct conv){ 1, point });
+	w_putc(c->o->buf, '\n');
+	series_start(c, "_count");
+	w_cat(c->o->buf, "} ");
+	put_int(c->o->buf, total, false);
+	w_putc(c->o->buf, '\n');
+}
+
+/*
+ * A statsd series is one family, named by its metric, in base units: a
+ * counter is a counter (its SUM, statsd_<metric>_total; the COUNT of
+ * lines stays in the blob for statsctl and Read), a gauge a gauge (its
+ * LAST), a set a gauge of its distinct count (VOI 1; members are never
+ * labels), a timer a histogram in seconds, a histogram or distribution
+ * one in the unit sent.
+ */
+static void
+put_series(struct pctx *c, const struct statsblobv1 *b)
+{
+	const struct voistat *vs;
+	const struct voi *v;
+
+	c->series_help = c->sl_type == SL_SET ? "the distinct count" : NULL;
+	switch (c->sl_type) {
+	case SL_COUNTER:
+	case SL_GAUGE:
+		v = &b->vois[0];
+		vs = c->sl_type == SL_COUNTER ? blob_stat(b, v, VS_STYPE_SUM) :
+		    blob_stat(b, v, VS_STYPE_LAST);
+		if (vs != NULL)
+			put_scalar(c, v, vs, blob_vsd(b, vs), NULL, true);
+		break;
+	case SL_SET:
+		if (blob_nvois(b) < 2 || b->vois[1].id < 0)
+			break;
+		v = &b->vois[1];
+		if ((vs = blob_stat(b, v, VS_STYPE_LAST)) != NULL)
+			put_scalar(c, v, vs, blob_vsd(b, vs), NULL, true);
+		break;
+	default:
+		put_series_hist(c, b, c->sl_type == SL_TIMER);
+		break;
+	}
+}
+
 int
 prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
     char *next, size_t nextlen)
@@ -994,10 +1258,15 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 	if (b == NULL)
 		return -EINVAL;
 	c.statsd_series = is_statsd_series(h);
+	c.sl_type = c.statsd_series ? series_type(h) : -1;
 	prom_stem(h, c.name, sizeof(c.name));
 	c.stemlen = strlen(c.name);
 	if (make_labels(o, h, c.statsd_series) < 0)
 		return -ENOMEM;
+	if (c.sl_type >= 0 && blob_nvois(b) > 0) {
+		put_series(&c, b);
+		return sbuf_error(o->buf) != 0 ? -ENOMEM : c.nseries;
+	}
 	flat_each_begin(&e, view);
 	while (flat_each_voi(&e)) {
 		const struct voistat *prim = NULL;
@@ -1072,6 +1341,60 @@ prom_parse_quantiles(const char *text, double *q)
 		if (*p == ',')
 			p++;
 		else if (*p != '\0')
+			return -EINVAL;
+	}
+	return n > 0 ? n : -EINVAL;
+}
+
+int
+prom_parse_bounds(const char *text, unsigned point, int64_t *le)
+{
+	const char *p = text;
+	int n = 0;
+
+	if (point > PROM_BOUNDS_POINT_MAX)
+		return -EINVAL;
+	while (*p != '\0') {
+		/* Whole units of 10^-point, exactly: digits, a point and
+		 * digits; a digit finer than the unit must be 0. */
+		unsigned __int128 v = 0;
+		unsigned frac = 0, digits = 0;
+		bool dot = false;
+
+		if (n == PROM_BOUNDS_MAX)
+			return -EINVAL;
+		for (; *p != '\0' && *p != ','; p++) {
+			if (*p == '.' && !dot) {
+				dot = true;
+				continue;
+			}
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			digits++;
+			if (dot && frac == point) {
+				if (*p != '0')
+					return -EINVAL;
+				continue;
+			}
+			frac += dot;
+			v = v * 10 + (unsigned)(*p - '0');
+			if (v > (unsigned __int128)INT64_MAX)
+				return -EINVAL;
+		}
+		if (digits == 0)
+			return -EINVAL;
+		for (; frac < point; frac++) {
+			v *= 10;
+			if (v > (unsigned __int128)INT64_MAX)
+				return -EINVAL;
+		}
+		/* Above 0, ascending, and below the type's top: the last
+		 * range starts at le + 1. */
+		if (v == 0 || v >= (unsigned __int128)INT64_MAX ||
+		    (n > 0 && (int64_t)v <= le[n - 1]))
+			return -EINVAL;
+		le[n++] = (int64_t)v;
+		if (*p == ',' && *++p == '\0')
 			return -EINVAL;
 	}
 	return n > 0 ? n : -EINVAL;

@@ -76,6 +76,30 @@ int prom_kstat(struct prom_out *o, const struct ks_view *v, const char *only,
     char *next, size_t nextlen);
 
 /*
+ * A statsd timer's values are kept in microseconds: its histogram, in
+ * seconds, moves their decimal point by 6.
+ */
+#define PROM_TIMER_POINT	6
+
+/* Classic buckets of a statsd series: at most this many finite bounds. */
+#define PROM_BOUNDS_MAX		32
+#define PROM_BOUNDS_POINT_MAX	18
+
+/* The default layouts: client_golang's DefBuckets, in seconds, for
+ * timers; the same 1-2.5-5 steps in whole units for histograms and
+ * distributions, whose values are kept whole. */
+#define PROM_BUCKETS_TIMER	"0.005,0.01,0.025,0.05,0.1,0.25,0.5,1,2.5,5,10"
+#define PROM_BUCKETS_HISTOGRAM	"1,2,5,10,25,50,100,250,500,1000,2500"
+
+/*
+ * prom_parse_bounds: "0.005,0.01,1" (decimals above 0, ascending,
+ * comma-separated, at most PROM_BOUNDS_MAX) into le, in whole units of
+ * 10^-point (point 6: seconds into microseconds), exactly: a bound finer
+ * than the unit, or past 2^63, is refused. Returns: how many; -EINVAL.
+ */
+int prom_parse_bounds(const char *text, unsigned point, int64_t *le);
+
+/*
  * prom_parse_quantiles: "0.5,0.9,0.99" into q (at most PROM_QUANTILES_MAX,
  * each in [0, 1], ascending). Returns: how many; -EINVAL.
  */

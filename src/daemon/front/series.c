@@ -19,6 +19,7 @@
 #include "log.h"
 #include "mirror.h"
 #include "registry.h"
+#include "render_prom.h"
 #include "rights.h"
 #include "ring.h"
 #include "series.h"
@@ -137,7 +138,37 @@ series_open(struct series *s, struct reg_kstat *k, uint64_t now)
 
 /* ------------------------------------------------------------ templates */
 
-/* The one VOI "value" of each type, and sets' "distinct". */
+/*
+ * A timer's, histogram's or distribution's VOI 1, "buckets": the classic
+ * buckets of its Prometheus histogram (statsd_buckets_timer, _histogram),
+ * counted exactly as values arrive. The values are whole units (a timer's
+ * microseconds), so the bucket "<= le" is the range [le + 1, next le + 1):
+ * USR ranges starting at each le + 1, the band below the first reaching
+ * down to the type's minimum and the last range up to its maximum (+Inf).
+ * render_prom.c reads them back as le.
+ */
+static json_t *
+series_tpl_classic(const struct config *c, uint8_t type)
+{
+	int64_t le[PROM_BOUNDS_MAX];
+	json_t *b;
+	int n, i;
+
+	n = type == SL_TIMER ? prom_parse_bounds(c->statsd_buckets_timer,
+	    PROM_TIMER_POINT, le) : prom_parse_bounds(
+	    c->statsd_buckets_histogram, 0, le);
+	if (n < 0 || (b = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		json_array_append_new(b, json_integer(le[i] + 1));
+	return json_pack("{s:I,s:s,s:s,s:[{s:s,s:s,s:s,s:o,s:b}]}", "id",
+	    (json_int_t)1, "name", "buckets", "dtype", "INT_S64", "stats",
+	    "kind", "HIST", "range", "CR", "scheme", "USR", "buckets", b,
+	    "lbinf", 1);
+}
+
+/* The one VOI "value" of each type, timers' and histograms' "buckets",
+ * and sets' "distinct". */
 static json_t *
 series_tpl_def(const struct statsd *d, uint8_t type)
 {
@@ -181,6 +212,16 @@ series_tpl_def(const struct statsd *d, uint8_t type)
 	vois = json_pack("[{s:I,s:s,s:s,s:b,s:o}]", "id", (json_int_t)0,
 	    "name", "value", "dtype", type == SL_COUNTER ? "INT_U64" : "INT_S64",
 	    "relupdate", type == SL_GAUGE, "stats", stats);
+	if (vois != NULL && (type == SL_TIMER || type == SL_HISTOGRAM ||
+	    type == SL_DISTRIBUTION)) {
+		json_t *cl = series_tpl_classic(c, type);
+
+		if (cl == NULL) {
+			json_decref(vois);
+			return NULL;
+		}
+		json_array_append_new(vois, cl);
+	}
 	if (vois != NULL && type == SL_SET) {
 		json_array_append_new(vois, json_pack("{s:I,s:s,s:s,s:[{s:s}]}",
 		    "id", (json_int_t)1, "name", "distinct", "dtype", "INT_U64",
@@ -983,6 +1024,17 @@ series_weight(struct series_ent *e, double rate, int64_t *ret)
 	return true;
 }
 
+/* Has the blob the classic buckets of series_tpl_classic(): a VOI 1 with
+ * a HIST (a template of statsd_template_timer may have another VOI 1)? */
+static bool
+series_has_classic(const struct statsblob *sb)
+{
+	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
+
+	return blob_nvois(b) > 1 && b->vois[1].id >= 0 &&
+	    blob_stat(b, &b->vois[1], VS_STYPE_HIST) != NULL;
+}
+
 static enum series_result
 series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
     const struct sl_line *l, uint64_t now)
@@ -1026,6 +1078,12 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 			rec.x = x;
 			rec.y = y;
 			rc = engine_plan_apply(&s->plan, sb, &rec);
+			/* A timer's, histogram's or distribution's classic
+			 * buckets (VOI 1, series_tpl_classic()). */
+			if (rc >= 0 && l->type != SL_COUNTER &&
+			    series_has_classic(sb))
+				rc = engine_apply(sb, 1, STATS_OP_XY, 0, x, y,
+				    now);
 		}
 		if (rc < 0)
 			res = SERIES_RANGE;
