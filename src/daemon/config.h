@@ -82,6 +82,7 @@ struct config {
 	unsigned	 statsd_set_exact_max;
 	char		*statsd_buckets_timer;	/* seconds: "0.005,0.01" */
 	char		*statsd_buckets_histogram; /* whole units */
+	int		 statsd_native_schema;	/* native histograms' */
 	char		*statsd_template[6];	/* by enum sl_type; "" = statsd's */
 };
 

@@ -8,15 +8,18 @@ answers PromQL over the fleet:
 - sum(rate(counter[1h])) equals, to the last bits of a double, the rate
   Prometheus' own extrapolation gives over the raw samples it holds
   (fetched as a range vector at the same evaluation time);
-- sum of the timers' _count and _sum is the exact count and sum of every
-  value sent (in seconds, from milliseconds);
-- histogram_quantile(0.99, sum by (le) (rate(..._bucket[1h]))) lies in
-  the classic bucket that holds the true p99 of the union of the values.
+- without native histograms (the text format): the sums of the timers'
+  _count and _sum are the exact count and sum of every value sent (in
+  seconds, from milliseconds), and histogram_quantile(0.99, sum by (le)
+  (rate(..._bucket[1h]))) lies in the classic bucket that holds the true
+  p99 of the union of the values;
+- with them (Prometheus asks for the protobuf format, and statsd answers
+  it): histogram_count and histogram_sum of the fleet's summed native
+  histogram are the exact count and sum, and its histogram_quantile(0.99)
+  is within the schema's error (a bucket's width, 2^(1/8) at schema 3) of
+  the true p99.
 
-With native histograms enabled Prometheus asks for the protobuf format
-first; statsd answers the text format, which it then reads: the same
-classic histograms. Every wait polls with a deadline; every process dies
-with the test."""
+Every wait polls with a deadline; every process dies with the test."""
 import json
 import math
 import os
@@ -46,6 +49,7 @@ N = 3
 # bucket (0.25, 0.5]; the buckets below it hold 95 % of the values.
 TIMER = [3] * 90 + [30] * 5 + [300] * 5
 P99_BUCKET = (0.25, 0.5)
+SCHEMA = 3      # statsd_native_schema's default
 
 
 class Node:
@@ -134,10 +138,11 @@ def by_instance(web, query):
             for s in r["result"]}
 
 
-def scraped(web):
+def scraped(web, native):
     """Has Prometheus the values of the last round of every node?"""
     req = by_instance(web, "statsd_fleet_req_total")
-    cnt = by_instance(web, "statsd_fleet_lat_seconds_count")
+    cnt = by_instance(web, "histogram_count(statsd_fleet_lat_seconds)"
+                      if native else "statsd_fleet_lat_seconds_count")
     return all(req.get("127.0.0.1:%d" % n.http) == n.req and
                cnt.get("127.0.0.1:%d" % n.http) == n.count for n in nodes)
 
@@ -184,7 +189,8 @@ def phase(native, tag):
     for _ in range(4):
         for i, n in enumerate(nodes):
             n.round(i)
-        check(wait_for(lambda: scraped(web), "%s: a round scraped" % tag,
+        check(wait_for(lambda: scraped(web, native), "%s: a round scraped"
+                       % tag,
                        deadline=LONG, step=0.2) is True,
               "%s: Prometheus holds every node's round" % tag)
     # Evaluated 1.5 s back (Prometheus runs on this machine's clock):
@@ -206,30 +212,50 @@ def phase(native, tag):
           abs(got - want) <= 1e-9 * want,
           "%s: sum(rate(counter)) = %s, Prometheus' extrapolation over "
           "its samples gives %s" % (tag, got, want))
-    # The histograms' totals: exact.
     count = sum(n.count for n in nodes)
     sum_s = sum(n.sum_ms for n in nodes) / 1000
-    got_count = scalar(web, "sum(statsd_fleet_lat_seconds_count)")
-    got_sum = scalar(web, "sum(statsd_fleet_lat_seconds_sum)")
-    check(got_count == count, "%s: sum of _count = %s, want %d" %
-          (tag, got_count, count))
-    check(got_sum is not None and abs(got_sum - sum_s) <= 1e-9 * sum_s,
-          "%s: sum of _sum = %s s, want %s" % (tag, got_sum, sum_s))
-    got_inf = scalar(web, 'sum(statsd_fleet_lat_seconds_bucket{le="+Inf"})')
-    check(got_inf == count, "%s: +Inf buckets = %s, want %d" %
-          (tag, got_inf, count))
-    # The classic p99 of the union, in the bucket of the true p99.
     union = sorted(TIMER * N)
     true_p99 = union[math.ceil(0.99 * len(union)) - 1] / 1000
     check(P99_BUCKET[0] < true_p99 <= P99_BUCKET[1],
           "the test's p99 %s lies in %s" % (true_p99, P99_BUCKET))
-    q = scalar(web, "histogram_quantile(0.99, sum by (le) "
-               "(rate(statsd_fleet_lat_seconds_bucket[1h])))", t)
-    check(q is not None and P99_BUCKET[0] <= q <= P99_BUCKET[1],
-          "%s: histogram_quantile(0.99) = %s in the true p99's bucket %s"
-          % (tag, q, P99_BUCKET))
-    print("%s: sum(rate) = %s (want %s), count %s, sum %s s, p99 %s" %
-          (tag, got, want, got_count, got_sum, q), flush=True)
+    if native:
+        # The fleet's native histograms summed: exact totals, and a p99
+        # within a bucket's width of the true one.
+        got_count = scalar(web, "histogram_count(sum("
+                           "statsd_fleet_lat_seconds))")
+        got_sum = scalar(web, "histogram_sum(sum(statsd_fleet_lat_seconds))")
+        check(got_count == count, "%s: histogram_count = %s, want %d" %
+              (tag, got_count, count))
+        check(got_sum is not None and abs(got_sum - sum_s) <= 1e-9 * sum_s,
+              "%s: histogram_sum = %s s, want %s" % (tag, got_sum, sum_s))
+        q = scalar(web, "histogram_quantile(0.99, sum("
+                   "statsd_fleet_lat_seconds))")
+        err = 2 ** (2 ** -SCHEMA) - 1
+        check(q is not None and abs(q - true_p99) <= err * true_p99,
+              "%s: native histogram_quantile(0.99) = %s within %.4f of "
+              "the true %s" % (tag, q, err, true_p99))
+        classic = scalar(web, "count(statsd_fleet_lat_seconds_bucket)")
+        check(classic is None, "%s: the histograms are native only" % tag)
+    else:
+        got_count = scalar(web, "sum(statsd_fleet_lat_seconds_count)")
+        got_sum = scalar(web, "sum(statsd_fleet_lat_seconds_sum)")
+        check(got_count == count, "%s: sum of _count = %s, want %d" %
+              (tag, got_count, count))
+        check(got_sum is not None and abs(got_sum - sum_s) <= 1e-9 * sum_s,
+              "%s: sum of _sum = %s s, want %s" % (tag, got_sum, sum_s))
+        got_inf = scalar(web, 'sum(statsd_fleet_lat_seconds_bucket'
+                         '{le="+Inf"})')
+        check(got_inf == count, "%s: +Inf buckets = %s, want %d" %
+              (tag, got_inf, count))
+        # The classic p99 of the union, in the bucket of the true p99.
+        q = scalar(web, "histogram_quantile(0.99, sum by (le) "
+                   "(rate(statsd_fleet_lat_seconds_bucket[1h])))", t)
+        check(q is not None and P99_BUCKET[0] <= q <= P99_BUCKET[1],
+              "%s: histogram_quantile(0.99) = %s in the true p99's bucket "
+              "%s" % (tag, q, P99_BUCKET))
+    print("%s: sum(rate) = %s (want %s), count %s, sum %s s, p99 %s "
+          "(true %s)" % (tag, got, want, got_count, got_sum, q, true_p99),
+          flush=True)
     p.terminate()
     p.wait(timeout=LONG)
 

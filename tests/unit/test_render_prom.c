@@ -612,6 +612,75 @@ START_TEST(quantile_list)
 }
 END_TEST
 
+/*
+ * Native buckets as client_golang fills them: its schema-3 bounds (the
+ * constants of its nativeHistogramBounds), each bound in its own bucket
+ * (upper bounds are inclusive), the next double in the next; negative
+ * schemas by powers of 4 and 16. The ranges of whole units each lie in
+ * one bucket, and every bucket with a whole unit has its range.
+ */
+START_TEST(native_buckets)
+{
+	static const double go3[] = { 0.5, 0.5452538663326288,
+	    0.5946035575013605, 0.6484197773255048, 0.7071067811865475,
+	    0.7711054127039704, 0.8408964152537144, 0.9170040432046711 };
+	int64_t lbs[PROM_NATIVE_LBS_MAX];
+	int i, n, j;
+
+	for (i = 1; i < 8; i++) {
+		ck_assert_int_eq(prom_native_key(go3[i] * 2, 3), i);
+		ck_assert_int_eq(prom_native_key(nextafter(go3[i] * 2, 4), 3),
+		    i + 1);
+		ck_assert_int_eq(prom_native_key(nextafter(go3[i] * 2, 0), 3),
+		    i);
+		ck_assert_int_eq(prom_native_key(nextafter(go3[i - 1] * 2, 4),
+		    3), i);
+	}
+	ck_assert_int_eq(prom_native_key(1, 3), 0);
+	ck_assert_int_eq(prom_native_key(2, 3), 8);
+	ck_assert_int_eq(prom_native_key(3, 3), 13);
+	ck_assert_int_eq(prom_native_key(0.0002, 3), -98);
+	ck_assert_int_eq(prom_native_key(1, 0), 0);
+	ck_assert_int_eq(prom_native_key(3, 0), 2);
+	ck_assert_int_eq(prom_native_key(4, 0), 2);
+	ck_assert_int_eq(prom_native_key(3, -1), 1);
+	ck_assert_int_eq(prom_native_key(4, -1), 1);
+	ck_assert_int_eq(prom_native_key(4.5, -1), 2);
+	ck_assert_int_eq(prom_native_key(0.5, -1), 0);
+	ck_assert_int_eq(prom_native_key(0.2, -1), -1);
+	ck_assert_int_eq(prom_native_key(16, -2), 1);
+	ck_assert_int_eq(prom_native_key(17, -2), 2);
+
+	for (j = 0; j < 2; j++) {
+		unsigned point = j == 0 ? PROM_TIMER_POINT : 0;
+		double scale = j == 0 ? 1e6 : 1;
+
+		n = prom_native_lbs(3, point, lbs, PROM_NATIVE_LBS_MAX);
+		ck_assert_int_gt(n, 100);
+		ck_assert_int_eq(lbs[0], 0);
+		ck_assert_int_eq(lbs[1], 1);
+		for (i = 2; i < n; i++) {
+			ck_assert_int_gt(lbs[i], lbs[i - 1]);
+			/* A range's first and last units share a bucket;
+			 * the unit before it is in an earlier one. */
+			ck_assert_int_eq(prom_native_key((double)lbs[i - 1] /
+			    scale, 3), prom_native_key((double)(lbs[i] - 1) /
+			    scale, 3));
+			ck_assert_int_lt(prom_native_key((double)(lbs[i] - 1) /
+			    scale, 3), prom_native_key((double)lbs[i] / scale,
+			    3));
+		}
+		ck_assert_int_ge(lbs[n - 1], j == 0 ?
+		    (int64_t)PROM_NATIVE_TOP_S * 1000000 : PROM_NATIVE_TOP);
+	}
+	ck_assert_int_eq(prom_native_lbs(4, 6, lbs, PROM_NATIVE_LBS_MAX),
+	    -EINVAL);
+	ck_assert_int_eq(prom_native_lbs(-5, 6, lbs, PROM_NATIVE_LBS_MAX),
+	    -EINVAL);
+	ck_assert_int_gt(prom_native_lbs(-4, 6, lbs, PROM_NATIVE_LBS_MAX), 3);
+}
+END_TEST
+
 static Suite *
 render_prom_suite(void)
 {
@@ -629,6 +698,7 @@ render_prom_suite(void)
 	tcase_add_test(tc, series_histogram_set_gauge);
 	tcase_add_test(tc, exact_base_units);
 	tcase_add_test(tc, bucket_bounds);
+	tcase_add_test(tc, native_buckets);
 	tcase_add_test(tc, linux_kinds);
 	tcase_add_test(tc, conflicting_types);
 	tcase_add_test(tc, quantile_list);

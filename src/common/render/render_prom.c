@@ -1130,6 +1130,68 @@ put_bucket_dec(struct pctx *c, __int128 le, unsigned point, uint64_t cum)
 }
 
 /*
+ * The native buckets of a statsd series (VOI 2, prom_native_lbs()) as
+ * "# NATIVE <schema> <zero count> <key>:<count>..." for expo_pb.c: each
+ * range is exactly one native bucket, its key that of its least value.
+ * Nothing while the bands below 0 or above the top count anything: those
+ * values have no exact native bucket (the classic buckets still hold
+ * them).
+ */
+static void
+put_native(struct pctx *c, const struct statsblobv1 *b, unsigned point)
+{
+	const struct voistat *hs;
+	const struct hist_geom *g;
+	struct voistatdata *w;
+	enum vsd_dtype vd;
+	uint16_t i, n;
+	char *end;
+	long schema;
+	double scale = 1;
+	__int128 lb;
+	unsigned k;
+
+	if (blob_nvois(b) < 3 || b->vois[2].id < 0 || c->v->nnames < 3 ||
+	    c->v->names[2] == NULL || strncmp(c->v->names[2],
+	    PROM_NATIVE_VOI, strlen(PROM_NATIVE_VOI)) != 0)
+		return;
+	schema = strtol(c->v->names[2] + strlen(PROM_NATIVE_VOI), &end, 10);
+	if (*end != '\0' || schema < PROM_NATIVE_SCHEMA_MIN ||
+	    schema > PROM_NATIVE_SCHEMA_MAX)
+		return;
+	vd = (enum vsd_dtype)b->vois[2].dtype;
+	if ((hs = blob_stat(b, &b->vois[2], VS_STYPE_HIST)) == NULL ||
+	    (g = hist_geom((enum vsd_dtype)hs->dtype)) == NULL ||
+	    g->kind != 'C' || !dtype_valid(vd) || dtype_info[vd].is_q)
+		return;
+	w = blob_vsd(b, hs);
+	n = hist_nbuckets(w, g);
+	/* The band below 0, 0's range, the native ones, the band above. */
+	if (n < 3 || hist_oob(w, g) != 0 || hist_bkt_cnt(w, g, 0) != 0 ||
+	    hist_bkt_cnt(w, g, (uint32_t)(n - 1)) != 0)
+		return;
+	for (k = 0; k < point; k++)
+		scale *= 10;
+	w_cat(c->o->buf, "# NATIVE ");
+	put_i64(c->o->buf, schema);
+	w_putc(c->o->buf, ' ');
+	put_int(c->o->buf, hist_bkt_cnt(w, g, 1), false);
+	for (i = 2; i + 1 < n; i++) {
+		uint64_t cnt = hist_bkt_cnt(w, g, i);
+
+		if (cnt == 0 || !num_int(vd, hist_bkt_lb(w, g, i), &lb) ||
+		    lb <= 0)
+			continue;
+		w_putc(c->o->buf, ' ');
+		put_i64(c->o->buf, prom_native_key((double)lb / scale,
+		    (int)schema));
+		w_putc(c->o->buf, ':');
+		put_int(c->o->buf, cnt, false);
+	}
+	w_putc(c->o->buf, '\n');
+}
+
+/*
  * A statsd timer, histogram or distribution: one histogram, a timer's in
  * seconds (its values are kept in microseconds: point 6). Its classic
  * buckets are VOI 1's HIST (statsd_buckets_timer, _histogram): ranges
@@ -1205,6 +1267,8 @@ put_series_hist(struct pctx *c, const struct statsblobv1 *b, bool timer)
 	w_cat(c->o->buf, "} ");
 	put_int(c->o->buf, total, false);
 	w_putc(c->o->buf, '\n');
+	if (c->o->native)
+		put_native(c, b, point);
 }
 
 /*
@@ -1398,4 +1462,112 @@ prom_parse_bounds(const char *text, unsigned point, int64_t *le)
 			return -EINVAL;
 	}
 	return n > 0 ? n : -EINVAL;
+}
+
+/*
+ * 2^(j/2^schema)/2 for j < 2^schema, schemas 1 to 3: the float64 values
+ * Prometheus' client_golang (and the clients that follow it) compares
+ * with, so that a value lands in the bucket those clients give it (a few
+ * are a unit in the last place off the nearest double, which is what
+ * makes them the reference rather than exp2()).
+ */
+static const double native_b1[] = { 0.5, 0.7071067811865475 };
+static const double native_b2[] = { 0.5, 0.5946035575013605,
+    0.7071067811865475, 0.8408964152537144 };
+static const double native_b3[] = { 0.5, 0.5452538663326288,
+    0.5946035575013605, 0.6484197773255048, 0.7071067811865475,
+    0.7711054127039704, 0.8408964152537144, 0.9170040432046711 };
+
+static const double *
+native_bounds(int schema)
+{
+	return schema == 1 ? native_b1 : schema == 2 ? native_b2 : native_b3;
+}
+
+/* a / 2^s rounded towards minus infinity, as Go's >> of a negative int. */
+static int
+floor_shift(int a, int s)
+{
+	int d = 1 << s;
+
+	return a >= 0 ? a / d : -((-a + d - 1) / d);
+}
+
+int
+prom_native_key(double v, int schema)
+{
+	int exp, key;
+	double frac = frexp(v, &exp);
+
+	if (schema > 0) {
+		const double *b = native_bounds(schema);
+		int n = 1 << schema, lo = 0, hi = n;
+
+		/* The least j with b[j] >= frac (sort.SearchFloat64s). */
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+
+			if (b[mid] < frac)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo + (exp - 1) * n;
+	}
+	key = exp;
+	if (frac == 0.5)
+		key--;
+	return floor_shift(key + (1 << -schema) - 1, -schema);
+}
+
+int
+prom_native_lbs(int schema, unsigned point, int64_t *lbs, size_t max)
+{
+	double scale = 1;
+	int64_t top = point == PROM_TIMER_POINT ?
+	    (int64_t)PROM_NATIVE_TOP_S * 1000000 : PROM_NATIVE_TOP;
+	size_t n = 0;
+	unsigned k;
+	int key, last;
+
+	if (schema < PROM_NATIVE_SCHEMA_MIN || schema > PROM_NATIVE_SCHEMA_MAX ||
+	    point > 6 || max < 3)
+		return -EINVAL;
+	for (k = 0; k < point; k++)
+		scale *= 10;
+	lbs[n++] = 0;
+	last = prom_native_key((double)top / scale, schema);
+	for (key = prom_native_key(1 / scale, schema); key <= last; key++) {
+		/* The least unit u whose bucket is key or above. */
+		int64_t lo = 1, hi = top;
+
+		while (lo < hi) {
+			int64_t mid = lo + (hi - lo) / 2;
+
+			if (prom_native_key((double)mid / scale, schema) < key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (prom_native_key((double)lo / scale, schema) != key)
+			continue;	/* no whole unit in this bucket */
+		if (n + 1 >= max)
+			return -EINVAL;
+		lbs[n++] = lo;
+	}
+	/* The last bucket's end, past the top: the band above starts. */
+	{
+		int64_t lo = top, hi = top * 2;
+
+		while (lo < hi) {
+			int64_t mid = lo + (hi - lo) / 2;
+
+			if (prom_native_key((double)mid / scale, schema) <= last)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		lbs[n++] = lo;
+	}
+	return (int)n;
 }

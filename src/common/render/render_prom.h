@@ -40,6 +40,9 @@ struct prom_out {
 	size_t		 famlen;
 	uint8_t		 famtype;
 	uint64_t	 conflicts;	/* series left out for their type */
+	/* For the protobuf exposition (expo_pb.h): a statsd series'
+	 * native buckets as "# NATIVE" lines after its histogram. */
+	bool		 native;
 	/* Scratch: the kstat's labels, as written in every series. */
 	struct sbuf	*labels;
 };
@@ -98,6 +101,40 @@ int prom_kstat(struct prom_out *o, const struct ks_view *v, const char *only,
  * than the unit, or past 2^63, is refused. Returns: how many; -EINVAL.
  */
 int prom_parse_bounds(const char *text, unsigned point, int64_t *le);
+
+/*
+ * Native histograms (Prometheus' exponential buckets): bucket k of schema
+ * s holds the values in (2^((k-1)/2^s), 2^(k/2^s)]. A statsd timer,
+ * histogram or distribution keeps, beside its classic buckets, the
+ * stats(3) ranges of whole units that are exactly those buckets (VOI 2,
+ * named PROM_NATIVE_VOI and its schema), from 1 unit to
+ * PROM_NATIVE_TOP_S seconds (a timer) or PROM_NATIVE_TOP units: with a
+ * band below 0, one for 0 (the zero bucket) and one above the top, which
+ * rule the native histogram out while they count anything.
+ */
+#define PROM_NATIVE_VOI		"native_schema_"
+#define PROM_NATIVE_SCHEMA_MIN	(-4)
+#define PROM_NATIVE_SCHEMA_MAX	3	/* finer would not fit a blob */
+#define PROM_NATIVE_SCHEMA_DEF	3
+#define PROM_NATIVE_TOP_S	100000	/* 27.8 hours */
+#define PROM_NATIVE_TOP		1000000000
+#define PROM_NATIVE_LBS_MAX	512
+
+/*
+ * prom_native_key: the native bucket of v > 0 at schema, as client_golang
+ * computes it from the float64 value (frexp, and a search of its bounds
+ * 2^(j/2^s)/2), so that statsd's buckets are the ones a Prometheus client
+ * would fill with the same observations.
+ */
+int prom_native_key(double v, int schema);
+
+/*
+ * prom_native_lbs: the lower bounds of the ranges of VOI 2 in whole units
+ * of 10^-point: 0 (the zero bucket), then the least unit of each native
+ * bucket up to the top, then the top + 1 (the band above). Returns: how
+ * many (at most max); -EINVAL for a schema out of range or too many.
+ */
+int prom_native_lbs(int schema, unsigned point, int64_t *lbs, size_t max);
 
 /*
  * prom_parse_quantiles: "0.5,0.9,0.99" into q (at most PROM_QUANTILES_MAX,

@@ -167,7 +167,36 @@ series_tpl_classic(const struct config *c, uint8_t type)
 	    "lbinf", 1);
 }
 
-/* The one VOI "value" of each type, timers' and histograms' "buckets",
+/*
+ * Their VOI 2, "native_schema_<s>": the native histogram of schema s
+ * (statsd_native_schema), counted exactly as values arrive: USR ranges
+ * of whole units that are each one native bucket (prom_native_lbs()),
+ * with the band below 0 and the one above the top.
+ */
+static json_t *
+series_tpl_native(const struct config *c, uint8_t type)
+{
+	int64_t lbs[PROM_NATIVE_LBS_MAX];
+	char name[32];
+	json_t *b;
+	int n, i;
+
+	n = prom_native_lbs(c->statsd_native_schema, type == SL_TIMER ?
+	    PROM_TIMER_POINT : 0, lbs, PROM_NATIVE_LBS_MAX);
+	if (n < 0 || (b = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		json_array_append_new(b, json_integer(lbs[i]));
+	snprintf(name, sizeof(name), "%s%d", PROM_NATIVE_VOI,
+	    c->statsd_native_schema);
+	return json_pack("{s:I,s:s,s:s,s:[{s:s,s:s,s:s,s:o,s:b}]}", "id",
+	    (json_int_t)2, "name", name, "dtype", "INT_S64", "stats",
+	    "kind", "HIST", "range", "CR", "scheme", "USR", "buckets", b,
+	    "lbinf", 1);
+}
+
+/* The one VOI "value" of each type, timers' and histograms' "buckets"
+ * and native buckets,
  * and sets' "distinct". */
 static json_t *
 series_tpl_def(const struct statsd *d, uint8_t type)
@@ -217,6 +246,11 @@ series_tpl_def(const struct statsd *d, uint8_t type)
 		json_t *cl = series_tpl_classic(c, type);
 
 		if (cl == NULL) {
+			json_decref(vois);
+			return NULL;
+		}
+		json_array_append_new(vois, cl);
+		if ((cl = series_tpl_native(c, type)) == NULL) {
 			json_decref(vois);
 			return NULL;
 		}
@@ -1024,15 +1058,16 @@ series_weight(struct series_ent *e, double rate, int64_t *ret)
 	return true;
 }
 
-/* Has the blob the classic buckets of series_tpl_classic(): a VOI 1 with
- * a HIST (a template of statsd_template_timer may have another VOI 1)? */
+/* Has the blob the buckets of series_tpl_classic() (voi 1) or
+ * series_tpl_native() (voi 2): a HIST there (a template of
+ * statsd_template_timer may have other VOIs)? */
 static bool
-series_has_classic(const struct statsblob *sb)
+series_has_hist(const struct statsblob *sb, uint16_t voi)
 {
 	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
 
-	return blob_nvois(b) > 1 && b->vois[1].id >= 0 &&
-	    blob_stat(b, &b->vois[1], VS_STYPE_HIST) != NULL;
+	return blob_nvois(b) > voi && b->vois[voi].id >= 0 &&
+	    blob_stat(b, &b->vois[voi], VS_STYPE_HIST) != NULL;
 }
 
 static enum series_result
@@ -1079,10 +1114,15 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 			rec.y = y;
 			rc = engine_plan_apply(&s->plan, sb, &rec);
 			/* A timer's, histogram's or distribution's classic
-			 * buckets (VOI 1, series_tpl_classic()). */
+			 * and native buckets (VOIs 1 and 2,
+			 * series_tpl_classic(), series_tpl_native()). */
 			if (rc >= 0 && l->type != SL_COUNTER &&
-			    series_has_classic(sb))
+			    series_has_hist(sb, 1))
 				rc = engine_apply(sb, 1, STATS_OP_XY, 0, x, y,
+				    now);
+			if (rc >= 0 && l->type != SL_COUNTER &&
+			    series_has_hist(sb, 2))
+				rc = engine_apply(sb, 2, STATS_OP_XY, 0, x, y,
 				    now);
 		}
 		if (rc < 0)

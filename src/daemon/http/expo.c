@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "daemon.h"
 #include "expo.h"
+#include "expo_pb.h"
 #include "methods.h"
 #include "registry.h"
 
@@ -217,6 +218,52 @@ void
 expo_done(struct expo *e)
 {
 	prom_done(&e->out);
+	if (e->pb != NULL) {
+		expo_pb_free(e->pb);
+		sbuf_delete(e->out.buf);
+		e->out.buf = e->dest;
+		e->pb = NULL;
+	}
+}
+
+int
+expo_set_protobuf(struct expo *e)
+{
+	struct sbuf *text;
+	int r;
+
+	if (e->pb != NULL)
+		return 0;
+	if (e->out.om)
+		return -EINVAL;
+	if ((r = expo_pb_new(&e->pb)) < 0)
+		return r;
+	if ((text = sbuf_new_auto()) == NULL) {
+		expo_pb_free(e->pb);
+		e->pb = NULL;
+		return -ENOMEM;
+	}
+	e->dest = e->out.buf;
+	e->out.buf = text;
+	e->out.native = true;
+	return 0;
+}
+
+/* The protobuf format: the page's text into messages in e->dest. */
+static int
+expo_page_pb(struct expo *e)
+{
+	struct sbuf *text = e->out.buf;
+	int r;
+
+	if (sbuf_error(text) != 0)
+		return -ENOMEM;
+	r = expo_pb_feed(e->pb, sbuf_data(text), (size_t)sbuf_len(text),
+	    e->dest);
+	sbuf_clear(text);
+	if (r == 0 && e->done)
+		r = expo_pb_end(e->pb, e->dest);
+	return r == -EINVAL ? 0 : r;
 }
 
 /* Is k one e shows? */
@@ -431,6 +478,8 @@ expo_page(struct statsd *d, struct expo *e, size_t bytes, uint64_t units)
 		e->done = true;
 		prom_end(&e->out);
 	}
+	if (e->pb != NULL)
+		return expo_page_pb(e);
 	return sbuf_error(e->out.buf) != 0 ? -ENOMEM : 0;
 }
 
