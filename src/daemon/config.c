@@ -435,6 +435,10 @@ config_defaults(struct config *c)
 			config_done(c);
 			return -ENOMEM;
 		}
+	if ((c->mapping = prom_rules_new()) == NULL) {
+		config_done(c);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -445,6 +449,8 @@ config_done(struct config *c)
 
 	if (c == NULL)
 		return;
+	prom_rules_unref(c->mapping);
+	c->mapping = NULL;
 	for (i = 0; i < NKEYS; i++)
 		if (config_keys[i].type == CFG_STRING ||
 		    config_keys[i].type == CFG_WORDS) {
@@ -481,7 +487,7 @@ int
 config_load(const char *path, bool required, struct config *out,
     struct config_error *err)
 {
-	bool seen[NKEYS] = { false };
+	bool seen[NKEYS] = { false }, mapping = false;
 	struct config c;
 	char *line = NULL, keybuf[64], why[200];
 	unsigned lineno = 0;
@@ -533,6 +539,26 @@ config_load(const char *path, bool required, struct config *out,
 		p = cfg_trim(line);
 		if (*p == '\0')
 			continue;
+		/* "[mapping]": every line after it is a rule, in order. */
+		if (strcmp(p, "[mapping]") == 0 && !mapping) {
+			mapping = true;
+			continue;
+		}
+		if (mapping) {
+			unsigned col = 0;
+
+			r = prom_rules_add(c.mapping, p, why, sizeof(why), &col);
+			if (r == -EINVAL) {
+				char m[sizeof(err->msg)];
+
+				snprintf(m, sizeof(m), "column %u: %s",
+				    col + (unsigned)(p - line), why);
+				r = cfg_fail(err, path, lineno, "mapping", m);
+			}
+			if (r < 0)
+				goto out;
+			continue;
+		}
 		eq = strchr(p, '=');
 		if (eq == NULL) {
 			snprintf(keybuf, sizeof(keybuf), "%s", p);
@@ -675,6 +701,12 @@ config_reload_apply(struct config *c, const struct config *n, char *buf,
 			    *(const unsigned *)cfg_cfield(n, k);
 		}
 	}
+	/* The mapping rules: the new file's; a scrape under way keeps the
+	 * ones it holds. */
+	if (n->mapping != NULL && n->mapping != c->mapping) {
+		prom_rules_unref(c->mapping);
+		c->mapping = prom_rules_ref(n->mapping);
+	}
 	return kept;
 }
 
@@ -752,6 +784,12 @@ config_print(FILE *f, const struct config *c)
 		cfg_wrap(f, "# ", k->doc);
 		cfg_format(c, k, val, sizeof(val));
 		fprintf(f, "%s = %s\n%s", k->key, val, i + 1 < NKEYS ? "\n" : "");
+	}
+	if (prom_rules_count(c->mapping) > 0) {
+		fprintf(f, "\n# The exposition's mapping rules, in order "
+		    "(statsd.conf(5), MAPPING).\n[mapping]\n");
+		for (i = 0; i < prom_rules_count(c->mapping); i++)
+			fprintf(f, "%s\n", prom_rules_line(c->mapping, i));
 	}
 }
 

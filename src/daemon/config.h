@@ -83,6 +83,9 @@ struct config {
 	char		*statsd_buckets_timer;	/* seconds: "0.005,0.01" */
 	char		*statsd_buckets_histogram; /* whole units */
 	int		 statsd_native_schema;	/* native histograms' */
+	/* The [mapping] section: the exposition's rules for statsd series
+	 * (render_prom.h), shared by reference; reloadable. */
+	struct prom_rules *mapping;
 	char		*statsd_template[6];	/* by enum sl_type; "" = statsd's */
 };
 

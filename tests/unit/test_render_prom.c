@@ -681,6 +681,156 @@ START_TEST(native_buckets)
 }
 END_TEST
 
+/* A rule refused: the column of its fault. */
+static void
+rule_bad(const char *line, unsigned want_col)
+{
+	struct prom_rules *r = prom_rules_new();
+	char why[200];
+	unsigned col = 0;
+
+	ck_assert_ptr_nonnull(r);
+	ck_assert_msg(prom_rules_add(r, line, why, sizeof(why), &col) ==
+	    -EINVAL, "%s accepted", line);
+	ck_assert_msg(col == want_col, "%s: column %u (%s), want %u", line, col,
+	    why, want_col);
+	ck_assert_uint_eq(prom_rules_count(r), 0);
+	prom_rules_unref(r);
+}
+
+/*
+ * Mapping rules: globs match whole dotted names, a '*' one or more
+ * characters of one component, captured; the first rule that matches
+ * decides; names and label values expand $n and ${n}, values escaped;
+ * a bad rule is refused with the column of its fault.
+ */
+START_TEST(mapping_rules)
+{
+	struct prom_rules *r = prom_rules_new();
+	struct prom_match m;
+	char why[200];
+	unsigned col;
+
+	ck_assert_int_eq(prom_rules_add(r, "api.*.latency name=api_latency "
+	    "route=\"$1\" why=\"a \\\"q\\\" ${1}\"", why, sizeof(why),
+	    &col), 0);
+	ck_assert_int_eq(prom_rules_add(r, "api.*.*  drop", why, sizeof(why),
+	    &col), 0);
+	ck_assert_int_eq(prom_rules_add(r, "t_*.x*y observer=summary "
+	    "quantiles=0.5,0.9 name=$2_$1", why, sizeof(why), &col), 0);
+	ck_assert_int_eq(prom_rules_add(r, "n.* observer=native", why,
+	    sizeof(why), &col), 0);
+	ck_assert_uint_eq(prom_rules_count(r), 4);
+	ck_assert_str_eq(prom_rules_line(r, 1), "api.*.*  drop");
+
+	ck_assert(prom_rules_match(r, "api.login.latency", 17, &m));
+	ck_assert(!m.drop);
+	ck_assert_str_eq(m.name, "api_latency");
+	ck_assert_str_eq(m.labels, "route=\"login\",why=\"a \\\"q\\\" login\"");
+	ck_assert_str_eq(m.lnames, "route");
+	ck_assert_str_eq(m.lnames + 6, "why");
+	ck_assert_int_eq(m.observer, PROM_OBS_HISTOGRAM);
+	/* A capture is one component, never empty, never a '.'. */
+	ck_assert(prom_rules_match(r, "api.a.b", 7, &m) && m.drop);
+	ck_assert(!prom_rules_match(r, "api..latency", 12, &m));
+	ck_assert(!prom_rules_match(r, "api.a.b.latency", 15, &m));
+	ck_assert(!prom_rules_match(r, "api.login", 9, &m));
+	ck_assert(!prom_rules_match(r, "xapi.a.b", 8, &m));
+	ck_assert(prom_rules_match(r, "t_1.xABy", 8, &m));
+	ck_assert_str_eq(m.name, "AB_1");
+	ck_assert_int_eq(m.observer, PROM_OBS_SUMMARY);
+	ck_assert_uint_eq(m.nq, 2);
+	ck_assert(m.quantiles[1] == 0.9);
+	ck_assert(!prom_rules_match(r, "t_1.xy", 6, &m));
+	ck_assert(prom_rules_match(r, "n.q", 3, &m));
+	ck_assert_int_eq(m.observer, PROM_OBS_NATIVE);
+	ck_assert_str_eq(m.name, "");
+	ck_assert(!prom_rules_match(r, "other", 5, &m));
+	/* Shared by reference. */
+	ck_assert_ptr_eq(prom_rules_ref(r), r);
+	prom_rules_unref(r);
+	ck_assert(prom_rules_gen(r) != 0);
+	prom_rules_unref(r);
+
+	rule_bad("", 1);
+	rule_bad("a.**.b drop", 4);
+	rule_bad("a..b drop", 3);
+	rule_bad("a.*.b name=x_$2", 14);
+	rule_bad("a.*.b name=x_$0", 14);
+	rule_bad("a.*.b name=9x", 12);
+	rule_bad("a.*.b name=a-b", 13);
+	rule_bad("a.*.b name=a name=b", 14);
+	rule_bad("a.*.b bogus", 7);
+	rule_bad("a.*.b observer=gauge", 16);
+	rule_bad("a.*.b quantiles=0.9,0.5", 17);
+	rule_bad("a.*.b le=\"1\"", 7);
+	rule_bad("a.*.b __x=\"1\"", 7);
+	rule_bad("a.*.b 1x=\"1\"", 7);
+	rule_bad("a.*.b x=1", 9);
+	rule_bad("a.*.b x=\"1", 9);
+	rule_bad("a.*.b x=\"$3\"", 10);
+	rule_bad("a.*.b x=\"1\"y", 12);
+	rule_bad("a.*.b x=\"1\" x=\"2\"", 13);
+	rule_bad("a.*.b drop name=x", 1);
+	rule_bad("a.*.*.*.*.*.*.*.*.*.* drop", 21);
+}
+END_TEST
+
+/* A rule renames, labels, drops and observes statsd series. */
+START_TEST(mapping_rules_render)
+{
+	static const char *const names[] = { "value", "buckets" };
+	struct statsblob *sb = timer_blob("prommap");
+	struct prom_rules *r = prom_rules_new();
+	struct sbuf *out = sbuf_new_auto();
+	struct kstat_hdr h;
+	struct ks_view v = { &h, sb, names, 2, NULL };
+	struct prom_out o;
+	char why[200], stem[PROM_NAME_MAX];
+	unsigned col;
+	const char *t;
+
+	ck_assert_int_eq(prom_rules_add(r, "api.*.latency name=api_latency "
+	    "route=\"$1\"", why, sizeof(why), &col), 0);
+	ck_assert_int_eq(prom_rules_add(r, "sum.* observer=summary "
+	    "quantiles=0.5", why, sizeof(why), &col), 0);
+	ck_assert_int_eq(prom_rules_add(r, "drop.* drop", why, sizeof(why),
+	    &col), 0);
+	timer_add(sb, 2000, 1);
+	ks_hdr_init(&h, "statsd", 9, "api.a.latency", "statsd",
+	    KSTAT_TYPE_BLOB, 0, NULL);
+	snprintf(h.path, sizeof(h.path), "%s",
+	    "statsd/timer/api.a.latency/route:x/zone:b");
+	ck_assert_str_eq(prom_stem_rules(r, &h, stem, sizeof(stem)),
+	    "api_latency");
+	ck_assert_int_eq(prom_begin(&o, out, false), 0);
+	o.rules = r;
+	ck_assert_int_eq(prom_kstat(&o, &v, NULL, NULL, 0), 6);
+	/* The rule's route wins over the tag route:x. */
+	snprintf(h.path, sizeof(h.path), "%s", "statsd/timer/sum.t");
+	ck_assert_int_eq(prom_kstat(&o, &v, NULL, NULL, 0), 3);
+	snprintf(h.path, sizeof(h.path), "%s", "statsd/timer/drop.t");
+	ck_assert_int_eq(prom_kstat(&o, &v, NULL, NULL, 0), 0);
+	prom_done(&o);
+	ck_assert_int_eq(sbuf_finish(out), 0);
+	t = sbuf_data(out);
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE api_latency histogram\n"));
+	ck_assert_ptr_nonnull(strstr(t, "api_latency_bucket{route=\"a\","
+	    "zone=\"b\",le=\"0.005\"} 1\n"));
+	ck_assert_ptr_nonnull(strstr(t, "api_latency_sum{route=\"a\","
+	    "zone=\"b\"} 0.002\n"));
+	ck_assert_ptr_null(strstr(t, "route=\"x\""));
+	ck_assert_ptr_nonnull(strstr(t, "# TYPE statsd_sum_t_seconds summary\n"));
+	ck_assert_ptr_nonnull(strstr(t,
+	    "statsd_sum_t_seconds{quantile=\"0.5\"} 0.002\n"));
+	ck_assert_ptr_nonnull(strstr(t, "statsd_sum_t_seconds_count{} 1\n"));
+	ck_assert_ptr_null(strstr(t, "drop"));
+	sbuf_delete(out);
+	prom_rules_unref(r);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 static Suite *
 render_prom_suite(void)
 {
@@ -699,6 +849,8 @@ render_prom_suite(void)
 	tcase_add_test(tc, exact_base_units);
 	tcase_add_test(tc, bucket_bounds);
 	tcase_add_test(tc, native_buckets);
+	tcase_add_test(tc, mapping_rules);
+	tcase_add_test(tc, mapping_rules_render);
 	tcase_add_test(tc, linux_kinds);
 	tcase_add_test(tc, conflicting_types);
 	tcase_add_test(tc, quantile_list);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,6 +66,7 @@ struct pctx {
 	bool			 statsd_series;	/* the front door's */
 	int			 sl_type;	/* its enum sl_type, or -1 */
 	const char		*series_help;	/* HELP's tail, or NULL */
+	struct prom_match	*map;		/* its rule, or NULL */
 };
 
 int
@@ -239,6 +241,53 @@ is_statsd_series(const struct kstat_hdr *h)
 	    strncmp(h->path, "statsd/", 7) == 0;
 }
 
+static int series_type(const struct kstat_hdr *h);
+
+/* The metric of a statsd series, decoded, into buf (KS_PATH_MAX + 1). */
+static size_t
+series_metric(const struct kstat_hdr *h, char *buf, size_t len)
+{
+	const char *seg;
+	size_t seglen;
+
+	if (!path_seg(h->path, 2, &seg, &seglen)) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return seg_decode(seg, seglen, buf, len);
+}
+
+char *
+prom_stem_rules(const struct prom_rules *rules, const struct kstat_hdr *h,
+    char *buf, size_t len)
+{
+	struct prom_match m;
+	char metric[KS_PATH_MAX + 1];
+	size_t ml, n = 0;
+
+	if (rules == NULL || prom_rules_count(rules) == 0 ||
+	    !is_statsd_series(h))
+		return prom_stem(h, buf, len);
+	ml = series_metric(h, metric, sizeof(metric));
+	if (!prom_rules_match(rules, metric, ml, &m) || m.drop ||
+	    m.name[0] == '\0')
+		return prom_stem(h, buf, len);
+	/* The rule's name is the family's: sanitised, no prefix. */
+	{
+		char name[PROM_NAME_MAX];
+
+		name[0] = '\0';
+		san_cat(name, &n, m.name, strlen(m.name));
+		/* A counter named "x_total" is the family x: its series get
+		 * their _total once. */
+		if (series_type(h) == SL_COUNTER && n > 6 &&
+		    strcmp(name + n - 6, "_total") == 0)
+			name[n - 6] = '\0';
+		snprintf(buf, len, "%s", name);
+	}
+	return buf;
+}
+
 char *
 prom_stem(const struct kstat_hdr *h, char *buf, size_t len)
 {
@@ -289,14 +338,24 @@ label_value(struct sbuf *sb, const char *s, size_t n)
  * be reserved (le, quantile, a leading "__") or repeat the one before
  * (tags are sorted) is prefixed "tag_" or left out.
  */
+static bool
+lname_in(const char *names, const char *key)
+{
+	const char *p;
+
+	for (p = names; p != NULL && *p != '\0'; p += strlen(p) + 1)
+		if (strcmp(p, key) == 0)
+			return true;
+	return false;
+}
+
 static void
-tag_labels(struct sbuf *sb, const char *path)
+tag_labels(struct sbuf *sb, const char *path, const char *skip, bool first)
 {
 	char tag[KS_PATH_MAX + 1], key[PROM_NAME_MAX], prev[PROM_NAME_MAX];
 	const char *seg, *colon, *val;
 	size_t seglen, tl, kl, vl;
 	unsigned i;
-	bool first = true;
 
 	prev[0] = '\0';
 	for (i = 3; path_seg(path, i, &seg, &seglen); i++) {
@@ -316,7 +375,7 @@ tag_labels(struct sbuf *sb, const char *path)
 			memcpy(key, k2, sizeof(key) - 1);
 			key[sizeof(key) - 1] = '\0';
 		}
-		if (strcmp(key, prev) == 0)
+		if (strcmp(key, prev) == 0 || lname_in(skip, key))
 			continue;
 		snprintf(prev, sizeof(prev), "%s", key);
 		val = colon != NULL ? colon + 1 : "true";
@@ -332,7 +391,8 @@ tag_labels(struct sbuf *sb, const char *path)
 
 /* The kstat's labels, without braces, into o->labels. */
 static int
-make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series)
+make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series,
+    const struct prom_match *m)
 {
 	struct sbuf *sb = o->labels;
 	const char *seg;
@@ -341,7 +401,11 @@ make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series)
 
 	sbuf_clear(sb);
 	if (series) {
-		tag_labels(sb, h->path);
+		/* A rule's labels, then the tags of other names. */
+		if (m != NULL)
+			w_cat(sb, m->labels);
+		tag_labels(sb, h->path, m != NULL ? m->lnames : NULL,
+		    m == NULL || m->labels[0] == '\0');
 	} else {
 		w_cat(sb, "module=");
 		label_value(sb, h->module, strlen(h->module));
@@ -1192,6 +1256,59 @@ put_native(struct pctx *c, const struct statsblobv1 *b, unsigned point)
 }
 
 /*
+ * A mapping rule's summary of a statsd timer, histogram or distribution:
+ * the t-digest's quantiles (the rule's, else the configured ones; NaN
+ * while empty), a timer's in seconds, with _sum and _count.
+ */
+static void
+put_series_summary(struct pctx *c, const struct statsblobv1 *b, bool timer)
+{
+	const struct voi *v0 = &b->vois[0];
+	const struct voistat *td = blob_stat(b, v0, VS_STYPE_TDGST);
+	const struct voistat *sum = blob_stat(b, v0, VS_STYPE_SUM);
+	const double *qs = c->map->quantiles != NULL ? c->map->quantiles :
+	    c->o->quantiles;
+	size_t nq = c->map->quantiles != NULL ? c->map->nq : c->o->nq, i;
+	bool named = c->map->name[0] != '\0';
+	unsigned point = timer ? PROM_TIMER_POINT : 0;
+	struct voistatdata_numeric num;
+	uint64_t count;
+	double q;
+
+	if (td == NULL)
+		return;
+	count = tdgst_count(blob_vsd(b, td));
+	fam_name(c, NULL, NULL, timer && !named ? "seconds" : NULL);
+	c->series_help = timer ? "in seconds" : NULL;
+	if (!fam_take(c, PT_SUMMARY, NULL, "TDGST"))
+		return;
+	for (i = 0; i < nq; i++) {
+		if (count == 0 || tdgst_quantile(blob_vsd(b, td), qs[i], &q) !=
+		    0)
+			q = NAN;
+		series_start(c, "");
+		w_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ?
+		    ",quantile=\"" : "quantile=\"");
+		put_double(c->o->buf, qs[i], true);
+		w_cat(c->o->buf, "\"} ");
+		put_double(c->o->buf, timer ? q / 1e6 : q, false);
+		w_putc(c->o->buf, '\n');
+	}
+	if (sum == NULL || !dtype_is_scalar(sum->dtype))
+		return;
+	series_start(c, "_sum");
+	w_cat(c->o->buf, "} ");
+	numeric_load((enum vsd_dtype)sum->dtype, blob_vsd(b, sum), &num);
+	put_conv(c->o->buf, (enum vsd_dtype)sum->dtype, &num,
+	    &(struct conv){ 1, point });
+	w_putc(c->o->buf, '\n');
+	series_start(c, "_count");
+	w_cat(c->o->buf, "} ");
+	put_int(c->o->buf, count, false);
+	w_putc(c->o->buf, '\n');
+}
+
+/*
  * A statsd timer, histogram or distribution: one histogram, a timer's in
  * seconds (its values are kept in microseconds: point 6). Its classic
  * buckets are VOI 1's HIST (statsd_buckets_timer, _histogram): ranges
@@ -1213,13 +1330,22 @@ put_series_hist(struct pctx *c, const struct statsblobv1 *b, bool timer)
 	uint64_t total = 0;
 	__int128 x;
 
-	fam_name(c, NULL, NULL, timer ? "seconds" : NULL);
+	bool named = c->map != NULL && c->map->name[0] != '\0';
+	bool classic = c->map == NULL || c->map->observer != PROM_OBS_NATIVE;
+
+	if (c->map != NULL && c->map->observer == PROM_OBS_SUMMARY) {
+		put_series_summary(c, b, timer);
+		return;
+	}
+	fam_name(c, NULL, NULL, timer && !named ? "seconds" : NULL);
 	c->series_help = timer ? "in seconds" : NULL;
 	if (!fam_take(c, PT_HISTOGRAM, NULL, "HIST"))
 		return;
 	if (blob_nvois(b) > 1 && b->vois[1].id >= 0 &&
 	    dtype_valid(b->vois[1].dtype) && !dtype_info[b->vois[1].dtype].is_q)
 		hs = blob_stat(b, &b->vois[1], VS_STYPE_HIST);
+	if (!classic)
+		hs = NULL;	/* native only: +Inf, _sum and _count */
 	if (hs != NULL && hist_geom((enum vsd_dtype)hs->dtype) != NULL &&
 	    hist_geom((enum vsd_dtype)hs->dtype)->kind == 'C') {
 		const struct hist_geom *g = hist_geom((enum vsd_dtype)hs->dtype);
@@ -1318,14 +1444,29 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 	    .nextlen = nextlen };
 	bool own = h->type == KSTAT_TYPE_NAMED || h->type == KSTAT_TYPE_INTR;
 	struct flat_each e;
+	struct prom_match match;
 
 	if (b == NULL)
 		return -EINVAL;
 	c.statsd_series = is_statsd_series(h);
 	c.sl_type = c.statsd_series ? series_type(h) : -1;
-	prom_stem(h, c.name, sizeof(c.name));
+	if (c.sl_type >= 0 && o->rules != NULL &&
+	    prom_rules_count(o->rules) > 0) {
+		char metric[KS_PATH_MAX + 1];
+		size_t ml = series_metric(h, metric, sizeof(metric));
+
+		if (prom_rules_match(o->rules, metric, ml, &match)) {
+			if (match.drop)
+				return 0;
+			c.map = &match;
+		}
+	}
+	if (c.map != NULL && c.map->name[0] != '\0')
+		prom_stem_rules(o->rules, h, c.name, sizeof(c.name));
+	else
+		prom_stem(h, c.name, sizeof(c.name));
 	c.stemlen = strlen(c.name);
-	if (make_labels(o, h, c.statsd_series) < 0)
+	if (make_labels(o, h, c.statsd_series, c.map) < 0)
 		return -ENOMEM;
 	if (c.sl_type >= 0 && blob_nvois(b) > 0) {
 		put_series(&c, b);
@@ -1570,4 +1711,536 @@ prom_native_lbs(int schema, unsigned point, int64_t *lbs, size_t max)
 		lbs[n++] = lo;
 	}
 	return (int)n;
+}
+
+/* ------------------------------------------------------ mapping rules */
+
+#define RULE_LABELS_MAX	16
+#define RULE_CAPTURES	9
+
+struct prom_rule {
+	char		*line;		/* as given */
+	char		*glob;
+	unsigned	 nstars;
+	bool		 drop;
+	char		*name;		/* with $n; NULL: the default */
+	enum prom_observer obs;
+	double		 q[PROM_QUANTILES_MAX];
+	size_t		 nq;
+	size_t		 nl;
+	char		*lname[RULE_LABELS_MAX];
+	char		*lval[RULE_LABELS_MAX];	/* unescaped, with $n */
+};
+
+struct prom_rules {
+	atomic_uint		 refs;
+	uint64_t		 gen;
+	struct prom_rule	*v;
+	size_t			 n, cap;
+};
+
+static atomic_uint_fast64_t rules_gen;
+
+struct prom_rules *
+prom_rules_new(void)
+{
+	struct prom_rules *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	atomic_init(&r->refs, 1);
+	r->gen = atomic_fetch_add(&rules_gen, 1) + 1;
+	return r;
+}
+
+struct prom_rules *
+prom_rules_ref(const struct prom_rules *cr)
+{
+	struct prom_rules *r = (struct prom_rules *)cr;
+
+	if (r != NULL)
+		atomic_fetch_add(&r->refs, 1);
+	return r;
+}
+
+static void
+rule_free(struct prom_rule *ru)
+{
+	size_t i;
+
+	free(ru->line);
+	free(ru->glob);
+	free(ru->name);
+	for (i = 0; i < ru->nl; i++) {
+		free(ru->lname[i]);
+		free(ru->lval[i]);
+	}
+}
+
+void
+prom_rules_unref(const struct prom_rules *cr)
+{
+	struct prom_rules *r = (struct prom_rules *)cr;
+	size_t i;
+
+	if (r == NULL || atomic_fetch_sub(&r->refs, 1) != 1)
+		return;
+	for (i = 0; i < r->n; i++)
+		rule_free(&r->v[i]);
+	free(r->v);
+	free(r);
+}
+
+size_t
+prom_rules_count(const struct prom_rules *r)
+{
+	return r != NULL ? r->n : 0;
+}
+
+const char *
+prom_rules_line(const struct prom_rules *r, size_t i)
+{
+	return r != NULL && i < r->n ? r->v[i].line : NULL;
+}
+
+uint64_t
+prom_rules_gen(const struct prom_rules *r)
+{
+	return r != NULL ? r->gen : 0;
+}
+
+static int
+rule_fail(char *why, size_t whylen, unsigned *col, const char *line,
+    const char *at, const char *msg)
+{
+	snprintf(why, whylen, "%s", msg);
+	*col = (unsigned)(at - line) + 1;
+	return -EINVAL;
+}
+
+/* A $n or ${n} at p (p[0] == '$'): n, and the length; 0 if none. */
+static unsigned
+capture_ref(const char *p, size_t *len)
+{
+	if (p[1] >= '1' && p[1] <= '9') {
+		*len = 2;
+		return (unsigned)(p[1] - '0');
+	}
+	if (p[1] == '{' && p[2] >= '1' && p[2] <= '9' && p[3] == '}') {
+		*len = 4;
+		return (unsigned)(p[2] - '0');
+	}
+	return 0;
+}
+
+/* Check the $n of a template against the glob's captures. */
+static const char *
+check_refs(const char *t, size_t n, unsigned nstars, size_t *at)
+{
+	size_t i, l;
+
+	for (i = 0; i < n; i++) {
+		if (t[i] != '$')
+			continue;
+		if (capture_ref(t + i, &l) == 0) {
+			*at = i;
+			return "a '$' is $1 to $9 or ${1} to ${9}";
+		}
+		if (capture_ref(t + i, &l) > nstars) {
+			*at = i;
+			return "no such capture in the glob";
+		}
+		i += l - 1;
+	}
+	return NULL;
+}
+
+int
+prom_rules_add(struct prom_rules *r, const char *line, char *why,
+    size_t whylen, unsigned *col)
+{
+	struct prom_rule ru;
+	const char *p = line, *tok, *msg;
+	size_t at, i;
+	int e = -EINVAL;
+
+	memset(&ru, 0, sizeof(ru));
+	while (*p == ' ' || *p == '\t')
+		p++;
+	/* The glob: at most one '*' in each dotted component. */
+	tok = p;
+	while (*p != '\0' && *p != ' ' && *p != '\t')
+		p++;
+	if (p == tok)
+		return rule_fail(why, whylen, col, line, tok, "a rule starts "
+		    "with a glob");
+	{
+		const char *q;
+		unsigned stars = 0;
+
+		for (q = tok; q < p; q++) {
+			if (*q == '.') {
+				if (q == tok || q[-1] == '.' || q + 1 == p)
+					return rule_fail(why, whylen, col,
+					    line, q, "an empty component in "
+					    "the glob");
+				stars = 0;
+			} else if (*q == '*') {
+				if (++stars > 1)
+					return rule_fail(why, whylen, col,
+					    line, q, "at most one '*' in a "
+					    "component");
+				if (++ru.nstars > RULE_CAPTURES)
+					return rule_fail(why, whylen, col,
+					    line, q, "at most 9 '*' in a glob");
+			} else if ((unsigned char)*q < 0x21 || *q == 0x7f) {
+				return rule_fail(why, whylen, col, line, q,
+				    "a control character in the glob");
+			}
+		}
+	}
+	if ((ru.glob = strndup(tok, (size_t)(p - tok))) == NULL)
+		return -ENOMEM;
+	for (;;) {
+		const char *eq, *v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			break;
+		tok = p;
+		if (strncmp(p, "drop", 4) == 0 && (p[4] == '\0' || p[4] == ' ' ||
+		    p[4] == '\t')) {
+			ru.drop = true;
+			p += 4;
+			continue;
+		}
+		for (eq = p; *eq != '\0' && *eq != '=' && *eq != ' ' &&
+		    *eq != '\t'; eq++)
+			;
+		if (*eq != '=') {
+			e = rule_fail(why, whylen, col, line, tok, "expected "
+			    "drop, name=, observer=, quantiles= or "
+			    "label=\"value\"");
+			goto fail;
+		}
+		v = eq + 1;
+		if ((size_t)(eq - tok) == 4 && strncmp(tok, "name", 4) == 0) {
+			for (p = v; *p != '\0' && *p != ' ' && *p != '\t'; p++)
+				if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' &&
+				    *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+				    *p == '_' || *p == ':' || *p == '$' ||
+				    *p == '{' || *p == '}') || (p == v &&
+				    *p >= '0' && *p <= '9')) {
+					e = rule_fail(why, whylen, col, line,
+					    p, "a name holds letters, digits, "
+					    "'_', ':' and captures, and starts "
+					    "with no digit");
+					goto fail;
+				}
+			if (p == v || ru.name != NULL) {
+				e = rule_fail(why, whylen, col, line, tok,
+				    p == v ? "an empty name" : "name given "
+				    "twice");
+				goto fail;
+			}
+			if ((msg = check_refs(v, (size_t)(p - v), ru.nstars,
+			    &at)) != NULL) {
+				e = rule_fail(why, whylen, col, line, v + at,
+				    msg);
+				goto fail;
+			}
+			if ((ru.name = strndup(v, (size_t)(p - v))) == NULL) {
+				e = -ENOMEM;
+				goto fail;
+			}
+			continue;
+		}
+		if ((size_t)(eq - tok) == 8 && strncmp(tok, "observer", 8) ==
+		    0) {
+			static const char *const obs[] = { "histogram",
+			    "summary", "native" };
+
+			for (p = v; *p != '\0' && *p != ' ' && *p != '\t'; p++)
+				;
+			for (i = 0; i < 3; i++)
+				if ((size_t)(p - v) == strlen(obs[i]) &&
+				    strncmp(v, obs[i], strlen(obs[i])) == 0)
+					break;
+			if (i == 3) {
+				e = rule_fail(why, whylen, col, line, v,
+				    "observer is histogram, summary or "
+				    "native");
+				goto fail;
+			}
+			ru.obs = (enum prom_observer)i;
+			continue;
+		}
+		if ((size_t)(eq - tok) == 9 && strncmp(tok, "quantiles", 9) ==
+		    0) {
+			char qs[256];
+			int nq;
+
+			for (p = v; *p != '\0' && *p != ' ' && *p != '\t'; p++)
+				;
+			snprintf(qs, sizeof(qs), "%.*s", (int)(p - v), v);
+			if ((size_t)(p - v) >= sizeof(qs) ||
+			    (nq = prom_parse_quantiles(qs, ru.q)) < 0) {
+				e = rule_fail(why, whylen, col, line, v,
+				    "quantiles are up to 16 ascending numbers "
+				    "in [0, 1], comma-separated");
+				goto fail;
+			}
+			ru.nq = (size_t)nq;
+			continue;
+		}
+		/* label="value": a label name, not reserved. */
+		for (p = tok; p < eq; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' &&
+			    *p <= 'Z') || *p == '_' || (p > tok && *p >= '0' &&
+			    *p <= '9'))) {
+				e = rule_fail(why, whylen, col, line, p,
+				    "a label name holds letters, digits and "
+				    "'_', and starts with no digit");
+				goto fail;
+			}
+		if ((eq - tok >= 2 && tok[0] == '_' && tok[1] == '_') ||
+		    ((size_t)(eq - tok) == 2 && strncmp(tok, "le", 2) == 0) ||
+		    ((size_t)(eq - tok) == 8 && strncmp(tok, "quantile", 8) ==
+		    0)) {
+			e = rule_fail(why, whylen, col, line, tok,
+			    "a reserved label name");
+			goto fail;
+		}
+		if (*v != '"') {
+			e = rule_fail(why, whylen, col, line, v, "a label's "
+			    "value is quoted: label=\"value\"");
+			goto fail;
+		}
+		for (p = v + 1; *p != '\0' && *p != '"'; p++)
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+		if (*p != '"') {
+			e = rule_fail(why, whylen, col, line, v, "an unclosed "
+			    "quote");
+			goto fail;
+		}
+		if (ru.nl == RULE_LABELS_MAX) {
+			e = rule_fail(why, whylen, col, line, tok,
+			    "at most 16 labels");
+			goto fail;
+		}
+		for (i = 0; i < ru.nl; i++)
+			if (strlen(ru.lname[i]) == (size_t)(eq - tok) &&
+			    strncmp(ru.lname[i], tok, (size_t)(eq - tok)) == 0)
+				break;
+		if (i < ru.nl) {
+			e = rule_fail(why, whylen, col, line, tok,
+			    "a label given twice");
+			goto fail;
+		}
+		{
+			char *val = malloc((size_t)(p - v)), *o = val;
+			const char *q;
+
+			if (val == NULL) {
+				e = -ENOMEM;
+				goto fail;
+			}
+			for (q = v + 1; q < p; q++) {
+				if (*q == '\\' && q + 1 < p) {
+					q++;
+					*o++ = *q == 'n' ? '\n' : *q;
+				} else {
+					*o++ = *q;
+				}
+			}
+			*o = '\0';
+			if ((msg = check_refs(val, strlen(val), ru.nstars,
+			    &at)) != NULL) {
+				free(val);
+				e = rule_fail(why, whylen, col, line, v + 1,
+				    msg);
+				goto fail;
+			}
+			ru.lval[ru.nl] = val;
+			if ((ru.lname[ru.nl] = strndup(tok,
+			    (size_t)(eq - tok))) == NULL) {
+				free(val);
+				e = -ENOMEM;
+				goto fail;
+			}
+			ru.nl++;
+		}
+		p++;
+		if (*p != '\0' && *p != ' ' && *p != '\t') {
+			e = rule_fail(why, whylen, col, line, p, "a blank "
+			    "after a label's value");
+			goto fail;
+		}
+	}
+	if (ru.drop && (ru.name != NULL || ru.nl > 0)) {
+		e = rule_fail(why, whylen, col, line, line, "a drop rule "
+		    "names nothing");
+		goto fail;
+	}
+	if ((ru.line = strdup(line)) == NULL) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	if (r->n == r->cap) {
+		size_t nc = r->cap > 0 ? r->cap * 2 : 8;
+		struct prom_rule *a = realloc(r->v, nc * sizeof(*a));
+
+		if (a == NULL) {
+			e = -ENOMEM;
+			goto fail;
+		}
+		r->v = a;
+		r->cap = nc;
+	}
+	r->v[r->n++] = ru;
+	return 0;
+fail:
+	rule_free(&ru);
+	return e;
+}
+
+/* glob against the metric, component by component; the captures. */
+static bool
+rule_glob(const char *g, const char *m, size_t ml, const char **cap,
+    size_t *caplen)
+{
+	const char *me = m + ml;
+	unsigned nc = 0;
+
+	for (;;) {
+		const char *ge = strchr(g, '.'), *mc = memchr(m, '.',
+		    (size_t)(me - m)), *star;
+		size_t gl, cl;
+
+		if (ge == NULL)
+			ge = g + strlen(g);
+		if (mc == NULL)
+			mc = me;
+		gl = (size_t)(ge - g);
+		cl = (size_t)(mc - m);
+		star = memchr(g, '*', gl);
+		if (star == NULL) {
+			if (gl != cl || memcmp(g, m, gl) != 0)
+				return false;
+		} else {
+			size_t pre = (size_t)(star - g), suf = gl - pre - 1;
+
+			/* The '*' takes at least one character. */
+			if (cl < pre + suf + 1 || memcmp(g, m, pre) != 0 ||
+			    memcmp(star + 1, mc - suf, suf) != 0)
+				return false;
+			cap[nc] = m + pre;
+			caplen[nc++] = cl - pre - suf;
+		}
+		if (*ge == '\0' || mc == me)
+			return *ge == '\0' && mc == me;
+		g = ge + 1;
+		m = mc + 1;
+	}
+}
+
+/* t with its $n expanded into out (len bytes); escaped as a label value
+ * when esc. Returns: the length; (size_t)-1 if it does not fit. */
+static size_t
+expand(const char *t, const char **cap, const size_t *caplen, char *out,
+    size_t len, bool esc)
+{
+	size_t o = 0, l, i;
+
+	for (; *t != '\0'; t++) {
+		const char *s = t;
+		size_t n = 1;
+		unsigned c = *t == '$' ? capture_ref(t, &l) : 0;
+
+		if (c > 0) {
+			s = cap[c - 1];
+			n = caplen[c - 1];
+			t += l - 1;
+		}
+		for (i = 0; i < n; i++) {
+			const char *rep = NULL;
+
+			if (esc && s[i] == '\\')
+				rep = "\\\\";
+			else if (esc && s[i] == '"')
+				rep = "\\\"";
+			else if (esc && s[i] == '\n')
+				rep = "\\n";
+			if (rep != NULL) {
+				if (o + 2 >= len)
+					return (size_t)-1;
+				memcpy(out + o, rep, 2);
+				o += 2;
+			} else {
+				if (o + 1 >= len)
+					return (size_t)-1;
+				out[o++] = s[i];
+			}
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
+bool
+prom_rules_match(const struct prom_rules *r, const char *metric, size_t len,
+    struct prom_match *m)
+{
+	const char *cap[RULE_CAPTURES];
+	size_t caplen[RULE_CAPTURES], i, j, o = 0, lo = 0;
+
+	memset(m, 0, offsetof(struct prom_match, labels));
+	m->labels[0] = '\0';
+	m->lnames[0] = '\0';
+	for (i = 0; r != NULL && i < r->n; i++) {
+		const struct prom_rule *ru = &r->v[i];
+
+		if (!rule_glob(ru->glob, metric, len, cap, caplen))
+			continue;
+		m->matched = true;
+		m->drop = ru->drop;
+		m->observer = ru->obs;
+		if (ru->nq > 0) {
+			m->quantiles = ru->q;
+			m->nq = ru->nq;
+		}
+		if (ru->name != NULL && expand(ru->name, cap, caplen, m->name,
+		    sizeof(m->name), false) == (size_t)-1)
+			m->name[0] = '\0';
+		for (j = 0; j < ru->nl; j++) {
+			size_t nl = strlen(ru->lname[j]), n, o0 = o;
+
+			/* Labels past the room are left out. */
+			if (o + nl + 4 >= sizeof(m->labels) ||
+			    lo + nl + 2 >= sizeof(m->lnames))
+				break;
+			if (o > 0)
+				m->labels[o++] = ',';
+			memcpy(m->labels + o, ru->lname[j], nl);
+			o += nl;
+			m->labels[o++] = '=';
+			m->labels[o++] = '"';
+			n = expand(ru->lval[j], cap, caplen, m->labels + o,
+			    sizeof(m->labels) - o - 1, true);
+			if (n == (size_t)-1) {
+				o = o0;
+				break;
+			}
+			o += n;
+			m->labels[o++] = '"';
+			memcpy(m->lnames + lo, ru->lname[j], nl + 1);
+			lo += nl + 1;
+		}
+		m->labels[o] = '\0';
+		m->lnames[lo] = '\0';
+		return true;
+	}
+	return false;
 }

@@ -29,6 +29,8 @@
 #define PROM_NAME_MAX	512	/* a family name, prefix and suffixes in */
 #define PROM_QUANTILES_MAX 16
 
+struct prom_rules;
+
 struct prom_out {
 	struct sbuf	*buf;
 	bool		 om;		/* OpenMetrics, else text 0.0.4 */
@@ -43,6 +45,8 @@ struct prom_out {
 	/* For the protobuf exposition (expo_pb.h): a statsd series'
 	 * native buckets as "# NATIVE" lines after its histogram. */
 	bool		 native;
+	/* The mapping rules of statsd series (NULL: none), referenced. */
+	const struct prom_rules *rules;
 	/* Scratch: the kstat's labels, as written in every series. */
 	struct sbuf	*labels;
 };
@@ -65,6 +69,66 @@ void prom_end(struct prom_out *o);
  * PROM_NAME_MAX). Returns: buf.
  */
 char *prom_stem(const struct kstat_hdr *h, char *buf, size_t len);
+/* The same with mapping rules: a statsd series a rule names has that
+ * name (expanded) as its stem. */
+char *prom_stem_rules(const struct prom_rules *rules,
+    const struct kstat_hdr *h, char *buf, size_t len);
+
+/*
+ * Mapping rules, as the Prometheus statsd_exporter's glob mappings: an
+ * ordered list, each rule a line
+ *
+ *	<glob> [drop] [name=<family>] [observer=histogram|summary|native]
+ *	    [quantiles=<q,...>] [<label>="<value>"]...
+ *
+ * The glob matches a statsd metric's dotted name whole; each '*' matches
+ * a run of characters without a '.' and is a capture, $1 to $9 (or
+ * ${1}) in the family name and label values. The first rule that matches
+ * a series decides: drop leaves it out of the exposition; name replaces
+ * statsd_<metric> (a timer's _seconds too); the labels are added to its
+ * tags' (a tag of a label's name gives way); the observer of a timer,
+ * histogram or distribution is its histogram (classic buckets, and
+ * native ones in protobuf: the default), a summary of the t-digest's
+ * quantiles (the rule's, else http_quantiles), or native only (no
+ * classic buckets). A rule set is shared by reference: a scrape under
+ * way keeps the rules it started with.
+ */
+struct prom_rules *prom_rules_new(void);
+struct prom_rules *prom_rules_ref(const struct prom_rules *r);
+void prom_rules_unref(const struct prom_rules *r);
+size_t prom_rules_count(const struct prom_rules *r);
+/* Rule i's line as given (NULL past the last). */
+const char *prom_rules_line(const struct prom_rules *r, size_t i);
+/* A number that differs for every rule set made (for caches). */
+uint64_t prom_rules_gen(const struct prom_rules *r);
+
+/*
+ * prom_rules_add: one rule from line (NUL-terminated) at the end of r.
+ * Returns: 0; -EINVAL with why (whylen bytes) and *col, the 1-based
+ * column of the fault in line; -ENOMEM.
+ */
+int prom_rules_add(struct prom_rules *r, const char *line, char *why,
+    size_t whylen, unsigned *col);
+
+/* What the first matching rule says of a metric. */
+enum prom_observer { PROM_OBS_HISTOGRAM = 0, PROM_OBS_SUMMARY,
+    PROM_OBS_NATIVE };
+struct prom_match {
+	bool		 matched, drop;
+	char		 name[PROM_NAME_MAX];	/* "": the default */
+	enum prom_observer observer;
+	const double	*quantiles;		/* NULL: the default */
+	size_t		 nq;
+	/* Labels, expanded and escaped: name="value",... */
+	char		 labels[1024];
+	/* Their names, NUL-separated, for the tags that give way. */
+	char		 lnames[256];
+};
+
+/* prom_rules_match: the first rule matching metric (len bytes) into m.
+ * Returns: whether one did. */
+bool prom_rules_match(const struct prom_rules *r, const char *metric,
+    size_t len, struct prom_match *m);
 
 /*
  * prom_kstat: the series of v, with its labels, each family's HELP and

@@ -44,6 +44,7 @@ struct expo_index {
 	size_t		 n;
 	char		*stems;
 	uint64_t	 kcid, kstats, dormant;
+	uint64_t	 rules;		/* prom_rules_gen() of the stems */
 	uint64_t	 made_ns;
 	bool		 valid;
 };
@@ -123,7 +124,7 @@ expo_index_free(struct statsd *d)
 /* The index as the chain is now (fresh: at a scrape's start), or as it
  * was at most EXPO_INDEX_STALE_NS ago. Returns: it; NULL for -ENOMEM. */
 static struct expo_index *
-expo_index(struct statsd *d, bool fresh)
+expo_index(struct statsd *d, bool fresh, const struct prom_rules *rules)
 {
 	struct expo_index *x = d->expo_ix;
 	struct registry_stats rs;
@@ -133,9 +134,11 @@ expo_index(struct statsd *d, bool fresh)
 	size_t n, i, len = 0, cap = 0;
 
 	registry_stats(d->reg, &rs);
-	if (x != NULL && x->valid && ((x->kcid == rs.kcid &&
-	    x->kstats == rs.kstats && x->dormant == rs.dormant) ||
-	    (!fresh && clock_now_ns() - x->made_ns < EXPO_INDEX_STALE_NS)))
+	/* Mapping rules rename statsd series: their stems change. */
+	if (x != NULL && x->valid && x->rules == prom_rules_gen(rules) &&
+	    ((x->kcid == rs.kcid && x->kstats == rs.kstats &&
+	    x->dormant == rs.dormant) || (!fresh && clock_now_ns() -
+	    x->made_ns < EXPO_INDEX_STALE_NS)))
 		return x;
 	if (x == NULL) {
 		if ((x = calloc(1, sizeof(*x))) == NULL)
@@ -147,7 +150,8 @@ expo_index(struct statsd *d, bool fresh)
 	se = malloc((n > 0 ? n : 1) * sizeof(*se));
 	stems = NULL;
 	for (i = 0; se != NULL && i < n; i++) {
-		size_t l = strlen(prom_stem(&all[i]->hdr, stem, sizeof(stem)));
+		size_t l = strlen(prom_stem_rules(rules, &all[i]->hdr, stem,
+		    sizeof(stem)));
 
 		if (len + l + 1 > cap) {
 			size_t nc = cap > 0 ? cap * 2 : 4096;
@@ -191,6 +195,7 @@ expo_index(struct statsd *d, bool fresh)
 	x->kcid = rs.kcid;
 	x->kstats = rs.kstats;
 	x->dormant = rs.dormant;
+	x->rules = prom_rules_gen(rules);
 	x->made_ns = clock_now_ns();
 	x->valid = true;
 	return x;
@@ -206,6 +211,8 @@ expo_init(struct statsd *d, struct expo *e, struct sbuf *buf, bool om,
 	e->peer = peer;
 	if (prom_begin(&e->out, buf, om) < 0)
 		return -ENOMEM;
+	/* The rules of the scrape's start, whatever a reload does. */
+	e->out.rules = prom_rules_ref(d->cfg.mapping);
 	nq = prom_parse_quantiles(d->cfg.http_quantiles, e->q);
 	if (nq > 0) {
 		e->out.quantiles = e->q;
@@ -217,6 +224,8 @@ expo_init(struct statsd *d, struct expo *e, struct sbuf *buf, bool om,
 void
 expo_done(struct expo *e)
 {
+	prom_rules_unref(e->out.rules);
+	e->out.rules = NULL;
 	prom_done(&e->out);
 	if (e->pb != NULL) {
 		expo_pb_free(e->pb);
@@ -432,7 +441,8 @@ expo_page(struct statsd *d, struct expo *e, size_t bytes, uint64_t units)
 
 	if (e->done)
 		return 0;
-	if ((x = expo_index(d, !e->mid && e->after[0] == '\0')) == NULL)
+	if ((x = expo_index(d, !e->mid && e->after[0] == '\0',
+	    e->out.rules)) == NULL)
 		return -ENOMEM;
 	/* The group under way, or the first after the last one sent. */
 	lo = 0;
