@@ -180,7 +180,7 @@ int prom_parse_bounds(const char *text, unsigned point, int64_t *le);
 #define PROM_NATIVE_SCHEMA_MIN	(-4)
 #define PROM_NATIVE_SCHEMA_MAX	3	/* finer would not fit a blob */
 #define PROM_NATIVE_SCHEMA_DEF	3
-#define PROM_NATIVE_TOP_S	100000	/* 27.8 hours */
+#define PROM_NATIVE_TOP_S	8192	/* 2^13 s: 2 h 16 min */
 #define PROM_NATIVE_TOP		1000000000
 #define PROM_NATIVE_LBS_MAX	512
 
