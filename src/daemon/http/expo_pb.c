@@ -509,12 +509,13 @@ comment_line(struct expo_pb *pb, const char *s, const char *e,
 	return 0;	/* another comment */
 }
 
-/* The label pairs of "{...}" from s (at '{'); *end after '}'. le and
- * quantile go to *special. Returns: 0; -EINVAL; -ENOMEM. */
+/* The label pairs of "{...}" from s (at '{') into m (NULL: only read
+ * them); *end after '}'. le and quantile go to *special; the text of the
+ * others is the key (kb, kl bytes). Returns: 0; -EINVAL; -ENOMEM. */
 static int
 parse_labels(const char *s, const char *e, struct pb_metric *m,
     const char **special_name, double *special, const char **ret_end,
-    char **key)
+    const char **kb, size_t *kl)
 {
 	const char *p = s + 1, *kstart = p, *kend = p;
 	size_t cap = 0;
@@ -535,9 +536,16 @@ parse_labels(const char *s, const char *e, struct pb_metric *m,
 			p += *p == '\\' ? 2 : 1;
 		if (p >= e)
 			return -EINVAL;
-		if ((val = unescape(v, (size_t)(p - v))) == NULL)
-			return -ENOMEM;
 		p++;
+		if (m == NULL && !((nl == 2 && memcmp(n, "le", 2) == 0) ||
+		    (nl == 8 && memcmp(n, "quantile", 8) == 0))) {
+			kend = p;	/* read only: no copy */
+			if (p < e && *p == ',')
+				p++;
+			continue;
+		}
+		if ((val = unescape(v, (size_t)(p - 1 - v))) == NULL)
+			return -ENOMEM;
 		if ((nl == 2 && memcmp(n, "le", 2) == 0) ||
 		    (nl == 8 && memcmp(n, "quantile", 8) == 0)) {
 			*special_name = nl == 2 ? "le" : "quantile";
@@ -580,14 +588,8 @@ parse_labels(const char *s, const char *e, struct pb_metric *m,
 	if (p >= e)
 		return -EINVAL;
 	*ret_end = p + 1;
-	if (key != NULL) {
-		size_t kl = (size_t)(kend - kstart);
-
-		if ((*key = malloc(kl + 1)) == NULL)
-			return -ENOMEM;
-		memcpy(*key, kstart, kl);
-		(*key)[kl] = '\0';
-	}
+	*kb = kstart;
+	*kl = (size_t)(kend - kstart);
 	return 0;
 }
 
@@ -604,38 +606,46 @@ is_part(const char *fam, const char *name, size_t n, const char *sfx)
 static int
 sample_line(struct expo_pb *pb, const char *s, const char *e)
 {
-	const char *brace = memchr(s, '{', (size_t)(e - s)), *vend;
+	const char *brace = memchr(s, '{', (size_t)(e - s)), *vend, *kb;
 	const char *special_name;
-	struct pb_metric tmp, *m;
+	struct pb_metric *m;
 	double special = 0, v;
-	char *key = NULL, *end;
-	size_t n;
+	char *end;
+	size_t n, kl;
 	int r;
 
 	if (brace == NULL || pb->name == NULL)
 		return -EINVAL;
 	n = (size_t)(brace - s);
-	memset(&tmp, 0, sizeof(tmp));
-	r = parse_labels(brace, e, &tmp, &special_name, &special, &vend,
-	    &key);
-	if (r < 0) {
-		metric_free(&tmp);
-		free(key);
+	/* Read first, without copies: most lines of a histogram add to
+	 * the label set of the line before. */
+	r = parse_labels(brace, e, NULL, &special_name, &special, &vend, &kb,
+	    &kl);
+	if (r < 0)
 		return r;
-	}
-	tmp.key = key;
 	while (vend < e && *vend == ' ')
 		vend++;
 	v = strtod(vend, &end);
-	if (end == vend) {
-		metric_free(&tmp);
+	if (end == vend)
 		return -EINVAL;
-	}
-	/* The label set of the last metric, or a new one. */
 	m = pb->nm > 0 ? &pb->m[pb->nm - 1] : NULL;
-	if (m == NULL || strcmp(m->key, tmp.key) != 0 ||
+	if (m == NULL || strlen(m->key) != kl || memcmp(m->key, kb, kl) != 0 ||
 	    (special_name != NULL && m->has_count) ||
 	    (pb->type != PBT_HISTOGRAM && pb->type != PBT_SUMMARY)) {
+		struct pb_metric tmp;
+		const char *sn, *ve;
+		double sp;
+
+		memset(&tmp, 0, sizeof(tmp));
+		r = parse_labels(brace, e, &tmp, &sn, &sp, &ve, &kb, &kl);
+		if (r == 0 && (tmp.key = malloc(kl + 1)) == NULL)
+			r = -ENOMEM;
+		if (r < 0) {
+			metric_free(&tmp);
+			return r;
+		}
+		memcpy(tmp.key, kb, kl);
+		tmp.key[kl] = '\0';
 		if (pb->nm == pb->cm) {
 			size_t nc = pb->cm > 0 ? pb->cm * 2 : 64;
 			struct pb_metric *a = realloc(pb->m, nc * sizeof(*a));
@@ -649,8 +659,6 @@ sample_line(struct expo_pb *pb, const char *s, const char *e)
 		}
 		pb->m[pb->nm++] = tmp;
 		m = &pb->m[pb->nm - 1];
-	} else {
-		metric_free(&tmp);
 	}
 	if (pb->type != PBT_HISTOGRAM && pb->type != PBT_SUMMARY) {
 		m->value = v;
