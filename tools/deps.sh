@@ -4,7 +4,10 @@
 # build test_varlink_go.py's client; python3-statsd is test_statsd.py's
 # statsd client; binutils' nm reads the objects for tests/build/layers.py;
 # python3-dev builds the Python module statsclient, and gunicorn serves
-# examples/gunicorn_app.py for test_gunicorn.py and tools/run.sh).
+# examples/gunicorn_app.py for test_gunicorn.py and tools/run.sh;
+# protoc-c makes the C of Prometheus' metrics.proto, from the client
+# model's package, with libprotobuf-dev's timestamp.proto it imports, for
+# the protobuf exposition).
 # Does nothing when everything is present, so the Quick start commands are
 # cheap to re-run.
 set -eu
@@ -14,7 +17,9 @@ libevent-dev libjansson-dev libsystemd-dev check libck-dev
 clang libclang-rt-14-dev llvm systemd util-linux procps socat
 groff-base mandoc golang-go golang-github-varlink-go-dev varlink-go
 python3-prometheus-client prometheus zlib1g-dev
-python3-statsd python3-dev gunicorn"
+python3-statsd python3-dev gunicorn
+libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
+golang-github-prometheus-client-model-dev"
 
 missing=""
 for p in $PKGS; do

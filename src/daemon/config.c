@@ -94,6 +94,34 @@ cfg_check_quantiles(const char *v, char *buf, size_t len)
 	return NULL;
 }
 
+/* statsd_buckets_timer (seconds, to the microsecond) and
+ * statsd_buckets_histogram (whole units): what render_prom.c takes. */
+static const char *
+cfg_check_bounds(const char *v, unsigned point, char *buf, size_t len)
+{
+	int64_t le[PROM_BOUNDS_MAX];
+
+	if (prom_parse_bounds(v, point, le) < 0) {
+		snprintf(buf, len, "expected up to %d ascending numbers above "
+		    "0, comma-separated, each %s", PROM_BOUNDS_MAX, point > 0 ?
+		    "a whole number of microseconds" : "a whole number");
+		return buf;
+	}
+	return NULL;
+}
+
+static const char *
+cfg_check_buckets_timer(const char *v, char *buf, size_t len)
+{
+	return cfg_check_bounds(v, PROM_TIMER_POINT, buf, len);
+}
+
+static const char *
+cfg_check_buckets_histogram(const char *v, char *buf, size_t len)
+{
+	return cfg_check_bounds(v, 0, buf, len);
+}
+
 #define K(name, t, field, d, lo, hi, rel, doc)				\
 	{ name, t, offsetof(struct config, field), d, lo, hi, rel, NULL, doc, \
 	    NULL }
@@ -241,6 +269,18 @@ static const struct cfg_key config_keys[] = {
 	    NULL },
 	K("statsd_set_exact_max", CFG_UINT, statsd_set_exact_max, "256", 1, 2048, false,
 	    "Members a statsd set counts exactly (a LIST statistic); past them its distinct count is a HyperLogLog estimate (about 3 % standard error)."),
+	{ "statsd_buckets_timer", CFG_STRING,
+	    offsetof(struct config, statsd_buckets_timer), PROM_BUCKETS_TIMER,
+	    0, 1023, false, NULL,
+	    "Upper bounds (le) of the classic buckets of a statsd/DogStatsD timer's Prometheus histogram, in seconds: ascending numbers above 0, comma-separated, at most 32, each a whole number of microseconds (timers are kept in microseconds). The default is client_golang's DefBuckets. Each timer series counts its values in these buckets exactly (its VOI 1), beside the log-linear histogram and t-digest that statsctl and the quantile API read; a change applies to timer series made after a restart.",
+	    cfg_check_buckets_timer },
+	{ "statsd_buckets_histogram", CFG_STRING,
+	    offsetof(struct config, statsd_buckets_histogram),
+	    PROM_BUCKETS_HISTOGRAM, 0, 1023, false, NULL,
+	    "Upper bounds (le) of the classic buckets of a statsd/DogStatsD histogram's or distribution's Prometheus histogram, in the unit sent: ascending whole numbers above 0 (values are kept whole), comma-separated, at most 32. A change applies to series made after a restart.",
+	    cfg_check_buckets_histogram },
+	K("statsd_native_schema", CFG_INT, statsd_native_schema, "3", (uint64_t)-4, 3, false,
+	    "Schema of the native histograms of statsd/DogStatsD timers, histograms and distributions (Prometheus' protobuf format): buckets grow by 2^(2^-schema), so 3 (the default) gives 8 buckets per power of two, about 9 % wide (about 4 % error); -4 to 3. Each series counts its values exactly in the schema's buckets (its VOI 2) from 1 unit (a timer's microsecond) to 8192 s (a timer: 2 h 16 min) or 10^9, about 4 KiB at schema 3, which keeps a timer series within an 8 KiB blob; a value outside, or below 0, leaves that series' native histogram out (its classic buckets still hold it). A change applies to series made after a restart."),
 	K("statsd_template_counter", CFG_STRING, statsd_template[0], "", 0, 255, true,
 	    "Template of new statsd/DogStatsD counter series, as a spec (\"name\", or \"name\":hash, registered with TemplateAdd by root or statsd's own user); empty means statsd's own statsd.counter. Its VOI 0 takes the values (an integer or fixed-point VOI; X = the count scaled by 1/rate, Y = 1; statsd's own is INT_U64, which takes whole numbers and carries the fraction to the series' next value; a fixed-point VOI keeps it), SUM keeps the scaled count, COUNT the values received; a negative count is refused (statsd_refused_negative). A template that is missing, or registered by another user, refuses new series (statsd_refused_store); series already made keep theirs."),
 	K("statsd_template_gauge", CFG_STRING, statsd_template[1], "", 0, 255, true,
@@ -399,6 +439,10 @@ config_defaults(struct config *c)
 			config_done(c);
 			return -ENOMEM;
 		}
+	if ((c->mapping = prom_rules_new()) == NULL) {
+		config_done(c);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -409,6 +453,8 @@ config_done(struct config *c)
 
 	if (c == NULL)
 		return;
+	prom_rules_unref(c->mapping);
+	c->mapping = NULL;
 	for (i = 0; i < NKEYS; i++)
 		if (config_keys[i].type == CFG_STRING ||
 		    config_keys[i].type == CFG_WORDS) {
@@ -443,7 +489,7 @@ int
 config_load(const char *path, bool required, struct config *out,
     struct input_error *err)
 {
-	bool seen[NKEYS] = { false };
+	bool seen[NKEYS] = { false }, mapping = false;
 	struct config c;
 	char *line = NULL, keybuf[64], why[200];
 	unsigned lineno = 0;
@@ -495,6 +541,26 @@ config_load(const char *path, bool required, struct config *out,
 		p = cfg_trim(line);
 		if (*p == '\0')
 			continue;
+		/* "[mapping]": every line after it is a rule, in order. */
+		if (strcmp(p, "[mapping]") == 0 && !mapping) {
+			mapping = true;
+			continue;
+		}
+		if (mapping) {
+			unsigned col = 0;
+
+			r = prom_rules_add(c.mapping, p, why, sizeof(why), &col);
+			if (r == -EINVAL) {
+				char m[sizeof(err->msg)];
+
+				snprintf(m, sizeof(m), "column %u: %s",
+				    col + (unsigned)(p - line), why);
+				r = cfg_fail(err, path, lineno, "mapping", m);
+			}
+			if (r < 0)
+				goto out;
+			continue;
+		}
 		eq = strchr(p, '=');
 		if (eq == NULL) {
 			snprintf(keybuf, sizeof(keybuf), "%s", p);
@@ -637,6 +703,12 @@ config_reload_apply(struct config *c, const struct config *n, char *buf,
 			    *(const unsigned *)cfg_cfield(n, k);
 		}
 	}
+	/* The mapping rules: the new file's; a scrape under way keeps the
+	 * ones it holds. */
+	if (n->mapping != NULL && n->mapping != c->mapping) {
+		prom_rules_unref(c->mapping);
+		c->mapping = prom_rules_ref(n->mapping);
+	}
 	return kept;
 }
 
@@ -714,6 +786,12 @@ config_print(FILE *f, const struct config *c)
 		cfg_wrap(f, "# ", k->doc);
 		cfg_format(c, k, val, sizeof(val));
 		fprintf(f, "%s = %s\n%s", k->key, val, i + 1 < NKEYS ? "\n" : "");
+	}
+	if (prom_rules_count(c->mapping) > 0) {
+		fprintf(f, "\n# The exposition's mapping rules, in order "
+		    "(statsd.conf(5), MAPPING).\n[mapping]\n");
+		for (i = 0; i < prom_rules_count(c->mapping); i++)
+			fprintf(f, "%s\n", prom_rules_line(c->mapping, i));
 	}
 }
 

@@ -84,6 +84,12 @@ struct config {
 	unsigned	 statsd_ttl_s;
 	char		*statsd_persistent_prefixes;
 	unsigned	 statsd_set_exact_max;
+	char		*statsd_buckets_timer;	/* seconds: "0.005,0.01" */
+	char		*statsd_buckets_histogram; /* whole units */
+	int		 statsd_native_schema;	/* native histograms' */
+	/* The [mapping] section: the exposition's rules for statsd series
+	 * (render_prom.h), shared by reference; reloadable. */
+	struct prom_rules *mapping;
 	char		*statsd_template[6];	/* by enum sl_type; "" = statsd's */
 };
 

@@ -12,6 +12,10 @@ another file of the same program defines. Fails if:
   common_layers, lowest first: base, shm, kinds, engine, model, render
   (shm and kinds are side by side: neither calls the other).
 
+- a module of statsd calls one above it. DAEMON_ORDER lists statsd's
+  modules (its .c files), lowest first; a module missing from it fails
+  too, so that a new file is placed deliberately.
+
 The one call that runs upwards by design, the engine's hook for published
 blobs (engine_remote_set()), goes through a function pointer and so draws
 no arrow."""
@@ -24,6 +28,40 @@ import sys
 
 ORDER = ["base", "shm", "kinds", "engine", "model", "render"]
 SIDE_BY_SIDE = {("kinds", "shm"), ("shm", "kinds")}
+
+# statsd's modules, lowest first, by the folder each lives in (src/daemon's
+# meson.build draws the folders). A module may call only those before it.
+# Calls that must run upward (a closed connection telling the drain, the
+# self kstat reading the front door's counters) go through hooks the
+# higher module registers, and so draw no arrow.
+DAEMON_ORDER = [
+    # .: what every role uses; persist/crashpoint, the crash tests' points
+    "log", "crashpoint", "zones", "config",
+    # policy/: who a peer is, what it may hold
+    "rights", "quota",
+    # persist/ (below the registry): runtime files, the ring journal, the
+    # persistence thread
+    "journal", "mirror", "syncer",
+    # core/: the writer's registry and index
+    "kindex", "tpldef", "registry",
+    # policy/view: what a peer may see and change, over the registry
+    "view",
+    # persist/checkpoint: the state log, which restores into the registry
+    "checkpoint",
+    # core/: the self kstats and the drain
+    "sysks", "drain_apply", "drain",
+    # readers/: fair turns between peers
+    "turns",
+    # front/: the statsd datagram doors
+    "series", "front",
+    # http/: the exposition and /metrics
+    "expo", "http",
+    # proto/: the control socket, varlink, the handlers
+    "control", "varlink", "m_walk", "m_kstat", "m_template", "m_info",
+    "m_ring", "m_read", "m_scrape", "m_defn", "methods",
+    # .: the process
+    "main",
+]
 
 
 def objects(build, pattern):
@@ -129,6 +167,7 @@ def main():
                             sorted(names)[:6])))
         if not loops(g):
             print("%s: %d files, no loop" % (name, len(common + objs)))
+    bad += daemon_order(build)
     g = graph(common)
     for a, edges in sorted(g.items()):
         la = a.split("_", 1)[0]
@@ -141,6 +180,44 @@ def main():
                 print("src/common: %s (%s/) calls up into %s (%s/): %s" %
                       (a, la, b, lb, ", ".join(sorted(names)[:6])))
     return 1 if bad else 0
+
+
+def module(unit_name):
+    """A daemon object's module: "core_drain.c" -> "drain"; None for the
+    files meson generates (the compiled-in interface descriptions)."""
+    if unit_name.startswith("meson-generated"):
+        return None
+    base = unit_name[:-2] if unit_name.endswith(".c") else unit_name
+    for folder in ("policy_", "core_", "persist_", "front_", "http_",
+                   "proto_", "readers_"):
+        if base.startswith(folder):
+            return base[len(folder):]
+    return base
+
+
+def daemon_order(build):
+    """Count (and print) statsd's calls that run upward in DAEMON_ORDER,
+    and its modules missing from it."""
+    bad = 0
+    g = graph(objects(build, "src/daemon/statsd.p"))
+    mods = {module(f) for f in set(g) | {w for e in g.values() for w in e}}
+    for m in sorted(mods - set(DAEMON_ORDER) - {None}):
+        bad += 1
+        print("statsd: module %s is not in layers.py's DAEMON_ORDER" % m)
+    for a, edges in sorted(g.items()):
+        ma = module(a)
+        for b, names in sorted(edges.items()):
+            mb = module(b)
+            if ma is None or mb is None or ma not in DAEMON_ORDER or \
+                    mb not in DAEMON_ORDER:
+                continue
+            if DAEMON_ORDER.index(mb) > DAEMON_ORDER.index(ma):
+                bad += 1
+                print("statsd: %s calls up into %s: %s" % (
+                    a, b, ", ".join(sorted(names)[:6])))
+    if not bad:
+        print("statsd: %d modules, every call downward" % len(mods - {None}))
+    return bad
 
 
 if __name__ == "__main__":

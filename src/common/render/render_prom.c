@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +38,15 @@ static const char *const pt_names[] = {
 
 const double prom_default_quantiles[3] = { 0.5, 0.9, 0.99 };
 
-/* A time field's unit, and what a second is in it. */
-#define PROM_NS_PER_S	1e9
+/*
+ * A conversion to base units, kept exact: a value times mult, divided by
+ * 10^point (a time in ns to seconds is point 9). Integers are converted
+ * in 128 bits and written as the exact quotient (put_dec()).
+ */
+struct conv {
+	uint64_t	mult;
+	unsigned	point;
+};
 
 /* One kstat being rendered. */
 struct pctx {
@@ -60,6 +68,9 @@ struct pctx {
 	/* What one is in its integers: PROM_SERIES_UNIT for a Prometheus
 	 * client's series, else 1. */
 	double			 unit;
+	int			 sl_type;	/* its enum sl_type, or -1 */
+	const char		*series_help;	/* HELP's tail, or NULL */
+	struct prom_match	*map;		/* its rule, or NULL */
 };
 
 int
@@ -260,6 +271,53 @@ is_prom_series(const struct kstat_hdr *h)
 	return fam != NULL && strncmp(fam + 1, "statsd_", 7) != 0;
 }
 
+static int series_type(const struct kstat_hdr *h);
+
+/* The metric of a statsd series, decoded, into buf (KS_PATH_MAX + 1). */
+static size_t
+series_metric(const struct kstat_hdr *h, char *buf, size_t len)
+{
+	const char *seg;
+	size_t seglen;
+
+	if (!path_seg(h->path, 2, &seg, &seglen)) {
+		buf[0] = '\0';
+		return 0;
+	}
+	return seg_decode(seg, seglen, buf, len);
+}
+
+char *
+prom_stem_rules(const struct prom_rules *rules, const struct kstat_hdr *h,
+    char *buf, size_t len)
+{
+	struct prom_match m;
+	char metric[KS_PATH_MAX + 1];
+	size_t ml, n = 0;
+
+	if (rules == NULL || prom_rules_count(rules) == 0 ||
+	    !is_statsd_series(h))
+		return prom_stem(h, buf, len);
+	ml = series_metric(h, metric, sizeof(metric));
+	if (!prom_rules_match(rules, metric, ml, &m) || m.drop ||
+	    m.name[0] == '\0')
+		return prom_stem(h, buf, len);
+	/* The rule's name is the family's: sanitised, no prefix. */
+	{
+		char name[PROM_NAME_MAX];
+
+		name[0] = '\0';
+		san_cat(name, &n, m.name, strlen(m.name));
+		/* A counter named "x_total" is the family x: its series get
+		 * their _total once. */
+		if (series_type(h) == SL_COUNTER && n > 6 &&
+		    strcmp(name + n - 6, "_total") == 0)
+			name[n - 6] = '\0';
+		snprintf(buf, len, "%s", name);
+	}
+	return buf;
+}
+
 char *
 prom_stem(const struct kstat_hdr *h, char *buf, size_t len)
 {
@@ -318,14 +376,24 @@ label_value(struct sbuf *sb, const char *s, size_t n)
  * be reserved (le, quantile, a leading "__") or repeat the one before
  * (tags are sorted) is prefixed "tag_" or left out.
  */
+static bool
+lname_in(const char *names, const char *key)
+{
+	const char *p;
+
+	for (p = names; p != NULL && *p != '\0'; p += strlen(p) + 1)
+		if (strcmp(p, key) == 0)
+			return true;
+	return false;
+}
+
 static void
-tag_labels(struct sbuf *sb, const char *path)
+tag_labels(struct sbuf *sb, const char *path, const char *skip, bool first)
 {
 	char tag[KS_PATH_MAX + 1], key[PROM_NAME_MAX], prev[PROM_NAME_MAX];
 	const char *seg, *colon, *val;
 	size_t seglen, tl, kl, vl;
 	unsigned i;
-	bool first = true;
 
 	prev[0] = '\0';
 	for (i = 3; path_seg(path, i, &seg, &seglen); i++) {
@@ -345,7 +413,7 @@ tag_labels(struct sbuf *sb, const char *path)
 			memcpy(key, k2, sizeof(key) - 1);
 			key[sizeof(key) - 1] = '\0';
 		}
-		if (strcmp(key, prev) == 0)
+		if (strcmp(key, prev) == 0 || lname_in(skip, key))
 			continue;
 		snprintf(prev, sizeof(prev), "%s", key);
 		val = colon != NULL ? colon + 1 : "true";
@@ -386,7 +454,8 @@ prom_series_labels(struct sbuf *sb, const char *path)
 
 /* The kstat's labels, without braces, into o->labels. */
 static int
-make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series)
+make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series,
+    const struct prom_match *m)
 {
 	struct sbuf *sb = o->labels;
 	const char *seg;
@@ -397,7 +466,11 @@ make_labels(struct prom_out *o, const struct kstat_hdr *h, bool series)
 	if (is_prom_series(h)) {
 		prom_series_labels(sb, h->path);
 	} else if (series) {
-		tag_labels(sb, h->path);
+		/* A rule's labels, then the tags of other names. */
+		if (m != NULL)
+			w_cat(sb, m->labels);
+		tag_labels(sb, h->path, m != NULL ? m->lnames : NULL,
+		    m == NULL || m->labels[0] == '\0');
 	} else {
 		w_cat(sb, "module=");
 		label_value(sb, h->module, strlen(h->module));
@@ -473,6 +546,26 @@ put_help_line(struct pctx *c, const char *total, const char *voi,
 	if (c->prom_series) {
 		/* The client's documentation alone, as the client shows. */
 		put_help(c->o, h->desc);
+		w_putc(sb, '\n');
+		return;
+	}
+	if (c->sl_type >= 0) {
+		/* "statsd timer api.latency, in seconds" */
+		char metric[KS_PATH_MAX + 1];
+		const char *seg;
+		size_t seglen, ml = 0;
+
+		if (path_seg(h->path, 2, &seg, &seglen))
+			ml = seg_decode(seg, seglen, metric, sizeof(metric));
+		metric[ml] = '\0';
+		w_cat(sb, "statsd ");
+		w_cat(sb, sl_type_names[c->sl_type]);
+		w_putc(sb, ' ');
+		put_help(c->o, metric);
+		if (c->series_help != NULL) {
+			w_cat(sb, ", ");
+			w_cat(sb, c->series_help);
+		}
 		w_putc(sb, '\n');
 		return;
 	}
@@ -561,6 +654,94 @@ put_i64(struct sbuf *sb, int64_t v)
 	put_int(sb, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v, v < 0);
 }
 
+/*
+ * mag / 10^point, exactly: the integer's digits with the decimal point
+ * moved and trailing zeros dropped, so that 200 us is "0.0002", never the
+ * 0.00019999999999999998 that 200 * 1e-6 is as a double; a reader parses
+ * it to the double nearest the exact quotient. canon: ".0" on a whole
+ * number, as OpenMetrics writes le. point is at most 24.
+ */
+static void
+put_dec(struct sbuf *sb, unsigned __int128 mag, bool neg, unsigned point,
+    bool canon)
+{
+	char t[72];
+	size_t i = sizeof(t), nd = 0, frac = point, end = sizeof(t);
+
+	do {
+		t[--i] = (char)('0' + (unsigned)(mag % 10));
+		mag /= 10;
+		nd++;
+	} while (mag != 0);
+	while (nd < point + 1) {
+		t[--i] = '0';
+		nd++;
+	}
+	while (frac > 0 && t[end - 1] == '0') {
+		end--;
+		frac--;
+	}
+	if (neg && (nd > 1 || t[i] != '0' || frac > 0))
+		w_putc(sb, '-');
+	w_bcat(sb, t + i, nd - point);
+	if (frac > 0) {
+		w_putc(sb, '.');
+		w_bcat(sb, t + i + nd - point, frac);
+	} else if (canon) {
+		w_cat(sb, ".0");
+	}
+}
+
+/* A signed 128-bit value / 10^point, exactly (put_dec()). */
+static void
+put_dec_s(struct sbuf *sb, __int128 v, unsigned point, bool canon)
+{
+	put_dec(sb, v < 0 ? (unsigned __int128)0 - (unsigned __int128)v :
+	    (unsigned __int128)v, v < 0, point, canon);
+}
+
+/* An integer numeric's value; false for a fixed-point one. */
+static bool
+num_int(enum vsd_dtype dt, const struct voistatdata_numeric *n, __int128 *ret)
+{
+	switch (dt) {
+	case VSD_DTYPE_INT_S32:
+		*ret = n->int32.s32;
+		return true;
+	case VSD_DTYPE_INT_U32:
+		*ret = n->int32.u32;
+		return true;
+	case VSD_DTYPE_INT_S64:
+		*ret = n->int64.s64;
+		return true;
+	case VSD_DTYPE_INT_U64:
+		*ret = n->int64.u64;
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* A value converted by cv: exactly for an integer, else as the nearest
+ * double of the converted fixed-point value. */
+static void
+put_conv(struct sbuf *sb, enum vsd_dtype dt,
+    const struct voistatdata_numeric *n, const struct conv *cv)
+{
+	__int128 x;
+	double d;
+	unsigned i;
+
+	if (num_int(dt, n, &x)) {
+		put_dec_s(sb, x * (__int128)cv->mult, cv->point, false);
+		return;
+	}
+	d = numeric_to_double(dt, n) * (double)cv->mult;
+	for (i = 0; i < cv->point; i++)
+		d /= 10;
+	put_double(sb, d, false);
+}
+
 /* The start of a series: "<family><suffix>{<labels>[,<extra>". */
 static void
 series_start(struct pctx *c, const char *suffix)
@@ -600,20 +781,19 @@ fam_name(struct pctx *c, const char *voi, const char *part, const char *unit)
 	c->namelen = n;
 }
 
-/* The unit a kstat2 content type gives its values, and the factor to
+/* The unit a kstat2 content type gives its values, and the conversion to
  * base units (times in ns to seconds), with the kstat's scale. */
 static const char *
-content_unit(const struct kstat_hdr *h, double *factor)
+content_unit(const struct kstat_hdr *h, struct conv *cv)
 {
-	double scale = h->scale > 1 ? (double)h->scale : 1.0;
-
-	*factor = scale;
+	cv->mult = h->scale > 1 ? (uint64_t)h->scale : 1;
+	cv->point = 0;
 	switch (h->content) {
 	case KSTAT2_NVMT_BYTES:
 		return "bytes";
 	case KSTAT2_NVMT_T_REL:
 	case KSTAT2_NVMT_T_ACC:
-		*factor = scale / PROM_NS_PER_S;
+		cv->point = 9;
 		return "seconds";
 	default:
 		return NULL;
@@ -621,20 +801,20 @@ content_unit(const struct kstat_hdr *h, double *factor)
 }
 
 /* A VOI whose name ends in a time unit (uptime_ns) is a time: its name
- * without the unit, in seconds (factor from the unit). Returns: whether
+ * without the unit, in seconds (point from the unit). Returns: whether
  * it is; the name's length without the unit in *ret_len. */
 static bool
-voi_time_unit(const char *voi, size_t *ret_len, double *factor)
+voi_time_unit(const char *voi, size_t *ret_len, unsigned *point)
 {
-	static const struct { const char *sfx; double f; } u[] = {
-		{ "_ns", 1e-9 }, { "_us", 1e-6 }, { "_ms", 1e-3 },
+	static const struct { const char *sfx; unsigned point; } u[] = {
+		{ "_ns", 9 }, { "_us", 6 }, { "_ms", 3 },
 	};
 	size_t n = voi != NULL ? strlen(voi) : 0, i;
 
 	for (i = 0; i < sizeof(u) / sizeof(u[0]); i++)
 		if (n > 3 && strcmp(voi + n - 3, u[i].sfx) == 0) {
 			*ret_len = n - 3;
-			*factor = u[i].f;
+			*point = u[i].point;
 			return true;
 		}
 	return false;
@@ -695,21 +875,23 @@ put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
 	bool sgn = dtype_valid(v->dtype) && dtype_info[v->dtype].is_signed;
 	enum prom_type t = field_is_counter(f, sgn) ? PT_COUNTER : PT_GAUGE;
 	struct voistatdata_numeric num;
-	double factor = 1, tf;
+	struct conv cv = { 1, 0 };
 	const char *unit = vs->stype == VS_STYPE_COUNT ? NULL :
-	    content_unit(c->v->hdr, &factor);
+	    content_unit(c->v->hdr, &cv);
 	char base[PROM_NAME_MAX];
 	size_t blen;
+	unsigned tp;
 
 	if (!dtype_is_scalar(vs->dtype))
 		return;	/* a string: no number to show */
-	if (vs->stype == VS_STYPE_COUNT)
-		factor = 1;
-	else if (unit == NULL && voi_time_unit(voi, &blen, &tf)) {
+	if (vs->stype == VS_STYPE_COUNT) {
+		cv.mult = 1;
+		cv.point = 0;
+	} else if (unit == NULL && voi_time_unit(voi, &blen, &tp)) {
 		snprintf(base, sizeof(base), "%.*s", (int)blen, voi);
 		voi = base;
 		unit = "seconds";
-		factor *= tf;
+		cv.point = tp;
 	}
 	fam_name(c, voi, own ? NULL : f->suffix, unit);
 	if (!fam_take(c, t, voi, stype_ops[vs->stype].name))
@@ -720,13 +902,12 @@ put_scalar(struct pctx *c, const struct voi *v, const struct voistat *vs,
 	if (c->unit != 1)
 		put_double(c->o->buf, numeric_to_double(
 		    (enum vsd_dtype)vs->dtype, &num) / c->unit, false);
-	else if (factor == 1.0 && !dtype_info[vs->dtype].is_q)
+	else if (cv.mult == 1 && cv.point == 0 && !dtype_info[vs->dtype].is_q)
 		put_numeric(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
-	else if (factor == 1.0)
+	else if (cv.mult == 1 && cv.point == 0)
 		put_q(c->o->buf, (enum vsd_dtype)vs->dtype, &num);
 	else
-		put_double(c->o->buf, numeric_to_double(
-		    (enum vsd_dtype)vs->dtype, &num) * factor, false);
+		put_conv(c->o->buf, (enum vsd_dtype)vs->dtype, &num, &cv);
 	w_putc(c->o->buf, '\n');
 }
 
@@ -755,10 +936,10 @@ put_fields(struct pctx *c, const struct stype_ops *ops,
 			continue;
 		series_start(c, t == PT_COUNTER ? "_total" : "");
 		w_cat(c->o->buf, "} ");
-		if (ns)
-			put_double(c->o->buf, (f->is_signed ?
-			    (double)(int64_t)vals[i] : (double)vals[i]) /
-			    PROM_NS_PER_S, false);
+		if (ns && f->is_signed)
+			put_dec_s(c->o->buf, (int64_t)vals[i], 9, false);
+		else if (ns)
+			put_dec(c->o->buf, vals[i], false, 9, false);
 		else if (f->is_signed)
 			put_i64(c->o->buf, (int64_t)vals[i]);
 		else
@@ -828,7 +1009,7 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 	struct voistatdata *w = (struct voistatdata *)vsd;
 	bool integer, has_sum, have_prev = false, neg = false;
 	uint64_t oob, cum, total = 0;
-	double sum = 0, le, prev = 0, lf = 1;
+	double sum = 0, le, prev = 0, div = c->unit;
 	const char *unit = NULL;
 	uint16_t i, n;
 
@@ -838,9 +1019,13 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 	 * (its bounds, in base units: times in seconds); its scale is of
 	 * the bucket contents, not of the bounds. */
 	if (c->v->hdr->type == KSTAT_TYPE_HIST) {
-		unit = content_unit(c->v->hdr, &lf);
-		if (c->v->hdr->scale > 1)
-			lf /= (double)c->v->hdr->scale;
+		struct conv cv;
+
+		unit = content_unit(c->v->hdr, &cv);
+		/* A bound is divided once, by an exact power of ten, so
+		 * that it is the correctly rounded decimal. */
+		if (cv.point == 9)
+			div *= 1e9;
 	}
 	fam_name(c, voi, c->prom_series ? NULL : "hist", unit);
 	if (!fam_take(c, PT_HISTOGRAM, voi, "HIST"))
@@ -869,7 +1054,7 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 		le = numeric_to_double(vd, ub);
 		if (g->kind != 'V' && integer)
 			le -= 1;
-		le = le * lf / c->unit;
+		le /= div;
 		if (have_prev && le <= prev)
 			continue;	/* not above the last: merged into it */
 		put_bucket(c, le, cum);
@@ -884,7 +1069,7 @@ put_hist(struct pctx *c, const struct statsblobv1 *b, const struct voi *v,
 	 * timer's band below 0 is one. The VOI's SUM and COUNT are still
 	 * series of their own. */
 	has_sum = voi_sum(b, v, &sum) && !(c->o->om && neg);
-	put_sum_count(c, has_sum, sum * lf / c->unit, total);
+	put_sum_count(c, has_sum, sum / div, total);
 }
 
 /* A t-digest: a summary of the configured quantiles (NaN while empty). */
@@ -1065,6 +1250,279 @@ voi_is_scalar(const struct statsblobv1 *b, const struct voi *v)
 	return true;
 }
 
+/* ------------------------------------------------- statsd series */
+
+/* The statsd type of a series of the front door, by its path's second
+ * segment ("statsd/timer/..."); -1 for none. */
+static int
+series_type(const struct kstat_hdr *h)
+{
+	const char *seg;
+	size_t n;
+	int t;
+
+	if (!path_seg(h->path, 1, &seg, &n))
+		return -1;
+	for (t = 0; t < SL_NTYPES; t++)
+		if (strlen(sl_type_names[t]) == n &&
+		    memcmp(seg, sl_type_names[t], n) == 0)
+			return t;
+	return -1;
+}
+
+/* One classic bucket: le = mag / 10^point. */
+static void
+put_bucket_dec(struct pctx *c, __int128 le, unsigned point, uint64_t cum)
+{
+	series_start(c, "_bucket");
+	w_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ? ",le=\"" : "le=\"");
+	put_dec_s(c->o->buf, le, point, true);
+	w_cat(c->o->buf, "\"} ");
+	put_int(c->o->buf, cum, false);
+	w_putc(c->o->buf, '\n');
+}
+
+/*
+ * The native buckets of a statsd series (VOI 2, prom_native_lbs()) as
+ * "# NATIVE <schema> <zero count> <key>:<count>..." for expo_pb.c: each
+ * range is exactly one native bucket, its key that of its least value.
+ * Nothing while the bands below 0 or above the top count anything: those
+ * values have no exact native bucket (the classic buckets still hold
+ * them).
+ */
+static void
+put_native(struct pctx *c, const struct statsblobv1 *b, unsigned point)
+{
+	const struct voistat *hs;
+	const struct hist_geom *g;
+	struct voistatdata *w;
+	enum vsd_dtype vd;
+	uint16_t i, n;
+	char *end;
+	long schema;
+	double scale = 1;
+	__int128 lb;
+	unsigned k;
+
+	if (blob_nvois(b) < 3 || b->vois[2].id < 0 || c->v->nnames < 3 ||
+	    c->v->names[2] == NULL || strncmp(c->v->names[2],
+	    PROM_NATIVE_VOI, strlen(PROM_NATIVE_VOI)) != 0)
+		return;
+	schema = strtol(c->v->names[2] + strlen(PROM_NATIVE_VOI), &end, 10);
+	if (*end != '\0' || schema < PROM_NATIVE_SCHEMA_MIN ||
+	    schema > PROM_NATIVE_SCHEMA_MAX)
+		return;
+	vd = (enum vsd_dtype)b->vois[2].dtype;
+	if ((hs = blob_stat(b, &b->vois[2], VS_STYPE_HIST)) == NULL ||
+	    (g = hist_geom((enum vsd_dtype)hs->dtype)) == NULL ||
+	    g->kind != 'C' || !dtype_valid(vd) || dtype_info[vd].is_q)
+		return;
+	w = blob_vsd(b, hs);
+	n = hist_nbuckets(w, g);
+	/* The band below 0, 0's range, the native ones, the band above. */
+	if (n < 3 || hist_oob(w, g) != 0 || hist_bkt_cnt(w, g, 0) != 0 ||
+	    hist_bkt_cnt(w, g, (uint32_t)(n - 1)) != 0)
+		return;
+	for (k = 0; k < point; k++)
+		scale *= 10;
+	w_cat(c->o->buf, "# NATIVE ");
+	put_i64(c->o->buf, schema);
+	w_putc(c->o->buf, ' ');
+	put_int(c->o->buf, hist_bkt_cnt(w, g, 1), false);
+	for (i = 2; i + 1 < n; i++) {
+		uint64_t cnt = hist_bkt_cnt(w, g, i);
+
+		if (cnt == 0 || !num_int(vd, hist_bkt_lb(w, g, i), &lb) ||
+		    lb <= 0)
+			continue;
+		w_putc(c->o->buf, ' ');
+		put_i64(c->o->buf, prom_native_key((double)lb / scale,
+		    (int)schema));
+		w_putc(c->o->buf, ':');
+		put_int(c->o->buf, cnt, false);
+	}
+	w_putc(c->o->buf, '\n');
+}
+
+/*
+ * A mapping rule's summary of a statsd timer, histogram or distribution:
+ * the t-digest's quantiles (the rule's, else the configured ones; NaN
+ * while empty), a timer's in seconds, with _sum and _count.
+ */
+static void
+put_series_summary(struct pctx *c, const struct statsblobv1 *b, bool timer)
+{
+	const struct voi *v0 = &b->vois[0];
+	const struct voistat *td = blob_stat(b, v0, VS_STYPE_TDGST);
+	const struct voistat *sum = blob_stat(b, v0, VS_STYPE_SUM);
+	const double *qs = c->map->quantiles != NULL ? c->map->quantiles :
+	    c->o->quantiles;
+	size_t nq = c->map->quantiles != NULL ? c->map->nq : c->o->nq, i;
+	bool named = c->map->name[0] != '\0';
+	unsigned point = timer ? PROM_TIMER_POINT : 0;
+	struct voistatdata_numeric num;
+	uint64_t count;
+	double q;
+
+	if (td == NULL)
+		return;
+	count = tdgst_count(blob_vsd(b, td));
+	fam_name(c, NULL, NULL, timer && !named ? "seconds" : NULL);
+	c->series_help = timer ? "in seconds" : NULL;
+	if (!fam_take(c, PT_SUMMARY, NULL, "TDGST"))
+		return;
+	for (i = 0; i < nq; i++) {
+		if (count == 0 || tdgst_quantile(blob_vsd(b, td), qs[i], &q) !=
+		    0)
+			q = NAN;
+		series_start(c, "");
+		w_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ?
+		    ",quantile=\"" : "quantile=\"");
+		put_double(c->o->buf, qs[i], true);
+		w_cat(c->o->buf, "\"} ");
+		put_double(c->o->buf, timer ? q / 1e6 : q, false);
+		w_putc(c->o->buf, '\n');
+	}
+	if (sum == NULL || !dtype_is_scalar(sum->dtype))
+		return;
+	series_start(c, "_sum");
+	w_cat(c->o->buf, "} ");
+	numeric_load((enum vsd_dtype)sum->dtype, blob_vsd(b, sum), &num);
+	put_conv(c->o->buf, (enum vsd_dtype)sum->dtype, &num,
+	    &(struct conv){ 1, point });
+	w_putc(c->o->buf, '\n');
+	series_start(c, "_count");
+	w_cat(c->o->buf, "} ");
+	put_int(c->o->buf, count, false);
+	w_putc(c->o->buf, '\n');
+}
+
+/*
+ * A statsd timer, histogram or distribution: one histogram, a timer's in
+ * seconds (its values are kept in microseconds: point 6). Its classic
+ * buckets are VOI 1's HIST (statsd_buckets_timer, _histogram): ranges
+ * [le + 1, next le + 1) of whole units, so that a bucket counts exactly
+ * the values <= le, the first range reaching down to the type's minimum
+ * and the last, up to its maximum, the +Inf bucket's. _sum is VOI 0's
+ * SUM, _count the total of the buckets. A series without that VOI (one
+ * made with another template) has the +Inf bucket only, from its COUNT.
+ * The t-digest and the log-linear HIST stay in the blob, for statsctl
+ * and the quantile API, and are not shown.
+ */
+static void
+put_series_hist(struct pctx *c, const struct statsblobv1 *b, bool timer)
+{
+	const struct voi *v0 = &b->vois[0];
+	const struct voistat *hs = NULL, *sum, *cnt;
+	unsigned point = timer ? PROM_TIMER_POINT : 0;
+	struct voistatdata_numeric num;
+	uint64_t total = 0;
+	__int128 x;
+
+	bool named = c->map != NULL && c->map->name[0] != '\0';
+	bool classic = c->map == NULL || c->map->observer != PROM_OBS_NATIVE;
+
+	if (c->map != NULL && c->map->observer == PROM_OBS_SUMMARY) {
+		put_series_summary(c, b, timer);
+		return;
+	}
+	fam_name(c, NULL, NULL, timer && !named ? "seconds" : NULL);
+	c->series_help = timer ? "in seconds" : NULL;
+	if (!fam_take(c, PT_HISTOGRAM, NULL, "HIST"))
+		return;
+	if (blob_nvois(b) > 1 && b->vois[1].id >= 0 &&
+	    dtype_valid(b->vois[1].dtype) && !dtype_info[b->vois[1].dtype].is_q)
+		hs = blob_stat(b, &b->vois[1], VS_STYPE_HIST);
+	if (!classic)
+		hs = NULL;	/* native only: +Inf, _sum and _count */
+	if (hs != NULL && hist_geom((enum vsd_dtype)hs->dtype) != NULL &&
+	    hist_geom((enum vsd_dtype)hs->dtype)->kind == 'C') {
+		const struct hist_geom *g = hist_geom((enum vsd_dtype)hs->dtype);
+		enum vsd_dtype vd = (enum vsd_dtype)b->vois[1].dtype;
+		struct voistatdata *w = blob_vsd(b, hs);
+		struct voistatdata_numeric max = numeric_limit(vd, true);
+		uint16_t i, n = hist_nbuckets(w, g);
+
+		/* Values below the first range (none with its band below)
+		 * are in every bucket. */
+		total = hist_oob(w, g);
+		for (i = 0; i < n; i++) {
+			const struct voistatdata_numeric *ub;
+
+			total += hist_bkt_cnt(w, g, i);
+			if (i + 1 >= n)
+				continue;
+			ub = hist_bkt_lb(w, g, i + 1);
+			if (numeric_cmp(vd, ub, &max) == 0 ||
+			    !num_int(vd, ub, &x))
+				continue;
+			put_bucket_dec(c, x - 1, point, total);
+		}
+	} else if ((cnt = blob_stat(b, v0, VS_STYPE_COUNT)) != NULL &&
+	    dtype_is_scalar(cnt->dtype)) {
+		numeric_load((enum vsd_dtype)cnt->dtype, blob_vsd(b, cnt), &num);
+		if (num_int((enum vsd_dtype)cnt->dtype, &num, &x) && x > 0)
+			total = (uint64_t)x;
+	}
+	series_start(c, "_bucket");
+	w_cat(c->o->buf, sbuf_len(c->o->labels) > 0 ? ",le=\"+Inf\"} " :
+	    "le=\"+Inf\"} ");
+	put_int(c->o->buf, total, false);
+	w_putc(c->o->buf, '\n');
+	sum = blob_stat(b, v0, VS_STYPE_SUM);
+	if (sum == NULL || !dtype_is_scalar(sum->dtype))
+		return;
+	series_start(c, "_sum");
+	w_cat(c->o->buf, "} ");
+	numeric_load((enum vsd_dtype)sum->dtype, blob_vsd(b, sum), &num);
+	put_conv(c->o->buf, (enum vsd_dtype)sum->dtype, &num,
+	    &(struct conv){ 1, point });
+	w_putc(c->o->buf, '\n');
+	series_start(c, "_count");
+	w_cat(c->o->buf, "} ");
+	put_int(c->o->buf, total, false);
+	w_putc(c->o->buf, '\n');
+	if (c->o->native)
+		put_native(c, b, point);
+}
+
+/*
+ * A statsd series is one family, named by its metric, in base units: a
+ * counter is a counter (its SUM, statsd_<metric>_total; the COUNT of
+ * lines stays in the blob for statsctl and Read), a gauge a gauge (its
+ * LAST), a set a gauge of its distinct count (VOI 1; members are never
+ * labels), a timer a histogram in seconds, a histogram or distribution
+ * one in the unit sent.
+ */
+static void
+put_series(struct pctx *c, const struct statsblobv1 *b)
+{
+	const struct voistat *vs;
+	const struct voi *v;
+
+	c->series_help = c->sl_type == SL_SET ? "the distinct count" : NULL;
+	switch (c->sl_type) {
+	case SL_COUNTER:
+	case SL_GAUGE:
+		v = &b->vois[0];
+		vs = c->sl_type == SL_COUNTER ? blob_stat(b, v, VS_STYPE_SUM) :
+		    blob_stat(b, v, VS_STYPE_LAST);
+		if (vs != NULL)
+			put_scalar(c, v, vs, blob_vsd(b, vs), NULL, true);
+		break;
+	case SL_SET:
+		if (blob_nvois(b) < 2 || b->vois[1].id < 0)
+			break;
+		v = &b->vois[1];
+		if ((vs = blob_stat(b, v, VS_STYPE_LAST)) != NULL)
+			put_scalar(c, v, vs, blob_vsd(b, vs), NULL, true);
+		break;
+	default:
+		put_series_hist(c, b, c->sl_type == SL_TIMER);
+		break;
+	}
+}
+
 int
 prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
     char *next, size_t nextlen)
@@ -1075,16 +1533,36 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 	    .nextlen = nextlen };
 	bool own = h->type == KSTAT_TYPE_NAMED || h->type == KSTAT_TYPE_INTR;
 	struct flat_each e;
+	struct prom_match match;
 
 	if (b == NULL)
 		return -EINVAL;
 	c.statsd_series = is_statsd_series(h);
 	c.prom_series = is_prom_series(h);
 	c.unit = c.prom_series ? PROM_SERIES_UNIT : 1;
-	prom_stem(h, c.name, sizeof(c.name));
+	c.sl_type = c.statsd_series ? series_type(h) : -1;
+	if (c.sl_type >= 0 && o->rules != NULL &&
+	    prom_rules_count(o->rules) > 0) {
+		char metric[KS_PATH_MAX + 1];
+		size_t ml = series_metric(h, metric, sizeof(metric));
+
+		if (prom_rules_match(o->rules, metric, ml, &match)) {
+			if (match.drop)
+				return 0;
+			c.map = &match;
+		}
+	}
+	if (c.map != NULL && c.map->name[0] != '\0')
+		prom_stem_rules(o->rules, h, c.name, sizeof(c.name));
+	else
+		prom_stem(h, c.name, sizeof(c.name));
 	c.stemlen = strlen(c.name);
-	if (make_labels(o, h, c.statsd_series) < 0)
+	if (make_labels(o, h, c.statsd_series, c.map) < 0)
 		return -ENOMEM;
+	if (c.sl_type >= 0 && blob_nvois(b) > 0) {
+		put_series(&c, b);
+		return sbuf_error(o->buf) != 0 ? -ENOMEM : c.nseries;
+	}
 	flat_each_begin(&e, view);
 	while (flat_each_voi(&e)) {
 		const struct voistat *prim = NULL;
@@ -1167,4 +1645,698 @@ prom_parse_quantiles(const char *text, double *q)
 			return -EINVAL;
 	}
 	return n > 0 ? n : -EINVAL;
+}
+
+int
+prom_parse_bounds(const char *text, unsigned point, int64_t *le)
+{
+	const char *p = text;
+	int n = 0;
+
+	if (point > PROM_BOUNDS_POINT_MAX)
+		return -EINVAL;
+	while (*p != '\0') {
+		/* Whole units of 10^-point, exactly: digits, a point and
+		 * digits; a digit finer than the unit must be 0. */
+		unsigned __int128 v = 0;
+		unsigned frac = 0, digits = 0;
+		bool dot = false;
+
+		if (n == PROM_BOUNDS_MAX)
+			return -EINVAL;
+		for (; *p != '\0' && *p != ','; p++) {
+			if (*p == '.' && !dot) {
+				dot = true;
+				continue;
+			}
+			if (*p < '0' || *p > '9')
+				return -EINVAL;
+			digits++;
+			if (dot && frac == point) {
+				if (*p != '0')
+					return -EINVAL;
+				continue;
+			}
+			frac += dot;
+			v = v * 10 + (unsigned)(*p - '0');
+			if (v > (unsigned __int128)INT64_MAX)
+				return -EINVAL;
+		}
+		if (digits == 0)
+			return -EINVAL;
+		for (; frac < point; frac++) {
+			v *= 10;
+			if (v > (unsigned __int128)INT64_MAX)
+				return -EINVAL;
+		}
+		/* Above 0, ascending, and below the type's top: the last
+		 * range starts at le + 1. */
+		if (v == 0 || v >= (unsigned __int128)INT64_MAX ||
+		    (n > 0 && (int64_t)v <= le[n - 1]))
+			return -EINVAL;
+		le[n++] = (int64_t)v;
+		if (*p == ',' && *++p == '\0')
+			return -EINVAL;
+	}
+	return n > 0 ? n : -EINVAL;
+}
+
+/*
+ * 2^(j/2^schema)/2 for j < 2^schema, schemas 1 to 3: the float64 values
+ * Prometheus' client_golang (and the clients that follow it) compares
+ * with, so that a value lands in the bucket those clients give it (a few
+ * are a unit in the last place off the nearest double, which is what
+ * makes them the reference rather than exp2()).
+ */
+static const double native_b1[] = { 0.5, 0.7071067811865475 };
+static const double native_b2[] = { 0.5, 0.5946035575013605,
+    0.7071067811865475, 0.8408964152537144 };
+static const double native_b3[] = { 0.5, 0.5452538663326288,
+    0.5946035575013605, 0.6484197773255048, 0.7071067811865475,
+    0.7711054127039704, 0.8408964152537144, 0.9170040432046711 };
+
+static const double *
+native_bounds(int schema)
+{
+	return schema == 1 ? native_b1 : schema == 2 ? native_b2 : native_b3;
+}
+
+/* a / 2^s rounded towards minus infinity, as Go's >> of a negative int. */
+static int
+floor_shift(int a, int s)
+{
+	int d = 1 << s;
+
+	return a >= 0 ? a / d : -((-a + d - 1) / d);
+}
+
+int
+prom_native_key(double v, int schema)
+{
+	int exp, key;
+	double frac = frexp(v, &exp);
+
+	if (schema > 0) {
+		const double *b = native_bounds(schema);
+		int n = 1 << schema, lo = 0, hi = n;
+
+		/* The least j with b[j] >= frac (sort.SearchFloat64s). */
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+
+			if (b[mid] < frac)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo + (exp - 1) * n;
+	}
+	key = exp;
+	if (frac == 0.5)
+		key--;
+	return floor_shift(key + (1 << -schema) - 1, -schema);
+}
+
+int
+prom_native_lbs(int schema, unsigned point, int64_t *lbs, size_t max)
+{
+	double scale = 1;
+	int64_t top = point == PROM_TIMER_POINT ?
+	    (int64_t)PROM_NATIVE_TOP_S * 1000000 : PROM_NATIVE_TOP;
+	size_t n = 0;
+	unsigned k;
+	int key, last;
+
+	if (schema < PROM_NATIVE_SCHEMA_MIN || schema > PROM_NATIVE_SCHEMA_MAX ||
+	    point > 6 || max < 3)
+		return -EINVAL;
+	for (k = 0; k < point; k++)
+		scale *= 10;
+	lbs[n++] = 0;
+	last = prom_native_key((double)top / scale, schema);
+	for (key = prom_native_key(1 / scale, schema); key <= last; key++) {
+		/* The least unit u whose bucket is key or above. */
+		int64_t lo = 1, hi = top;
+
+		while (lo < hi) {
+			int64_t mid = lo + (hi - lo) / 2;
+
+			if (prom_native_key((double)mid / scale, schema) < key)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (prom_native_key((double)lo / scale, schema) != key)
+			continue;	/* no whole unit in this bucket */
+		if (n + 1 >= max)
+			return -EINVAL;
+		lbs[n++] = lo;
+	}
+	/* The last bucket's end, past the top: the band above starts. */
+	{
+		int64_t lo = top, hi = top * 2;
+
+		while (lo < hi) {
+			int64_t mid = lo + (hi - lo) / 2;
+
+			if (prom_native_key((double)mid / scale, schema) <= last)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		lbs[n++] = lo;
+	}
+	return (int)n;
+}
+
+/* ------------------------------------------------------ mapping rules */
+
+#define RULE_LABELS_MAX	16
+#define RULE_CAPTURES	9
+
+struct prom_rule {
+	char		*line;		/* as given */
+	char		*glob;
+	unsigned	 nstars;
+	bool		 drop;
+	char		*name;		/* with $n; NULL: the default */
+	enum prom_observer obs;
+	double		 q[PROM_QUANTILES_MAX];
+	size_t		 nq;
+	size_t		 nl;
+	char		*lname[RULE_LABELS_MAX];
+	char		*lval[RULE_LABELS_MAX];	/* unescaped, with $n */
+};
+
+struct prom_rules {
+	atomic_uint		 refs;
+	uint64_t		 gen;
+	struct prom_rule	*v;
+	size_t			 n, cap;
+};
+
+static atomic_uint_fast64_t rules_gen;
+
+struct prom_rules *
+prom_rules_new(void)
+{
+	struct prom_rules *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	atomic_init(&r->refs, 1);
+	r->gen = atomic_fetch_add(&rules_gen, 1) + 1;
+	return r;
+}
+
+struct prom_rules *
+prom_rules_ref(const struct prom_rules *cr)
+{
+	struct prom_rules *r = (struct prom_rules *)cr;
+
+	if (r != NULL)
+		atomic_fetch_add(&r->refs, 1);
+	return r;
+}
+
+static void
+rule_free(struct prom_rule *ru)
+{
+	size_t i;
+
+	free(ru->line);
+	free(ru->glob);
+	free(ru->name);
+	for (i = 0; i < ru->nl; i++) {
+		free(ru->lname[i]);
+		free(ru->lval[i]);
+	}
+}
+
+void
+prom_rules_unref(const struct prom_rules *cr)
+{
+	struct prom_rules *r = (struct prom_rules *)cr;
+	size_t i;
+
+	if (r == NULL || atomic_fetch_sub(&r->refs, 1) != 1)
+		return;
+	for (i = 0; i < r->n; i++)
+		rule_free(&r->v[i]);
+	free(r->v);
+	free(r);
+}
+
+size_t
+prom_rules_count(const struct prom_rules *r)
+{
+	return r != NULL ? r->n : 0;
+}
+
+const char *
+prom_rules_line(const struct prom_rules *r, size_t i)
+{
+	return r != NULL && i < r->n ? r->v[i].line : NULL;
+}
+
+uint64_t
+prom_rules_gen(const struct prom_rules *r)
+{
+	return r != NULL ? r->gen : 0;
+}
+
+static int
+rule_fail(char *why, size_t whylen, unsigned *col, const char *line,
+    const char *at, const char *msg)
+{
+	snprintf(why, whylen, "%s", msg);
+	*col = (unsigned)(at - line) + 1;
+	return -EINVAL;
+}
+
+/* A $n or ${n} at p (p[0] == '$'): n, and the length; 0 if none. */
+static unsigned
+capture_ref(const char *p, size_t *len)
+{
+	if (p[1] >= '1' && p[1] <= '9') {
+		*len = 2;
+		return (unsigned)(p[1] - '0');
+	}
+	if (p[1] == '{' && p[2] >= '1' && p[2] <= '9' && p[3] == '}') {
+		*len = 4;
+		return (unsigned)(p[2] - '0');
+	}
+	return 0;
+}
+
+/* Check the $n of a template against the glob's captures. */
+static const char *
+check_refs(const char *t, size_t n, unsigned nstars, size_t *at)
+{
+	size_t i, l;
+
+	for (i = 0; i < n; i++) {
+		if (t[i] != '$')
+			continue;
+		if (capture_ref(t + i, &l) == 0) {
+			*at = i;
+			return "a '$' is $1 to $9 or ${1} to ${9}";
+		}
+		if (capture_ref(t + i, &l) > nstars) {
+			*at = i;
+			return "no such capture in the glob";
+		}
+		i += l - 1;
+	}
+	return NULL;
+}
+
+int
+prom_rules_add(struct prom_rules *r, const char *line, char *why,
+    size_t whylen, unsigned *col)
+{
+	struct prom_rule ru;
+	const char *p = line, *tok, *msg;
+	size_t at, i;
+	int e = -EINVAL;
+
+	memset(&ru, 0, sizeof(ru));
+	while (*p == ' ' || *p == '\t')
+		p++;
+	/* The glob: at most one '*' in each dotted component. */
+	tok = p;
+	while (*p != '\0' && *p != ' ' && *p != '\t')
+		p++;
+	if (p == tok)
+		return rule_fail(why, whylen, col, line, tok, "a rule starts "
+		    "with a glob");
+	{
+		const char *q;
+		unsigned stars = 0;
+
+		for (q = tok; q < p; q++) {
+			if (*q == '.') {
+				if (q == tok || q[-1] == '.' || q + 1 == p)
+					return rule_fail(why, whylen, col,
+					    line, q, "an empty component in "
+					    "the glob");
+				stars = 0;
+			} else if (*q == '*') {
+				if (++stars > 1)
+					return rule_fail(why, whylen, col,
+					    line, q, "at most one '*' in a "
+					    "component");
+				if (++ru.nstars > RULE_CAPTURES)
+					return rule_fail(why, whylen, col,
+					    line, q, "at most 9 '*' in a glob");
+			} else if ((unsigned char)*q < 0x21 || *q == 0x7f) {
+				return rule_fail(why, whylen, col, line, q,
+				    "a control character in the glob");
+			}
+		}
+	}
+	if ((ru.glob = strndup(tok, (size_t)(p - tok))) == NULL)
+		return -ENOMEM;
+	for (;;) {
+		const char *eq, *v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '\0')
+			break;
+		tok = p;
+		if (strncmp(p, "drop", 4) == 0 && (p[4] == '\0' || p[4] == ' ' ||
+		    p[4] == '\t')) {
+			ru.drop = true;
+			p += 4;
+			continue;
+		}
+		for (eq = p; *eq != '\0' && *eq != '=' && *eq != ' ' &&
+		    *eq != '\t'; eq++)
+			;
+		if (*eq != '=') {
+			e = rule_fail(why, whylen, col, line, tok, "expected "
+			    "drop, name=, observer=, quantiles= or "
+			    "label=\"value\"");
+			goto fail;
+		}
+		v = eq + 1;
+		if ((size_t)(eq - tok) == 4 && strncmp(tok, "name", 4) == 0) {
+			for (p = v; *p != '\0' && *p != ' ' && *p != '\t'; p++)
+				if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' &&
+				    *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+				    *p == '_' || *p == ':' || *p == '$' ||
+				    *p == '{' || *p == '}') || (p == v &&
+				    *p >= '0' && *p <= '9')) {
+					e = rule_fail(why, whylen, col, line,
+					    p, "a name holds letters, digits, "
+					    "'_', ':' and captures, and starts "
+					    "with no digit");
+					goto fail;
+				}
+			if (p == v || ru.name != NULL) {
+				e = rule_fail(why, whylen, col, line, tok,
+				    p == v ? "an empty name" : "name given "
+				    "twice");
+				goto fail;
+			}
+			if ((msg = check_refs(v, (size_t)(p - v), ru.nstars,
+			    &at)) != NULL) {
+				e = rule_fail(why, whylen, col, line, v + at,
+				    msg);
+				goto fail;
+			}
+			if ((ru.name = strndup(v, (size_t)(p - v))) == NULL) {
+				e = -ENOMEM;
+				goto fail;
+			}
+			continue;
+		}
+		if ((size_t)(eq - tok) == 8 && strncmp(tok, "observer", 8) ==
+		    0) {
+			static const char *const obs[] = { "histogram",
+			    "summary", "native" };
+
+			for (p = v; *p != '\0' && *p != ' ' && *p != '\t'; p++)
+				;
+			for (i = 0; i < 3; i++)
+				if ((size_t)(p - v) == strlen(obs[i]) &&
+				    strncmp(v, obs[i], strlen(obs[i])) == 0)
+					break;
+			if (i == 3) {
+				e = rule_fail(why, whylen, col, line, v,
+				    "observer is histogram, summary or "
+				    "native");
+				goto fail;
+			}
+			ru.obs = (enum prom_observer)i;
+			continue;
+		}
+		if ((size_t)(eq - tok) == 9 && strncmp(tok, "quantiles", 9) ==
+		    0) {
+			char qs[256];
+			int nq;
+
+			for (p = v; *p != '\0' && *p != ' ' && *p != '\t'; p++)
+				;
+			snprintf(qs, sizeof(qs), "%.*s", (int)(p - v), v);
+			if ((size_t)(p - v) >= sizeof(qs) ||
+			    (nq = prom_parse_quantiles(qs, ru.q)) < 0) {
+				e = rule_fail(why, whylen, col, line, v,
+				    "quantiles are up to 16 ascending numbers "
+				    "in [0, 1], comma-separated");
+				goto fail;
+			}
+			ru.nq = (size_t)nq;
+			continue;
+		}
+		/* label="value": a label name, not reserved. */
+		for (p = tok; p < eq; p++)
+			if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' &&
+			    *p <= 'Z') || *p == '_' || (p > tok && *p >= '0' &&
+			    *p <= '9'))) {
+				e = rule_fail(why, whylen, col, line, p,
+				    "a label name holds letters, digits and "
+				    "'_', and starts with no digit");
+				goto fail;
+			}
+		if ((eq - tok >= 2 && tok[0] == '_' && tok[1] == '_') ||
+		    ((size_t)(eq - tok) == 2 && strncmp(tok, "le", 2) == 0) ||
+		    ((size_t)(eq - tok) == 8 && strncmp(tok, "quantile", 8) ==
+		    0)) {
+			e = rule_fail(why, whylen, col, line, tok,
+			    "a reserved label name");
+			goto fail;
+		}
+		if (*v != '"') {
+			e = rule_fail(why, whylen, col, line, v, "a label's "
+			    "value is quoted: label=\"value\"");
+			goto fail;
+		}
+		for (p = v + 1; *p != '\0' && *p != '"'; p++)
+			if (*p == '\\' && p[1] != '\0')
+				p++;
+		if (*p != '"') {
+			e = rule_fail(why, whylen, col, line, v, "an unclosed "
+			    "quote");
+			goto fail;
+		}
+		if (ru.nl == RULE_LABELS_MAX) {
+			e = rule_fail(why, whylen, col, line, tok,
+			    "at most 16 labels");
+			goto fail;
+		}
+		for (i = 0; i < ru.nl; i++)
+			if (strlen(ru.lname[i]) == (size_t)(eq - tok) &&
+			    strncmp(ru.lname[i], tok, (size_t)(eq - tok)) == 0)
+				break;
+		if (i < ru.nl) {
+			e = rule_fail(why, whylen, col, line, tok,
+			    "a label given twice");
+			goto fail;
+		}
+		{
+			char *val = malloc((size_t)(p - v)), *o = val;
+			const char *q;
+
+			if (val == NULL) {
+				e = -ENOMEM;
+				goto fail;
+			}
+			for (q = v + 1; q < p; q++) {
+				if (*q == '\\' && q + 1 < p) {
+					q++;
+					*o++ = *q == 'n' ? '\n' : *q;
+				} else {
+					*o++ = *q;
+				}
+			}
+			*o = '\0';
+			if ((msg = check_refs(val, strlen(val), ru.nstars,
+			    &at)) != NULL) {
+				free(val);
+				e = rule_fail(why, whylen, col, line, v + 1,
+				    msg);
+				goto fail;
+			}
+			ru.lval[ru.nl] = val;
+			if ((ru.lname[ru.nl] = strndup(tok,
+			    (size_t)(eq - tok))) == NULL) {
+				free(val);
+				e = -ENOMEM;
+				goto fail;
+			}
+			ru.nl++;
+		}
+		p++;
+		if (*p != '\0' && *p != ' ' && *p != '\t') {
+			e = rule_fail(why, whylen, col, line, p, "a blank "
+			    "after a label's value");
+			goto fail;
+		}
+	}
+	if (ru.drop && (ru.name != NULL || ru.nl > 0)) {
+		e = rule_fail(why, whylen, col, line, line, "a drop rule "
+		    "names nothing");
+		goto fail;
+	}
+	if ((ru.line = strdup(line)) == NULL) {
+		e = -ENOMEM;
+		goto fail;
+	}
+	if (r->n == r->cap) {
+		size_t nc = r->cap > 0 ? r->cap * 2 : 8;
+		struct prom_rule *a = realloc(r->v, nc * sizeof(*a));
+
+		if (a == NULL) {
+			e = -ENOMEM;
+			goto fail;
+		}
+		r->v = a;
+		r->cap = nc;
+	}
+	r->v[r->n++] = ru;
+	return 0;
+fail:
+	rule_free(&ru);
+	return e;
+}
+
+/* glob against the metric, component by component; the captures. */
+static bool
+rule_glob(const char *g, const char *m, size_t ml, const char **cap,
+    size_t *caplen)
+{
+	const char *me = m + ml;
+	unsigned nc = 0;
+
+	for (;;) {
+		const char *ge = strchr(g, '.'), *mc = memchr(m, '.',
+		    (size_t)(me - m)), *star;
+		size_t gl, cl;
+
+		if (ge == NULL)
+			ge = g + strlen(g);
+		if (mc == NULL)
+			mc = me;
+		gl = (size_t)(ge - g);
+		cl = (size_t)(mc - m);
+		star = memchr(g, '*', gl);
+		if (star == NULL) {
+			if (gl != cl || memcmp(g, m, gl) != 0)
+				return false;
+		} else {
+			size_t pre = (size_t)(star - g), suf = gl - pre - 1;
+
+			/* The '*' takes at least one character. */
+			if (cl < pre + suf + 1 || memcmp(g, m, pre) != 0 ||
+			    memcmp(star + 1, mc - suf, suf) != 0)
+				return false;
+			cap[nc] = m + pre;
+			caplen[nc++] = cl - pre - suf;
+		}
+		if (*ge == '\0' || mc == me)
+			return *ge == '\0' && mc == me;
+		g = ge + 1;
+		m = mc + 1;
+	}
+}
+
+/* t with its $n expanded into out (len bytes); escaped as a label value
+ * when esc. Returns: the length; (size_t)-1 if it does not fit. */
+static size_t
+expand(const char *t, const char **cap, const size_t *caplen, char *out,
+    size_t len, bool esc)
+{
+	size_t o = 0, l, i;
+
+	for (; *t != '\0'; t++) {
+		const char *s = t;
+		size_t n = 1;
+		unsigned c = *t == '$' ? capture_ref(t, &l) : 0;
+
+		if (c > 0) {
+			s = cap[c - 1];
+			n = caplen[c - 1];
+			t += l - 1;
+		}
+		for (i = 0; i < n; i++) {
+			const char *rep = NULL;
+
+			if (esc && s[i] == '\\')
+				rep = "\\\\";
+			else if (esc && s[i] == '"')
+				rep = "\\\"";
+			else if (esc && s[i] == '\n')
+				rep = "\\n";
+			if (rep != NULL) {
+				if (o + 2 >= len)
+					return (size_t)-1;
+				memcpy(out + o, rep, 2);
+				o += 2;
+			} else {
+				if (o + 1 >= len)
+					return (size_t)-1;
+				out[o++] = s[i];
+			}
+		}
+	}
+	out[o] = '\0';
+	return o;
+}
+
+bool
+prom_rules_match(const struct prom_rules *r, const char *metric, size_t len,
+    struct prom_match *m)
+{
+	const char *cap[RULE_CAPTURES];
+	size_t caplen[RULE_CAPTURES], i, j, o = 0, lo = 0;
+
+	memset(m, 0, offsetof(struct prom_match, labels));
+	m->labels[0] = '\0';
+	m->lnames[0] = '\0';
+	for (i = 0; r != NULL && i < r->n; i++) {
+		const struct prom_rule *ru = &r->v[i];
+
+		if (!rule_glob(ru->glob, metric, len, cap, caplen))
+			continue;
+		m->matched = true;
+		m->drop = ru->drop;
+		m->observer = ru->obs;
+		if (ru->nq > 0) {
+			m->quantiles = ru->q;
+			m->nq = ru->nq;
+		}
+		if (ru->name != NULL && expand(ru->name, cap, caplen, m->name,
+		    sizeof(m->name), false) == (size_t)-1)
+			m->name[0] = '\0';
+		for (j = 0; j < ru->nl; j++) {
+			size_t nl = strlen(ru->lname[j]), n, o0 = o;
+
+			/* Labels past the room are left out. */
+			if (o + nl + 4 >= sizeof(m->labels) ||
+			    lo + nl + 2 >= sizeof(m->lnames))
+				break;
+			if (o > 0)
+				m->labels[o++] = ',';
+			memcpy(m->labels + o, ru->lname[j], nl);
+			o += nl;
+			m->labels[o++] = '=';
+			m->labels[o++] = '"';
+			n = expand(ru->lval[j], cap, caplen, m->labels + o,
+			    sizeof(m->labels) - o - 1, true);
+			if (n == (size_t)-1) {
+				o = o0;
+				break;
+			}
+			o += n;
+			m->labels[o++] = '"';
+			memcpy(m->lnames + lo, ru->lname[j], nl + 1);
+			lo += nl + 1;
+		}
+		m->labels[o] = '\0';
+		m->lnames[lo] = '\0';
+		return true;
+	}
+	return false;
 }

@@ -29,6 +29,8 @@
 #define PROM_NAME_MAX	512	/* a family name, prefix and suffixes in */
 #define PROM_QUANTILES_MAX 16
 
+struct prom_rules;
+
 struct prom_out {
 	struct sbuf	*buf;
 	bool		 om;		/* OpenMetrics, else text 0.0.4 */
@@ -40,6 +42,11 @@ struct prom_out {
 	size_t		 famlen;
 	uint8_t		 famtype;
 	uint64_t	 conflicts;	/* series left out for their type */
+	/* For the protobuf exposition (expo_pb.h): a statsd series'
+	 * native buckets as "# NATIVE" lines after its histogram. */
+	bool		 native;
+	/* The mapping rules of statsd series (NULL: none), referenced. */
+	const struct prom_rules *rules;
 	/* Scratch: the kstat's labels, as written in every series. */
 	struct sbuf	*labels;
 };
@@ -62,6 +69,66 @@ void prom_end(struct prom_out *o);
  * PROM_NAME_MAX). Returns: buf.
  */
 char *prom_stem(const struct kstat_hdr *h, char *buf, size_t len);
+/* The same with mapping rules: a statsd series a rule names has that
+ * name (expanded) as its stem. */
+char *prom_stem_rules(const struct prom_rules *rules,
+    const struct kstat_hdr *h, char *buf, size_t len);
+
+/*
+ * Mapping rules, as the Prometheus statsd_exporter's glob mappings: an
+ * ordered list, each rule a line
+ *
+ *	<glob> [drop] [name=<family>] [observer=histogram|summary|native]
+ *	    [quantiles=<q,...>] [<label>="<value>"]...
+ *
+ * The glob matches a statsd metric's dotted name whole; each '*' matches
+ * a run of characters without a '.' and is a capture, $1 to $9 (or
+ * ${1}) in the family name and label values. The first rule that matches
+ * a series decides: drop leaves it out of the exposition; name replaces
+ * statsd_<metric> (a timer's _seconds too); the labels are added to its
+ * tags' (a tag of a label's name gives way); the observer of a timer,
+ * histogram or distribution is its histogram (classic buckets, and
+ * native ones in protobuf: the default), a summary of the t-digest's
+ * quantiles (the rule's, else http_quantiles), or native only (no
+ * classic buckets). A rule set is shared by reference: a scrape under
+ * way keeps the rules it started with.
+ */
+struct prom_rules *prom_rules_new(void);
+struct prom_rules *prom_rules_ref(const struct prom_rules *r);
+void prom_rules_unref(const struct prom_rules *r);
+size_t prom_rules_count(const struct prom_rules *r);
+/* Rule i's line as given (NULL past the last). */
+const char *prom_rules_line(const struct prom_rules *r, size_t i);
+/* A number that differs for every rule set made (for caches). */
+uint64_t prom_rules_gen(const struct prom_rules *r);
+
+/*
+ * prom_rules_add: one rule from line (NUL-terminated) at the end of r.
+ * Returns: 0; -EINVAL with why (whylen bytes) and *col, the 1-based
+ * column of the fault in line; -ENOMEM.
+ */
+int prom_rules_add(struct prom_rules *r, const char *line, char *why,
+    size_t whylen, unsigned *col);
+
+/* What the first matching rule says of a metric. */
+enum prom_observer { PROM_OBS_HISTOGRAM = 0, PROM_OBS_SUMMARY,
+    PROM_OBS_NATIVE };
+struct prom_match {
+	bool		 matched, drop;
+	char		 name[PROM_NAME_MAX];	/* "": the default */
+	enum prom_observer observer;
+	const double	*quantiles;		/* NULL: the default */
+	size_t		 nq;
+	/* Labels, expanded and escaped: name="value",... */
+	char		 labels[1024];
+	/* Their names, NUL-separated, for the tags that give way. */
+	char		 lnames[256];
+};
+
+/* prom_rules_match: the first rule matching metric (len bytes) into m.
+ * Returns: whether one did. */
+bool prom_rules_match(const struct prom_rules *r, const char *metric,
+    size_t len, struct prom_match *m);
 
 /*
  * prom_kstat: the series of v, with its labels, each family's HELP and
@@ -74,6 +141,64 @@ char *prom_stem(const struct kstat_hdr *h, char *buf, size_t len);
  */
 int prom_kstat(struct prom_out *o, const struct ks_view *v, const char *only,
     char *next, size_t nextlen);
+
+/*
+ * A statsd timer's values are kept in microseconds: its histogram, in
+ * seconds, moves their decimal point by 6.
+ */
+#define PROM_TIMER_POINT	6
+
+/* Classic buckets of a statsd series: at most this many finite bounds. */
+#define PROM_BOUNDS_MAX		32
+#define PROM_BOUNDS_POINT_MAX	18
+
+/* The default layouts: client_golang's DefBuckets, in seconds, for
+ * timers; the same 1-2.5-5 steps in whole units for histograms and
+ * distributions, whose values are kept whole. */
+#define PROM_BUCKETS_TIMER	"0.005,0.01,0.025,0.05,0.1,0.25,0.5,1,2.5,5,10"
+#define PROM_BUCKETS_HISTOGRAM	"1,2,5,10,25,50,100,250,500,1000,2500"
+
+/*
+ * prom_parse_bounds: "0.005,0.01,1" (decimals above 0, ascending,
+ * comma-separated, at most PROM_BOUNDS_MAX) into le, in whole units of
+ * 10^-point (point 6: seconds into microseconds), exactly: a bound finer
+ * than the unit, or past 2^63, is refused. Returns: how many; -EINVAL.
+ */
+int prom_parse_bounds(const char *text, unsigned point, int64_t *le);
+
+/*
+ * Native histograms (Prometheus' exponential buckets): bucket k of schema
+ * s holds the values in (2^((k-1)/2^s), 2^(k/2^s)]. A statsd timer,
+ * histogram or distribution keeps, beside its classic buckets, the
+ * stats(3) ranges of whole units that are exactly those buckets (VOI 2,
+ * named PROM_NATIVE_VOI and its schema), from 1 unit to
+ * PROM_NATIVE_TOP_S seconds (a timer) or PROM_NATIVE_TOP units: with a
+ * band below 0, one for 0 (the zero bucket) and one above the top, which
+ * rule the native histogram out while they count anything.
+ */
+#define PROM_NATIVE_VOI		"native_schema_"
+#define PROM_NATIVE_SCHEMA_MIN	(-4)
+#define PROM_NATIVE_SCHEMA_MAX	3	/* finer would not fit a blob */
+#define PROM_NATIVE_SCHEMA_DEF	3
+#define PROM_NATIVE_TOP_S	8192	/* 2^13 s: 2 h 16 min */
+#define PROM_NATIVE_TOP		1000000000
+#define PROM_NATIVE_LBS_MAX	512
+
+/*
+ * prom_native_key: the native bucket of v > 0 at schema, as client_golang
+ * computes it from the float64 value (frexp, and a search of its bounds
+ * 2^(j/2^s)/2), so that statsd's buckets are the ones a Prometheus client
+ * would fill with the same observations.
+ */
+int prom_native_key(double v, int schema);
+
+/*
+ * prom_native_lbs: the lower bounds of the ranges of VOI 2 in whole units
+ * of 10^-point: 0 (the zero bucket), then the least unit of each native
+ * bucket up to the top, then the top + 1 (the band above). Returns: how
+ * many (at most max); -EINVAL for a schema out of range or too many.
+ */
+int prom_native_lbs(int schema, unsigned point, int64_t *lbs, size_t max);
 
 /*
  * prom_parse_quantiles: "0.5,0.9,0.99" into q (at most PROM_QUANTILES_MAX,

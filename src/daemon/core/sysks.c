@@ -16,6 +16,33 @@
 #include "registry.h"
 #include "sysks.h"
 
+/*
+ * The levels among statsd's own values: what is there now (clients,
+ * rings, kstats, series, the overflow areas' bytes), and the uptime.
+ * Every other value of statsd:0:daemon only grows while statsd runs (the
+ * drain's and the front door's totals): a SUM, which the kind table
+ * (field.h) makes a counter of an unsigned VOI, so that the exposition
+ * writes it as a counter (_total) and rate() applies. illumos's
+ * unix:0:kstat_types holds numbers, not counts: levels.
+ */
+static const char *const sysks_levels[] = {
+	"uptime_ns", "clients", "rings", "kstats", "templates",
+	"overflow_bytes", "overflow_used", "statsd_series",
+};
+
+static bool
+sysks_is_counter(const struct sysks_spec *s, const char *name)
+{
+	size_t i;
+
+	if (strcmp(s->module, SYSKS_MODULE_STATSD) != 0)
+		return false;
+	for (i = 0; i < sizeof(sysks_levels) / sizeof(sysks_levels[0]); i++)
+		if (strcmp(name, sysks_levels[i]) == 0)
+			return false;
+	return true;
+}
+
 int
 sysks_create(struct statsd *d, const struct sysks_spec *s,
     struct reg_kstat **ret)
@@ -36,7 +63,8 @@ sysks_create(struct statsd *d, const struct sysks_spec *s,
 	for (i = 0; i < s->n; i++)
 		json_array_append_new(vois, json_pack("{s:I, s:s, s:s, "
 		    "s:[{s:s}]}", "id", (json_int_t)i, "name", s->names[i],
-		    "dtype", "INT_U64", "stats", "kind", "LAST"));
+		    "dtype", "INT_U64", "stats", "kind",
+		    sysks_is_counter(s, s->names[i]) ? "SUM" : "LAST"));
 	def = json_pack("{s:s, s:o}", "name", s->tplname, "vois", vois);
 	if (def == NULL)
 		return -ENOMEM;

@@ -33,7 +33,8 @@ struct statsd;
 struct reg_kstat;
 
 /* One of statsd's own kstats: NAMED, of class class_, owned by statsd,
- * one INT_U64 value (a LAST statistic) per name, all 0. */
+ * one INT_U64 value per name, all 0: a SUM where it counts (a counter),
+ * a LAST where it is a level (sysks.c says which). */
 struct sysks_spec {
 	const char		*tplname;
 	const char		*module;

@@ -20,6 +20,7 @@
 #include "log.h"
 #include "mirror.h"
 #include "registry.h"
+#include "render_prom.h"
 #include "ring.h"
 #include "series.h"
 #include "siphash.h"
@@ -142,7 +143,66 @@ series_open(struct series *s, struct reg_kstat *k, uint64_t now)
 
 /* ------------------------------------------------------------ templates */
 
-/* The one VOI "value" of each type, and sets' "distinct". */
+/*
+ * A timer's, histogram's or distribution's VOI 1, "buckets": the classic
+ * buckets of its Prometheus histogram (statsd_buckets_timer, _histogram),
+ * counted exactly as values arrive. The values are whole units (a timer's
+ * microseconds), so the bucket "<= le" is the range [le + 1, next le + 1):
+ * USR ranges starting at each le + 1, the band below the first reaching
+ * down to the type's minimum and the last range up to its maximum (+Inf).
+ * render_prom.c reads them back as le.
+ */
+static json_t *
+series_tpl_classic(const struct config *c, uint8_t type)
+{
+	int64_t le[PROM_BOUNDS_MAX];
+	json_t *b;
+	int n, i;
+
+	n = type == SL_TIMER ? prom_parse_bounds(c->statsd_buckets_timer,
+	    PROM_TIMER_POINT, le) : prom_parse_bounds(
+	    c->statsd_buckets_histogram, 0, le);
+	if (n < 0 || (b = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		json_array_append_new(b, json_integer(le[i] + 1));
+	return json_pack("{s:I,s:s,s:s,s:[{s:s,s:s,s:s,s:o,s:b}]}", "id",
+	    (json_int_t)1, "name", "buckets", "dtype", "INT_S64", "stats",
+	    "kind", "HIST", "range", "CR", "scheme", "USR", "buckets", b,
+	    "lbinf", 1);
+}
+
+/*
+ * Their VOI 2, "native_schema_<s>": the native histogram of schema s
+ * (statsd_native_schema), counted exactly as values arrive: USR ranges
+ * of whole units that are each one native bucket (prom_native_lbs()),
+ * with the band below 0 and the one above the top.
+ */
+static json_t *
+series_tpl_native(const struct config *c, uint8_t type)
+{
+	int64_t lbs[PROM_NATIVE_LBS_MAX];
+	char name[32];
+	json_t *b;
+	int n, i;
+
+	n = prom_native_lbs(c->statsd_native_schema, type == SL_TIMER ?
+	    PROM_TIMER_POINT : 0, lbs, PROM_NATIVE_LBS_MAX);
+	if (n < 0 || (b = json_array()) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++)
+		json_array_append_new(b, json_integer(lbs[i]));
+	snprintf(name, sizeof(name), "%s%d", PROM_NATIVE_VOI,
+	    c->statsd_native_schema);
+	return json_pack("{s:I,s:s,s:s,s:[{s:s,s:s,s:s,s:o,s:b}]}", "id",
+	    (json_int_t)2, "name", name, "dtype", "INT_S64", "stats",
+	    "kind", "HIST", "range", "CR", "scheme", "USR", "buckets", b,
+	    "lbinf", 1);
+}
+
+/* The one VOI "value" of each type, timers' and histograms' "buckets"
+ * and native buckets,
+ * and sets' "distinct". */
 static json_t *
 series_tpl_def(const struct statsd *d, uint8_t type)
 {
@@ -186,6 +246,21 @@ series_tpl_def(const struct statsd *d, uint8_t type)
 	vois = json_pack("[{s:I,s:s,s:s,s:b,s:o}]", "id", (json_int_t)0,
 	    "name", "value", "dtype", type == SL_COUNTER ? "INT_U64" : "INT_S64",
 	    "relupdate", type == SL_GAUGE, "stats", stats);
+	if (vois != NULL && (type == SL_TIMER || type == SL_HISTOGRAM ||
+	    type == SL_DISTRIBUTION)) {
+		json_t *cl = series_tpl_classic(c, type);
+
+		if (cl == NULL) {
+			json_decref(vois);
+			return NULL;
+		}
+		json_array_append_new(vois, cl);
+		if ((cl = series_tpl_native(c, type)) == NULL) {
+			json_decref(vois);
+			return NULL;
+		}
+		json_array_append_new(vois, cl);
+	}
 	if (vois != NULL && type == SL_SET) {
 		json_array_append_new(vois, json_pack("{s:I,s:s,s:s,s:[{s:s}]}",
 		    "id", (json_int_t)1, "name", "distinct", "dtype", "INT_U64",
@@ -1009,6 +1084,18 @@ series_weight(struct series_ent *e, double rate, int64_t *ret)
 	return true;
 }
 
+/* Has the blob the buckets of series_tpl_classic() (voi 1) or
+ * series_tpl_native() (voi 2): a HIST there (a template of
+ * statsd_template_timer may have other VOIs)? */
+static bool
+series_has_hist(const struct statsblob *sb, uint16_t voi)
+{
+	const struct statsblobv1 *b = (const struct statsblobv1 *)sb;
+
+	return blob_nvois(b) > voi && b->vois[voi].id >= 0 &&
+	    blob_stat(b, &b->vois[voi], VS_STYPE_HIST) != NULL;
+}
+
 static enum series_result
 series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
     const struct sl_line *l, uint64_t now)
@@ -1052,6 +1139,17 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 			rec.x = x;
 			rec.y = y;
 			rc = engine_plan_apply(&s->plan, sb, &rec);
+			/* A timer's, histogram's or distribution's classic
+			 * and native buckets (VOIs 1 and 2,
+			 * series_tpl_classic(), series_tpl_native()). */
+			if (rc >= 0 && l->type != SL_COUNTER &&
+			    series_has_hist(sb, 1))
+				rc = engine_apply(sb, 1, STATS_OP_XY, 0, x, y,
+				    now);
+			if (rc >= 0 && l->type != SL_COUNTER &&
+			    series_has_hist(sb, 2))
+				rc = engine_apply(sb, 2, STATS_OP_XY, 0, x, y,
+				    now);
 		}
 		if (rc < 0)
 			res = SERIES_RANGE;

@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "daemon.h"
 #include "expo.h"
+#include "expo_pb.h"
 #include "methods.h"
 #include "registry.h"
 #include "view.h"
@@ -60,6 +61,7 @@ struct expo_index {
 	char		*stems;
 	size_t		 plen, pcap, pdead;
 	uint64_t	 kcid, kstats, dormant;
+	uint64_t	 rules;		/* prom_rules_gen() of the stems */
 	uint64_t	 made_ns;
 	bool		 valid;
 };
@@ -269,7 +271,7 @@ hset_has(const struct handle_set *hs, uint32_t h)
  * Returns: it; NULL for -ENOMEM (the index as it was is kept).
  */
 static struct expo_index *
-expo_index(struct statsd *d, bool fresh)
+expo_index(struct statsd *d, bool fresh, const struct prom_rules *rules)
 {
 	struct expo_index *x = d->expo_ix;
 	struct registry_stats rs;
@@ -279,17 +281,21 @@ expo_index(struct statsd *d, bool fresh)
 	struct handle_set seen = { NULL, 0 };
 	char stem[PROM_NAME_MAX];
 	size_t n, i, a, b, nadd = 0, nkeep = 0, dead = 0;
+	bool restem;
 
 	registry_stats(d->reg, &rs);
-	if (x != NULL && x->valid && ((x->kcid == rs.kcid &&
-	    x->kstats == rs.kstats && x->dormant == rs.dormant) ||
-	    (!fresh && clock_now_ns() - x->made_ns < EXPO_INDEX_STALE_NS)))
+	/* Mapping rules rename statsd series: their stems change. */
+	if (x != NULL && x->valid && x->rules == prom_rules_gen(rules) &&
+	    ((x->kcid == rs.kcid && x->kstats == rs.kstats &&
+	    x->dormant == rs.dormant) || (!fresh && clock_now_ns() -
+	    x->made_ns < EXPO_INDEX_STALE_NS)))
 		return x;
 	if (x == NULL) {
 		if ((x = calloc(1, sizeof(*x))) == NULL)
 			return NULL;
 		d->expo_ix = x;
 	}
+	restem = x->rules != prom_rules_gen(rules);
 	n = registry_kstats(d->reg, &all);
 	keep = malloc((x->n > 0 ? x->n : 1) * sizeof(*keep));
 	add = malloc((n > 0 ? n : 1) * sizeof(*add));
@@ -304,6 +310,11 @@ expo_index(struct statsd *d, bool fresh)
 	for (i = 0; i < x->n; i++) {
 		uint32_t h = x->v[i].handle;
 
+		/* Other mapping rules: every stem is made again. */
+		if (restem) {
+			dead += ent_bytes(x, &x->v[i]);
+			continue;
+		}
 		if (h == 0 || registry_kstat_by_handle(d->reg, h) == NULL) {
 			dead += ent_bytes(x, &x->v[i]);
 			continue;
@@ -319,7 +330,7 @@ expo_index(struct statsd *d, bool fresh)
 
 		if (h != 0 && hset_has(&seen, h))
 			continue;
-		l = strlen(prom_stem(hd, stem, sizeof(stem)));
+		l = strlen(prom_stem_rules(rules, hd, stem, sizeof(stem)));
 		/* The names too: a page resumes inside a group by looking
 		 * its place up, whatever kstats went meanwhile. */
 		if (pool_add(&x->stems, &x->plen, &x->pcap, stem, l,
@@ -360,6 +371,7 @@ expo_index(struct statsd *d, bool fresh)
 	x->kcid = rs.kcid;
 	x->kstats = rs.kstats;
 	x->dormant = rs.dormant;
+	x->rules = prom_rules_gen(rules);
 	x->made_ns = clock_now_ns();
 	x->valid = true;
 	return x;
@@ -381,6 +393,8 @@ expo_init(struct statsd *d, struct expo *e, struct sbuf *buf, bool om,
 	e->peer = peer;
 	if (prom_begin(&e->out, buf, om) < 0)
 		return -ENOMEM;
+	/* The rules of the scrape's start, whatever a reload does. */
+	e->out.rules = prom_rules_ref(d->cfg.mapping);
 	nq = prom_parse_quantiles(d->cfg.http_quantiles, e->q);
 	if (nq > 0) {
 		e->out.quantiles = e->q;
@@ -392,7 +406,55 @@ expo_init(struct statsd *d, struct expo *e, struct sbuf *buf, bool om,
 void
 expo_done(struct expo *e)
 {
+	prom_rules_unref(e->out.rules);
+	e->out.rules = NULL;
 	prom_done(&e->out);
+	if (e->pb != NULL) {
+		expo_pb_free(e->pb);
+		sbuf_delete(e->out.buf);
+		e->out.buf = e->dest;
+		e->pb = NULL;
+	}
+}
+
+int
+expo_set_protobuf(struct expo *e)
+{
+	struct sbuf *text;
+	int r;
+
+	if (e->pb != NULL)
+		return 0;
+	if (e->out.om)
+		return -EINVAL;
+	if ((r = expo_pb_new(&e->pb)) < 0)
+		return r;
+	if ((text = sbuf_new_auto()) == NULL) {
+		expo_pb_free(e->pb);
+		e->pb = NULL;
+		return -ENOMEM;
+	}
+	e->dest = e->out.buf;
+	e->out.buf = text;
+	e->out.native = true;
+	return 0;
+}
+
+/* The protobuf format: the page's text into messages in e->dest. */
+static int
+expo_page_pb(struct expo *e)
+{
+	struct sbuf *text = e->out.buf;
+	int r;
+
+	if (sbuf_error(text) != 0)
+		return -ENOMEM;
+	r = expo_pb_feed(e->pb, sbuf_data(text), (size_t)sbuf_len(text),
+	    e->dest);
+	sbuf_clear(text);
+	if (r == 0 && e->done)
+		r = expo_pb_end(e->pb, e->dest);
+	return r == -EINVAL ? 0 : r;
 }
 
 /* Is k one e shows? */
@@ -577,7 +639,8 @@ expo_page(struct statsd *d, struct expo *e, size_t bytes, uint64_t units)
 
 	if (e->done)
 		return 0;
-	if ((x = expo_index(d, !e->mid && e->after[0] == '\0')) == NULL)
+	if ((x = expo_index(d, !e->mid && e->after[0] == '\0',
+	    e->out.rules)) == NULL)
 		return -ENOMEM;
 	/* The group under way, or the first after the last one sent. */
 	lo = 0;
@@ -623,6 +686,8 @@ expo_page(struct statsd *d, struct expo *e, size_t bytes, uint64_t units)
 		e->done = true;
 		prom_end(&e->out);
 	}
+	if (e->pb != NULL)
+		return expo_page_pb(e);
 	return sbuf_error(e->out.buf) != 0 ? -ENOMEM : 0;
 }
 

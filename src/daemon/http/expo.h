@@ -49,6 +49,10 @@ struct expo {
 	int32_t				 linst;
 	uint64_t			 kstats, series;
 	uint64_t			 skipped;	/* not renderable */
+	/* The protobuf format (expo_set_protobuf()): pages are rendered
+	 * as text into out.buf, then read into messages in dest. */
+	struct expo_pb			*pb;
+	struct sbuf			*dest;
 };
 
 /* With the configured quantiles. Returns: 0; -ENOMEM. expo_done() frees
@@ -56,6 +60,14 @@ struct expo {
 int expo_init(struct statsd *d, struct expo *e, struct sbuf *buf, bool om,
     const struct peer *peer);
 void expo_done(struct expo *e);
+
+/*
+ * expo_set_protobuf: make e's pages Prometheus' delimited protobuf
+ * MetricFamily messages (expo_pb.h), native histograms included, into
+ * the buffer given to expo_init(). Returns: 0; -ENOMEM; -ENOTSUP in a
+ * statsd built without protobuf-c.
+ */
+int expo_set_protobuf(struct expo *e);
 
 /*
  * expo_page: render stems after e->after into e->out.buf until it holds

@@ -49,6 +49,7 @@
 #include "clock.h"
 #include "daemon.h"
 #include "expo.h"
+#include "expo_pb.h"
 #include "http.h"
 #include "log.h"
 #include "turns.h"
@@ -78,6 +79,8 @@
 
 #define CT_TEXT	"text/plain; version=0.0.4; charset=utf-8"
 #define CT_OM	"application/openmetrics-text; version=1.0.0; charset=utf-8"
+#define CT_PB	"application/vnd.google.protobuf; " \
+	"proto=io.prometheus.client.MetricFamily; encoding=delimited"
 
 struct http_conn;
 
@@ -535,6 +538,31 @@ wants_om(const char *accept)
 	return false;
 }
 
+/*
+ * Does the Accept header ask for Prometheus' protobuf format, delimited
+ * MetricFamily messages (with a weight above 0)? Prometheus asks for it
+ * first when its native histograms are on.
+ */
+static bool
+wants_pb(const char *accept)
+{
+	const char *p = accept;
+
+	while (p != NULL && (p = strstr(p, "application/vnd.google.protobuf"))
+	    != NULL) {
+		const char *end = strchr(p, ','), *q = strstr(p, "q=");
+		const char *proto = strstr(p, "proto=io.prometheus.client."
+		    "MetricFamily"), *enc = strstr(p, "encoding=delimited");
+
+		if (proto != NULL && enc != NULL && (end == NULL ||
+		    (proto < end && enc < end)) && (q == NULL ||
+		    (end != NULL && q > end) || strtod(q + 2, NULL) > 0))
+			return true;
+		p = end;
+	}
+	return false;
+}
+
 static void
 send_text(struct evhttp_request *req, int code, const char *reason,
     const char *text)
@@ -555,12 +583,13 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 {
 	struct evkeyvalq *in = evhttp_request_get_input_headers(req);
 	const char *accept = evhttp_find_header(in, "Accept");
-	bool om = accept != NULL && wants_om(accept);
+	bool pb = accept != NULL && expo_pb_available() && wants_pb(accept);
+	bool om = !pb && accept != NULL && wants_om(accept);
 	struct http_conn *conn;
 	struct scrape *s;
 
 	evhttp_add_header(evhttp_request_get_output_headers(req),
-	    "Content-Type", om ? CT_OM : CT_TEXT);
+	    "Content-Type", pb ? CT_PB : om ? CT_OM : CT_TEXT);
 	evhttp_add_header(evhttp_request_get_output_headers(req), "Vary",
 	    "Accept, Accept-Encoding");
 	if (evhttp_request_get_command(req) == EVHTTP_REQ_HEAD) {
@@ -577,7 +606,8 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	if (s == NULL || (s->text = sbuf_new_auto()) == NULL ||
 	    (s->turn = turns_peer_get(http->d->turns, turns_key_unique(
 	    http->d->turns), false)) == NULL ||
-	    expo_init(http->d, &s->e, s->text, om, &s->peer) < 0) {
+	    expo_init(http->d, &s->e, s->text, om, &s->peer) < 0 ||
+	    (pb && expo_set_protobuf(&s->e) < 0 && (expo_done(&s->e), true))) {
 		if (s != NULL) {
 			sbuf_delete(s->text);
 			turns_peer_put(http->d->turns, s->turn);
