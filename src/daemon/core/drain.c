@@ -379,16 +379,15 @@ drain_sched_slice(unsigned us)
 
 /* -------------------------------------------------------- self kstat */
 
-static void
-drain_self_update(struct drain *dr)
+/* The self kstat's values now, in drain_self_vois[] then front_stat_names[]
+ * order. Returns: how many. */
+static uint16_t
+drain_self_values(struct drain *dr, uint64_t *v)
 {
 	struct statsd *d = dr->d;
 	struct registry_stats rs;
 	struct drain_stats ds;
-	uint64_t v[NSELF_MAX];
 
-	if (dr->self == NULL)
-		return;
 	drain_stats(dr, &ds);
 	registry_stats(d->reg, &rs);
 	v[0] = dr->now - d->start_ns;
@@ -415,7 +414,36 @@ drain_self_update(struct drain *dr)
 	v[17] = d->expo_skipped;
 	v[18] = d->expo_conflicts;
 	front_stat_values(d->front, v + NSELF);
-	sysks_set(d, dr->self, v, (uint16_t)(NSELF + front_nstats), dr->now);
+	return (uint16_t)(NSELF + front_nstats);
+}
+
+/* Do v's values differ from those last written, uptime aside? */
+static bool
+drain_self_changed(const struct drain *dr, const uint64_t *v, uint16_t n)
+{
+	return dr->self_last == NULL || n != dr->self_n ||
+	    memcmp(v + 1, dr->self_last + 1, (n - 1) * sizeof(*v)) != 0;
+}
+
+/* Write the self kstat. Returns: whether anything but its uptime
+ * changed since it was last written. */
+static bool
+drain_self_update(struct drain *dr)
+{
+	uint64_t v[NSELF_MAX];
+	uint16_t n;
+	bool changed;
+
+	if (dr->self == NULL)
+		return false;
+	n = drain_self_values(dr, v);
+	changed = drain_self_changed(dr, v, n);
+	sysks_set(dr->d, dr->self, v, n, dr->now);
+	if (dr->self_last != NULL && n <= dr->self_n) {
+		memcpy(dr->self_last, v, n * sizeof(*v));
+		dr->self_n = n;
+	}
+	return changed;
 }
 
 static int
@@ -453,15 +481,42 @@ drain_tick_arm(struct drain *dr)
 	event_add(dr->ev_tick, &tv);
 }
 
+/*
+ * The tick runs while rings exist (their records are taken even if a
+ * wakeup is lost) and while the self kstat keeps changing; an idle statsd
+ * has no timer of its own running, and drain_after_turn() starts the tick
+ * again when a loop turn changed what the self kstat shows.
+ */
 static void
 drain_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct drain *dr = arg;
+	bool changed;
 
 	(void)fd;
 	(void)what;
 	drain_pass(dr, false);
-	drain_self_update(dr);
+	changed = drain_self_update(dr);
+	if (dr->nrings > 0 || changed)
+		drain_tick_arm(dr);
+}
+
+void
+drain_after_turn(struct drain *dr)
+{
+	uint64_t v[NSELF_MAX];
+	uint16_t n;
+
+	if (dr == NULL || event_pending(dr->ev_tick, EV_TIMEOUT, NULL))
+		return;
+	if (dr->nrings == 0) {
+		if (dr->self == NULL)
+			return;
+		dr->now = clock_now_ns();
+		n = drain_self_values(dr, v);
+		if (!drain_self_changed(dr, v, n))
+			return;
+	}
 	drain_tick_arm(dr);
 }
 
@@ -491,6 +546,12 @@ drain_new(struct statsd *d, struct drain **ret)
 	event_priority_set(dr->ev_poll, PRIO_DRAIN);
 	event_add(dr->ev_poll, NULL);
 	drain_sched_slice(d->cfg.drain_slice_us);
+	dr->self_last = calloc(NSELF_MAX, sizeof(*dr->self_last));
+	if (dr->self_last == NULL) {
+		drain_free(dr);
+		return -ENOMEM;
+	}
+	dr->self_n = NSELF_MAX;
 	(void)drain_self_create(dr);
 	dr->now = clock_now_ns();
 	drain_self_update(dr);
@@ -517,6 +578,7 @@ drain_free(struct drain *dr)
 		close(dr->poll_fd);
 	free(dr->spill_copy);
 	free(dr->merge_scratch);
+	free(dr->self_last);
 	free(dr);
 	return NULL;
 }

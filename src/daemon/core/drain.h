@@ -3,8 +3,9 @@
  * into the kstats' blobs, and statsd's own kstat (statsd:0:daemon).
  *
  * A ring is drained when its eventfd says a producer woke the daemon (at
- * PRIO_DRAIN, ahead of control traffic), and by a periodic tick that
- * catches wakeups the lock-free protocol may lose. Each pass takes at most
+ * PRIO_DRAIN, ahead of control traffic), and by a periodic tick, while
+ * rings exist, that catches wakeups the lock-free protocol may lose. Each
+ * pass takes at most
  * drain_batch records from a ring; what is left is taken by a backlog
  * pass that runs at control priority, one batch per ring per loop turn,
  * so that a flood of updates never stops control calls from being served.
@@ -42,11 +43,19 @@ struct drain_stats {
 	unsigned	rings;
 };
 
-/* Start the tick and create statsd's own kstat. Returns: 0; -errno. */
+/* Create statsd's own kstat and start the tick. Returns: 0; -errno. */
 int drain_new(struct statsd *d, struct drain **ret);
 
 /* Drain every ring one last time and free them. NULL-safe. */
 struct drain *drain_free(struct drain *dr);
+
+/*
+ * drain_after_turn: after each turn of the event loop. The tick runs only
+ * while rings exist or the self kstat changes: this starts it again when
+ * the turn attached a ring or changed what the self kstat shows (a
+ * client, a datagram, a scrape), so an idle statsd wakes for nothing.
+ */
+void drain_after_turn(struct drain *dr);
 
 /* A reloaded configuration: new tick period and limits. */
 void drain_reload(struct drain *dr);
