@@ -93,6 +93,9 @@ struct cl_kobj {
 	int32_t			 zone;		/* ALL_ZONES, GLOBAL_ZONEID, a
 						 * zone */
 	json_t			*tpl;		/* TemplateAdd parameters */
+	char			*tplkey;	/* tpl's text, or text as sure
+						 * to tell it (NULL: encode
+						 * tpl to know) */
 	char			*tplspec;	/* statsd's "<name>":<hash> */
 	bool			 join;		/* may join one that exists */
 	bool			 listed;	/* on cl.objs */

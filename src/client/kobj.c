@@ -33,6 +33,7 @@ cl_kobj_free(struct cl_kobj *o)
 	if (o == NULL)
 		return;
 	json_decref(o->tpl);
+	free(o->tplkey);
 	free(o->tplspec);
 	free(o);
 }
@@ -155,14 +156,16 @@ cl_tplregs_free_locked(void)
 /*
  * Register template tpl (TemplateAdd's parameters) on this connection,
  * once: later kstats of the same template name it by the spec statsd
- * gave, without sending it again. statsd keeps a template while a kstat
- * uses it, and a client's unused ones until that client needs the room:
- * a create that finds it gone (cl_tpl_forget_locked()) registers it
- * again. fresh: register even if remembered.
+ * gave, without sending it again. key is tpl's text, or a text that
+ * tells it as surely (NULL: encode tpl). statsd keeps a template while a
+ * kstat uses it, and a client's unused ones until that client needs the
+ * room: a create refused for a template statsd let go registers it again
+ * (fresh: even if this connection did).
  * Returns: 0 and *ret_spec (a copy); -errno (the last error says why).
  */
 static int
-cl_tpl_register_locked(json_t *tpl, bool fresh, char **ret_spec)
+cl_tpl_register_locked(json_t *tpl, const char *key, bool fresh,
+    char **ret_spec)
 {
 	struct vlc_reply rep;
 	struct cl_tplreg *t;
@@ -179,7 +182,7 @@ cl_tpl_register_locked(json_t *tpl, bool fresh, char **ret_spec)
 			*ret_spec = strdup(t->spec);
 			return *ret_spec != NULL ? 0 : -ENOMEM;
 		}
-	text = json_dumps(tpl, JSON_COMPACT);
+	text = key != NULL ? strdup(key) : json_dumps(tpl, JSON_COMPACT);
 	if (text == NULL)
 		return -ENOMEM;
 	hash = cl_tpl_hash(text);
@@ -283,7 +286,7 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 
 retry:
 	free(o->tplspec);
-	r = cl_tpl_register_locked(o->tpl, fresh, &o->tplspec);
+	r = cl_tpl_register_locked(o->tpl, o->tplkey, fresh, &o->tplspec);
 	if (r < 0)
 		return r;
 
@@ -465,7 +468,8 @@ cl_kobj_template_locked(struct cl_kobj **objs, size_t n, bool fresh)
 	size_t i;
 	int r;
 
-	r = cl_tpl_register_locked(objs[0]->tpl, fresh, &spec);
+	r = cl_tpl_register_locked(objs[0]->tpl, objs[0]->tplkey, fresh,
+	    &spec);
 	if (r < 0)
 		return r;
 	for (i = 0; i < n; i++) {
