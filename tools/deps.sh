@@ -2,7 +2,9 @@
 # deps.sh: install what building and testing statsd needs, from Debian's
 # packages, without prompting (Go and the reference varlink library only
 # build test_varlink_go.py's client; python3-statsd is test_statsd.py's
-# statsd client; binutils' nm reads the objects for tests/build/layers.py).
+# statsd client; binutils' nm reads the objects for tests/build/layers.py;
+# netdata-core and collectd-core are the peers tests/bench/idle_wakeups.py
+# measures beside statsd).
 # Does nothing when everything is present, so the Quick start commands are
 # cheap to re-run.
 set -eu
@@ -12,7 +14,7 @@ libevent-dev libjansson-dev libsystemd-dev check libck-dev
 clang libclang-rt-14-dev llvm systemd util-linux procps socat
 groff-base mandoc golang-go golang-github-varlink-go-dev varlink-go
 python3-prometheus-client prometheus zlib1g-dev
-python3-statsd"
+python3-statsd netdata-core collectd-core"
 
 missing=""
 for p in $PKGS; do

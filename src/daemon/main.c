@@ -203,18 +203,17 @@ struct mainloop {
 	struct event	*ev_watchdog, *ev_status;
 	struct timeval	 watchdog_tv;
 	struct status_key status;	/* as last sent */
+	uint64_t	 dgrams, kstats;	/* as the last turn left them */
 };
 
 static void
 status_now(struct statsd *d, struct status_key *k)
 {
 	struct registry_stats rs;
-	struct drain_stats ds;
 
 	registry_stats(d->reg, &rs);
-	drain_stats(d->drain, &ds);
 	k->clients = control_nconns(d->control);
-	k->rings = ds.rings;
+	k->rings = drain_rings(d->drain);
 	k->kstats = rs.kstats;
 	k->refused = !checkpoint_status(d->checkpoint, NULL);
 }
@@ -314,19 +313,26 @@ on_status(evutil_socket_t fd, short what, void *arg)
  * comes or systemd's watchdog is due: each of them is started again here,
  * after the turn that gave it work.
  *   - the drain's tick, while rings exist or the self kstat changes;
- *   - the checkpoint's pass, while peers that may change PERSISTENT kstats
- *     are there (one more pass follows the last of them);
+ *   - the checkpoint's pass, while clients are connected or datagrams
+ *     come or kstats come and go (series expire): what may change
+ *     PERSISTENT kstats (one more pass follows the last of them);
  *   - STATUS=, STATUS_PERIOD_S after what it says changed.
  */
 static void
 after_turn(struct mainloop *ml)
 {
 	struct statsd *d = ml->d;
+	struct registry_stats rs;
 	struct status_key k;
+	uint64_t dgrams = front_datagrams(d->front);
 
 	drain_after_turn(d->drain);
-	if (control_nconns(d->control) > 0 || front_series(d->front) > 0)
+	registry_stats(d->reg, &rs);
+	if (control_nconns(d->control) > 0 || dgrams != ml->dgrams ||
+	    rs.kstats != ml->kstats)
 		checkpoint_tick_wake(d->checkpoint);
+	ml->dgrams = dgrams;
+	ml->kstats = rs.kstats;
 	if (!event_pending(ml->ev_status, EV_TIMEOUT, NULL)) {
 		status_now(d, &k);
 		if (!status_same(&k, &ml->status)) {

@@ -6,7 +6,8 @@ no periodic STATUS=, checkpoint or expiry pass. Counted, not timed: the
 context switches the kernel counts for each of its threads
 (/proc/PID/task/*/status) over a few seconds of idleness. Then a datagram
 still reaches it, the tick starts again for a ring and stops after it, and
-SIGTERM still stops the receiver threads."""
+SIGTERM still stops the receiver threads. The series a datagram made
+does not keep statsd awake."""
 import os
 import socket
 import sys
@@ -84,6 +85,14 @@ s.close()
 check(wait_for(lambda: read_data(d, "statsd", 0, "daemon").get(
     "statsd_applied", 0) >= 1, "the datagram to be applied"),
     "a datagram after idleness is applied")
+# Its series lives on (statsd_ttl_s, an hour), and statsd looks for
+# series to expire once every sixtieth of it, not every second.
+check(settle(pid), "statsd falls quiet after a datagram")
+n, _ = idle_switches(pid)
+print("a series alive, no datagram: %d context switches in %.0f s" %
+      (n, WINDOW))
+check(n <= BOUND, "with a series and no datagram, statsd sleeps: %d "
+      "switches (at most %d)" % (n, BOUND))
 # The receiver threads block in poll(2) with no time-out: the stop wakes
 # them (stop() checks that statsd exits 0 on SIGTERM, in time).
 d.stop()

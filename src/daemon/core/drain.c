@@ -439,6 +439,7 @@ drain_self_update(struct drain *dr)
 	n = drain_self_values(dr, v);
 	changed = drain_self_changed(dr, v, n);
 	sysks_set(dr->d, dr->self, v, n, dr->now);
+	dr->self_at = dr->now;
 	if (dr->self_last != NULL && n <= dr->self_n) {
 		memcpy(dr->self_last, v, n * sizeof(*v));
 		dr->self_n = n;
@@ -483,41 +484,47 @@ drain_tick_arm(struct drain *dr)
 
 /*
  * The tick runs while rings exist (their records are taken even if a
- * wakeup is lost) and while the self kstat keeps changing; an idle statsd
- * has no timer of its own running, and drain_after_turn() starts the tick
- * again when a loop turn changed what the self kstat shows.
+ * wakeup is lost). Without rings the self kstat is written after the loop
+ * turn that changed it (drain_after_turn()), at most once a tick's
+ * period: a change within the period arms the tick once. An idle statsd
+ * has no timer of its own running.
  */
 static void
 drain_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct drain *dr = arg;
-	bool changed;
 
 	(void)fd;
 	(void)what;
 	drain_pass(dr, false);
-	changed = drain_self_update(dr);
-	if (dr->nrings > 0 || changed)
+	(void)drain_self_update(dr);
+	if (dr->nrings > 0)
 		drain_tick_arm(dr);
 }
 
 void
 drain_after_turn(struct drain *dr)
 {
-	uint64_t v[NSELF_MAX];
+	uint64_t v[NSELF_MAX], period;
 	uint16_t n;
 
 	if (dr == NULL || event_pending(dr->ev_tick, EV_TIMEOUT, NULL))
 		return;
-	if (dr->nrings == 0) {
-		if (dr->self == NULL)
-			return;
-		dr->now = clock_now_ns();
-		n = drain_self_values(dr, v);
-		if (!drain_self_changed(dr, v, n))
-			return;
+	if (dr->nrings > 0) {
+		drain_tick_arm(dr);
+		return;
 	}
-	drain_tick_arm(dr);
+	if (dr->self == NULL)
+		return;
+	dr->now = clock_now_ns();
+	n = drain_self_values(dr, v);
+	if (!drain_self_changed(dr, v, n))
+		return;
+	period = (uint64_t)dr->d->cfg.drain_interval_ms * 1000000u;
+	if (dr->now - dr->self_at >= period)
+		(void)drain_self_update(dr);
+	else
+		drain_tick_arm(dr);
 }
 
 int
@@ -587,6 +594,12 @@ void
 drain_reload(struct drain *dr)
 {
 	drain_tick_arm(dr);
+}
+
+unsigned
+drain_rings(const struct drain *dr)
+{
+	return dr != NULL ? dr->nrings : 0;
 }
 
 void

@@ -51,9 +51,10 @@ struct drain *drain_free(struct drain *dr);
 
 /*
  * drain_after_turn: after each turn of the event loop. The tick runs only
- * while rings exist or the self kstat changes: this starts it again when
- * the turn attached a ring or changed what the self kstat shows (a
- * client, a datagram, a scrape), so an idle statsd wakes for nothing.
+ * while rings exist: this starts it when the turn attached one, and
+ * writes the self kstat when the turn changed what it shows (a client, a
+ * datagram, a scrape), at most once a drain_interval_ms (a change within
+ * it arms the tick once). An idle statsd wakes for nothing.
  */
 void drain_after_turn(struct drain *dr);
 
@@ -61,6 +62,9 @@ void drain_after_turn(struct drain *dr);
 void drain_reload(struct drain *dr);
 
 void drain_stats(const struct drain *dr, struct drain_stats *ret);
+
+/* Rings attached now (dr NULL: 0): drain_stats()' rings, in O(1). */
+unsigned drain_rings(const struct drain *dr);
 
 /*
  * drain_ring_new: a new ring of 2^cap_log2 records for c's owner, with an

@@ -65,6 +65,7 @@ struct drain {
 	 * now's, after each loop turn, to know whether to tick). */
 	uint64_t		*self_last;
 	uint16_t		 self_n;
+	uint64_t		 self_at;	/* when last written */
 	uint64_t		 now;		/* the current pass's time */
 	/* Private copies of spill buffers, and room to merge a blob in. */
 	uint8_t			*spill_copy;

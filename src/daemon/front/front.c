@@ -55,9 +55,13 @@
  * Info with it.
  */
 #define FRONT_TURN_BYTES	(256u * 1024u)
-/* Series looked at per expiry tick, once a second while series exist
- * or datagrams came. */
+/* Series looked at per second of the expiry tick's period. */
 #define FRONT_EXPIRE_BUDGET	16384
+/* The expiry tick's longest period, when no datagram came (a series then
+ * outlives its statsd_ttl_s by up to a sixtieth of it, a minute at most,
+ * and an idle statsd with series wakes once a minute, not every
+ * second). */
+#define FRONT_EXPIRE_QUIET_S	60
 
 /* The counters, in front_stat_names[]' order. */
 enum {
@@ -149,6 +153,7 @@ struct front {
 	unsigned		 rr;		/* the socket a turn starts at */
 	struct event		*ev_expire;
 	uint64_t		 expire_dgrams;	/* datagrams at the last tick */
+	unsigned		 expire_period;	/* seconds: the tick's now */
 	uint64_t		 st[FS_NSTATS];
 };
 
@@ -577,24 +582,37 @@ front_rx_start(struct front *f, struct front_sock *fs)
 }
 
 /*
- * The expiry tick: once a second while series exist (their TTLs) or
- * datagrams came since the last tick (drops the kernel counted after the
- * last datagram read); an idle front door has no timer running, and the
- * next datagram starts it (front_expire_wake()).
+ * The expiry tick: once a second while datagrams come (drops the kernel
+ * counted after the last datagram read are counted within a second), and
+ * while series exist but none came, once every sixtieth of statsd_ttl_s
+ * (1 to 60 s), to expire them. A front door with neither has no timer
+ * running, and the next datagram starts it (front_expire_wake()).
  */
-static void
-front_expire_arm(struct front *f)
+static unsigned
+front_expire_period(const struct front *f, bool quiet)
 {
-	struct timeval tv = { 1, 0 };
+	unsigned p = f->d->cfg.statsd_ttl_s / 60;
 
+	if (!quiet || p < 1)
+		return 1;
+	return p < FRONT_EXPIRE_QUIET_S ? p : FRONT_EXPIRE_QUIET_S;
+}
+
+static void
+front_expire_arm(struct front *f, unsigned period_s)
+{
+	struct timeval tv = { (time_t)period_s, 0 };
+
+	f->expire_period = period_s;
 	event_add(f->ev_expire, &tv);
 }
 
 static void
 front_expire_wake(struct front *f)
 {
-	if (!event_pending(f->ev_expire, EV_TIMEOUT, NULL))
-		front_expire_arm(f);
+	if (!event_pending(f->ev_expire, EV_TIMEOUT, NULL) ||
+	    f->expire_period > 1)
+		front_expire_arm(f, 1);
 }
 
 static void
@@ -603,6 +621,7 @@ front_expire_cb(evutil_socket_t fd, short what, void *arg)
 	struct front *f = arg;
 	struct series_stats ss;
 	unsigned i;
+	bool quiet;
 
 	(void)fd;
 	(void)what;
@@ -614,11 +633,13 @@ front_expire_cb(evutil_socket_t fd, short what, void *arg)
 		front_drops_read(f->socks[i].fd, &sl);
 		front_drops_count(f, &f->socks[i], &sl);
 	}
-	(void)series_expire(f->series, clock_now_ns(), FRONT_EXPIRE_BUDGET);
+	(void)series_expire(f->series, clock_now_ns(),
+	    FRONT_EXPIRE_BUDGET * f->expire_period);
 	series_stats(f->series, &ss);
-	if (ss.series > 0 || f->st[FS_DATAGRAMS] != f->expire_dgrams)
-		front_expire_arm(f);
+	quiet = f->st[FS_DATAGRAMS] == f->expire_dgrams;
 	f->expire_dgrams = f->st[FS_DATAGRAMS];
+	if (!quiet || (ss.series > 0 && f->d->cfg.statsd_ttl_s > 0))
+		front_expire_arm(f, front_expire_period(f, quiet));
 }
 
 /* ------------------------------------------------------------ the sockets */
@@ -854,7 +875,7 @@ front_new(struct statsd *d, const int *fds, size_t nfds, struct front **ret)
 	}
 	event_priority_set(f->ev_expire, PRIO_CONTROL);
 	event_priority_set(f->ev_more, PRIO_CONTROL);
-	front_expire_arm(f);
+	front_expire_arm(f, 1);
 	*ret = f;
 	return 0;
 fail:
@@ -947,12 +968,7 @@ front_stat_values(const struct front *f, uint64_t *v)
 }
 
 uint64_t
-front_series(const struct front *f)
+front_datagrams(const struct front *f)
 {
-	struct series_stats ss;
-
-	if (f == NULL)
-		return 0;
-	series_stats(f->series, &ss);
-	return ss.series;
+	return f != NULL ? f->st[FS_DATAGRAMS] : 0;
 }
