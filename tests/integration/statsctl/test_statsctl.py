@@ -30,7 +30,7 @@ GOLDEN = os.path.join(HERE, "golden")
 UPDATE = os.environ.get("STATSCTL_GOLDEN_UPDATE") == "1"
 COMPLETION = os.path.join(os.environ.get("STATSD_SRCDIR",
                                          os.path.join(HERE, "..", "..", "..")),
-                          "src", "client", "statsctl", "completion",
+                          "src", "statsctl", "completion",
                           "statsctl.bash")
 
 KINDS = {"name": "KINDS", "vois": [
