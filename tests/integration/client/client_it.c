@@ -271,6 +271,7 @@ static void
 mode_tplonce(int argc, char **argv)
 {
 	struct statistic_interface *si[3] = { NULL };
+	kstat_t *ks[5] = { NULL };
 	char nm[32];
 	int i;
 
@@ -285,7 +286,8 @@ mode_tplonce(int argc, char **argv)
 		kstat_named_t *v;
 
 		snprintf(nm, sizeof(nm), "konce%d", i);
-		ksp = kstat_create("it", 0, nm, "test", KSTAT_TYPE_NAMED, 2, 0);
+		ksp = ks[i] = kstat_create("it", 0, nm, "test",
+		    KSTAT_TYPE_NAMED, 2, 0);
 		check(ksp != NULL, "kstat_create %s", nm);
 		if (ksp == NULL)
 			continue;
@@ -305,6 +307,12 @@ mode_tplonce(int argc, char **argv)
 		    statistic_start(st) >= 0, "statistic %s: %s", nm,
 		    stats_client_strerror(cli));
 	}
+	for (i = 0; i < 3; i++)
+		if (si[i] != NULL)
+			(void)statistic_interface_remove(&si[i]);
+	for (i = 0; i < 5; i++)
+		if (ks[i] != NULL)
+			kstat_delete(ks[i]);
 }
 
 /* A template of one SUM VOI called name. */
