@@ -44,6 +44,7 @@
 #include <statsd/stats.h>
 
 #include "benchutil.h"
+#include "varlink_names.h"
 
 #ifndef STATSD_PATH
 #define STATSD_PATH	"statsd"
@@ -193,7 +194,7 @@ fill(stats_client_t *c, int tpl, size_t n)
 static void
 round_trips(size_t calls)
 {
-	static const char hello[] = "{\"method\":\"io.statsd.Hello\"}";
+	static const char hello[] = "{\"method\":\"" VL_M_HELLO "\"}";
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char buf[4096];
 	struct span s;

@@ -37,7 +37,7 @@ def other_bench(tmp):
     lib = os.path.join(obuild, "src", "client")
     out = os.path.join(tmp, "bench_create_other")
     subprocess.run(["cc", "-O2", "-std=c11", "-D_GNU_SOURCE", "-I",
-                    os.path.join(osrc, "include"), "-o", out,
+                    os.path.join(osrc, "include"), "-I", obuild, "-o", out,
                     os.path.join(HERE, "bench_create.c"),
                     os.path.join(osrc, "tests", "bench", "benchutil.c"),
                     os.path.join(lib, "libstatsclient.so.0"),

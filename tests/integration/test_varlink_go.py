@@ -45,7 +45,8 @@ env = dict(os.environ, GO111MODULE="off", GOFLAGS="", GOPROXY="off",
 # The IDL parses with the reference generator, and its Go builds.
 gen = os.path.join(gopath, "src", "iostatsd")
 os.makedirs(gen)
-shutil.copy(os.path.join(SRCDIR, "src", "daemon", "io.statsd.varlink"), gen)
+shutil.copy(os.path.join(SRCDIR, "src", "daemon", "proto",
+                         "io.statsd.varlink"), gen)
 p = run([GENERATOR, os.path.join(gen, "io.statsd.varlink")], cwd=gen,
         env=env, capture_output=True, text=True)
 check(p.returncode == 0, "varlink-go-interface-generator parses "
