@@ -160,7 +160,7 @@ static const struct cfg_key config_keys[] = {
 	K("ring_max_overflow_size", CFG_SIZE, ring_max_overflow_size, "64M", 0, 1073741824, true,
 	    "Largest overflow area a client may ask for or hand back."),
 	K("drain_interval_ms", CFG_UINT, drain_interval_ms, "50", 1, 10000, true,
-	    "Period of the drain tick, which runs while rings are attached and empties every ring even when no wakeup came. Without rings, statsd:0:daemon is written after what changed it, at most this often; an idle statsd runs no tick."),
+	    "Period of the drain tick, which runs while rings are attached and empties every ring even when no wakeup came; once no ring had records for a second, it ticks once a second until one has. Without rings, statsd:0:daemon is written after what changed it, at most this often; an idle statsd runs no tick."),
 	K("drain_poll_us", CFG_UINT, drain_poll_us, "50", 0, 10000, true,
 	    "After a drain pass that found records, rings are looked at again this often (in microseconds) until they stay empty for four looks, instead of waiting for the producer's wakeup: a burst is drained while it runs, and costs its producer no system call. 0: wait for wakeups at once."),
 	K("nice", CFG_INT, nice, "-10", (uint64_t)-20, 19, false,

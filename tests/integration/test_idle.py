@@ -99,13 +99,24 @@ d.stop()
 
 # A ring: the drain's tick runs while it exists, and statsd falls quiet
 # again once its client is gone.
-d2 = Daemon(config="checkpoint_interval_ms = 100\n").start()
+# (A client keeps the checkpoint pass running, here every 5 s.)
+d2 = Daemon(config="checkpoint_interval_ms = 5000\n").start()
 rc = RingClient(d2.sock)
 check(rc.cmd("connect") == "ok", "ring_client connects")
 check(rc.cmd("attach").startswith("ok"), "a ring attached")
 check(wait_for(lambda: read_data(d2, "statsd", 0, "daemon").get("rings")
                == 1, "the self kstat to count the ring"),
       "the self kstat counts the ring")
+# An idle ring: once no ring had records for a second, the tick comes once
+# a second (it came twenty times), and nothing else runs. The second of
+# fast ticks and the one-shot timers of the calls above first.
+time.sleep(7)
+n, _ = idle_switches(d2.proc.pid)
+print("an idle ring: %d context switches in %.0f s" % (n, WINDOW))
+RING_BOUND = int(5 * WINDOW)    # the fast tick would make 60
+check(n <= RING_BOUND, "with an idle ring, statsd wakes about once a "
+      "second: %d switches in %.0f s (at most %d)" % (n, WINDOW,
+                                                      RING_BOUND))
 rc.quit()
 check(wait_for(lambda: read_data(d2, "statsd", 0, "daemon").get("rings")
                == 0, "the self kstat to see the ring gone"),

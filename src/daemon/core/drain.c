@@ -474,12 +474,41 @@ drain_self_create(struct drain *dr)
 /* ------------------------------------------------------------- the tick */
 
 static void
-drain_tick_arm(struct drain *dr)
+drain_tick_arm_ms(struct drain *dr, unsigned ms)
 {
-	unsigned ms = dr->d->cfg.drain_interval_ms;
 	struct timeval tv = { ms / 1000, (long)(ms % 1000) * 1000 };
 
 	event_add(dr->ev_tick, &tv);
+}
+
+static void
+drain_tick_arm(struct drain *dr)
+{
+	drain_tick_arm_ms(dr, dr->d->cfg.drain_interval_ms);
+}
+
+/*
+ * While rings are attached the tick takes the records whose wakeup the
+ * lock-free protocol lost. Once no ring had records for a second of ticks,
+ * it ticks once a second instead: idle producers then cost statsd one
+ * wake-up a second, not twenty, and a lost wakeup waits that long at
+ * most. Any pass that takes records (a wakeup's) brings the period back.
+ */
+#define DRAIN_QUIET_TICK_MS	1000u
+
+static void
+drain_tick_rearm(struct drain *dr)
+{
+	unsigned ms = dr->d->cfg.drain_interval_ms;
+
+	if (dr->passes != dr->tick_passes) {
+		dr->tick_passes = dr->passes;
+		dr->tick_quiet = 0;
+	} else if ((uint64_t)++dr->tick_quiet * ms >= DRAIN_QUIET_TICK_MS &&
+	    ms < DRAIN_QUIET_TICK_MS) {
+		ms = DRAIN_QUIET_TICK_MS;
+	}
+	drain_tick_arm_ms(dr, ms);
 }
 
 /*
@@ -499,7 +528,7 @@ drain_tick_cb(evutil_socket_t fd, short what, void *arg)
 	drain_pass(dr, false);
 	(void)drain_self_update(dr);
 	if (dr->nrings > 0)
-		drain_tick_arm(dr);
+		drain_tick_rearm(dr);
 }
 
 void

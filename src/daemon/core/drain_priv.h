@@ -66,6 +66,8 @@ struct drain {
 	uint64_t		*self_last;
 	uint16_t		 self_n;
 	uint64_t		 self_at;	/* when last written */
+	uint64_t		 tick_passes;	/* passes at the last tick */
+	unsigned		 tick_quiet;	/* ticks since one took any */
 	uint64_t		 now;		/* the current pass's time */
 	/* Private copies of spill buffers, and room to merge a blob in. */
 	uint8_t			*spill_copy;
