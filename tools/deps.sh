@@ -7,7 +7,9 @@
 # examples/gunicorn_app.py for test_gunicorn.py and tools/run.sh;
 # protoc-c makes the C of Prometheus' metrics.proto, from the client
 # model's package, with libprotobuf-dev's timestamp.proto it imports, for
-# the protobuf exposition).
+# the protobuf exposition). The benchmarks' peers (netdata-core,
+# collectd-core, Etsy statsd from npm) are not needed by any test: the
+# benchmarks measure whichever of them is installed.
 # Does nothing when everything is present, so the Quick start commands are
 # cheap to re-run.
 set -eu

@@ -98,6 +98,7 @@ cl_connect_steps_locked(void)
 	if (r < 0)
 		return cl_fail(r, "connect %s: %s", cl.path, strerror(-r));
 	cl.vlc = v;
+	cl.conn_serial++;
 	r = cl_hello_locked();
 	if (r < 0) {
 		cl.vlc = vlc_free(cl.vlc);
@@ -360,6 +361,7 @@ stats_client_close(stats_client_t *c)
 	/* What was created stays with statsd; forget how to re-create it. */
 	while (cl.objs != NULL)
 		cl_kobj_list_del(cl.objs);
+	cl_tplregs_free_locked();
 	atomic_store(&cl.watch_fd, -1);
 	atomic_store(&cl.watch_idle, 0);
 	if (cl.wakefd >= 0)

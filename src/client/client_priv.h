@@ -95,6 +95,9 @@ struct cl_kobj {
 	uint32_t		 ndata;		/* given to statsd (a RAW
 						 * kstat's bytes); 0: none */
 	json_t			*tpl;		/* TemplateAdd parameters */
+	char			*tplkey;	/* tpl's text, or text as sure
+						 * to tell it (NULL: encode
+						 * tpl to know) */
 	char			*tplspec;	/* statsd's "<name>":<hash> */
 	bool			 join;		/* may join one that exists */
 	bool			 listed;	/* on cl.objs */
@@ -116,6 +119,19 @@ struct cl_life {
 	void			*(*watch)(void *arg);
 };
 
+/* Templates registered on a connection, remembered: TemplateAdd goes
+ * once a connection, the kstats name the template by statsd's spec. */
+#define CL_TPLREGS		32
+
+struct cl_tplreg {
+	uint64_t		 conn;		/* cl.conn_serial; 0: unused */
+	uint64_t		 hash;		/* of text */
+	json_t			*obj;		/* held: the same object is the
+						 * same text, unencoded */
+	char			*text;		/* TemplateAdd's parameters */
+	char			*spec;		/* statsd's "<name>":<hash> */
+};
+
 struct stats_client {
 	pthread_mutex_t		 lock;
 	const struct cl_life	*life;		/* set once, never NULL
@@ -129,6 +145,10 @@ struct stats_client {
 	bool			 nospill;	/* rings without overflow areas */
 
 	struct vlc		*vlc;		/* NULL: not connected */
+	uint64_t		 conn_serial;	/* connections made, never
+						 * reset: names this one */
+	struct cl_tplreg	 tplregs[CL_TPLREGS];
+	unsigned		 tplreg_next;	/* the next to replace */
 	_Atomic int		 connected;
 	_Atomic int		 connecting;	/* a (re)connection runs */
 	bool			 privileged;
@@ -291,6 +311,9 @@ int cl_kobj_delete_locked(struct cl_kobj *o);
 
 /* After a reconnect: create every listed kobj again. cl.lock held. */
 void cl_kobjs_recreate_locked(void);
+
+/* Forget the templates connections registered (the client closes). */
+void cl_tplregs_free_locked(void);
 
 /* Free a kobj that is not listed. NULL-safe. */
 void cl_kobj_free(struct cl_kobj *o);

@@ -33,6 +33,7 @@ cl_kobj_free(struct cl_kobj *o)
 	if (o == NULL)
 		return;
 	json_decref(o->tpl);
+	free(o->tplkey);
 	free(o->tplspec);
 	free(o);
 }
@@ -89,6 +90,142 @@ cl_kobj_take(struct cl_kobj *o, json_t *ks)
 	    memory_order_release);
 	cl_image_take_locked(o);
 	return 0;
+}
+
+/* ------------------------------------------------------------- templates */
+
+static uint64_t
+cl_tpl_hash(const char *text)
+{
+	uint64_t h = 14695981039346656037ull;	/* FNV-1a */
+
+	for (; *text != '\0'; text++)
+		h = (h ^ (uint8_t)*text) * 1099511628211ull;
+	return h;
+}
+
+/* What this connection registered as text, if it did. */
+static struct cl_tplreg *
+cl_tplreg_find(const char *text, uint64_t hash)
+{
+	unsigned i;
+
+	for (i = 0; i < CL_TPLREGS; i++) {
+		struct cl_tplreg *t = &cl.tplregs[i];
+
+		if (t->conn == cl.conn_serial && t->hash == hash &&
+		    strcmp(t->text, text) == 0)
+			return t;
+	}
+	return NULL;
+}
+
+static void
+cl_tplreg_clear(struct cl_tplreg *t)
+{
+	json_decref(t->obj);
+	free(t->text);
+	free(t->spec);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Remember that this connection registered text as spec (both taken
+ * over), in place of the oldest entry. */
+static void
+cl_tplreg_add(json_t *obj, char *text, uint64_t hash, char *spec)
+{
+	struct cl_tplreg *t = &cl.tplregs[cl.tplreg_next++ % CL_TPLREGS];
+
+	cl_tplreg_clear(t);
+	t->conn = cl.conn_serial;
+	t->obj = json_incref(obj);
+	t->hash = hash;
+	t->text = text;
+	t->spec = spec;
+}
+
+void
+cl_tplregs_free_locked(void)
+{
+	unsigned i;
+
+	for (i = 0; i < CL_TPLREGS; i++)
+		cl_tplreg_clear(&cl.tplregs[i]);
+}
+
+/*
+ * Register template tpl (TemplateAdd's parameters) on this connection,
+ * once: later kstats of the same template name it by the spec statsd
+ * gave, without sending it again. key is tpl's text, or a text that
+ * tells it as surely (NULL: encode tpl). statsd keeps a template while a
+ * kstat uses it, and a client's unused ones until that client needs the
+ * room: a create refused for a template statsd let go registers it again
+ * (fresh: even if this connection did).
+ * Returns: 0 and *ret_spec (a copy); -errno (the last error says why).
+ */
+static int
+cl_tpl_register_locked(json_t *tpl, const char *key, bool fresh,
+    char **ret_spec)
+{
+	struct vlc_reply rep;
+	struct cl_tplreg *t;
+	const char *spec = NULL;
+	char *text, *copy;
+	uint64_t hash;
+	int r;
+
+	*ret_spec = NULL;
+	/* The object registered already (a publisher's template, made once
+	 * for its id): no need to encode it to know. */
+	for (t = cl.tplregs; !fresh && t < cl.tplregs + CL_TPLREGS; t++)
+		if (t->conn == cl.conn_serial && t->obj == tpl) {
+			*ret_spec = strdup(t->spec);
+			return *ret_spec != NULL ? 0 : -ENOMEM;
+		}
+	text = key != NULL ? strdup(key) : json_dumps(tpl, JSON_COMPACT);
+	if (text == NULL)
+		return -ENOMEM;
+	hash = cl_tpl_hash(text);
+	t = cl_tplreg_find(text, hash);
+	if (t != NULL && !fresh) {
+		free(text);
+		*ret_spec = strdup(t->spec);
+		return *ret_spec != NULL ? 0 : -ENOMEM;
+	}
+	if (t != NULL)
+		cl_tplreg_clear(t);
+	r = cl_call_locked(VL_M_TEMPLATE_ADD, json_incref(tpl), NULL, 0, &rep);
+	if (r < 0) {
+		free(text);
+		return r;
+	}
+	(void)json_unpack(rep.params, "{s:{s:s}}", "template", "spec", &spec);
+	if (spec == NULL) {
+		vlc_reply_done(&rep);
+		free(text);
+		return cl_fail(EPROTO, "TemplateAdd: a reply without the "
+		    "template's spec");
+	}
+	*ret_spec = strdup(spec);
+	copy = strdup(spec);
+	vlc_reply_done(&rep);
+	if (*ret_spec == NULL || copy == NULL) {
+		free(*ret_spec);
+		*ret_spec = NULL;
+		free(copy);
+		free(text);
+		return -ENOMEM;
+	}
+	cl_tplreg_add(tpl, text, hash, copy);
+	return 0;
+}
+
+/* Did statsd refuse a create for a template it no longer has? */
+static bool
+cl_no_template(const struct vlc_reply *rep)
+{
+	return rep->error != NULL &&
+	    strcmp(rep->error, VL_ERR_NO_SUCH_TEMPLATE) == 0;
 }
 
 /*
@@ -162,25 +299,14 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 {
 	struct vlc_reply rep;
 	json_t *p;
-	const char *spec = NULL;
-	bool revived = false;
+	bool revived = false, fresh = false;
 	int r;
 
-	r = cl_call_locked(VL_M_TEMPLATE_ADD, json_incref(o->tpl), NULL,
-	    0, &rep);
+retry:
+	free(o->tplspec);
+	r = cl_tpl_register_locked(o->tpl, o->tplkey, fresh, &o->tplspec);
 	if (r < 0)
 		return r;
-	(void)json_unpack(rep.params, "{s:{s:s}}", "template", "spec", &spec);
-	if (spec == NULL) {
-		vlc_reply_done(&rep);
-		return cl_fail(EPROTO, "TemplateAdd: a reply without the "
-		    "template's spec");
-	}
-	free(o->tplspec);
-	o->tplspec = strdup(spec);
-	vlc_reply_done(&rep);
-	if (o->tplspec == NULL)
-		return -ENOMEM;
 
 	p = json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:o}", "module",
 	    o->hdr.module, "instance", (int)o->hdr.instance, "name",
@@ -197,6 +323,11 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 		json_object_set_new(p, "path", cl_kobj_path_json(o));
 	cl_kobj_content_params(o, p);
 	r = cl_call_locked(VL_M_KSTAT_CREATE, p, NULL, 0, &rep);
+	if (r < 0 && !fresh && cl_no_template(&rep)) {
+		vlc_reply_done(&rep);
+		fresh = true;
+		goto retry;
+	}
 	if (r == -EEXIST && (o->join || again)) {
 		vlc_reply_done(&rep);
 		r = cl_kobj_join_locked(o, true);
@@ -367,6 +498,8 @@ cl_kobj_batch_locked(struct cl_kobj **objs, size_t n, bool join)
 	json_object_set_new(p, "kstats", names);
 	r = cl_call_locked(VL_M_KSTAT_CREATE_MANY, p, NULL, 0, &rep);
 	if (r < 0) {
+		if (cl_no_template(&rep))
+			r = -ESTALE;
 		vlc_reply_done(&rep);
 		return r;
 	}
@@ -387,30 +520,26 @@ cl_kobj_batch_locked(struct cl_kobj **objs, size_t n, bool join)
 	return r;
 }
 
-/* The template of objs[0] registered, its spec in every obj. */
+/* The template of objs[0] registered (fresh: even if this connection
+ * did), its spec in every obj. */
 static int
-cl_kobj_template_locked(struct cl_kobj **objs, size_t n)
+cl_kobj_template_locked(struct cl_kobj **objs, size_t n, bool fresh)
 {
-	struct vlc_reply rep;
-	const char *spec = NULL;
+	char *spec;
 	size_t i;
 	int r;
 
-	r = cl_call_locked(VL_M_TEMPLATE_ADD, json_incref(objs[0]->tpl), NULL,
-	    0, &rep);
+	r = cl_tpl_register_locked(objs[0]->tpl, objs[0]->tplkey, fresh,
+	    &spec);
 	if (r < 0)
 		return r;
-	(void)json_unpack(rep.params, "{s:{s:s}}", "template", "spec", &spec);
-	for (i = 0; i < n && spec != NULL; i++) {
+	for (i = 0; i < n; i++) {
 		free(objs[i]->tplspec);
 		objs[i]->tplspec = strdup(spec);
 		if (objs[i]->tplspec == NULL)
 			r = -ENOMEM;
 	}
-	vlc_reply_done(&rep);
-	if (spec == NULL)
-		return cl_fail(EPROTO, "TemplateAdd: a reply without the "
-		    "template's spec");
+	free(spec);
 	return r;
 }
 
@@ -440,16 +569,25 @@ int
 cl_kobj_create_many_locked(struct cl_kobj **objs, size_t n)
 {
 	size_t done = 0, m, i;
+	bool fresh = false;
 	int r;
 
 	if (n == 0)
 		return 0;
 	r = cl_ensure_locked();
 	if (r == 0)
-		r = cl_kobj_template_locked(objs, n);
+		r = cl_kobj_template_locked(objs, n, false);
 	while (r == 0 && done < n) {
 		m = n - done < CL_BATCH_MAX ? n - done : CL_BATCH_MAX;
 		r = cl_kobj_batch_locked(objs + done, m, objs[0]->join);
+		if (r == -ESTALE && !fresh) {
+			/* statsd let the template go: register it again. */
+			fresh = true;
+			r = cl_kobj_template_locked(objs, n, true);
+			continue;
+		}
+		if (r == -ESTALE)
+			r = -ENOENT;
 		if (r == 0)
 			done += m;
 		else if (r == -EEXIST && objs[0]->join)
@@ -506,7 +644,7 @@ cl_kobjs_recreate_locked(void)
 		for (next = o->next; next != NULL && n < CL_BATCH_MAX &&
 		    cl_kobj_same_kind(o, next); next = next->next)
 			batch[n++] = next;
-		if (n > 1 && cl_kobj_template_locked(batch, n) == 0 &&
+		if (n > 1 && cl_kobj_template_locked(batch, n, false) == 0 &&
 		    cl_kobj_batch_locked(batch, n, true) == 0)
 			continue;
 		for (i = 0; i < n && cl.vlc != NULL; i++)

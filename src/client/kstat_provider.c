@@ -365,11 +365,103 @@ kp_template(struct kp *p, json_t **ret)
 	}
 	for (c = text; *c != '\0'; c++)		/* FNV-1a */
 		h = (h ^ (uint8_t)*c) * 16777619u;
-	free(text);
 	snprintf(name, sizeof(name), "kstat.%s.%08x", ks_type_id(p->o->hdr.type),
 	    h);
 	*ret = json_pack("{s:s, s:o}", "name", name, "vois", vois);
+	/* The name and the VOIs' text tell the template: the connection
+	 * knows whether it registered it without encoding it again. */
+	free(p->o->tplkey);
+	p->o->tplkey = NULL;
+	if (*ret != NULL && asprintf(&p->o->tplkey, "%s %s", name, text) < 0)
+		p->o->tplkey = NULL;
+	free(text);
 	return *ret != NULL ? 0 : -ENOMEM;
+}
+
+/*
+ * The templates of the last NAMED layouts installed, by a text of the
+ * layout (each value's name, data type and string capacity): kstats of
+ * one layout share their template, made and encoded once, and the
+ * connection knows it registered it by the object alone (kobj.c). A
+ * process that makes thousands of kstats of a few layouts builds no JSON
+ * for them. cl.lock held.
+ */
+#define KP_TPLS		16
+
+static struct {
+	char	*shape;
+	json_t	*tpl;
+	char	*tplkey;
+} kp_tpls[KP_TPLS];
+static unsigned kp_tpls_next;
+
+/* A NAMED kstat's layout as text; NULL for another type or no memory. */
+static char *
+kp_shape(const struct kp *p)
+{
+	size_t len = 16, off;
+	unsigned i;
+	char *s;
+	int n;
+
+	if (p->type != KSTAT_TYPE_NAMED)
+		return NULL;
+	len += (size_t)p->ndata * (KSTAT_STRLEN + 24);
+	s = malloc(len);
+	if (s == NULL)
+		return NULL;
+	off = (size_t)snprintf(s, len, "N%u", p->ndata);
+	for (i = 0; i < p->ndata && off < len; i++) {
+		const kstat_named_t *kn = (const kstat_named_t *)p->data + i;
+
+		n = snprintf(s + off, len - off, "|%.*s/%u/%zu",
+		    (int)KSTAT_STRLEN, kn->name, (unsigned)kn->data_type,
+		    kn->data_type == KSTAT_DATA_STRING ? kp_string_cap(kn) :
+		    (size_t)0);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	if (off >= len) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* p's template and key (references), from the layouts made already or
+ * made now. Returns: 0; -errno. */
+static int
+kp_template_shared(struct kp *p, json_t **ret)
+{
+	char *shape = kp_shape(p);
+	unsigned i;
+	int r;
+
+	for (i = 0; shape != NULL && i < KP_TPLS; i++)
+		if (kp_tpls[i].shape != NULL &&
+		    strcmp(kp_tpls[i].shape, shape) == 0) {
+			free(shape);
+			free(p->o->tplkey);
+			p->o->tplkey = kp_tpls[i].tplkey != NULL ?
+			    strdup(kp_tpls[i].tplkey) : NULL;
+			*ret = json_incref(kp_tpls[i].tpl);
+			return 0;
+		}
+	r = kp_template(p, ret);
+	if (r < 0 || shape == NULL) {
+		free(shape);
+		return r;
+	}
+	i = kp_tpls_next++ % KP_TPLS;
+	free(kp_tpls[i].shape);
+	json_decref(kp_tpls[i].tpl);
+	free(kp_tpls[i].tplkey);
+	kp_tpls[i].shape = shape;
+	kp_tpls[i].tpl = json_incref(*ret);
+	kp_tpls[i].tplkey = p->o->tplkey != NULL ? strdup(p->o->tplkey) :
+	    NULL;
+	return 0;
 }
 
 /* ------------------------------------------------------- life cycle */
@@ -383,7 +475,7 @@ kp_install(struct kp *p)
 	if (p->installed)
 		return;
 	pthread_mutex_lock(&cl.lock);
-	r = kp_template(p, &tpl);
+	r = kp_template_shared(p, &tpl);
 	if (r < 0) {
 		pthread_mutex_unlock(&cl.lock);
 		return;

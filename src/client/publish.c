@@ -676,6 +676,48 @@ cl_tpl_json(int tpl_id, json_t **ret)
 	return *ret != NULL ? 0 : -ENOMEM;
 }
 
+/*
+ * TemplateAdd's parameters for tpl_id, made once while the template stays
+ * as it is (its name and hash, which adding a VOI changes): publishing a
+ * kstat of a template the connection registered then encodes nothing of
+ * it (cl_tpl_register_locked() knows the object). cl.lock held.
+ * Returns: 0 and *ret (a reference); -errno.
+ */
+#define CL_TPLJS	8
+
+static struct {
+	int	 id;
+	char	 spec[STATS_TPL_MAX_STR_SPEC_LEN + 8];
+	json_t	*tj;
+} cl_tpljs[CL_TPLJS];
+static unsigned cl_tpljs_next;
+
+static int
+cl_tpl_json_cached(int tpl_id, json_t **ret)
+{
+	char spec[STATS_TPL_MAX_STR_SPEC_LEN + 8];
+	unsigned i;
+	int r;
+
+	if (stats_tpl_id2spec((uint32_t)tpl_id, spec, sizeof(spec)) != 0)
+		return cl_tpl_json(tpl_id, ret);
+	for (i = 0; i < CL_TPLJS; i++)
+		if (cl_tpljs[i].tj != NULL && cl_tpljs[i].id == tpl_id &&
+		    strcmp(cl_tpljs[i].spec, spec) == 0) {
+			*ret = json_incref(cl_tpljs[i].tj);
+			return 0;
+		}
+	r = cl_tpl_json(tpl_id, ret);
+	if (r < 0)
+		return r;
+	i = cl_tpljs_next++ % CL_TPLJS;
+	json_decref(cl_tpljs[i].tj);
+	cl_tpljs[i].id = tpl_id;
+	memcpy(cl_tpljs[i].spec, spec, sizeof(spec));
+	cl_tpljs[i].tj = json_incref(*ret);
+	return 0;
+}
+
 /* ------------------------------------------------------------ public API */
 
 /* A new pub for the kstat module:instance:name of tj (borrowed) and
@@ -740,7 +782,7 @@ cl_publish_locked(int tpl_id, const struct stats_publish_name *names,
 	pubs = calloc(n > 0 ? n : 1, sizeof(*pubs));
 	if (pubs == NULL)
 		return -ENOMEM;
-	r = cl_tpl_json(tpl_id, &tj);
+	r = cl_tpl_json_cached(tpl_id, &tj);
 	if (r == 0)
 		r = cl_win_init_locked();
 	for (i = 0; r == 0 && i < n; i++) {

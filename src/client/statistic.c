@@ -125,9 +125,14 @@ si_template(struct statistic_interface *si, json_t **ret)
 	}
 	for (c = text; *c != '\0'; c++)		/* FNV-1a: one name a shape */
 		h = (h ^ (uint8_t)*c) * 16777619u;
-	free(text);
 	snprintf(name, sizeof(name), "linux.%08x", h);
 	*ret = json_pack("{s:s, s:o}", "name", name, "vois", vois);
+	/* The name and the VOIs' text tell the template (kobj.c). */
+	free(si->o->tplkey);
+	si->o->tplkey = NULL;
+	if (*ret != NULL && asprintf(&si->o->tplkey, "%s %s", name, text) < 0)
+		si->o->tplkey = NULL;
+	free(text);
 	return *ret != NULL ? 0 : -ENOMEM;
 }
 

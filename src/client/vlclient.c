@@ -353,14 +353,249 @@ vlc_reply_init(struct vlc_reply *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* ------------------------------------------------ long strings, fast */
+
+/*
+ * A reply may hold one long string: a Scrape page's text (a megabyte of
+ * Prometheus text or kstat -p lines). jansson decodes a string a byte at
+ * a time through its lexer, which cost statsctl several times what statsd
+ * spent rendering it. So the longest string of a large message is cut
+ * out, decoded here (RFC 8259 escapes, UTF-8 checked by json_stringn()),
+ * and put back in place of a marker the rest of the message cannot hold;
+ * jansson parses the rest. Anything this decoder does not take (a bad or
+ * NUL escape, a raw control byte) leaves the whole message to jansson,
+ * whose answer (and error) stands.
+ */
+#define VLC_LONG_STRING	4096u
+
+/* The longest string literal of buf[0, len) (buf[len] is NUL): its
+ * content's offset and length. Returns: whether one is that long. */
+static bool
+vlc_longest_string(const char *buf, size_t len, size_t *ret_off,
+    size_t *ret_n)
+{
+	size_t i = 0, best = 0, at = 0, start;
+
+	while (i < len) {
+		const char *q = memchr(buf + i, '"', len - i);
+
+		if (q == NULL)
+			break;
+		start = i = (size_t)(q - buf) + 1;
+		for (;;) {
+			i += strcspn(buf + i, "\\\"");
+			if (i >= len)
+				return false;	/* unterminated: jansson's */
+			if (buf[i] == '"')
+				break;
+			if (i + 1 >= len)
+				return false;
+			i += 2;			/* an escape and its char */
+		}
+		if (i - start > best) {
+			best = i - start;
+			at = start;
+		}
+		i++;
+	}
+	*ret_off = at;
+	*ret_n = best;
+	return best >= VLC_LONG_STRING;
+}
+
+static int
+vlc_hex4(const char *s, uint32_t *ret)
+{
+	uint32_t v = 0;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		char ch = s[k];
+
+		v <<= 4;
+		if (ch >= '0' && ch <= '9')
+			v |= (uint32_t)(ch - '0');
+		else if (ch >= 'a' && ch <= 'f')
+			v |= (uint32_t)(ch - 'a' + 10);
+		else if (ch >= 'A' && ch <= 'F')
+			v |= (uint32_t)(ch - 'A' + 10);
+		else
+			return -1;
+	}
+	*ret = v;
+	return 0;
+}
+
+/* Decode a string literal's content s[0, n) into out (n bytes of room:
+ * decoding never grows). Returns: the length; -1 for what jansson must
+ * judge. */
+static ssize_t
+vlc_unescape(const char *s, size_t n, char *out)
+{
+	size_t i = 0, o = 0;
+
+	while (i < n) {
+		size_t run = i;
+		uint32_t cp, lo;
+
+		while (run < n && s[run] != '\\' && (unsigned char)s[run] >= 0x20)
+			run++;
+		memcpy(out + o, s + i, run - i);
+		o += run - i;
+		i = run;
+		if (i >= n)
+			break;
+		if (s[i] != '\\' || i + 1 >= n)
+			return -1;		/* a raw control byte */
+		switch (s[i + 1]) {
+		case '"': out[o++] = '"'; break;
+		case '\\': out[o++] = '\\'; break;
+		case '/': out[o++] = '/'; break;
+		case 'b': out[o++] = '\b'; break;
+		case 'f': out[o++] = '\f'; break;
+		case 'n': out[o++] = '\n'; break;
+		case 'r': out[o++] = '\r'; break;
+		case 't': out[o++] = '\t'; break;
+		case 'u':
+			if (i + 6 > n || vlc_hex4(s + i + 2, &cp) < 0 || cp == 0)
+				return -1;
+			if (cp >= 0xdc00 && cp <= 0xdfff)
+				return -1;
+			if (cp >= 0xd800 && cp <= 0xdbff) {
+				if (i + 12 > n || s[i + 6] != '\\' ||
+				    s[i + 7] != 'u' ||
+				    vlc_hex4(s + i + 8, &lo) < 0 ||
+				    lo < 0xdc00 || lo > 0xdfff)
+					return -1;
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				    (lo - 0xdc00);
+				i += 6;
+			}
+			/* At most 4 bytes for 6 (12 for a pair) read. */
+			if (cp < 0x80) {
+				out[o++] = (char)cp;
+			} else if (cp < 0x800) {
+				out[o++] = (char)(0xc0 | (cp >> 6));
+				out[o++] = (char)(0x80 | (cp & 0x3f));
+			} else if (cp < 0x10000) {
+				out[o++] = (char)(0xe0 | (cp >> 12));
+				out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+				out[o++] = (char)(0x80 | (cp & 0x3f));
+			} else {
+				out[o++] = (char)(0xf0 | (cp >> 18));
+				out[o++] = (char)(0x80 | ((cp >> 12) & 0x3f));
+				out[o++] = (char)(0x80 | ((cp >> 6) & 0x3f));
+				out[o++] = (char)(0x80 | (cp & 0x3f));
+			}
+			i += 4;
+			break;
+		default:
+			return -1;
+		}
+		i += 2;
+	}
+	return (ssize_t)o;
+}
+
+/* Replace the one string of tree v equal to marker with str (taken).
+ * Returns: how many were replaced. */
+static int
+vlc_put_back(json_t *v, const char *marker, json_t *str)
+{
+	const char *key;
+	json_t *e;
+	size_t i;
+	int n = 0;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, e) {
+			if (json_is_string(e) &&
+			    strcmp(json_string_value(e), marker) == 0) {
+				if (n++ == 0)
+					json_object_set(v, key, str);
+			} else {
+				n += vlc_put_back(e, marker, str);
+			}
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, e) {
+			if (json_is_string(e) &&
+			    strcmp(json_string_value(e), marker) == 0) {
+				if (n++ == 0)
+					json_array_set(v, i, str);
+			} else {
+				n += vlc_put_back(e, marker, str);
+			}
+		}
+	}
+	return n;
+}
+
+/* buf[0, len) (buf[len] NUL) with its longest string decoded here, if
+ * long. Returns: the message; NULL to leave it all to jansson. */
+static json_t *
+vlc_load_long(const char *buf, size_t len)
+{
+	static const char marker[] = "vlc\\u0001long\\u0002string";
+	static const char marker_dec[] = "vlc\001long\002string";
+	size_t off, n, mlen = sizeof(marker) - 1;
+	json_t *m = NULL, *str;
+	char *text, *dec;
+	ssize_t dn;
+
+	if (len < VLC_LONG_STRING || !vlc_longest_string(buf, len, &off, &n))
+		return NULL;
+	/* The rest must not hold the marker, escaped or not. */
+	if (memmem(buf, off, marker, mlen) != NULL ||
+	    memmem(buf + off + n, len - off - n, marker, mlen) != NULL ||
+	    memmem(buf, off, marker_dec, sizeof(marker_dec) - 1) != NULL ||
+	    memmem(buf + off + n, len - off - n, marker_dec,
+	    sizeof(marker_dec) - 1) != NULL)
+		return NULL;
+	dec = malloc(n + 1);
+	if (dec == NULL)
+		return NULL;
+	dn = vlc_unescape(buf + off, n, dec);
+	str = dn < 0 ? NULL : json_stringn(dec, (size_t)dn);
+	free(dec);
+	if (str == NULL)
+		return NULL;
+	text = malloc(len - n + mlen + 1);
+	if (text != NULL) {
+		json_error_t jerr;
+
+		memcpy(text, buf, off);
+		memcpy(text + off, marker, mlen);
+		memcpy(text + off + mlen, buf + off + n, len - off - n);
+		m = json_loadb(text, len - n + mlen, JSON_REJECT_DUPLICATES,
+		    &jerr);
+		free(text);
+	}
+	if (m != NULL && vlc_put_back(m, marker_dec, str) != 1) {
+		json_decref(m);
+		m = NULL;
+	}
+	json_decref(str);
+	return m;
+}
+
+json_t *
+vlc_loadb(const char *buf, size_t len)
+{
+	json_error_t jerr;
+	json_t *m = vlc_load_long(buf, len);
+
+	return m != NULL ? m : json_loadb(buf, len, JSON_REJECT_DUPLICATES,
+	    &jerr);
+}
+
 /* Parse the message buf[0, end) (without its NUL) into *ret. */
 static int
 vlc_parse(struct vlc *c, size_t end, struct vlc_reply *ret)
 {
-	json_error_t jerr;
 	json_t *m, *p, *e, *cont;
 
-	m = json_loadb(c->buf, end, JSON_REJECT_DUPLICATES, &jerr);
+	m = vlc_loadb(c->buf, end);
 	if (m == NULL || !json_is_object(m)) {
 		json_decref(m);
 		return -EPROTO;

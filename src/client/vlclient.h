@@ -38,6 +38,14 @@
 struct vlc;
 
 /* One reply. Everything in it is owned by it until vlc_reply_done(). */
+/*
+ * vlc_loadb: the JSON message buf[0, len) (buf[len] must be its NUL), as
+ * json_loadb() with JSON_REJECT_DUPLICATES reads it, but with its longest
+ * string, if long (a Scrape page's text), decoded at memcpy speed.
+ * Returns: the value; NULL if it is not JSON.
+ */
+json_t *vlc_loadb(const char *buf, size_t len);
+
 struct vlc_reply {
 	json_t	*params;		/* "parameters", never NULL: {} */
 	char	*error;			/* "error", or NULL for success */

@@ -192,29 +192,53 @@ config_options(const struct statsd *d, struct config *c)
 
 /* ------------------------------------------------------------ signals */
 
+/* What the STATUS= line says; it is sent again only when this changed. */
+struct status_key {
+	unsigned	clients, rings;
+	uint64_t	kstats;
+	bool		refused;	/* PERSISTENT kstats refused */
+};
+
 struct mainloop {
 	struct statsd	*d;
 	struct event	*ev_term, *ev_int, *ev_hup;
 	struct event	*ev_watchdog, *ev_status;
 	struct timeval	 watchdog_tv;
+	struct status_key status;	/* as last sent */
+	uint64_t	 dgrams, kstats;	/* as the last turn left them */
 };
 
 static void
-notify_status(struct statsd *d)
+status_now(struct statsd *d, struct status_key *k)
 {
 	struct registry_stats rs;
-	struct drain_stats ds;
-
-	const char *why = "";
 
 	registry_stats(d->reg, &rs);
-	drain_stats(d->drain, &ds);
+	k->clients = control_nconns(d->control);
+	k->rings = drain_rings(d->drain);
+	k->kstats = rs.kstats;
+	k->refused = !checkpoint_status(d->checkpoint, NULL);
+}
+
+static bool
+status_same(const struct status_key *a, const struct status_key *b)
+{
+	return a->clients == b->clients && a->rings == b->rings &&
+	    a->kstats == b->kstats && a->refused == b->refused;
+}
+
+static void
+notify_status(struct mainloop *ml)
+{
+	struct status_key *k = &ml->status;
+	const char *why = "";
+
+	status_now(ml->d, k);
 	/* An unusable state directory is said wherever statsd reports. */
-	(void)checkpoint_status(d->checkpoint, &why);
+	(void)checkpoint_status(ml->d->checkpoint, &why);
 	sd_notifyf(0, "STATUS=serving %u clients, %llu kstats, %u rings%s%s",
-	    control_nconns(d->control), (unsigned long long)rs.kstats,
-	    ds.rings, why[0] != '\0' ? "; PERSISTENT kstats refused: " : "",
-	    why);
+	    k->clients, (unsigned long long)k->kstats, k->rings,
+	    why[0] != '\0' ? "; PERSISTENT kstats refused: " : "", why);
 }
 
 static void
@@ -260,7 +284,7 @@ on_reload(evutil_socket_t sig, short what, void *arg)
 		log_info("configuration reloaded");
 	}
 	sd_notify(0, "READY=1");
-	notify_status(d);
+	notify_status(ml);
 }
 
 static void
@@ -278,12 +302,47 @@ static void
 on_status(evutil_socket_t fd, short what, void *arg)
 {
 	struct mainloop *ml = arg;
-	struct timeval tv = { STATUS_PERIOD_S, 0 };
 
 	(void)fd;
 	(void)what;
-	notify_status(ml->d);
-	event_add(ml->ev_status, &tv);
+	notify_status(ml);
+}
+
+/*
+ * After each turn of the event loop: the timers that run only while
+ * there is something to do. An idle statsd (no client, no ring, no
+ * series, nothing changed) has none running, so it sleeps until a peer
+ * comes or systemd's watchdog is due: each of them is started again here,
+ * after the turn that gave it work.
+ *   - the drain's tick, while rings exist or the self kstat changes;
+ *   - the checkpoint's pass, while clients are connected or datagrams
+ *     come or kstats come and go (series expire): what may change
+ *     PERSISTENT kstats (one more pass follows the last of them);
+ *   - STATUS=, STATUS_PERIOD_S after what it says changed.
+ */
+static void
+after_turn(struct mainloop *ml)
+{
+	struct statsd *d = ml->d;
+	struct registry_stats rs;
+	struct status_key k;
+	uint64_t dgrams = front_datagrams(d->front);
+
+	drain_after_turn(d->drain);
+	registry_stats(d->reg, &rs);
+	if (control_nconns(d->control) > 0 || dgrams != ml->dgrams ||
+	    rs.kstats != ml->kstats)
+		checkpoint_tick_wake(d->checkpoint);
+	ml->dgrams = dgrams;
+	ml->kstats = rs.kstats;
+	if (!event_pending(ml->ev_status, EV_TIMEOUT, NULL)) {
+		status_now(d, &k);
+		if (!status_same(&k, &ml->status)) {
+			struct timeval tv = { STATUS_PERIOD_S, 0 };
+
+			event_add(ml->ev_status, &tv);
+		}
+	}
 }
 
 /* --------------------------------------------------------------- start */
@@ -555,12 +614,7 @@ run(struct statsd *d, bool foreground)
 	event_add(ml.ev_term, NULL);
 	event_add(ml.ev_int, NULL);
 	event_add(ml.ev_hup, NULL);
-	{
-		struct timeval tv = { STATUS_PERIOD_S, 0 };
-
-		event_priority_set(ml.ev_status, PRIO_CONTROL);
-		event_add(ml.ev_status, &tv);
-	}
+	event_priority_set(ml.ev_status, PRIO_CONTROL);
 	/* The watchdog is pinged at half its period from the control
 	 * priority: a loop that stops serving control stops pinging. */
 	if (sd_watchdog_enabled(0, &wd_usec) > 0 && wd_usec > 0) {
@@ -580,12 +634,15 @@ run(struct statsd *d, bool foreground)
 	    STATSD_VERSION, nl > 0 ? "activated sockets" : d->socket_path,
 	    d->runtime_dir, d->state_dir);
 	sd_notify(0, "READY=1");
-	notify_status(d);
+	notify_status(&ml);
 	if (ready_fd >= 0) {
 		(void)write(ready_fd, "", 1);
 		close(ready_fd);
 	}
-	event_base_dispatch(d->base);
+	/* A turn at a time (EVLOOP_ONCE: until every active event ran), so
+	 * that after_turn() sees what each turn changed. */
+	while (!d->stopping && event_base_loop(d->base, EVLOOP_ONCE) == 0)
+		after_turn(&ml);
 	r = 0;
 out:
 	/* Everything in the rings and the datagram sockets' threads goes

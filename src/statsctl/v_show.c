@@ -97,6 +97,28 @@ show_kstat(const struct sc_flat *f, void *arg)
 	return show_flush(sr);
 }
 
+/*
+ * -p: statsd renders kstat(1M)'s parseable lines itself (Scrape's kstat
+ * format, from the same renderer), and each page's text goes to stdout as
+ * it comes. Decoding every statistic as a flat JSON object, to render the
+ * same lines here, cost statsctl 18 s of CPU for 100,000 kstats of 30
+ * statistics.
+ */
+static int
+show_text_page(const json_t *page, void *arg)
+{
+	const json_t *t = json_object_get(page, "text");
+	bool *matched = arg;
+
+	if (!json_is_string(t))
+		return sc_error("statsd sent a Scrape reply without its text");
+	if (json_string_length(t) > 0) {
+		*matched = true;
+		fwrite(json_string_value(t), 1, json_string_length(t), stdout);
+	}
+	return 0;
+}
+
 /* One round: every selector, in order (a kstat two select shows
  * twice, as in kstat). */
 static int
@@ -138,7 +160,13 @@ show_once(struct sc *sc, const struct show *s, bool *matched)
 				    json_string(s->tags[j]));
 			json_object_set_new(p, "tags", t);
 		}
-		r = sc_flat_scrape(sc, p, show_kstat, &sr);
+		if (s->mode == KSFMT_PARSEABLE && !s->quiet) {
+			json_object_set_new(p, "format", json_string("kstat"));
+			r = sc_call_each(sc, VL_M_SCRAPE, p, show_text_page,
+			    matched);
+		} else {
+			r = sc_flat_scrape(sc, p, show_kstat, &sr);
+		}
 		if (sr.has_sel)
 			ks_selector_done(&sr.sel);
 		sr.has_sel = false;

@@ -4,7 +4,7 @@
  * and reply, error replies and their errno, descriptors with the message
  * they came with (also when two replies arrive in one read), a call that
  * times out and the late reply it leaves, a peer that hangs up, and
- * replies that are not varlink.
+ * replies that are not varlink; long strings decoded as jansson would.
  */
 #include <check.h>
 #include <errno.h>
@@ -395,6 +395,83 @@ START_TEST(not_varlink)
 }
 END_TEST
 
+/* A message with a long string s (JSON text, escapes as they are) at a
+ * place, for vlc_loadb(). */
+static char *
+long_msg(const char *before, const char *s, size_t reps, const char *after,
+    size_t *ret_len)
+{
+	size_t lb = strlen(before), ls = strlen(s), la = strlen(after), i;
+	char *m = malloc(lb + ls * reps + la + 1);
+
+	ck_assert_ptr_nonnull(m);
+	memcpy(m, before, lb);
+	for (i = 0; i < reps; i++)
+		memcpy(m + lb + i * ls, s, ls);
+	memcpy(m + lb + reps * ls, after, la + 1);
+	*ret_len = lb + ls * reps + la;
+	return m;
+}
+
+/* vlc_loadb() reads a message as json_loadb() does, whatever its long
+ * string holds; both refuse what is not JSON. */
+static void
+loads_as_jansson(const char *before, const char *s, size_t reps,
+    const char *after)
+{
+	json_error_t jerr;
+	size_t len;
+	char *m = long_msg(before, s, reps, after, &len);
+	json_t *a = vlc_loadb(m, len);
+	json_t *b = json_loadb(m, len, JSON_REJECT_DUPLICATES, &jerr);
+
+	if (b == NULL)
+		ck_assert_ptr_null(a);
+	else
+		ck_assert_msg(a != NULL && json_equal(a, b),
+		    "vlc_loadb differs from json_loadb for %.60s...", s);
+	json_decref(a);
+	json_decref(b);
+	free(m);
+}
+
+START_TEST(long_strings)
+{
+	/* A page's text: lines, quotes, a tab, escapes of every kind. */
+	loads_as_jansson("{\"parameters\":{\"format\":\"prometheus\","
+	    "\"text\":\"", "m{a=\\\"x\\\"} 1\\n\\t\\/\\b\\f\\r"
+	    "\\\\", 8000, "\",\"cursor\":\"prom:x\"},\"continues\":true}");
+	/* UTF-8 as it is, \u escapes of 1 to 3 bytes and a pair (4). */
+	loads_as_jansson("{\"parameters\":{\"text\":\"",
+	    "z\xc3\xbcrich \\u00e9\\u20ac\\ud83d\\ude00 \\u0041",
+	    4000, "\"}}");
+	/* In an array, after other strings. */
+	loads_as_jansson("{\"parameters\":{\"a\":[\"x\",\"",
+	    "0123456789abcdef", 5000, "\",\"y\"]}}");
+	/* Long keys are jansson's. */
+	loads_as_jansson("{\"parameters\":{\"", "k", 70000,
+	    "\":1}}");
+	/* What jansson refuses, refused: a lone low surrogate, a high one
+	 * alone, \u0000, a bad escape, a raw newline, bad UTF-8,
+	 * duplicate keys. */
+	loads_as_jansson("{\"t\":\"", "a\\udc00", 20000, "\"}");
+	loads_as_jansson("{\"t\":\"", "a\\ud800b", 20000, "\"}");
+	loads_as_jansson("{\"t\":\"", "a\\u0000", 20000, "\"}");
+	loads_as_jansson("{\"t\":\"", "a\\q", 20000, "\"}");
+	loads_as_jansson("{\"t\":\"", "a\n", 40000, "\"}");
+	loads_as_jansson("{\"t\":\"", "a\xff", 40000, "\"}");
+	loads_as_jansson("{\"t\":1,\"t\":\"", "abcd", 20000, "\"}");
+	/* Unterminated, and an escape at the very end. */
+	loads_as_jansson("{\"t\":\"", "abcd", 20000, "");
+	loads_as_jansson("{\"t\":\"", "abcd", 20000, "\\");
+	/* The rest holds the marker vlc_loadb puts in its place. */
+	loads_as_jansson("{\"m\":\"vlc\\u0001long\\u0002string\","
+	    "\"t\":\"", "abcd", 20000, "\"}");
+	/* Short messages take jansson's path. */
+	loads_as_jansson("{\"t\":\"", "ab\\u00e9", 10, "\"}");
+}
+END_TEST
+
 START_TEST(connect_errors)
 {
 	struct vlc *c;
@@ -425,6 +502,7 @@ vlclient_suite(void)
 	tcase_add_test(tc, hangup);
 	tcase_add_test(tc, not_varlink);
 	tcase_add_test(tc, connect_errors);
+	tcase_add_test(tc, long_strings);
 	suite_add_tcase(s, tc);
 	return s;
 }

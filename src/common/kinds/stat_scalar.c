@@ -301,14 +301,18 @@ stat_json_string(struct sbuf *buf, const char *s, size_t len)
 		    len - i)) > 0) {
 			sbuf_bcat(buf, s + i, u);
 			i += u - 1;
-		} else if (c == '"' || c == '\\')
-			sbuf_printf(buf, "\\%c", c);
-		else if (c == '\n')
-			sbuf_cat(buf, "\\n");
+		} else if (c == '"' || c == '\\') {
+			/* Not sbuf_printf(): a scrape's text has a quote or
+			 * two a line, and printf's cost was most of it. */
+			const char esc[2] = { '\\', (char)c };
+
+			sbuf_bcat(buf, esc, 2);
+		} else if (c == '\n')
+			sbuf_bcat(buf, "\\n", 2);
 		else if (c == '\t')
-			sbuf_cat(buf, "\\t");
+			sbuf_bcat(buf, "\\t", 2);
 		else if (c == '\r')
-			sbuf_cat(buf, "\\r");
+			sbuf_bcat(buf, "\\r", 2);
 		else if (c < 0x20 || c >= 0x7f)
 			sbuf_printf(buf, "\\u%04x", c);
 		else

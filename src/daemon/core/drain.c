@@ -379,16 +379,15 @@ drain_sched_slice(unsigned us)
 
 /* -------------------------------------------------------- self kstat */
 
-static void
-drain_self_update(struct drain *dr)
+/* The self kstat's values now, in drain_self_vois[] then front_stat_names[]
+ * order. Returns: how many. */
+static uint16_t
+drain_self_values(struct drain *dr, uint64_t *v)
 {
 	struct statsd *d = dr->d;
 	struct registry_stats rs;
 	struct drain_stats ds;
-	uint64_t v[NSELF_MAX];
 
-	if (dr->self == NULL)
-		return;
 	drain_stats(dr, &ds);
 	registry_stats(d->reg, &rs);
 	v[0] = dr->now - d->start_ns;
@@ -415,7 +414,37 @@ drain_self_update(struct drain *dr)
 	v[17] = d->expo_skipped;
 	v[18] = d->expo_conflicts;
 	front_stat_values(d->front, v + NSELF);
-	sysks_set(d, dr->self, v, (uint16_t)(NSELF + front_nstats), dr->now);
+	return (uint16_t)(NSELF + front_nstats);
+}
+
+/* Do v's values differ from those last written, uptime aside? */
+static bool
+drain_self_changed(const struct drain *dr, const uint64_t *v, uint16_t n)
+{
+	return dr->self_last == NULL || n != dr->self_n ||
+	    memcmp(v + 1, dr->self_last + 1, (n - 1) * sizeof(*v)) != 0;
+}
+
+/* Write the self kstat. Returns: whether anything but its uptime
+ * changed since it was last written. */
+static bool
+drain_self_update(struct drain *dr)
+{
+	uint64_t v[NSELF_MAX];
+	uint16_t n;
+	bool changed;
+
+	if (dr->self == NULL)
+		return false;
+	n = drain_self_values(dr, v);
+	changed = drain_self_changed(dr, v, n);
+	sysks_set(dr->d, dr->self, v, n, dr->now);
+	dr->self_at = dr->now;
+	if (dr->self_last != NULL && n <= dr->self_n) {
+		memcpy(dr->self_last, v, n * sizeof(*v));
+		dr->self_n = n;
+	}
+	return changed;
 }
 
 static int
@@ -445,14 +474,50 @@ drain_self_create(struct drain *dr)
 /* ------------------------------------------------------------- the tick */
 
 static void
-drain_tick_arm(struct drain *dr)
+drain_tick_arm_ms(struct drain *dr, unsigned ms)
 {
-	unsigned ms = dr->d->cfg.drain_interval_ms;
 	struct timeval tv = { ms / 1000, (long)(ms % 1000) * 1000 };
 
 	event_add(dr->ev_tick, &tv);
 }
 
+static void
+drain_tick_arm(struct drain *dr)
+{
+	drain_tick_arm_ms(dr, dr->d->cfg.drain_interval_ms);
+}
+
+/*
+ * While rings are attached the tick takes the records whose wakeup the
+ * lock-free protocol lost. Once no ring had records for a second of ticks,
+ * it ticks once a second instead: idle producers then cost statsd one
+ * wake-up a second, not twenty, and a lost wakeup waits that long at
+ * most. Any pass that takes records (a wakeup's) brings the period back.
+ */
+#define DRAIN_QUIET_TICK_MS	1000u
+
+static void
+drain_tick_rearm(struct drain *dr)
+{
+	unsigned ms = dr->d->cfg.drain_interval_ms;
+
+	if (dr->passes != dr->tick_passes) {
+		dr->tick_passes = dr->passes;
+		dr->tick_quiet = 0;
+	} else if ((uint64_t)++dr->tick_quiet * ms >= DRAIN_QUIET_TICK_MS &&
+	    ms < DRAIN_QUIET_TICK_MS) {
+		ms = DRAIN_QUIET_TICK_MS;
+	}
+	drain_tick_arm_ms(dr, ms);
+}
+
+/*
+ * The tick runs while rings exist (their records are taken even if a
+ * wakeup is lost). Without rings the self kstat is written after the loop
+ * turn that changed it (drain_after_turn()), at most once a tick's
+ * period: a change within the period arms the tick once. An idle statsd
+ * has no timer of its own running.
+ */
 static void
 drain_tick_cb(evutil_socket_t fd, short what, void *arg)
 {
@@ -461,8 +526,34 @@ drain_tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	drain_pass(dr, false);
-	drain_self_update(dr);
-	drain_tick_arm(dr);
+	(void)drain_self_update(dr);
+	if (dr->nrings > 0)
+		drain_tick_rearm(dr);
+}
+
+void
+drain_after_turn(struct drain *dr)
+{
+	uint64_t v[NSELF_MAX], period;
+	uint16_t n;
+
+	if (dr == NULL || event_pending(dr->ev_tick, EV_TIMEOUT, NULL))
+		return;
+	if (dr->nrings > 0) {
+		drain_tick_arm(dr);
+		return;
+	}
+	if (dr->self == NULL)
+		return;
+	dr->now = clock_now_ns();
+	n = drain_self_values(dr, v);
+	if (!drain_self_changed(dr, v, n))
+		return;
+	period = (uint64_t)dr->d->cfg.drain_interval_ms * 1000000u;
+	if (dr->now - dr->self_at >= period)
+		(void)drain_self_update(dr);
+	else
+		drain_tick_arm(dr);
 }
 
 int
@@ -491,6 +582,12 @@ drain_new(struct statsd *d, struct drain **ret)
 	event_priority_set(dr->ev_poll, PRIO_DRAIN);
 	event_add(dr->ev_poll, NULL);
 	drain_sched_slice(d->cfg.drain_slice_us);
+	dr->self_last = calloc(NSELF_MAX, sizeof(*dr->self_last));
+	if (dr->self_last == NULL) {
+		drain_free(dr);
+		return -ENOMEM;
+	}
+	dr->self_n = NSELF_MAX;
 	(void)drain_self_create(dr);
 	dr->now = clock_now_ns();
 	drain_self_update(dr);
@@ -517,6 +614,7 @@ drain_free(struct drain *dr)
 		close(dr->poll_fd);
 	free(dr->spill_copy);
 	free(dr->merge_scratch);
+	free(dr->self_last);
 	free(dr);
 	return NULL;
 }
@@ -525,6 +623,12 @@ void
 drain_reload(struct drain *dr)
 {
 	drain_tick_arm(dr);
+}
+
+unsigned
+drain_rings(const struct drain *dr)
+{
+	return dr != NULL ? dr->nrings : 0;
 }
 
 void

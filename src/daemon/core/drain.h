@@ -3,8 +3,9 @@
  * into the kstats' blobs, and statsd's own kstat (statsd:0:daemon).
  *
  * A ring is drained when its eventfd says a producer woke the daemon (at
- * PRIO_DRAIN, ahead of control traffic), and by a periodic tick that
- * catches wakeups the lock-free protocol may lose. Each pass takes at most
+ * PRIO_DRAIN, ahead of control traffic), and by a periodic tick, while
+ * rings exist, that catches wakeups the lock-free protocol may lose. Each
+ * pass takes at most
  * drain_batch records from a ring; what is left is taken by a backlog
  * pass that runs at control priority, one batch per ring per loop turn,
  * so that a flood of updates never stops control calls from being served.
@@ -42,16 +43,28 @@ struct drain_stats {
 	unsigned	rings;
 };
 
-/* Start the tick and create statsd's own kstat. Returns: 0; -errno. */
+/* Create statsd's own kstat and start the tick. Returns: 0; -errno. */
 int drain_new(struct statsd *d, struct drain **ret);
 
 /* Drain every ring one last time and free them. NULL-safe. */
 struct drain *drain_free(struct drain *dr);
 
+/*
+ * drain_after_turn: after each turn of the event loop. The tick runs only
+ * while rings exist: this starts it when the turn attached one, and
+ * writes the self kstat when the turn changed what it shows (a client, a
+ * datagram, a scrape), at most once a drain_interval_ms (a change within
+ * it arms the tick once). An idle statsd wakes for nothing.
+ */
+void drain_after_turn(struct drain *dr);
+
 /* A reloaded configuration: new tick period and limits. */
 void drain_reload(struct drain *dr);
 
 void drain_stats(const struct drain *dr, struct drain_stats *ret);
+
+/* Rings attached now (dr NULL: 0): drain_stats()' rings, in O(1). */
+unsigned drain_rings(const struct drain *dr);
 
 /*
  * drain_ring_new: a new ring of 2^cap_log2 records for c's owner, with an

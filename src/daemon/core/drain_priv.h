@@ -62,6 +62,13 @@ struct drain {
 						   records */
 	struct drain_stats	 gone;		/* of rings already freed */
 	struct reg_kstat	*self;
+	/* The self kstat's values as last written (idle: compared with
+	 * now's, after each loop turn, to know whether to tick). */
+	uint64_t		*self_last;
+	uint16_t		 self_n;
+	uint64_t		 self_at;	/* when last written */
+	uint64_t		 tick_passes;	/* passes at the last tick */
+	unsigned		 tick_quiet;	/* ticks since one took any */
 	uint64_t		 now;		/* the current pass's time */
 	/* Private copies of spill buffers, and room to merge a blob in. */
 	uint8_t			*spill_copy;

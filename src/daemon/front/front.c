@@ -13,6 +13,7 @@
  * threads while each sender's datagrams stay in one socket, in order.
  */
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <fcntl.h>
@@ -54,8 +55,13 @@
  * Info with it.
  */
 #define FRONT_TURN_BYTES	(256u * 1024u)
-/* Series looked at per expiry tick, once a second. */
+/* Series looked at per second of the expiry tick's period. */
 #define FRONT_EXPIRE_BUDGET	16384
+/* The expiry tick's longest period, when no datagram came (a series then
+ * outlives its statsd_ttl_s by up to a sixtieth of it, a minute at most,
+ * and an idle statsd with series wakes once a minute, not every
+ * second). */
+#define FRONT_EXPIRE_QUIET_S	60
 
 /* The counters, in front_stat_names[]' order. */
 enum {
@@ -140,14 +146,19 @@ struct front {
 	struct front_slab	 slab;		/* the loop's own */
 	int			 wake_fd;	/* threads: slabs filled */
 	struct event		*ev_wake;
+	int			 stop_fd;	/* threads: readable at stop */
 	/* A turn's work left over: the loop's own slab part applied (of
 	 * slab_fs), or the threads' slabs; the next turn takes it. */
 	struct front_sock	*slab_fs;
 	struct event		*ev_more;
 	unsigned		 rr;		/* the socket a turn starts at */
 	struct event		*ev_expire;
+	uint64_t		 expire_dgrams;	/* datagrams at the last tick */
+	unsigned		 expire_period;	/* seconds: the tick's now */
 	uint64_t		 st[FS_NSTATS];
 };
+
+static void front_expire_wake(struct front *f);
 
 /* Room for SCM_CREDENTIALS (the Unix socket's). */
 #define FRONT_CTL	CMSG_SPACE(sizeof(struct ucred))
@@ -388,6 +399,37 @@ front_read_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	front_read_turn(f, fs, FRONT_TURN_BYTES);
 	series_sync(f->series);
+	front_expire_wake(f);
+}
+
+/*
+ * Fill sl with what fs has, waiting for a datagram without a time-out:
+ * poll(2) on the socket and on the stop eventfd, so an idle thread sleeps
+ * until a datagram or the stop (a receive time-out would wake it for
+ * nothing, several times a second). shutdown(2) would wake a blocked
+ * receive too, but a socket systemd passed outlives statsd, to be passed
+ * again. Returns: datagrams received; 0 at a stop.
+ */
+static int
+front_rx_wait(struct front *f, struct front_sock *fs, struct front_slab *sl)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fs->fd, .events = POLLIN },
+		{ .fd = f->stop_fd, .events = POLLIN },
+	};
+	int n;
+
+	while (!atomic_load(&fs->stop)) {
+		front_slab_prepare(f, fs, sl);
+		n = recvmmsg(fs->fd, sl->msgs, f->batch, MSG_DONTWAIT, NULL);
+		if (n > 0)
+			return n;
+		/* A pending socket error (one an ICMP message left on a UDP
+		 * socket) was taken by that call; anything else waits. */
+		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+			break;
+	}
+	return 0;
 }
 
 /*
@@ -415,12 +457,7 @@ front_rx_main(void *arg)
 		pthread_mutex_unlock(&fs->mu);
 		if (atomic_load(&fs->stop))
 			break;
-		do {
-			front_slab_prepare(f, fs, sl);
-			/* SO_RCVTIMEO bounds the wait, so a stop is seen. */
-			n = recvmmsg(fs->fd, sl->msgs, f->batch,
-			    MSG_WAITFORONE, NULL);
-		} while (n <= 0 && !atomic_load(&fs->stop));
+		n = front_rx_wait(f, fs, sl);
 		if (n > 0)
 			front_drops_read(fs->fd, sl);
 		pthread_mutex_lock(&fs->mu);
@@ -495,6 +532,7 @@ front_wake_cb(evutil_socket_t fd, short what, void *arg)
 	if (front_threads_turn(f, FRONT_TURN_BYTES))
 		front_more(f);
 	series_sync(f->series);
+	front_expire_wake(f);
 }
 
 /* The next turn of the work a turn left. */
@@ -517,13 +555,9 @@ front_more_cb(evutil_socket_t fd, short what, void *arg)
 static int
 front_rx_start(struct front *f, struct front_sock *fs)
 {
-	struct timeval tv = { 0, 100000 };
 	unsigned i;
 	int r;
 
-	/* Blocking reads, woken at least every 100 ms to see a stop. */
-	(void)fcntl(fs->fd, F_SETFL, fcntl(fs->fd, F_GETFL) & ~O_NONBLOCK);
-	(void)setsockopt(fs->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (pthread_mutex_init(&fs->mu, NULL) != 0)
 		return -ENOMEM;
 	if (pthread_cond_init(&fs->cv, NULL) != 0) {
@@ -547,13 +581,47 @@ front_rx_start(struct front *f, struct front_sock *fs)
 	return 0;
 }
 
+/*
+ * The expiry tick: once a second while datagrams come (drops the kernel
+ * counted after the last datagram read are counted within a second), and
+ * while series exist but none came, once every sixtieth of statsd_ttl_s
+ * (1 to 60 s), to expire them. A front door with neither has no timer
+ * running, and the next datagram starts it (front_expire_wake()).
+ */
+static unsigned
+front_expire_period(const struct front *f, bool quiet)
+{
+	unsigned p = f->d->cfg.statsd_ttl_s / 60;
+
+	if (!quiet || p < 1)
+		return 1;
+	return p < FRONT_EXPIRE_QUIET_S ? p : FRONT_EXPIRE_QUIET_S;
+}
+
+static void
+front_expire_arm(struct front *f, unsigned period_s)
+{
+	struct timeval tv = { (time_t)period_s, 0 };
+
+	f->expire_period = period_s;
+	event_add(f->ev_expire, &tv);
+}
+
+static void
+front_expire_wake(struct front *f)
+{
+	if (!event_pending(f->ev_expire, EV_TIMEOUT, NULL) ||
+	    f->expire_period > 1)
+		front_expire_arm(f, 1);
+}
+
 static void
 front_expire_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct front *f = arg;
-	struct timeval tv = { 1, 0 };
-
+	struct series_stats ss;
 	unsigned i;
+	bool quiet;
 
 	(void)fd;
 	(void)what;
@@ -565,8 +633,13 @@ front_expire_cb(evutil_socket_t fd, short what, void *arg)
 		front_drops_read(f->socks[i].fd, &sl);
 		front_drops_count(f, &f->socks[i], &sl);
 	}
-	(void)series_expire(f->series, clock_now_ns(), FRONT_EXPIRE_BUDGET);
-	event_add(f->ev_expire, &tv);
+	(void)series_expire(f->series, clock_now_ns(),
+	    FRONT_EXPIRE_BUDGET * f->expire_period);
+	series_stats(f->series, &ss);
+	quiet = f->st[FS_DATAGRAMS] == f->expire_dgrams;
+	f->expire_dgrams = f->st[FS_DATAGRAMS];
+	if (!quiet || (ss.series > 0 && f->d->cfg.statsd_ttl_s > 0))
+		front_expire_arm(f, front_expire_period(f, quiet));
 }
 
 /* ------------------------------------------------------------ the sockets */
@@ -718,7 +791,6 @@ int
 front_new(struct statsd *d, const int *fds, size_t nfds, struct front **ret)
 {
 	const struct config *c = &d->cfg;
-	struct timeval tv = { 1, 0 };
 	bool have_udp = false, have_unix = false;
 	struct front *f;
 	char *path = NULL;
@@ -733,6 +805,7 @@ front_new(struct statsd *d, const int *fds, size_t nfds, struct front **ret)
 	f->bufsize = c->statsd_max_datagram;
 	f->threads = c->statsd_threads;
 	f->wake_fd = -1;
+	f->stop_fd = -1;
 	f->ev_expire = evtimer_new(d->base, front_expire_cb, f);
 	f->ev_more = evtimer_new(d->base, front_more_cb, f);
 	if (f->ev_expire == NULL || f->ev_more == NULL || (f->threads == 0 &&
@@ -742,7 +815,9 @@ front_new(struct statsd *d, const int *fds, size_t nfds, struct front **ret)
 	}
 	if (f->threads > 0) {
 		f->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		f->ev_wake = f->wake_fd < 0 ? NULL : event_new(d->base,
+		f->stop_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		f->ev_wake = f->wake_fd < 0 || f->stop_fd < 0 ? NULL :
+		    event_new(d->base,
 		    f->wake_fd, EV_READ | EV_PERSIST, front_wake_cb, f);
 		if (f->ev_wake == NULL) {
 			r = -ENOMEM;
@@ -800,7 +875,7 @@ front_new(struct statsd *d, const int *fds, size_t nfds, struct front **ret)
 	}
 	event_priority_set(f->ev_expire, PRIO_CONTROL);
 	event_priority_set(f->ev_more, PRIO_CONTROL);
-	event_add(f->ev_expire, &tv);
+	front_expire_arm(f, 1);
 	*ret = f;
 	return 0;
 fail:
@@ -815,9 +890,11 @@ front_free(struct front *f)
 
 	if (f == NULL)
 		return NULL;
-	/* The threads first: each sees its stop within SO_RCVTIMEO. */
+	/* The threads first: the stop eventfd ends a wait in poll(2), the
+	 * condition variable one for a free slab. */
 	for (i = 0; i < f->nsocks; i++) {
 		struct front_sock *fs = &f->socks[i];
+		const uint64_t one = 1;
 
 		if (!fs->th_started)
 			continue;
@@ -825,6 +902,7 @@ front_free(struct front *f)
 		atomic_store(&fs->stop, true);
 		pthread_cond_broadcast(&fs->cv);
 		pthread_mutex_unlock(&fs->mu);
+		(void)write(f->stop_fd, &one, sizeof(one));
 		pthread_join(fs->th, NULL);
 	}
 	/* What they received last is applied, and what is left of the
@@ -858,6 +936,8 @@ front_free(struct front *f)
 		event_free(f->ev_wake);
 	if (f->wake_fd >= 0)
 		close(f->wake_fd);
+	if (f->stop_fd >= 0)
+		close(f->stop_fd);
 	if (f->ev_expire != NULL)
 		event_free(f->ev_expire);
 	if (f->ev_more != NULL)
@@ -885,4 +965,10 @@ front_stat_values(const struct front *f, uint64_t *v)
 	v[FS_SERIES] = ss.series;
 	v[FS_CREATED] = ss.created;
 	v[FS_EXPIRED] = ss.expired;
+}
+
+uint64_t
+front_datagrams(const struct front *f)
+{
+	return f != NULL ? f->st[FS_DATAGRAMS] : 0;
 }

@@ -34,6 +34,9 @@ int front_new(struct statsd *d, const int *fds, size_t nfds,
  * Returns: NULL. */
 struct front *front_free(struct front *f);
 
+/* Datagrams received since the start (f NULL: 0). */
+uint64_t front_datagrams(const struct front *f);
+
 /* The counters, front_nstats of them, into v (f NULL: zeros). */
 void front_stat_values(const struct front *f, uint64_t *v);
 

@@ -999,7 +999,17 @@ checkpoint_tick_cb(evutil_socket_t fd, short what, void *arg)
 	(void)fd;
 	(void)what;
 	ck_pass_begin(c);
-	if (!event_pending(c->ev_tick, EV_TIMEOUT, NULL))
+	/* A failing state directory is tried again; otherwise the next
+	 * pass waits for checkpoint_tick_wake(), so that an idle statsd
+	 * wakes for nothing. */
+	if (c->why[0] != '\0' && !event_pending(c->ev_tick, EV_TIMEOUT, NULL))
+		ck_arm(c);
+}
+
+void
+checkpoint_tick_wake(struct checkpoint *c)
+{
+	if (c != NULL && !event_pending(c->ev_tick, EV_TIMEOUT, NULL))
 		ck_arm(c);
 }
 

@@ -58,10 +58,16 @@ struct checkpoint;
 struct reg_kstat;
 
 /* Returns: 0 and *ret; -ENOMEM. An unusable state directory is not an
- * error here: it is reported (checkpoint_status). The periodic write
- * starts at once. */
+ * error here: it is reported (checkpoint_status). The first periodic
+ * pass is due one checkpoint_interval_ms after the start. */
 int checkpoint_new(struct statsd *d, struct checkpoint **ret);
 struct checkpoint *checkpoint_free(struct checkpoint *c);
+
+/* The next periodic pass, one checkpoint_interval_ms from now unless one
+ * is due already. A pass does not schedule the next (but while the state
+ * directory fails): the caller wakes the tick while peers may change
+ * PERSISTENT kstats, so one pass follows the last change. NULL-safe. */
+void checkpoint_tick_wake(struct checkpoint *c);
 
 /*
  * checkpoint_load: restore templates, sample rates and PERSISTENT kstats

@@ -98,70 +98,100 @@ vl_stream_free(struct conn *c, struct vl_stream *s)
 
 /* ------------------------------------------------------------- validation */
 
+/*
+ * Where a value is in the message: a chain of frames up to the checked
+ * object (NULL). The path's text ("kstats[3].name") is made only when a
+ * value is refused: formatting it for every field of every call was a
+ * fifth of a KstatCreate.
+ */
+struct vl_where {
+	const struct vl_where	*up;
+	const char		*name;	/* a field */
+	long			 index;	/* its element; -1: the field */
+};
+
+/* Append w's path to bad (at *off, bounded by badlen). */
 static void
-vl_path_join(char *path, size_t len, const char *prefix, const char *name,
-    long index)
+vl_where_put(const struct vl_where *w, char *bad, size_t badlen, size_t *off)
 {
-	if (index >= 0)
-		snprintf(path, len, "%s%s%s[%ld]", prefix, prefix[0] != '\0' &&
-		    name[0] != '\0' ? "." : "", name, index);
-	else
-		snprintf(path, len, "%s%s%s", prefix, prefix[0] != '\0' ?
-		    "." : "", name);
+	int n;
+
+	if (w == NULL)
+		return;
+	vl_where_put(w->up, bad, badlen, off);
+	if (*off >= badlen)
+		return;
+	n = w->index >= 0 ?
+	    snprintf(bad + *off, badlen - *off, "%s%s[%ld]", *off > 0 &&
+	    w->name[0] != '\0' ? "." : "", w->name, w->index) :
+	    snprintf(bad + *off, badlen - *off, "%s%s", *off > 0 ? "." : "",
+	    w->name);
+	*off += n > 0 ? (size_t)n : 0;
+}
+
+/* Say where the refused value is. Returns: -EINVAL. */
+static int
+vl_where_bad(const struct vl_where *w, char *bad, size_t badlen)
+{
+	size_t off = 0;
+
+	if (badlen > 0) {
+		bad[0] = '\0';
+		vl_where_put(w, bad, badlen, &off);
+	}
+	return -EINVAL;
 }
 
 static int vl_check_struct(json_t *obj, const struct vl_field *fields,
-    const char *prefix, char *bad, size_t badlen, unsigned depth);
+    const struct vl_where *where, char *bad, size_t badlen,
+    unsigned depth);
 
 /* Check one value against a field's type (elem: the array's element). */
 static int
 vl_check_value(json_t *v, const struct vl_field *f, uint8_t type,
-    const char *path, char *bad, size_t badlen, unsigned depth)
+    const struct vl_where *where, char *bad, size_t badlen,
+    unsigned depth)
 {
 	switch (type) {
 	case VL_BOOL:
 		if (!json_is_boolean(v))
-			goto bad;
+			break;
 		return 0;
 	case VL_INT:
 		if (!json_is_integer(v) || json_integer_value(v) < f->min ||
 		    json_integer_value(v) > f->max)
-			goto bad;
+			break;
 		return 0;
 	case VL_STRING:
 		if (!json_is_string(v) ||
 		    json_string_length(v) > (size_t)f->max ||
 		    strlen(json_string_value(v)) != json_string_length(v))
-			goto bad;
+			break;
 		return 0;
 	case VL_OBJECT:
 		if (!json_is_object(v))
-			goto bad;
+			break;
 		return 0;
 	case VL_STRUCT:
 		if (!json_is_object(v))
-			goto bad;
-		return vl_check_struct(v, f->fields, path, bad, badlen,
+			break;
+		return vl_check_struct(v, f->fields, where, bad, badlen,
 		    depth + 1);
 	}
-bad:
-	snprintf(bad, badlen, "%s", path);
-	return -EINVAL;
+	return vl_where_bad(where, bad, badlen);
 }
 
 static int
 vl_check_struct(json_t *obj, const struct vl_field *fields,
-    const char *prefix, char *bad, size_t badlen, unsigned depth)
+    const struct vl_where *where, char *bad, size_t badlen,
+    unsigned depth)
 {
 	const struct vl_field *f;
 	const char *key;
 	json_t *v;
-	char path[256];
 
-	if (depth > 8) {
-		snprintf(bad, badlen, "%s", prefix);
-		return -EINVAL;
-	}
+	if (depth > 8)
+		return vl_where_bad(where, bad, badlen);
 	/* Unknown fields first: a misspelt optional field is named as
 	 * what it is, not reported as something else missing. */
 	json_object_foreach(obj, key, v) {
@@ -169,39 +199,35 @@ vl_check_struct(json_t *obj, const struct vl_field *fields,
 			if (strcmp(f->name, key) == 0)
 				break;
 		if (f->name == NULL) {
-			vl_path_join(bad, badlen, prefix, key, -1);
-			return -EINVAL;
+			struct vl_where at = { where, key, -1 };
+
+			return vl_where_bad(&at, bad, badlen);
 		}
 	}
 	for (f = fields; f->name != NULL; f++) {
+		struct vl_where at = { where, f->name, -1 };
+
 		v = json_object_get(obj, f->name);
-		vl_path_join(path, sizeof(path), prefix, f->name, -1);
 		if (v == NULL || json_is_null(v)) {
 			if (f->optional)
 				continue;
-			snprintf(bad, badlen, "%s", path);
-			return -EINVAL;
+			return vl_where_bad(&at, bad, badlen);
 		}
 		if (f->type == VL_ARRAY) {
 			size_t i;
 			json_t *e;
 
-			if (!json_is_array(v) || json_array_size(v) > f->maxn) {
-				snprintf(bad, badlen, "%s", path);
-				return -EINVAL;
-			}
+			if (!json_is_array(v) || json_array_size(v) > f->maxn)
+				return vl_where_bad(&at, bad, badlen);
 			json_array_foreach(v, i, e) {
-				char epath[256];
-
-				vl_path_join(epath, sizeof(epath), prefix,
-				    f->name, (long)i);
-				if (vl_check_value(e, f, f->elem, epath, bad,
+				at.index = (long)i;
+				if (vl_check_value(e, f, f->elem, &at, bad,
 				    badlen, depth) < 0)
 					return -EINVAL;
 			}
 			continue;
 		}
-		if (vl_check_value(v, f, f->type, path, bad, badlen,
+		if (vl_check_value(v, f, f->type, &at, bad, badlen,
 		    depth) < 0)
 			return -EINVAL;
 	}
@@ -844,7 +870,7 @@ varlink_conn_message(struct conn *c, const char *msg, size_t len)
 		    "reason", "\"parameters\" is not an object"));
 		goto out;
 	}
-	if (vl_check_struct(root, vl_envelope, "", bad, sizeof(bad), 0) < 0) {
+	if (vl_check_struct(root, vl_envelope, NULL, bad, sizeof(bad), 0) < 0) {
 		vl_protocol_error(c, VL_E_INVALID_PARAMETER,
 		    json_pack("{s:s}", "parameter", bad));
 		goto out;
@@ -886,7 +912,7 @@ varlink_conn_message(struct conn *c, const char *msg, size_t len)
 		params = json_object();
 		json_object_set_new(root, "parameters", params);
 	}
-	if (vl_check_struct(params, m->params, "", bad, sizeof(bad), 0) < 0) {
+	if (vl_check_struct(params, m->params, NULL, bad, sizeof(bad), 0) < 0) {
 		varlink_error_param(&call, bad);
 		goto out;
 	}

@@ -259,6 +259,117 @@ mode_publish(int argc, char **argv)
 	    "an unpublished blob refuses updates");
 }
 
+/* ----------------------------------------------- templates, once each */
+
+/*
+ * Kstats one call at a time, as applications make them: 20 published
+ * blobs of one template, 5 NAMED kstats of one shape, 3 Linux interfaces
+ * of one statistic. A connection sends each template once (the test
+ * counts statsd's TemplateAdd calls); every kstat is made all the same.
+ */
+static void
+mode_tplonce(int argc, char **argv)
+{
+	struct statistic_interface *si[3] = { NULL };
+	kstat_t *ks[5] = { NULL };
+	char nm[32];
+	int i;
+
+	(void)argc;
+	(void)argv;
+	for (i = 0; i < 20; i++) {
+		snprintf(nm, sizeof(nm), "once%d", i);
+		check(publish(nm, 0) != NULL, "publish %s", nm);
+	}
+	for (i = 0; i < 5; i++) {
+		kstat_t *ksp;
+		kstat_named_t *v;
+
+		snprintf(nm, sizeof(nm), "konce%d", i);
+		ksp = ks[i] = kstat_create("it", 0, nm, "test",
+		    KSTAT_TYPE_NAMED, 2, 0);
+		check(ksp != NULL, "kstat_create %s", nm);
+		if (ksp == NULL)
+			continue;
+		v = KSTAT_NAMED_PTR(ksp);
+		kstat_named_init(&v[0], "reqs", KSTAT_DATA_UINT64);
+		kstat_named_init(&v[1], "errs", KSTAT_DATA_UINT64);
+		kstat_install(ksp);
+		check(!(ksp->ks_flags & KSTAT_FLAG_INVALID), "install %s: %s",
+		    nm, stats_client_strerror(cli));
+	}
+	for (i = 0; i < 3; i++) {
+		struct statistic *st = NULL;
+
+		snprintf(nm, sizeof(nm), "it-once%d", i);
+		check(statistic_create_interface(&si[i], nm) == 0 &&
+		    statistic_create(&st, si[i], "calls", "calls") == 0 &&
+		    statistic_start(st) >= 0, "statistic %s: %s", nm,
+		    stats_client_strerror(cli));
+	}
+	for (i = 0; i < 3; i++)
+		if (si[i] != NULL)
+			(void)statistic_interface_remove(&si[i]);
+	for (i = 0; i < 5; i++)
+		if (ks[i] != NULL)
+			kstat_delete(ks[i]);
+}
+
+/* A template of one SUM VOI called name. */
+static int
+one_tpl(const char *name)
+{
+	struct voistatspec n[] = { STATS_VSS_SUM() };
+	int id = stats_tpl_fetch_allocid(name, 0);
+
+	if (id >= 0)
+		return id;
+	id = stats_tpl_alloc(name, 0);
+	check(id >= 0 && stats_tpl_add_voistats((uint32_t)id, 0, "n",
+	    VSD_DTYPE_INT_U64, NVSS(n), n, 0) == 0, "template %s", name);
+	return id;
+}
+
+/*
+ * statsd lets a template go that no kstat uses when its owner needs room
+ * (max_templates_per_uid = 2 here): the connection registered it, statsd
+ * forgot it; a new kstat of it is still made (the client registers it
+ * again).
+ */
+static void
+mode_tplevict(int argc, char **argv)
+{
+	struct statsblob *a, *b, *c;
+
+	(void)argc;
+	(void)argv;
+	a = stats_blob_publish(cli, one_tpl("ev1"), "it", 0, "ev1", "test", 0);
+	check(a != NULL, "publish ev1: %s", stats_client_strerror(cli));
+	check(a != NULL && stats_blob_unpublish(cli, a) == 0, "unpublish ev1");
+	b = stats_blob_publish(cli, one_tpl("ev2"), "it", 0, "ev2", "test", 0);
+	check(b != NULL, "publish ev2: %s", stats_client_strerror(cli));
+	/* ev3 takes ev1's room: statsd frees ev1, no kstat using it. */
+	c = stats_blob_publish(cli, one_tpl("ev3"), "it", 0, "ev3", "test", 0);
+	check(c != NULL, "publish ev3: %s", stats_client_strerror(cli));
+	check(b != NULL && stats_blob_unpublish(cli, b) == 0, "unpublish ev2");
+	/* ev1 again, which this connection registered and statsd let go. */
+	a = stats_blob_publish(cli, one_tpl("ev1"), "it", 0, "ev1b", "test",
+	    0);
+	check(a != NULL, "publish ev1 after statsd let it go: %s",
+	    stats_client_strerror(cli));
+	/* And many at once, of ev2, which statsd let go for ev1. */
+	{
+		struct stats_publish_name names[2] = {
+			{ "it", 0, "ev2a" }, { "it", 0, "ev2b" } };
+		struct statsblob *sb[2];
+
+		check(stats_blob_unpublish(cli, c) == 0, "unpublish ev3");
+		check(stats_blob_publish_many(cli, one_tpl("ev2"), names, 2,
+		    "test", 0, sb) == 0, "publish_many ev2 after statsd let "
+		    "it go: %s", stats_client_strerror(cli));
+	}
+}
+
 /* ------------------------------------------------------ two processes */
 
 /* n updates of 1 to VOI 0 of sb, flushed; print the client's counters. */
@@ -1264,6 +1375,8 @@ static const struct {
 	{ "kstat2", mode_kstat2 },
 	{ "statistic", mode_statistic },
 	{ "grow", mode_grow },
+	{ "tplonce", mode_tplonce },
+	{ "tplevict", mode_tplevict },
 };
 
 int

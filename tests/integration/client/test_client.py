@@ -257,4 +257,39 @@ for ex, args in (("stats_server", [d.sock, "20000"]),
 
 d.stop()
 d.cleanup()
+
+# A connection registers a template once: later kstats of it name it by
+# statsd's spec (statsd logs each call at debug level). 20 blobs of one
+# template, 5 NAMED kstats of one shape, 3 Linux interfaces of one
+# statistic: three TemplateAdd calls.
+d = Daemon(config="log_level = debug\n").start()
+run(d, "tplonce")
+check(len(read_data(d, "it", 0, "once19")) > 0, "the last blob is there")
+with open(d.logpath, errors="replace") as f:
+    adds = f.read().count("io.statsd.TemplateAdd")
+check(adds == 3, "three templates, one TemplateAdd each (%d)" % adds)
+d.stop()
+d.cleanup()
+
+# statsd lets a template that no kstat uses go when its owner needs the
+# room: the client, which registered it on this connection, registers it
+# again for its next kstat (as nobody: the per-user limit holds for
+# unprivileged peers).
+LIBSTATSCLIENT = os.environ.get("LIBSTATSCLIENT", "")
+if LIBSTATSCLIENT:
+    import shutil
+    stage_dir = os.path.dirname(harness.stage(CLIENT_IT))
+    shutil.copy(LIBSTATSCLIENT, os.path.join(stage_dir,
+                                             "libstatsclient.so.0"))
+    os.chmod(os.path.join(stage_dir, "libstatsclient.so.0"), 0o755)
+    d = Daemon(config="max_templates_per_uid = 2\n").start()
+    p = harness.run(harness.as_user([CLIENT_IT, "tplevict", d.sock]),
+                    stdin=subprocess.DEVNULL, capture_output=True,
+                    text=True, timeout=DEADLINE,
+                    env=dict(os.environ, LD_LIBRARY_PATH=stage_dir))
+    check(p.returncode == 0, "client_it tplevict as nobody:\n%s%s" % (
+        p.stdout[-3000:], p.stderr[-3000:]))
+    check(len(read_data(d, "it", 0, "ev2b")) > 0, "ev2b was made")
+    d.stop()
+    d.cleanup()
 finish()
