@@ -150,8 +150,11 @@ def test_row11_buffered_bytes_bounded():
     r = h.cmd(op="pipeline", n=60, calls=400, method="io.statsd.Scrape",
               parameters={"format": "json"})
     # Each call asks for a reply of some 40 KiB: without the quota the
-    # connections would hold max_output / 4 each, 15 MiB together.
-    check(r.get("sent", 0) > 60 * 100 * 60, "the attacker sent %d bytes "
+    # connections would hold max_output / 4 each, 15 MiB together. statsd
+    # reads a connection's calls only as it answers them, and stops once
+    # the user's connections hold half of max_buffered_per_uid, so the
+    # attacker's own socket buffers hold most of what it tries to send.
+    check(r.get("sent", 0) > 60 * 50 * 60, "the attacker sent %d bytes "
           "of calls" % r.get("sent", 0))
     peak = [0]
 
@@ -160,8 +163,9 @@ def test_row11_buffered_bytes_bounded():
         peak[0] = max(peak[0], u)
         check(u <= limit, "nobody holds at most max_buffered_per_uid: %d"
               % u, count=False)
-        return quotas(d)["refusals"] > 0
-    wait_for(pressed, "a connection refused at max_buffered_per_uid")
+        return quotas(d)["refusals"] > 0 or u >= limit // 2
+    wait_for(pressed, "the attack pressing max_buffered_per_uid (half of "
+             "it held, or a connection refused)")
     print("nobody held %d buffered bytes at the peak" % peak[0])
     check(peak[0] > 0, "the attack held buffers (peak %d)" % peak[0])
     check(d.alive(), "statsd answers root meanwhile")

@@ -224,15 +224,44 @@ conn_kick(struct cpriv *cp)
 		event_active(cp->ev_kick, EV_TIMEOUT, 0);
 }
 
-/* Update the throttle state after the output queue changed. */
+/*
+ * Are the connections of cp's user, together, past half of what they may
+ * buffer (max_buffered_per_uid)? Then each of them stops taking calls
+ * until its replies are read, as one connection does past a quarter of
+ * max_output: a user that reads slowly on many connections at once is
+ * slowed down, not disconnected for passing the limit it would
+ * otherwise reach between them (eight connections at a quarter of
+ * max_output each would reach it).
+ */
+static bool
+conn_uid_pressed(const struct cpriv *cp)
+{
+	const struct statsd *d = cp->ctl->d;
+
+	return !cp->pub.peer.privileged && quota_used(d->quota,
+	    cp->pub.peer.uid, QUOTA_BUFFERED) > d->cfg.max_buffered_per_uid / 2;
+}
+
+/* Should the connection stop taking calls, its output as it is now? */
+static bool
+conn_output_high(const struct cpriv *cp)
+{
+	return cp->out_bytes > cp->ctl->d->cfg.max_output / 4 ||
+	    (cp->out_bytes > 0 && conn_uid_pressed(cp));
+}
+
+/* Update the throttle state after the output queue changed. A throttled
+ * connection takes calls again once its output is nearly all read, or
+ * all of it (whatever its user's other connections hold). */
 static void
 conn_throttle_update(struct cpriv *cp)
 {
 	size_t max = cp->ctl->d->cfg.max_output;
 
-	if (!cp->throttled && cp->out_bytes > max / 4) {
+	if (!cp->throttled && conn_output_high(cp)) {
 		cp->throttled = true;
-	} else if (cp->throttled && cp->out_bytes <= max / 16) {
+	} else if (cp->throttled && (cp->out_bytes == 0 ||
+	    (cp->out_bytes <= max / 16 && !conn_uid_pressed(cp)))) {
 		cp->throttled = false;
 		conn_kick(cp);
 	}
@@ -358,7 +387,7 @@ control_send(struct conn *c, char *data, size_t len, int *fds, size_t nfds)
 		goto disconnect;
 	if (conn_queue(cp, data, len, fds, nfds) < 0)
 		goto disconnect;
-	if (cp->out_bytes > max / 4)
+	if (conn_output_high(cp))
 		cp->throttled = true;
 	return 0;
 disconnect:
