@@ -22,6 +22,7 @@
 #define STATSD_PROTOCOL	1
 
 struct event_base;
+struct conn;
 struct control;
 struct registry;
 struct drain;
@@ -34,6 +35,22 @@ struct zones;
 struct front;
 struct vl_methods;
 struct turns;
+
+/*
+ * What statsd's own kstat shows of the modules above the drain, which the
+ * drain may not call (tests/build/layers.py): the control socket's
+ * connections and the front door's counters. main.c fills it before the
+ * drain starts.
+ */
+struct statsd;
+struct self_feed {
+	const char *const *names;	/* the front door's counters */
+	unsigned	   n;
+	/* The connections now, and the n counters into v, which has room
+	 * for max (none are written if n > max). */
+	void		 (*values)(const struct statsd *d, uint64_t *clients,
+			    uint64_t *v, unsigned max);
+};
 
 struct statsd {
 	struct config	 cfg;
@@ -72,6 +89,11 @@ struct statsd {
 	struct http	*http;
 	const char	*http_listen;	/* --http-listen; NULL: the config's */
 	uint64_t	 expo_skipped, expo_conflicts, expo_scrapes;
+	struct self_feed self_feed;	/* for statsd's own kstat */
+	/* Told when a control connection closes, before its state goes.
+	 * The drain sets it (a ring dies with its connection), so that the
+	 * protocol layer names no subsystem. */
+	void		(*conn_closed)(struct statsd *d, struct conn *c);
 };
 
 #endif

@@ -493,6 +493,17 @@ raise_nofile(void)
 		    (unsigned long long)rl.rlim_max, strerror(errno));
 }
 
+/* statsd's own kstat's view of the control socket and the front door
+ * (struct self_feed): the drain writes the kstat but calls neither. */
+static void
+main_self_values(const struct statsd *d, uint64_t *clients, uint64_t *v,
+    unsigned max)
+{
+	*clients = control_nconns(d->control);
+	if (front_nstats <= max)
+		front_stat_values(d->front, v);
+}
+
 static int
 run(struct statsd *d, bool foreground)
 {
@@ -541,6 +552,8 @@ run(struct statsd *d, bool foreground)
 	}
 	d->start_ns = clock_now_ns();
 	d->self_uid = geteuid();
+	d->self_feed = (struct self_feed){ front_stat_names, front_nstats,
+	    main_self_values };
 	rights_admin_group_update(d);
 	r = zones_new((enum zone_kind)d->cfg.zones, d->cfg.zone_cgroups,
 	    &d->zones);

@@ -55,7 +55,7 @@ DAEMON_ORDER = [
     # front/: the statsd datagram doors
     "series", "front",
     # http/: the exposition and /metrics
-    "expo", "http",
+    "expo_pb", "expo", "http",
     # proto/: the control socket, varlink, the handlers
     "control", "varlink", "m_walk", "m_kstat", "m_template", "m_info",
     "m_ring", "m_read", "m_scrape", "m_defn", "methods",

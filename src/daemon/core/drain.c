@@ -23,7 +23,6 @@
 #include "clock.h"
 #include "control.h"
 #include "daemon.h"
-#include "front.h"
 #include "drain.h"
 #include "drain_priv.h"
 #include "engine.h"
@@ -44,10 +43,11 @@ static const char *const drain_self_vois[] = {
 	"expo_scrapes", "expo_skipped", "expo_conflicts",
 };
 #define NSELF	(sizeof(drain_self_vois) / sizeof(drain_self_vois[0]))
-/* Then the statsd/DogStatsD front door's counters (front.h). */
+/* Then the statsd/DogStatsD front door's counters (d->self_feed). */
 #define NSELF_MAX	(NSELF + 64)
 
 static void drain_pump_arm(struct drain *dr);
+static void drain_conn_hook(struct statsd *d, struct conn *c);
 static void drain_poll_arm(struct drain *dr);
 
 /* Empty polls after which a lingering ring goes back to wakeups. */
@@ -379,8 +379,17 @@ drain_sched_slice(unsigned us)
 
 /* -------------------------------------------------------- self kstat */
 
-/* The self kstat's values now, in drain_self_vois[] then front_stat_names[]
- * order. Returns: how many. */
+/* How many of the self feed's counters fit beside the drain's own. */
+static unsigned
+drain_self_nfeed(const struct statsd *d)
+{
+	unsigned n = d->self_feed.names != NULL ? d->self_feed.n : 0;
+
+	return n < NSELF_MAX - NSELF ? n : (unsigned)(NSELF_MAX - NSELF);
+}
+
+/* The self kstat's values now, in drain_self_vois[] then the front door's
+ * counters' order. Returns: how many. */
 static uint16_t
 drain_self_values(struct drain *dr, uint64_t *v)
 {
@@ -391,7 +400,7 @@ drain_self_values(struct drain *dr, uint64_t *v)
 	drain_stats(dr, &ds);
 	registry_stats(d->reg, &rs);
 	v[0] = dr->now - d->start_ns;
-	v[1] = control_nconns(d->control);
+	v[1] = 0;
 	v[2] = ds.rings;
 	/* What any reader of the public segment may know: no PRIV kstat, no
 	 * other zone's, nor their templates. */
@@ -413,8 +422,10 @@ drain_self_values(struct drain *dr, uint64_t *v)
 	v[16] = d->expo_scrapes;
 	v[17] = d->expo_skipped;
 	v[18] = d->expo_conflicts;
-	front_stat_values(d->front, v + NSELF);
-	return (uint16_t)(NSELF + front_nstats);
+	if (d->self_feed.values != NULL)
+		d->self_feed.values(d, &v[1], v + NSELF,
+		    (unsigned)(NSELF_MAX - NSELF));
+	return (uint16_t)(NSELF + drain_self_nfeed(d));
 }
 
 /* Do v's values differ from those last written, uptime aside? */
@@ -450,6 +461,7 @@ drain_self_update(struct drain *dr)
 static int
 drain_self_create(struct drain *dr)
 {
+	const struct self_feed *f = &dr->d->self_feed;
 	static const char *names[NSELF_MAX];
 	struct sysks_spec spec = {
 		.tplname = "statsd.self",
@@ -459,15 +471,14 @@ drain_self_create(struct drain *dr)
 		.desc = "statsd itself: uptime, clients, rings, records, "
 		    "statsd/DogStatsD lines",
 		.names = names,
-		.n = (uint16_t)(NSELF + front_nstats),
+		.n = (uint16_t)(NSELF + drain_self_nfeed(dr->d)),
 	};
 	unsigned i;
 
-	_Static_assert(NSELF_MAX >= NSELF + 23, "room for front_stat_names");
 	for (i = 0; i < NSELF; i++)
 		names[i] = drain_self_vois[i];
-	for (i = 0; i < front_nstats && NSELF + i < NSELF_MAX; i++)
-		names[NSELF + i] = front_stat_names[i];
+	for (i = 0; i < drain_self_nfeed(dr->d); i++)
+		names[NSELF + i] = f->names[i];
 	return sysks_create(dr->d, &spec, &dr->self);
 }
 
@@ -592,6 +603,7 @@ drain_new(struct statsd *d, struct drain **ret)
 	dr->now = clock_now_ns();
 	drain_self_update(dr);
 	drain_tick_arm(dr);
+	d->conn_closed = drain_conn_hook;
 	*ret = dr;
 	return 0;
 }
@@ -601,6 +613,8 @@ drain_free(struct drain *dr)
 {
 	if (dr == NULL)
 		return NULL;
+	if (dr->d->conn_closed == drain_conn_hook)
+		dr->d->conn_closed = NULL;
 	drain_all(dr);
 	while (dr->rings != NULL)
 		drain_ring_free(dr, dr->rings);
@@ -904,7 +918,9 @@ drain_conn(struct drain *dr, struct conn *c)
 			drain_ring_empty(dr, rg);
 }
 
-void
+/* The connection is closing (d->conn_closed): drain its rings a last
+ * time, free them. */
+static void
 drain_conn_closed(struct drain *dr, struct conn *c)
 {
 	struct ring *rg, *next;
@@ -918,4 +934,11 @@ drain_conn_closed(struct drain *dr, struct conn *c)
 		rg->conn = NULL;
 		drain_ring_free(dr, rg);
 	}
+}
+
+static void
+drain_conn_hook(struct statsd *d, struct conn *c)
+{
+	if (d->drain != NULL)
+		drain_conn_closed(d->drain, c);
 }

@@ -95,9 +95,6 @@ int drain_ring_adopt(struct drain *dr, struct conn *c, int fd, int efd,
     uint32_t *ret_id, uint64_t *ret_capacity, uint64_t *ret_pending,
     uint64_t *ret_ovf, struct quota_refusal *why);
 
-/* The connection is closing: drain its rings a last time, free them. */
-void drain_conn_closed(struct drain *dr, struct conn *c);
-
 /* Drain every ring completely now (before a checkpoint, at exit). */
 void drain_all(struct drain *dr);
 

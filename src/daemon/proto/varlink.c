@@ -17,7 +17,6 @@
 
 #include "control.h"
 #include "daemon.h"
-#include "drain.h"
 #include "kind.h"
 #include "log.h"
 #include "quota.h"
@@ -940,8 +939,8 @@ varlink_conn_closed(struct conn *c)
 {
 	struct vl_conn *vc = c->vl;
 
-	if (c->d->drain != NULL)
-		drain_conn_closed(c->d->drain, c);
+	if (c->d->conn_closed != NULL)
+		c->d->conn_closed(c->d, c);
 	if (vc != NULL) {
 		vl_job_free(vc);
 		vl_stream_free(c, vc->stream);
