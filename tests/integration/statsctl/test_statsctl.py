@@ -240,6 +240,73 @@ case("show-bad-regex", ["show", ":::/(/"], rc=2,
 case("show-mixed", ["show", "-m", "app", "app::req"], rc=2)
 case("show-bad-T", ["show", "-T", "x"], rc=2)
 
+# ------------------------------------------------------------- iostat
+# The figures are rates over the kstat's life (snaptime - crtime), so the
+# golden files hide them; iostat_exact() checks them to the digit.
+# An all-zero line (a report over no change) stays.
+RATES = [(r"(?m)^(\S+)(?!(?: +0\.0){7}(?: +0){2} $)(?: +\d+\.\d){7}"
+          r"(?: +\d+){2} $", r"\1 <RATES>"),
+         (r"(?m)^(?!(?: +0\.0){8}(?: +0){2} )(?: +\d+\.\d){8}(?: +\d+){2}"
+          r" (\S+)$", r"<RATES> \1")]
+case("iostat-x", ["iostat", "-x", "sd:0:sd0"], extra=RATES)
+case("iostat-xn", ["iostat", "-xn", "sd:0:sd0"], extra=RATES)
+case("iostat-all", ["iostat"], extra=RATES)
+# A second report over an unchanged kstat: every figure is 0.
+case("iostat-interval", ["iostat", "-x", "sd:0:sd0", "0.2", "2"],
+     extra=RATES)
+case("iostat-none", ["iostat", "app::req"], rc=1,
+     stderr_has="no I/O kstat matches 'app::req'")
+case("iostat-none-interval", ["iostat", "app::req", "0.2"], rc=1,
+     stderr_has="no I/O kstat matches 'app::req'")
+case("iostat-three-numbers", ["iostat", "1", "2", "3"], rc=2)
+case("iostat-late-selector", ["iostat", "1", "sd"], rc=2)
+case("iostat-bad-option", ["iostat", "-q"], rc=2)
+
+
+def iostat_exact():
+    """iostat's first report covers the kstat's life: every figure of it
+    is its kstat_io count over snaptime - crtime, both read from show -p
+    (the kstat does not change in between), computed here as illumos
+    iostat does and formatted as iostat -x and -xn print them."""
+    p = run(["show", "-p", "sd:0:sd0"])
+    vals = dict(line.split("\t", 1)[0].split(":")[3:] +
+                [line.split("\t", 1)[1]] for line in p.stdout.splitlines())
+    for t in ("crtime", "snaptime"):
+        check(re.match(r"^\d+\.\d{9}$", vals[t]) is not None,
+              "show -p's %s is seconds.nanoseconds: %r" % (t, vals[t]))
+    ns = {t: int(vals[t].replace(".", "")) for t in ("crtime", "snaptime")}
+    n = {k: int(vals[k]) for k in ("reads", "writes", "nread", "nwritten",
+                                   "wtime", "wlentime", "rtime",
+                                   "rlentime")}
+    check((n["reads"], n["writes"], n["nread"], n["nwritten"]) ==
+          (2, 1, 4096, 512), "sd0's counts as pushed: %r" % n)
+    dt = ns["snaptime"] - ns["crtime"]
+    check(dt > 0, "sd0 was updated after its creation: %d" % dt)
+    hr = float(dt)
+    et = hr / 1e9
+    rps, wps = n["reads"] / et, n["writes"] / et
+    krps, kwps = n["nread"] / et / 1024.0, n["nwritten"] / et / 1024.0
+    wait, actv = n["wlentime"] / hr, n["rlentime"] / hr
+    tps = rps + wps
+    wsvc, asvc = wait * 1000.0 / tps, actv * 1000.0 / tps
+    pw, pb = 100.0 * n["wtime"] / hr, 100.0 * n["rtime"] / hr
+    want_x = ("%-6s %6.1f %6.1f %6.1f %6.1f %4.1f %4.1f %6.1f %3.0f %3.0f \n"
+              % ("sd0", rps, wps, krps, kwps, wait, actv, wsvc + asvc, pw,
+                 pb))
+    want_xn = (" %6.1f %6.1f %6.1f %6.1f %4.1f %4.1f %6.1f %6.1f %3.0f "
+               "%3.0f sd0\n" % (rps, wps, krps, kwps, wait, actv, wsvc,
+                                asvc, pw, pb))
+    for argv, want in ((["iostat", "-x", "sd:0:sd0"], want_x),
+                       (["iostat", "-xn", "sd:0:sd0"], want_xn)):
+        p = run(argv)
+        lines = p.stdout.splitlines(True)
+        check(p.returncode == 0 and len(lines) == 3 and lines[2] == want,
+              "%s: %r, want the line %r (reads 2, writes 1 over %d ns)"
+              % (" ".join(argv), p.stdout, want, dt))
+
+
+iostat_exact()
+
 # -------------------------------------------------------------- watch
 case("watch-lines", ["watch", "-i", "0.2", "-n", "2", "app::req"])
 case("watch-p", ["watch", "-p", "-i", "0.2", "-n", "1", "app::req"])
@@ -433,8 +500,8 @@ def watch_rates():
 watch_rates()
 
 # --help for every verb, and the global help and version.
-VERBS = ["show", "watch", "hist", "data", "definition", "define", "on",
-         "off", "reset", "snapshot", "templates", "sample-rates", "scrape",
+VERBS = ["show", "watch", "iostat", "hist", "data", "definition", "define",
+         "on", "off", "reset", "snapshot", "templates", "sample-rates", "scrape",
          "info"]
 helps = ""
 for v in VERBS:
