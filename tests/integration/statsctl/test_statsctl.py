@@ -547,6 +547,10 @@ if BASH is not None:
           "':' is offered")
     check(complete(["statsctl", "on", "lnx:0:dev", "o"]) == ["ops"],
           "completes a Linux statistic's name")
+    check(complete(["statsctl", "iostat", "--n"]) == ["--names-last"],
+          "completes iostat's option")
+    check(complete(["statsctl", "iostat", "-n", "sd:0:s"]) == ["sd:0:sd0"],
+          "completes a kstat after iostat -n (no argument of its own)")
     check(complete(["statsctl", "scrape", "--format", ""]) ==
           ["json", "kstat", "linux"], "completes a format")
 
