@@ -18,6 +18,7 @@
 #include "conn.h"
 #include "flatreply.h"
 #include "iostat.h"
+#include "kstat_hdr.h"
 #include "output.h"
 #include "statsctl.h"
 
@@ -214,6 +215,29 @@ io_is_number(const char *s)
 	return true;
 }
 
+/* A pattern of kstats: a statistic field would leave out some of the
+ * kstat_io fields every figure needs. */
+static int
+io_check_selector(struct sc *sc, const char *text)
+{
+	struct ks_selector sel;
+	struct input_error err;
+	bool any;
+	int r;
+
+	if ((r = sc_check_selector(sc, text)) != 0)
+		return r;
+	memset(&err, 0, sizeof(err));
+	if (ks_selector_parse(&sel, text, &err) < 0)
+		return sc_error("out of memory");
+	any = sel.f[KS_F_STATISTIC].any;
+	ks_selector_done(&sel);
+	if (!any)
+		return sc_usage(sc, "'%s' names statistics: iostat takes "
+		    "module:instance:name", text);
+	return 0;
+}
+
 /* The report once (no interval): every page of one Scrape. */
 static int
 io_once(struct sc *sc, struct io_report *rep, json_t *params)
@@ -309,7 +333,7 @@ iostat_run(struct sc *sc, int argc, char **argv)
 			    argv[i]);
 		if (sel != NULL)
 			return sc_usage(sc, "one PATTERN at most");
-		if ((r = sc_check_selector(sc, argv[i])) != 0)
+		if ((r = io_check_selector(sc, argv[i])) != 0)
 			return r;
 		sel = argv[i];
 	}
