@@ -266,46 +266,62 @@ case("iostat-statistic", ["iostat", "sd:::reads"], rc=2,
 case("iostat-star-statistic", ["iostat", "-x", "sd:::*"], extra=RATES)
 
 
+IO_COUNTS = ("reads", "writes", "nread", "nwritten", "wtime", "wlentime",
+             "rtime", "rlentime")
+
+
+def iostat_want(old, cur):
+    """The -x line of sd0 between two readings of it (old None: since its
+    creation), computed as illumos iostat does (iostat.c), as the
+    figures' doubles and printf's rounding give them."""
+    if old is None:
+        old = dict.fromkeys(IO_COUNTS, 0)
+        old["snaptime"] = cur["crtime"]
+    dt = cur["snaptime"] - old["snaptime"]
+    hr = 1e9 if dt == 0 else float(dt)
+    et = hr / 1e9
+    d = {k: cur[k] - old[k] for k in IO_COUNTS}
+    rps, wps = d["reads"] / et, d["writes"] / et
+    krps, kwps = d["nread"] / et / 1024.0, d["nwritten"] / et / 1024.0
+    wait, actv = d["wlentime"] / hr, d["rlentime"] / hr
+    tps = rps + wps
+    wsvc = wait * 1000.0 / tps if tps > 0 else 0.0
+    asvc = actv * 1000.0 / tps if tps > 0 else 0.0
+    pw, pb = 100.0 * d["wtime"] / hr, 100.0 * d["rtime"] / hr
+    return ("%-6s %6.1f %6.1f %6.1f %6.1f %4.1f %4.1f %6.1f %3.0f %3.0f \n"
+            % ("sd0", rps, wps, krps, kwps, wait, actv, wsvc + asvc, pw,
+               pb),
+            " %6.1f %6.1f %6.1f %6.1f %4.1f %4.1f %6.1f %6.1f %3.0f %3.0f "
+            "sd0\n" % (rps, wps, krps, kwps, wait, actv, wsvc, asvc, pw,
+                       pb))
+
+
 def iostat_exact():
     """iostat's first report covers the kstat's life: every figure of it
     is its kstat_io count over snaptime - crtime, both read from show -p
-    (the kstat does not change in between), computed here as illumos
-    iostat does and formatted as iostat -x and -xn print them."""
+    (the kstat does not change in between), formatted as iostat -x and
+    -xn print them."""
     p = run(["show", "-p", "sd:0:sd0"])
-    vals = dict(line.split("\t", 1)[0].split(":")[3:] +
-                [line.split("\t", 1)[1]] for line in p.stdout.splitlines())
+    vals = dict((line.split("\t", 1)[0].split(":")[3],
+                 line.split("\t", 1)[1]) for line in p.stdout.splitlines())
+    cur = {}
     for t in ("crtime", "snaptime"):
         check(re.match(r"^\d+\.\d{9}$", vals[t]) is not None,
               "show -p's %s is seconds.nanoseconds: %r" % (t, vals[t]))
-    ns = {t: int(vals[t].replace(".", "")) for t in ("crtime", "snaptime")}
-    n = {k: int(vals[k]) for k in ("reads", "writes", "nread", "nwritten",
-                                   "wtime", "wlentime", "rtime",
-                                   "rlentime")}
-    check((n["reads"], n["writes"], n["nread"], n["nwritten"]) ==
-          (2, 1, 4096, 512), "sd0's counts as pushed: %r" % n)
-    dt = ns["snaptime"] - ns["crtime"]
-    check(dt > 0, "sd0 was updated after its creation: %d" % dt)
-    hr = float(dt)
-    et = hr / 1e9
-    rps, wps = n["reads"] / et, n["writes"] / et
-    krps, kwps = n["nread"] / et / 1024.0, n["nwritten"] / et / 1024.0
-    wait, actv = n["wlentime"] / hr, n["rlentime"] / hr
-    tps = rps + wps
-    wsvc, asvc = wait * 1000.0 / tps, actv * 1000.0 / tps
-    pw, pb = 100.0 * n["wtime"] / hr, 100.0 * n["rtime"] / hr
-    want_x = ("%-6s %6.1f %6.1f %6.1f %6.1f %4.1f %4.1f %6.1f %3.0f %3.0f \n"
-              % ("sd0", rps, wps, krps, kwps, wait, actv, wsvc + asvc, pw,
-                 pb))
-    want_xn = (" %6.1f %6.1f %6.1f %6.1f %4.1f %4.1f %6.1f %6.1f %3.0f "
-               "%3.0f sd0\n" % (rps, wps, krps, kwps, wait, actv, wsvc,
-                                asvc, pw, pb))
+        cur[t] = int(vals[t].replace(".", ""))
+    cur.update({k: int(vals[k]) for k in IO_COUNTS})
+    check(tuple(cur[k] for k in IO_COUNTS[:4]) == (2, 1, 4096, 512),
+          "sd0's counts as pushed: %r" % cur)
+    check(cur["snaptime"] > cur["crtime"],
+          "sd0 was updated after its creation: %r" % cur)
+    want_x, want_xn = iostat_want(None, cur)
     for argv, want in ((["iostat", "-x", "sd:0:sd0"], want_x),
                        (["iostat", "-xn", "sd:0:sd0"], want_xn)):
         p = run(argv)
         lines = p.stdout.splitlines(True)
         check(p.returncode == 0 and len(lines) == 3 and lines[2] == want,
-              "%s: %r, want the line %r (reads 2, writes 1 over %d ns)"
-              % (" ".join(argv), p.stdout, want, dt))
+              "%s: %r, want the line %r (from %r)"
+              % (" ".join(argv), p.stdout, want, cur))
 
 
 iostat_exact()
@@ -501,6 +517,71 @@ def watch_rates():
 
 
 watch_rates()
+
+
+def iostat_deltas():
+    """After the first, each iostat report covers the change since the
+    report before. After each report the test makes one read of its own
+    size (one ring record, so statsd applies it whole) and, once statsd
+    has, notes the kstat's counts and snaptime (Read). A report sees one
+    of the states so noted, never an earlier one than the report before
+    it did: its line must be exactly the figures between the two (all 0
+    for the same state). How fast the machine is changes which reports
+    see which state, never what their lines must be; iostat runs until a
+    report has shown a change (or 40 reports, a failure)."""
+    rc.cmd("handle sd 0 sd0")
+
+    def now():
+        r = ok(d.call("io.statsd.Read", {"module": "sd", "instance": 0,
+                                         "name": "sd0"}), "Read sd0", False)
+        st = dict(r.get("data", {}), snaptime=r.get("snaptime"),
+                  crtime=r.get("kstat", {}).get("crtime"))
+        check(all(isinstance(st.get(k), int) for k in
+                  IO_COUNTS + ("snaptime", "crtime")),
+              "Read sd0 gives its counts and times: %r" % r)
+        return st
+
+    states = [now()]
+    p = spawn([STATSCTL, "iostat", "-x", "sd:0:sd0", "0.3"],
+              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+              stderr=subprocess.PIPE, text=True, env=ENV)
+    seen, reports, changed = None, 0, 0
+    for line in p.stdout:
+        if not line.startswith("sd0 "):
+            continue
+        reports += 1
+        if seen is None:
+            cands = [(k, iostat_want(None, states[k])[0])
+                     for k in range(len(states))]
+        else:
+            cands = [(k, iostat_want(states[seen], states[k])[0])
+                     for k in range(seen, len(states))]
+        match = [k for k, want in cands if want == line]
+        if not check(match, "iostat report %d: %r is none of %r" % (
+                reports, line, [w for _, w in cands])):
+            break
+        if seen is not None and match[0] > seen:
+            changed += 1
+        seen = match[0]
+        if changed > 0 or reports >= 40:
+            break
+        size = 1000 * (len(states) + 1)
+        out = rc.cmd("pushxy 1 0 %d 1" % size)
+        check(out.startswith("ok"), "pushxy: %s" % out)
+        want = states[-1]["nread"] + size
+        wait_for(lambda: now()["nread"] == want,
+                 "statsd to apply a read of %d bytes" % size)
+        states.append(now())
+    p.terminate()
+    p.wait(timeout=harness.DEADLINE)
+    err = p.stderr.read()
+    check(changed > 0, "an iostat report over a change: %d reports, %s"
+          % (reports, err))
+    check(err == "" or err.startswith("statsctl: "),
+          "iostat's stderr: %r" % err)
+
+
+iostat_deltas()
 
 # --help for every verb, and the global help and version.
 VERBS = ["show", "watch", "iostat", "hist", "data", "definition", "define",
