@@ -53,7 +53,8 @@ static const struct {
 	size_t		 off;
 	size_t		 size;
 } io_fields[] = {
-#define IO_FIELD(f) { #f, offsetof(kstat_io_t, f), sizeof(((kstat_io_t *)0)->f) }
+#define IO_FIELD(f) \
+	{ #f, offsetof(kstat_io_t, f), sizeof(((kstat_io_t *)0)->f) }
 	IO_FIELD(nread), IO_FIELD(nwritten), IO_FIELD(reads),
 	IO_FIELD(writes), IO_FIELD(wtime), IO_FIELD(wlentime),
 	IO_FIELD(wlastupdate), IO_FIELD(rtime), IO_FIELD(rlentime),

@@ -585,8 +585,8 @@ iostat_deltas()
 
 # --help for every verb, and the global help and version.
 VERBS = ["show", "watch", "iostat", "hist", "data", "definition", "define",
-         "on", "off", "reset", "snapshot", "templates", "sample-rates", "scrape",
-         "info"]
+         "on", "off", "reset", "snapshot", "templates", "sample-rates",
+         "scrape", "info"]
 helps = ""
 for v in VERBS:
     p = run([v, "--help"])
