@@ -21,6 +21,7 @@
 static const struct verb *const verbs[] = {
 	&verb_show,
 	&verb_watch,
+	&verb_iostat,
 	&verb_hist,
 	&verb_data,
 	&verb_definition,

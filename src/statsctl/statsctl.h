@@ -49,8 +49,8 @@ struct sc {
 };
 
 /* Every verb, in the order `statsctl --help` lists them. */
-extern const struct verb verb_show, verb_watch, verb_hist, verb_data,
-    verb_definition, verb_define, verb_on, verb_off, verb_reset,
+extern const struct verb verb_show, verb_watch, verb_iostat, verb_hist,
+    verb_data, verb_definition, verb_define, verb_on, verb_off, verb_reset,
     verb_snapshot, verb_templates, verb_sample_rates, verb_scrape,
     verb_info;
 

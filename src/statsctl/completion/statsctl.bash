@@ -33,8 +33,8 @@ _statsctl()
 	_statsctl_cword=$((${#_statsctl_words[@]} - 1))
 	cur=${_statsctl_words[_statsctl_cword]}
 	prev=${_statsctl_words[_statsctl_cword - 1]}
-	local verbs="show watch hist data definition define on off reset
-	    snapshot templates sample-rates scrape info help"
+	local verbs="show watch iostat hist data definition define on off
+	    reset snapshot templates sample-rates scrape info help"
 	local verb= i nargs=0 words opts
 
 	# The verb is the first word that is not a global option.
@@ -79,7 +79,8 @@ _statsctl()
 		return
 		;;
 	-c | --class | -t | -m | -i | -n | -s | --interval | --count)
-		return
+		# iostat's -n takes no argument.
+		[[ $verb == iostat ]] || return
 		;;
 	esac
 
@@ -87,6 +88,7 @@ _statsctl()
 	show) opts="-p -j -C -l -q -T -c -t -m -i -n -s --parseable --json" ;;
 	watch) opts="-j -p -i -n -c --json --parseable --interval --count
 	    --class" ;;
+	iostat) opts="-x -n --extended --names-last" ;;
 	hist | data | definition) opts="-j -p --json --parseable" ;;
 	snapshot) opts="--reset --raw -p --parseable" ;;
 	templates) opts="-j -p -l --json --parseable --long" ;;
@@ -102,7 +104,8 @@ _statsctl()
 	fi
 
 	case $verb in
-	show | watch | scrape | hist | data | definition | define | snapshot)
+	show | watch | iostat | scrape | hist | data | definition | define | \
+	    snapshot)
 		((nargs == 0)) || [[ $verb == show ]] || return
 		COMPREPLY=($(_statsctl_kstats "$cur"))
 		;;

@@ -240,6 +240,92 @@ case("show-bad-regex", ["show", ":::/(/"], rc=2,
 case("show-mixed", ["show", "-m", "app", "app::req"], rc=2)
 case("show-bad-T", ["show", "-T", "x"], rc=2)
 
+# ------------------------------------------------------------- iostat
+# The figures are rates over the kstat's life (snaptime - crtime), so the
+# golden files hide them; iostat_exact() checks them to the digit.
+# An all-zero line (a report over no change) stays.
+RATES = [(r"(?m)^(\S+)(?!(?: +0\.0){7}(?: +0){2} $)(?: +\d+\.\d){7}"
+          r"(?: +\d+){2} $", r"\1 <RATES>"),
+         (r"(?m)^(?!(?: +0\.0){8}(?: +0){2} )(?: +\d+\.\d){8}(?: +\d+){2}"
+          r" (\S+)$", r"<RATES> \1")]
+case("iostat-x", ["iostat", "-x", "sd:0:sd0"], extra=RATES)
+case("iostat-xn", ["iostat", "-xn", "sd:0:sd0"], extra=RATES)
+case("iostat-all", ["iostat"], extra=RATES)
+# A second report over an unchanged kstat: every figure is 0.
+case("iostat-interval", ["iostat", "-x", "sd:0:sd0", "0.2", "2"],
+     extra=RATES)
+case("iostat-none", ["iostat", "app::req"], rc=1,
+     stderr_has="no I/O kstat matches 'app::req'")
+case("iostat-none-interval", ["iostat", "app::req", "0.2"], rc=1,
+     stderr_has="no I/O kstat matches 'app::req'")
+case("iostat-three-numbers", ["iostat", "1", "2", "3"], rc=2)
+case("iostat-late-selector", ["iostat", "1", "sd"], rc=2)
+case("iostat-bad-option", ["iostat", "-q"], rc=2)
+case("iostat-statistic", ["iostat", "sd:::reads"], rc=2,
+     stderr_has="iostat takes module:instance:name")
+case("iostat-star-statistic", ["iostat", "-x", "sd:::*"], extra=RATES)
+
+
+IO_COUNTS = ("reads", "writes", "nread", "nwritten", "wtime", "wlentime",
+             "rtime", "rlentime")
+
+
+def iostat_want(old, cur):
+    """The -x line of sd0 between two readings of it (old None: since its
+    creation), computed as illumos iostat does (iostat.c), as the
+    figures' doubles and printf's rounding give them."""
+    if old is None:
+        old = dict.fromkeys(IO_COUNTS, 0)
+        old["snaptime"] = cur["crtime"]
+    dt = cur["snaptime"] - old["snaptime"]
+    hr = 1e9 if dt == 0 else float(dt)
+    et = hr / 1e9
+    d = {k: cur[k] - old[k] for k in IO_COUNTS}
+    rps, wps = d["reads"] / et, d["writes"] / et
+    krps, kwps = d["nread"] / et / 1024.0, d["nwritten"] / et / 1024.0
+    wait, actv = d["wlentime"] / hr, d["rlentime"] / hr
+    tps = rps + wps
+    wsvc = wait * 1000.0 / tps if tps > 0 else 0.0
+    asvc = actv * 1000.0 / tps if tps > 0 else 0.0
+    pw, pb = 100.0 * d["wtime"] / hr, 100.0 * d["rtime"] / hr
+    return ("%-6s %6.1f %6.1f %6.1f %6.1f %4.1f %4.1f %6.1f %3.0f %3.0f \n"
+            % ("sd0", rps, wps, krps, kwps, wait, actv, wsvc + asvc, pw,
+               pb),
+            " %6.1f %6.1f %6.1f %6.1f %4.1f %4.1f %6.1f %6.1f %3.0f %3.0f "
+            "sd0\n" % (rps, wps, krps, kwps, wait, actv, wsvc, asvc, pw,
+                       pb))
+
+
+def iostat_exact():
+    """iostat's first report covers the kstat's life: every figure of it
+    is its kstat_io count over snaptime - crtime, both read from show -p
+    (the kstat does not change in between), formatted as iostat -x and
+    -xn print them."""
+    p = run(["show", "-p", "sd:0:sd0"])
+    vals = dict((line.split("\t", 1)[0].split(":")[3],
+                 line.split("\t", 1)[1]) for line in p.stdout.splitlines())
+    cur = {}
+    for t in ("crtime", "snaptime"):
+        check(re.match(r"^\d+\.\d{9}$", vals[t]) is not None,
+              "show -p's %s is seconds.nanoseconds: %r" % (t, vals[t]))
+        cur[t] = int(vals[t].replace(".", ""))
+    cur.update({k: int(vals[k]) for k in IO_COUNTS})
+    check(tuple(cur[k] for k in IO_COUNTS[:4]) == (2, 1, 4096, 512),
+          "sd0's counts as pushed: %r" % cur)
+    check(cur["snaptime"] > cur["crtime"],
+          "sd0 was updated after its creation: %r" % cur)
+    want_x, want_xn = iostat_want(None, cur)
+    for argv, want in ((["iostat", "-x", "sd:0:sd0"], want_x),
+                       (["iostat", "-xn", "sd:0:sd0"], want_xn)):
+        p = run(argv)
+        lines = p.stdout.splitlines(True)
+        check(p.returncode == 0 and len(lines) == 3 and lines[2] == want,
+              "%s: %r, want the line %r (from %r)"
+              % (" ".join(argv), p.stdout, want, cur))
+
+
+iostat_exact()
+
 # -------------------------------------------------------------- watch
 case("watch-lines", ["watch", "-i", "0.2", "-n", "2", "app::req"])
 case("watch-p", ["watch", "-p", "-i", "0.2", "-n", "1", "app::req"])
@@ -432,10 +518,75 @@ def watch_rates():
 
 watch_rates()
 
+
+def iostat_deltas():
+    """After the first, each iostat report covers the change since the
+    report before. After each report the test makes one read of its own
+    size (one ring record, so statsd applies it whole) and, once statsd
+    has, notes the kstat's counts and snaptime (Read). A report sees one
+    of the states so noted, never an earlier one than the report before
+    it did: its line must be exactly the figures between the two (all 0
+    for the same state). How fast the machine is changes which reports
+    see which state, never what their lines must be; iostat runs until a
+    report has shown a change (or 40 reports, a failure)."""
+    rc.cmd("handle sd 0 sd0")
+
+    def now():
+        r = ok(d.call("io.statsd.Read", {"module": "sd", "instance": 0,
+                                         "name": "sd0"}), "Read sd0", False)
+        st = dict(r.get("data", {}), snaptime=r.get("snaptime"),
+                  crtime=r.get("kstat", {}).get("crtime"))
+        check(all(isinstance(st.get(k), int) for k in
+                  IO_COUNTS + ("snaptime", "crtime")),
+              "Read sd0 gives its counts and times: %r" % r)
+        return st
+
+    states = [now()]
+    p = spawn([STATSCTL, "iostat", "-x", "sd:0:sd0", "0.3"],
+              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+              stderr=subprocess.PIPE, text=True, env=ENV)
+    seen, reports, changed = None, 0, 0
+    for line in p.stdout:
+        if not line.startswith("sd0 "):
+            continue
+        reports += 1
+        if seen is None:
+            cands = [(k, iostat_want(None, states[k])[0])
+                     for k in range(len(states))]
+        else:
+            cands = [(k, iostat_want(states[seen], states[k])[0])
+                     for k in range(seen, len(states))]
+        match = [k for k, want in cands if want == line]
+        if not check(match, "iostat report %d: %r is none of %r" % (
+                reports, line, [w for _, w in cands])):
+            break
+        if seen is not None and match[0] > seen:
+            changed += 1
+        seen = match[0]
+        if changed > 0 or reports >= 40:
+            break
+        size = 1000 * (len(states) + 1)
+        out = rc.cmd("pushxy 1 0 %d 1" % size)
+        check(out.startswith("ok"), "pushxy: %s" % out)
+        want = states[-1]["nread"] + size
+        wait_for(lambda: now()["nread"] == want,
+                 "statsd to apply a read of %d bytes" % size)
+        states.append(now())
+    p.terminate()
+    p.wait(timeout=harness.DEADLINE)
+    err = p.stderr.read()
+    check(changed > 0, "an iostat report over a change: %d reports, %s"
+          % (reports, err))
+    check(err == "" or err.startswith("statsctl: "),
+          "iostat's stderr: %r" % err)
+
+
+iostat_deltas()
+
 # --help for every verb, and the global help and version.
-VERBS = ["show", "watch", "hist", "data", "definition", "define", "on",
-         "off", "reset", "snapshot", "templates", "sample-rates", "scrape",
-         "info"]
+VERBS = ["show", "watch", "iostat", "hist", "data", "definition", "define",
+         "on", "off", "reset", "snapshot", "templates", "sample-rates",
+         "scrape", "info"]
 helps = ""
 for v in VERBS:
     p = run([v, "--help"])
@@ -480,6 +631,10 @@ if BASH is not None:
           "':' is offered")
     check(complete(["statsctl", "on", "lnx:0:dev", "o"]) == ["ops"],
           "completes a Linux statistic's name")
+    check(complete(["statsctl", "iostat", "--n"]) == ["--names-last"],
+          "completes iostat's option")
+    check(complete(["statsctl", "iostat", "-n", "sd:0:s"]) == ["sd:0:sd0"],
+          "completes a kstat after iostat -n (no argument of its own)")
     check(complete(["statsctl", "scrape", "--format", ""]) ==
           ["json", "kstat", "linux"], "completes a format")
 
