@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * demo_producer.c: a small application feeding statsd, for tools/run.sh
  * and the manual pages' EXAMPLES, written as any application would be:

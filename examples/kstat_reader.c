@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat_reader.c: a libkstat consumer, as illumos's kstat(1M) -p: walks the
  * chain and prints every named value, interrupt counter, I/O and timer

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat_server.c: a storage-server-like provider of illumos kstats and a
  * Solaris kstat2 histogram: a NAMED kstat of counters, an IO kstat fed by

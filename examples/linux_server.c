@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * linux_server.c: an exploiter of the Linux statistics infrastructure,
  * like the zfcp driver it was written for: an interface with a

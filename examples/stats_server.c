@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stats_server.c: a server that keeps its request statistics with the
  * stats(3) API, published through statsd so that statsctl and scrapers see

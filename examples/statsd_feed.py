@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-2-Clause
 """statsd_feed.py: feed statsd from Python, as any statsd client does.
 
 It sends a request counter, a latency timer, a queue-depth gauge, a set

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # deps.sh: install what building and testing statsd needs, from Debian's
 # packages, without prompting (Go and the reference varlink library only
 # build test_varlink_go.py's client; python3-statsd is test_statsd.py's

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # run.sh: build statsd and run it, in the foreground, with its built-in
 # defaults, on a runtime directory under the checkout (./.runtime), with a
 # demo producer feeding it (examples/demo_producer.c), so that statsctl

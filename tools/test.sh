@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # test.sh: the whole test suite, as the README's Quick start runs it.
 #
 # Installs what is missing, then builds twice, once with warnings as errors

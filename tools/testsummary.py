@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """Sum up meson test logs: every Check test case counts, and every test
 that is not a Check suite counts as one. A build directory whose build
 failed (tools/test.sh writes "failed" to its build-status until the build

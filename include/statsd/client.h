@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * client.h: libstatsclient's connection to statsd, the node-local
  * statistics service, and stats(3) blobs published through it.

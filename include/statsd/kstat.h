@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat.h: the illumos kstat(3KSTAT) and Solaris kstat2 data definitions
  * as statsd stores them: kstat types, named data types, flags, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sbuf.h: a small growable string buffer with the sbuf(9) calling
  * conventions that stats(3) renders into.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * statistic.h: the exploiter API of the Linux statistics infrastructure
  * (the s390 proposal, revision 1.5), in user space over statsd.

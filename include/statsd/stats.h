@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stats.h: the stats(3) API of FreeBSD's libstats, on Linux.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * call.c: the process's one client as every other file of the library
  * uses it — its calls over the socket, the last error text, making sure

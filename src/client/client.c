@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * client.c: the process's connection to statsd — open and close, the
  * handshake, reconnection after statsd restarts (a small watcher thread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * client_priv.h: libstatsclient's internals shared by its files — the one
  * process-wide client (connection, rings, segments, what it created), the

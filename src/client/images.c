@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * images.c: the layout of each kstat this process updates, as statsd laid
  * it out — a copy of its blob with every statistic reset — for the spill

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kobj.c: the kstats this process created (published blobs, kstat and
  * kstat2 providers, Linux interfaces): registering their templates,

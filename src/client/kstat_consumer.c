@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat_consumer.c: illumos's libkstat consumer API (kstat(3KSTAT)) over
  * statsd: the chain, lookups, reads and writes. Reads copy blobs out of the

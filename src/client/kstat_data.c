@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat_data.c: a kstat's blob as the records libkstat consumers read —
  * kstat_named_t arrays, kstat_intr_t, kstat_io_t, kstat_timer_t arrays and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat_data.h: turning a kstat's blob into the records libkstat consumers
  * read (kstat_data.c).

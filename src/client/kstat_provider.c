@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat_provider.c: the provider calls of illumos kstat and Solaris kstat2
  * over statsd — create, install and delete kstats of every type and kstat2

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * producer.c: the update rings of this process. A thread gets a ring on its
  * first update (a RingAttach over the socket, or an idle ring a finished

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * publish.c: stats_blob_publish() and stats_blob_publish_many() — a
  * stats(3) template described to statsd as JSON (TemplateAdd's

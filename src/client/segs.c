@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * segs.c: the set of store segments a connection maps, following statsd's
  * SegmentAttach replies, and reads from them that wait out a writer.

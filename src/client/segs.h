@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * segs.h: the store segments statsd gives a connection (SegmentAttach),
  * mapped read-only and kept across calls as the set changes: statsd gives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * statistic.c: the exploiter API of the Linux statistics infrastructure over
  * statsd. An interface becomes kstat linux:0:<name> once something needs

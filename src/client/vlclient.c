@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * vlclient.c: the varlink client of vlclient.h — framing (JSON + NUL),
  * SCM_RIGHTS in both directions, time-outs with poll(2), and the table that

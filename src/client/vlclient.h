@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * vlclient.h: a small varlink client for statsd's control socket — connect,
  * call, receive replies with the file descriptors that came with them, and

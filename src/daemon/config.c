@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * config.c: the statsd.conf key table and everything driven by it —
  * parsing, defaults, reload, the printed configuration and the man page's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * config.h: statsd.conf — every key the daemon reads, as one table
  * (config.c) that drives parsing, --check-config, the printed

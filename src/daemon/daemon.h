@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * daemon.h: the one context every part of statsd shares — configuration,
  * paths, the event loop and the modules' handles — and the event

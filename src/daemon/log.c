@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * log.c: level filtering and the stderr/syslog sink. Lines on stderr carry
  * an sd-daemon(3) "<N>" priority prefix so journald files them at the right

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * log.h: the daemon's one way to say something: stderr in the foreground
  * (journald picks it up under systemd), syslog(3) once daemonized. Code logs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * main.c: statsd's command line, start-up and shutdown — paths, the
  * config, the runtime directory's lock, socket activation, signals

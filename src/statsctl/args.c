@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * args.c: statsctl's command-line values — a KSTAT argument
  * (module:instance:name[:statistic]), its literal kstat(1M) selector, and

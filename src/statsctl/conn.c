@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * conn.c: statsctl's connection to statsd — connect on first use, calls
  * and streams through vlclient, and the table that turns each of the

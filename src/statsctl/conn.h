@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * conn.h: statsctl's side of the control socket — connect once, make a
  * call, and turn a failure (no daemon, a time-out, an io.statsd error)

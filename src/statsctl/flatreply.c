@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * flatreply.c: statsd's flat kstats (Scrape's "flat" format) decoded into the
  * renderer's input, and the Scrape call that yields them kstat by kstat.

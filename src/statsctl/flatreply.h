@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * flatreply.h: statsctl's side of statsd's flat kstats (Scrape's "flat"
  * format): each kstat of a reply decoded into the renderer's input — a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fmt.c: small helpers the outputs and verbs share — numbers as statsctl
  * prints values, durations as systemctl does, a reply's member read with

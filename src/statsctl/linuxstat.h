@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * linuxstat.h: helpers the verbs on Linux statistics (data, definition,
  * define, on, off, reset, hist of an array) share: a kstat's definition

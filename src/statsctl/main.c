@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * main.c: statsctl, the operator's tool for statsd — global options, the
  * verb table, --help and --version, and the dispatch to one file per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * output.h: statsctl's one output vtable (as bgpctl's struct output).
  * Verbs fetch and compute; an output only prints what it is handed, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * output_json.c: statsctl's JSON output — the daemon's replies as they
  * are where they are already JSON, and the Linux definition and data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * output_parse.c: statsctl's parseable output (-p) — one record per line,
  * fields separated by TABs, no headers, nothing a script must skip.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * output_text.c: statsctl's output for people — info as systemctl's
  * status block, templates as stats(3)'s spec list (or a VOI listing),

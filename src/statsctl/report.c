@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * report.c: how a verb reports — the output it prints through (text,
  * JSON or parseable lines), its errors and its usage errors on stderr.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * statsctl.h: what statsctl's verbs share — the verb table's entry, the
  * run-time context (socket, output format, connection), exit statuses, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * v_data.c: `statsctl data KSTAT` — the Linux data lines of one kstat's
  * statistics (the Linux statistics infrastructure's "data" file), as the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * v_defn.c: the verbs on Linux statistic definitions — `definition`
  * (read the definition lines), `define` (write attribute=value lines),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * v_hist.c: `statsctl hist KSTAT[:VOI]` — a kstat's distributions: each
  * HIST and K2HIST statistic and each Linux array as DTrace's quantize()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * v_info.c: `statsctl info` — who statsd is (Hello) and what it holds
  * (Info): version, uptime, paths, counts, the caller's rights, and with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * v_reset.c: `statsctl reset` (zero a kstat's data, or named Linux
  * statistics') and `statsctl snapshot` (a coherent copy of a kstat as

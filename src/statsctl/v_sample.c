@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * v_sample.c: `statsctl sample-rates` — the templates' sample rates as
  * stats(3) text ("<name>":<hash>=<pct>,...), and with an argument,

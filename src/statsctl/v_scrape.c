@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * v_scrape.c: `statsctl scrape` — every visible kstat in one of the
  * daemon's formats: json (kstat -j), kstat (kstat -p lines), linux

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * v_show.c: `statsctl show` — kstat(1M) over statsd: selectors as
  * operands or -m/-i/-n/-s/-c patterns, the default, -p, -C, -l, -j and -q

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * v_templates.c: `statsctl templates` — the registered templates, as
  * stats(3)'s comma-separated "<name>":<hash> list, or with -l each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * v_watch.c: `statsctl watch` — a streamed Scrape of flat kstats, one
  * reply every interval; counters as per-second rates over the snaptime

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_lossless.c: producers flat out against a real statsd. It starts
  * its own statsd on a temporary directory, then for 1, 2 and 8 threads

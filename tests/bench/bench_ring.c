@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_ring.c: what a ring push costs next to the alternatives a client
  * has (an in-process update, a shared atomic counter, a statsd UDP line, a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_scale.c: statsd with many kstats. For each size (1,000, 10,000
  * and 100,000 kstats by default) it starts its own statsd on a temporary

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_tdigest.c: t-digest figures for docs/tdigest.md: ns per add
  * (amortised, buffer merges included), ns per quantile query, bytes per

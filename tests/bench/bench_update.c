@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * bench_update.c: nanoseconds per in-process update through the stats(3)
  * API: a SUM+MIN+MAX VOI, a 32-bucket CRHIST, a 10-VOI template (one update

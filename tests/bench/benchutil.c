@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * benchutil.c: the clock, the SUM template and its local update, and a
  * statsd of the benchmark's own (benchutil.h).

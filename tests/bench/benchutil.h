@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * benchutil.h: what the benchmarks share — the monotonic clock in ns, one
  * template of one SUM VOI with the in-process update every ratio is taken

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * statsd_sender.c: the load of the statsd front-door benchmark: THREADS
  * threads each send UDP datagrams of LINES counter lines ("bench.c:1|c"),

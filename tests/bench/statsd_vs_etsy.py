@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: BSD-2-Clause
 """statsd_vs_etsy.py: statsd's statsd/DogStatsD front door side by side
 with Etsy statsd 0.9 (the reference implementation of the protocol), fed
 by the same C sender (statsd_sender.c): 1 and 8 threads, 1 and 20 lines

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // tdigest_npm.js: the npm `tdigest` package (Will Welch's implementation of
 // Dunning's t-digest) on the values bench_tdigest writes, for its
 // comparison at equal size. bench_tdigest runs it; tdigest_vs_npm.sh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # tdigest_vs_npm.sh: statsd's t-digest next to an independent one, the npm
 # `tdigest` package (Dunning's t-digest as Will Welch wrote it), on the
 # same data at equal size: the accuracy tables of docs/tdigest.md.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """layers.py BUILDDIR: calls between source files run one way.
 
 Reads the symbol tables of the object files meson built (nm) and draws a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # manlint.sh SRCDIR: every manual page in man/ is clean under
 # `groff -mandoc -ww -z` (no output at all) and under `mandoc -T lint`
 # down to the STYLE level.  Cross-references are resolved against a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # pkgconfig.sh BUILDDIR SRCDIR: the library as a user meets it. A program
 # written from the stats(3) SYNOPSIS builds with the documented command
 # against the uninstalled pkg-config file and behaves as the page says;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """protocol_names.py: the control protocol's names are written once.
 
 Every interface, method and error name of the varlink interface

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * synopsis.c: a program written from the stats(3) SYNOPSIS alone, built by
  * tests/build/pkgconfig.sh with `cc prog.c $(pkg-config --cflags --libs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_vlclient.c: the varlink client (src/client/vlclient.c) against a
  * scripted server thread on a Unix socket in a temporary directory: call

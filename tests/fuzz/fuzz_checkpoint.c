@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_checkpoint.c: libFuzzer target for what statsd reads from its state
  * directory at start: the input is the checkpoint (a log of framed

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_line.c: libFuzzer target for the statsd/DogStatsD line parser, the
  * way in that any local process (and, over UDP, anything that reaches the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_ring.c: libFuzzer target for the ring consumer, played against a
  * hostile producer. The input is a script of producer moves (set the

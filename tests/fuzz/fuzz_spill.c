@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_spill.c: libFuzzer target for spill buffers as statsd reads them.
  * The input is the entries of a buffer (what statsd copies out of the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_store.c: libFuzzer target for the store segment reader. The input
  * is a whole segment image, put in a sealed memfd as statsd would hand it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fuzz_text.c: libFuzzer target for the engine's ways in that take text or
  * foreign bytes: Linux definition lines, template spec strings, sample-rate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * gen_seeds.c: writes the seed corpus under tests/fuzz/corpus/: small but
  * valid store segment images made by the real writer, ring scripts that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: BSD-2-Clause
 # run.sh [SECONDS]: build each libFuzzer target with clang straight from the
 # sources (so the library code is instrumented too) and run it for SECONDS
 # (default 60) on a scratch copy of its seed corpus. New inputs stay in the

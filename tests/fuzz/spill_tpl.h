@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * spill_tpl.h: the template of the spill fuzzer's kstats, shared with the
  * seed generator so that the seeds' blobs are laid out as the fuzzer's

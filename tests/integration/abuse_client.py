@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """abuse_client.py: a hostile local user, for test_abuse.py. Run as
 another user (harness.as_user), it reads one JSON command per line on
 stdin and answers each with one JSON line on stdout; connections it opens

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """harness.py: the integration tests' harness. It starts a real statsd on a
 private temporary directory with its stderr captured, waits for its socket
 (by polling, with a deadline; never a fixed sleep), makes varlink calls,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ring_client.c: a real producer process for the integration tests. It
  * speaks varlink to statsd, receives a ring's descriptors with SCM_RIGHTS,

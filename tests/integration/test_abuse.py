@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_abuse.py: what an unprivileged local user can do to statsd, as
 uid 65534 (and a few other system users) through setpriv — one regression
 test per attack that once hung, bloated, crashed or fooled the daemon.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_abuse_front.py: what an unprivileged local user can do to statsd
 through its two newest front doors, the statsd/DogStatsD datagram
 sockets and the HTTP endpoint, as uid 65534 through setpriv. Each part

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_abuse_rings.py: what an unprivileged local user can do to statsd
 through update rings, as uid 65534 (and a second system user) through
 setpriv — one regression test per attack of the hardening audit that

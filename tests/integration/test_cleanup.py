@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_cleanup.py: no integration test leaves a process behind. Runs a
 real test (test_rings.py: a daemon and ring clients) made to fail on
 purpose in each way a test can fail: a failed check, an exception, a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_config.py: statsd.conf and the command line. --check-config
 accepts a good file and prints it; what it prints parses to the same
 output (golden round trip); every kind of mistake names the file, the

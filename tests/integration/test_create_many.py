@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_create_many.py: KstatCreateMany — many kstats of one template in
 one call: each as KstatCreate would make it, all or none (a failure
 names the kstat and takes back what the call made, revived ones

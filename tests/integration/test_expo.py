@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_expo.py: the Prometheus and OpenMetrics exposition over HTTP and
 through `statsctl scrape`: every output through python3-prometheus-client's
 parsers (the strict OpenMetrics one too), a duplicate-series check of our

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_kstats.py: templates, kstat create and delete, chain, lookup,
 read, write, snapshot (with reset), scrape in its three formats,
 definitions and sample rates — each method and each of its errors."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_man_examples.py: every EXAMPLES section of the manual pages works
 as written.
 

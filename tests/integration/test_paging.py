@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_paging.py: reads of many kstats in pages — Chain, Lookup, Scrape
 (every format) and TemplateList with a small reply_page_size: a client
 that does not ask for a stream gets the first page and a cursor and walks

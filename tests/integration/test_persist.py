@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_persist.py: PERSISTENT kstats across kill -9 and restarts. The
 counts are intact after kill -9; updates a producer pushed while statsd
 was down wait in its ring and are drained once it hands the ring back;

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_prometheus.py: a real Prometheus (Debian's, 2.42) scrapes statsd's
 /metrics on loopback every second, and its HTTP API answers PromQL over
 what it scraped: rate() of a counter a producer keeps pushing, and

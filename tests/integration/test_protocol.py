@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_protocol.py: the varlink surface — introspection, the agreement
 of the IDL with the method and error tables, streams, limits, and a
 protocol-abuse suite: garbage, a message with no NUL, truncated,

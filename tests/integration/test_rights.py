@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_rights.py: rights by SO_PEERCRED. An unprivileged client (nobody,
 through setpriv) does not see PRIV kstats, gets only the public segment,
 cannot create PRIV kstats, cannot change, reset, redefine or delete what

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_rings.py: update rings end to end — real producer processes
 attach rings (descriptors over SCM_RIGHTS), push, and every update is
 either applied or counted as dropped, exactly; bad records are rejected

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_scale.py: a store of 20,000 kstats (10 VOIs each, 28 statistics and
 a Linux one) with statsd's default limits, read whole in every form: the
 Scrape formats (json, kstat, linux, flat) streamed over the protocol, Chain

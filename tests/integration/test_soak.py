@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_soak.py: the hardening soak. For a bounded time (STATSD_SOAK_SECONDS,
 30 by default, at most 60) a hostile unprivileged user, uid 65534, runs
 every attack of the hardening table that a peer can make at run time, in

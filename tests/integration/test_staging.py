@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_staging.py: a client run as another user never reads the checkout.
 
 On a fresh machine the clone sits in /root, which only root may enter, so a

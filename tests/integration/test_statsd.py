@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_statsd.py: the statsd/DogStatsD front door. Raw datagrams over UDP
 and the Unix datagram socket for every protocol feature, with each value
 read back exactly through `statsctl scrape --format openmetrics` (sample

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_statsd_loss.py: statsd is honest about what it loses at its
 statsd/DogStatsD front door, and keeps the priority it is configured for.
 

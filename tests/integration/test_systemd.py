@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_systemd.py: statsd under systemd's protocols without systemd as
 PID 1 — socket activation through systemd-socket-activate, a fake
 NOTIFY_SOCKET that must see READY=1, STATUS=, watchdog pings at half

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_units.py: the systemd files. `systemd-analyze verify` is clean on
 statsd.socket, statsd-http.socket (loopback, handed to statsd.service)
 and statsd.service (built with ExecStart in the build

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """test_varlink_go.py: statsd against the reference varlink implementation.
 
 A small client built on Debian's golang-github-varlink-go-dev (the

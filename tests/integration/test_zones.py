@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_zones.py: Solaris zones, the Linux way.
 
 By default (zones = cgroup) a peer's zone is the container cgroup its

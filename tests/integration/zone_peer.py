@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """zone_peer.py: a client of statsd run inside a zone (a namespace the test
 made with unshare). Each stdin line is a call as JSON {"method":...,
 "parameters":...}, answered by one line {"reply":..., "nfds":N}; the line

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * daemon_statsd.h: a statsd without sockets for the registry and
  * checkpoint suites: the configuration's defaults, an event loop that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * daemon_unit.h: what the suites of statsd's persistence modules share:
  * a scratch directory, and a real blob to keep in it.

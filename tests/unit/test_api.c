@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_api.c: a program written from the stats(3) SYNOPSIS, using only
  * <statsd/stats.h>: it builds FreeBSD's TCP_DEFAULT template, gathers data,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_blob.c: blob life cycle and reads: alloc/init/clone/snapshot/reset/
  * destroy with every error path (clone into a buffer that is too small

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_checkpoint.c: what survives a restart of statsd
  * (src/daemon/checkpoint.c with the runtime files and the journal): a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_config.c: statsd.conf (src/daemon/config.c): defaults, values and
  * their bounds and units, errors naming file, line and key (unknown,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_defn.c: Linux definitions as text: every attribute of Linux's tables
  * (writable, read-only, type-specific), junk, the rules without name=, type

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_dtype.c: the data-type table: every type named once, scalar sizes,
  * signedness and fixed point as their names say, the alignment layout

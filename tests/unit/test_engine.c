@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_engine.c: engine_apply() and engine_set_string(), the one entry
  * point of op.h: value conversion into each VOI type, the rules on flags,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_flat.c: a kstat's flat view (model/flat.c): the names each kstat
  * type gives, the "LAST, else SUM, else COUNT" rule for a NAMED value,

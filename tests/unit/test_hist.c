@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_hist.c: the HIST statistic: bucket generation (LIN, EXP, LINEXP, USR,
  * the infinite-bound flags) against examples worked from FreeBSD's rules,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_iostat.c: iostat's figures from two kstat_io snapshots against
  * hand-computed values, the first line (since creation), counter wrap,

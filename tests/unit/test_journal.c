@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_journal.c: the ring journal (src/daemon/journal.c), as a kill -9
  * leaves it: a ring handed back to the next statsd skips exactly the

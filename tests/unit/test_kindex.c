@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_kindex.c: the registry's kstat indexes — lookups by handle and by
  * name, duplicates refused, the kstat(1M) order checked against a sort

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_kindspec.c: the kind table's template side (kinds/kindspec.c and
  * each kind's builder): every kind is named by a spec and built by its

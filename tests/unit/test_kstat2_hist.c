@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_kstat2_hist.c: Solaris kstat2's four histogram types (LINEAR, LOG2,
  * LOG10, LOG10_LIN) as CRHIST64 bucket generators, checked value by value

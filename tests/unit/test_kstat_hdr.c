@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_kstat_hdr.c: kstat headers as data: each field's rules (lengths,
  * characters, defaults), kstat2 paths, descriptions and content types,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_layout.c: blobs built without the registry: an empty blob, VOIs
  * added, replaced and appended past a gap, every other statistic's data

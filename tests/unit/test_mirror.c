@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_mirror.c: PERSISTENT kstats' runtime files (src/daemon/mirror.c):
  * a file holds its blob across an unmap (a restart) and is opened again

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_numeric.c: scalar values of every VOI type: limits, comparison
  * (32-bit values ignore the pad word), weighted addition (integers wrap,

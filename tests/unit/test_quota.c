@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_quota.c: statsd's per-uid quotas — the per-uid limit, the total
  * and its reserve for privileged peers, charges and releases, the limit

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_registry.c: statsd's registry of templates and kstats
  * (src/daemon/registry.c): a definition registered twice is one template,

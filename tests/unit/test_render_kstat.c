@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_render_kstat.c: kstats as kstat(1M) prints them: the man page's -p
  * example, illumos kstat(1M)'s default block and -j shape, -C and -l, flat

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_render_linux.c: the data lines of every Linux statistic type against
  * the Linux documentation's sample output: value, range (num min avg max),

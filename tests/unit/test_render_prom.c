@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_render_prom.c: the Prometheus text format and OpenMetrics of
  * kstats: counter or gauge by the kind table (an unsigned SUM a counter,

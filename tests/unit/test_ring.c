@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_ring.c: the update ring — correctness and wrap-around, exact drop
  * accounting, wakeups, a two-thread stress run with exact totals, and a

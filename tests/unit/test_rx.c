@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_rx.c: the linear-time pattern engine: ERE and glob syntax, every
  * compile error, agreement with glibc's regexec(3) and fnmatch(3) on

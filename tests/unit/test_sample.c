@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sample.c: template sampling: stats_tpl_sample_rollthedice()
  * (deterministic per seed, weighted across seeds, -1 for the unselected

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_sbuf.c: the sbuf(9)-style string buffer: construction in every
  * ownership combination, growth, the latched error of a full fixed buffer

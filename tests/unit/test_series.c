@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_series.c: statsd/DogStatsD series as kstats (src/daemon/series.c):
  * one kstat per type, name and tag set, whatever the tags' order or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_siphash.c: SipHash-2-4 against the vectors of its authors' paper
  * and reference code (key 00..0f, messages 00..n-1), SipHash-1-3 against

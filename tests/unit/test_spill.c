@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_spill.c: spill buffers (spill.h), end to end in one process: a
  * producer on a tiny ring spills, hands buffers over and goes on; a

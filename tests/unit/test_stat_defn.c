@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_stat_defn.c: the DEFN statistic: array interval bounds (lin, log2,
  * clamping, limits), definition validity per type, the statistics each

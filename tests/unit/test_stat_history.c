@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_stat_history.c: the HISTORY statistic against hand-computed values:
  * period anchoring, gaps opened as empty periods, the ring's wrap, reads

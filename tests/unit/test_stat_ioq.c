@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_stat_ioq.c: the IOQ statistic: kstat(3KSTAT)'s Riemann sums on the
  * diagram's intervals i1 to i4, each queue event of kstat_queue(9F), the

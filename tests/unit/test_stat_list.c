@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_stat_list.c: the LIST statistic against hand-computed values:
  * sums per distinct X, the descending order of hits, first come first

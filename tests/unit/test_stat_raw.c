@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_stat_raw.c: the RAW statistic: records with time and serial, the
  * ring overwriting its oldest, reset restarting serials, merge by time,

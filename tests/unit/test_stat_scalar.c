@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_stat_scalar.c: COUNT and LAST against hand-computed values in
  * 32-bit, 64-bit and fixed-point VOIs: counting, wrap, reset, merge (COUNT

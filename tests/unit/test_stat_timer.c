@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_stat_timer.c: the TIMER statistic against hand-computed values:
  * kstat_timer_start/stop arithmetic, a stop before its start, reset while

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_statsd_line.c: the statsd/DogStatsD line parser — every type, rates,
  * gauge deltas, tags, the container field, timestamps, DogStatsD 1.1

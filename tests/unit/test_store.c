@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_store.c: the store segment — writer and reader round trips, the
  * chain and its KCID, generations on slot reuse, resource limits, readers

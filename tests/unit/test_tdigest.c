@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_tdigest.c: the t-digest module — contract (sizes, errors, overflow,
  * relocation, validation of hostile copies, rendering) and accuracy against

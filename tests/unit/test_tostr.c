@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_tostr.c: stats_blob_tostr() and stats_voistatdata_tostr(): the
  * stats(3) page's OBJDUMP example byte for byte (only the address and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_tpl.c: the template registry: allocation and its errors, lookups by
  * name, hash and spec string in all three forms, the normative name:hash

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_tpldef.c: template definitions (src/daemon/tpldef.c): a JSON
  * definition built statistic by statistic through the kind table and

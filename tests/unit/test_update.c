@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_update.c: the one update path (stats_voi_update_xy and the
  * stats_voi_update_<abs|rel>_<dtype> wrappers): every data type, initial

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * test_zones.c: statsd's zones — who sees what (Solaris's ks_zone,
  * ALL_ZONES, GLOBAL_ZONEID, KSTAT2_FLAG_GZ_VIS); zone_cgroups' patterns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * unit.h: helpers shared by the Check suites of src/common. Only public
  * names of <statsd/stats.h> are used here, so test_api.c may include it too.

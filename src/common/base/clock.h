@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * clock.h: the one clock of statsd, its library and its tools:
  * CLOCK_MONOTONIC in nanoseconds, the time base of every update, kstat

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dtype.c: the data-type table (see dtype.h).
  */

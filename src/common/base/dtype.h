@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * dtype.h: the data types a statistic's data is kept in (enum vsd_dtype),
  * described once as data: each type's name, the size and alignment of its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * field.h: one flat field of a statistic kind — a scalar that flat views
  * (illumos kstat(1M)'s lines, the libkstat consumer API, the JSON scrape,

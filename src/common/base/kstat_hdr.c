@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat_hdr.c: kstat headers as data — their rules, lookup with
  * kstat_lookup(3KSTAT)'s wildcards — and kstat(1M)'s selectors.

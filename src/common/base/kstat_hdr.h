@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat_hdr.h: a kstat's header as data (illumos kstat and Solaris kstat2):
  * its names, kind, flags, kstat2 path, description and content type, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * op.h: the engine's operations — what one update record asks of one VOI —
  * as the statistic kinds see them. engine.h has the one entry point that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rx.c: the linear-time pattern engine (rx.h): a recursive-descent parser
  * into a small tree, a size check before any code is emitted, emission of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rx.h: patterns matched in time linear in the subject — the POSIX
  * extended regular expressions and shell globs that kstat(1M) selectors

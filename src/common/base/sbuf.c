@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sbuf.c: the sbuf(9)-style string buffer that every renderer writes into.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * siphash.c: SipHash-c-d over bytes, whole or in pieces (siphash.h).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * siphash.h: SipHash (Aumasson and Bernstein, 2012), the keyed hash of
  * the daemon's tables whose keys peers choose: kstat names and statsd

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * blob.c: blob life cycle (clone, snapshot, reset, destroy; a new blob
  * comes from its template, in tpl.c), the visitor, statistic lookup,

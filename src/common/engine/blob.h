@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * blob.h: the STATS_ABI_V1 blob layout and the engine's internal interface
  * between the template, update, render and statistic-family modules.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * engine.h: the engine's entry points: engine_apply(), the single path
  * every front end and the daemon's ring drain use to apply an operation of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kind.c: the statistic-type table, and the one place that renders a
  * statistic's data by its family.

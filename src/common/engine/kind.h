@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kind.h: the kind table, which drives the engine and everything that
  * names a statistic. Each statistic kind is described once, here, as data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * layout.c: the one way a blob is laid out, in the V1 format of blob.h:
  * the header, the VOI table, each VOI's voistat run, then each VOI's data

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * layout.h: the one blob layout. Templates grow here VOI by VOI, and a
  * kstat whose statistics change at run time (a Linux definition that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sample.c: template sampling: weighted random selection of a template
  * (stats_tpl_sample_rollthedice) and the text form of sample-rate lists,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * spill.c: the spill buffers of a ring's overflow area — a producer
  * folding updates into spill blobs with the engine or logging them,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * spill.h: what a producer does with the updates its full ring cannot
  * take, and how statsd takes them back — the contents of the spill

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tpl.c: the template registry: allocation, VOI addition (which lays out
  * the template blob every blob of it copies), new blobs made from a

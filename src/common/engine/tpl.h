@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tpl.h: the process-wide template registry (the one global src/common
  * keeps) and the rules for names.

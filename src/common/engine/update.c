@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * update.c: the engine's one update path. Every front end (stats(3) abs
  * and rel updates, kstat named values and counters, Linux statistic_add,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * hist.h: the HIST statistic family: continuous-range, discrete-range and
  * discrete-value histograms with 32- or 64-bit counters, their bucket

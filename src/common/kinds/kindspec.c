@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kindspec.c: the spec parameters' table, and the helpers every kind's
  * builder shares.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kindspec.h: a statistic's spec parameters, described once as data. A
  * template's statistic is named by its kind ("HIST") and given by these

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat2_hist.c: the bucket bounds of Solaris kstat2's histogram types.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kstat2_hist.h: Solaris kstat2's four histogram types (LINEAR, LOG2, LOG10,
  * LOG10_LIN) as bucket-bound generators for the engine's one HIST kind:

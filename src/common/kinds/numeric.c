@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * numeric.c: scalar arithmetic for every VOI data type, and the SUM, MIN
  * and MAX statistics built on it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * numeric.h: scalar values of every VOI data type, held in the 8-byte
  * struct voistatdata_numeric: limits, comparison, weighted addition,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_defn.c: the DEFN statistic — a Linux statistic's definition as data
  * in its blob — and the mapping from a definition to the statistics its

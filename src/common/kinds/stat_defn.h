@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_defn.h: the DEFN statistic: a Linux statistic's run-time definition
  * kept in the blob, as one more statistic of its VOI, so that it travels

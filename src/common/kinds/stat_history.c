@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_history.c: the HISTORY statistic, Linux's "history": COUNT, SUM
  * or a range (num, min, avg, max) per period, for the last entries_max

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_history.h: the HISTORY statistic (Linux's "history" type): a
  * ring of entries_max per-period results, each the COUNT (mode increments),

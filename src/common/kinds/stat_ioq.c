@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_ioq.c: the IOQ statistic: kstat_io_t's counters and the queue
  * arithmetic of illumos kstat(3KSTAT).

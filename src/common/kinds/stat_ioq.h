@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_ioq.h: the IOQ statistic: a kstat_io_t kept from wait- and
  * run-queue events (illumos's I/O kstat), with its Riemann sums.

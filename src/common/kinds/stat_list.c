@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_list.c: the LIST statistic, Linux's "list": X -> sum of Y for
  * the first entries_max distinct X, first come first served, kept in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_list.h: the LIST statistic (Linux's "list" type): a sparse
  * histogram of discrete X values, X -> sum of Y, for at most entries_max

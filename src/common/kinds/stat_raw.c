@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_raw.c: the RAW statistic, Linux's "raw": every (X, Y) pair with
  * its time and serial number, in a ring that overwrites the oldest.

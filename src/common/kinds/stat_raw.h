@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_raw.h: the RAW statistic (Linux's "raw" type): a ring of the last
  * entries_max (time, serial, X, Y) records; serial counts the records since

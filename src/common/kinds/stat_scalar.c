@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_scalar.c: COUNT and LAST, the scalar statistics of the kstat and
  * Linux front ends, and SET for SUM (a kstat counter written as a whole).

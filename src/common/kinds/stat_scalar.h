@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_scalar.h: the scalar statistics the kstat and Linux front ends add
  * to stats(3)'s SUM, MIN and MAX: COUNT (the sum of the weights Y) and LAST

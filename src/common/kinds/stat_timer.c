@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_timer.c: the TIMER statistic, illumos's kstat_timer_start() and
  * kstat_timer_stop() as events that carry their own time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * stat_timer.h: the TIMER statistic: kstat_timer_t's fields (illumos's
  * event timer) kept from timer start and stop events; the timer's name is

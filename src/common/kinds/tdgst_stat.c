@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tdgst_stat.c: the TDGST statistic: stats_vss_tdgst_hlpr() and the engine
  * operations, mapping the VOI's scalar values to the doubles the t-digest

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tdgst_stat.h: the TDGST statistic: the glue between the blob engine and
  * the t-digest data structure in tdigest.c (which knows nothing of blobs).

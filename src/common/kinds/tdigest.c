@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tdigest.c: the t-digest data structure: a merging t-digest (Dunning and
  * Ertl 2019) living in one position-independent byte region, with its

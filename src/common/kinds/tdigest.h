@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tdigest.h: the t-digest quantile sketch (a merging t-digest after Dunning
  * and Ertl, "Computing Extremely Accurate Quantiles Using t-digests", 2019),

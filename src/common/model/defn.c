@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * defn.c: Linux definition lines — the attribute table, the parser, the
  * rules for applying a line (as the Linux statistics infrastructure's

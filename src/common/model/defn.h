@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * defn.h: the Linux statistics infrastructure's definitions as text: parsing
  * and applying definition lines to a blob, and rendering a blob's

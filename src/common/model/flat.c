@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * flat.c: the flat view of a kstat's blob — the one walk that names each
  * scalar, reads its value and says whether it is a counter, driven by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * flat.h: a kstat's flat view, one name per scalar (docs/formats.md §4),
  * as illumos kstat(1M)'s outputs, the libkstat consumer API, the JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * statsd_line.c: the statsd and DogStatsD line protocol, parsed in place,
  * and a series' kstat2 path (statsd_line.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * statsd_line.h: the statsd and DogStatsD line protocol, parsed in place,
  * and how a statsd series (type + metric name + tag set) is named as a

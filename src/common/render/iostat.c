@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * iostat.c: illumos iostat(8)'s arithmetic on kstat_io snapshots: rates
  * over the interval between snapshots, mean queue lengths as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * iostat.h: the figures iostat(8) derives from two snapshots of an I/O
  * kstat, with illumos iostat's formulas, and its -x and -xn lines.

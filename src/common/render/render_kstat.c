@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * render_kstat.c: kstat(1M)'s views of statsd's kstats — a kstat's flat
  * statistics as text, and the default, -p/-C/-l and -j outputs built on

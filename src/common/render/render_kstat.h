@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * render_kstat.h: kstats as illumos kstat(1M) shows them: a kstat's flat
  * statistics (flat.h) as text, and the default, parseable (-p, -C, -l) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * render_linux.c: the Linux statistics infrastructure's data lines, read
  * from the statistics each definition maps to (stat_defn.h):

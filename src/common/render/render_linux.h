@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * render_linux.h: a Linux interface's "data" file: one or more lines per
  * statistic, each tagged with the statistic's name, in the formats of its

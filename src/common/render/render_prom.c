@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * render_prom.c: the Prometheus text format 0.0.4 and OpenMetrics 1.0.0
  * of a kstat (render_prom.h). Counter or gauge is the kind table's word

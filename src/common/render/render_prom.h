@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * render_prom.h: kstats in the Prometheus text format 0.0.4 and in
  * OpenMetrics 1.0.0, the formats Prometheus, VictoriaMetrics, the

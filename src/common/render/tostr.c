@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tostr.c: stats_blob_tostr() and stats_voistatdata_tostr(): a blob as
  * FreeBSD's freeform text or JSON, with or without its layout (OBJDUMP) and

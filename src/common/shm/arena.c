@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arena.c: blob chunk allocation inside a store segment's arena (see
  * arena.h for why it is shaped this way).

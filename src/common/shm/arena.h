@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * arena.h: the allocator for blob chunks inside a store segment's arena.
  * Internal to the store writer (the daemon); readers never use it and never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ring.c: the update ring — creation and adoption by the daemon, mapping by
  * the client, the producer's slow paths, and the consumer, which reads

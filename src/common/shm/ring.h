@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * ring.h: the per-thread single-producer single-consumer update ring that
  * carries (X, Y) updates from an application thread to statsd, and its

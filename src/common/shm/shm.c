@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * shm.c: memfd creation, sealing, checking and mapping for the store
  * segments and the rings. Nothing here knows any layout.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * shm.h: the low-level helpers that make and check the memfds behind the
  * store segments and the rings. They exist so that both get the same rules:

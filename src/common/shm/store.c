@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * store.c: the writer side of a store segment, used only by statsd: making
  * the segment, adding, re-laying and removing kstats, and bracketing blob

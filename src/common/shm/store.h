@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * store.h: the shared-memory store segment that holds the kstat chain and
  * the blobs — its layout (the versioned contract between statsd and every

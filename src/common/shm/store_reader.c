@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * store_reader.c: the reader side of a store segment, for statsctl,
  * libkstat-style consumers and anything else holding a read-only fd. It

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * blobstore.h: the blob-storage interface: where a kstat's canonical blob
  * lives when that is not its store segment's copy. The registry keeps a

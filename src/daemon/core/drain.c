@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * drain.c: the update rings and the drain — eventfd wakeups at drain
  * priority, the periodic tick, bounded batches with a backlog pass at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * drain.h: the update rings — creating and adopting them, draining them
  * into the kstats' blobs, and statsd's own kstat (statsd:0:daemon).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * drain_apply.c: what the drain does with the records it takes from a
  * ring: runs of updates for one kstat applied as one batch, and spill

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * drain_priv.h: the drain's own state, shared by its two files: drain.c
  * (rings, passes, wakeups, attaching) and drain_apply.c (what a drained

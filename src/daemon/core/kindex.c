@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kindex.c: the registry's kstat indexes (kindex.h): a hash table by
  * handle, one by name, and a skip list in kstat(1M)'s order.

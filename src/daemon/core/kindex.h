@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * kindex.h: the registry's indexes of kstats — by handle (what every ring
  * record carries: the drain's lookup), by exact name (module, instance,

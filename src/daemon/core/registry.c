@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * registry.c: the daemon's template and kstat tables, the handle map the
  * drain looks records up in, and the two store segments the kstats live

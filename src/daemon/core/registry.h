@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * registry.h: the daemon's tables — templates (by the engine's id and by
  * spec) and kstats (by handle, and by module:instance:name) — and its two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sysks.c: the kstats statsd keeps itself, and illumos's standard system
  * kstat <unix, 0, kstat_types>.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * sysks.h: the kstats statsd keeps itself — read-only NAMED kstats of
  * unsigned values that no peer may write, reset, redefine or delete:

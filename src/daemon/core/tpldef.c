@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tpldef.c: from a JSON template definition to stats(3) statistic specs
  * (each StatSpec built by its kind's row of the kind table, from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * tpldef.h: template definitions as JSON — the VoiSpec/StatSpec shape of
  * io.statsd.varlink — turned into stats(3) statistic specs and registered

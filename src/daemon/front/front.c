@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * front.c: the statsd/DogStatsD listeners: sockets, batched reads (in the
  * event loop, or by receiver threads), the line loop and its counters

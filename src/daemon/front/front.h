@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * front.h: statsd's statsd/DogStatsD front door — the UDP socket
  * (anonymous) and the Unix datagram socket (SO_PASSCRED: each datagram

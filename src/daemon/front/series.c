@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * series.c: statsd/DogStatsD series as kstats — the templates of each
  * type, the table from (type, name, tags) to a kstat, the caps, the

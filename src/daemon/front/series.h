@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * series.h: statsd/DogStatsD series mapped onto kstats. A series is a
  * metric type, name and tag set; it is one kstat (module "statsd", class

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * expo.c: the exposition in pages (expo.h): the index of kstats in stem
  * order, and the walk over it that renders a stem's kstats so that each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * expo.h: the Prometheus and OpenMetrics exposition of statsd's kstats,
  * in pages, shared by the Scrape method (statsctl scrape) and the HTTP

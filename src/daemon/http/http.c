@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http.c: GET /metrics over HTTP (http.h). A scrape is a chunked reply
  * whose next page is rendered only once the last one was written out:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * http.h: the HTTP endpoint that serves /metrics to Prometheus and its
  * kin, from statsd's event loop (libevent's evhttp): the exposition

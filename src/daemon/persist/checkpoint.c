@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * checkpoint.c: the checkpoint log (see checkpoint.h): framed records,
  * synced appends for each PERSISTENT create, revive, delete and removal,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * checkpoint.h: the checkpoint, <state>/statsd.checkpoint, and how
  * PERSISTENT kstats come back at start.

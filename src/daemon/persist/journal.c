@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * journal.c: the ring journal (see journal.h): its file, one slot per
  * ring being drained, and the undo record of the one update in flight on

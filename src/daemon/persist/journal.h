@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * journal.h: the ring journal, <runtime>/persist/rings.journal, which
  * makes a kill -9 in the middle of a drain pass neither lose nor repeat

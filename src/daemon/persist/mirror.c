@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mirror.c: PERSISTENT kstats' runtime files (see mirror.h): making,
  * checking and mapping them, and the blob-storage operations the registry

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * mirror.h: PERSISTENT kstats' runtime files. Each PERSISTENT kstat's
  * blob lives in a file of its own, <runtime>/persist/<handle>.kstat,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * quota.c: per-uid usage of what peers make statsd hold, the per-uid
  * limits and totals of the configuration, the reserve for privileged

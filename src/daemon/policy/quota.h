@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * quota.h: what each user may make statsd hold — per-uid usage of every
  * resource a peer can cause statsd to keep (connections, buffered bytes,

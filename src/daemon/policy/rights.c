@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rights.c: peer credentials, the admin group and the per-object checks
  * behind the read/owner/admin rights.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * rights.h: who a peer is and what it may do. Peers are identified by
  * SO_PEERCRED (and their supplementary groups by SO_PEERGROUPS), never by

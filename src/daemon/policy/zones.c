@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * zones.c: peers' zones — the container cgroup or the namespace of the
  * connecting process, read race-free through its pidfd — the patterns

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * zones.h: Solaris zones, the Linux way. A peer's zone is the container
  * its process is in, found from SO_PEERCRED's pid; the global zone is

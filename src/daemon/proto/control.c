@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * control.c: the control socket — accept, SO_PEERCRED, connection limits,
  * NUL framing with a size limit, SCM_RIGHTS in and out, the idle time-out

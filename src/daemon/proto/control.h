@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * control.h: the control socket and its connections — accept, peer
  * credentials, connection limits (total and per uid), NUL framing, the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """embed.py: write a C file defining one const char array that holds a
 text file, so statsd serves its interface description without reading
 anything at run time. Usage: embed.py SYMBOL INPUT OUTPUT"""

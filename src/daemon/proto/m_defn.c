@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * m_defn.c: Linux statistic definitions (io.statsd.DefinitionGet and
  * DefinitionSet) and the templates' sample rates (SampleRatesGet and

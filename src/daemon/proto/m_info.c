@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * m_info.c: the methods that describe — io.statsd.Hello (versions, the
  * caller's identity and rights), io.statsd.Info (state, counters, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * m_kstat.c: io.statsd.KstatCreate, KstatCreateMany and KstatDelete, and
  * the by-name lookup (with its visibility rule) the other handlers share.

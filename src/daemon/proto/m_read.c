@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * m_read.c: the methods that read and change kstat data —
  * io.statsd.Chain, Lookup, Read, Write and Snapshot — and the helpers the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * m_ring.c: io.statsd.RingAttach (new rings, and rings handed back after
  * a restart) and io.statsd.SegmentAttach (read-only store segments). The

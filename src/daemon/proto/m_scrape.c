@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * m_scrape.c: io.statsd.Scrape — the kstats a selector and a class
  * pattern choose, rendered as kstat(1M) -j or -p text, Linux data lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * m_template.c: io.statsd.TemplateAdd and io.statsd.TemplateList.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * m_walk.c: the walk that the reads of many kstats (Chain, Lookup,
  * Scrape) share to answer in pages: kstats in kstat(1M)'s order from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * methods.c: the method table — each method's name, handler, parameter
  * table, right and flags. main.c hands it to the protocol layer

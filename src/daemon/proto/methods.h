@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * methods.h: the method handlers, grouped by area, and their parameter
  * tables. The method table in methods.c ties each to its name and right.

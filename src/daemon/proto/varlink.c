@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * varlink.c: the varlink protocol over control.c's connections — message
  * parsing, dispatch through the method table main.c gives it (methods.c's;

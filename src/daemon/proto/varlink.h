@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * varlink.h: the protocol layer — one JSON object per NUL-terminated
  * message, parsed with jansson; the method table (name, handler,

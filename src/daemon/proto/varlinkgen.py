@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-2-Clause
 """varlinkgen.py: the protocol's names, generated from its interface
 definitions so that statsd, libstatsclient and statsctl share one copy.
 

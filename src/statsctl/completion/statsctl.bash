@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 # bash completion for statsctl(8): verbs, each verb's options, formats,
 # and kstat and statistic names asked of the running statsd.
 

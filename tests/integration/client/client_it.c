@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * client_it.c: a libstatsclient application for the integration tests. Each
  * mode exercises one part of the library against a real statsd and checks

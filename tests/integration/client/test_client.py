@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_client.py: libstatsclient end to end. A real statsd on a temporary
 directory; client_it (a C application of the library) in its modes; the
 daemon's view of what it did read over the control socket. Covers the

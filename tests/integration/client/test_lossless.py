@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_lossless.py: producers that never lose an update, against a real
 statsd. 8 threads x 1M updates flat out, and a 20k burst from one thread
 into a ring statsd had been idle on: nothing dropped, every total exact,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * pages_it.c: a program written from the specification pages alone —
  * Solaris kstat2_create_histogram(9F) and illumos kstat(3KSTAT) — run

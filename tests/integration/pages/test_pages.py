@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_pages.py: what a program written from the specification pages alone
 expects of a live statsd, through every reader: the libkstat consumer API
 (pages_it, a C program written from the pages), statsctl, the JSON and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-2-Clause
 """test_statsctl.py: statsctl against a real statsd. Every verb and every
 output format is run on a fixed set of kstats and compared with a golden
 file under golden/ (times, hashes, ids and paths normalised); exit

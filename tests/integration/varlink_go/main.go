@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-2-Clause
 // A varlink client built on the reference Go library (Debian's
 // golang-github-varlink-go-dev), for test_varlink_go.py: it calls statsd
 // as any varlink client would and prints one line per call, which the
