@@ -99,6 +99,17 @@ wait_for(lambda: "requests.sum" in subprocess.run(
     [STATSCTL, "--socket", d.sock, "show", "-p", "demo"],
     capture_output=True, text=True).stdout, "the demo's first updates")
 
+# An I/O kstat, as a disk driver would make it, for the iostat example.
+c = d.conn()
+disk = c.call("io.statsd.TemplateAdd", {"name": "DISK", "vois": [
+    {"id": 0, "name": "io", "dtype": "INT_S64", "stats": [{"kind": "IOQ"}]}]})
+check("parameters" in disk, "TemplateAdd DISK: %s" % disk)
+made = c.call("io.statsd.KstatCreate", {
+    "module": "sd", "instance": 0, "name": "sd0", "class": "disk",
+    "type": "IO", "template": disk["parameters"]["template"]["spec"]})
+check("parameters" in made, "KstatCreate sd:0:sd0: %s" % made)
+c.close()
+
 work = mkdtemp()
 env = dict(os.environ, STATSD_SOCKET=d.sock,
            PATH=os.path.dirname(STATSCTL) + ":" + os.environ["PATH"])
@@ -116,7 +127,12 @@ for kind, block in examples("statsctl.8"):
     for cmd, shown in shell_commands(block) if kind == "literal" else \
             [[block[2:], []]] if block.startswith("$ ") else []:
         n += 1
-        forever = re.match(r"statsctl watch\b", cmd) and " -n " not in cmd
+        # `watch`, and `iostat` with an interval and no count, run until
+        # interrupted.
+        forever = (re.match(r"statsctl watch\b", cmd) and
+                   " -n " not in cmd) or (
+            re.match(r"statsctl iostat\b.* [\d.]+$", cmd) and
+            not re.search(r" [\d.]+ \d+$", cmd))
         if forever:
             # `watch` runs until interrupted: interrupt it as a user would.
             p = harness.spawn(["bash", "-c", cmd], cwd=work, env=env,
