@@ -456,37 +456,8 @@ store_kstat_remove(struct store_segment *s, uint32_t slot)
 int
 store_kstat_relayout(struct store_segment *s, uint32_t slot, uint32_t blob_size)
 {
-	struct store_kstat_hdr *k = store_used_hdr(s, slot);
-	uint64_t off, need;
-	uint32_t chunk, toff = 0, tlen = 0;
-	int r;
-
-	if (k == NULL)
-		return -ENOENT;
-	if (blob_size > STORE_BLOB_MAX)
-		return -E2BIG;
-	if (k->text_off != 0) {
-		toff = store_text_off(blob_size);
-		tlen = (uint32_t)k->path_len + 1 + k->desc_len + 1;
-	}
-	need = store_need(blob_size, tlen);
-	r = store_arena_alloc(&s->arena, need, &off, &chunk);
-	if (r < 0)
-		return r;
-	/* Built in a chunk no reader knows yet; the header switches to it
-	 * under the sequence counter. */
-	memset(s->base + off, 0, chunk);
-	if (tlen != 0)
-		memcpy(s->base + off + toff, s->base + k->blob_off + k->text_off, tlen);
-	store_layout_begin(k);
-	store_arena_free(&s->arena, k->blob_off, k->chunk_size);
-	k->blob_off = off;
-	k->blob_size = blob_size;
-	k->chunk_size = chunk;
-	k->text_off = toff;
-	store_layout_end(k);
-	store_kcid_bump(s, slot);
-	return 0;
+	return store_kstat_relayout_with(s, slot, NULL, blob_size, NULL, 0,
+	    NULL);
 }
 
 int
@@ -515,7 +486,8 @@ store_kstat_relayout_with(struct store_segment *s, uint32_t slot,
 	 * the header then switches to it in one window of both sequence
 	 * counters, so a reader copies the old blob or the new one. */
 	memset(s->base + off, 0, chunk);
-	memcpy(s->base + off, blob, blob_size);
+	if (blob != NULL)
+		memcpy(s->base + off, blob, blob_size);
 	if (tlen != 0)
 		memcpy(s->base + off + toff, s->base + k->blob_off + k->text_off, tlen);
 	store_layout_begin(k);

@@ -298,8 +298,9 @@ int store_kstat_relayout(struct store_segment *s, uint32_t slot, uint32_t blob_s
 
 /*
  * store_kstat_relayout_with: as store_kstat_relayout(), with the new
- * blob's bytes (blob_size of them) in place before any reader can see the
- * new layout: one window of the sequence counters moves a reader from
+ * blob's bytes (blob_size of them; blob NULL leaves it zeroed, which is
+ * store_kstat_relayout()) in place before any reader can see the new
+ * layout: one window of the sequence counters moves a reader from
  * the old blob to the new, never through a zeroed or half-copied one.
  * With x, the slot's template hash and ndata become x's; snaptime (ns; 0
  * keeps the old one) is the kstat's snaptime. *ret_blob (may be NULL)
