@@ -134,11 +134,36 @@ tpl_find_locked(const char *name, uint32_t hash)
 	return -ESRCH;
 }
 
+/*
+ * With the lock held (for writing): tpl into the first slot tpl_release()
+ * left vacant, or into a new one at the end of the list.
+ * Returns: the template's id; -ENOMEM.
+ */
+static int
+tpl_list_put_locked(struct statsblob_tpl *tpl)
+{
+	struct statsblob_tpl **nlist;
+	int id;
+
+	for (id = 0; id < ntpl && tpllist[id] != NULL; id++)
+		;
+	if (id < ntpl) {
+		tpllist[id] = tpl;
+		return id;
+	}
+	nlist = realloc(tpllist, (size_t)(ntpl + 1) * sizeof(*tpllist));
+	if (nlist == NULL)
+		return -ENOMEM;
+	tpllist = nlist;
+	tpllist[ntpl] = tpl;
+	return ntpl++;
+}
+
 /* A new template of name; unless shared, none of that name may exist. */
 static int
 tpl_alloc(const char *name, bool shared)
 {
-	struct statsblob_tpl *tpl, **nlist;
+	struct statsblob_tpl *tpl;
 	struct statsblobv1 *sb;
 	int id;
 
@@ -165,22 +190,11 @@ tpl_alloc(const char *name, bool shared)
 	tpl->sb = (struct statsblob *)sb;
 
 	pthread_rwlock_wrlock(&tpl_lock);
-	for (id = 0; id < ntpl && tpllist[id] != NULL; id++)
-		;
 	if (!shared && tpl_find_locked(name, 0) >= 0) {
 		id = -EEXIST;
-	} else if (id < ntpl) {
-		/* A slot tpl_release() left vacant. */
-		tpl_update_hash(tpl);
-		tpllist[id] = tpl;
-	} else if ((nlist = realloc(tpllist,
-	    (size_t)(ntpl + 1) * sizeof(*tpllist))) == NULL) {
-		id = -ENOMEM;
 	} else {
-		tpllist = nlist;
 		tpl_update_hash(tpl);
-		id = ntpl;
-		tpllist[ntpl++] = tpl;
+		id = tpl_list_put_locked(tpl);
 	}
 	pthread_rwlock_unlock(&tpl_lock);
 	if (id < 0) {
@@ -242,7 +256,7 @@ tpl_add_layout(const char *name, int base, const struct statsblob *layout,
     uint32_t hash)
 {
 	const struct statsblobv1 *lb = (const struct statsblobv1 *)layout;
-	struct statsblob_tpl *tpl, **nlist;
+	struct statsblob_tpl *tpl;
 	const struct statsblob_tpl *bt;
 	uint16_t i, n, bn;
 	int id, e = 0;
@@ -280,20 +294,7 @@ tpl_add_layout(const char *name, int base, const struct statsblob *layout,
 		    (tpl->mb->voi_meta[i].name =
 		    strdup(bt->mb->voi_meta[i].name)) == NULL)
 			e = -ENOMEM;
-	for (id = 0; e == 0 && id < ntpl && tpllist[id] != NULL; id++)
-		;
-	if (e != 0) {
-		id = e;
-	} else if (id < ntpl) {
-		tpllist[id] = tpl;
-	} else if ((nlist = realloc(tpllist,
-	    (size_t)(ntpl + 1) * sizeof(*tpllist))) == NULL) {
-		id = -ENOMEM;
-	} else {
-		tpllist = nlist;
-		id = ntpl;
-		tpllist[ntpl++] = tpl;
-	}
+	id = e != 0 ? e : tpl_list_put_locked(tpl);
 	pthread_rwlock_unlock(&tpl_lock);
 	if (id >= 0)
 		return id;
