@@ -152,10 +152,17 @@ for i in range(4):
 expect_error(c.call("io.statsd.KstatDelete", {"module": "many",
                                               "instance": 0, "name": "x"}),
              "io.statsd.NoSuchKstat", "delete twice", kstat="many:0:x")
-expect_error(c.call("io.statsd.KstatDelete", {"module": "statsd",
-                                              "instance": 0,
-                                              "name": "daemon"}),
-             "io.statsd.InvalidValue", "statsd's own kstat stays")
+OWN = {"module": "statsd", "instance": 0, "name": "daemon"}
+expect_error(c.call("io.statsd.KstatDelete", OWN),
+             "io.statsd.InvalidValue", "statsd's own kstat stays",
+             parameter="name", reason="statsd's own kstat stays")
+# Neither re-laid nor redefined, each refusal naming its parameter.
+expect_error(c.call("io.statsd.KstatRelayout", dict(OWN, template=spec)),
+             "io.statsd.InvalidValue", "statsd's own kstat keeps its layout",
+             parameter="name", reason="statsd's own kstats keep their layout")
+expect_error(c.call("io.statsd.DefinitionSet", dict(OWN, text="on=1\n")),
+             "io.statsd.InvalidValue", "statsd's own kstat is not redefined",
+             parameter="text", reason="statsd's own kstats are read-only")
 # Nor may anyone, root included, make kstats in statsd's own modules.
 for m in ("statsd", "unix"):
     expect_error(c.call("io.statsd.KstatCreate", {

@@ -20,7 +20,6 @@
 #include "methods.h"
 #include "registry.h"
 #include "stat_scalar.h"
-#include "view.h"
 
 #define M_NAME_FIELDS							\
 	VLF_STR("module", false, KSTAT_STRLEN - 1),			\
@@ -110,18 +109,10 @@ m_defn_set(struct vl_call *call, json_t *params)
 	bool relaid = false;
 	int r;
 
-	k = m_kstat_get(call, params, false);
+	k = m_kstat_get_own(call, params, false, "text",
+	    "statsd's own kstats are read-only");
 	if (k == NULL)
 		return;
-	if (!view_kstat_may_modify(&call->conn->peer, k)) {
-		varlink_error_denied(call, RIGHT_OWNER);
-		return;
-	}
-	if (k->internal) {
-		varlink_error_value(call, "text", "statsd's own kstats are "
-		    "read-only");
-		return;
-	}
 	names = registry_kstat_names(k, &nn);
 	memset(&derr, 0, sizeof(derr));
 	r = defn_apply(registry_blob_peek(k), names, nn,

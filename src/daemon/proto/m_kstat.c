@@ -151,6 +151,26 @@ m_kstat_get(struct vl_call *call, json_t *params, bool dormant_too)
 	return k;
 }
 
+struct reg_kstat *
+m_kstat_get_own(struct vl_call *call, json_t *params, bool dormant_too,
+    const char *field, const char *internal_why)
+{
+	struct reg_kstat *k;
+
+	k = m_kstat_get(call, params, dormant_too);
+	if (k == NULL)
+		return NULL;
+	if (!view_kstat_may_modify(&call->conn->peer, k)) {
+		varlink_error_denied(call, RIGHT_OWNER);
+		return NULL;
+	}
+	if (k->internal) {
+		varlink_error_value(call, field, "%s", internal_why);
+		return NULL;
+	}
+	return k;
+}
+
 /* A PERSISTENT kstat could not be made (or deleted) durably. */
 static void
 m_kstat_not_durable(struct vl_call *call, int r, const char *why)
@@ -808,17 +828,10 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 
 	/* A dormant kstat is deleted for good: its data, its handle and
 	 * what it held of its owner's quotas go. */
-	k = m_kstat_get(call, params, true);
+	k = m_kstat_get_own(call, params, true, "name",
+	    "statsd's own kstat stays");
 	if (k == NULL)
 		return;
-	if (!view_kstat_may_modify(&call->conn->peer, k)) {
-		varlink_error_denied(call, RIGHT_OWNER);
-		return;
-	}
-	if (k->internal) {
-		varlink_error_value(call, "name", "statsd's own kstat stays");
-		return;
-	}
 	/* The checkpoint first: a PERSISTENT kstat's delete (dormant) or
 	 * removal (of a dormant one) is durable before it is done, or not
 	 * done. */
@@ -850,18 +863,10 @@ m_kstat_relayout(struct vl_call *call, json_t *params)
 	char full[128];
 	int r;
 
-	k = m_kstat_get(call, params, false);
+	k = m_kstat_get_own(call, params, false, "name",
+	    "statsd's own kstats keep their layout");
 	if (k == NULL)
 		return;
-	if (!view_kstat_may_modify(peer, k)) {
-		varlink_error_denied(call, RIGHT_OWNER);
-		return;
-	}
-	if (k->internal) {
-		varlink_error_value(call, "name", "statsd's own kstats keep "
-		    "their layout");
-		return;
-	}
 	t = registry_template_find(d->reg, spec);
 	if (t == NULL) {
 		varlink_error(call, VL_E_NO_SUCH_TEMPLATE, json_pack("{s:s}",

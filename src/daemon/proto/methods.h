@@ -24,6 +24,11 @@ struct reg_kstat;
  * it; otherwise answer NoSuchKstat and return NULL. */
 struct reg_kstat *m_kstat_get(struct vl_call *call, json_t *params,
     bool dormant_too);
+/* As m_kstat_get(), for a change: a kstat the caller may not modify
+ * answers PermissionDenied, one of statsd's own an InvalidParameter on
+ * field saying internal_why; either returns NULL. */
+struct reg_kstat *m_kstat_get_own(struct vl_call *call, json_t *params,
+    bool dormant_too, const char *field, const char *internal_why);
 /* Kstats one KstatCreateMany may make: a bounded slice of work. */
 #define M_KSTAT_BATCH_MAX	4096
 extern const struct vl_field m_kstat_create_params[],
