@@ -211,6 +211,19 @@ kc_tpls_add(struct kc_state *s, json_t *tl, size_t *cap)
 	return 0;
 }
 
+/* A paged reply's cursor, copied into *ret for the next call; *ret stays
+ * NULL after the last page. Returns: 0; -ENOMEM. */
+static int
+kc_next_cursor(const json_t *params, char **ret)
+{
+	const char *c = json_string_value(json_object_get(params, "cursor"));
+
+	if (c == NULL)
+		return 0;
+	*ret = strdup(c);
+	return *ret != NULL ? 0 : -ENOMEM;
+}
+
 /* Load every template's VOI names (TemplateList, page by page).
  * Returns: 0; -errno. */
 static int
@@ -230,13 +243,8 @@ kc_tpls_load(struct kc_state *s)
 		if (r == 0)
 			r = kc_tpls_add(s, json_object_get(rep.params,
 			    "templates"), &cap);
-		if (r == 0 && json_is_string(json_object_get(rep.params,
-		    "cursor"))) {
-			cursor = strdup(json_string_value(json_object_get(
-			    rep.params, "cursor")));
-			if (cursor == NULL)
-				r = -ENOMEM;
-		}
+		if (r == 0)
+			r = kc_next_cursor(rep.params, &cursor);
 		vlc_reply_done(&rep);
 	} while (r == 0 && cursor != NULL);
 	return r;
@@ -498,13 +506,8 @@ kc_entries_socket(struct kc_state *s, struct kc_entry **ret, size_t *ret_n,
 			r = kc_entries_page(json_object_get(rep.params,
 			    "kstats"), &e, &n, &cap);
 		}
-		if (r == 0 && json_is_string(json_object_get(rep.params,
-		    "cursor"))) {
-			cursor = strdup(json_string_value(json_object_get(
-			    rep.params, "cursor")));
-			if (cursor == NULL)
-				r = -ENOMEM;
-		}
+		if (r == 0)
+			r = kc_next_cursor(rep.params, &cursor);
 		vlc_reply_done(&rep);
 	} while (r == 0 && cursor != NULL);
 	if (r == 0 && kcid != first)
