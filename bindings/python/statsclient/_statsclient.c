@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -263,6 +264,23 @@ missing_labels(SeriesObject *s)
 	return NULL;
 }
 
+/* A method's first check: s has its label values and is of a type the
+ * method is for (type_ok); otherwise the exception, naming the types
+ * (msg), and -1. */
+static int
+series_for(SeriesObject *s, bool type_ok, const char *msg)
+{
+	if (s->nseg == 0) {
+		missing_labels(s);
+		return -1;
+	}
+	if (!type_ok) {
+		PyErr_SetString(PyExc_AttributeError, msg);
+		return -1;
+	}
+	return 0;
+}
+
 /* One update (weight 1) of q millionths. */
 static inline void
 series_push(SeriesObject *s, int64_t q, uint32_t flags)
@@ -374,12 +392,8 @@ Series_dec(SeriesObject *s, PyObject *const *args, Py_ssize_t nargs,
 	double v;
 	int64_t q;
 
-	if (s->nseg == 0)
-		return missing_labels(s);
-	if (s->type != ST_GAUGE) {
-		PyErr_SetString(PyExc_AttributeError, "dec() is a gauge's");
+	if (series_for(s, s->type == ST_GAUGE, "dec() is a gauge's") < 0)
 		return NULL;
-	}
 	if (one_value(args, nargs, kwnames, "amount", 1.0, &v) < 0 ||
 	    to_q(-v, &q) < 0)
 		return NULL;
@@ -394,12 +408,8 @@ Series_set(SeriesObject *s, PyObject *const *args, Py_ssize_t nargs,
 	double v;
 	int64_t q;
 
-	if (s->nseg == 0)
-		return missing_labels(s);
-	if (s->type != ST_GAUGE) {
-		PyErr_SetString(PyExc_AttributeError, "set() is a gauge's");
+	if (series_for(s, s->type == ST_GAUGE, "set() is a gauge's") < 0)
 		return NULL;
-	}
 	if (one_value(args, nargs, kwnames, "value", NAN, &v) < 0)
 		return NULL;
 	if (nargs == 0 && kwnames == NULL) {
@@ -419,13 +429,9 @@ Series_observe(SeriesObject *s, PyObject *const *args, Py_ssize_t nargs,
 	double v;
 	int64_t q;
 
-	if (s->nseg == 0)
-		return missing_labels(s);
-	if (s->type != ST_HISTOGRAM && s->type != ST_SUMMARY) {
-		PyErr_SetString(PyExc_AttributeError, "observe() is a "
-		    "histogram's or a summary's");
+	if (series_for(s, s->type == ST_HISTOGRAM || s->type == ST_SUMMARY,
+	    "observe() is a histogram's or a summary's") < 0)
 		return NULL;
-	}
 	if (nargs + (kwnames != NULL ? PyTuple_GET_SIZE(kwnames) : 0) != 1) {
 		PyErr_SetString(PyExc_TypeError, "observe() takes one "
 		    "argument, amount");
