@@ -16,6 +16,7 @@ prometheus_client checks them, the families, the timers and the exception
 counters. docs/python.md has the whole API, the fork rules and a migration
 note from prometheus_client's multiprocess mode.
 """
+import contextlib
 import functools
 import os
 import re
@@ -249,7 +250,7 @@ class _Timer:
         return wrapped
 
 
-class _ExceptionCounter:
+class _ExceptionCounter(contextlib.ContextDecorator):
     def __init__(self, counter, exception):
         self._counter = counter
         self._exception = exception
@@ -262,15 +263,8 @@ class _ExceptionCounter:
             self._counter.inc()
         return False
 
-    def __call__(self, f):
-        @functools.wraps(f)
-        def wrapped(*args, **kwargs):
-            with self:
-                return f(*args, **kwargs)
-        return wrapped
 
-
-class _InprogressTracker:
+class _InprogressTracker(contextlib.ContextDecorator):
     def __init__(self, gauge):
         self._gauge = gauge
 
@@ -279,13 +273,6 @@ class _InprogressTracker:
 
     def __exit__(self, typ, value, traceback):
         self._gauge.dec()
-
-    def __call__(self, f):
-        @functools.wraps(f)
-        def wrapped(*args, **kwargs):
-            with self:
-                return f(*args, **kwargs)
-        return wrapped
 
 
 class Counter(_Metric):
