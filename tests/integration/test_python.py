@@ -201,6 +201,24 @@ for what, f in (("NaN to a counter", lambda: sc.Counter(
     check(e is not None and e[0] is ValueError, "%s raises ValueError: %r" %
           (what, e))
 
+# A method of another type is an AttributeError (prometheus_client's
+# classes lack it); a metric with labels wants its values first.
+for what, f, want in (
+        ("dec() of a counter", lambda: sc.Counter(
+            "a1", "d", registry=None).dec(),
+         (AttributeError, "dec() is a gauge's")),
+        ("set() of a counter", lambda: sc.Counter(
+            "a2", "d", registry=None).set(1),
+         (AttributeError, "set() is a gauge's")),
+        ("observe() of a gauge", lambda: sc.Gauge(
+            "a3", "d", registry=None).observe(1),
+         (AttributeError, "observe() is a histogram's or a summary's")),
+        ("dec() without label values", lambda: sc.Gauge(
+            "a4", "d", ["x"], registry=None).dec(),
+         (ValueError, "gauge metric is missing label values"))):
+    e = raised(f)
+    check(e == want, "%s raises %r: %r" % (what, want, e))
+
 
 # ----------------------------------------- time() and count_exceptions()
 t = sc.Histogram("app_timed_seconds", "d", ["how"], buckets=(1000,))
