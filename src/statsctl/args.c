@@ -62,6 +62,15 @@ sc_parse_seconds(const char *s, uint64_t min_ms, uint64_t max_ms,
 	return 0;
 }
 
+int
+sc_parse_interval(const struct sc *sc, const char *s, uint64_t *ret_ms)
+{
+	if (sc_parse_seconds(s, 1, 3600000, ret_ms) < 0)
+		return sc_usage(sc, "interval '%s' must be seconds, 0.001 to "
+		    "3600", s);
+	return 0;
+}
+
 /* Copy field [s, e) into buf; it must be 1..len-1 bytes. */
 static int
 kref_field(const char *s, const char *e, char *buf, size_t len)

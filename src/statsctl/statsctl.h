@@ -175,6 +175,13 @@ int sc_parse_seconds(const char *s, uint64_t min_ms, uint64_t max_ms,
     uint64_t *ret_ms);
 
 /*
+ * sc_parse_interval: a report interval (iostat, watch), 0.001 to 3600
+ * seconds, as milliseconds.
+ * Returns: 0 and *ret_ms; sc_usage()'s SC_EXIT_USAGE for another.
+ */
+int sc_parse_interval(const struct sc *sc, const char *s, uint64_t *ret_ms);
+
+/*
  * sc_check_selector, sc_check_class: check a kstat(1M) selector or a
  * class pattern here, so that a bad one is a usage error (exit 2) that
  * names the field, before anything is sent.

@@ -318,10 +318,9 @@ iostat_run(struct sc *sc, int argc, char **argv)
 			if (nnum == 2)
 				return sc_usage(sc, "a third number '%s': only "
 				    "interval and count", argv[i]);
-			if (nnum == 0 && sc_parse_seconds(argv[i], 1,
-			    3600000, &ival) < 0)
-				return sc_usage(sc, "interval '%s' must be "
-				    "seconds, 0.001 to 3600", argv[i]);
+			if (nnum == 0 && (r = sc_parse_interval(sc, argv[i],
+			    &ival)) != 0)
+				return r;
 			if (nnum == 1 && sc_parse_uint(argv[i], 1,
 			    INT32_MAX, &count) < 0)
 				return sc_usage(sc, "count '%s' must be at "

@@ -182,10 +182,7 @@ watch_opt(struct sc *sc, int c, const char *arg, void *ctx)
 
 	switch (c) {
 	case 'i':
-		if (sc_parse_seconds(arg, 1, 3600000, &wo->ival) < 0)
-			return sc_usage(sc, "interval '%s' must be seconds, "
-			    "0.001 to 3600", arg);
-		break;
+		return sc_parse_interval(sc, arg, &wo->ival);
 	case 'n':
 		if (sc_parse_uint(arg, 1, INT32_MAX - 1, &wo->count) < 0)
 			return sc_usage(sc, "count '%s' must be at least 1",

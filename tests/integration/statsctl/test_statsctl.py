@@ -262,6 +262,7 @@ case("iostat-none-interval", ["iostat", "app::req", "0.2"], rc=1,
 case("iostat-three-numbers", ["iostat", "1", "2", "3"], rc=2)
 case("iostat-late-selector", ["iostat", "1", "sd"], rc=2)
 case("iostat-bad-option", ["iostat", "-q"], rc=2)
+case("iostat-bad-interval", ["iostat", "0"], rc=2)
 case("iostat-statistic", ["iostat", "sd:::reads"], rc=2,
      stderr_has="iostat takes module:instance:name")
 case("iostat-star-statistic", ["iostat", "-x", "sd:::*"], extra=RATES)
