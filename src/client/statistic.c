@@ -454,28 +454,34 @@ statistic_define_array(struct statistic *stat, int64_t range_min,
 	    scale == STATISTIC_DEF_SCALE_LIN ? "lin" : "log2");
 }
 
-int
-statistic_define_list(struct statistic *stat, int64_t range_min,
-    int64_t range_max, uint32_t entries_max)
+/* A list or a raw statistic: both keep up to entries_max values in a
+ * range, and differ only in what they keep. */
+static int
+st_define_entries(struct statistic *stat, const char *type,
+    int64_t range_min, int64_t range_max, uint32_t entries_max)
 {
 	struct statistic *st = st_of(stat);
 
 	if (st == NULL || range_min > range_max || entries_max == 0)
 		return -EINVAL;
-	return st_define(st, "type=list " ST_RANGE " entries_max=%" PRIu32,
-	    range_min, range_max, entries_max);
+	return st_define(st, "type=%s " ST_RANGE " entries_max=%" PRIu32,
+	    type, range_min, range_max, entries_max);
+}
+
+int
+statistic_define_list(struct statistic *stat, int64_t range_min,
+    int64_t range_max, uint32_t entries_max)
+{
+	return st_define_entries(stat, "list", range_min, range_max,
+	    entries_max);
 }
 
 int
 statistic_define_raw(struct statistic *stat, int64_t range_min,
     int64_t range_max, uint32_t entries_max)
 {
-	struct statistic *st = st_of(stat);
-
-	if (st == NULL || range_min > range_max || entries_max == 0)
-		return -EINVAL;
-	return st_define(st, "type=raw " ST_RANGE " entries_max=%" PRIu32,
-	    range_min, range_max, entries_max);
+	return st_define_entries(stat, "raw", range_min, range_max,
+	    entries_max);
 }
 
 int

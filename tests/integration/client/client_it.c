@@ -1251,6 +1251,10 @@ mode_statistic(int argc, char **argv)
 	check(statistic_define_raw(raw, 0, 100, 4) == 0, "define raw");
 	check(statistic_define_array(sizes, 0, 1024, 0,
 	    STATISTIC_DEF_SCALE_LIN) == -EINVAL, "base_interval 0");
+	check(statistic_define_list(lst, 0, 1000, 0) == -EINVAL,
+	    "list: entries_max 0");
+	check(statistic_define_raw(raw, 100, 0, 4) == -EINVAL,
+	    "raw: range_min above range_max");
 	/* Off: nothing counts. */
 	statistic_add(reqs, 100, 1);
 	check(statistic_start(reqs) == STATISTIC_DEF_OFF, "start: was off");
