@@ -429,16 +429,25 @@ stats_client_connect(stats_client_t *c)
 	return r < 0 ? r : cl_thread_ring_attach();
 }
 
+/* The updates c's rings have taken and dropped; none for another
+ * client than the process's one. */
+static void
+cl_counts(stats_client_t *c, uint64_t *pushed, uint64_t *dropped)
+{
+	*pushed = *dropped = 0;
+	if (c != &cl)
+		return;
+	pthread_mutex_lock(&cl.lock);
+	cl_rings_count_locked(pushed, dropped);
+	pthread_mutex_unlock(&cl.lock);
+}
+
 uint64_t
 stats_client_dropped(stats_client_t *c)
 {
 	uint64_t pushed, dropped;
 
-	if (c != &cl)
-		return 0;
-	pthread_mutex_lock(&cl.lock);
-	cl_rings_count_locked(&pushed, &dropped);
-	pthread_mutex_unlock(&cl.lock);
+	cl_counts(c, &pushed, &dropped);
 	return dropped;
 }
 
@@ -447,11 +456,7 @@ stats_client_pushed(stats_client_t *c)
 {
 	uint64_t pushed, dropped;
 
-	if (c != &cl)
-		return 0;
-	pthread_mutex_lock(&cl.lock);
-	cl_rings_count_locked(&pushed, &dropped);
-	pthread_mutex_unlock(&cl.lock);
+	cl_counts(c, &pushed, &dropped);
 	return pushed;
 }
 
