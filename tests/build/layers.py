@@ -47,8 +47,9 @@ DAEMON_ORDER = [
     "kindex", "tpldef", "registry",
     # policy/view: what a peer may see and change, over the registry
     "view",
-    # persist/checkpoint: the state log, which restores into the registry
-    "checkpoint",
+    # persist/: the state log: a record's frame, the log while statsd
+    # runs, and loading at start (which restores into the registry)
+    "ck_frame", "checkpoint", "ck_load",
     # core/: the self kstats and the drain
     "sysks", "drain_apply", "drain",
     # readers/: fair turns between peers
