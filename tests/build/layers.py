@@ -58,8 +58,10 @@ DAEMON_ORDER = [
     "series", "front",
     # http/: the exposition and /metrics
     "expo_pb", "expo", "http",
-    # proto/: the control socket, varlink, the handlers
-    "control", "varlink", "m_walk", "m_kstat", "m_template", "m_info",
+    # proto/: the control socket, varlink (parameter checks, replies,
+    # streams and deferred calls, then the dispatch over them), the
+    # handlers
+    "control", "vl_check", "vl_reply", "vl_stream", "varlink", "m_walk", "m_kstat", "m_template", "m_info",
     "m_ring", "m_read", "m_scrape", "m_defn", "methods",
     # .: the process
     "main",
