@@ -47,8 +47,9 @@ DAEMON_ORDER = [
     "kindex", "tpldef", "registry",
     # policy/view: what a peer may see and change, over the registry
     "view",
-    # persist/checkpoint: the state log, which restores into the registry
-    "checkpoint",
+    # persist/: the state log: a record's frame, the log while statsd
+    # runs, and loading at start (which restores into the registry)
+    "ck_frame", "checkpoint", "ck_load",
     # core/: the self kstats and the drain
     "sysks", "drain_apply", "drain",
     # readers/: fair turns between peers
@@ -57,8 +58,10 @@ DAEMON_ORDER = [
     "series", "front",
     # http/: the exposition and /metrics
     "expo_pb", "expo", "http",
-    # proto/: the control socket, varlink, the handlers
-    "control", "varlink", "m_walk", "m_kstat", "m_template", "m_info",
+    # proto/: the control socket, varlink (parameter checks, replies,
+    # streams and deferred calls, then the dispatch over them), the
+    # handlers
+    "control", "vl_check", "vl_reply", "vl_stream", "varlink", "m_walk", "m_kstat", "m_template", "m_info",
     "m_ring", "m_read", "m_scrape", "m_defn", "methods",
     # .: the process
     "main",

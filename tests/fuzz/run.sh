@@ -43,8 +43,8 @@ lib_line="$src/model/statsd_line.c"
 # protocol's generated names and the daemon's libraries.
 # The daemon is laid out in folders by role; a module is found by its name.
 dmn="$top/src/daemon"
-lib_checkpoint="$lib_text $(for f in checkpoint registry kindex tpldef quota \
-	zones config log mirror journal crashpoint syncer; do
+lib_checkpoint="$lib_text $(for f in checkpoint ck_frame ck_load registry \
+	kindex tpldef quota zones config log mirror journal crashpoint syncer; do
 	find "$dmn" -name "$f.c"; done |
 	tr '\n' ' ')"
 dmn_incs=$(for d in "$dmn" "$dmn"/*/; do printf -- '-I%s ' "${d%/}"; done)

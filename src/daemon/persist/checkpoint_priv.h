@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * checkpoint_priv.h: what the checkpoint's files share: the log's object,
+ * its format's constants, the framing (ck_frame.c) and opening the log
+ * (checkpoint.c), which loading at start (ck_load.c) uses too.
+ */
+#ifndef STATSD_CHECKPOINT_PRIV_H
+#define STATSD_CHECKPOINT_PRIV_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include <statsd/kstat.h>
+
+#include "checkpoint.h"
+
+struct event;
+struct statsd;
+struct syncer;
+
+#define CKPT_NAME	"statsd.checkpoint"
+/* 3: "batch" records (KstatCreateMany). Version 2 logs are read and
+ * rewritten. */
+#define CKPT_VERSION	3
+/* The log is compacted past twice what it holds and this. */
+#define CKPT_COMPACT_MIN	65536u
+
+struct checkpoint {
+	struct statsd	*d;
+	char		 path[PATH_MAX];
+	char		 tmp[PATH_MAX];
+	struct event	*ev_tick;
+	struct event	*ev_step;
+	int		 fd;		/* the log, appended to; -1: unusable */
+	uint64_t	 size;		/* its bytes */
+	uint64_t	 synced;	/* bytes known durable */
+	uint64_t	 live;		/* bytes of each thing's last record */
+	uint64_t	 meta_bytes;
+	uint32_t	 meta_handle;	/* next handle as last written */
+	char		*meta_rates;	/* sample rates as last written */
+	bool		 unread;	/* exists, could not be read: hands off */
+	bool		 failing;	/* logged once per failure streak */
+	char		 why[PATH_MAX + 512];	/* why unusable; "" if usable */
+	uint64_t	 compactions;
+	/* Appends written and not synced at once (checkpoint_unsynced),
+	 * synced by the persistence thread, and the changes waiting. */
+	struct syncer	*syncer;	/* made when first needed */
+	bool		 no_syncer;	/* it could not be: sync here */
+	int		 unsynced;	/* > 0: appends are not synced */
+	uint64_t	 seq;		/* appends written */
+	uint64_t	 seq_durable;	/* appends known durable */
+	uint64_t	 gen;		/* bumped when the log is cut or
+					 * replaced */
+	struct checkpoint_wait *waiters;
+	/* Damaged records found at start (skipped, or cut off as the
+	 * tail), and their bytes: copied aside. */
+	uint64_t	 damaged_records;
+	uint64_t	 damaged_bytes;
+	/* The periodic pass, in slices. */
+	bool		 passing;
+	bool		 compact_now;	/* the log is not one (version 1) */
+	/* Where the pass is, in kstat(1M)'s order: after this kstat's name
+	 * (from the first kstat while at_start). */
+	bool		 at_start;
+	char		 cur_module[KSTAT_STRLEN];
+	char		 cur_name[KSTAT_STRLEN];
+	int32_t		 cur_instance;
+	/* A compaction in progress: the new log, written beside. */
+	int		 cfd;
+	uint64_t	 csize, clive;
+	uint32_t	 cgen;		/* marks templates written to it */
+};
+
+/* ck_frame.c */
+uint32_t	 ck_crc32(const void *buf, size_t len);
+char		*ck_line(json_t *rec, size_t *ret_len);
+char		*ck_head(size_t *ret_len);
+json_t		*ck_parse_line(const char *line, size_t n);
+int		 ck_write_all(int fd, const char *p, size_t len);
+int		 ck_write_rec(int fd, const char *line, size_t len);
+int		 ck_sync(int fd);
+uint64_t	 ck_written_bytes(void);
+uint64_t	 ck_sync_count(void);
+
+/* checkpoint.c */
+int		 ck_open(struct checkpoint *c);
+
+#endif
