@@ -125,9 +125,13 @@ d2.cleanup()
 
 # max_connections counts every uid.
 d3 = Daemon(config="max_connections = 3\n").start()
-# Only the Info call's own connection is open once earlier ones are gone.
-wait_for(lambda: info(d3)["clients"] == 1, "earlier connections to close")
-held = [d3.conn() for _ in range(3)]
+# Only the first held connection is open once earlier ones are gone: it
+# asks, so that no connection of the test's own is still closing when the
+# others come (statsd counts a connection until it has seen it close).
+held = [d3.conn()]
+wait_for(lambda: ok(held[0].call("io.statsd.Info", {}), "Info")[
+    "clients"] == 1, "earlier connections to close")
+held += [d3.conn() for _ in range(2)]
 for c in held:
     ok(c.call("io.statsd.Hello", {}), "a connection under max_connections")
 extra = d3.conn()
