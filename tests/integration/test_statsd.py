@@ -538,6 +538,118 @@ check(est2 is not None and 1080 <= est2 <= 1320,
       "600 more members: estimated %s of 1200" % est2)
 g.d.stop()
 
+# ------------------------- PERSISTENT series across a change of layout
+# A timer's and a histogram's template is laid out by statsd_buckets_* and
+# statsd_native_schema, and named by a digest of that layout. Restarted
+# with other buckets and another schema, statsd brings back the older
+# template from the checkpoint: the series keep their data exactly (count,
+# sum, t-digest, every histogram as the older layout held it), new lines
+# go on into that layout, and a new series takes the new one. The same
+# after a reboot (no runtime files: the checkpoint's blobs).
+LAY_A = ("statsd_persistent_prefixes = lay.\n"
+         "statsd_buckets_timer = 0.005,0.05,0.5\n"
+         "statsd_buckets_histogram = 10,100\n"
+         "statsd_native_schema = 2\n")
+LAY_B = ("statsd_persistent_prefixes = lay.\n"
+         "statsd_buckets_timer = 0.01,0.1,1,10\n"
+         "statsd_buckets_histogram = 5,50,500\n"
+         "statsd_native_schema = 0\n")
+
+
+def lay_read(g, name):
+    """The kstat of series name (statsd's, UDP's), its data and blob."""
+    r = ok(g.d.call("io.statsd.Lookup", {"module": "statsd", "name": name}),
+           "Lookup %s" % name, False)
+    ks = r.get("kstats", [])
+    if not check(len(ks) == 1, "one kstat of series %s: %d" % (name,
+                                                               len(ks))):
+        return {}, {}, {}
+    r = ok(g.d.call("io.statsd.Read", {"module": "statsd", "instance":
+                                       ks[0]["instance"], "name": name}),
+           "Read %s" % name, False)
+    # The time of the read itself aside.
+    data = {x: v for x, v in r.get("data", {}).items() if x != "snaptime"}
+    return r.get("kstat", {}), data, r.get("blob", {})
+
+
+def lay_diff(a, b, at=""):
+    """Where a and b differ (for a failure's message)."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        return "; ".join(lay_diff(a.get(x), b.get(x), "%s.%s" % (at, x))
+                         for x in sorted(set(a) | set(b))
+                         if a.get(x) != b.get(x))
+    if (isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and
+            len(a) == len(b)):
+        return "; ".join(lay_diff(x, y, "%s[%d]" % (at, i))
+                         for i, (x, y) in enumerate(zip(a, b)) if x != y)
+    return "%s: %.80s != %.80s" % (at, a, b)
+
+
+def lay_tpls(g):
+    r = ok(g.d.call("io.statsd.TemplateList", {}), "TemplateList", False)
+    return [t.get("name") for t in r.get("templates", [])]
+
+
+g = Front(LAY_A)
+g.send("lay.t:3|ms\nlay.t:40|ms\nlay.t:400|ms\nlay.t:4000|ms\n"
+       "lay.h:1|h\nlay.h:7|h\nlay.h:70|h\nlay.h:700|h")
+before = {n: lay_read(g, n) for n in ("lay.t", "lay.h")}
+tpl_a = {n: before[n][0].get("template") for n in before}
+check(all(re.match(r'^"statsd\.(timer|histogram)\.[0-9a-f]{8}":', t or "")
+          for t in tpl_a.values()),
+      "layout A: series templates named by a digest: %s" % tpl_a)
+want_a = {sample("statsd_lay_t_seconds_bucket", le="0.005"): 1,
+          sample("statsd_lay_t_seconds_bucket", le="0.05"): 2,
+          sample("statsd_lay_t_seconds_bucket", le="0.5"): 3,
+          sample("statsd_lay_t_seconds_bucket", le="+Inf"): 4,
+          sample("statsd_lay_t_seconds_count"): 4,
+          sample("statsd_lay_t_seconds_sum"): 4.443,
+          sample("statsd_lay_h_bucket", le="10.0"): 2,
+          sample("statsd_lay_h_bucket", le="100.0"): 3,
+          sample("statsd_lay_h_bucket", le="+Inf"): 4,
+          sample("statsd_lay_h_count"): 4,
+          sample("statsd_lay_h_sum"): 778}
+expect(g, want_a, "layout A")
+g.d.stop()
+for rnd, reboot in ((1, False), (2, True)):
+    if reboot:
+        shutil.rmtree(g.d.run)
+    g = Front(LAY_B, tmp=g.d.tmp)
+    for n in ("lay.t", "lay.h"):
+        k, data, blob = lay_read(g, n)
+        check(k.get("template") == tpl_a[n],
+              "restart %d: %s keeps its template %s: %s" % (
+                  rnd, n, tpl_a[n], k.get("template")))
+        check(blob == before[n][2] and data == before[n][1],
+              "restart %d: %s's data and blob exactly as before: %s" % (
+                  rnd, n, lay_diff(before[n][1:], (data, blob))))
+    names = lay_tpls(g)
+    check(all(t.split(":")[0].strip('"') in names for t in tpl_a.values()),
+          "restart %d: the older templates are listed: %s" % (rnd, names))
+    expect(g, want_a, "restart %d: layout A's series in /metrics" % rnd)
+    g.d.stop()
+# New lines go into the older layout; a new series takes the new one.
+g = Front(LAY_B, tmp=g.d.tmp)
+g.send("lay.t:30|ms\nlay.h:8|h\nlay.t2:30|ms")
+want = dict(want_a)
+for key in ("0.05", "0.5", "+Inf"):
+    want[sample("statsd_lay_t_seconds_bucket", le=key)] += 1
+want[sample("statsd_lay_t_seconds_count")] = 5
+want[sample("statsd_lay_t_seconds_sum")] = 4.473
+for key in ("10.0", "100.0", "+Inf"):
+    want[sample("statsd_lay_h_bucket", le=key)] += 1
+want[sample("statsd_lay_h_count")] = 5
+want[sample("statsd_lay_h_sum")] = 786
+want[sample("statsd_lay_t2_seconds_bucket", le="0.01")] = 0
+want[sample("statsd_lay_t2_seconds_bucket", le="0.1")] = 1
+want[sample("statsd_lay_t2_seconds_count")] = 1
+expect(g, want, "layout B: new lines into the older layout, a new series")
+k2 = lay_read(g, "lay.t2")[0]
+check(k2.get("template") not in (None, tpl_a["lay.t"]) and
+      k2.get("template", "").startswith('"statsd.timer.'),
+      "layout B: a new series of its own template: %s" % k2.get("template"))
+g.d.stop()
+
 # ------------------------------------------------------ socket activation
 # systemd-socket-activate passes both datagram sockets (its --datagram
 # applies to every socket it makes); statsd binds its control socket

@@ -733,6 +733,66 @@ START_TEST(container_field_is_a_tag)
 }
 END_TEST
 
+/*
+ * A series kstat made from an older layout of statsd's own template of
+ * its type (an older statsd's "statsd.timer", other statsd_buckets_*: as
+ * the checkpoint brings them back) is the series' kstat still, updated
+ * in its own layout; one of another user's template of that name is not.
+ */
+START_TEST(older_layouts_kept)
+{
+	static const char *const old[] = { "statsd", "timer", "old.t",
+	    "statsd_uid:65534" };
+	static const char *const theirs[] = { "statsd", "histogram",
+	    "their.h", "statsd_uid:65534" };
+	struct reg_owner user = { 1000, false, false };
+	struct reg_template *t, *u;
+	struct quota_refusal why;
+	struct input_error terr;
+	struct fixture f;
+	struct reg_kstat *k, *m, *mu;
+	json_t *def;
+	bool created;
+
+	fx_start(&f);
+	t = unit_template(&f.d, "{\"name\":\"statsd.timer\",\"vois\":[{"
+	    "\"id\":0,\"name\":\"value\",\"dtype\":\"INT_S64\",\"stats\":"
+	    "[{\"kind\":\"SUM\"},{\"kind\":\"COUNT\"}]}]}");
+	ck_assert_ptr_nonnull(t);
+	m = put_kstat(&f.d, 31, "old.t", old, 4, t);
+	/* Before any line, as the checkpoint's at start: another user's
+	 * template of the name is not a layout of statsd's. */
+	def = json_loads("{\"name\":\"statsd.histogram\",\"vois\":[{"
+	    "\"id\":0,\"name\":\"value\",\"dtype\":\"INT_S64\",\"stats\":"
+	    "[{\"kind\":\"SUM\"}]}]}", 0, NULL);
+	ck_assert_int_eq(registry_template_add(f.d.reg, def, &user, &u,
+	    &created, &terr, &why), 0);
+	json_decref(def);
+	mu = put_kstat(&f.d, 32, "their.h", theirs, 4, u);
+	ck_assert_int_eq(feed(f.s, &nobody, "old.t:5|ms|@0.5", 1),
+	    SERIES_OK);
+	k = find_exact(&f.d, "statsd/timer/old.t/statsd_uid:65534");
+	ck_assert_ptr_eq(k, m);
+	ck_assert_ptr_eq(k->tpl, t);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_SUM), 5000 * 2);
+	ck_assert_int_eq(stat_of(k, 0, VS_STYPE_COUNT), 2);
+	/* a new series of the type takes this layout's template */
+	ck_assert_int_eq(feed(f.s, &nobody, "new.t:5|ms", 1), SERIES_OK);
+	k = find_exact(&f.d, "statsd/timer/new.t/statsd_uid:65534");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_ptr_ne(k->tpl, t);
+	ck_assert_int_eq(strncmp(k->tpl->name, "statsd.timer.", 13), 0);
+	ck_assert_int_eq(feed(f.s, &nobody, "their.h:1|h", 1),
+	    SERIES_STORE);
+	ck_assert_int_eq(stat_of(mu, 0, VS_STYPE_SUM), 0);
+	ck_assert_int_eq(sl_tpl_type("statsd.timer"), SL_TIMER);
+	ck_assert_int_eq(sl_tpl_type("statsd.set.0123abcd"), SL_SET);
+	ck_assert_int_eq(sl_tpl_type("statsd.self"), -1);
+	ck_assert_int_eq(sl_tpl_type("statsd.timers"), -1);
+	fx_stop(&f);
+}
+END_TEST
+
 START_TEST(configured_templates)
 {
 	struct reg_owner user = { 1000, false, false };
@@ -1028,6 +1088,7 @@ series_suite(void)
 	tcase_add_test(tc, flood_names_spread);
 	tcase_add_test(tc, kstats_in_the_way);
 	tcase_add_test(tc, configured_templates);
+	tcase_add_test(tc, older_layouts_kept);
 	tcase_add_test(tc, fractional_weights_carried);
 	tcase_add_test(tc, container_field_is_a_tag);
 	tcase_add_test(tc, set_estimate_survives);

@@ -19,6 +19,23 @@ const char *const sl_type_names[SL_NTYPES] = {
 	[SL_SET] = "set",
 };
 
+int
+sl_tpl_type(const char *name)
+{
+	size_t n;
+	int t;
+
+	if (strncmp(name, "statsd.", 7) != 0)
+		return -1;
+	for (t = 0; t < SL_NTYPES; t++) {
+		n = strlen(sl_type_names[t]);
+		if (strncmp(name + 7, sl_type_names[t], n) == 0 &&
+		    (name[7 + n] == '\0' || name[7 + n] == '.'))
+			return t;
+	}
+	return -1;
+}
+
 const char *const sl_reject_names[SL_NREJECTS] = {
 	[SL_OK] = "ok",
 	[SL_R_SYNTAX] = "syntax",

@@ -38,6 +38,13 @@ enum sl_type {
  * component segment of a series' kstat2 path. */
 extern const char *const sl_type_names[SL_NTYPES];
 
+/*
+ * sl_tpl_type: the type whose statsd series template name is, in any
+ * layout: "statsd.<type>" or "statsd.<type>.<digest of the layout>".
+ * Returns: the type; -1 if name is no such name.
+ */
+int sl_tpl_type(const char *name);
+
 /* Why a line was refused; SL_OK for a good one. */
 enum sl_reject {
 	SL_OK = 0,

@@ -5,6 +5,7 @@
  * updates a line makes, sets' distinct counts, and expiry (series.h).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,9 @@ series_open(struct series *s, struct reg_kstat *k, uint64_t now)
 
 /* ------------------------------------------------------------ templates */
 
+static uint64_t series_fnv(const char *p, size_t n, uint64_t h);
+#define FNV_BASIS	UINT64_C(0xcbf29ce484222325)
+
 /*
  * A timer's, histogram's or distribution's VOI 1, "buckets": the classic
  * buckets of its Prometheus histogram (statsd_buckets_timer, _histogram),
@@ -271,8 +275,38 @@ series_tpl_def(const struct statsd *d, uint8_t type)
 		    "name", "hll", "dtype", "INT_U64", "stats", "kind", "STRING",
 		    "maxlen", (json_int_t)HLL_M));
 	}
-	snprintf(name, sizeof(name), "statsd.%s", sl_type_names[type]);
+	if (vois == NULL)
+		return NULL;
+	if (type == SL_COUNTER || type == SL_GAUGE) {
+		snprintf(name, sizeof(name), "statsd.%s", sl_type_names[type]);
+	} else {
+		/* A layout that config shapes (statsd_buckets_*,
+		 * statsd_native_schema, statsd_set_exact_max) is named by
+		 * a digest of its VOIs: a changed layout is a new template,
+		 * and a series made from an older one keeps it (its
+		 * definition is in the checkpoint) and its data. */
+		char *dump = json_dumps(vois, JSON_COMPACT | JSON_SORT_KEYS);
+		uint64_t h;
+
+		if (dump == NULL) {
+			json_decref(vois);
+			return NULL;
+		}
+		h = series_fnv(dump, strlen(dump), FNV_BASIS);
+		free(dump);
+		snprintf(name, sizeof(name), "statsd.%s.%08" PRIx32,
+		    sl_type_names[type], (uint32_t)(h ^ (h >> 32)));
+	}
 	return json_pack("{s:s,s:o}", "name", name, "vois", vois);
+}
+
+bool
+series_tpl_is_type(const struct reg_template *t, uint8_t type,
+    uid_t self_uid)
+{
+	return t != NULL && t->owner == self_uid &&
+	    sl_tpl_type(t->name) == (int)type && t->nnames >= 1 &&
+	    t->names[0] != NULL;
 }
 
 int
@@ -333,7 +367,6 @@ series_mix(uint64_t x)
 	return x;
 }
 
-#define FNV_BASIS	UINT64_C(0xcbf29ce484222325)
 
 /*
  * The key of (type, name, tags): tags added, so that their order does
@@ -675,7 +708,7 @@ series_bypath_find(struct series *s, uint64_t h,
  */
 static enum series_result
 series_kstat(struct series *s, const struct series_src *src, size_t si,
-    struct reg_template *tpl, const struct sl_series_path *sp,
+    uint8_t type, struct reg_template *tpl, const struct sl_series_path *sp,
     bool persistent, struct reg_kstat **ret)
 {
 	struct statsd *d = s->d;
@@ -701,6 +734,14 @@ series_kstat(struct series *s, const struct series_src *src, size_t si,
 		 * own series, unless an older statsd left it (series.h). */
 		if (k->owner != (src->udp ? d->self_uid : src->peer.uid))
 			return SERIES_DENIED;
+		/* One made from an older layout of statsd's own template
+		 * of this type (an older statsd, other statsd_buckets_*
+		 * or statsd_native_schema) keeps it and its data: VOI 0
+		 * means the same in every layout, and series_update()
+		 * counts into the buckets the blob itself has. */
+		if (k->tpl != tpl && tpl == s->tpl[type] &&
+		    series_tpl_is_type(k->tpl, type, d->self_uid))
+			tpl = k->tpl;
 		if (!k->dormant && k->tpl == tpl) {
 			*ret = k;
 			return SERIES_OK;
@@ -865,7 +906,8 @@ series_make(struct series *s, const struct series_src *src,
 	if (tpl == NULL)
 		return SERIES_STORE;
 	persistent = series_persistent(s, l->name, l->name_len);
-	res = series_kstat(s, src, (size_t)si, tpl, &sp, persistent, &k);
+	res = series_kstat(s, src, (size_t)si, l->type, tpl, &sp, persistent,
+	    &k);
 	if (res != SERIES_OK)
 		return res;
 	bytes = sizeof(*e) + nd * (sizeof(char *) + sizeof(uint32_t)) +

@@ -83,15 +83,24 @@ struct series_stats {
 
 /*
  * series_templates: register statsd's own template of each type
- * (statsd.counter ... statsd.set, as the configuration makes them), and
- * put them in ret[SL_NTYPES] unless ret is NULL; registered already, they
- * are found. statsd registers them before it loads the checkpoint, so
- * that the PERSISTENT series in it find their templates (the checkpoint
- * keeps no "statsd.*" template: statsd makes its own at every start).
+ * (statsd.counter, statsd.gauge, and statsd.timer.<digest> ...
+ * statsd.set.<digest>: those whose layout the configuration shapes are
+ * named by a digest of it), and put them in ret[SL_NTYPES] unless ret is
+ * NULL; registered already, they are found. statsd registers them before
+ * it loads the checkpoint; the checkpoint then brings back the older
+ * layouts its PERSISTENT series were made from (checkpoint.c).
  * Returns: 0; -errno (logged).
  */
 struct reg_template;
 int series_templates(struct statsd *d, struct reg_template **ret);
+
+/*
+ * series_tpl_is_type: is t statsd's own template of a series of type, in
+ * this layout or an older one ("statsd.<type>" or "statsd.<type>.<digest>",
+ * owned by self_uid, with a VOI 0)?
+ */
+bool series_tpl_is_type(const struct reg_template *t, uint8_t type,
+    uid_t self_uid);
 
 /*
  * series_new: register the templates of each type (statsd's own) and an

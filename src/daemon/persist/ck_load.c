@@ -28,6 +28,7 @@
 #include "log.h"
 #include "mirror.h"
 #include "registry.h"
+#include "statsd_line.h"
 #include "zones.h"
 
 /* Handles given out after the last checkpoint are skipped on restart, so
@@ -491,11 +492,17 @@ ck_apply(struct checkpoint *c, struct ck_replay *rp)
 	json_t *v;
 
 	json_object_foreach(rp->tpls, key, v) {
-		/* statsd's own kstats' templates ("statsd.*": sysks.c) are
-		 * made at every start, as this statsd defines them; one kept
-		 * from an older statsd would hold its name with an older
-		 * definition. */
-		if (strncmp(key, "statsd.", 7) == 0)
+		/* statsd's own kstats' templates ("statsd.*": sysks.c,
+		 * series.c) are made at every start, as this statsd defines
+		 * them; one kept from an older statsd would hold its name
+		 * with an older definition. A series template of an older
+		 * layout (series.c names each layout by a digest of it)
+		 * comes back, so that the PERSISTENT series made from it
+		 * keep their data; this statsd's own is made already. */
+		if (strncmp(key, "statsd.", 7) == 0 && (sl_tpl_type(key) < 0 ||
+		    registry_template_find_owned(reg, key, (uid_t)
+		    json_integer_value(json_object_get(json_array_get(v, 0),
+		    "owner"))) != NULL))
 			continue;
 		why = ck_load_template(c, json_array_get(v, 0),
 		    (uint64_t)json_integer_value(json_array_get(v, 1)));
