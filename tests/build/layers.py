@@ -54,8 +54,9 @@ DAEMON_ORDER = [
     "sysks", "drain_apply", "drain",
     # readers/: fair turns between peers
     "turns",
-    # front/: the statsd datagram doors
-    "series", "front",
+    # front/: the statsd datagram doors: the series' templates, their
+    # table and by-path index, a line's apply and expiry, the sockets
+    "series_tpl", "series_table", "series", "front",
     # http/: the exposition and /metrics
     "expo_pb", "expo", "http",
     # proto/: the control socket, varlink (parameter checks, replies,
