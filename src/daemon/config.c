@@ -151,7 +151,7 @@ static const struct cfg_key config_keys[] = {
 	K("max_buffered", CFG_SIZE, max_buffered, "256M", 1048576, 68719476736ull, true,
 	    "Most bytes of unread calls and unsent replies all connections together may hold (see quota_reserve_percent)."),
 	K("max_buffered_per_uid", CFG_SIZE, max_buffered_per_uid, "32M", 65536, 68719476736ull, true,
-	    "Most bytes of unread calls and unsent replies the connections of one unprivileged user may hold together. A connection that would pass it is sent LimitReached and closed."),
+	    "Most bytes of unread calls and unsent replies the connections of one unprivileged user may hold together. Past half of it, each of those connections takes no more calls until its replies are read; a connection that would pass it is sent LimitReached and closed."),
 	K("idle_timeout_ms", CFG_UINT, idle_timeout_ms, "60000", 100, 86400000, true,
 	    "A connection that has sent nothing and taken no reply for this long is closed, unless it holds rings or a stream."),
 	K("max_templates", CFG_UINT, max_templates, "1024", 1, 65536, true,
