@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "checkpoint_priv.h"
 #include "daemon_statsd.h"
 
 /* A reboot: the runtime directory comes back empty. */
@@ -336,6 +337,70 @@ START_TEST(a_batch_cut_short_leaves_none_of_it)
 }
 END_TEST
 
+/* Set key to v in the record of the log holding what, framed again as
+ * statsd frames it (so the record is valid, not damaged). */
+static void
+log_edit(const char *st, const char *what, const char *key, json_t *v)
+{
+	char *buf, *line, *out;
+	const char *json;
+	json_t *rec;
+	size_t len, at, end, n;
+
+	buf = log_read(st, what, &len, &at);
+	end = (size_t)(strchr(buf + at, '\n') - buf);
+	json = strchr(strchr(buf + at, ' ') + 1, ' ') + 1;
+	rec = json_loadb(json, end - (size_t)(json - buf), 0, NULL);
+	ck_assert_ptr_nonnull(rec);
+	ck_assert_int_eq(json_object_set_new(rec, key, v), 0);
+	line = ck_line(rec, &n);
+	ck_assert_ptr_nonnull(line);
+	json_decref(rec);
+	out = malloc(len + n);
+	memcpy(out, buf, at);
+	memcpy(out + at, line, n);
+	memcpy(out + at + n, buf + end + 1, len - end - 1);
+	log_write(st, out, at + n + len - end - 1);
+	free(out);
+	free(line);
+	free(buf);
+}
+
+/* k0 is back, still dormant; k1 (renamed k0) is not. */
+static void
+dormant_k0_kept(const char *rt, const char *st)
+{
+	struct reg_kstat *k;
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	k = registry_kstat_find(d.reg, "app", 0, "k0");
+	ck_assert_ptr_nonnull(k);
+	ck_assert(k->dormant);
+	ck_assert_ptr_null(registry_kstat_find(d.reg, "app", 0, "k1"));
+	ck_assert_ptr_nonnull(registry_kstat_find(d.reg, "app", 0, "k2"));
+	unit_statsd_stop(&d, true);
+}
+
+/* Regression (found by fuzz_checkpoint): a second record naming a kstat
+ * already restored dormant, under another handle, revived the first and
+ * leaked the runtime file made for it. Now it is refused, and the first
+ * is restored as its own record has it. */
+START_TEST(a_second_record_of_one_name_is_refused)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir();
+
+	life(make_six, rt, st);
+	log_edit(st, "\"name\":\"k0\"", "dormant", json_true());
+	log_edit(st, "\"name\":\"k1\"", "name", json_string("k0"));
+	life(dormant_k0_kept, rt, st);
+	/* Again: the refusal changed nothing that was restored. */
+	life(dormant_k0_kept, rt, st);
+	free(rt);
+	free(st);
+}
+END_TEST
+
 /* A PERSISTENT kstat made in a container (zones = cgroup): its zone is
  * named by the container's cgroup. */
 static void
@@ -424,6 +489,7 @@ checkpoint_suite(void)
 	tcase_add_test(tc, a_damaged_checkpoint_is_set_aside);
 	tcase_add_test(tc, a_damaged_record_is_skipped_the_rest_kept);
 	tcase_add_test(tc, a_batch_cut_short_leaves_none_of_it);
+	tcase_add_test(tc, a_second_record_of_one_name_is_refused);
 	tcase_add_test(tc, a_container_kstat_comes_back_in_its_zone);
 	suite_add_tcase(s, tc);
 	return s;

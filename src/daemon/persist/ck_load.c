@@ -207,6 +207,11 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	    UINT8_MAX), (uint64_t)ck_int(o, "scale", 1, 1, INT64_MAX),
 	    &kerr) < 0)
 		return "a bad name or header";
+	/* Two records of one name (a damaged or edited file): the first
+	 * stays. Refused here, before a runtime file is opened or made
+	 * for the second, so the first's state is left as it was. */
+	if (registry_kstat_find(reg, module, (int32_t)instance, name) != NULL)
+		return "a second kstat of the same name";
 	if (c->d->persist_dir != NULL && mirror_open(c->d->persist_dir,
 	    (uint32_t)handle, (uint64_t)birth, &m) == 0) {
 		journal_undo_recover(c->d->journal, (uint32_t)handle,
