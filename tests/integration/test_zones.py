@@ -288,6 +288,12 @@ def visibility(d, label, zone_a, zone_b, join, names_want):
         got = sorted("%s:%d:%s" % (k["module"], k["instance"], k["name"])
                      for k in sc.get("kstats", []))
         check(got == want, "%s: zone %s's scrape: %s" % (label, who, got))
+        # Info counts what the zone's root sees, not the daemon's all.
+        info = ok(peer.call("io.statsd.Info"), "Info in " + who)
+        check(info.get("kstats") == len(want) and info.get("dormant") == 0,
+              "%s: zone %s's Info counts its %d kstats: %s" % (
+                  label, who, len(want), {k: info.get(k) for k in
+                                         ("kstats", "dormant")}))
         for full in sorted(every - set(want)):
             m, _i, n = full.split(":")
             for method in ("io.statsd.Read", "io.statsd.Snapshot"):

@@ -9,7 +9,8 @@
  * user's kstats stop at max_kstats_per_uid. Template names are per
  * owner: another user's template of a name neither blocks nor shows, and
  * a spec finds a caller's own template, or one a kstat it sees uses.
- * Zones' store segments are charged to the kstats' owners.
+ * Zones' store segments are charged to the kstats' owners; what a zone's
+ * peer sees is counted by segment and template, without a walk.
  */
 #include <errno.h>
 
@@ -357,6 +358,142 @@ START_TEST(zone_segments_are_charged)
 }
 END_TEST
 
+/* What a peer of zone (privileged or not) sees, counted by walking every
+ * kstat: the answer registry_zone_counts() gives without the walk. */
+static void
+walk_counts(struct statsd *d, uint32_t zone, bool privileged,
+    uint64_t *active, uint64_t *dormant, struct reg_template *t, bool *uses)
+{
+	struct reg_kstat **ks;
+	size_t n, i;
+
+	*active = *dormant = 0;
+	*uses = false;
+	n = registry_kstats(d->reg, &ks);
+	for (i = 0; i < n; i++) {
+		if ((ks[i]->hdr.flags & KSTAT_FLAG_PRIV) && !privileged)
+			continue;
+		if (!zone_sees(zone, ks[i]->zone, reg_kstat_gz(ks[i])))
+			continue;
+		if (ks[i]->dormant)
+			(*dormant)++;
+		else
+			(*active)++;
+		if (ks[i]->tpl == t)
+			*uses = true;
+	}
+}
+
+/* The counts by segment agree with the walk, for zones a and b. */
+static void
+counts_agree(struct statsd *d, const uint32_t *zone, struct reg_template *t)
+{
+	uint64_t a, dm, wa, wd;
+	bool uses;
+	int i, priv;
+
+	for (i = 0; i < 2; i++)
+		for (priv = 0; priv < 2; priv++) {
+			walk_counts(d, zone[i], priv, &wa, &wd, t, &uses);
+			registry_zone_counts(d->reg, zone[i], priv, &a, &dm);
+			ck_assert_uint_eq(a, wa);
+			ck_assert_uint_eq(dm, wd);
+			if (!priv)
+				ck_assert(registry_template_in_zone(t, zone[i],
+				    false) == uses);
+		}
+}
+
+/*
+ * A zone's peer is told how many kstats it sees (Info) and which
+ * templates (TemplateList) from counts the registry keeps by segment and
+ * template, never a walk of every kstat: the counts agree with a walk
+ * through creates in two zones, in every zone, in the global zone, PRIV
+ * ones, a PERSISTENT kstat going dormant and coming back, one forgotten,
+ * and a kstat of every zone re-laid from another template (which once
+ * left its first template seen in every zone).
+ */
+START_TEST(zone_counts_need_no_walk)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir();
+	struct reg_kstat *k[6], *ks;
+	struct reg_template *t, *t2;
+	struct quota_refusal why;
+	struct statsd d;
+	uint32_t zone[2], zk[6] = { 0, 0, 1, ZONE_ALL, ZONE_GLOBAL, 0 };
+	uint32_t fl[6] = { 0, KSTAT_FLAG_PERSISTENT, 0, 0, 0, KSTAT_FLAG_PRIV };
+	uint16_t kept;
+	bool rv, created;
+	char name[8];
+	int i;
+
+	unit_statsd_start(&d, rt, st);
+	t = unit_template(&d, UNIT_TPL);
+	ck_assert_int_eq(add_as(&d, 0, "{\"name\":\"T2\",\"vois\":[{"
+	    "\"id\":0,\"name\":\"n\",\"dtype\":\"INT_U64\",\"stats\":["
+	    "{\"kind\":\"SUM\"},{\"kind\":\"COUNT\"}]},{\"id\":1,"
+	    "\"name\":\"m\",\"dtype\":\"INT_U64\",\"stats\":["
+	    "{\"kind\":\"MAX\"}]}]}", &t2, &created), 0);
+	ck_assert_int_eq(zones_of_name(d.zones, "/machine.slice/a.scope",
+	    &zone[0]), 0);
+	ck_assert_int_eq(zones_of_name(d.zones, "/machine.slice/b.scope",
+	    &zone[1]), 0);
+	counts_agree(&d, zone, t);
+	for (i = 0; i < 6; i++) {
+		struct kstat_hdr h;
+		struct reg_kstat_new n = { .hdr = &h, .privileged = true,
+		    .tpl = t };
+
+		n.zone = zk[i] < 2 ? zone[zk[i]] : zk[i];
+		n.owner_zone = zk[i] < 2 ? zone[zk[i]] : ZONE_GLOBAL;
+		snprintf(name, sizeof(name), "k%d", i);
+		unit_hdr(&h, "zapp", name, fl[i]);
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &k[i], &rv,
+		    &why), 0);
+		counts_agree(&d, zone, t);
+	}
+	/* Dormant, and back. */
+	unit_persist(&d, k[1]);
+	ck_assert_int_eq(registry_kstat_delete(d.reg, k[1]), 1);
+	counts_agree(&d, zone, t);
+	{
+		struct kstat_hdr h;
+		struct reg_kstat_new n = { .hdr = &h, .privileged = true,
+		    .zone = zone[0], .owner_zone = zone[0], .tpl = t };
+
+		unit_hdr(&h, "zapp", "k1", KSTAT_FLAG_PERSISTENT);
+		ck_assert_int_eq(registry_kstat_create(d.reg, &n, &ks, &rv,
+		    &why), 0);
+		ck_assert(rv);
+		ck_assert_ptr_eq(ks, k[1]);
+	}
+	counts_agree(&d, zone, t);
+	/* The kstat of every zone re-laid: t is seen in zone b no more. */
+	ck_assert_int_eq(registry_kstat_relayout(d.reg, k[3], t2, true, &kept,
+	    &why), 0);
+	ck_assert_uint_eq(kept, 1);
+	counts_agree(&d, zone, t);
+	counts_agree(&d, zone, t2);
+	ck_assert(registry_template_in_zone(t, zone[1], false));	/* k2 */
+	registry_kstat_forget(d.reg, k[2]);
+	ck_assert(!registry_template_in_zone(t, zone[1], false));
+	ck_assert(registry_template_in_zone(t2, zone[1], false));
+	ck_assert_uint_eq(t->nall, 0);
+	ck_assert_uint_eq(t2->nall, 1);
+	counts_agree(&d, zone, t);
+	for (i = 0; i < 6; i++)
+		if (i != 2)
+			registry_kstat_forget(d.reg, k[i]);
+	counts_agree(&d, zone, t);
+	counts_agree(&d, zone, t2);
+	zones_unref(d.zones, zone[0]);
+	zones_unref(d.zones, zone[1]);
+	unit_statsd_stop(&d, false);
+	free(rt);
+	free(st);
+}
+END_TEST
+
 static Suite *
 registry_suite(void)
 {
@@ -368,6 +505,7 @@ registry_suite(void)
 	tcase_add_test(tc, kstats_per_user_are_bounded);
 	tcase_add_test(tc, template_names_are_per_owner);
 	tcase_add_test(tc, zone_segments_are_charged);
+	tcase_add_test(tc, zone_counts_need_no_walk);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,7 @@
 #include "blobstore.h"
 #include "daemon.h"
 #include "engine.h"
+#include "invariant.h"
 #include "kindex.h"
 #include "layout.h"
 #include "log.h"
@@ -255,6 +256,7 @@ reg_template_free(struct reg_template *t)
 	for (i = 0; i < t->nnames; i++)
 		free(t->names[i]);
 	free(t->names);
+	free(t->uses);
 	free(t->k2);
 	json_decref(t->def);
 	free(t);
@@ -811,6 +813,108 @@ reg_public_count(struct registry *r, struct reg_kstat *k, int delta)
 		r->npublic += (uint64_t)(int64_t)delta;
 }
 
+/* Count k as dormant (delta 1) or not any more (-1). */
+static void
+reg_dormant_count(struct registry *r, struct reg_kstat *k, int delta)
+{
+	r->ndormant += (uint64_t)(int64_t)delta;
+	k->rseg->ndormant += (uint32_t)delta;
+}
+
+/* Make sure t has an entry for rs, so that reg_tpl_count() cannot fail.
+ * Returns: 0; -ENOMEM. */
+static int
+reg_tpl_use_reserve(struct reg_template *t, struct reg_seg *rs)
+{
+	struct reg_tpl_use *u;
+	uint32_t i;
+
+	for (i = 0; i < t->nuses; i++)
+		if (t->uses[i].rs == rs && t->uses[i].n > 0)
+			return 0;
+	for (i = 0; i < t->nuses; i++)
+		if (t->uses[i].n == 0) {
+			t->uses[i].rs = rs;
+			return 0;
+		}
+	u = realloc(t->uses, (t->nuses + 1) * sizeof(*u));
+	if (u == NULL)
+		return -ENOMEM;
+	t->uses = u;
+	t->uses[t->nuses].rs = rs;
+	t->uses[t->nuses++].n = 0;
+	return 0;
+}
+
+/* Count k as made from t (delta 1) or not any more (-1): t's kstats,
+ * public ones, those of every zone, and those in k's segment (reserved
+ * with reg_tpl_use_reserve() first). */
+static void
+reg_tpl_count(struct registry *r, struct reg_template *t,
+    struct reg_kstat *k, int delta)
+{
+	uint32_t i;
+
+	t->nkstats += (unsigned)delta;
+	if (reg_public(k)) {
+		if (delta > 0 && t->npublic++ == 0)
+			r->npublic_tpls++;
+		if (delta < 0 && --t->npublic == 0)
+			r->npublic_tpls--;
+	}
+	if (reg_everywhere(k))
+		t->nall += (unsigned)delta;
+	for (i = 0; i < t->nuses; i++)
+		if (t->uses[i].rs == k->rseg && t->uses[i].n > 0) {
+			t->uses[i].n += (uint32_t)delta;
+			return;
+		}
+	/* The first of its segment: the entry reserved for it. */
+	INVARIANT(delta > 0);
+	for (i = 0; i < t->nuses; i++)
+		if (t->uses[i].rs == k->rseg && t->uses[i].n == 0) {
+			t->uses[i].n = 1;
+			return;
+		}
+	INVARIANT(false);
+}
+
+void
+registry_zone_counts(const struct registry *r, uint32_t zone,
+    bool privileged, uint64_t *ret_active, uint64_t *ret_dormant)
+{
+	const struct reg_seg *rs;
+	size_t i;
+
+	*ret_active = *ret_dormant = 0;
+	for (i = 0; i < r->nsegs; i++) {
+		rs = r->segs[i];
+		if (!zone_sees(zone, rs->zone, rs->gz) ||
+		    (rs->priv && !privileged))
+			continue;
+		*ret_active += rs->nkstats - rs->ndormant;
+		*ret_dormant += rs->ndormant;
+	}
+}
+
+bool
+registry_template_in_zone(const struct reg_template *t, uint32_t zone,
+    bool privileged)
+{
+	const struct reg_seg *rs;
+	uint32_t i;
+
+	for (i = 0; i < t->nuses; i++) {
+		if (t->uses[i].n == 0)
+			continue;
+		rs = t->uses[i].rs;
+		if (zone_sees(zone, rs->zone, rs->gz) &&
+		    (!rs->priv || privileged))
+			return true;
+	}
+	return false;
+}
+
 static int
 reg_revive(struct registry *r, struct reg_kstat *k,
     const struct reg_kstat_new *n)
@@ -826,7 +930,7 @@ reg_revive(struct registry *r, struct reg_kstat *k,
 	reg_public_count(r, k, -1);
 	k->hdr.flags &= ~(uint32_t)KSTAT_FLAG_DORMANT;
 	k->dormant = false;
-	r->ndormant--;
+	reg_dormant_count(r, k, -1);
 	reg_public_count(r, k, 1);
 	return 0;
 }
@@ -938,6 +1042,11 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		free(k);
 		return e;
 	}
+	if (reg_tpl_use_reserve(k->tpl, k->rseg) < 0) {
+		reg_seg_release(r, k->rseg);
+		free(k);
+		return -ENOMEM;
+	}
 	k->seg = k->rseg->seg;
 	k->size = size;
 	k->hdr.crtime = (hrtime_t)(n->crtime != 0 ? n->crtime :
@@ -1006,19 +1115,15 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		return -ENOMEM;
 	}
 	k->storage = n->storage;
-	k->tpl->nkstats++;
 	k->rseg->nkstats++;
+	reg_tpl_count(r, k->tpl, k, 1);
 	zones_ref(r->d->zones, k->zone);
 	zones_ref(r->d->zones, k->owner_zone);
 	if (n->dormant) {
 		k->dormant = true;
-		r->ndormant++;
+		reg_dormant_count(r, k, 1);
 	}
 	reg_public_count(r, k, 1);
-	if (reg_public(k) && k->tpl->npublic++ == 0)
-		r->npublic_tpls++;
-	if (reg_everywhere(k))
-		k->tpl->nall++;
 	if (k->handle >= r->next_handle)
 		r->next_handle = k->handle + 1;
 	if (r->next_handle == 0)	/* never give out 0 */
@@ -1041,7 +1146,7 @@ registry_kstat_delete(struct registry *r, struct reg_kstat *k)
 		reg_public_count(r, k, -1);
 		k->hdr.flags |= KSTAT_FLAG_DORMANT;
 		k->dormant = true;
-		r->ndormant++;
+		reg_dormant_count(r, k, 1);
 		reg_public_count(r, k, 1);
 		return 1;
 	}
@@ -1055,12 +1160,9 @@ registry_kstat_forget(struct registry *r, struct reg_kstat *k)
 	size_t i;
 
 	reg_public_count(r, k, -1);
-	if (reg_public(k) && --k->tpl->npublic == 0)
-		r->npublic_tpls--;
-	if (reg_everywhere(k))
-		k->tpl->nall--;
+	reg_tpl_count(r, k->tpl, k, -1);
 	if (k->dormant)
-		r->ndormant--;
+		reg_dormant_count(r, k, -1);
 	for (i = r->ndirty; i-- > 0;)
 		if (r->dirty[i] == k)
 			r->dirty[i] = r->dirty[--r->ndirty];
@@ -1071,7 +1173,6 @@ registry_kstat_forget(struct registry *r, struct reg_kstat *k)
 	blob_storage_remove(k->storage);
 	reg_kstat_uncharge(r, k);
 	reg_kstat_unname(k);
-	k->tpl->nkstats--;
 	k->rseg->nkstats--;
 	reg_seg_release(r, k->rseg);
 	zones_unref(r->d->zones, k->zone);
@@ -1345,6 +1446,10 @@ registry_kstat_relayout(struct registry *r, struct reg_kstat *k,
 	    keep, t->nnames, t->hash, &nb);
 	tpl_runlock();
 	free(keep);
+	if (e == 0 && reg_tpl_use_reserve(t, k->rseg) < 0) {
+		free(nb);
+		e = ENOMEM;
+	}
 	if (e != 0)
 		return e == EFBIG ? -E2BIG : -e;
 	registry_sync(r);	/* nothing of the old blob left behind */
@@ -1357,14 +1462,10 @@ registry_kstat_relayout(struct registry *r, struct reg_kstat *k,
 	free(nb);
 	if (e < 0)
 		return e;
-	if (reg_public(k)) {
-		if (--k->tpl->npublic == 0)
-			r->npublic_tpls--;
-		if (t->npublic++ == 0)
-			r->npublic_tpls++;
-	}
-	k->tpl->nkstats--;
-	t->nkstats++;
+	/* Everything counted of a template moves with it (that it is seen
+	 * in every zone, too: reg_tpl_count()). */
+	reg_tpl_count(r, k->tpl, k, -1);
+	reg_tpl_count(r, t, k, 1);
 	k->tpl = t;
 	reg_kstat_unname(k);	/* laid out as t now */
 	*ret_kept = kept;

@@ -42,6 +42,8 @@ struct statsd;
 struct registry;
 struct blob_storage;
 
+struct reg_seg;
+
 struct reg_template {
 	int		 id;		/* the engine's */
 	char		 name[TPL_MAX_NAME_LEN + 1];
@@ -62,9 +64,16 @@ struct reg_template {
 	uint64_t	 ckpt_bytes;
 	uint32_t	 ckpt_gen;
 	uint64_t	 ckpt_pending;
-	uint64_t	 vis_mark;	/* view_templates_mark()'s */
 	unsigned	 npublic;	/* public kstats made from it */
 	unsigned	 nall;		/* of them, those seen in every zone */
+	/* The segments its kstats are in, with how many in each: what a
+	 * zone's peer may see of it, found without a walk of every kstat.
+	 * An entry whose count is 0 is vacant (its segment may be gone). */
+	struct reg_tpl_use {
+		struct reg_seg	*rs;
+		uint32_t	 n;
+	}		*uses;
+	uint32_t	 nuses;
 };
 
 /*
@@ -81,6 +90,7 @@ struct reg_seg {
 	bool			 gz;
 	bool			 priv;
 	uint32_t		 nkstats;
+	uint32_t		 ndormant;	/* of them */
 	char			 name[40];
 	bool			 charged; /* a zone's: QUOTA_ZONE_SEGMENTS */
 	uid_t			 owner;	/* charged for it */
@@ -140,6 +150,21 @@ int registry_new(struct statsd *d, struct registry **ret);
 struct registry *registry_free(struct registry *r);
 
 void registry_stats(const struct registry *r, struct registry_stats *ret);
+
+/*
+ * registry_zone_counts: the active and dormant kstats a peer of zone (not
+ * the global zone) sees: its zone's and those of every zone, PRIV ones
+ * too when privileged. Costs the segments, never a walk of the kstats.
+ */
+void registry_zone_counts(const struct registry *r, uint32_t zone,
+    bool privileged, uint64_t *ret_active, uint64_t *ret_dormant);
+
+/*
+ * registry_template_in_zone: does t have a kstat a peer of zone (not the
+ * global zone) sees? Costs the segments t's kstats are in.
+ */
+bool registry_template_in_zone(const struct reg_template *t, uint32_t zone,
+    bool privileged);
 
 /* Every segment (borrowed; the list changes as zones come and go). */
 size_t registry_segments(struct registry *r, struct reg_seg ***ret);

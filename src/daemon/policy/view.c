@@ -34,28 +34,11 @@ view_kstat(const struct reg_kstat *k, const struct statsblob *sb,
 	v->k2 = k->tpl->k2;
 }
 
-uint64_t
-view_templates_mark(struct registry *r, const struct peer *p)
-{
-	static uint64_t mark;
-	struct reg_kstat **ks;
-	size_t n, i;
-
-	if (p->privileged || p->zone == ZONE_GLOBAL)
-		return 0;
-	mark++;
-	n = registry_kstats(r, &ks);
-	for (i = 0; i < n; i++)
-		if (view_kstat_visible(p, ks[i]))
-			ks[i]->tpl->vis_mark = mark;
-	return mark;
-}
-
 bool
-view_template_visible(const struct peer *p, const struct reg_template *t,
-    uint64_t mark)
+view_template_visible(const struct peer *p, const struct reg_template *t)
 {
-	if (p->privileged || t->owner == p->uid)
+	if (t->owner == p->uid || (p->privileged && p->zone == ZONE_GLOBAL))
 		return true;
-	return p->zone == ZONE_GLOBAL ? t->npublic > 0 : t->vis_mark == mark;
+	return p->zone == ZONE_GLOBAL ? t->npublic > 0 :
+	    registry_template_in_zone(t, p->zone, p->privileged);
 }

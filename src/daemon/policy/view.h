@@ -31,16 +31,10 @@ void view_kstat(const struct reg_kstat *k, const struct statsblob *sb,
     struct ks_view *v);
 
 /*
- * view_templates_mark: prepare view_template_visible() for peer p. A
- * privileged peer or one of the global zone needs nothing (the registry
- * counts each template's public kstats); a peer of a zone has the
- * templates of the kstats it sees marked, one walk of the kstats.
- * Returns: the mark to pass on (0 when nothing was marked).
+ * view_template_visible: may peer p see template t? Its own, and for a
+ * privileged peer of the global zone every one; else one it sees a kstat
+ * of (the registry counts them by segment: no walk of the kstats).
  */
-uint64_t view_templates_mark(struct registry *r, const struct peer *p);
-
-/* May peer p see template t (mark: view_templates_mark()'s)? */
-bool view_template_visible(const struct peer *p, const struct reg_template *t,
-    uint64_t mark);
+bool view_template_visible(const struct peer *p, const struct reg_template *t);
 
 #endif /* STATSD_DAEMON_VIEW_H */

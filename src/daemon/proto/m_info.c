@@ -59,42 +59,32 @@ m_info_hello(struct vl_call *call, json_t *params)
 }
 
 /*
- * What an unprivileged caller may count: the kstats and templates it
- * may see, never PRIV ones or another zone's. A peer of the global zone
- * sees the public kstats, which the registry keeps counts of: its Info
- * costs the templates (at most max_templates), never a walk of every
- * kstat, which at 10^5 kstats held the loop for 10 ms a call.
+ * What a caller may count: the kstats and templates it may see, never
+ * another zone's, PRIV ones only when privileged (a container's root
+ * counts its own zone's). The registry keeps counts
+ * by segment and template, so Info costs the templates (at most
+ * max_templates) and the segments, never a walk of every kstat, which at
+ * 10^5 kstats held the loop for 10 ms a call.
  */
 static void
 m_info_visible(struct vl_call *call, struct registry_stats *rs)
 {
 	const struct peer *p = &call->conn->peer;
 	struct reg_template **tpls;
-	struct reg_kstat **ks;
-	uint64_t mark;
 	size_t n, i;
 
 	if (p->zone == ZONE_GLOBAL) {
+		if (p->privileged)
+			return;
 		rs->kstats = rs->public_kstats;
 		rs->dormant = rs->public_dormant;
-	} else {
-		/* A zone's peer: its zone's kstats are not counted apart. */
-		rs->kstats = rs->dormant = 0;
-		n = registry_kstats(call->d->reg, &ks);
-		for (i = 0; i < n; i++)
-			if (view_kstat_visible(p, ks[i])) {
-				if (ks[i]->dormant)
-					rs->dormant++;
-				else
-					rs->kstats++;
-			}
-	}
+	} else
+		registry_zone_counts(call->d->reg, p->zone, p->privileged,
+		    &rs->kstats, &rs->dormant);
 	rs->templates = 0;
-	mark = view_templates_mark(call->d->reg, &call->conn->peer);
 	n = registry_templates(call->d->reg, &tpls);
 	for (i = 0; i < n; i++)
-		rs->templates += view_template_visible(&call->conn->peer,
-		    tpls[i], mark);
+		rs->templates += view_template_visible(p, tpls[i]);
 }
 
 void
@@ -108,8 +98,7 @@ m_info_info(struct vl_call *call, json_t *params)
 	(void)params;
 	drain_stats(d->drain, &ds);
 	registry_stats(d->reg, &rs);
-	if (!p->privileged)
-		m_info_visible(call, &rs);
+	m_info_visible(call, &rs);
 	varlink_reply(call,
 	    json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
 	    "s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:s, s:s, s:s, s:o, s:o, "

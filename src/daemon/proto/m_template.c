@@ -65,7 +65,6 @@ m_template_list(struct vl_call *call, json_t *params)
 {
 	const char *cursor = varlink_str(params, "cursor", NULL);
 	size_t budget = varlink_page_size(call), used = 0, n, i, first;
-	uint64_t mark;
 	struct reg_template **tpls;
 	unsigned long long seq = 0;
 	char *end, next[24];
@@ -92,14 +91,12 @@ m_template_list(struct vl_call *call, json_t *params)
 	}
 	n = registry_templates(call->d->reg, &tpls);
 	first = registry_templates_after(call->d->reg, seq);
-	mark = view_templates_mark(call->d->reg, &call->conn->peer);
 	next[0] = '\0';
 	for (i = first; i < n; i++) {
 		/* Others' templates the caller sees no kstat of (a PRIV
 		 * kstat's, another zone's) are not shown: their names and
 		 * VOIs would tell what those kstats hold. */
-		if (!view_template_visible(&call->conn->peer, tpls[i],
-		    mark))
+		if (!view_template_visible(&call->conn->peer, tpls[i]))
 			continue;
 		/* A page holds at least one template, and about a page's
 		 * bytes: each template costs about its definition. (The
