@@ -111,6 +111,11 @@ struct front_slab {
 	unsigned		 next_i;	/* the next datagram to apply */
 	bool			 drops_ok;
 	uint32_t		 drops;		/* the socket's, after reading */
+	/* What front_slab_prepare() must redo: all of it for another
+	 * socket than the one it was made ready for, else the entries the
+	 * kernel wrote (the last fill's). */
+	const struct front_sock	*ready_for;
+	unsigned		 written;
 	struct mmsghdr		*msgs;
 	struct iovec		*iov;
 	char			*bufs;
@@ -123,6 +128,7 @@ struct front_sock {
 	bool		 udp;
 	bool		 bound;		/* statsd bound it: unlink at exit */
 	uint32_t	 drops;		/* the kernel's drop count seen last */
+	bool		 was_full;	/* its reader's last batch was */
 	struct event	*ev;		/* read in the loop: its readiness */
 	/* A receiver thread's: slabs free to fill and filled, under mu. */
 	pthread_t	 th;
@@ -146,6 +152,7 @@ struct front {
 	unsigned		 threads;	/* statsd_threads */
 	struct front_slab	 slab;		/* the loop's own */
 	int			 wake_fd;	/* threads: slabs filled */
+	atomic_bool		 woken;		/* wake_fd written, not yet read */
 	struct event		*ev_wake;
 	int			 stop_fd;	/* threads: readable at stop */
 	/* A turn's work left over: the loop's own slab part applied (of
@@ -229,10 +236,10 @@ front_src_unix(const struct front *f, struct msghdr *mh,
 
 /*
  * The socket's drop count: datagrams the kernel dropped for a full receive
- * buffer since the socket was made (sk_drops). SO_MEMINFO reads it once
- * per batch; SO_RXQ_OVFL would carry the same counter on every datagram,
- * as a control message whose making and copying cost the receiver about
- * a tenth of a datagram's time (Linux 6.1, loopback).
+ * buffer since the socket was made (sk_drops). SO_MEMINFO reads it;
+ * SO_RXQ_OVFL would carry the same counter on every datagram, as a
+ * control message whose making and copying cost the receiver about a
+ * tenth of a datagram's time (Linux 6.1, loopback).
  */
 static void
 front_drops_read(int fd, struct front_slab *sl)
@@ -244,6 +251,28 @@ front_drops_read(int fd, struct front_slab *sl)
 	    len > SK_MEMINFO_DROPS * sizeof(mem[0]);
 	if (sl->drops_ok)
 		sl->drops = mem[SK_MEMINFO_DROPS];
+}
+
+/*
+ * After a batch of n datagrams from fs: read the drop count only around
+ * pressure, a full batch or the first after one. The kernel drops only
+ * while the receive buffer is full, and a full buffer fills a batch, so
+ * every drop is seen by the batch after it; a reader keeping up (a
+ * datagram or a few a batch) saves a system call a batch, which was one
+ * a datagram for senders of one line a datagram. The expiry tick reads
+ * it too, once a second while datagrams come.
+ */
+static void
+front_drops_after(const struct front *f, struct front_sock *fs,
+    struct front_slab *sl, unsigned n)
+{
+	bool full = n >= f->batch;
+
+	if (full || fs->was_full)
+		front_drops_read(fs->fd, sl);
+	else
+		sl->drops_ok = false;
+	fs->was_full = full;
 }
 
 static void
@@ -279,14 +308,17 @@ front_slab_done(struct front_slab *sl)
 }
 
 /* Ready sl for a recvmmsg on fs (the kernel rewrites lengths and
- * flags). Only the Unix socket has a control message: its sender's. */
+ * flags, of the entries it fills only). Only the Unix socket has a
+ * control message: its sender's. */
 static void
 front_slab_prepare(const struct front *f, const struct front_sock *fs,
     struct front_slab *sl)
 {
-	unsigned i;
+	unsigned i, n = sl->ready_for == fs ? sl->written : f->batch;
 
-	for (i = 0; i < f->batch; i++) {
+	sl->ready_for = fs;
+	sl->written = 0;
+	for (i = 0; i < n; i++) {
 		struct msghdr *mh = &sl->msgs[i].msg_hdr;
 
 		sl->iov[i].iov_base = sl->bufs + (size_t)i * f->bufsize;
@@ -378,8 +410,8 @@ front_read_turn(struct front *f, struct front_sock *fs, size_t budget)
 				    fs->udp ? "UDP" : "Unix", strerror(errno));
 			break;
 		}
-		f->slab.n = (unsigned)n;
-		front_drops_read(fs->fd, &f->slab);
+		f->slab.n = f->slab.written = (unsigned)n;
+		front_drops_after(f, fs, &f->slab, (unsigned)n);
 		if (!front_slab_apply(f, fs, &f->slab, &budget)) {
 			f->slab_fs = fs;
 			front_more(f);
@@ -423,8 +455,10 @@ front_rx_wait(struct front *f, struct front_sock *fs, struct front_slab *sl)
 	while (!atomic_load(&fs->stop)) {
 		front_slab_prepare(f, fs, sl);
 		n = recvmmsg(fs->fd, sl->msgs, f->batch, MSG_DONTWAIT, NULL);
-		if (n > 0)
+		if (n > 0) {
+			sl->written = (unsigned)n;
 			return n;
+		}
 		/* A pending socket error (one an ICMP message left on a UDP
 		 * socket) was taken by that call; anything else waits. */
 		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
@@ -460,7 +494,7 @@ front_rx_main(void *arg)
 			break;
 		n = front_rx_wait(f, fs, sl);
 		if (n > 0)
-			front_drops_read(fs->fd, sl);
+			front_drops_after(f, fs, sl, (unsigned)n);
 		pthread_mutex_lock(&fs->mu);
 		if (n > 0) {
 			sl->n = (unsigned)n;
@@ -472,7 +506,9 @@ front_rx_main(void *arg)
 			fs->free = sl;
 		}
 		pthread_mutex_unlock(&fs->mu);
-		if (n > 0)
+		/* One wake-up until the loop takes it: a loop still busy
+		 * with the last slabs finds this one too. */
+		if (n > 0 && !atomic_exchange(&f->woken, true))
 			(void)write(f->wake_fd, &one, sizeof(one));
 	}
 	return NULL;
@@ -530,6 +566,9 @@ front_wake_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)what;
 	(void)read(fd, &v, sizeof(v));
+	/* Before the lists are looked at: a slab handed over after this
+	 * wakes the loop again. */
+	atomic_store(&f->woken, false);
 	if (front_threads_turn(f, FRONT_TURN_BYTES))
 		front_more(f);
 	series_sync(f->series);
