@@ -450,9 +450,16 @@ front_rx_wait(struct front *f, struct front_sock *fs, struct front_slab *sl)
 		{ .fd = fs->fd, .events = POLLIN },
 		{ .fd = f->stop_fd, .events = POLLIN },
 	};
+	/* A batch short of full emptied the socket: wait before asking
+	 * again (one call a wake-up, not two, for a reader keeping up). */
+	bool wait = !fs->was_full;
 	int n;
 
 	while (!atomic_load(&fs->stop)) {
+		if (wait && poll(pfd, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (atomic_load(&fs->stop))
+			break;
 		front_slab_prepare(f, fs, sl);
 		n = recvmmsg(fs->fd, sl->msgs, f->batch, MSG_DONTWAIT, NULL);
 		if (n > 0) {
@@ -461,8 +468,7 @@ front_rx_wait(struct front *f, struct front_sock *fs, struct front_slab *sl)
 		}
 		/* A pending socket error (one an ICMP message left on a UDP
 		 * socket) was taken by that call; anything else waits. */
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
-			break;
+		wait = true;
 	}
 	return 0;
 }
