@@ -1,13 +1,18 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-2-Clause
 """statsd_vs_etsy.py: statsd's statsd/DogStatsD front door side by side
-with Etsy statsd 0.9 (the reference implementation of the protocol), fed
-by the same C sender (statsd_sender.c): 1 and 8 threads, 1 and 20 lines
-per datagram, one sendto() per datagram, flat out for a while. For each
-row: lines sent, lines received (statsd: its counter's sum; Etsy: its
-management port's `counters`), % received, the sender's ns per line and
-the daemon's CPU seconds (utime + stime from /proc) per million lines
-received.
+with Etsy statsd 0.9 (the reference implementation of the protocol) and
+netdata (Debian's netdata-core, its statsd plugin alone), fed by the same
+C sender (statsd_sender.c): 1, 4 and 8 threads, 1 and 20 lines per
+datagram, one sendto() per datagram, flat out for a while. For each row:
+lines sent, lines received (statsd: its counter's sum; Etsy: its
+management port's `counters`; netdata: what reached its socket, the lines
+sent less the socket's kernel drops from /proc/net/udp, once its receive
+queue is empty), the kernel's drops for every daemon as a cross-check, %
+received, the sender's ns per line and the daemon's CPU seconds (utime +
+stime from /proc) per million lines received. STATSD_BEFORE names
+another build directory whose statsd runs beside this one (a "before"
+column).
 
 Etsy statsd is installed from the npm registry into a temporary directory
 (`npm install statsd@0.9.0`), removed at exit; it runs with no backend and
@@ -40,7 +45,8 @@ build = sys.argv[1] if len(sys.argv) > 1 else "build"
 ms = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
 STATSD = os.path.join(build, "src", "daemon", "statsd")
 SENDER = os.path.join(build, "tests", "bench", "statsd_sender")
-ROWS = [(1, 1), (8, 1), (1, 20), (8, 20)]
+ROWS = [(1, 1), (4, 1), (8, 1), (1, 20), (8, 20)]
+BEFORE = os.environ.get("STATSD_BEFORE")
 procs = []
 
 
@@ -66,6 +72,18 @@ def cpu_s(pid):
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def udp_socket(port):
+    """(receive queue bytes, kernel drops) of the UDP socket bound to
+    127.0.0.1:port, from /proc/net/udp."""
+    want = "0100007F:%04X" % port
+    with open("/proc/net/udp") as f:
+        for line in f.readlines()[1:]:
+            cols = line.split()
+            if cols[1] == want:
+                return int(cols[4].split(":")[1], 16), int(cols[-1])
+    return 0, 0
 
 
 def settle(read):
@@ -96,8 +114,8 @@ def varlink(sock, method, params):
 
 
 class Statsd:
-    def __init__(self, tmp, nice):
-        self.name = "statsd, nice %d" % nice
+    def __init__(self, tmp, nice, binary=None, label="statsd"):
+        self.name = "%s, nice %d" % (label, nice)
         self.port = free_port()
         run = os.path.join(tmp, "run")
         conf = os.path.join(tmp, "statsd.conf")
@@ -107,7 +125,7 @@ class Statsd:
                     (self.port, nice, os.environ.get("STATSD_BENCH_CONFIG",
                                                      "").replace(";", "\n")))
         self.sock = os.path.join(run, "statsd.sock")
-        self.p = subprocess.Popen([STATSD, "--foreground", "--config", conf,
+        self.p = subprocess.Popen([binary or STATSD, "--foreground", "--config", conf,
                                    "--runtime-dir", run, "--state-dir",
                                    os.path.join(tmp, "state")],
                                   stderr=subprocess.DEVNULL)
@@ -177,17 +195,70 @@ class Etsy:
         return int(m.group(1)) if m else 0
 
 
+# ---------------------------------------------------------------- netdata
+class Netdata:
+    """netdata with its statsd plugin alone: no web server, no other
+    collector, no health or ML, database in memory."""
+
+    def __init__(self, tmp, nice):
+        self.name = "netdata, nice %d" % nice
+        self.port = free_port()
+        for d in ("cache", "lib", "log", "run"):
+            os.makedirs(os.path.join(tmp, d), exist_ok=True)
+        os.chmod(tmp, 0o755)
+        off = ("proc", "diskspace", "cgroups", "tc", "idlejitter", "apps",
+               "python.d", "charts.d", "go.d", "ebpf", "perf", "slabinfo",
+               "timex", "checks", "debugfs", "nfacct", "freeipmi")
+        conf = os.path.join(tmp, "netdata.conf")
+        with open(conf, "w") as f:
+            f.write("[global]\n  memory mode = ram\n  run as user = %s\n"
+                    "[directories]\n  cache = %s/cache\n  lib = %s/lib\n"
+                    "  log = %s/log\n  run = %s/run\n[web]\n  mode = none\n"
+                    "[ml]\n  enabled = no\n[health]\n  enabled = no\n"
+                    "[plugins]\n%s  statsd = yes\n[statsd]\n  enabled = yes\n"
+                    "  bind to = udp:127.0.0.1:%d\n" % (
+                        os.environ.get("USER", "root"), tmp, tmp, tmp, tmp,
+                        "".join("  %s = no\n" % p for p in off), self.port))
+        self.p = subprocess.Popen(["nice", "-n", str(nice), "netdata", "-D",
+                                   "-c", conf], stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        procs.append(self.p)
+        wait_for(lambda: True if self._bound() else None, "netdata's statsd")
+
+    def _bound(self):
+        want = "0100007F:%04X" % self.port
+        with open("/proc/net/udp") as f:
+            return any(line.split()[1] == want for line in f.readlines()[1:])
+
+    def count(self):
+        # netdata's own count is behind its web API, which the bench
+        # leaves off: the socket's view stands in (see row()). The
+        # receive queue, until it is empty.
+        return udp_socket(self.port)[0]
+
+
 def row(d, threads, lines):
+    """Lines sent, lines received, the sender's ns a line, the daemon's
+    CPU seconds, the socket's kernel drops (datagrams)."""
     before = d.count()
+    drops0 = udp_socket(d.port)[1]
     c0 = cpu_s(d.p.pid)
     out = subprocess.run([SENDER, "127.0.0.1", str(d.port), str(threads),
                           str(lines), str(ms)], check=True,
                          capture_output=True, text=True).stdout
     sent = int(re.search(r"sent (\d+)", out).group(1))
     nsl = float(re.search(r"ns_per_line ([\d.]+)", out).group(1))
-    got = settle(d.count) - before
+    if isinstance(d, Netdata):
+        wait_for(lambda: True if d.count() == 0 else None,
+                 "netdata's receive queue")
+        got = None
+    else:
+        got = settle(d.count) - before
+    drops = udp_socket(d.port)[1] - drops0
+    if got is None:
+        got = sent - drops * lines
     cpu = cpu_s(d.p.pid) - c0
-    return sent, got, nsl, cpu
+    return sent, got, nsl, cpu, drops
 
 
 def main():
@@ -201,31 +272,41 @@ def main():
         stats_js = etsy_install(os.path.join(tmp, "npm"))
         nices = [-10, 0] if os.geteuid() == 0 else [0]
         daemons = []
+        kinds = ["statsd"] + (["before"] if BEFORE else []) + ["etsy"] + (
+            ["netdata"] if shutil.which("netdata") else [])
         for n in nices:
-            for kind in ("statsd", "etsy"):
+            for kind in kinds:
                 t = os.path.join(tmp, "%s%d" % (kind, n + 20))
                 os.makedirs(t)
-                daemons.append(Statsd(t, n) if kind == "statsd" else
-                               Etsy(t, stats_js, n))
+                if kind == "statsd":
+                    daemons.append(Statsd(t, n))
+                elif kind == "before":
+                    daemons.append(Statsd(t, n, os.path.join(
+                        BEFORE, "src", "daemon", "statsd"), "before"))
+                elif kind == "etsy":
+                    daemons.append(Etsy(t, stats_js, n))
+                else:
+                    daemons.append(Netdata(t, n))
         print("load:", subprocess.run(["uptime"], capture_output=True,
                                       text=True).stdout.strip())
         print("%ds per row, one sendto() per datagram, counters "
               "\"bench.c:1|c\"" % (ms // 1000))
-        hdr = ("%-18s %7s %5s %12s %12s %8s %9s %12s" %
+        hdr = ("%-18s %7s %5s %12s %12s %8s %9s %9s %12s" %
                ("daemon", "threads", "lines", "sent", "received",
-                "% recv", "ns/line", "CPU s/Mline"))
+                "% recv", "drops", "ns/line", "CPU s/Mline"))
         print(hdr)
         print("-" * len(hdr))
-        res = {}
+        res, cpl = {}, {}
         for threads, lines in ROWS:
             for d in daemons:
-                sent, got, nsl, cpu = row(d, threads, lines)
+                sent, got, nsl, cpu, drops = row(d, threads, lines)
                 pct = 100.0 * got / sent if sent else 0.0
                 res[(d.name, threads, lines)] = pct
-                print("%-18s %7d %5d %12d %12d %7.2f%% %9.1f %12.3f" %
-                      (d.name, threads, lines, sent, got, pct, nsl,
-                       cpu / (got / 1e6) if got else float("nan")),
-                      flush=True)
+                cpl[(d.name, threads, lines)] = (cpu / (got / 1e6) if got
+                                                 else float("nan"))
+                print("%-18s %7d %5d %12d %12d %7.2f%% %9d %9.1f %12.3f" %
+                      (d.name, threads, lines, sent, got, pct, drops, nsl,
+                       cpl[(d.name, threads, lines)]), flush=True)
         print()
         print("ratios of % received:")
         for threads, lines in ROWS:
@@ -240,6 +321,20 @@ def main():
                 b = res[("statsd, nice 0", threads, lines)]
                 out.append("statsd nice -10 / nice 0: %.2fx" %
                            (a / b if b else float("inf")))
+            print("  %d thread(s), %2d line(s)/datagram: %s" %
+                  (threads, lines, "; ".join(out)))
+        print()
+        print("ratios of CPU per line received (statsd / other):")
+        for threads, lines in ROWS:
+            out = []
+            for n in nices:
+                s = cpl[("statsd, nice %d" % n, threads, lines)]
+                for other in ("before", "netdata", "Etsy 0.9"):
+                    o = cpl.get(("%s, nice %d" % (other, n), threads,
+                                 lines))
+                    if o:
+                        out.append("/ %s at nice %d: %.2fx" % (other, n,
+                                                                s / o))
             print("  %d thread(s), %2d line(s)/datagram: %s" %
                   (threads, lines, "; ".join(out)))
     finally:
