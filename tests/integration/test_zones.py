@@ -35,7 +35,6 @@ import pwd
 import re
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -43,8 +42,8 @@ import harness  # noqa: E402
 from harness import (DEADLINE, Daemon, RingClient, check, expect_error,  # noqa
                      finish, ok, wait_for)
 
-PEER = os.path.join(HERE, "zone_peer.py")
-PY = "/usr/bin/python3"
+from zonetools import CgroupTree, ZonePeer, ZonesUnavailable  # noqa: E402
+
 CLIENT_IT = os.environ.get("CLIENT_IT", "")
 STATSCTL = os.environ.get("STATSCTL", "")
 
@@ -61,116 +60,6 @@ def can_unshare(*flags):
         return p.returncode == 0
     except (OSError, subprocess.TimeoutExpired):
         return False
-
-
-class CgroupTree:
-    """A cgroup subtree of the test's on the cgroup2 mount. path(rel) is
-    a cgroup's directory, name(rel) its path as /proc/<pid>/cgroup shows
-    it, join(rel) an argv prefix that moves the process there before it
-    execs the rest. Removed at cleanup, whatever happens: the processes
-    left in it killed (cgroup.kill) and waited for first."""
-
-    def __init__(self, rels):
-        self.root = None
-        self.dirs = []
-        mnt = None
-        with open("/proc/self/mountinfo") as f:
-            for line in f:
-                if " - cgroup2 " in line:
-                    mnt = line.split()[4]
-                    break
-        if mnt is None:
-            skip("no cgroup2 mount here; cgroup zones are not tested")
-        self.root = os.path.join(mnt, "statsd-it-zones-%d" % os.getpid())
-        try:
-            os.mkdir(self.root)
-        except OSError as e:
-            self.root = None
-            skip("cannot make a cgroup under %s (%s); cgroup zones are "
-                 "not tested" % (mnt, e))
-        harness.on_cleanup(self)
-        self.dirs.append(self.root)
-        for rel in rels:
-            os.mkdir(self.path(rel))
-            self.dirs.append(self.path(rel))
-        # The tree's name as a process in it reads it: the proof that a
-        # process can be moved in, and what zone_cgroups must say.
-        p = harness.run(self.join("") + ["cat", "/proc/self/cgroup"],
-                        capture_output=True, text=True)
-        lines = [ln[3:] for ln in p.stdout.splitlines()
-                 if ln.startswith("0::")]
-        if p.returncode != 0 or len(lines) != 1:
-            skip("cannot move a process into %s: %s" % (self.root,
-                                                        p.stderr.strip()))
-        self.rootname = lines[0]
-
-    def path(self, rel):
-        return os.path.join(self.root, rel) if rel else self.root
-
-    def name(self, rel):
-        return self.rootname + ("/" + rel if rel else "")
-
-    def join(self, rel):
-        return ["/bin/sh", "-c", 'echo 0 > "$0" && exec "$@"',
-                os.path.join(self.path(rel), "cgroup.procs")]
-
-    def cleanup(self):
-        for d in reversed(self.dirs):
-            try:
-                if os.path.exists(os.path.join(d, "cgroup.kill")):
-                    with open(os.path.join(d, "cgroup.kill"), "w") as f:
-                        f.write("1")
-                end = time.monotonic() + DEADLINE
-                while time.monotonic() < end:
-                    with open(os.path.join(d, "cgroup.procs")) as f:
-                        if not f.read().strip():
-                            break
-                    time.sleep(0.02)
-                os.rmdir(d)
-            except OSError as e:
-                print("cleanup: cgroup %s: %s" % (d, e), file=sys.stderr,
-                      flush=True)
-        self.dirs = []
-
-
-class ZonePeer:
-    """zone_peer.py in a zone (prefix: the unshare or nsenter command that
-    makes or joins a namespace, or the wrapper that moves it into a
-    cgroup)."""
-
-    def __init__(self, sock, prefix):
-        self.proc = harness.spawn(prefix + [PY, PEER, sock],
-                                  stdin=subprocess.PIPE,
-                                  stdout=subprocess.PIPE, text=True,
-                                  bufsize=1)
-
-    def _line(self, text):
-        self.proc.stdin.write(text + "\n")
-        self.proc.stdin.flush()
-        out = self.proc.stdout.readline()
-        check(out != "", "zone peer answered (exit %s)" % self.proc.poll())
-        return json.loads(out) if out else {}
-
-    def call(self, method, params=None):
-        r = self._line(json.dumps({"method": method,
-                                   "parameters": params or {}}))
-        rep = r.get("reply", {})
-        harness.check_reply(method, rep)
-        return rep
-
-    def scan(self):
-        return self._line("scan")
-
-    def pid(self):
-        """Its pid in the host's view: the child unshare forked."""
-        with open("/proc/%d/task/%d/children" % (self.proc.pid,
-                                                  self.proc.pid)) as f:
-            kids = f.read().split()
-        return int(kids[0]) if kids else self.proc.pid
-
-    def quit(self):
-        self.proc.stdin.close()
-        self.proc.wait(timeout=DEADLINE)
 
 
 def names(chain_reply):
@@ -398,7 +287,10 @@ def visibility(d, label, zone_a, zone_b, join, names_want):
 if os.geteuid() != 0:
     skip("not root: cannot make cgroups or namespaces; zones are not "
          "tested here")
-tree = CgroupTree(["box-a", "box-a/deeper", "box-b", "plain"])
+try:
+    tree = CgroupTree(["box-a", "box-a/deeper", "box-b", "plain"])
+except ZonesUnavailable as e:
+    skip(str(e))
 CG_CONF = "zone_cgroups = %s/box-*\n" % tree.rootname
 BOX_A, BOX_B = tree.join("box-a"), tree.join("box-b")
 
