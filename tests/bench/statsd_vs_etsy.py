@@ -261,6 +261,29 @@ def row(d, threads, lines):
     return sent, got, nsl, cpu, drops
 
 
+def ratios(title, table, nices, nice_col):
+    """Print statsd's figure over each other daemon's at each nice, row
+    by row (and nice -10's over nice 0's, with nice_col)."""
+    print()
+    print(title + ":")
+    for threads, lines in ROWS:
+        out = []
+        for n in nices:
+            s = table[("statsd, nice %d" % n, threads, lines)]
+            for other in ("before", "netdata", "Etsy 0.9"):
+                o = table.get(("%s, nice %d" % (other, n), threads, lines))
+                if o is not None:
+                    out.append("/ %s at nice %d: %.2fx" % (
+                        other, n, s / o if o else float("inf")))
+        if nice_col and len(nices) == 2:
+            a = table[("statsd, nice -10", threads, lines)]
+            b = table[("statsd, nice 0", threads, lines)]
+            out.append("nice -10 / nice 0: %.2fx" %
+                       (a / b if b else float("inf")))
+        print("  %d thread(s), %2d line(s)/datagram: %s" %
+              (threads, lines, "; ".join(out)))
+
+
 def main():
     for f in (STATSD, SENDER):
         if not os.access(f, os.X_OK):
@@ -307,36 +330,9 @@ def main():
                 print("%-18s %7d %5d %12d %12d %7.2f%% %9d %9.1f %12.3f" %
                       (d.name, threads, lines, sent, got, pct, drops, nsl,
                        cpl[(d.name, threads, lines)]), flush=True)
-        print()
-        print("ratios of % received:")
-        for threads, lines in ROWS:
-            out = []
-            for n in nices:
-                e = res[("Etsy 0.9, nice %d" % n, threads, lines)]
-                s = res[("statsd, nice %d" % n, threads, lines)]
-                out.append("statsd / Etsy at nice %d: %6.2fx" %
-                           (n, s / e if e else float("inf")))
-            if len(nices) == 2:
-                a = res[("statsd, nice -10", threads, lines)]
-                b = res[("statsd, nice 0", threads, lines)]
-                out.append("statsd nice -10 / nice 0: %.2fx" %
-                           (a / b if b else float("inf")))
-            print("  %d thread(s), %2d line(s)/datagram: %s" %
-                  (threads, lines, "; ".join(out)))
-        print()
-        print("ratios of CPU per line received (statsd / other):")
-        for threads, lines in ROWS:
-            out = []
-            for n in nices:
-                s = cpl[("statsd, nice %d" % n, threads, lines)]
-                for other in ("before", "netdata", "Etsy 0.9"):
-                    o = cpl.get(("%s, nice %d" % (other, n), threads,
-                                 lines))
-                    if o:
-                        out.append("/ %s at nice %d: %.2fx" % (other, n,
-                                                                s / o))
-            print("  %d thread(s), %2d line(s)/datagram: %s" %
-                  (threads, lines, "; ".join(out)))
+        ratios("ratios of % received (statsd / other)", res, nices, True)
+        ratios("ratios of CPU per line received (statsd / other)", cpl,
+               nices, False)
     finally:
         for p in procs:
             p.terminate()

@@ -39,6 +39,7 @@ import harness  # noqa: E402
 from harness import (DEADLINE, SETPRIV, Daemon, as_user, check,  # noqa: E402
                      expect_error, finish, free_port, ok, read_data, run,
                      spawn, wait_for)
+from zonetools import CgroupTree, ZonesUnavailable  # noqa: E402
 
 if os.getuid() != 0 or SETPRIV is None:
     print("SKIP: needs root and setpriv")
@@ -322,63 +323,11 @@ d.stop()
 
 
 # ------------------------------------------- zones' segments (item 6, row 13)
-class CgroupTree:
-    """A cgroup subtree of the test's on the cgroup2 mount (as
-    test_zones.py makes one); removed at cleanup, its processes killed
-    first."""
-
-    def __init__(self, rels):
-        self.root, self.dirs = None, []
-        mnt = None
-        with open("/proc/self/mountinfo") as f:
-            for line in f:
-                if " - cgroup2 " in line:
-                    mnt = line.split()[4]
-                    break
-        if mnt is None:
-            return
-        self.root = os.path.join(mnt, "statsd-it-names-%d" % os.getpid())
-        try:
-            os.mkdir(self.root)
-        except OSError:
-            self.root = None
-            return
-        harness.on_cleanup(self)
-        self.dirs.append(self.root)
-        for rel in rels:
-            os.mkdir(os.path.join(self.root, rel))
-            self.dirs.append(os.path.join(self.root, rel))
-        p = run(self.join("") + ["cat", "/proc/self/cgroup"],
-                capture_output=True, text=True)
-        lines = [ln[3:] for ln in p.stdout.splitlines()
-                 if ln.startswith("0::")]
-        self.rootname = lines[0] if p.returncode == 0 and \
-            len(lines) == 1 else None
-
-    def join(self, rel):
-        return ["/bin/sh", "-c", 'echo 0 > "$0" && exec "$@"',
-                os.path.join(self.root, rel, "cgroup.procs")]
-
-    def cleanup(self):
-        for d_ in reversed(self.dirs):
-            try:
-                kill = os.path.join(d_, "cgroup.kill")
-                if os.path.exists(kill):
-                    with open(kill, "w") as f:
-                        f.write("1")
-                wait_for(lambda: not open(os.path.join(
-                    d_, "cgroup.procs")).read().strip(),
-                    "cgroup %s to empty" % d_)
-                os.rmdir(d_)
-            except OSError as e:
-                print("cleanup: cgroup %s: %s" % (d_, e), file=sys.stderr)
-        self.dirs = []
-
-
 BOXES = ["box-%d" % i for i in range(6)]
-tree = CgroupTree(BOXES)
-if tree.root is None or tree.rootname is None:
-    print("SKIP (zones part): cgroups cannot be made or joined here")
+try:
+    tree = CgroupTree(BOXES)
+except ZonesUnavailable as e:
+    print("SKIP (zones part): %s" % e)
     finish()
 BIN = pwd.getpwnam("bin")
 # The descriptor limit leaves room for 5 zone segments beside the other

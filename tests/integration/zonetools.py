@@ -42,7 +42,7 @@ class CgroupTree:
         if mnt is None:
             raise ZonesUnavailable("no cgroup2 mount here; cgroup zones "
                                    "are not tested")
-        self.root = os.path.join(mnt, "statsd-it-zones-%d" % os.getpid())
+        self.root = os.path.join(mnt, "statsd-it-cg-%d" % os.getpid())
         try:
             os.mkdir(self.root)
         except OSError as e:
