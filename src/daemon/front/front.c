@@ -129,6 +129,7 @@ struct front_sock {
 	bool		 bound;		/* statsd bound it: unlink at exit */
 	uint32_t	 drops;		/* the kernel's drop count seen last */
 	bool		 was_full;	/* its reader's last batch was */
+	uint64_t	 drops_ns;	/* when its reader read drops last */
 	struct event	*ev;		/* read in the loop: its readiness */
 	/* A receiver thread's: slabs free to fill and filled, under mu. */
 	pthread_t	 th;
@@ -170,6 +171,8 @@ static void front_expire_wake(struct front *f);
 
 /* Room for SCM_CREDENTIALS (the Unix socket's). */
 #define FRONT_CTL	CMSG_SPACE(sizeof(struct ucred))
+/* How stale a receiver's drop count may get while batches come. */
+#define FRONT_DROPS_EVERY_NS	10000000ull
 
 /* ------------------------------------------------------------ the lines */
 
@@ -254,23 +257,28 @@ front_drops_read(int fd, struct front_slab *sl)
 }
 
 /*
- * After a batch of n datagrams from fs: read the drop count only around
- * pressure, a full batch or the first after one. The kernel drops only
- * while the receive buffer is full, and a full buffer fills a batch, so
- * every drop is seen by the batch after it; a reader keeping up (a
- * datagram or a few a batch) saves a system call a batch, which was one
- * a datagram for senders of one line a datagram. The expiry tick reads
- * it too, once a second while datagrams come.
+ * After a batch of n datagrams from fs: read the drop count around
+ * pressure (a full batch, the first after one) and otherwise at most
+ * every FRONT_DROPS_EVERY_NS. The kernel drops only while the receive
+ * buffer is full, which a backlog of small datagrams shows as a full
+ * batch; a small buffer or large datagrams fill it short of one, and
+ * those drops are counted at most that long after the next batch (the
+ * expiry tick reads the count too, once a second while datagrams come).
+ * A reader keeping up (a datagram or a few a batch) so saves a system
+ * call a batch, which was one a datagram for senders of one line a
+ * datagram.
  */
 static void
 front_drops_after(const struct front *f, struct front_sock *fs,
     struct front_slab *sl, unsigned n)
 {
 	bool full = n >= f->batch;
+	uint64_t now = clock_now_ns();
 
-	if (full || fs->was_full)
+	if (full || fs->was_full || now - fs->drops_ns >= FRONT_DROPS_EVERY_NS) {
 		front_drops_read(fs->fd, sl);
-	else
+		fs->drops_ns = now;
+	} else
 		sl->drops_ok = false;
 	fs->was_full = full;
 }
