@@ -277,6 +277,18 @@ cl_kobj_join_locked(struct cl_kobj *o, bool take)
 	return r;
 }
 
+/* Where o's blob is shown in place, into KstatCreate's parameters or
+ * o's KstatName: a restarted statsd lays it out there if it can, and the
+ * pointer the application holds keeps showing it. */
+static void
+cl_kobj_at_params(const struct cl_kobj *o, json_t *p)
+{
+	if (p == NULL || o->at == 0 || o->seg[0] == '\0')
+		return;
+	json_object_set_new(p, "at_segment", json_string(o->seg));
+	json_object_set_new(p, "at_offset", json_integer((json_int_t)o->at));
+}
+
 /* kstat2's content type and scale and o's ndata into KstatCreate's (or
  * KstatCreateMany's) parameters p, where they are not the defaults. */
 static void
@@ -323,6 +335,7 @@ retry:
 	if (o->hdr.path[0] != '\0')
 		json_object_set_new(p, "path", cl_kobj_path_json(o));
 	cl_kobj_content_params(o, p);
+	cl_kobj_at_params(o, p);
 	r = cl_call_locked(VL_M_KSTAT_CREATE, p, NULL, 0, &rep);
 	if (r < 0 && !fresh && cl_no_template(&rep)) {
 		vlc_reply_done(&rep);
@@ -459,6 +472,7 @@ cl_kobj_name_json(const struct cl_kobj *o)
 		    json_string(o->hdr.desc));
 	if (n != NULL && o->hdr.path[0] != '\0')
 		json_object_set_new(n, "path", cl_kobj_path_json(o));
+	cl_kobj_at_params(o, n);
 	return n;
 }
 

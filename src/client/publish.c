@@ -370,6 +370,8 @@ cl_pub_place_locked(struct cl_pub *pub)
 		    "what this process shows of segment %s", pub->o.hdr.module,
 		    (int)pub->o.hdr.instance, pub->o.hdr.name, seg->name);
 	pub->addr = g->base + off;
+	/* Asked of a restarted statsd: the blob where it is shown. */
+	pub->o.at = off;
 	r = cl_pub_vois(pub, seg);
 	if (r == 0)
 		r = cl_addr_set_locked(pub->addr, pub);

@@ -349,6 +349,14 @@ int
 store_kstat_add(struct store_segment *s, const struct kstat_hdr *h,
     const struct store_slot *x, uint32_t blob_size, struct store_ref *ret_ref)
 {
+	return store_kstat_add_at(s, h, x, blob_size, 0, ret_ref, NULL);
+}
+
+int
+store_kstat_add_at(struct store_segment *s, const struct kstat_hdr *h,
+    const struct store_slot *x, uint32_t blob_size, uint64_t at,
+    struct store_ref *ret_ref, bool *ret_placed)
+{
 	struct store_kstat_hdr *k;
 	size_t plen, dlen;
 	uint64_t off, need;
@@ -364,9 +372,17 @@ store_kstat_add(struct store_segment *s, const struct kstat_hdr *h,
 		toff = store_text_off(blob_size);
 	need = store_need(blob_size, plen > 0 || dlen > 0 ?
 	    plen + 1 + dlen + 1 : 0);
-	r = store_arena_alloc(&s->arena, need, &off, &chunk);
-	if (r < 0)
-		return r;
+	if (ret_placed != NULL)
+		*ret_placed = false;
+	if (at != 0 && store_arena_alloc_at(&s->arena, at, need, &chunk) == 0) {
+		off = at;
+		if (ret_placed != NULL)
+			*ret_placed = true;
+	} else {
+		r = store_arena_alloc(&s->arena, need, &off, &chunk);
+		if (r < 0)
+			return r;
+	}
 	r = store_slot_take(s, &slot);
 	if (r < 0) {
 		store_arena_free(&s->arena, off, chunk);

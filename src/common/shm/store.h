@@ -67,6 +67,7 @@
 #define STATSD_COMMON_STORE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -270,6 +271,21 @@ void store_segment_bump_kcid(struct store_segment *s);
  */
 int store_kstat_add(struct store_segment *s, const struct kstat_hdr *h,
     const struct store_slot *x, uint32_t blob_size, struct store_ref *ret_ref);
+
+/*
+ * store_kstat_add_at: store_kstat_add(), with the blob at offset at of the
+ * segment (from its start) if its chunk is free there, anywhere the arena
+ * has room if not (at 0: anywhere). A process that shows the blob at a
+ * fixed place in its own mapping of the segment (libstatsclient's
+ * published blobs) keeps seeing it when a restarted daemon lays the blob
+ * out where the one before had it. at is untrusted: it only chooses among
+ * free chunks of this segment, of the size the blob takes anyway.
+ * Returns: as store_kstat_add(); *ret_placed (may be NULL): whether the
+ * blob is at at.
+ */
+int store_kstat_add_at(struct store_segment *s, const struct kstat_hdr *h,
+    const struct store_slot *x, uint32_t blob_size, uint64_t at,
+    struct store_ref *ret_ref, bool *ret_placed);
 
 /*
  * The arena bytes (one chunk) store_kstat_add() would take for h with a

@@ -1073,7 +1073,9 @@ registry_kstat_create(struct registry *r, const struct reg_kstat_new *n,
 		e = reg_kstat_charge(r, k, n->privileged, n->restoring,
 		    QUOTA_PERSISTENT, blob_storage_disk_bytes(size), why);
 	if (e == 0) {
-		e = store_kstat_add(k->seg, &k->hdr, &slot, size, &k->ref);
+		e = store_kstat_add_at(k->seg, &k->hdr, &slot, size,
+		    n->at_seg != NULL && strcmp(n->at_seg, k->rseg->name) ==
+		    0 ? n->at_off : 0, &k->ref, NULL);
 		if (e == -ENOSPC) {
 			reg_store_full(r, priv, why);
 			e = -EDQUOT;

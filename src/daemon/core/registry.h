@@ -268,6 +268,12 @@ struct reg_kstat_new {
 	bool			 gz;		/* a zone's, seen globally too */
 	struct reg_template	*tpl;
 	uint32_t		 ndata;		/* as given; 0: the template's */
+	/* Where the blob was before a restart, as its creator says (a
+	 * published blob shown in place): the segment's name and the
+	 * offset in it. Laid out there if it lands in that segment and
+	 * the chunk is free; anywhere if not. NULL, 0: anywhere. */
+	const char		*at_seg;
+	uint64_t		 at_off;
 	/* Restoring (checkpoint.c) only; restoring charges unchecked: */
 	bool			 restoring;
 	uint32_t		 handle;	/* 0: a new one */

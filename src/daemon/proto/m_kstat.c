@@ -35,6 +35,12 @@
 	VLF_INT("scale", true, 1, INT64_MAX),				\
 	VLF_INT("ndata", true, 1, UINT32_MAX)
 
+/* Where the creator had the blob before statsd restarted: its segment
+ * and offset (store_kstat_add_at(); a hint, checked by the arena). */
+#define M_AT_FIELDS							\
+	VLF_STR("at_segment", true, 39),				\
+	VLF_INT("at_offset", true, 1, INT64_MAX)
+
 const struct vl_field m_kstat_create_params[] = {
 	M_NAME_FIELDS,
 	VLF_STR("class", true, KSTAT_STRLEN - 1),
@@ -45,6 +51,7 @@ const struct vl_field m_kstat_create_params[] = {
 	VLF_ARRAY("path", true, VL_STRING, KS_NPSEG_MAX, 0, KS_PATH_MAX),
 	VLF_INT("zone", true, -1, INT32_MAX),
 	M_CONTENT_FIELDS,
+	M_AT_FIELDS,
 	VLF_END
 };
 
@@ -54,6 +61,7 @@ static const struct vl_field m_kstat_name_fields[] = {
 	VLF_STR("class", true, KSTAT_STRLEN - 1),
 	VLF_STR("description", true, KS_DESC_MAX),
 	VLF_ARRAY("path", true, VL_STRING, KS_NPSEG_MAX, 0, KS_PATH_MAX),
+	M_AT_FIELDS,
 	VLF_END
 };
 
@@ -378,6 +386,20 @@ m_kstat_hdr(struct vl_call *call, json_t *o, const struct m_kstat_kind *kind,
 	return 0;
 }
 
+/* The place o (KstatCreate's parameters, or a KstatName) asks for the
+ * blob at, into n: both fields, or none. */
+static void
+m_kstat_at(json_t *o, struct reg_kstat_new *n)
+{
+	n->at_seg = NULL;
+	n->at_off = 0;
+	if (json_is_string(json_object_get(o, "at_segment")) &&
+	    json_is_integer(json_object_get(o, "at_offset"))) {
+		n->at_seg = varlink_str(o, "at_segment", NULL);
+		n->at_off = (uint64_t)varlink_int(o, "at_offset", 0);
+	}
+}
+
 /* Take back a create whose record is not in the checkpoint (a batch
  * not written): a revived kstat sleeps again (the checkpoint still has
  * it dormant), a new one goes with nothing left behind, its runtime
@@ -665,6 +687,7 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	    m_kstat_hdr(call, params, &kind, "", &hdr) < 0)
 		return;
 	n.hdr = &hdr;
+	m_kstat_at(params, &n);
 	m = m_durable_new(call, 1);
 	if (m == NULL) {
 		varlink_error_errno(call, ENOMEM, "kstat create");
@@ -734,6 +757,7 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 	json_array_foreach(names, i, o) {
 		n = common;
 		n.hdr = &hdr;
+		m_kstat_at(o, &n);
 		snprintf(prefix, sizeof(prefix), "kstats[%zu].", i);
 		if (m_kstat_hdr(call, o, &kind, prefix, &hdr) < 0) {
 			while (i-- > 0)

@@ -783,6 +783,142 @@ out:
 	free(nm);
 }
 
+/*
+ * Published pointers across restarts: blobs of three sizes (chunks of
+ * different classes, several to a page) published one by one and in a
+ * batch, a few unpublished again (gaps in the layout), a counter pushed
+ * to each and read through the pointer. Then, for each of ROUNDS
+ * restarts: say "ready", wait for "go" (the test restarts statsd), wait
+ * for the reconnection and check that every pointer the process holds
+ * shows the new statsd's data: wrong=N counts those that do not.
+ *
+ *   client_it pointers SOCKET N ROUNDS
+ */
+static int
+pointer_tpl(int size)
+{
+	struct voistatspec n[] = { STATS_VSS_SUM() };
+	struct voistatspec v[] = {
+		STATS_VSS_SUM(), STATS_VSS_MIN(), STATS_VSS_MAX(),
+	};
+	const char *name = size == 0 ? "pt_small" : "pt_mid";
+	int id;
+
+	if (size == 2)
+		return make_tpl("it_tpl");
+	id = stats_tpl_fetch_allocid(name, 0);
+	if (id >= 0)
+		return id;
+	id = stats_tpl_alloc(name, 0);
+	check(id >= 0, "stats_tpl_alloc %s: %d", name, id);
+	check(stats_tpl_add_voistats((uint32_t)id, 0, "n", VSD_DTYPE_INT_U64,
+	    NVSS(n), n, 0) == 0, "add VOI n");
+	if (size == 1)
+		check(stats_tpl_add_voistats((uint32_t)id, 1, "v",
+		    VSD_DTYPE_INT_S64, NVSS(v), v, 0) == 0, "add VOI v");
+	return id;
+}
+
+/* Push (i + 1) * mul to each live blob's counter, flush, and count the
+ * pointers that do not show it (waiting for the drain passes). */
+static long
+pointers_round(struct statsblob **sb, long n, uint64_t mul)
+{
+	double end = now_s() + 20;
+	long i, wrong;
+
+	for (i = 0; i < n; i++)
+		if (sb[i] != NULL)
+			stats_voi_update_abs_u64(sb[i], 0, (uint64_t)(i + 1) *
+			    mul);
+	check(stats_client_flush(cli, 60000) == 0, "flush");
+	check(stats_client_dropped(cli) == 0, "none dropped");
+	do {
+		for (i = 0, wrong = 0; i < n; i++) {
+			uint64_t v = 0;
+
+			if (sb[i] == NULL)
+				continue;
+			if (stats_voistat_fetch_u64(sb[i], 0, VS_STYPE_SUM,
+			    &v) != 0 || v != (uint64_t)(i + 1) * mul)
+				wrong++;
+		}
+		if (wrong > 0)
+			usleep(20000);
+	} while (wrong > 0 && now_s() < end);
+	return wrong;
+}
+
+static void
+mode_pointers(int argc, char **argv)
+{
+	long n = argc > 0 ? atol(argv[0]) : 0, rounds = argc > 1 ?
+	    atol(argv[1]) : 0, i, k, half, wrong;
+	struct stats_publish_name *names;
+	struct statsblob **sb;
+	char (*nm)[24], line[64];
+	double end;
+
+	names = calloc((size_t)n + 1, sizeof(*names));
+	sb = calloc((size_t)n + 1, sizeof(*sb));
+	nm = calloc((size_t)n + 1, sizeof(*nm));
+	check(n >= 8 && names != NULL && sb != NULL && nm != NULL,
+	    "pointers: %ld", n);
+	if (n < 8 || names == NULL || sb == NULL || nm == NULL)
+		goto out;
+	for (i = 0; i < n; i++)
+		snprintf(nm[i], sizeof(nm[i]), "p%ld", i);
+	/* The first half one at a time, sizes in turn: small and middling
+	 * chunks share pages with the large ones' neighbours. */
+	half = n / 2;
+	for (i = 0; i < half; i++) {
+		sb[i] = stats_blob_publish(cli, pointer_tpl((int)(i % 3)),
+		    "ptr", 0, nm[i], "test", 0);
+		check(sb[i] != NULL, "publish %s: %s", nm[i],
+		    stats_client_strerror(cli));
+	}
+	/* The rest in one batch of small ones. */
+	for (i = half; i < n; i++) {
+		names[i - half].module = "ptr";
+		names[i - half].instance = 0;
+		names[i - half].name = nm[i];
+	}
+	check(stats_blob_publish_many(cli, pointer_tpl(0), names,
+	    (size_t)(n - half), "test", 0, sb + half) == 0,
+	    "publish_many %ld: %s", n - half, stats_client_strerror(cli));
+	/* Gaps: a restarted statsd has nothing where these were. */
+	for (i = 5; i < n; i += 7) {
+		check(sb[i] != NULL && stats_blob_unpublish(cli, sb[i]) == 0,
+		    "unpublish %s", nm[i]);
+		sb[i] = NULL;
+	}
+	wrong = pointers_round(sb, n, 1);
+	check(wrong == 0, "before a restart, %ld pointers show stale data",
+	    wrong);
+	for (k = 1; k <= rounds; k++) {
+		printf("ready\n");
+		fflush(stdout);
+		if (wait_line(line, sizeof(line)) == NULL)
+			goto out;
+		end = now_s() + 60;
+		while ((long)stats_client_reconnects(cli) < k && now_s() < end)
+			usleep(10000);
+		check((long)stats_client_reconnects(cli) >= k,
+		    "reconnected (%ld): %s", k, stats_client_strerror(cli));
+		/* The new statsd made them again from zero: each pointer
+		 * shows what is pushed now. */
+		wrong = pointers_round(sb, n, (uint64_t)k + 1);
+		printf("wrong=%ld\n", wrong);
+		check(wrong == 0, "after restart %ld, %ld pointers show data "
+		    "of before it (%s)", k, wrong, stats_client_strerror(cli));
+	}
+	printf("pointers=%ld\n", n);
+out:
+	free(names);
+	free(sb);
+	free(nm);
+}
+
 /* ----------------------------------------------------------------- kstat */
 
 static kstat_named_t *
@@ -1373,6 +1509,7 @@ static const struct {
 	{ "fork", mode_fork },
 	{ "restart", mode_restart },
 	{ "many", mode_many },
+	{ "pointers", mode_pointers },
 	{ "chain", mode_chain },
 	{ "kstat", mode_kstat },
 	{ "kread", mode_kread },
