@@ -588,6 +588,272 @@ START_TEST(test_arena)
 }
 END_TEST
 
+/* store_arena_alloc_at(): the offset is a peer's, so every bad one is
+ * refused before anything is computed from it, and a chunk that is not
+ * free (taken, partly taken, or in a free list) is never handed out. */
+START_TEST(test_arena_at_refuses)
+{
+	static uint8_t mem[1 << 16];
+	struct store_arena a;
+	uint64_t off;
+	uint32_t chunk;
+
+	store_arena_init(&a, mem, 4096, 8192);
+	ck_assert_int_eq(store_arena_alloc_at(&a, 4096, 0, &chunk), -E2BIG);
+	ck_assert_int_eq(store_arena_alloc_at(&a, 4096,
+	    STORE_ARENA_CHUNK_MAX + 1, &chunk), -E2BIG);
+	ck_assert_int_eq(store_arena_alloc_at(&a, 4096 + 32, 1, &chunk),
+	    -EINVAL);				/* not on a chunk boundary */
+	ck_assert_int_eq(store_arena_alloc_at(&a, 4032, 1, &chunk), -EINVAL);
+	ck_assert_int_eq(store_arena_alloc_at(&a, 0, 1, &chunk), -EINVAL);
+	ck_assert_int_eq(store_arena_alloc_at(&a, 4096 + 8192, 1, &chunk),
+	    -EINVAL);				/* at the arena's end */
+	ck_assert_int_eq(store_arena_alloc_at(&a, 4096 + 8192 - 64, 65,
+	    &chunk), -EINVAL);			/* crossing it */
+	ck_assert_int_eq(store_arena_alloc_at(&a, UINT64_MAX - 63, 1,
+	    &chunk), -EINVAL);			/* no wrap-around */
+	ck_assert_int_eq(store_arena_alloc_at(&a, UINT64_C(1) << 63, 1,
+	    &chunk), -EINVAL);
+	ck_assert_uint_eq(a.in_use, 0);
+	ck_assert_uint_eq(a.bump, 0);
+
+	/* Taken, partly taken. */
+	ck_assert_int_eq(store_arena_alloc(&a, 256, &off, &chunk), 0);
+	ck_assert_uint_eq(off, 4096);
+	ck_assert_int_eq(store_arena_alloc_at(&a, 4096, 64, &chunk), -EBUSY);
+	ck_assert_int_eq(store_arena_alloc_at(&a, 4096 + 192, 64, &chunk),
+	    -EBUSY);
+	/* In a free list: taken from there by store_arena_alloc() only. */
+	store_arena_free(&a, off, 256);
+	ck_assert_int_eq(store_arena_alloc_at(&a, 4096, 256, &chunk), -EBUSY);
+	ck_assert_int_eq(store_arena_alloc(&a, 200, &off, &chunk), 0);
+	ck_assert_uint_eq(off, 4096);
+	ck_assert_uint_eq(a.in_use, 256);
+	ck_assert_uint_eq(a.nholes, 0);
+}
+END_TEST
+
+/* Placed past the bump pointer, a chunk leaves a hole; chunks placed in
+ * the hole split it, freed they merge back, and a hole that reaches the
+ * bump pointer goes back to it. */
+START_TEST(test_arena_at_holes)
+{
+	static uint8_t mem[1 << 16];
+	struct store_arena a;
+	uint64_t off, base = 4096;
+	uint32_t chunk;
+
+	store_arena_init(&a, mem, base, 8192);
+	ck_assert_int_eq(store_arena_alloc_at(&a, base + 1024, 100, &chunk),
+	    0);
+	ck_assert_uint_eq(chunk, 128);
+	ck_assert_uint_eq(a.bump, 1024 + 128);
+	ck_assert_uint_eq(a.nholes, 1);
+	ck_assert_uint_eq(a.holes[0].off, base);
+	ck_assert_uint_eq(a.holes[0].end, base + 1024);
+	/* In the middle of the hole: two holes. */
+	ck_assert_int_eq(store_arena_alloc_at(&a, base + 512, 64, &chunk), 0);
+	ck_assert_uint_eq(a.nholes, 2);
+	ck_assert_uint_eq(a.holes[0].end, base + 512);
+	ck_assert_uint_eq(a.holes[1].off, base + 576);
+	/* At a hole's start, and at its end. */
+	ck_assert_int_eq(store_arena_alloc_at(&a, base, 64, &chunk), 0);
+	ck_assert_uint_eq(a.holes[0].off, base + 64);
+	ck_assert_int_eq(store_arena_alloc_at(&a, base + 1024 - 256, 256,
+	    &chunk), 0);
+	ck_assert_uint_eq(a.holes[1].end, base + 768);
+	/* Across a taken chunk: refused. */
+	ck_assert_int_eq(store_arena_alloc_at(&a, base + 448, 128, &chunk),
+	    -EBUSY);
+	ck_assert_uint_eq(a.in_use, 128 + 64 + 64 + 256);
+	/* Past the bump pointer again, right after it: no hole. */
+	ck_assert_int_eq(store_arena_alloc_at(&a, base + 1152, 64, &chunk),
+	    0);
+	ck_assert_uint_eq(a.nholes, 2);
+	ck_assert_uint_eq(a.bump, 1216);
+
+	/* Freed beside a hole: merged into it, never on a free list. */
+	store_arena_free(&a, base + 512, 64);
+	ck_assert_uint_eq(a.nholes, 1);
+	ck_assert_uint_eq(a.holes[0].off, base + 64);
+	ck_assert_uint_eq(a.holes[0].end, base + 768);
+	store_arena_free(&a, base, 64);
+	store_arena_free(&a, base + 768, 256);
+	ck_assert_uint_eq(a.nholes, 1);
+	ck_assert_uint_eq(a.holes[0].off, base);
+	ck_assert_uint_eq(a.holes[0].end, base + 1024);
+	/* The chunks up to the bump pointer: the hole grows, then reaches
+	 * the bump pointer and the arena is as new. */
+	store_arena_free(&a, base + 1024, 128);
+	ck_assert_uint_eq(a.nholes, 1);
+	ck_assert_uint_eq(a.holes[0].end, base + 1152);
+	ck_assert_uint_eq(a.in_use, 64);
+	store_arena_free(&a, base + 1152, 64);
+	ck_assert_uint_eq(a.nholes, 0);
+	ck_assert_uint_eq(a.bump, 0);
+	ck_assert_uint_eq(a.in_use, 0);
+	for (off = 0; off < STORE_ARENA_CLASSES; off++)
+		ck_assert_uint_eq(a.free_head[off], 0);
+
+	/* A hole serves store_arena_alloc() once fresh space runs out. */
+	store_arena_init(&a, mem, base, 1024);
+	ck_assert_int_eq(store_arena_alloc_at(&a, base + 512, 512, &chunk),
+	    0);
+	ck_assert_int_eq(store_arena_alloc(&a, 256, &off, &chunk), 0);
+	ck_assert_uint_eq(off, base);
+	ck_assert_int_eq(store_arena_alloc(&a, 256, &off, &chunk), 0);
+	ck_assert_uint_eq(off, base + 256);
+	ck_assert_uint_eq(a.nholes, 0);
+	ck_assert_int_eq(store_arena_alloc(&a, 64, &off, &chunk), -ENOSPC);
+}
+END_TEST
+
+/* Holes are bounded: a placement that would need one more is refused
+ * (the kstat is then laid out anywhere). */
+START_TEST(test_arena_at_holes_max)
+{
+	static uint8_t mem[1 << 20];
+	struct store_arena a;
+	uint64_t base = 4096, i;
+	uint32_t chunk;
+
+	store_arena_init(&a, mem, base, sizeof(mem) - base);
+	for (i = 0; i < STORE_ARENA_HOLES_MAX; i++)
+		ck_assert_int_eq(store_arena_alloc_at(&a, base + i * 128 + 64,
+		    64, &chunk), 0);
+	ck_assert_uint_eq(a.nholes, STORE_ARENA_HOLES_MAX);
+	ck_assert_int_eq(store_arena_alloc_at(&a, a.off + a.bump + 64, 64,
+	    &chunk), -EBUSY);
+	/* Right after the bump pointer, or a whole hole: no new one. */
+	ck_assert_int_eq(store_arena_alloc_at(&a, a.off + a.bump, 64, &chunk),
+	    0);
+	ck_assert_int_eq(store_arena_alloc_at(&a, base, 64, &chunk), 0);
+	ck_assert_uint_eq(a.nholes, STORE_ARENA_HOLES_MAX - 1);
+}
+END_TEST
+
+/* Random placements, allocations and frees against a map of who owns
+ * each 64-byte granule: no chunk ever overlaps another or leaves the
+ * arena, in_use is the sum of the chunks, and freeing them all leaves
+ * no hole. */
+START_TEST(test_arena_at_model)
+{
+	enum { GRAN = 512, LIVE = 256 };
+	static uint8_t mem[4096 + GRAN * 64];
+	struct { uint64_t off; uint32_t chunk; } live[LIVE];
+	uint16_t owner[GRAN];
+	struct store_arena a;
+	uint64_t seed = 0x9e3779b97f4a7c15ull, off, sum;
+	size_t nlive = 0, i, g, step;
+	uint32_t chunk;
+	int r;
+
+	store_arena_init(&a, mem, 4096, GRAN * 64);
+	memset(owner, 0, sizeof(owner));
+	for (step = 0; step < 200000; step++) {
+		uint64_t n = 1 + rnd(&seed) % 1024;
+		unsigned what = (unsigned)(rnd(&seed) % 3);
+
+		if (nlive > 0 && (what == 0 || nlive == LIVE)) {
+			i = rnd(&seed) % nlive;
+			for (g = 0; g < live[i].chunk / 64; g++)
+				owner[(live[i].off - 4096) / 64 + g] = 0;
+			store_arena_free(&a, live[i].off, live[i].chunk);
+			live[i] = live[--nlive];
+			continue;
+		}
+		if (what == 1) {
+			/* Sometimes off a boundary or out of the arena. */
+			off = 4096 + (rnd(&seed) % (GRAN + 8)) * 64;
+			if (rnd(&seed) % 16 == 0)
+				off += 32;
+			r = store_arena_alloc_at(&a, off, n, &chunk);
+			ck_assert(r == 0 || r == -EBUSY || r == -EINVAL);
+			if (r == -EINVAL)
+				ck_assert(off % 64 != 0 || off - 4096 +
+				    store_arena_chunk_size(n) > GRAN * 64);
+		} else {
+			r = store_arena_alloc(&a, n, &off, &chunk);
+			ck_assert(r == 0 || r == -ENOSPC);
+		}
+		if (r != 0)
+			continue;
+		ck_assert_uint_eq(chunk, store_arena_chunk_size(n));
+		ck_assert(off >= 4096 && off % 64 == 0 &&
+		    off - 4096 + chunk <= GRAN * 64);
+		for (g = 0; g < chunk / 64; g++) {
+			ck_assert_uint_eq(owner[(off - 4096) / 64 + g], 0);
+			owner[(off - 4096) / 64 + g] = 1;
+		}
+		live[nlive].off = off;
+		live[nlive].chunk = chunk;
+		nlive++;
+		for (i = 0, sum = 0; i < nlive; i++)
+			sum += live[i].chunk;
+		ck_assert_uint_eq(a.in_use, sum);
+		for (i = 1; i < a.nholes; i++)
+			ck_assert(a.holes[i - 1].end < a.holes[i].off);
+	}
+	while (nlive > 0) {
+		nlive--;
+		store_arena_free(&a, live[nlive].off, live[nlive].chunk);
+	}
+	ck_assert_uint_eq(a.in_use, 0);
+}
+END_TEST
+
+/* store_kstat_add_at(): the blob where asked if its chunk is free there,
+ * elsewhere if not, with the same chunk (the same charge) either way. */
+START_TEST(test_kstat_add_at)
+{
+	struct store_segment *s = seg_new(16, 65536);
+	struct store_reader *r = reader_new(s);
+	struct kdesc d = desc("m", 0, "a");
+	struct store_ref ref[3];
+	uint64_t arena_off, off;
+	uint32_t size, chunk;
+	bool placed;
+
+	/* The arena's start: where a first kstat goes. */
+	ck_assert_int_eq(ADD(s, d, 100, &ref[0]), 0);
+	ck_assert_int_eq(store_reader_blob_span(r, ref[0], &arena_off, &size,
+	    &chunk), 0);
+	ck_assert_int_eq(store_kstat_remove(s, ref[0].slot), 0);
+
+	d = desc("m", 0, "b");
+	ck_assert_int_eq(store_kstat_add_at(s, &d.h, &d.x, 1000,
+	    arena_off + 4096 + 64, &ref[1], &placed), 0);
+	ck_assert(placed);
+	ck_assert_int_eq(store_reader_blob_span(r, ref[1], &off, &size,
+	    &chunk), 0);
+	ck_assert_uint_eq(off, arena_off + 4096 + 64);
+	ck_assert_uint_eq(chunk, store_kstat_cost(&d.h, 1000));
+
+	/* Taken: laid out elsewhere, not over b. */
+	d = desc("m", 0, "c");
+	ck_assert_int_eq(store_kstat_add_at(s, &d.h, &d.x, 100,
+	    arena_off + 4096 + 128, &ref[2], &placed), 0);
+	ck_assert(!placed);
+	ck_assert_int_eq(store_reader_blob_span(r, ref[2], &off, &size,
+	    &chunk), 0);
+	ck_assert(off + chunk <= arena_off + 4096 + 64 ||
+	    off >= arena_off + 4096 + 64 + 1024);
+	ck_assert_uint_eq(chunk, store_kstat_cost(&d.h, 100));
+
+	/* Out of the arena, or off a boundary: elsewhere too. */
+	ck_assert_int_eq(store_kstat_remove(s, ref[2].slot), 0);
+	ck_assert_int_eq(store_kstat_add_at(s, &d.h, &d.x, 100,
+	    arena_off + 65536, &ref[2], &placed), 0);
+	ck_assert(!placed);
+	ck_assert_int_eq(store_kstat_remove(s, ref[2].slot), 0);
+	ck_assert_int_eq(store_kstat_add_at(s, &d.h, &d.x, 100, 8,
+	    &ref[2], &placed), 0);
+	ck_assert(!placed);
+	store_reader_close(r);
+	store_segment_free(s);
+}
+END_TEST
+
 /* ---------------------------------------------------- malformed segments */
 
 /* A sealed memfd holding a copy of the segment, to be damaged at will. */
@@ -1194,6 +1460,11 @@ store_suite(void)
 	tcase_add_test(tc, test_limits_and_text);
 	tcase_add_test(tc, test_params_and_fds);
 	tcase_add_test(tc, test_arena);
+	tcase_add_test(tc, test_arena_at_refuses);
+	tcase_add_test(tc, test_arena_at_holes);
+	tcase_add_test(tc, test_arena_at_holes_max);
+	tcase_add_test(tc, test_arena_at_model);
+	tcase_add_test(tc, test_kstat_add_at);
 	tcase_add_test(tc, test_costs);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tb, test_bad_superblock);
