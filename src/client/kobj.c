@@ -646,9 +646,9 @@ cl_kobjs_recreate_locked(void)
 	size_t n, i;
 
 	/*
-	 * Oldest first, as they were made, so that a new statsd lays their
-	 * blobs out as the old one did (published blobs are shown in
-	 * place), and in batches of one template and kind: a process with
+	 * Oldest first, as they were made, each published blob asked at the
+	 * offset it is shown at (cl_kobj_at_params()), so that a new statsd
+	 * lays their blobs out as the old one did, and in batches of one template and kind: a process with
 	 * many kstats is back in a few calls. Records pushed meanwhile keep
 	 * the old handle: statsd keeps the handles of PERSISTENT kstats
 	 * across restarts.

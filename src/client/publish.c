@@ -12,9 +12,11 @@
  * kstat by its address and pushes a ring record. The range holds a region
  * per segment, laid out as the segment, mapped with one mmap whatever the
  * number of blobs. After a restart each region is mapped again onto the
- * new segment: the pointer the application holds cannot move, so a blob
- * shows its new data where the new statsd laid it out as the old one had
- * (or a whole number of pages away).
+ * new segment: the pointer the application holds cannot move, so each
+ * kstat is made again with the offset its blob is shown at (at_segment,
+ * at_offset), where the new statsd lays it out unless a kstat it restored
+ * first lies there; such a blob still follows when a whole number of
+ * pages away from its pointer, alike with its page's other blobs.
  */
 #include <errno.h>
 #include <stddef.h>
