@@ -695,16 +695,27 @@ START_TEST(test_arena_at_holes)
 	for (off = 0; off < STORE_ARENA_CLASSES; off++)
 		ck_assert_uint_eq(a.free_head[off], 0);
 
-	/* A hole serves store_arena_alloc() once fresh space runs out. */
-	store_arena_init(&a, mem, base, 1024);
-	ck_assert_int_eq(store_arena_alloc_at(&a, base + 512, 512, &chunk),
+	/* store_arena_alloc() takes the first hole with room, from its
+	 * start, before fresh space; then fresh space. */
+	store_arena_init(&a, mem, base, 2048);
+	ck_assert_int_eq(store_arena_alloc_at(&a, base + 256, 64, &chunk),
 	    0);
+	ck_assert_int_eq(store_arena_alloc_at(&a, base + 1024, 512, &chunk),
+	    0);
+	ck_assert_uint_eq(a.nholes, 2);		/* [0, 256) [320, 1024) */
+	ck_assert_int_eq(store_arena_alloc(&a, 512, &off, &chunk), 0);
+	ck_assert_uint_eq(off, base + 320);
 	ck_assert_int_eq(store_arena_alloc(&a, 256, &off, &chunk), 0);
 	ck_assert_uint_eq(off, base);
-	ck_assert_int_eq(store_arena_alloc(&a, 256, &off, &chunk), 0);
-	ck_assert_uint_eq(off, base + 256);
-	ck_assert_uint_eq(a.nholes, 0);
-	ck_assert_int_eq(store_arena_alloc(&a, 64, &off, &chunk), -ENOSPC);
+	ck_assert_int_eq(store_arena_alloc(&a, 128, &off, &chunk), 0);
+	ck_assert_uint_eq(off, base + 832);
+	ck_assert_int_eq(store_arena_alloc(&a, 64, &off, &chunk), 0);
+	ck_assert_uint_eq(off, base + 960);
+	ck_assert_uint_eq(a.nholes, 0);		/* all taken */
+	ck_assert_int_eq(store_arena_alloc(&a, 64, &off, &chunk), 0);
+	ck_assert_uint_eq(off, base + 1536);	/* fresh space */
+	ck_assert_int_eq(store_arena_alloc(&a, 512, &off, &chunk), -ENOSPC);
+	ck_assert_uint_eq(a.in_use, 64 + 512 + 512 + 256 + 128 + 64 + 64);
 }
 END_TEST
 

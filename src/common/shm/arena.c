@@ -129,10 +129,14 @@ store_arena_alloc(struct store_arena *a, uint64_t n, uint64_t *ret_off,
 		 * arena would hand out memory that is not a chunk. */
 		INVARIANT(off >= a->off && off - a->off + chunk <= a->bump);
 		memcpy(&a->free_head[k], a->base + off, sizeof(uint64_t));
+	} else if (store_arena_hole_take(a, chunk, &off)) {
+		/* Holes before fresh space: a restarted daemon restores
+		 * kstats at their offsets first and makes its own after,
+		 * which then fill the space below them as they first did. */
 	} else if (a->size - a->bump >= chunk) {
 		off = a->off + a->bump;
 		a->bump += chunk;
-	} else if (!store_arena_hole_take(a, chunk, &off)) {
+	} else {
 		return -ENOSPC;
 	}
 	a->in_use += chunk;

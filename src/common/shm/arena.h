@@ -55,7 +55,8 @@ void store_arena_init(struct store_arena *a, uint8_t *base, uint64_t off, uint64
 uint64_t store_arena_chunk_size(uint64_t n);
 
 /*
- * Allocate a chunk of at least n bytes (n >= 1).
+ * Allocate a chunk of at least n bytes (n >= 1): from its class's free
+ * list, else the first hole with room (from its start), else fresh space.
  * Returns: 0, with *ret_off (from segment start, 64-byte aligned) and
  * *ret_chunk (the chunk's size); -E2BIG if n > STORE_ARENA_CHUNK_MAX;
  * -ENOSPC if the arena has no room.

@@ -444,6 +444,14 @@ store_used_hdr(const struct store_segment *s, uint32_t slot)
 	return (k->flags & STORE_KF_USED) != 0 ? k : NULL;
 }
 
+uint64_t
+store_kstat_blob_off(const struct store_segment *s, uint32_t slot)
+{
+	const struct store_kstat_hdr *k = store_used_hdr(s, slot);
+
+	return k != NULL ? k->blob_off : 0;
+}
+
 int
 store_kstat_remove(struct store_segment *s, uint32_t slot)
 {

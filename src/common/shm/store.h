@@ -287,6 +287,11 @@ int store_kstat_add_at(struct store_segment *s, const struct kstat_hdr *h,
     const struct store_slot *x, uint32_t blob_size, uint64_t at,
     struct store_ref *ret_ref, bool *ret_placed);
 
+/* Where the blob of the kstat in slot lies, from the segment start (what
+ * store_kstat_add_at() takes to lay it out there again); 0 for an unused
+ * slot. */
+uint64_t store_kstat_blob_off(const struct store_segment *s, uint32_t slot);
+
 /*
  * The arena bytes (one chunk) store_kstat_add() would take for h with a
  * blob of blob_size bytes, and store_kstat_relayout() for the kstat in

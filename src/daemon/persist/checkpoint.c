@@ -56,6 +56,7 @@ ck_kstat_rec(struct checkpoint *c, struct reg_kstat *k, bool dormant)
 	json_t *path = json_array(), *o;
 	char seg[KS_PATH_MAX + 1], *b64;
 	uint32_t i, np = ks_hdr_npseg(&k->hdr);
+	uint64_t at;
 
 	for (i = 0; i < np; i++)
 		if (ks_hdr_pseg(&k->hdr, i, seg, sizeof(seg)) == 0)
@@ -99,6 +100,17 @@ ck_kstat_rec(struct checkpoint *c, struct reg_kstat *k, bool dormant)
 		    (json_int_t)k->hdr.scale));
 	if (o != NULL && k->ndata != 0)
 		json_object_set_new(o, "ndata", json_integer(k->ndata));
+	/* Where its blob lies: a restarted statsd lays it out there again,
+	 * so a process that shows it in place (a published blob) keeps
+	 * showing it, and so do the processes whose blobs were around it
+	 * (absent: anywhere, as in checkpoints written before). */
+	at = store_kstat_blob_off(k->seg, k->ref.slot);
+	if (o != NULL && at != 0) {
+		json_object_set_new(o, "at_segment",
+		    json_string(k->rseg->name));
+		json_object_set_new(o, "at_offset",
+		    json_integer((json_int_t)at));
+	}
 	return o;
 }
 

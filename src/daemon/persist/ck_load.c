@@ -271,6 +271,12 @@ ck_load_kstat(struct checkpoint *c, json_t *o, uint64_t bytes,
 	n.blob_size = m != NULL ? mirror_size(m) : (uint32_t)len;
 	n.dormant = dormant != 0;
 	n.restoring = true;
+	/* Where its blob was (a hint the store checks as a peer's). */
+	if (json_is_string(json_object_get(o, "at_segment"))) {
+		n.at_seg = json_string_value(json_object_get(o,
+		    "at_segment"));
+		n.at_off = (uint64_t)ck_int(o, "at_offset", 0, 0, INT64_MAX);
+	}
 	r = registry_kstat_create(reg, &n, &k, &revived, &refusal);
 	zones_unref(c->d->zones, zone);
 	zones_unref(c->d->zones, owner_zone);

@@ -785,9 +785,9 @@ out:
 
 /*
  * Published pointers across restarts: blobs of three sizes (chunks of
- * different classes, several to a page) published one by one and in a
- * batch, a few unpublished again (gaps in the layout), a counter pushed
- * to each and read through the pointer. Then, for each of ROUNDS
+ * different classes, several to a page) published one by one (every
+ * fourth PERSISTENT) and in a batch, a few unpublished again (gaps in the
+ * layout), a counter pushed to each and read through the pointer. Then, for each of ROUNDS
  * restarts: say "ready", wait for "go" (the test restarts statsd), wait
  * for the reconnection and check that every pointer the process holds
  * shows the new statsd's data: wrong=N counts those that do not.
@@ -820,9 +820,12 @@ pointer_tpl(int size)
 }
 
 /* Push (i + 1) * mul to each live blob's counter, flush, and count the
- * pointers that do not show it (waiting for the drain passes). */
+ * pointers that do not show the sum: (i + 1) * mul, or for a PERSISTENT
+ * one, which keeps its data across restarts, (i + 1) * (1 + ... + mul)
+ * (waiting for the drain passes). */
 static long
-pointers_round(struct statsblob **sb, long n, uint64_t mul)
+pointers_round(struct statsblob **sb, const bool *persist, long n,
+    uint64_t mul)
 {
 	double end = now_s() + 20;
 	long i, wrong;
@@ -840,7 +843,8 @@ pointers_round(struct statsblob **sb, long n, uint64_t mul)
 			if (sb[i] == NULL)
 				continue;
 			if (stats_voistat_fetch_u64(sb[i], 0, VS_STYPE_SUM,
-			    &v) != 0 || v != (uint64_t)(i + 1) * mul)
+			    &v) != 0 || v != (uint64_t)(i + 1) * (persist[i] ?
+			    mul * (mul + 1) / 2 : mul))
 				wrong++;
 		}
 		if (wrong > 0)
@@ -857,14 +861,17 @@ mode_pointers(int argc, char **argv)
 	struct stats_publish_name *names;
 	struct statsblob **sb;
 	char (*nm)[24], line[64];
+	bool *persist;
 	double end;
 
 	names = calloc((size_t)n + 1, sizeof(*names));
 	sb = calloc((size_t)n + 1, sizeof(*sb));
 	nm = calloc((size_t)n + 1, sizeof(*nm));
-	check(n >= 8 && names != NULL && sb != NULL && nm != NULL,
-	    "pointers: %ld", n);
-	if (n < 8 || names == NULL || sb == NULL || nm == NULL)
+	persist = calloc((size_t)n + 1, sizeof(*persist));
+	check(n >= 8 && names != NULL && sb != NULL && nm != NULL &&
+	    persist != NULL, "pointers: %ld", n);
+	if (n < 8 || names == NULL || sb == NULL || nm == NULL ||
+	    persist == NULL)
 		goto out;
 	for (i = 0; i < n; i++)
 		snprintf(nm[i], sizeof(nm[i]), "p%ld", i);
@@ -872,8 +879,10 @@ mode_pointers(int argc, char **argv)
 	 * chunks share pages with the large ones' neighbours. */
 	half = n / 2;
 	for (i = 0; i < half; i++) {
+		persist[i] = i % 4 == 1;
 		sb[i] = stats_blob_publish(cli, pointer_tpl((int)(i % 3)),
-		    "ptr", 0, nm[i], "test", 0);
+		    "ptr", 0, nm[i], "test", persist[i] ?
+		    STATS_PUBLISH_PERSISTENT : 0);
 		check(sb[i] != NULL, "publish %s: %s", nm[i],
 		    stats_client_strerror(cli));
 	}
@@ -892,7 +901,7 @@ mode_pointers(int argc, char **argv)
 		    "unpublish %s", nm[i]);
 		sb[i] = NULL;
 	}
-	wrong = pointers_round(sb, n, 1);
+	wrong = pointers_round(sb, persist, n, 1);
 	check(wrong == 0, "before a restart, %ld pointers show stale data",
 	    wrong);
 	for (k = 1; k <= rounds; k++) {
@@ -907,7 +916,7 @@ mode_pointers(int argc, char **argv)
 		    "reconnected (%ld): %s", k, stats_client_strerror(cli));
 		/* The new statsd made them again from zero: each pointer
 		 * shows what is pushed now. */
-		wrong = pointers_round(sb, n, (uint64_t)k + 1);
+		wrong = pointers_round(sb, persist, n, (uint64_t)k + 1);
 		printf("wrong=%ld\n", wrong);
 		check(wrong == 0, "after restart %ld, %ld pointers show data "
 		    "of before it (%s)", k, wrong, stats_client_strerror(cli));
@@ -917,6 +926,7 @@ out:
 	free(names);
 	free(sb);
 	free(nm);
+	free(persist);
 }
 
 /* ----------------------------------------------------------------- kstat */

@@ -11,7 +11,10 @@ and at_offset). The first statsd here had another kstat before the
 producer's blobs, which the restarted one never gets back, and the
 producer unpublished a few blobs before the restart: laid out anew from
 the start of the arena, every blob would move by a part of a page and
-the producer's pointers would show the data of before the restart."""
+the producer's pointers would show the data of before the restart. Every
+fourth blob published one by one is PERSISTENT: statsd restores it from
+its checkpoint, before the producer is back, at the offset the record
+keeps, and the producer joins it."""
 import os
 import subprocess
 import sys
@@ -79,12 +82,12 @@ check(wrong == ["wrong=0", "wrong=0"],
 check("pointers=%d" % N in text, "the producer ran to its end")
 
 # statsd agrees with what the pointers showed: the counters pushed
-# after the second restart ((i + 1) * 3).
-for i in (0, 1, N - 1):
+# after the second restart ((i + 1) * 3), and for a PERSISTENT blob
+# (p1, p9) all that was pushed ((i + 1) * (1 + 2 + 3)).
+for i, want in ((0, 3), (1, 12), (9, 60), (N - 1, N * 3)):
     got = read_data(d, module="ptr", instance=0, name="p%d" % i).get(
         "n.sum")
-    check(got == (i + 1) * 3, "statsd's ptr:0:p%d n.sum %s == %d" % (
-        i, got, (i + 1) * 3))
+    check(got == want, "statsd's ptr:0:p%d n.sum %s == %d" % (i, got, want))
 
 d.stop()
 d.cleanup()
