@@ -8,12 +8,14 @@ test_abuse_rings.py.
 Every check is of exactness or a bound (a quota, a count), never of a
 time."""
 import json
+import mmap
 import os
 import pwd
 import re
 import resource
 import signal
 import socket
+import struct
 import subprocess
 import sys
 import time
@@ -1315,6 +1317,143 @@ def test_own_modules_not_squatted():
     d.cleanup()
 
 
+# ---------------------------------------------------- placement offsets
+def segment_spans(d, seg="public"):
+    """The kstats of segment seg as the segment shows them: (module, name,
+    owner, blob offset, chunk), and the arena's (offset, size). Read while
+    statsd is idle (no sequence counters needed)."""
+    c = d.conn()
+    sa = ok(c.call("io.statsd.SegmentAttach", {}), "SegmentAttach", False)
+    fds = c.take_fds()
+    c.close()
+    spans, arena = [], (0, 0)
+    for g in sa["segments"]:
+        if g["name"] != seg:
+            continue
+        fd = fds[g["fd"]]
+        m = mmap.mmap(fd, os.fstat(fd).st_size, mmap.MAP_SHARED,
+                      mmap.PROT_READ)
+        table_off, = struct.unpack_from("<Q", m, 56)
+        ksize, = struct.unpack_from("<I", m, 68)
+        arena = struct.unpack_from("<QQ", m, 72)
+        used, = struct.unpack_from("<I", m, 88)
+        for i in range(used):
+            h = table_off + i * ksize
+            off, _, chunk = struct.unpack_from("<QII", m, h + 32)
+            owner, = struct.unpack_from("<I", m, h + 56)
+            flags, = struct.unpack_from("<I", m, h + 64)
+            if flags & 0x80000000:
+                mod = m[h + 160:h + 191].split(b"\0")[0].decode()
+                nm = m[h + 191:h + 222].split(b"\0")[0].decode()
+                spans.append((mod, nm, owner, off, chunk))
+        m.close()
+    for fd in fds:
+        os.close(fd)
+    return spans, arena
+
+
+def test_placement_offsets():
+    """KstatCreate's at_segment and at_offset (where a restarted statsd
+    should lay a published blob out) are a peer's: nobody's offsets over
+    root's blob, inside it, off a chunk boundary, in the segment's table,
+    past the arena, wrapping, in a segment it has no kstat in, or of a
+    segment that does not exist are ignored (the kstat is made elsewhere,
+    with the same reply), one on a free chunk is honoured, no chunk ever
+    overlaps another, and nobody is charged the chunks its kstats take,
+    as without an offset."""
+    d = daemon()
+    vspec = ok(d.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd",
+               False)["template"]["spec"]
+    ok(d.call("io.statsd.KstatCreate", {"module": "root", "instance": 0,
+                                        "name": "victim",
+                                        "template": vspec}),
+       "root's victim")
+    spans, (aoff, asize) = segment_spans(d)
+    victim = [x for x in spans if x[1] == "victim"]
+    check(len(victim) == 1 and victim[0][4] >= 256, "the victim: %s" %
+          victim)
+    voff = victim[0][3] if victim else aoff
+    free = aoff + asize // 2        # far past anything made yet
+    h = Hostile(d)
+    tpl = {"name": "PLACE", "vois": [{"id": 0, "name": "v",
+                                      "dtype": "INT_U64",
+                                      "stats": [{"kind": "SUM"}]}]}
+    spec = h.calls([("io.statsd.TemplateAdd", tpl)])[0].get(
+        "parameters", {}).get("template", {}).get("spec", "PLACE")
+    hints = [("over", "public", voff), ("inside", "public", voff + 128),
+             ("free", "public", free), ("misaligned", "public", free + 648),
+             ("table", "public", 64), ("end", "public", aoff + asize),
+             ("last", "public", aoff + asize - 64 * 1024),
+             ("huge", "public", 2 ** 62), ("max", "public", 2 ** 63 - 64),
+             ("private", "private", free + 4096),
+             ("nope", "zone4242", free + 8192), ("plain", None, None)]
+    calls = []
+    for name, seg, off in hints:
+        p = {"module": "nobody", "instance": 0, "name": name,
+             "template": spec}
+        if seg is not None:
+            p.update(at_segment=seg, at_offset=off)
+        calls.append(("io.statsd.KstatCreate", p))
+    calls.append(("io.statsd.KstatCreateMany", {
+        "template": spec, "kstats": [
+            {"module": "nobody", "instance": 1, "name": "many_over",
+             "at_segment": "public", "at_offset": voff},
+            {"module": "nobody", "instance": 1, "name": "many_free",
+             "at_segment": "public", "at_offset": free + 12 * 1024}]}))
+    for bad in ({"at_offset": 0}, {"at_offset": -64},
+                {"at_segment": "x" * 40}):
+        p = {"module": "nobody", "instance": 2, "name": "bad",
+             "template": spec, "at_segment": "public", "at_offset": free}
+        p.update(bad)
+        calls.append(("io.statsd.KstatCreate", p))
+    replies = h.calls(calls)
+    made = [r.get("parameters", {}).get("kstat", {}) for r in
+            replies[:len(hints)]]
+    check(all("error" not in r for r in replies[:len(hints) + 1]),
+          "every offset is a kstat made: %s" % [
+              r.get("error") for r in replies[:len(hints) + 1]])
+    check(len({tuple(sorted(k)) for k in made}) == 1,
+          "one reply shape, honoured or not")
+    for r, bad in zip(replies[len(hints) + 1:], ("at_offset", "at_offset",
+                                                  "at_segment")):
+        expect_error(r, "org.varlink.service.InvalidParameter",
+                     "a bad %s" % bad,
+                     parameter=bad)
+    spans, _ = segment_spans(d)
+    where = {x[1]: x[3] for x in spans if x[2] == NOBODY}
+    check(where.get("free") == free and
+          where.get("many_free") == free + 12 * 1024,
+          "free chunks asked for are given: %s" % where)
+    check(where.get("last") == aoff + asize - 64 * 1024,
+          "and the arena's last")
+    for name, off in (("over", voff), ("many_over", voff),
+                      ("inside", voff + 128),
+                      ("misaligned", free + 648), ("private", free + 4096),
+                      ("nope", free + 8192)):
+        check(where.get(name) not in (None, off),
+              "%s: laid out elsewhere (%s)" % (name, where.get(name)))
+    spans.sort(key=lambda x: x[3])
+    check(all(a[3] + a[4] <= b[3] for a, b in zip(spans, spans[1:])) and
+          all(aoff <= x[3] and x[3] + x[4] <= aoff + asize for x in spans),
+          "no chunk overlaps another or leaves the arena: %s" % [
+              (x[1], x[3], x[4]) for x in spans])
+    check([x for x in spans if x[1] == "victim"] == victim,
+          "root's victim is where it was")
+    charged = user_usage(d, NOBODY).get("arena_bytes")
+    check(charged == sum(x[4] for x in spans if x[2] == NOBODY),
+          "nobody is charged the chunks its kstats take: %s" % charged)
+    # Placed or not, they are deleted as any.
+    h.calls([("io.statsd.KstatDelete", {"module": "nobody", "instance": i,
+                                        "name": n})
+             for i, n in [(0, x[0]) for x in hints] +
+             [(1, "many_over"), (1, "many_free")]])
+    check(not [x for x in segment_spans(d)[0] if x[2] == NOBODY],
+          "nobody's kstats are gone")
+    h.quit()
+    d.stop()
+    d.cleanup()
+
+
 # ------------------------------------------------------- descriptors
 def test_descriptor_limit_raised():
     """statsd raises its soft descriptor limit to the hard one: systemd
@@ -1349,7 +1488,8 @@ TESTS = [test_row1_backtracking_pattern, test_row2_pattern_compile_size,
          test_row11_listen_backlog,
          test_row12_row15_state_dir_unusable,
          test_row13_corrupted_checkpoints, test_row14_privilege_leaks,
-         test_own_modules_not_squatted, test_descriptor_limit_raised]
+         test_own_modules_not_squatted, test_placement_offsets,
+         test_descriptor_limit_raised]
 
 if __name__ == "__main__":
     only = sys.argv[1:]
