@@ -185,12 +185,13 @@ STATS_API const char *stats_client_strerror(stats_client_t *c);
  * A process may publish as many blobs as statsd's limits let it: every
  * blob of a store segment is shown through one mapping of the segment.
  * After statsd restarts, the blobs are made again, each asked of the new
- * statsd at the offset of the segment it had, and their pointers show the
- * new statsd's data. Only a blob whose place a kstat restored first took
- * (statsd's own, a PERSISTENT one) is laid out elsewhere: it follows if a
- * whole page of blobs moved alike, and otherwise keeps showing its data of
- * before the restart (stats_client_strerror() says so), while its updates
- * go to the new statsd as always.
+ * statsd at the offset of the segment it had (PERSISTENT ones statsd
+ * restores there itself), and their pointers show the new statsd's data.
+ * Only a blob whose place a kstat made anew before the process came back
+ * took is laid out elsewhere: it follows if a whole page of blobs moved
+ * alike, and otherwise keeps showing its data of before the restart
+ * (stats_client_strerror() says so), while its updates go to the new
+ * statsd as always.
  *
  * Returns: the blob, valid until the process exits; NULL with errno set:
  * EINVAL (bad arguments or flags, or a template statsd cannot lay out; the

@@ -105,9 +105,11 @@ struct cl_kobj {
 	bool			 deleted;
 	struct store_ref	 ref;		/* in its segment */
 	char			 seg[CL_SEG_NAME_MAX]; /* its segment's name */
-	uint64_t		 at;		/* a published blob's offset in
-						 * seg where the process shows
-						 * it; 0: none */
+	uint64_t		 at;		/* its blob's offset in seg,
+						 * asked of a restarted statsd;
+						 * 0: none */
+	bool			 at_shown;	/* at is where the process
+						 * shows it (published): kept */
 	cl_kobj_created_fn	*created;	/* may be NULL */
 	void			*owner;		/* the front end's object */
 	struct cl_kobj		*prev, *next;	/* on cl.objs */

@@ -87,6 +87,17 @@ cl_kobj_take(struct cl_kobj *o, json_t *ks)
 	o->ref.slot = (uint32_t)slot;
 	o->ref.gen = (uint32_t)gen;
 	snprintf(o->seg, sizeof(o->seg), "%s", seg);
+	/* Where its blob lies now, asked of a restarted statsd, so that it
+	 * takes no place a published blob of this process (or another's)
+	 * had; a published blob's is the one its pointer shows, kept. */
+	if (!o->at_shown) {
+		struct cl_seg *sg = cl_segs_find(&cl.segs, o->seg);
+		uint32_t bsize, chunk;
+		uint64_t off;
+
+		o->at = sg != NULL && sg->r != NULL && cl_store_span(sg->r,
+		    o->ref, &off, &bsize, &chunk) == 0 ? off : 0;
+	}
 	atomic_store_explicit(&o->handle, (uint32_t)handle,
 	    memory_order_release);
 	cl_image_take_locked(o);
@@ -277,9 +288,9 @@ cl_kobj_join_locked(struct cl_kobj *o, bool take)
 	return r;
 }
 
-/* Where o's blob is shown in place, into KstatCreate's parameters or
- * o's KstatName: a restarted statsd lays it out there if it can, and the
- * pointer the application holds keeps showing it. */
+/* Where o's blob was, into KstatCreate's parameters or o's KstatName: a
+ * restarted statsd lays it out there if it can, so a published blob's
+ * pointer keeps showing it, and no kstat takes another's place. */
 static void
 cl_kobj_at_params(const struct cl_kobj *o, json_t *p)
 {
@@ -646,10 +657,11 @@ cl_kobjs_recreate_locked(void)
 	size_t n, i;
 
 	/*
-	 * Oldest first, as they were made, each published blob asked at the
-	 * offset it is shown at (cl_kobj_at_params()), so that a new statsd
-	 * lays their blobs out as the old one did, and in batches of one template and kind: a process with
-	 * many kstats is back in a few calls. Records pushed meanwhile keep
+	 * Oldest first, as they were made, each asked at the offset its
+	 * blob had (cl_kobj_at_params(): a published blob's pointer shows
+	 * that offset), so that a new statsd lays their blobs out as the
+	 * old one did, and in batches of one template and kind: a process
+	 * with many kstats is back in a few calls. Records pushed meanwhile keep
 	 * the old handle: statsd keeps the handles of PERSISTENT kstats
 	 * across restarts.
 	 */

@@ -374,6 +374,7 @@ cl_pub_place_locked(struct cl_pub *pub)
 	pub->addr = g->base + off;
 	/* Asked of a restarted statsd: the blob where it is shown. */
 	pub->o.at = off;
+	pub->o.at_shown = true;
 	r = cl_pub_vois(pub, seg);
 	if (r == 0)
 		r = cl_addr_set_locked(pub->addr, pub);

@@ -786,8 +786,9 @@ out:
 /*
  * Published pointers across restarts: blobs of three sizes (chunks of
  * different classes, several to a page) published one by one (every
- * fourth PERSISTENT) and in a batch, a few unpublished again (gaps in the
- * layout), a counter pushed to each and read through the pointer. Then, for each of ROUNDS
+ * fourth PERSISTENT; kstats of the kstat API among them) and in a batch,
+ * a few unpublished again (gaps in the layout), a counter pushed to each
+ * and read through the pointer. Then, for each of ROUNDS
  * restarts: say "ready", wait for "go" (the test restarts statsd), wait
  * for the reconnection and check that every pointer the process holds
  * shows the new statsd's data: wrong=N counts those that do not.
@@ -861,6 +862,8 @@ mode_pointers(int argc, char **argv)
 	struct stats_publish_name *names;
 	struct statsblob **sb;
 	char (*nm)[24], line[64];
+	kstat_t **ks;
+	size_t nks = 0, q;
 	bool *persist;
 	double end;
 
@@ -868,10 +871,11 @@ mode_pointers(int argc, char **argv)
 	sb = calloc((size_t)n + 1, sizeof(*sb));
 	nm = calloc((size_t)n + 1, sizeof(*nm));
 	persist = calloc((size_t)n + 1, sizeof(*persist));
+	ks = calloc((size_t)n + 1, sizeof(*ks));
 	check(n >= 8 && names != NULL && sb != NULL && nm != NULL &&
-	    persist != NULL, "pointers: %ld", n);
+	    persist != NULL && ks != NULL, "pointers: %ld", n);
 	if (n < 8 || names == NULL || sb == NULL || nm == NULL ||
-	    persist == NULL)
+	    persist == NULL || ks == NULL)
 		goto out;
 	for (i = 0; i < n; i++)
 		snprintf(nm[i], sizeof(nm[i]), "p%ld", i);
@@ -879,6 +883,31 @@ mode_pointers(int argc, char **argv)
 	 * chunks share pages with the large ones' neighbours. */
 	half = n / 2;
 	for (i = 0; i < half; i++) {
+		/* Now and then a kstat of the kstat API between them: made
+		 * again too, it must not take a published blob's place. */
+		if (i % 10 == 3) {
+			char knm[24];
+			kstat_t *ksp;
+
+			snprintf(knm, sizeof(knm), "k%ld", i);
+			ksp = kstat_create("ptrk", 0, knm, "test",
+			    KSTAT_TYPE_NAMED, 1 + (uint32_t)(i % 7), 0);
+			check(ksp != NULL, "kstat_create %s", knm);
+			if (ksp != NULL) {
+				uint32_t j;
+
+				for (j = 0; j < ksp->ks_ndata; j++) {
+					char vn[16];
+
+					snprintf(vn, sizeof(vn), "v%u", j);
+					kstat_named_init(
+					    &KSTAT_NAMED_PTR(ksp)[j], vn,
+					    KSTAT_DATA_UINT64);
+				}
+				kstat_install(ksp);
+				ks[nks++] = ksp;
+			}
+		}
 		persist[i] = i % 4 == 1;
 		sb[i] = stats_blob_publish(cli, pointer_tpl((int)(i % 3)),
 		    "ptr", 0, nm[i], "test", persist[i] ?
@@ -923,10 +952,70 @@ mode_pointers(int argc, char **argv)
 	}
 	printf("pointers=%ld\n", n);
 out:
+	for (q = 0; q < nks; q++)
+		kstat_delete(ks[q]);
+	free(ks);
 	free(names);
 	free(sb);
 	free(nm);
 	free(persist);
+}
+
+/*
+ * Kstats of the kstat API that come back after a restart: make N NAMED
+ * kstats of several sizes, say "ready", wait for "go" (the test restarts
+ * statsd), wait for the reconnection, say "back", and hold them until
+ * stdin ends.
+ *
+ *   client_it kwait SOCKET N
+ */
+static void
+mode_kwait(int argc, char **argv)
+{
+	long n = argc > 0 ? atol(argv[0]) : 0, i;
+	char nm[24], line[64];
+	kstat_t **ks = calloc((size_t)(n > 0 ? n : 1), sizeof(*ks));
+	double end;
+
+	check(ks != NULL, "kwait: %ld", n);
+	for (i = 0; ks != NULL && i < n; i++) {
+		kstat_t *ksp;
+		uint32_t j;
+
+		snprintf(nm, sizeof(nm), "w%ld", i);
+		ksp = kstat_create("kwait", 0, nm, "test", KSTAT_TYPE_NAMED,
+		    1 + (uint32_t)(i % 9), 0);
+		check(ksp != NULL, "kstat_create %s", nm);
+		if (ksp == NULL)
+			continue;
+		for (j = 0; j < ksp->ks_ndata; j++) {
+			char vn[16];
+
+			snprintf(vn, sizeof(vn), "v%u", j);
+			kstat_named_init(&KSTAT_NAMED_PTR(ksp)[j], vn,
+			    KSTAT_DATA_UINT64);
+		}
+		kstat_install(ksp);
+		ks[i] = ksp;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	if (ks == NULL || wait_line(line, sizeof(line)) == NULL)
+		goto out;
+	end = now_s() + 60;
+	while (stats_client_reconnects(cli) == 0 && now_s() < end)
+		usleep(10000);
+	check(stats_client_reconnects(cli) >= 1, "reconnected: %s",
+	    stats_client_strerror(cli));
+	printf("back\n");
+	fflush(stdout);
+	while (wait_line(line, sizeof(line)) != NULL)
+		;
+out:
+	for (i = 0; ks != NULL && i < n; i++)
+		if (ks[i] != NULL)
+			kstat_delete(ks[i]);
+	free(ks);
 }
 
 /* ----------------------------------------------------------------- kstat */
@@ -1520,6 +1609,7 @@ static const struct {
 	{ "restart", mode_restart },
 	{ "many", mode_many },
 	{ "pointers", mode_pointers },
+	{ "kwait", mode_kwait },
 	{ "chain", mode_chain },
 	{ "kstat", mode_kstat },
 	{ "kread", mode_kread },

@@ -14,8 +14,12 @@ the start of the arena, every blob would move by a part of a page and
 the producer's pointers would show the data of before the restart. Every
 fourth blob published one by one is PERSISTENT: statsd restores it from
 its checkpoint, before the producer is back, at the offset the record
-keeps, and the producer joins it."""
+keeps, and the producer joins it. Then another process's kstats (of the
+kstat API, made after the blobs) come back before the publishing process
+does: libstatsclient asks for every kstat's old offset, so they take no
+published blob's place."""
 import os
+import signal
 import subprocess
 import sys
 
@@ -89,6 +93,44 @@ for i, want in ((0, 3), (1, 12), (9, 60), (N - 1, N * 3)):
         "n.sum")
     check(got == want, "statsd's ptr:0:p%d n.sum %s == %d" % (i, got, want))
 
+d.stop()
+d.cleanup()
+
+# Another process's kstats come back first: a producer of kstats of the
+# kstat API, made after the published blobs, reconnects to the restarted
+# statsd while the publishing one is held (SIGSTOP). Laid out anew from
+# the start of the arena, its kstats would take the published blobs'
+# places; made again where they were, they leave them free.
+d = Daemon().start()
+pub = harness.spawn([CLIENT_IT, "pointers", d.sock, str(N), "1"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                    bufsize=1)
+p = pub
+out = []
+check(wait_ready(), "producer ready:\n%s" % "".join(out)[-3000:])
+kw = harness.spawn([CLIENT_IT, "kwait", d.sock, "60"],
+                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                   bufsize=1)
+check(kw.stdout.readline().strip() == "ready", "kstat producer ready")
+os.kill(pub.pid, signal.SIGSTOP)
+d.kill9()
+d.start()
+kw.stdin.write("go\n")
+kw.stdin.flush()
+check(kw.stdout.readline().strip() == "back",
+      "the kstat producer is back first")
+os.kill(pub.pid, signal.SIGCONT)
+pub.stdin.write("go\n")
+pub.stdin.flush()
+rest, _ = pub.communicate(timeout=DEADLINE * 8)
+out.append(rest)
+text = "".join(out)
+check(pub.returncode == 0 and "wrong=0" in text.splitlines(),
+      "every pointer shows live data after another process's kstats came "
+      "back first:\n%s" % text[-3000:])
+kw.stdin.close()
+kw.wait(timeout=DEADLINE)
+check(kw.returncode == 0, "the kstat producer exited %s" % kw.returncode)
 d.stop()
 d.cleanup()
 finish()
