@@ -549,6 +549,23 @@ checkpoint_wait(struct checkpoint *c, struct checkpoint_wait *w)
 }
 
 void
+checkpoint_flush(struct checkpoint *c)
+{
+	if (c->seq_durable >= c->seq || c->fd < 0)
+		return;
+	if (ck_request(c) == 0)
+		return;
+	if (c->swapping)
+		syncer_drain(c->syncer);
+	if (c->seq_durable >= c->seq)
+		return;
+	if (ck_sync(c->fd) < 0)
+		(void)ck_cut(c, "cannot sync", -errno);
+	else
+		ck_all_durable(c);
+}
+
+void
 checkpoint_wait_cancel(struct checkpoint *c, struct checkpoint_wait *w)
 {
 	(void)c;
@@ -869,7 +886,9 @@ ck_pass_one(struct checkpoint *c, struct reg_kstat *k)
 		}
 		total += len;
 	}
-	rec = ck_kstat_rec(c, k, k->dormant);
+	/* Going dormant (a delete waiting on its record): as it will be. */
+	rec = ck_kstat_rec(c, k, k->dormant || (k->ckpt_deleting ==
+	    CKPT_DEL_SLEEP));
 	line = rec != NULL ? ck_line(rec, &len) : NULL;
 	json_decref(rec);
 	if (line == NULL || ck_write_all(fd, line, len) < 0) {
@@ -1146,6 +1165,10 @@ ck_pass_step(struct checkpoint *c)
 		c->cur_instance = k->hdr.instance;
 		if (!ck_kept(c, k) || (c->cfd < 0 && k->ckpt_saved ==
 		    k->changes && k->ckpt_bytes != 0))
+			continue;
+		/* Removed for good once its record is durable: a new log
+		 * has no record of it. */
+		if (k->dormant && k->ckpt_deleting == CKPT_DEL_DROP)
 			continue;
 		w = ck_pass_one(c, k);
 		if (w == 0) {
