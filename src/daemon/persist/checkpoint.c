@@ -351,16 +351,17 @@ ck_open(struct checkpoint *c)
 
 /* ------------------------------------------------- durable off the loop */
 
-/* Tell the changes waiting up to seq (all of them: UINT64_MAX) how they
- * ended. */
+/* Tell the changes waiting past from and up to upto (all of them: 0,
+ * UINT64_MAX) how they ended. */
 static void
-ck_settle(struct checkpoint *c, uint64_t upto, int result)
+ck_settle_range(struct checkpoint *c, uint64_t from, uint64_t upto,
+    int result)
 {
 	struct checkpoint_wait *w, *next;
 
 	for (w = c->waiters; w != NULL; w = next) {
 		next = w->next;
-		if (w->seq > upto)
+		if (w->seq > upto || w->seq <= from)
 			continue;
 		*w->prevp = w->next;
 		if (w->next != NULL)
@@ -370,6 +371,12 @@ ck_settle(struct checkpoint *c, uint64_t upto, int result)
 		w->result = result;
 		w->wake(w->arg);
 	}
+}
+
+static void
+ck_settle(struct checkpoint *c, uint64_t upto, int result)
+{
+	ck_settle_range(c, 0, upto, result);
 }
 
 /* Everything appended is durable now (a sync in the loop). */
@@ -393,12 +400,12 @@ ck_cut(struct checkpoint *c, const char *what, int err)
 	if (c->swapping) {
 		/* The thread is putting the new log in place: which file is
 		 * the log is known when it is done (ck_swapped cuts it). The
-		 * changes waiting are told now. */
+		 * changes appended since it was handed over are told now;
+		 * those before wait for it (it has their records). */
 		c->swap_cut = true;
 		c->cut_err = err;
-		c->seq_durable = c->seq;
 		(void)ck_failed(c, what, err);
-		ck_settle(c, UINT64_MAX, err);
+		ck_settle_range(c, c->swap_seq, UINT64_MAX, err);
 		return err;
 	}
 	if (c->fd >= 0 && c->synced == 0) {
@@ -456,6 +463,12 @@ ck_opened(struct checkpoint *c, struct ck_job *j,
 	}
 	if (req->size > c->synced)
 		c->synced = req->size;
+	/* (A compaction's log whose directory sync failed once: the
+	 * changes it holds.) */
+	if (req->seq > c->seq_durable)
+		c->seq_durable = req->seq;
+	ck_ok(c);
+	ck_settle(c, c->seq_durable, 0);
 }
 
 /* The persistence thread synced req (in the loop). */
@@ -1000,11 +1013,30 @@ ck_swapped(struct checkpoint *c, struct ck_job *j,
 	ck_compacted(c, c->swap_meta);
 	ck_pass_saved(c);
 	c->synced = req->size;
+	if (err < 0 && !cut) {
+		/* Renamed, and then the directory's sync failed: the new
+		 * log is synced, its name may not be. Its head's job again
+		 * (file and directory synced) answers the changes waiting,
+		 * those it holds too; failing again, the log is cut. */
+		struct ck_job *retry = ck_job_new(c, c->fd);
+		struct syncer_req again = { c->seq, c->size, c->gen,
+		    ck_open_work, retry };
+
+		(void)ck_failed(c, "cannot sync the directory of", err);
+		if (retry != NULL && syncer_job(c->syncer, &again) == 0)
+			return;
+		if (retry != NULL)
+			ck_job_free(retry);
+	}
 	if (err < 0 || cut) {
-		/* Renamed, and then the directory's sync failed (a crash
-		 * may bring either file back), or the log was cut
-		 * meanwhile: back to what is known durable, and rewritten
-		 * whole at the next pass. */
+		/* The log was cut meanwhile (or the directory cannot be
+		 * synced): the changes the new log holds synced are
+		 * durable; the rest is cut off, and the log rewritten whole
+		 * at the next pass. */
+		if (err == 0 && req->seq > c->seq_durable) {
+			c->seq_durable = req->seq;
+			ck_settle(c, c->seq_durable, 0);
+		}
 		(void)ck_cut(c, "cannot write", err < 0 ? err : c->cut_err);
 		return;
 	}
@@ -1041,6 +1073,7 @@ ck_compact_hand(struct checkpoint *c, uint64_t meta_len)
 	c->gen++;
 	c->swapping = true;
 	c->swap_meta = meta_len;
+	c->swap_seq = c->seq;
 	/* Written whole, in the page cache, not durable, not in place. */
 	crashpoint("compact.handed");
 	return true;

@@ -77,6 +77,7 @@ struct checkpoint {
 	 * synced and renamed into place (appends go on, to both files). */
 	bool		 swapping;
 	uint64_t	 swap_meta;	/* its meta record's bytes */
+	uint64_t	 swap_seq;	/* appends it holds */
 	bool		 swap_cut;	/* the log was cut meanwhile */
 	int		 cut_err;
 	/* A cut lost records the pass had counted written: the next pass
