@@ -12,7 +12,9 @@
  * crash leaves none of them; a compaction's new log is synced and
  * renamed by the persistence thread while records go on being appended
  * (to both files), and each step of that failing leaves a whole log; a
- * new log's head is synced by the thread, and failing, started again. A
+ * new log's head is synced by the thread, and failing, started again;
+ * a crash at each of the thread's steps (the pass's sync handed over, a
+ * new log's head written or synced) leaves a whole log. A
  * container's PERSISTENT kstat
  * comes back in its zone, found again by the container's cgroup, with its
  * owner's zone and its GZ_VIS. Each life of statsd runs in a
@@ -584,7 +586,7 @@ compact_life(const char *rt, const char *st)
 		ck_assert_int_eq(checkpoint_kstat_put(c, ks[0], false), 0);
 	checkpoint_unsynced(c, false);
 	for (i = 0; i < 100000 && !c->swapping && c->compactions == 0; i++)
-		event_base_loop(d.base, EVLOOP_NONBLOCK);
+		event_base_loop(d.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
 	/* Between the loop's turn that handed it over and the one told it
 	 * is done (the thread's answer comes through the loop): never in
 	 * one turn. */
@@ -739,6 +741,115 @@ START_TEST(a_new_log_is_started_by_the_thread)
 }
 END_TEST
 
+/* Run fn as a life of statsd that must stop at the crash point armed
+ * (exit CRASHPOINT_EXIT, as a kill -9 there leaves it). */
+static const char *cp_crash;
+
+static void
+life_crash(life_fn *fn, const char *rt, const char *st)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setenv("STATSD_TEST_CRASH_AT", cp_crash, 1);
+		fn(rt, st);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) ==
+	    CRASHPOINT_EXIT, "statsd did not stop at %s (status %d)",
+	    cp_crash, status);
+}
+
+/* A kept kstat updated to 9 and put; updated to 11; the periodic pass
+ * writes its record and hands the sync to the thread. */
+static void
+pass_life(const char *rt, const char *st)
+{
+	struct reg_template *t;
+	struct reg_kstat *k;
+	struct statsd d;
+	unsigned i;
+
+	cp_fail = NULL;
+	cp_arm();
+	unit_statsd_start(&d, rt, st);
+	t = unit_template(&d, UNIT_TPL);
+	k = unit_kstat(&d, t, "ps", "k", KSTAT_FLAG_PERSISTENT, NULL);
+	unit_persist(&d, k);
+	unit_update(&d, k, 9);
+	ck_assert_int_eq(cp_put(&d, k), 0);
+	unit_update(&d, k, 2);
+	event_active(d.checkpoint->ev_tick, EV_TIMEOUT, 0);
+	for (i = 0; i < 1000; i++)
+		event_base_loop(d.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	/* (Not reached with the crash point armed.) */
+	unit_statsd_stop(&d, false);
+}
+
+/* After a reboot, from the log alone: the pass's record, whole. */
+static void
+pass_back(const char *rt, const char *st)
+{
+	struct reg_kstat *k;
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	k = registry_kstat_find(d.reg, "ps", 0, "k");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(unit_sum(k), 11);
+	ck_assert_uint_eq(d.checkpoint->damaged_records, 0);
+	unit_statsd_stop(&d, false);
+}
+
+/* A new log while statsd runs, killed with its head written and not
+ * synced, or synced by the thread and the loop not told: after the
+ * restart an empty log, or one with the kstat (its record may have been
+ * written meanwhile; its caller was not answered), never damage. */
+static void
+open_crash_back(const char *rt, const char *st)
+{
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	if (strcmp(cp_crash, "log.opened") == 0)
+		ck_assert_ptr_null(registry_kstat_find(d.reg, "op", 0, "k"));
+	ck_assert_uint_eq(d.checkpoint->damaged_records, 0);
+	ck_assert_int_ge(d.checkpoint->fd, 0);
+	unit_statsd_stop(&d, false);
+}
+
+START_TEST(crash_at_each_step_of_the_thread)
+{
+	static const char *const opens[] = { "log.opened", "open.synced" };
+	char *rt, *st;
+	size_t i;
+
+	/* The periodic pass's records handed to the thread. */
+	rt = unit_tmpdir();
+	st = unit_tmpdir();
+	cp_crash = "pass.handed";
+	life_crash(pass_life, rt, st);
+	reboot(rt);
+	life(pass_back, rt, st);
+	free(rt);
+	free(st);
+	for (i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
+		rt = unit_tmpdir();
+		st = unit_tmpdir();
+		cp_fail = NULL;
+		cp_crash = opens[i];
+		life_crash(open_life, rt, st);
+		reboot(rt);
+		life(open_crash_back, rt, st);
+		free(rt);
+		free(st);
+	}
+}
+END_TEST
+
 static Suite *
 checkpoint_suite(void)
 {
@@ -754,6 +865,7 @@ checkpoint_suite(void)
 	tcase_add_test(tc, a_compaction_is_put_in_place_by_the_thread);
 	tcase_add_test(tc, a_compaction_whose_end_fails_keeps_a_whole_log);
 	tcase_add_test(tc, a_new_log_is_started_by_the_thread);
+	tcase_add_test(tc, crash_at_each_step_of_the_thread);
 	suite_add_tcase(s, tc);
 	return s;
 }
