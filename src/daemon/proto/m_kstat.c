@@ -507,6 +507,7 @@ struct m_durable {
 	 * it was when asked (dormant or not); nothing to undo. */
 	bool			 del;
 	bool			 was_dormant;
+	bool			 answered;	/* m_durable_step did */
 };
 
 static void
@@ -618,6 +619,7 @@ m_durable_step(struct vl_call *call, json_t *params, void *state,
 		varlink_park(call);
 		return false;
 	}
+	m->answered = true;
 	if (m->w.result == 0)
 		m_durable_apply(m);
 	if (m->w.result == 0 && m->reply != NULL) {
@@ -646,6 +648,12 @@ m_durable_state_free(void *state)
 		return;
 	}
 	checkpoint_wait_cancel(m->d->checkpoint, &m->w);
+	/* Told, and the caller gone before it was answered: what the
+	 * answer would have done is done all the same. */
+	if (!m->answered && m->w.result == 0)
+		m_durable_apply(m);
+	else if (!m->answered && m->w.result < 0 && m->w.result != -ECANCELED)
+		m_durable_undo(m);
 	m_durable_free(m);
 }
 
