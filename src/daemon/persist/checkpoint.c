@@ -713,6 +713,11 @@ checkpoint_kstat_put(struct checkpoint *c, struct reg_kstat *k, bool dormant)
 
 	if (!ck_kept(c, k))
 		return 0;
+	/* A delete waiting on its record: the state it goes to (a dormant
+	 * one removed has no record any more). */
+	if (k->dormant && k->ckpt_deleting == CKPT_DEL_DROP)
+		return 0;
+	dormant = dormant || k->ckpt_deleting == CKPT_DEL_SLEEP;
 	if (k->tpl->ckpt_bytes == 0)
 		recs[n++] = ck_template_rec(k->tpl);
 	recs[n++] = ck_kstat_rec(c, k, dormant);

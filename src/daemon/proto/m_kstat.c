@@ -552,10 +552,11 @@ m_durable_apply(struct m_durable *m)
 	if (!m->del)
 		return;
 	k = registry_kstat_by_handle(m->d->reg, m->handles[0]);
-	if (k == NULL || k->dormant != m->was_dormant)
+	if (k == NULL)
 		return;
 	k->ckpt_deleting = 0;
-	(void)registry_kstat_delete(m->d->reg, k);
+	if (k->dormant == m->was_dormant)
+		(void)registry_kstat_delete(m->d->reg, k);
 }
 
 /* The sync failed: the records are off the log; so are the kstats. */
@@ -568,7 +569,7 @@ m_durable_undo(struct m_durable *m)
 	if (m->del) {
 		/* Not done: the kstat stays as it is. */
 		k = registry_kstat_by_handle(m->d->reg, m->handles[0]);
-		if (k != NULL && k->dormant == m->was_dormant)
+		if (k != NULL)
 			k->ckpt_deleting = 0;
 		log_warning("PERSISTENT delete not made durable: not done");
 		return;
