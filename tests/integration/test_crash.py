@@ -620,4 +620,39 @@ def delete_sync_fails():
 
 
 delete_sync_fails()
+
+
+def deletes_at_once():
+    """Two connections delete the same PERSISTENT kstat at once, twice
+    (dormant, then removed): each call is answered as the kstat went,
+    and a kill -9 right after keeps what was answered."""
+    d = Daemon(config="checkpoint_interval_ms = 100000\n")
+    start(d)
+    spec = ok(d.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    key = {"module": "two", "instance": 0, "name": "k"}
+    ok(d.call("io.statsd.KstatCreate", dict(key, template=spec,
+                                            flags=["PERSISTENT"])), "made")
+    a, b = d.conn(), d.conn()
+    for want in (True, False):
+        a.send("io.statsd.KstatDelete", key)
+        b.send("io.statsd.KstatDelete", key)
+        ra, rb = a.recv(), b.recv()
+        for r in (ra, rb):
+            check(r is not None and "error" not in r and
+                  r["parameters"]["dormant"] is want, "a delete at once "
+                  "with another is answered %s: %s" % (
+                      "dormant" if want else "removed", str(r)[:200]))
+        check(states(d, "two") == ({0: True} if want else {}),
+              "and the kstat is %s" % ("dormant" if want else "gone"))
+    a.close()
+    b.close()
+    d.kill9()
+    start(d)
+    check(states(d, "two") == {}, "after a kill -9: gone, as answered")
+    d.stop()
+    d.cleanup()
+
+
+deletes_at_once()
 finish()
