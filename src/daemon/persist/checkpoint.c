@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * checkpoint.c: the checkpoint log (see checkpoint.h) while statsd runs:
- * the records of kstats and templates, synced appends for each
- * PERSISTENT create, revive, delete and removal, the periodic pass that
- * appends changed blobs (or compacts the log) in slices, and the state
- * directory's health. A record's frame is ck_frame.c's; loading at
- * start, ck_load.c's.
+ * the records of kstats and templates, appended for each PERSISTENT
+ * create, revive, delete and removal and synced by the persistence
+ * thread (syncer.c) while the callers wait, the periodic pass that
+ * appends changed blobs (or compacts the log) in slices and hands its
+ * sync (a compaction's rename) to the thread, and the state directory's
+ * health. A record's frame is ck_frame.c's; loading at start,
+ * ck_load.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
