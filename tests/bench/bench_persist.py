@@ -17,6 +17,8 @@ Rows:
   delete x1      KstatDelete of the N kstats of create x1, pipelined on
                  one connection: each goes dormant (its record synced)
   remove x1      KstatDelete of them again: removed for good
+  delete x8      KstatDelete of the N kstats of create x8 on 8 connections
+                 at once (group commit gathers their syncs)
   compact        create, delete, delete again of fresh kstats, 300 calls
                  pipelined at a time, until the log (some 3N kstats by
                  then) has been compacted once: the compaction's new log
@@ -126,6 +128,20 @@ def churn(d, spec, c0):
     return calls, replies
 
 
+def on_8(d, parts):
+    """Each part pipelined on a connection of its own, all at once."""
+    res = [None] * len(parts)
+
+    def one(j):
+        res[j] = pipeline(d.sock, parts[j])
+    th = [threading.Thread(target=one, args=(j,)) for j in range(len(parts))]
+    for x in th:
+        x.start()
+    for x in th:
+        x.join()
+    return sum(res, [])
+
+
 def row(d, spec, what):
     """One row on a fresh name space: (calls/s, Info median, max)."""
     row.n += 1
@@ -144,22 +160,18 @@ def row(d, spec, what):
     elif what in ("delete x1", "remove x1"):
         replies = pipeline(d.sock, [("io.statsd.KstatDelete", {
             "module": "b1", "instance": i, "name": "k"}) for i in range(N)])
+    elif what == "delete x8":
+        parts = [[("io.statsd.KstatDelete", {
+            "module": "b2", "instance": i, "name": "k"})
+            for i in range(j, N, 8)] for j in range(8)]
+        replies = on_8(d, parts)
     elif what == "compact":
         c0 = compactions(d)
         calls, replies = churn(d, spec, c0)
         row.compacted = compactions(d) - c0
     elif what == "create x8":
-        parts = [[create(i) for i in range(j, N, 8)] for j in range(8)]
-        res = [None] * 8
-
-        def one(j):
-            res[j] = pipeline(d.sock, parts[j])
-        th = [threading.Thread(target=one, args=(j,)) for j in range(8)]
-        for x in th:
-            x.start()
-        for x in th:
-            x.join()
-        replies = sum(res, [])
+        replies = on_8(d, [[create(i) for i in range(j, N, 8)]
+                           for j in range(8)])
     else:
         replies = pipeline(d.sock, [("io.statsd.KstatCreateMany", {
             "template": spec, "flags": ["PERSISTENT"], "kstats": [
@@ -176,7 +188,7 @@ def row(d, spec, what):
 
 
 ROWS = ["create x1", "create x8", "many 200", "delete x1", "remove x1",
-        "compact"]
+        "delete x8", "compact"]
 CONFIG = ("checkpoint_interval_ms = 600000\n"
           "max_persistent_bytes = 64G\nmax_persistent_bytes_per_uid = 64G\n"
           "max_kstats_per_uid = 1000000\n")
