@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-2-Clause
-"""bench_persist.py: PERSISTENT creates per second, two statsd binaries
-side by side (say, one built before the persistence thread and one
-after), and root's Info latency while they run.
+"""bench_persist.py: PERSISTENT creates and deletes per second, two statsd
+binaries side by side (say, one built before a change to the persistence
+thread and one after), and root's Info latency while they run: its
+maximum in the compact row is the event loop's longest stall while the
+state log is compacted.
 
 Rows:
   create x1      KstatCreate of PERSISTENT kstats, N calls pipelined on
@@ -12,7 +14,16 @@ Rows:
                  the syncs of different connections)
   many 200       KstatCreateMany batches of 200 PERSISTENT kstats, on one
                  connection
-For each: kstats made per second, and root's Info round trip (median,
+  delete x1      KstatDelete of the N kstats of create x1, pipelined on
+                 one connection: each goes dormant (its record synced)
+  remove x1      KstatDelete of them again: removed for good
+  delete x8      KstatDelete of the N kstats of create x8 on 8 connections
+                 at once (group commit gathers their syncs)
+  compact        create, delete, delete again of fresh kstats, 300 calls
+                 pipelined at a time, until the log (some 3N kstats by
+                 then) has been compacted once: the compaction's new log
+                 is written, synced and renamed while the calls go on
+For each: calls answered per second, and root's Info round trip (median,
 max) measured from another connection every 5 ms while the row runs.
 
 The state directory is made under DIR (default: the current directory),
@@ -21,10 +32,16 @@ costs nothing and the rows measure only the loop. The runtime directory
 (the PERSISTENT kstats' runtime files) is on /dev/shm, tmpfs, as /run is
 on a real system.
 
+Each binary runs ROUNDS times (default 2), alternating, each time on a
+fresh daemon; a row shows its best round (the most calls per second, the
+lowest median and maximum): on a machine shared with other work, load
+that comes and goes then weighs on both columns alike.
+
 usage: python3 tests/bench/bench_persist.py BEFORE_STATSD AFTER_STATSD
-       [N [DIR]]
+       [N [DIR [ROUNDS]]]
 Not run by meson test: its figures depend on the machine and its load.
 """
+import multiprocessing
 import os
 import socket
 import statistics
@@ -42,6 +59,7 @@ if len(sys.argv) < 3:
 BINS = [("before", sys.argv[1]), ("after", sys.argv[2])]
 N = int(sys.argv[3]) if len(sys.argv) > 3 else 2000
 BASE = os.path.abspath(sys.argv[4] if len(sys.argv) > 4 else ".")
+ROUNDS = int(sys.argv[5]) if len(sys.argv) > 5 else 2
 
 
 def pipeline(sock, calls):
@@ -55,27 +73,80 @@ def pipeline(sock, calls):
     return out
 
 
-class InfoProbe(threading.Thread):
-    """Root's Info every 5 ms until stopped; the round trips in ms."""
+class InfoProbe:
+    """Root's Info every 5 ms until stopped, from a process of its own
+    (so that the bench's own threads never delay it); the round trips
+    in ms."""
 
     def __init__(self, sock):
-        super().__init__(daemon=True)
-        self.sock, self.stop, self.ms = sock, False, []
+        self.sock = sock
+        self.stop_ev = multiprocessing.Event()
+        self.rd, wr = multiprocessing.Pipe(duplex=False)
+        self.proc = multiprocessing.Process(target=self.run, args=(wr,),
+                                            daemon=True)
 
-    def run(self):
+    def start(self):
+        self.proc.start()
+
+    def run(self, wr):
         c = Conn(self.sock, timeout=600)
-        while not self.stop:
+        ms = []
+        while not self.stop_ev.is_set():
             t = time.monotonic()
             c.call("io.statsd.Info", {})
-            self.ms.append((time.monotonic() - t) * 1000)
+            ms.append((time.monotonic() - t) * 1000)
             time.sleep(0.005)
         c.close()
+        wr.send(ms)
+
+    def join(self):
+        self.stop_ev.set()
+        self.ms = self.rd.recv()
+        self.proc.join()
+
+
+def compactions(d):
+    return d.call("io.statsd.Info", {})["parameters"]["persistence"][
+        "compactions"]
+
+
+def churn(d, spec, c0):
+    """Fresh kstats made, deleted, removed, until a compaction is done.
+    Returns: the calls made and their replies."""
+    calls, replies, i = 0, [], 0
+    while compactions(d) == c0 and calls < 200 * N:
+        batch = []
+        for j in range(100):
+            key = {"module": "churn", "instance": i + j, "name": "k"}
+            batch.append(("io.statsd.KstatCreate", dict(
+                key, template=spec, flags=["PERSISTENT"])))
+            batch.append(("io.statsd.KstatDelete", key))
+            batch.append(("io.statsd.KstatDelete", key))
+        replies += pipeline(d.sock, batch)
+        calls += len(batch)
+        i += 100
+    return calls, replies
+
+
+def on_8(d, parts):
+    """Each part pipelined on a connection of its own, all at once."""
+    res = [None] * len(parts)
+
+    def one(j):
+        res[j] = pipeline(d.sock, parts[j])
+    th = [threading.Thread(target=one, args=(j,)) for j in range(len(parts))]
+    for x in th:
+        x.start()
+    for x in th:
+        x.join()
+    return sum(res, [])
 
 
 def row(d, spec, what):
-    """One row on a fresh name space: (kstats/s, Info median, max)."""
+    """One row on a fresh name space: (calls/s, Info median, max)."""
     row.n += 1
     mod = "b%d" % row.n
+    calls = N
 
     def create(i):
         return ("io.statsd.KstatCreate", {
@@ -86,18 +157,21 @@ def row(d, spec, what):
     t = time.monotonic()
     if what == "create x1":
         replies = pipeline(d.sock, [create(i) for i in range(N)])
+    elif what in ("delete x1", "remove x1"):
+        replies = pipeline(d.sock, [("io.statsd.KstatDelete", {
+            "module": "b1", "instance": i, "name": "k"}) for i in range(N)])
+    elif what == "delete x8":
+        parts = [[("io.statsd.KstatDelete", {
+            "module": "b2", "instance": i, "name": "k"})
+            for i in range(j, N, 8)] for j in range(8)]
+        replies = on_8(d, parts)
+    elif what == "compact":
+        c0 = compactions(d)
+        calls, replies = churn(d, spec, c0)
+        row.compacted = compactions(d) - c0
     elif what == "create x8":
-        parts = [[create(i) for i in range(j, N, 8)] for j in range(8)]
-        res = [None] * 8
-
-        def one(j):
-            res[j] = pipeline(d.sock, parts[j])
-        th = [threading.Thread(target=one, args=(j,)) for j in range(8)]
-        for x in th:
-            x.start()
-        for x in th:
-            x.join()
-        replies = sum(res, [])
+        replies = on_8(d, [[create(i) for i in range(j, N, 8)]
+                           for j in range(8)])
     else:
         replies = pipeline(d.sock, [("io.statsd.KstatCreateMany", {
             "template": spec, "flags": ["PERSISTENT"], "kstats": [
@@ -105,21 +179,23 @@ def row(d, spec, what):
                 for i in range(j, min(j + 200, N))]})
             for j in range(0, N, 200)])
     dt = time.monotonic() - t
-    probe.stop = True
     probe.join()
     bad = [r for r in replies if not r or "error" in r]
     if bad:
         sys.exit("%s: %d calls failed: %s" % (what, len(bad), bad[0]))
     ms = probe.ms or [0.0]
-    return N / dt, statistics.median(ms), max(ms)
+    return calls / dt, statistics.median(ms), max(ms)
 
 
-ROWS = ["create x1", "create x8", "many 200"]
+ROWS = ["create x1", "create x8", "many 200", "delete x1", "remove x1",
+        "delete x8", "compact"]
 CONFIG = ("checkpoint_interval_ms = 600000\n"
           "max_persistent_bytes = 64G\nmax_persistent_bytes_per_uid = 64G\n"
           "max_kstats_per_uid = 1000000\n")
 results = {}
-for name, path in BINS:
+
+
+def one_round(name, path):
     harness.STATSD = path
     d = Daemon(tmp=harness.tempfile.mkdtemp(prefix="bench-persist-",
                                             dir="/dev/shm"), config=CONFIG)
@@ -129,13 +205,28 @@ for name, path in BINS:
     spec = d.call("io.statsd.TemplateAdd", TPL_APP)["parameters"][
         "template"]["spec"]
     row.n = 0
-    results[name] = [row(d, spec, w) for w in ROWS]
+    row.compacted = 0
+    got = [row(d, spec, w) for w in ROWS]
     d.stop()
     d.cleanup()
     harness.shutil.rmtree(d.state, ignore_errors=True)
+    if name not in results:
+        results[name] = got
+    else:
+        results[name] = [(max(a[0], b[0]), min(a[1], b[1]), min(a[2], b[2]))
+                         for a, b in zip(results[name], got)]
+    results[name + " compacted"] = min(results.get(name + " compacted",
+                                                   row.compacted),
+                                       row.compacted)
 
-print("PERSISTENT creates, N = %d per row, state directory under %s (%s)"
-      % (N, BASE, socket.gethostname()))
+
+for _ in range(ROUNDS):
+    for name, path in BINS:
+        one_round(name, path)
+
+print("PERSISTENT creates and deletes, N = %d per row, state directory "
+      "under %s (%s), best of %d rounds" % (N, BASE, socket.gethostname(),
+                                           ROUNDS))
 print("%-10s | %12s %12s %7s | %22s %22s" % (
     "row", "before /s", "after /s", "ratio", "Info ms before (med/max)",
     "after (med/max)"))
@@ -143,4 +234,10 @@ for i, w in enumerate(ROWS):
     b, a = results["before"][i], results["after"][i]
     print("%-10s | %12.0f %12.0f %6.2fx | %10.2f / %9.2f %10.2f / %9.2f" % (
         w, b[0], a[0], a[0] / b[0], b[1], b[2], a[1], a[2]))
+b, a = results["before"][-1], results["after"][-1]
+print("compact: compactions done before %d, after %d; longest Info round "
+      "trip during it (the loop's longest stall) before %.2f ms, after "
+      "%.2f ms: %.2fx" % (results["before compacted"],
+                          results["after compacted"], b[2], a[2],
+                          b[2] / a[2] if a[2] else 0.0))
 harness.cleanup_all()

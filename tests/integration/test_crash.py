@@ -19,7 +19,13 @@ states.
                  none.
   failed sync    the persistence thread's sync fails: the create waiting
                  on it is refused and taken back, nothing of it comes
-                 back at a restart."""
+                 back at a restart; a delete waiting on it is refused and
+                 not done.
+  compactions    creates and deletes one after another while the log is
+                 compacted on the persistence thread, killed at each step
+                 of a delete and of a compaction's end (handed over,
+                 synced, renamed, durable, in place), or with a step
+                 failing: after the restart exactly what was answered."""
 import glob
 import os
 import sys
@@ -405,4 +411,248 @@ def sync_fails_caller_gone():
 
 
 sync_fails_caller_gone()
+
+
+# ---------------------------------------------- deletes and compactions
+KEEP = 40
+
+
+def states(d, module):
+    """{instance: dormant} of module's kstats, every page of the chain."""
+    got, params = {}, {"dormant": True}
+    while True:
+        r = ok(d.call("io.statsd.Chain", params), "Chain", False)
+        for k in r.get("kstats", []):
+            if k["module"] == module:
+                got[k["instance"]] = "DORMANT" in k.get("flags", [])
+        if not r.get("cursor"):
+            return got
+        params["cursor"] = r["cursor"]
+
+
+def churn(d, c, spec, want, until, limit=4000):
+    """PERSISTENT kstats of module ch made, deleted (dormant), deleted
+    again (gone), one call at a time, until until() or statsd stops. want
+    ({instance: dormant}) follows every answer. Returns: the call in
+    flight when statsd stopped (instance, state before, state after), or
+    None."""
+    for n in range(limit):
+        i, step = n // 3, n % 3
+        before = want.get(i, "none")
+        if step == 0:
+            method, after = "io.statsd.KstatCreate", False
+            params = {"module": "ch", "instance": i, "name": "k",
+                      "template": spec, "flags": ["PERSISTENT"]}
+        else:
+            method, after = "io.statsd.KstatDelete", (
+                True if step == 1 else "none")
+            params = {"module": "ch", "instance": i, "name": "k"}
+        try:
+            c.send(method, params)
+            r = c.recv()
+        except OSError:
+            r = None
+        if r is None:
+            return (i, before, after)
+        if "error" not in r:
+            if after == "none":
+                want.pop(i, None)
+            else:
+                want[i] = after
+            if step > 0:
+                check(r["parameters"]["dormant"] == (after is True),
+                      "KstatDelete says whether it went dormant", False)
+        if step == 2 and until():
+            return None
+    return None
+
+
+def churn_restart_check(d, what, want, pending):
+    """After the restart: exactly what was answered (the call in flight
+    at the crash: before or after it), the KEEP made first, no
+    compaction's file left, no damage."""
+    got = states(d, "ch")
+    ok_states = [want]
+    if pending is not None:
+        i, before, after = pending
+        for st in (before, after):
+            alt = dict(want)
+            alt.pop(i, None)
+            if st != "none":
+                alt[i] = st
+            ok_states.append(alt)
+    check(got in ok_states, "%s: after the restart exactly what was "
+          "answered (%d kstats; differ at %s)" % (
+              what, len(got), sorted(set(got.items()) ^
+                                     set(want.items()))[:6]))
+    check(states(d, "keep") == {i: False for i in range(KEEP)},
+          "%s: the %d made first, as they were" % (what, KEEP))
+    check(not os.path.exists(os.path.join(d.state,
+                                          "statsd.checkpoint.tmp")),
+          "%s: no compaction's file left" % what)
+    check(persistence(d)["damaged_records"] == 0, "%s: no damage" % what)
+
+
+def churn_start(d, crash_at=None, fail_at=None):
+    if fail_at:
+        os.environ["STATSD_TEST_FAIL_AT"] = fail_at
+    try:
+        start(d, crash_at)
+    finally:
+        os.environ.pop("STATSD_TEST_FAIL_AT", None)
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    ok(c.call("io.statsd.KstatCreateMany", {
+        "template": spec, "flags": ["PERSISTENT"], "kstats": [
+            {"module": "keep", "instance": i, "name": "k"}
+            for i in range(KEEP)]}), "the kstats kept", False)
+    return c, spec
+
+
+def churn_crash(point):
+    """Creates and deletes pipelined through compactions (the log
+    compacted while they go on), statsd stopped at point: after the
+    restart, exactly what was answered."""
+    d = Daemon(config="checkpoint_interval_ms = 100000\n")
+    c, spec = churn_start(d, point)
+    want = {}
+    pending = churn(d, c, spec, want, lambda: False)
+    check(pending is not None, "%s: statsd stopped at it" % point)
+    c.close()
+    crashed(d, point)
+    start(d)
+    churn_restart_check(d, point, want, pending)
+    # And it goes on: compacts again, creates and deletes.
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    c0 = persistence(d)["compactions"]
+    want = states(d, "ch")
+    more = {i + 10000: v for i, v in want.items()}
+    check(churn(d, c, spec, more, lambda: persistence(d)["compactions"] >
+                c0) is None, "%s: compacts again after the restart" % point)
+    c.close()
+    d.kill9()
+    start(d)
+    check(states(d, "keep") == {i: False for i in range(KEEP)},
+          "%s: the first ones kept through another kill" % point)
+    d.stop()
+    d.cleanup()
+
+
+# A delete's record written, not durable, not done.
+churn_crash("delete.written:7")
+# A compaction's new log written whole, handed to the thread.
+churn_crash("compact.handed")
+# Synced, not renamed: the old log is the log, the new one removed.
+churn_crash("compact.synced")
+# Renamed, its directory not synced.
+churn_crash("compact.renamed")
+# Durable, the loop not told: the changes waiting on it not answered.
+churn_crash("compact.durable")
+# In place, the changes waiting on it not yet answered.
+churn_crash("compact.swapped")
+# The second compaction's end.
+churn_crash("compact.synced:2")
+
+
+def churn_fail(point, logged):
+    """A step of a compaction's end fails on the thread: the changes
+    waiting are answered as their records are (the old log synced, or
+    the new one once its directory is), a later compaction works, and a
+    kill -9 then keeps exactly what was answered."""
+    d = Daemon(config="checkpoint_interval_ms = 100000\n")
+    c, spec = churn_start(d, fail_at=point)
+    want = {}
+    pending = churn(d, c, spec, want, lambda: logged in d.stderr() and
+                    persistence(d)["compactions"] >= 1)
+    check(pending is None, "%s: statsd goes on" % point)
+    check(logged in d.stderr(), "%s: the failure is logged" % point)
+    check(persistence(d)["compactions"] >= 1, "%s: a later compaction "
+          "works" % point)
+    check(states(d, "ch") == want, "%s: statsd has what was answered"
+          % point)
+    c.close()
+    d.kill9()
+    start(d)
+    churn_restart_check(d, point, want, None)
+    d.stop()
+    d.cleanup()
+
+
+churn_fail("compact.sync", "cannot compact")
+churn_fail("compact.rename", "cannot compact")
+churn_fail("compact.dirsync", "cannot sync the directory")
+
+
+def delete_sync_fails():
+    """The sync of a KstatDelete's record fails: the delete is refused
+    and not done (the kstat as it was, in statsd and after a restart)."""
+    d = Daemon(config="checkpoint_interval_ms = 100000\n")
+    os.environ["STATSD_TEST_FAIL_AT"] = "sync:2"
+    try:
+        start(d)
+    finally:
+        os.environ.pop("STATSD_TEST_FAIL_AT", None)
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    ok(c.call("io.statsd.KstatCreate", {
+        "module": "ch", "instance": 0, "name": "k", "template": spec,
+        "flags": ["PERSISTENT"]}), "a create (the first sync)")
+    r = c.call("io.statsd.KstatDelete", {"module": "ch", "instance": 0,
+                                         "name": "k"})
+    check(r.get("error") == "io.statsd.SystemError", "the delete whose "
+          "sync failed is refused: %s" % str(r)[:300])
+    check(states(d, "ch") == {0: False}, "and not done")
+    ok(c.call("io.statsd.SampleRatesSet", {"text": ""}), "SampleRatesSet")
+    r = ok(c.call("io.statsd.KstatDelete", {
+        "module": "ch", "instance": 0, "name": "k"}), "deleted again")
+    check(r["dormant"] is True, "dormant")
+    c.close()
+    d.kill9()
+    start(d)
+    check(states(d, "ch") == {0: True}, "after a kill -9: dormant, as "
+          "answered")
+    d.stop()
+    d.cleanup()
+
+
+delete_sync_fails()
+
+
+def deletes_at_once():
+    """Two connections delete the same PERSISTENT kstat at once, twice
+    (dormant, then removed): each call is answered as the kstat went,
+    and a kill -9 right after keeps what was answered."""
+    d = Daemon(config="checkpoint_interval_ms = 100000\n")
+    start(d)
+    spec = ok(d.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    key = {"module": "two", "instance": 0, "name": "k"}
+    ok(d.call("io.statsd.KstatCreate", dict(key, template=spec,
+                                            flags=["PERSISTENT"])), "made")
+    a, b = d.conn(), d.conn()
+    for want in (True, False):
+        a.send("io.statsd.KstatDelete", key)
+        b.send("io.statsd.KstatDelete", key)
+        ra, rb = a.recv(), b.recv()
+        for r in (ra, rb):
+            check(r is not None and "error" not in r and
+                  r["parameters"]["dormant"] is want, "a delete at once "
+                  "with another is answered %s: %s" % (
+                      "dormant" if want else "removed", str(r)[:200]))
+        check(states(d, "two") == ({0: True} if want else {}),
+              "and the kstat is %s" % ("dormant" if want else "gone"))
+    a.close()
+    b.close()
+    d.kill9()
+    start(d)
+    check(states(d, "two") == {}, "after a kill -9: gone, as answered")
+    d.stop()
+    d.cleanup()
+
+
+deletes_at_once()
 finish()

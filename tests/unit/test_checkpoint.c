@@ -9,7 +9,13 @@
  * set aside and statsd starts afresh; a damaged record in the middle of
  * the log is skipped (copied aside, counted) with the records after it
  * kept; a batch of kstats (KstatCreateMany's one record) cut short by a
- * crash leaves none of them. A container's PERSISTENT kstat
+ * crash leaves none of them; a compaction's new log is synced and
+ * renamed by the persistence thread while records go on being appended
+ * (to both files), and each step of that failing leaves a whole log; a
+ * new log's head is synced by the thread, and failing, started again;
+ * a crash at each of the thread's steps (the pass's sync handed over, a
+ * new log's head written or synced) leaves a whole log. A
+ * container's PERSISTENT kstat
  * comes back in its zone, found again by the container's cgroup, with its
  * owner's zone and its GZ_VIS. Each life of statsd runs in a
  * process of its own, as it does in earnest (the engine never forgets a
@@ -22,6 +28,7 @@
 #include <unistd.h>
 
 #include "checkpoint_priv.h"
+#include "crashpoint.h"
 #include "daemon_statsd.h"
 
 /* A reboot: the runtime directory comes back empty. */
@@ -479,6 +486,370 @@ START_TEST(a_container_kstat_comes_back_in_its_zone)
 }
 END_TEST
 
+/* ------------------------------------- durable off the loop: the thread */
+
+#define CP_N	20
+
+/* What the thread's steps are to do in a life (a failure point armed,
+ * or none), and what the life then finds. */
+static const char *cp_fail;
+
+static void
+cp_arm(void)
+{
+	if (cp_fail != NULL)
+		setenv("STATSD_TEST_FAIL_AT", cp_fail, 1);
+	else
+		unsetenv("STATSD_TEST_FAIL_AT");
+	crashpoint_init();
+}
+
+static void
+cp_wake(void *arg)
+{
+	(void)arg;
+}
+
+/* Run the loop until w is answered (bounded: a hang fails the test).
+ * Returns: its result. */
+static int
+cp_wait(struct statsd *d, struct checkpoint_wait *w)
+{
+	unsigned i;
+
+	for (i = 0; w->result == 1 && i < 1000000; i++)
+		event_base_loop(d->base, EVLOOP_ONCE);
+	ck_assert_int_ne(w->result, 1);
+	return w->result;
+}
+
+/* Put k's record unsynced and wait for it. Returns: the wait's
+ * result. */
+static int
+cp_put(struct statsd *d, struct reg_kstat *k)
+{
+	struct checkpoint_wait w = { .wake = cp_wake };
+	int r;
+
+	checkpoint_unsynced(d->checkpoint, true);
+	r = checkpoint_kstat_put(d->checkpoint, k, false);
+	checkpoint_unsynced(d->checkpoint, false);
+	if (r < 0)
+		return r;
+	r = checkpoint_wait(d->checkpoint, &w);
+	return r == 1 ? cp_wait(d, &w) : r;
+}
+
+static off_t
+cp_file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/*
+ * CP_N PERSISTENT kstats, then records of cp:0:k0 until the log is past
+ * its compaction's mark: the pass compacts it, and hands the new log's
+ * sync and rename to the thread; while the thread has it, cp:0:k1 is
+ * updated and put (its record goes to both files). Its wait is answered
+ * once the new log is in place (or, its end failing, the old one
+ * synced).
+ */
+static void
+compact_life(const char *rt, const char *st)
+{
+	struct checkpoint_wait w = { .wake = cp_wake };
+	struct reg_kstat *ks[CP_N];
+	struct reg_template *t;
+	struct checkpoint *c;
+	struct statsd d;
+	char name[16];
+	unsigned i;
+	bool seen = false;
+
+	cp_arm();
+	unit_statsd_start(&d, rt, st);
+	c = d.checkpoint;
+	t = unit_template(&d, UNIT_TPL);
+	for (i = 0; i < CP_N; i++) {
+		snprintf(name, sizeof(name), "k%u", i);
+		ks[i] = unit_kstat(&d, t, "cp", name, KSTAT_FLAG_PERSISTENT,
+		    NULL);
+		unit_persist(&d, ks[i]);
+		ck_assert_int_eq(cp_put(&d, ks[i]), 0);
+	}
+	/* Old records of k0 until compacting is due (written, the loop
+	 * not run: the pass starts from the loop's next turn). */
+	checkpoint_unsynced(c, true);
+	while (c->size <= 2 * c->live + CKPT_COMPACT_MIN)
+		ck_assert_int_eq(checkpoint_kstat_put(c, ks[0], false), 0);
+	checkpoint_unsynced(c, false);
+	for (i = 0; i < 100000 && !c->swapping && c->compactions == 0; i++)
+		event_base_loop(d.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	/* Between the loop's turn that handed it over and the one told it
+	 * is done (the thread's answer comes through the loop): never in
+	 * one turn. */
+	seen = c->swapping;
+	ck_assert(seen);
+	ck_assert_int_ge(cp_file_size(c->tmp), 1);
+	unit_update(&d, ks[1], 7);
+	checkpoint_unsynced(c, true);
+	ck_assert_int_eq(checkpoint_kstat_put(c, ks[1], false), 0);
+	checkpoint_unsynced(c, false);
+	ck_assert_int_eq(checkpoint_wait(c, &w), 1);
+	ck_assert_int_eq(cp_wait(&d, &w), 0);
+	ck_assert(!c->swapping);
+	/* Failing before its rename: the log as it was (its record synced
+	 * there); after: the new one, in place. */
+	if (cp_fail != NULL && strncmp(cp_fail, "compact.dirsync", 15) != 0)
+		ck_assert_uint_eq(c->compactions, 0);
+	else
+		ck_assert_uint_eq(c->compactions, 1);
+	ck_assert_int_eq(cp_file_size(c->tmp), -1);
+	ck_assert_int_eq(cp_file_size(c->path), (off_t)c->size);
+	ck_assert_uint_eq(c->synced, c->size);
+	/* Told to the state directory's health: usable again (a sync that
+	 * works came after any failure). */
+	ck_assert(checkpoint_status(c, NULL));
+	/* As a kill -9 leaves it: no last checkpoint. */
+	unit_statsd_stop(&d, false);
+}
+
+/* After a reboot (from the log alone): every kstat, cp:0:k1 with the
+ * update its record made while the compaction was being put in place
+ * holds; and the log compacts again (no failure armed). */
+static void
+compact_back(const char *rt, const char *st)
+{
+	struct reg_kstat *k;
+	struct statsd d;
+	char name[16];
+	unsigned i;
+
+	cp_fail = NULL;
+	cp_arm();
+	unit_statsd_start(&d, rt, st);
+	for (i = 0; i < CP_N; i++) {
+		snprintf(name, sizeof(name), "k%u", i);
+		k = registry_kstat_find(d.reg, "cp", 0, name);
+		ck_assert_ptr_nonnull(k);
+		ck_assert_uint_eq(unit_sum(k), i == 1 ? 7 : 0);
+	}
+	ck_assert_uint_eq(d.checkpoint->damaged_records, 0);
+	unit_statsd_stop(&d, true);
+}
+
+static void
+compact_case(const char *fail)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir();
+
+	cp_fail = fail;
+	life(compact_life, rt, st);
+	reboot(rt);
+	life(compact_back, rt, st);
+	free(rt);
+	free(st);
+}
+
+START_TEST(a_compaction_is_put_in_place_by_the_thread)
+{
+	compact_case(NULL);
+}
+END_TEST
+
+/* Each step of the end failing once: before the rename the old log
+ * stays (what was appended meanwhile synced there), after it (its
+ * directory's sync) the new one is synced again before the changes
+ * waiting are answered. */
+START_TEST(a_compaction_whose_end_fails_keeps_a_whole_log)
+{
+	compact_case("compact.sync");
+	compact_case("compact.rename");
+	compact_case("compact.dirsync");
+}
+END_TEST
+
+/*
+ * The log gone while statsd runs (its descriptor closed, as a cut of a
+ * log whose head was never durable leaves it): the next PERSISTENT
+ * change starts a new one, whose head's sync (and its directory's) the
+ * thread makes before the change's. Failing, the change is refused and
+ * the log started again by the next one.
+ */
+static void
+open_life(const char *rt, const char *st)
+{
+	struct reg_template *t;
+	struct reg_kstat *k;
+	struct checkpoint *c;
+	struct statsd d;
+
+	cp_arm();
+	unit_statsd_start(&d, rt, st);
+	c = d.checkpoint;
+	t = unit_template(&d, UNIT_TPL);
+	k = unit_kstat(&d, t, "op", "k", KSTAT_FLAG_PERSISTENT, NULL);
+	unit_persist(&d, k);
+	close(c->fd);
+	c->fd = -1;
+	ck_assert_int_eq(unlink(c->path), 0);
+	if (cp_fail != NULL) {
+		ck_assert_int_lt(cp_put(&d, k), 0);
+		/* Nothing of it: not even a head. */
+		ck_assert_int_eq(c->fd, -1);
+		ck_assert_int_le(cp_file_size(c->path), 0);
+	}
+	ck_assert_int_eq(cp_put(&d, k), 0);
+	ck_assert_int_ge(c->fd, 0);
+	ck_assert_uint_eq(c->synced, c->size);
+	ck_assert_int_eq(cp_file_size(c->path), (off_t)c->size);
+	unit_statsd_stop(&d, false);
+}
+
+static void
+open_back(const char *rt, const char *st)
+{
+	struct statsd d;
+
+	cp_fail = NULL;
+	cp_arm();
+	unit_statsd_start(&d, rt, st);
+	ck_assert_ptr_nonnull(registry_kstat_find(d.reg, "op", 0, "k"));
+	ck_assert_uint_eq(d.checkpoint->damaged_records, 0);
+	unit_statsd_stop(&d, false);
+}
+
+static void
+open_case(const char *fail)
+{
+	char *rt = unit_tmpdir(), *st = unit_tmpdir();
+
+	cp_fail = fail;
+	life(open_life, rt, st);
+	reboot(rt);
+	life(open_back, rt, st);
+	free(rt);
+	free(st);
+}
+
+START_TEST(a_new_log_is_started_by_the_thread)
+{
+	open_case(NULL);
+	open_case("open.sync");
+}
+END_TEST
+
+/* Run fn as a life of statsd that must stop at the crash point armed
+ * (exit CRASHPOINT_EXIT, as a kill -9 there leaves it). */
+static const char *cp_crash;
+
+static void
+life_crash(life_fn *fn, const char *rt, const char *st)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		setenv("STATSD_TEST_CRASH_AT", cp_crash, 1);
+		fn(rt, st);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) ==
+	    CRASHPOINT_EXIT, "statsd did not stop at %s (status %d)",
+	    cp_crash, status);
+}
+
+/* A kept kstat updated to 9 and put; updated to 11; the periodic pass
+ * writes its record and hands the sync to the thread. */
+static void
+pass_life(const char *rt, const char *st)
+{
+	struct reg_template *t;
+	struct reg_kstat *k;
+	struct statsd d;
+	unsigned i;
+
+	cp_fail = NULL;
+	cp_arm();
+	unit_statsd_start(&d, rt, st);
+	t = unit_template(&d, UNIT_TPL);
+	k = unit_kstat(&d, t, "ps", "k", KSTAT_FLAG_PERSISTENT, NULL);
+	unit_persist(&d, k);
+	unit_update(&d, k, 9);
+	ck_assert_int_eq(cp_put(&d, k), 0);
+	unit_update(&d, k, 2);
+	event_active(d.checkpoint->ev_tick, EV_TIMEOUT, 0);
+	for (i = 0; i < 1000; i++)
+		event_base_loop(d.base, EVLOOP_ONCE | EVLOOP_NONBLOCK);
+	/* (Not reached with the crash point armed.) */
+	unit_statsd_stop(&d, false);
+}
+
+/* After a reboot, from the log alone: the pass's record, whole. */
+static void
+pass_back(const char *rt, const char *st)
+{
+	struct reg_kstat *k;
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	k = registry_kstat_find(d.reg, "ps", 0, "k");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_uint_eq(unit_sum(k), 11);
+	ck_assert_uint_eq(d.checkpoint->damaged_records, 0);
+	unit_statsd_stop(&d, false);
+}
+
+/* A new log while statsd runs, killed with its head written and not
+ * synced, or synced by the thread and the loop not told: after the
+ * restart an empty log, or one with the kstat (its record may have been
+ * written meanwhile; its caller was not answered), never damage. */
+static void
+open_crash_back(const char *rt, const char *st)
+{
+	struct statsd d;
+
+	unit_statsd_start(&d, rt, st);
+	if (strcmp(cp_crash, "log.opened") == 0)
+		ck_assert_ptr_null(registry_kstat_find(d.reg, "op", 0, "k"));
+	ck_assert_uint_eq(d.checkpoint->damaged_records, 0);
+	ck_assert_int_ge(d.checkpoint->fd, 0);
+	unit_statsd_stop(&d, false);
+}
+
+START_TEST(crash_at_each_step_of_the_thread)
+{
+	static const char *const opens[] = { "log.opened", "open.synced" };
+	char *rt, *st;
+	size_t i;
+
+	/* The periodic pass's records handed to the thread. */
+	rt = unit_tmpdir();
+	st = unit_tmpdir();
+	cp_crash = "pass.handed";
+	life_crash(pass_life, rt, st);
+	reboot(rt);
+	life(pass_back, rt, st);
+	free(rt);
+	free(st);
+	for (i = 0; i < sizeof(opens) / sizeof(opens[0]); i++) {
+		rt = unit_tmpdir();
+		st = unit_tmpdir();
+		cp_fail = NULL;
+		cp_crash = opens[i];
+		life_crash(open_life, rt, st);
+		reboot(rt);
+		life(open_crash_back, rt, st);
+		free(rt);
+		free(st);
+	}
+}
+END_TEST
+
 static Suite *
 checkpoint_suite(void)
 {
@@ -491,6 +862,10 @@ checkpoint_suite(void)
 	tcase_add_test(tc, a_batch_cut_short_leaves_none_of_it);
 	tcase_add_test(tc, a_second_record_of_one_name_is_refused);
 	tcase_add_test(tc, a_container_kstat_comes_back_in_its_zone);
+	tcase_add_test(tc, a_compaction_is_put_in_place_by_the_thread);
+	tcase_add_test(tc, a_compaction_whose_end_fails_keeps_a_whole_log);
+	tcase_add_test(tc, a_new_log_is_started_by_the_thread);
+	tcase_add_test(tc, crash_at_each_step_of_the_thread);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -128,7 +128,14 @@ struct reg_kstat {
 	uint64_t		 changes;
 	uint64_t		 ckpt_saved, ckpt_pending;
 	uint64_t		 ckpt_bytes, ckpt_pbytes;
+	/* A delete whose record is written, not yet durable, not yet done
+	 * (CKPT_DEL_*): the checkpoint's pass writes the state it is
+	 * going to, not the one it leaves. */
+	uint8_t			 ckpt_deleting;
 };
+
+#define CKPT_DEL_SLEEP	1	/* going dormant */
+#define CKPT_DEL_DROP	2	/* a dormant one removed for good */
 
 struct registry_stats {
 	uint64_t	kstats;		/* active */

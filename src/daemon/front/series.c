@@ -151,8 +151,15 @@ series_durable(struct series *s, struct reg_kstat *k, bool revived)
 		if (r == 0)
 			k->storage = mirror_storage(m);
 	}
-	if (r == 0 && d->checkpoint != NULL)
+	/* Its record written here, synced by the persistence thread (no
+	 * one is answered for a datagram). */
+	if (r == 0 && d->checkpoint != NULL) {
+		checkpoint_unsynced(d->checkpoint, true);
 		r = checkpoint_kstat_put(d->checkpoint, k, false);
+		checkpoint_unsynced(d->checkpoint, false);
+		if (r == 0)
+			checkpoint_flush(d->checkpoint);
+	}
 	if (r < 0) {
 		if (revived)
 			(void)registry_kstat_delete(d->reg, k);
@@ -902,9 +909,13 @@ series_expire(struct series *s, uint64_t now, unsigned budget)
 		if (k != NULL && !k->dormant) {
 			/* Dormant in the checkpoint first, as KstatDelete. */
 			if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) &&
-			    s->d->checkpoint != NULL)
+			    s->d->checkpoint != NULL) {
+				checkpoint_unsynced(s->d->checkpoint, true);
 				(void)checkpoint_kstat_put(s->d->checkpoint, k,
 				    true);
+				checkpoint_unsynced(s->d->checkpoint, false);
+				checkpoint_flush(s->d->checkpoint);
+			}
 			(void)registry_kstat_delete(s->d->reg, k);
 		}
 		series_unslot(s, i);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * checkpoint.c: the checkpoint log (see checkpoint.h) while statsd runs:
- * the records of kstats and templates, synced appends for each
- * PERSISTENT create, revive, delete and removal, the periodic pass that
- * appends changed blobs (or compacts the log) in slices, and the state
- * directory's health. A record's frame is ck_frame.c's; loading at
- * start, ck_load.c's.
+ * the records of kstats and templates, appended for each PERSISTENT
+ * create, revive, delete and removal and synced by the persistence
+ * thread (syncer.c) while the callers wait, the periodic pass that
+ * appends changed blobs (or compacts the log) in slices and hands its
+ * sync (a compaction's rename) to the thread, and the state directory's
+ * health. A record's frame is ck_frame.c's; loading at start,
+ * ck_load.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -44,6 +46,7 @@
 
 static void checkpoint_tick_cb(evutil_socket_t fd, short what, void *arg);
 static void checkpoint_step_cb(evutil_socket_t fd, short what, void *arg);
+static int ck_write_now(struct checkpoint *c);
 
 /* -------------------------------------------------------------- records */
 
@@ -175,10 +178,12 @@ ck_ok(struct checkpoint *c)
 	c->why[0] = '\0';
 }
 
+/* fsync(2) the directory dir (a name made or renamed in it durable);
+ * from either thread. Returns: 0; -errno. */
 static int
-ck_sync_dir(struct checkpoint *c)
+ck_fsync_dir(const char *dir)
 {
-	int fd = open(c->d->state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	int r = 0;
 
 	if (fd < 0)
@@ -189,10 +194,108 @@ ck_sync_dir(struct checkpoint *c)
 	return r;
 }
 
+static int
+ck_sync_dir(struct checkpoint *c)
+{
+	return ck_fsync_dir(c->d->state_dir);
+}
+
+/*
+ * What the persistence thread does besides syncing the log: a new log's
+ * first sync (its head, and its name in the directory), and a
+ * compaction's end (its new log synced, renamed over the old one, the
+ * rename made durable). Each owns a duplicate of the file's descriptor
+ * and copies of the names, so that the loop may close or cut its own
+ * meanwhile.
+ */
+struct ck_job {
+	int	fd;
+	bool	renamed;	/* (a compaction) its rename was done */
+	char	path[PATH_MAX];
+	char	tmp[PATH_MAX];
+	char	dir[PATH_MAX];
+};
+
+static struct ck_job *
+ck_job_new(struct checkpoint *c, int fd)
+{
+	struct ck_job *j = calloc(1, sizeof(*j));
+
+	if (j == NULL)
+		return NULL;
+	j->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (j->fd < 0) {
+		free(j);
+		return NULL;
+	}
+	snprintf(j->path, sizeof(j->path), "%s", c->path);
+	snprintf(j->tmp, sizeof(j->tmp), "%s", c->tmp);
+	snprintf(j->dir, sizeof(j->dir), "%s", c->d->state_dir);
+	return j;
+}
+
+static void
+ck_job_free(struct ck_job *j)
+{
+	close(j->fd);
+	free(j);
+}
+
+/* On the thread: a new log's head and name durable. */
+static int
+ck_open_work(void *arg)
+{
+	struct ck_job *j = arg;
+	int r;
+
+	r = crashpoint_fail("open.sync") ? -EIO :
+	    fdatasync(j->fd) < 0 ? -errno : 0;
+	if (r == 0)
+		r = ck_fsync_dir(j->dir);
+	if (r < 0)
+		return r;
+	/* Durable, the loop not yet told. */
+	crashpoint("open.synced");
+	return 0;
+}
+
+/* On the thread: a compaction's new log synced, renamed into place, the
+ * rename durable. A crash before the rename leaves the old log (the new
+ * one beside it is removed at start); after it, the new one, which holds
+ * every record the old one had synced. */
+static int
+ck_compact_work(void *arg)
+{
+	struct ck_job *j = arg;
+	int r;
+
+	r = crashpoint_fail("compact.sync") ? -EIO :
+	    fdatasync(j->fd) < 0 ? -errno : 0;
+	if (r < 0)
+		return r;
+	crashpoint("compact.synced");
+	r = crashpoint_fail("compact.rename") ? -EIO :
+	    rename(j->tmp, j->path) < 0 ? -errno : 0;
+	if (r < 0)
+		return r;
+	j->renamed = true;
+	crashpoint("compact.renamed");
+	r = crashpoint_fail("compact.dirsync") ? -EIO : ck_fsync_dir(j->dir);
+	if (r < 0)
+		return r;
+	/* Durable, the loop not yet told. */
+	crashpoint("compact.durable");
+	return 0;
+}
+
+static bool ck_thread(struct checkpoint *c);
+
 /* Open the log for appending (making the state directory if needed, and
- * the log's head if it is new). Returns: 0; -errno with c->why set. */
-int
-ck_open(struct checkpoint *c)
+ * the log's head if it is new). A new log's head is synced here, or (if
+ * defer and the persistence thread can take it) by the thread, before
+ * any append's sync. Returns: 0; -errno with c->why set. */
+static int
+ck_open_how(struct checkpoint *c, bool defer)
 {
 	struct stat st;
 	size_t len;
@@ -218,9 +321,27 @@ ck_open(struct checkpoint *c)
 		return ck_failed(c, "not a regular file:", -EINVAL);
 	}
 	if (st.st_size == 0) {
+		struct ck_job *j = NULL;
+
 		head = ck_head(&len);
 		r = head == NULL ? -ENOMEM : ck_write_all(fd, head, len);
 		free(head);
+		/* Written, not durable. */
+		if (r == 0)
+			crashpoint("log.opened");
+		if (r == 0 && defer && !c->inline_sync && ck_thread(c) &&
+		    (j = ck_job_new(c, fd)) != NULL) {
+			struct syncer_req req = { c->seq, len, c->gen,
+			    ck_open_work, j };
+
+			if (syncer_job(c->syncer, &req) == 0) {
+				c->fd = fd;
+				c->size = len;
+				c->synced = 0;
+				return 0;
+			}
+			ck_job_free(j);
+		}
 		if (r == 0 && (ck_sync(fd) < 0 || ck_sync_dir(c) < 0))
 			r = -errno;
 		if (r < 0) {
@@ -236,18 +357,25 @@ ck_open(struct checkpoint *c)
 	return 0;
 }
 
+int
+ck_open(struct checkpoint *c)
+{
+	return ck_open_how(c, false);
+}
+
 /* ------------------------------------------------- durable off the loop */
 
-/* Tell the changes waiting up to seq (all of them: UINT64_MAX) how they
- * ended. */
+/* Tell the changes waiting past from and up to upto (all of them: 0,
+ * UINT64_MAX) how they ended. */
 static void
-ck_settle(struct checkpoint *c, uint64_t upto, int result)
+ck_settle_range(struct checkpoint *c, uint64_t from, uint64_t upto,
+    int result)
 {
 	struct checkpoint_wait *w, *next;
 
 	for (w = c->waiters; w != NULL; w = next) {
 		next = w->next;
-		if (w->seq > upto)
+		if (w->seq > upto || w->seq <= from)
 			continue;
 		*w->prevp = w->next;
 		if (w->next != NULL)
@@ -257,6 +385,12 @@ ck_settle(struct checkpoint *c, uint64_t upto, int result)
 		w->result = result;
 		w->wake(w->arg);
 	}
+}
+
+static void
+ck_settle(struct checkpoint *c, uint64_t upto, int result)
+{
+	ck_settle_range(c, 0, upto, result);
 }
 
 /* Everything appended is durable now (a sync in the loop). */
@@ -277,7 +411,25 @@ ck_all_durable(struct checkpoint *c)
 static int
 ck_cut(struct checkpoint *c, const char *what, int err)
 {
-	if (c->fd >= 0 && ftruncate(c->fd, (off_t)c->synced) == 0) {
+	if (c->swapping) {
+		/* The thread is putting the new log in place: which file is
+		 * the log is known when it is done (ck_swapped cuts it). The
+		 * changes appended since it was handed over are told now;
+		 * those before wait for it (it has their records). */
+		c->swap_cut = true;
+		c->cut_err = err;
+		(void)ck_failed(c, what, err);
+		ck_settle_range(c, c->swap_seq, UINT64_MAX, err);
+		return err;
+	}
+	if (c->fd >= 0 && c->synced == 0) {
+		/* Not even its head is durable: started again when next
+		 * opened. */
+		if (ftruncate(c->fd, 0) < 0)
+			(void)unlink(c->path);
+		close(c->fd);
+		c->fd = -1;
+	} else if (c->fd >= 0 && ftruncate(c->fd, (off_t)c->synced) == 0) {
 		c->size = c->synced;
 	} else if (c->fd >= 0) {
 		close(c->fd);
@@ -291,6 +443,8 @@ ck_cut(struct checkpoint *c, const char *what, int err)
 	}
 	c->passing = false;
 	c->seq_durable = c->seq;
+	/* Records of the pass may have gone with the tail. */
+	c->rewrite = true;
 	/* A template record may have gone with the tail: each is written
 	 * again with its next kstat (a second record of one is harmless). */
 	if (c->d->reg != NULL) {
@@ -305,12 +459,46 @@ ck_cut(struct checkpoint *c, const char *what, int err)
 	return err;
 }
 
+static void ck_swapped(struct checkpoint *c, struct ck_job *j,
+    const struct syncer_req *req, int err);
+
+/* A new log's head is durable, or not (in the loop). */
+static void
+ck_opened(struct checkpoint *c, struct ck_job *j,
+    const struct syncer_req *req, int err)
+{
+	ck_job_free(j);
+	/* Cut or replaced since: nothing left of it to make durable. */
+	if (req->gen != c->gen)
+		return;
+	if (err < 0) {
+		(void)ck_cut(c, "cannot start", err);
+		return;
+	}
+	if (req->size > c->synced)
+		c->synced = req->size;
+	/* (A compaction's log whose directory sync failed once: the
+	 * changes it holds.) */
+	if (req->seq > c->seq_durable)
+		c->seq_durable = req->seq;
+	ck_ok(c);
+	ck_settle(c, c->seq_durable, 0);
+}
+
 /* The persistence thread synced req (in the loop). */
 static void
 ck_synced(void *arg, const struct syncer_req *req, int err)
 {
 	struct checkpoint *c = arg;
 
+	if (req->work == ck_open_work) {
+		ck_opened(c, req->arg, req, err);
+		return;
+	}
+	if (req->work == ck_compact_work) {
+		ck_swapped(c, req->arg, req, err);
+		return;
+	}
 	/* The log was cut or replaced since: its waiters were told then. */
 	if (req->gen != c->gen)
 		return;
@@ -340,15 +528,36 @@ checkpoint_unsynced(struct checkpoint *c, bool on)
 	c->unsynced += on ? 1 : -1;
 }
 
+/* Have the thread sync what was appended (while a compaction's new log
+ * is being put in place, that file: the syncs of the old one do not
+ * count). Returns: 0; -errno (nothing asked). */
+static int
+ck_request(struct checkpoint *c)
+{
+	struct syncer_req req = { c->seq, c->swapping ? c->csize : c->size,
+	    c->gen, NULL, NULL };
+	int fd = c->swapping ? c->cfd : c->fd;
+
+	if (fd < 0 || c->syncer == NULL)
+		return -EIO;
+	return syncer_request(c->syncer, fd, &req);
+}
+
 int
 checkpoint_wait(struct checkpoint *c, struct checkpoint_wait *w)
 {
-	struct syncer_req req = { c->seq, c->size, c->gen };
 	int r;
 
 	if (c->seq_durable >= c->seq)
 		return 0;
-	r = c->fd < 0 ? -EIO : syncer_request(c->syncer, c->fd, &req);
+	r = ck_request(c);
+	if (r < 0 && c->swapping && c->syncer != NULL) {
+		/* (Out of descriptors.) Finish the compaction, then sync
+		 * the log here. */
+		syncer_drain(c->syncer);
+		if (c->seq_durable >= c->seq)
+			return 0;
+	}
 	if (r < 0) {
 		/* The thread cannot take it: sync here. */
 		if (c->fd < 0 || ck_sync(c->fd) < 0)
@@ -367,6 +576,23 @@ checkpoint_wait(struct checkpoint *c, struct checkpoint_wait *w)
 }
 
 void
+checkpoint_flush(struct checkpoint *c)
+{
+	if (c->seq_durable >= c->seq || c->fd < 0)
+		return;
+	if (ck_request(c) == 0)
+		return;
+	if (c->swapping)
+		syncer_drain(c->syncer);
+	if (c->seq_durable >= c->seq)
+		return;
+	if (ck_sync(c->fd) < 0)
+		(void)ck_cut(c, "cannot sync", -errno);
+	else
+		ck_all_durable(c);
+}
+
+void
 checkpoint_wait_cancel(struct checkpoint *c, struct checkpoint_wait *w)
 {
 	(void)c;
@@ -379,11 +605,11 @@ checkpoint_wait_cancel(struct checkpoint *c, struct checkpoint_wait *w)
 	w->prevp = NULL;
 }
 
-/* Are appends to be left unsynced (the thread syncs them)? */
+/* Is the persistence thread there (started if not yet)? */
 static bool
-ck_deferring(struct checkpoint *c)
+ck_thread(struct checkpoint *c)
 {
-	if (c->unsynced <= 0 || c->no_syncer)
+	if (c->no_syncer)
 		return false;
 	if (c->syncer == NULL && syncer_new(c->d->base, ck_synced, c,
 	    &c->syncer) < 0) {
@@ -393,6 +619,13 @@ ck_deferring(struct checkpoint *c)
 		return false;
 	}
 	return true;
+}
+
+/* Are appends to be left unsynced (the thread syncs them)? */
+static bool
+ck_deferring(struct checkpoint *c)
+{
+	return c->unsynced > 0 && !c->inline_sync && ck_thread(c);
 }
 
 /* Append records (NULL ends the list; each taken over) to the log, and
@@ -407,7 +640,7 @@ ck_append(struct checkpoint *c, json_t **recs, size_t n, uint64_t *ret_len)
 	char *line;
 	int r;
 
-	r = ck_open(c);
+	r = ck_open_how(c, ck_deferring(c));
 	if (r < 0) {
 		for (i = 0; i < n; i++)
 			json_decref(recs[i]);
@@ -422,7 +655,15 @@ ck_append(struct checkpoint *c, json_t **recs, size_t n, uint64_t *ret_len)
 			break;
 		}
 		r = ck_write_rec(c->fd, line, len);
-		if (r == 0 && c->cfd >= 0 && ck_write_all(c->cfd, line,
+		if (r == 0 && c->swapping) {
+			/* The new log, about to be the log, must have it:
+			 * failing that, the record is cut off. */
+			r = ck_write_all(c->cfd, line, len);
+			if (r == 0) {
+				c->csize += len;
+				c->clive += len;
+			}
+		} else if (r == 0 && c->cfd >= 0 && ck_write_all(c->cfd, line,
 		    len) < 0) {
 			/* The compaction cannot follow: drop it. */
 			close(c->cfd);
@@ -447,6 +688,15 @@ ck_append(struct checkpoint *c, json_t **recs, size_t n, uint64_t *ret_len)
 	if (r == 0 && ck_deferring(c)) {
 		c->seq++;
 		goto appended;
+	}
+	if (r == 0 && c->swapping) {
+		uint64_t gen = c->gen;
+
+		/* (No thread could take it.) The compaction's end first:
+		 * the record is to be synced in the file that is the log. */
+		syncer_drain(c->syncer);
+		if (c->gen != gen)
+			r = -EIO;
 	}
 	if (r == 0 && ck_sync(c->fd) < 0)
 		r = -errno;
@@ -477,6 +727,11 @@ checkpoint_kstat_put(struct checkpoint *c, struct reg_kstat *k, bool dormant)
 
 	if (!ck_kept(c, k))
 		return 0;
+	/* A delete waiting on its record: the state it goes to (a dormant
+	 * one removed has no record any more). */
+	if (k->dormant && k->ckpt_deleting == CKPT_DEL_DROP)
+		return 0;
+	dormant = dormant || k->ckpt_deleting == CKPT_DEL_SLEEP;
 	if (k->tpl->ckpt_bytes == 0)
 		recs[n++] = ck_template_rec(k->tpl);
 	recs[n++] = ck_kstat_rec(c, k, dormant);
@@ -663,7 +918,9 @@ ck_pass_one(struct checkpoint *c, struct reg_kstat *k)
 		}
 		total += len;
 	}
-	rec = ck_kstat_rec(c, k, k->dormant);
+	/* Going dormant (a delete waiting on its record): as it will be. */
+	rec = ck_kstat_rec(c, k, k->dormant || (k->ckpt_deleting ==
+	    CKPT_DEL_SLEEP));
 	line = rec != NULL ? ck_line(rec, &len) : NULL;
 	json_decref(rec);
 	if (line == NULL || ck_write_all(fd, line, len) < 0) {
@@ -685,19 +942,174 @@ ck_pass_one(struct checkpoint *c, struct reg_kstat *k)
 	return total + len;
 }
 
+/* A compaction's new log is the log (its records now count, and the
+ * templates it lacks are not in the log any more). */
+static void
+ck_compacted(struct checkpoint *c, uint64_t meta_len)
+{
+	struct reg_template **tpls;
+	size_t n, i;
+
+	close(c->fd);
+	c->fd = c->cfd;
+	c->cfd = -1;
+	c->size = c->csize;
+	c->live = c->clive;
+	c->meta_bytes = meta_len;
+	c->compactions++;
+	c->compact_now = false;
+	c->rewrite = false;
+	n = registry_templates(c->d->reg, &tpls);
+	for (i = 0; i < n; i++)
+		tpls[i]->ckpt_bytes = tpls[i]->ckpt_gen == c->cgen ?
+		    tpls[i]->ckpt_pending : 0;
+}
+
+/* The pass's records are written: what they hold is the kstats' saved
+ * state (the bytes of a compaction's, once its log is the log). */
+static void
+ck_pass_saved(struct checkpoint *c)
+{
+	struct reg_kstat **ks;
+	size_t n, i;
+
+	n = registry_kstats(c->d->reg, &ks);
+	for (i = 0; i < n; i++) {
+		ks[i]->ckpt_saved = ks[i]->ckpt_pending;
+		if (ks[i]->ckpt_pbytes != 0) {
+			ks[i]->ckpt_bytes = ks[i]->ckpt_pbytes;
+			ks[i]->ckpt_pbytes = 0;
+		}
+	}
+}
+
+/* A compaction's new log is dropped: the log is as it was. */
+static void
+ck_compact_drop(struct checkpoint *c)
+{
+	struct reg_kstat **ks;
+	size_t n, i;
+
+	close(c->cfd);
+	c->cfd = -1;
+	(void)unlink(c->tmp);
+	n = registry_kstats(c->d->reg, &ks);
+	for (i = 0; i < n; i++)
+		ks[i]->ckpt_pbytes = 0;
+}
+
+/*
+ * The persistence thread is done with a compaction's end (in the loop):
+ * the new log is the log (renamed), or the old one still is. Records
+ * appended meanwhile went to both files; their syncs, asked for on the
+ * new file, run after this one's on the thread, so they count only once
+ * the new file is the log.
+ */
+static void
+ck_swapped(struct checkpoint *c, struct ck_job *j,
+    const struct syncer_req *req, int err)
+{
+	bool renamed = j->renamed, cut = c->swap_cut;
+
+	ck_job_free(j);
+	c->swapping = false;
+	c->swap_cut = false;
+	if (!renamed) {
+		/* The old log stays; what was appended to it since its last
+		 * sync is synced anew (the syncs asked for on the new file
+		 * are void). */
+		ck_compact_drop(c);
+		c->gen++;
+		if (cut) {
+			(void)ck_cut(c, "cannot write", c->cut_err);
+			return;
+		}
+		(void)ck_failed(c, "cannot compact", err);
+		if (c->seq_durable < c->seq && ck_request(c) < 0)
+			(void)ck_cut(c, "cannot sync", -EIO);
+		return;
+	}
+	ck_compacted(c, c->swap_meta);
+	ck_pass_saved(c);
+	c->synced = req->size;
+	if (err < 0 && !cut) {
+		/* Renamed, and then the directory's sync failed: the new
+		 * log is synced, its name may not be. Its head's job again
+		 * (file and directory synced) answers the changes waiting,
+		 * those it holds too; failing again, the log is cut. */
+		struct ck_job *retry = ck_job_new(c, c->fd);
+		struct syncer_req again = { c->seq, c->size, c->gen,
+		    ck_open_work, retry };
+
+		(void)ck_failed(c, "cannot sync the directory of", err);
+		if (retry != NULL && syncer_job(c->syncer, &again) == 0)
+			return;
+		if (retry != NULL)
+			ck_job_free(retry);
+	}
+	if (err < 0 || cut) {
+		/* The log was cut meanwhile (or the directory cannot be
+		 * synced): the changes the new log holds synced are
+		 * durable; the rest is cut off, and the log rewritten whole
+		 * at the next pass. */
+		if (err == 0 && req->seq > c->seq_durable) {
+			c->seq_durable = req->seq;
+			ck_settle(c, c->seq_durable, 0);
+		}
+		(void)ck_cut(c, "cannot write", err < 0 ? err : c->cut_err);
+		return;
+	}
+	if (req->seq > c->seq_durable)
+		c->seq_durable = req->seq;
+	/* The new log in place, durable; the changes waiting on it not yet
+	 * answered. */
+	crashpoint("compact.swapped");
+	ck_ok(c);
+	ck_settle(c, c->seq_durable, 0);
+}
+
+/* A compaction's new log written: hand its sync and rename to the
+ * thread. Returns: whether it took it. */
+static bool
+ck_compact_hand(struct checkpoint *c, uint64_t meta_len)
+{
+	struct ck_job *j;
+	struct syncer_req req;
+
+	if (c->inline_sync || !ck_thread(c))
+		return false;
+	j = ck_job_new(c, c->cfd);
+	if (j == NULL)
+		return false;
+	/* Syncs of the old file asked for before count no more: the job
+	 * covers every record appended so far. */
+	req = (struct syncer_req){ c->seq, c->csize, c->gen + 1,
+	    ck_compact_work, j };
+	if (syncer_job(c->syncer, &req) < 0) {
+		ck_job_free(j);
+		return false;
+	}
+	c->gen++;
+	c->swapping = true;
+	c->swap_meta = meta_len;
+	c->swap_seq = c->seq;
+	/* Written whole, in the page cache, not durable, not in place. */
+	crashpoint("compact.handed");
+	return true;
+}
+
 /* The pass is over: sync (and, for a compaction, put the new log in
- * place). */
+ * place), on the persistence thread unless inline_sync (or there is
+ * none). */
 static void
 ck_pass_end(struct checkpoint *c, bool ok)
 {
 	struct registry *reg = c->d->reg;
-	struct reg_template **tpls;
-	struct reg_kstat **ks;
-	size_t n, i;
 	json_t *meta;
 	char *line = NULL;
 	size_t len = 0;
 	int fd = c->cfd >= 0 ? c->cfd : c->fd, r = ok ? 0 : -EIO;
+	bool handed = false;
 
 	c->passing = false;
 	meta = ck_meta_rec(c);
@@ -720,21 +1132,32 @@ ck_pass_end(struct checkpoint *c, bool ok)
 		r = line == NULL ? -ENOMEM : ck_write_all(fd, line, len);
 		if (r == 0 && c->cfd < 0)
 			c->size += len;
+		if (r == 0 && c->cfd >= 0)
+			c->csize += len;
 	}
 	json_decref(meta);
 	free(line);
-	if (r == 0 && ck_sync(fd) < 0)
-		r = -errno;
 	if (r == 0 && c->cfd >= 0) {
+		c->clive += len;
+		handed = ck_compact_hand(c, len);
+	} else if (r == 0 && !c->inline_sync && ck_thread(c)) {
+		/* The pass's records are synced by the thread; no one
+		 * waits on them (a failed sync cuts them off, and the next
+		 * pass rewrites the log). */
+		handed = ck_request(c) == 0;
+		if (handed)
+			crashpoint("pass.handed");
+	}
+	if (r == 0 && !handed && ck_sync(fd) < 0)
+		r = -errno;
+	if (r == 0 && !handed && c->cfd >= 0) {
 		if (rename(c->tmp, c->path) < 0 || ck_sync_dir(c) < 0)
 			r = -errno;
 	}
 	if (r < 0) {
 		if (c->cfd >= 0) {
 			/* The log itself is as it was. */
-			close(c->cfd);
-			c->cfd = -1;
-			(void)unlink(c->tmp);
+			ck_compact_drop(c);
 			(void)ck_failed(c, "cannot write", r);
 		} else {
 			(void)ck_cut(c, "cannot write", r);
@@ -746,37 +1169,25 @@ ck_pass_end(struct checkpoint *c, bool ok)
 		c->meta_rates = strdup(c->d->sample_rates != NULL ?
 		    c->d->sample_rates : "");
 		c->meta_handle = registry_next_handle(reg);
+		if (c->cfd < 0) {
+			c->live += len;
+			c->live -= c->meta_bytes < c->live ? c->meta_bytes :
+			    c->live;
+			c->meta_bytes = len;
+		}
 	}
+	if (handed && c->cfd >= 0)
+		return;		/* the rest when it is in place */
 	if (c->cfd >= 0) {
-		close(c->fd);
-		c->fd = c->cfd;
-		c->cfd = -1;
+		ck_compacted(c, len);
 		/* Syncs under way are of the old file: everything they
 		 * cover is in this one, synced. */
 		c->gen++;
-		c->size = c->csize + len;
-		c->live = c->clive + len;
-		c->meta_bytes = len;
-		c->compactions++;
-		c->compact_now = false;
-		/* Templates not written are not in the log any more. */
-		n = registry_templates(reg, &tpls);
-		for (i = 0; i < n; i++)
-			tpls[i]->ckpt_bytes = tpls[i]->ckpt_gen == c->cgen ?
-			    tpls[i]->ckpt_pending : 0;
-	} else if (len > 0) {
-		c->live += len;
-		c->live -= c->meta_bytes < c->live ? c->meta_bytes : c->live;
-		c->meta_bytes = len;
 	}
-	n = registry_kstats(reg, &ks);
-	for (i = 0; i < n; i++) {
-		ks[i]->ckpt_saved = ks[i]->ckpt_pending;
-		if (ks[i]->ckpt_pbytes != 0) {
-			ks[i]->ckpt_bytes = ks[i]->ckpt_pbytes;
-			ks[i]->ckpt_pbytes = 0;
-		}
-	}
+	ck_pass_saved(c);
+	if (handed)
+		return;
+	c->rewrite = false;
 	ck_ok(c);
 	/* The changes waiting on the thread too: their records are in
 	 * what was just synced. */
@@ -807,6 +1218,10 @@ ck_pass_step(struct checkpoint *c)
 		if (!ck_kept(c, k) || (c->cfd < 0 && k->ckpt_saved ==
 		    k->changes && k->ckpt_bytes != 0))
 			continue;
+		/* Removed for good once its record is durable: a new log
+		 * has no record of it. */
+		if (k->dormant && k->ckpt_deleting == CKPT_DEL_DROP)
+			continue;
 		w = ck_pass_one(c, k);
 		if (w == 0) {
 			ck_pass_end(c, false);
@@ -825,9 +1240,15 @@ ck_pass_begin(struct checkpoint *c)
 {
 	static const struct timeval zero = { 0, 0 };
 
-	if (c->passing || ck_open(c) < 0)
+	if (c->swapping) {
+		/* The last compaction is not in place yet: later. */
+		ck_arm(c);
 		return;
-	if (c->compact_now || c->size > 2 * c->live + CKPT_COMPACT_MIN)
+	}
+	if (c->passing || ck_open_how(c, true) < 0)
+		return;
+	if (c->compact_now || c->rewrite ||
+	    c->size > 2 * c->live + CKPT_COMPACT_MIN)
 		ck_compact_begin(c);
 	if (c->cfd < 0 && c->compact_now) {
 		/* Nothing may be appended to a version 1 file. */
@@ -876,6 +1297,21 @@ checkpoint_tick_wake(struct checkpoint *c)
 
 int
 checkpoint_write(struct checkpoint *c)
+{
+	int r;
+
+	/* Synced here, before returning: what the thread has under way
+	 * first. */
+	if (c->syncer != NULL)
+		syncer_drain(c->syncer);
+	c->inline_sync = true;
+	r = ck_write_now(c);
+	c->inline_sync = false;
+	return r;
+}
+
+static int
+ck_write_now(struct checkpoint *c)
 {
 	if (c->passing) {
 		/* Finish the pass under way at once (at exit). */
@@ -929,6 +1365,9 @@ checkpoint_free(struct checkpoint *c)
 		return NULL;
 	event_free(c->ev_tick);
 	event_free(c->ev_step);
+	/* A compaction being put in place finishes (its job owns memory). */
+	if (c->syncer != NULL)
+		syncer_drain(c->syncer);
 	if (c->cfd >= 0) {
 		close(c->cfd);
 		(void)unlink(c->tmp);

@@ -146,6 +146,13 @@ int checkpoint_wait(struct checkpoint *c, struct checkpoint_wait *w);
  * waiting. */
 void checkpoint_wait_cancel(struct checkpoint *c, struct checkpoint_wait *w);
 
+/* checkpoint_flush: have what was appended unsynced made durable by the
+ * persistence thread, with no one waiting on it (a change no caller is
+ * answered for: a statsd series made or gone dormant, a DefinitionSet).
+ * A failed sync cuts it off the log, and the next pass rewrites the log
+ * from what statsd holds. */
+void checkpoint_flush(struct checkpoint *c);
+
 /* checkpoint_write: append what changed (blobs, sample rates, the next
  * handle) with one sync, compacting when due. Returns: 0; -errno
  * (logged once per failure streak). */

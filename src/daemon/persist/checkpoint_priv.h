@@ -73,6 +73,19 @@ struct checkpoint {
 	int		 cfd;
 	uint64_t	 csize, clive;
 	uint32_t	 cgen;		/* marks templates written to it */
+	/* Its new log written, handed to the persistence thread to be
+	 * synced and renamed into place (appends go on, to both files). */
+	bool		 swapping;
+	uint64_t	 swap_meta;	/* its meta record's bytes */
+	uint64_t	 swap_seq;	/* appends it holds */
+	bool		 swap_cut;	/* the log was cut meanwhile */
+	int		 cut_err;
+	/* A cut lost records the pass had counted written: the next pass
+	 * rewrites the log whole. */
+	bool		 rewrite;
+	/* Sync in the calling thread (checkpoint_write: at start, at exit,
+	 * SampleRatesSet). */
+	bool		 inline_sync;
 };
 
 /* ck_frame.c */

@@ -576,6 +576,11 @@ checkpoint_load(struct checkpoint *c)
 	FILE *f;
 	int ch, r;
 
+	/* A compaction's new log left by a crash before its rename: the
+	 * log beside it is the one (docs/durability.md). */
+	if (unlink(c->tmp) == 0)
+		log_notice("checkpoint: %s, a compaction a crash cut short, "
+		    "removed", c->tmp);
 	f = fopen(c->path, "re");
 	if (f == NULL) {
 		if (errno != ENOENT) {

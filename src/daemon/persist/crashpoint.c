@@ -67,7 +67,7 @@ crashpoint_init(void)
 bool
 crashpoint_fail_reached(const char *name)
 {
-	/* One caller per point (the sync's: the persistence thread). */
+	/* One thread per point (every one is the persistence thread's). */
 	if (strcmp(name, cp_fail_name) != 0 || cp_fail_left == 0)
 		return false;
 	return --cp_fail_left == 0;

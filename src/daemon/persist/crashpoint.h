@@ -42,8 +42,10 @@ crashpoint(const char *name)
 /*
  * Failure points, the same way: with STATSD_TEST_FAIL_AT=<name>[:<n>],
  * crashpoint_fail(name) is true the n-th time it is asked (once), and the
- * caller fails as the system call it stands for would (the persistence
- * thread's sync: "sync", as a disk that reports a write error).
+ * caller fails as the system call it stands for would, as a disk that
+ * reports a write error: the persistence thread's steps ("sync" a log
+ * sync, "compact.sync", "compact.rename", "compact.dirsync" a
+ * compaction's end, "open.sync" a new log's head).
  */
 extern const char *crashpoint_fail_armed;
 bool crashpoint_fail_reached(const char *name);

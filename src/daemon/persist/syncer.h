@@ -24,6 +24,10 @@ struct syncer_req {
 	uint64_t	seq;	/* records written before it */
 	uint64_t	size;	/* the file's size then */
 	uint64_t	gen;	/* which file (the caller's count) */
+	/* A job (syncer_job): run on the thread instead of a sync; its
+	 * result is work's. NULL for a sync. */
+	int		(*work)(void *arg);
+	void		*arg;
 };
 
 typedef void syncer_done_fn(void *arg, const struct syncer_req *req,
@@ -41,6 +45,21 @@ struct syncer *syncer_free(struct syncer *s);
 /* Sync fd (duplicated here: the caller may close its own at once) and
  * then report req. Returns: 0; -errno (nothing queued). */
 int syncer_request(struct syncer *s, int fd, const struct syncer_req *req);
+
+/*
+ * Run req->work(req->arg) on the thread (a compaction's new log synced
+ * and renamed into place, a new log's first sync with its directory's),
+ * then report req with its result. Jobs are never merged, run in the
+ * order given, and each runs before any sync not yet started: a sync
+ * asked for after a job is made after it. Returns: 0; -EAGAIN (too many
+ * jobs waiting: nothing queued).
+ */
+int syncer_job(struct syncer *s, const struct syncer_req *req);
+
+/* Wait until the thread is idle (every request and job run) and report
+ * their results here, in the calling thread (at exit, with no loop
+ * running). */
+void syncer_drain(struct syncer *s);
 
 /* Syncs run since start (Info). */
 uint64_t syncer_count(struct syncer *s);

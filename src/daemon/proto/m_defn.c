@@ -154,8 +154,12 @@ m_defn_set(struct vl_call *call, json_t *params)
 			return;
 		}
 		/* The new layout is in the runtime file already; the
-		 * checkpoint has it now, or at its next pass. */
+		 * checkpoint has it once the persistence thread synced its
+		 * record, or at its next pass. */
+		checkpoint_unsynced(d->checkpoint, true);
 		(void)checkpoint_kstat_put(d->checkpoint, k, k->dormant);
+		checkpoint_unsynced(d->checkpoint, false);
+		checkpoint_flush(d->checkpoint);
 	}
 	free(nb);
 	/* A new shape keeps its names: a template of its own. */

@@ -525,6 +525,11 @@ struct m_durable {
 	uint32_t		*handles;	/* made by the call; 0: not */
 	bool			*revived;
 	uint64_t		 appends;	/* the log's, before */
+	/* A KstatDelete: done once durable (handles[0]), the kstat as
+	 * it was when asked (dormant or not); nothing to undo. */
+	bool			 del;
+	bool			 was_dormant;
+	bool			 answered;	/* m_durable_step did */
 };
 
 static void
@@ -558,12 +563,39 @@ m_durable_new(struct vl_call *call, size_t n)
 	return m;
 }
 
+/* The delete's record is durable: do it, unless the kstat changed
+ * meanwhile (another delete did it first, a create revived it: the log
+ * has their records after this one). */
+static void
+m_durable_apply(struct m_durable *m)
+{
+	struct reg_kstat *k;
+
+	if (!m->del)
+		return;
+	k = registry_kstat_by_handle(m->d->reg, m->handles[0]);
+	if (k == NULL)
+		return;
+	k->ckpt_deleting = 0;
+	if (k->dormant == m->was_dormant)
+		(void)registry_kstat_delete(m->d->reg, k);
+}
+
 /* The sync failed: the records are off the log; so are the kstats. */
 static void
 m_durable_undo(struct m_durable *m)
 {
 	struct reg_kstat *k;
 	size_t i, n = 0;
+
+	if (m->del) {
+		/* Not done: the kstat stays as it is. */
+		k = registry_kstat_by_handle(m->d->reg, m->handles[0]);
+		if (k != NULL)
+			k->ckpt_deleting = 0;
+		log_warning("PERSISTENT delete not made durable: not done");
+		return;
+	}
 
 	for (i = m->n; i-- > 0;) {
 		k = m->handles[i] != 0 ? registry_kstat_by_handle(m->d->reg,
@@ -573,8 +605,9 @@ m_durable_undo(struct m_durable *m)
 			n++;
 		}
 	}
-	log_warning("PERSISTENT create not made durable: %zu kstats taken "
-	    "back", n);
+	if (m->n > 0)
+		log_warning("PERSISTENT create not made durable: %zu kstats "
+		    "taken back", n);
 }
 
 static void
@@ -587,7 +620,10 @@ m_durable_wake(void *arg)
 		return;
 	}
 	/* (Cancelled: statsd is stopping, after its last checkpoint; the
-	 * next start finds whether the record is there.) */
+	 * next start finds whether the record is there.) The caller gone,
+	 * a durable change is done all the same. */
+	if (m->w.result == 0)
+		m_durable_apply(m);
 	if (m->w.result < 0 && m->w.result != -ECANCELED)
 		m_durable_undo(m);
 	m_durable_free(m);
@@ -606,6 +642,9 @@ m_durable_step(struct vl_call *call, json_t *params, void *state,
 		varlink_park(call);
 		return false;
 	}
+	m->answered = true;
+	if (m->w.result == 0)
+		m_durable_apply(m);
 	if (m->w.result == 0 && m->reply != NULL) {
 		varlink_reply_text(call, m->reply, m->len);
 		return true;
@@ -632,6 +671,12 @@ m_durable_state_free(void *state)
 		return;
 	}
 	checkpoint_wait_cancel(m->d->checkpoint, &m->w);
+	/* Told, and the caller gone before it was answered: what the
+	 * answer would have done is done all the same. */
+	if (!m->answered && m->w.result == 0)
+		m_durable_apply(m);
+	else if (!m->answered && m->w.result < 0 && m->w.result != -ECANCELED)
+		m_durable_undo(m);
 	m_durable_free(m);
 }
 
@@ -649,14 +694,18 @@ m_durable_answer(struct vl_call *call, json_t *params, struct m_durable *m,
 	m->w.wake = m_durable_wake;
 	m->w.arg = m;
 	/* Nothing written (no PERSISTENT kstat made): nothing to wait
-	 * for, whatever other changes are waiting. */
-	r = checkpoint_appends(m->d->checkpoint) == m->appends ? 0 :
-	    checkpoint_wait(m->d->checkpoint, &m->w);
+	 * for, whatever other changes are waiting. A delete waits for
+	 * what is written before it all the same (another delete's record
+	 * of the same kstat). */
+	r = !m->del && checkpoint_appends(m->d->checkpoint) == m->appends ?
+	    0 : checkpoint_wait(m->d->checkpoint, &m->w);
 	if (r == 1) {
 		(void)varlink_defer(call, params, m_durable_step, m,
 		    m_durable_state_free);
 		return;
 	}
+	if (r == 0)
+		m_durable_apply(m);
 	if (r == 0 && reply != NULL)
 		varlink_reply_text(call, reply, len);
 	else if (r == 0)
@@ -846,8 +895,10 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
 	struct reg_kstat *k;
+	struct m_durable *m;
 	const char *ckwhy;
 	bool persistent;
+	char *text;
 	int dormant, r;
 
 	/* A dormant kstat is deleted for good: its data, its handle and
@@ -856,21 +907,46 @@ m_kstat_delete(struct vl_call *call, json_t *params)
 	    "statsd's own kstat stays");
 	if (k == NULL)
 		return;
-	/* The checkpoint first: a PERSISTENT kstat's delete (dormant) or
-	 * removal (of a dormant one) is durable before it is done, or not
-	 * done. */
 	persistent = (k->hdr.flags & KSTAT_FLAG_PERSISTENT) != 0;
-	if (persistent) {
-		r = k->dormant ? checkpoint_kstat_drop(d->checkpoint, k) :
-		    checkpoint_kstat_put(d->checkpoint, k, true);
-		if (r < 0) {
-			(void)checkpoint_status(d->checkpoint, &ckwhy);
-			m_kstat_not_durable(call, r, ckwhy);
-			return;
-		}
+	if (!persistent) {
+		dormant = registry_kstat_delete(d->reg, k);
+		varlink_reply(call, json_pack("{s:b}", "dormant",
+		    dormant == 1));
+		return;
 	}
-	dormant = registry_kstat_delete(d->reg, k);
-	varlink_reply(call, json_pack("{s:b}", "dormant", dormant == 1));
+	/*
+	 * The checkpoint first: a PERSISTENT kstat's delete (dormant) or
+	 * removal (of a dormant one) is durable before it is done, or not
+	 * done. Its record is written here and synced by the persistence
+	 * thread (group commit, as creates); the delete is done and
+	 * answered once it is durable, and not done if the sync fails.
+	 */
+	m = m_durable_new(call, 1);
+	if (m == NULL) {
+		varlink_error_errno(call, ENOMEM, "kstat delete");
+		return;
+	}
+	m->del = true;
+	m->was_dormant = k->dormant;
+	m->handles[0] = k->handle;
+	checkpoint_unsynced(d->checkpoint, true);
+	r = k->dormant ? checkpoint_kstat_drop(d->checkpoint, k) :
+	    checkpoint_kstat_put(d->checkpoint, k, true);
+	checkpoint_unsynced(d->checkpoint, false);
+	if (r < 0) {
+		m_durable_free(m);
+		(void)checkpoint_status(d->checkpoint, &ckwhy);
+		m_kstat_not_durable(call, r, ckwhy);
+		return;
+	}
+	k->ckpt_deleting = k->dormant ? CKPT_DEL_DROP : CKPT_DEL_SLEEP;
+	/* Written, not durable, not done. */
+	crashpoint("delete.written");
+	/* What registry_kstat_delete will say. */
+	text = strdup(k->dormant ? "{\"dormant\":false}" :
+	    "{\"dormant\":true}");
+	m_durable_answer(call, params, m, text, text != NULL ?
+	    strlen(text) : 0);
 }
 
 void
@@ -882,9 +958,11 @@ m_kstat_relayout(struct vl_call *call, json_t *params)
 	struct quota_refusal why;
 	struct reg_template *t;
 	struct reg_kstat *k;
+	struct m_durable *m;
 	const char *ckwhy;
 	uint16_t kept = 0;
-	char full[128];
+	json_t *reply;
+	char full[128], *text;
 	int r;
 
 	k = m_kstat_get_own(call, params, false, "name",
@@ -925,17 +1003,34 @@ m_kstat_relayout(struct vl_call *call, json_t *params)
 		    &why);
 		return;
 	}
-	if (k->hdr.flags & KSTAT_FLAG_PERSISTENT) {
-		r = checkpoint_kstat_put(d->checkpoint, k, false);
-		if (r < 0) {
-			(void)checkpoint_status(d->checkpoint, &ckwhy);
-			m_kstat_not_durable(call, r, ckwhy);
-			return;
-		}
-	}
 	registry_kstat_name(k, full, sizeof(full));
 	log_debug("uid %u re-laid kstat %s from %s (%u VOIs kept)",
 	    (unsigned)peer->uid, full, t->spec, (unsigned)kept);
-	varlink_reply(call, json_pack("{s:o, s:i}", "kstat",
-	    registry_kstat_json(d->reg, k), "kept", (int)kept));
+	reply = json_pack("{s:o, s:i}", "kstat", registry_kstat_json(d->reg,
+	    k), "kept", (int)kept);
+	if (!(k->hdr.flags & KSTAT_FLAG_PERSISTENT)) {
+		varlink_reply(call, reply);
+		return;
+	}
+	/* Answered once its new record is durable (synced by the
+	 * persistence thread). */
+	m = m_durable_new(call, 0);
+	if (m != NULL) {
+		checkpoint_unsynced(d->checkpoint, true);
+		r = checkpoint_kstat_put(d->checkpoint, k, false);
+		checkpoint_unsynced(d->checkpoint, false);
+	} else {
+		r = -ENOMEM;
+	}
+	if (r < 0) {
+		json_decref(reply);
+		m_durable_free(m);
+		(void)checkpoint_status(d->checkpoint, &ckwhy);
+		m_kstat_not_durable(call, r, ckwhy);
+		return;
+	}
+	text = reply != NULL ? json_dumps(reply, JSON_COMPACT) : NULL;
+	json_decref(reply);
+	m_durable_answer(call, params, m, text, text != NULL ? strlen(text) :
+	    0);
 }
