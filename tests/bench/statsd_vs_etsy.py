@@ -10,7 +10,9 @@ management port's `counters`; netdata: what reached its socket, the lines
 sent less the socket's kernel drops from /proc/net/udp, once its receive
 queue is empty), the kernel's drops for every daemon as a cross-check, %
 received, the sender's ns per line and the daemon's CPU seconds (utime +
-stime from /proc) per million lines received. STATSD_BEFORE names
+stime from /proc) per million lines received. STATSD_BENCH_ROWS picks
+rows ("THREADSxLINES ...", default "1x1 4x1 8x1 1x20 8x20"). STATSD_BEFORE
+names
 another build directory whose statsd runs beside this one (a "before"
 column).
 
@@ -45,7 +47,8 @@ build = sys.argv[1] if len(sys.argv) > 1 else "build"
 ms = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
 STATSD = os.path.join(build, "src", "daemon", "statsd")
 SENDER = os.path.join(build, "tests", "bench", "statsd_sender")
-ROWS = [(1, 1), (4, 1), (8, 1), (1, 20), (8, 20)]
+ROWS = [tuple(int(x) for x in r.split("x")) for r in os.environ.get(
+    "STATSD_BENCH_ROWS", "1x1 4x1 8x1 1x20 8x20").split()]
 BEFORE = os.environ.get("STATSD_BEFORE")
 procs = []
 
@@ -75,15 +78,18 @@ def cpu_s(pid):
 
 
 def udp_socket(port):
-    """(receive queue bytes, kernel drops) of the UDP socket bound to
-    127.0.0.1:port, from /proc/net/udp."""
+    """(receive queue bytes, kernel drops) of the UDP sockets bound to
+    127.0.0.1:port (statsd binds several, SO_REUSEPORT), summed, from
+    /proc/net/udp."""
     want = "0100007F:%04X" % port
+    queued = drops = 0
     with open("/proc/net/udp") as f:
         for line in f.readlines()[1:]:
             cols = line.split()
             if cols[1] == want:
-                return int(cols[4].split(":")[1], 16), int(cols[-1])
-    return 0, 0
+                queued += int(cols[4].split(":")[1], 16)
+                drops += int(cols[-1])
+    return queued, drops
 
 
 def settle(read):
