@@ -86,6 +86,21 @@ START_TEST(ere_syntax)
 }
 END_TEST
 
+/* A match may start after every thread has died: fuzz_rx found "$" on
+ * "ab" refused, the VM stopping at the first position with no thread
+ * alive as it does for a glob, though an ERE starts a new one at each. */
+START_TEST(ere_starts_after_dead_threads)
+{
+	ck_assert(m("$", RX_ERE, "ab"));
+	ck_assert(m("b$|$", RX_ERE, "xa"));
+	ck_assert(m("^a|$", RX_ERE, "ba"));
+	ck_assert(m("(^x)*$", RX_ERE, "yz"));
+	ck_assert(m("^|c", RX_ERE, "abc"));
+	ck_assert(!m("^a", RX_ERE, "ba"));
+	ck_assert(!m("^$", RX_ERE, "ab"));
+}
+END_TEST
+
 START_TEST(glob_syntax)
 {
 	ck_assert(m("*", RX_GLOB, ""));
@@ -308,6 +323,7 @@ main(void)
 	TCase *tc = tcase_create("rx");
 
 	tcase_add_test(tc, ere_syntax);
+	tcase_add_test(tc, ere_starts_after_dead_threads);
 	tcase_add_test(tc, glob_syntax);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, too_long);

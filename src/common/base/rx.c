@@ -785,10 +785,12 @@ rx_match(const struct rx *re, const char *s, size_t len, uint64_t *steps)
 		int c = pos < len ? (unsigned char)s[pos] : -1;
 
 		/* An ERE may start anywhere: a new thread at each position.
-		 * A glob only at the start. */
+		 * A glob only at the start. So an ERE with no thread alive
+		 * goes on: "$" on "ab" starts its match at the end. */
 		if (pos == 0 || re->syntax == RX_ERE)
 			matched = rx_add(&vm, cur, &ncur, gen, 0, pos);
-		if (matched || ncur == 0 || pos >= len)
+		if (matched || pos >= len ||
+		    (ncur == 0 && re->syntax == RX_GLOB))
 			break;
 		nnext = 0;
 		gen++;
