@@ -7,7 +7,7 @@
 # a target fails to build or finds a crash. FUZZ_TARGETS picks targets;
 # `run.sh --list` prints them all.
 set -eu
-all="ring store text spill checkpoint line"
+all="ring store text spill checkpoint line rx"
 if [ "${1:-}" = "--list" ]; then
 	echo "$all"
 	exit 0
@@ -39,6 +39,8 @@ lib_text=$(ls "$src"/*/*.c | tr '\n' ' ')
 lib_spill=$lib_text
 # The line target is the statsd/DogStatsD parser alone.
 lib_line="$src/model/statsd_line.c"
+# The rx target is the pattern engine alone, against glibc's.
+lib_rx="$src/base/rx.c"
 # The checkpoint target is statsd's start: the checkpoint and what it
 # restores into (the registry, runtime files, journal, quotas), with the
 # protocol's generated names and the daemon's libraries.
@@ -63,6 +65,8 @@ maxlen_spill=32768
 maxlen_line=8192
 # a few records; a blob's base64 is up to 88 KiB, most are far smaller
 maxlen_checkpoint=16384
+# a pattern (at most 1 KiB) and a subject
+maxlen_rx=2048
 
 mkdir -p "$out"
 status=0
