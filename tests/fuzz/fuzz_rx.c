@@ -28,10 +28,16 @@
  *     multibyte text (mbsrtowcs) even in the C locale, where such a byte
  *     is an invalid sequence and the pattern is matched byte-wise by
  *     another code path; rx is byte-wise throughout.
- * And glibc's cost is not rx's: regcomp(3) copies the operand of every
- * '+' (a+ is a a*), so stacked or nested '+' grow its tree exponentially
- * ("a+++++..." takes gigabytes); a pattern with more than RX_GLIBC_PLUS
- * of them is compiled and run by rx alone.
+ * And glibc's cost is not rx's, which is the reason rx exists: regcomp(3)
+ * copies the operand of every '+' (a+ is a a*), so stacked or nested '+'
+ * grow its tree exponentially ("a+++++..." takes gigabytes), its epsilon
+ * closures grow exponentially with quantifiers stacked on one operand
+ * ("^c********{5}$" takes 11 s), and a counted group of alternatives is
+ * slower still ("^(a*|b*){255}$" takes a minute). So glibc is only asked
+ * about patterns with at most RX_GLIBC_PLUS '+', no more than
+ * RX_GLIBC_STACK quantifiers on one operand (a group's last counts as
+ * its own: "((a*)*)*" stacks three), and a program of at most
+ * RX_GLIBC_INSNS instructions; rx runs every pattern it compiles.
  * glibc is used in the C locale (no setlocale()), so its ranges and
  * classes are the byte values rx uses.
  */
@@ -45,6 +51,8 @@
 #include "rx.h"
 
 #define RX_GLIBC_PLUS	6
+#define RX_GLIBC_STACK	2
+#define RX_GLIBC_INSNS	128
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -78,29 +86,83 @@ disagree(const char *engine, const char *pat, size_t plen, const char *subj,
 	abort();
 }
 
+/* The length of the {m,n} at p, or 0 if there is none. */
+static size_t
+interval(const char *p, size_t len)
+{
+	size_t i;
+
+	if (len < 2 || p[0] != '{')
+		return 0;
+	for (i = 1; i < len && (p[i] == ',' || (p[i] >= '0' && p[i] <= '9'));
+	    i++)
+		;
+	return i < len && p[i] == '}' ? i + 1 : 0;
+}
+
+/* Does the ERE stack more than RX_GLIBC_STACK quantifiers on one
+ * operand, or have more than RX_GLIBC_PLUS '+'? A quoted character and
+ * a bracket expression are operands; ')' keeps the run of the group's
+ * last operand. */
+static bool
+glibc_slow(const char *pat, size_t plen)
+{
+	size_t i, n = 0, plus = 0;
+	int run = 0;
+
+	for (i = 0; i < plen; i++) {
+		char c = pat[i];
+
+		if (c == '*' || c == '+' || c == '?' ||
+		    (n = interval(pat + i, plen - i)) > 0) {
+			if (c == '{')
+				i += n - 1;
+			if (++run > RX_GLIBC_STACK ||
+			    (c == '+' && ++plus > RX_GLIBC_PLUS))
+				return true;
+		} else if (c == ')') {
+			continue;
+		} else if (c == '\\') {
+			i++;
+			run = 0;
+		} else if (c == '[') {
+			/* To its ']' (one right after '[' or "[^" is in it). */
+			i++;
+			if (i < plen && pat[i] == '^')
+				i++;
+			if (i < plen && pat[i] == ']')
+				i++;
+			while (i < plen && pat[i] != ']')
+				i++;
+			run = 0;
+		} else {
+			run = 0;
+		}
+	}
+	return false;
+}
+
 /* Is the pattern one of those the engines read differently? */
 static bool
 skipped(const char *pat, size_t plen, bool glob)
 {
-	size_t i, plus = 0;
+	size_t i;
 
 	for (i = 0; i < plen; i++) {
-		if (!glob && pat[i] == '+' && ++plus > RX_GLIBC_PLUS)
-			return true;
 		if (glob && (unsigned char)pat[i] >= 0x80)
 			return true;
 		if (pat[i] == '[' && i + 1 < plen &&
 		    (pat[i + 1] == '.' || pat[i + 1] == '='))
 			return true;
 	}
-	return false;
+	return !glob && glibc_slow(pat, plen);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *pat, *subj, *nul, *why;
-	size_t plen, slen, off;
+	size_t plen, slen, off, insns;
 	struct rx *re = NULL;
 	uint64_t steps = 0;
 	char *cpat, *csubj;
@@ -126,6 +188,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	rx = rx_match(re, subj, slen, &steps);
+	insns = rx_size(re);
 	if (steps > 2 * (slen + 1) * (rx_size(re) + 1)) {
 		show("pattern", pat, plen);
 		show("subject", subj, slen);
@@ -134,7 +197,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	rx_free(re);
-	if (memchr(subj, '\0', slen) != NULL || skipped(pat, plen, glob))
+	if (memchr(subj, '\0', slen) != NULL || skipped(pat, plen, glob) ||
+	    (!glob && insns > RX_GLIBC_INSNS))
 		return 0;
 	/* Both of glibc's take NUL-terminated text. */
 	cpat = strndup(pat, plen);
