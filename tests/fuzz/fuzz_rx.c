@@ -24,6 +24,10 @@
  *     anchors \b \B \< \> \` \', counts over 255) and what glibc refuses
  *     (a range ending in a class, "a{" and other unfinished intervals):
  *     only the patterns both compile are compared;
+ *   - '^' and '$' inside a group of an ERE: glibc lets a '^' in a
+ *     repeated group match at the start of every repetition, so that
+ *     "(^ab|cd)+$" matches "cdab", which POSIX's anchor (and rx, and
+ *     glibc itself on the group written out three times) does not;
  *   - bytes 0x80-0xff in a glob: fnmatch(3) reads the pattern as
  *     multibyte text (mbsrtowcs) even in the C locale, where such a byte
  *     is an invalid sequence and the pattern is matched byte-wise by
@@ -37,7 +41,10 @@
  * about patterns with at most RX_GLIBC_PLUS '+', no more than
  * RX_GLIBC_STACK quantifiers on one operand (a group's last counts as
  * its own: "((a*)*)*" stacks three), and a program of at most
- * RX_GLIBC_INSNS instructions; rx runs every pattern it compiles.
+ * RX_GLIBC_INSNS instructions. fnmatch(3) backtracks: k stars cost it
+ * up to n^k steps on n bytes, so it is asked about globs of at most
+ * RX_FNM_STARS stars, and of one star only on subjects over
+ * RX_FNM_LONG bytes. rx runs every pattern it compiles.
  * glibc is used in the C locale (no setlocale()), so its ranges and
  * classes are the byte values rx uses.
  */
@@ -53,6 +60,8 @@
 #define RX_GLIBC_PLUS	6
 #define RX_GLIBC_STACK	2
 #define RX_GLIBC_INSNS	128
+#define RX_FNM_STARS	3
+#define RX_FNM_LONG	256
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -101,14 +110,14 @@ interval(const char *p, size_t len)
 }
 
 /* Does the ERE stack more than RX_GLIBC_STACK quantifiers on one
- * operand, or have more than RX_GLIBC_PLUS '+'? A quoted character and
- * a bracket expression are operands; ')' keeps the run of the group's
- * last operand. */
+ * operand, or have more than RX_GLIBC_PLUS '+', or an anchor inside a
+ * group? A quoted character and a bracket expression are operands; ')'
+ * keeps the run of the group's last operand. */
 static bool
-glibc_slow(const char *pat, size_t plen)
+glibc_avoid(const char *pat, size_t plen)
 {
 	size_t i, n = 0, plus = 0;
-	int run = 0;
+	int run = 0, depth = 0;
 
 	for (i = 0; i < plen; i++) {
 		char c = pat[i];
@@ -121,7 +130,13 @@ glibc_slow(const char *pat, size_t plen)
 			    (c == '+' && ++plus > RX_GLIBC_PLUS))
 				return true;
 		} else if (c == ')') {
+			depth--;
 			continue;
+		} else if (c == '(') {
+			depth++;
+			run = 0;
+		} else if ((c == '^' || c == '$') && depth > 0) {
+			return true;
 		} else if (c == '\\') {
 			i++;
 			run = 0;
@@ -142,20 +157,24 @@ glibc_slow(const char *pat, size_t plen)
 	return false;
 }
 
-/* Is the pattern one of those the engines read differently? */
+/* Is the pattern one of those the engines read differently, or that
+ * glibc would take too long over on a subject of slen bytes? */
 static bool
-skipped(const char *pat, size_t plen, bool glob)
+skipped(const char *pat, size_t plen, bool glob, size_t slen)
 {
-	size_t i;
+	size_t i, stars = 0;
 
 	for (i = 0; i < plen; i++) {
 		if (glob && (unsigned char)pat[i] >= 0x80)
+			return true;
+		if (glob && pat[i] == '*' && (++stars > RX_FNM_STARS ||
+		    (stars > 1 && slen > RX_FNM_LONG)))
 			return true;
 		if (pat[i] == '[' && i + 1 < plen &&
 		    (pat[i + 1] == '.' || pat[i + 1] == '='))
 			return true;
 	}
-	return !glob && glibc_slow(pat, plen);
+	return !glob && glibc_avoid(pat, plen);
 }
 
 int
@@ -197,7 +216,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	rx_free(re);
-	if (memchr(subj, '\0', slen) != NULL || skipped(pat, plen, glob) ||
+	if (memchr(subj, '\0', slen) != NULL || skipped(pat, plen, glob, slen) ||
 	    (!glob && insns > RX_GLIBC_INSNS))
 		return 0;
 	/* Both of glibc's take NUL-terminated text. */

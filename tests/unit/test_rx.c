@@ -98,6 +98,10 @@ START_TEST(ere_starts_after_dead_threads)
 	ck_assert(m("^|c", RX_ERE, "abc"));
 	ck_assert(!m("^a", RX_ERE, "ba"));
 	ck_assert(!m("^$", RX_ERE, "ab"));
+	/* '^' in a repeated group holds only at the start, as POSIX has
+	 * it (glibc's regexec(3) matches this one). */
+	ck_assert(!m("(^ab|cd)+$", RX_ERE, "cdab"));
+	ck_assert(m("(^ab|cd)+$", RX_ERE, "abcd"));
 }
 END_TEST
 
