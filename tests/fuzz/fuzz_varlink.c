@@ -31,10 +31,11 @@
  * The peer's uid is set on the connecting thread only, with the raw
  * setresuid(2)/setresgid(2) system calls (glibc's wrappers change every
  * thread), and set back once connected: SO_PEERCRED holds the effective
- * ids of the connect(2). Not running as root, the target connects as
- * itself, which statsd is told is not its own uid. An input that starts
- * with the byte 0xff (never the start of a JSON text) connects as uid 0
- * instead, so that the administrator's methods are reached too.
+ * ids of the connect(2). Not running as root (or without the capability
+ * to change ids), the target connects as itself, which statsd is told is
+ * not its own uid. An input that starts with the byte 0xff (never the
+ * start of a JSON text) connects as uid 0 instead, so that the
+ * administrator's methods are reached too.
  *
  * The listening socket is in the abstract namespace (no file, no
  * permission to grant uid 65534) and is passed to control_new() as
@@ -168,22 +169,24 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* Connect to statsd as uid, gid (when we may). Returns: the socket. */
+/* Connect to statsd as uid, gid, if this thread may take them (root
+ * with CAP_SETUID and CAP_SETGID), else as itself. Returns: the socket. */
 static int
 connect_as(uid_t uid, gid_t gid)
 {
-	bool as = geteuid() == 0 && uid != 0;
+	bool gid_set = false, uid_set = false;
 	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
 	    0), r;
 
 	if (fd < 0)
 		abort();
-	if (as && (syscall(SYS_setresgid, -1, gid, -1) < 0 ||
-	    syscall(SYS_setresuid, -1, uid, -1) < 0))
-		abort();
+	if (geteuid() == 0 && uid != 0) {
+		gid_set = syscall(SYS_setresgid, -1, gid, -1) == 0;
+		uid_set = gid_set && syscall(SYS_setresuid, -1, uid, -1) == 0;
+	}
 	r = connect(fd, (struct sockaddr *)&addr, addrlen);
-	if (as && (syscall(SYS_setresuid, -1, 0, -1) < 0 ||
-	    syscall(SYS_setresgid, -1, 0, -1) < 0))
+	if ((uid_set && syscall(SYS_setresuid, -1, 0, -1) < 0) ||
+	    (gid_set && syscall(SYS_setresgid, -1, 0, -1) < 0))
 		abort();
 	if (r < 0)
 		abort();
