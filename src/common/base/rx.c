@@ -479,8 +479,14 @@ rx_parse_glob(struct rx_parser *ps)
 			n = rx_bracket(ps);
 			break;
 		case '\\':
-			if (ps->p < ps->end)
-				c = *ps->p++;
+			/* fnmatch(3) matches nothing with a trailing
+			 * backslash (POSIX: "shall return a non-zero
+			 * value"): refused, as in an ERE. */
+			if (ps->p >= ps->end) {
+				n = rx_fail(ps, "trailing backslash", ps->p - 1);
+				break;
+			}
+			c = *ps->p++;
 			n = rx_char_node(ps, (unsigned char)c);
 			break;
 		default:
