@@ -7,7 +7,7 @@
 # a target fails to build or finds a crash. FUZZ_TARGETS picks targets;
 # `run.sh --list` prints them all.
 set -eu
-all="ring store text spill checkpoint line"
+all="ring store text spill checkpoint line rx varlink"
 if [ "${1:-}" = "--list" ]; then
 	echo "$all"
 	exit 0
@@ -39,6 +39,8 @@ lib_text=$(ls "$src"/*/*.c | tr '\n' ' ')
 lib_spill=$lib_text
 # The line target is the statsd/DogStatsD parser alone.
 lib_line="$src/model/statsd_line.c"
+# The rx target is the pattern engine alone, against glibc's.
+lib_rx="$src/base/rx.c"
 # The checkpoint target is statsd's start: the checkpoint and what it
 # restores into (the registry, runtime files, journal, quotas), with the
 # protocol's generated names and the daemon's libraries.
@@ -48,8 +50,14 @@ lib_checkpoint="$lib_text $(for f in checkpoint ck_frame ck_load registry \
 	kindex tpldef quota zones config log mirror journal crashpoint syncer; do
 	find "$dmn" -name "$f.c"; done |
 	tr '\n' ' ')"
+# The varlink target is statsd without its datagram sockets' threads
+# and HTTP listener: every daemon module but main.c, with the
+# interface descriptions embedded as meson embeds them.
+lib_varlink="$lib_text $(find "$dmn" -name '*.c' ! -name main.c |
+	sort | tr '\n' ' ')"
 dmn_incs=$(for d in "$dmn" "$dmn"/*/; do printf -- '-I%s ' "${d%/}"; done)
 libs_checkpoint="-ljansson -levent -lz -lpthread"
+libs_varlink=$libs_checkpoint
 incs=$(for d in "$src"/*/; do printf -- '-I%s ' "${d%/}"; done)
 flags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -63,6 +71,10 @@ maxlen_spill=32768
 maxlen_line=8192
 # a few records; a blob's base64 is up to 88 KiB, most are far smaller
 maxlen_checkpoint=16384
+# a pattern (at most 1 KiB) and a subject
+maxlen_rx=2048
+# a connection's calls; messages are bounded by max_message_size
+maxlen_varlink=65536
 
 mkdir -p "$out"
 status=0
@@ -71,7 +83,7 @@ for t in ${FUZZ_TARGETS:-$all}; do
 	eval lib=\$lib_$t
 	eval libs=\${libs_$t:-}
 	extra=
-	if [ "$t" = checkpoint ]; then
+	if [ "$t" = checkpoint ] || [ "$t" = varlink ]; then
 		# The daemon's sources need the names generated from the
 		# interface definitions, as meson makes them.
 		mkdir -p "$out/gen"
@@ -80,6 +92,14 @@ for t in ${FUZZ_TARGETS:-$all}; do
 		    "$dmn/proto/org.varlink.service.varlink" \
 		    "$dmn/proto/io.statsd.varlink" || status=1
 		extra="$dmn_incs -I$out/gen $out/gen/varlink_names.c"
+	fi
+	if [ "$t" = varlink ]; then
+		python3 "$dmn/proto/embed.py" varlink_idl_io_statsd \
+		    "$dmn/proto/io.statsd.varlink" "$out/gen/io_statsd.c" &&
+		python3 "$dmn/proto/embed.py" varlink_idl_org_varlink_service \
+		    "$dmn/proto/org.varlink.service.varlink" \
+		    "$out/gen/org_varlink_service.c" || status=1
+		extra="$extra $out/gen/io_statsd.c $out/gen/org_varlink_service.c"
 	fi
 	# shellcheck disable=SC2086
 	if ! $cc $flags $extra "$top/tests/fuzz/fuzz_$t.c" $lib -lm $libs \

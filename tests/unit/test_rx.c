@@ -86,6 +86,25 @@ START_TEST(ere_syntax)
 }
 END_TEST
 
+/* A match may start after every thread has died: fuzz_rx found "$" on
+ * "ab" refused, the VM stopping at the first position with no thread
+ * alive as it does for a glob, though an ERE starts a new one at each. */
+START_TEST(ere_starts_after_dead_threads)
+{
+	ck_assert(m("$", RX_ERE, "ab"));
+	ck_assert(m("b$|$", RX_ERE, "xa"));
+	ck_assert(m("^a|$", RX_ERE, "ba"));
+	ck_assert(m("(^x)*$", RX_ERE, "yz"));
+	ck_assert(m("^|c", RX_ERE, "abc"));
+	ck_assert(!m("^a", RX_ERE, "ba"));
+	ck_assert(!m("^$", RX_ERE, "ab"));
+	/* '^' in a repeated group holds only at the start, as POSIX has
+	 * it (glibc's regexec(3) matches this one). */
+	ck_assert(!m("(^ab|cd)+$", RX_ERE, "cdab"));
+	ck_assert(m("(^ab|cd)+$", RX_ERE, "abcd"));
+}
+END_TEST
+
 START_TEST(glob_syntax)
 {
 	ck_assert(m("*", RX_GLOB, ""));
@@ -115,6 +134,10 @@ START_TEST(errors)
 	refused("(a)\\1", RX_ERE, "backreferences are not supported", 3);
 	refused("^(a|a)*\\1*$", RX_ERE, "backreferences", 7);
 	refused("a\\", RX_ERE, "trailing backslash", 1);
+	/* fnmatch(3) matches nothing with it; rx took it as a literal
+	 * backslash (fuzz_rx: "A\\" matched "A\\"). */
+	refused("a\\", RX_GLOB, "trailing backslash", 1);
+	ck_assert(m("a\\\\", RX_GLOB, "a\\"));
 	refused("a\\b", RX_ERE, "not supported", 1);
 	refused("a{1,256}", RX_ERE, "over 255", 1);
 	refused("a{3,2}", RX_ERE, "n < m", 1);
@@ -308,6 +331,7 @@ main(void)
 	TCase *tc = tcase_create("rx");
 
 	tcase_add_test(tc, ere_syntax);
+	tcase_add_test(tc, ere_starts_after_dead_threads);
 	tcase_add_test(tc, glob_syntax);
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, too_long);

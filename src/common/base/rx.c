@@ -479,8 +479,14 @@ rx_parse_glob(struct rx_parser *ps)
 			n = rx_bracket(ps);
 			break;
 		case '\\':
-			if (ps->p < ps->end)
-				c = *ps->p++;
+			/* fnmatch(3) matches nothing with a trailing
+			 * backslash (POSIX: "shall return a non-zero
+			 * value"): refused, as in an ERE. */
+			if (ps->p >= ps->end) {
+				n = rx_fail(ps, "trailing backslash", ps->p - 1);
+				break;
+			}
+			c = *ps->p++;
 			n = rx_char_node(ps, (unsigned char)c);
 			break;
 		default:
@@ -785,10 +791,12 @@ rx_match(const struct rx *re, const char *s, size_t len, uint64_t *steps)
 		int c = pos < len ? (unsigned char)s[pos] : -1;
 
 		/* An ERE may start anywhere: a new thread at each position.
-		 * A glob only at the start. */
+		 * A glob only at the start. So an ERE with no thread alive
+		 * goes on: "$" on "ab" starts its match at the end. */
 		if (pos == 0 || re->syntax == RX_ERE)
 			matched = rx_add(&vm, cur, &ncur, gen, 0, pos);
-		if (matched || ncur == 0 || pos >= len)
+		if (matched || pos >= len ||
+		    (ncur == 0 && re->syntax == RX_GLOB))
 			break;
 		nnext = 0;
 		gen++;
