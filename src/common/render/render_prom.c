@@ -992,6 +992,29 @@ put_sum_count(struct pctx *c, bool has_sum, double sum, uint64_t count)
 	w_putc(c->o->buf, '\n');
 }
 
+/* The _sum and _count of a statsd series' histogram or summary: the
+ * SUM stat sum (skipped unless scalar) written in its own type, scaled
+ * down point decimal places, and count. */
+static void
+put_stat_sum_count(struct pctx *c, const struct statsblobv1 *b,
+    const struct voistat *sum, unsigned point, uint64_t count)
+{
+	struct voistatdata_numeric num;
+
+	if (sum == NULL || !dtype_is_scalar(sum->dtype))
+		return;
+	series_start(c, "_sum");
+	w_cat(c->o->buf, "} ");
+	numeric_load((enum vsd_dtype)sum->dtype, blob_vsd(b, sum), &num);
+	put_conv(c->o->buf, (enum vsd_dtype)sum->dtype, &num,
+	    &(struct conv){ 1, point });
+	w_putc(c->o->buf, '\n');
+	series_start(c, "_count");
+	w_cat(c->o->buf, "} ");
+	put_int(c->o->buf, count, false);
+	w_putc(c->o->buf, '\n');
+}
+
 /*
  * A stats(3) histogram: cumulative buckets. A bucket is [lb, next lb)
  * (continuous ranges) or [lb, ub) (discrete ranges), so its le is the
@@ -1361,7 +1384,6 @@ put_series_summary(struct pctx *c, const struct statsblobv1 *b, bool timer)
 	size_t nq = c->map->quantiles != NULL ? c->map->nq : c->o->nq, i;
 	bool named = c->map->name[0] != '\0';
 	unsigned point = timer ? PROM_TIMER_POINT : 0;
-	struct voistatdata_numeric num;
 	uint64_t count;
 	double q;
 
@@ -1384,18 +1406,7 @@ put_series_summary(struct pctx *c, const struct statsblobv1 *b, bool timer)
 		put_double(c->o->buf, timer ? q / 1e6 : q, false);
 		w_putc(c->o->buf, '\n');
 	}
-	if (sum == NULL || !dtype_is_scalar(sum->dtype))
-		return;
-	series_start(c, "_sum");
-	w_cat(c->o->buf, "} ");
-	numeric_load((enum vsd_dtype)sum->dtype, blob_vsd(b, sum), &num);
-	put_conv(c->o->buf, (enum vsd_dtype)sum->dtype, &num,
-	    &(struct conv){ 1, point });
-	w_putc(c->o->buf, '\n');
-	series_start(c, "_count");
-	w_cat(c->o->buf, "} ");
-	put_int(c->o->buf, count, false);
-	w_putc(c->o->buf, '\n');
+	put_stat_sum_count(c, b, sum, point, count);
 }
 
 /*
@@ -1473,16 +1484,7 @@ put_series_hist(struct pctx *c, const struct statsblobv1 *b, bool timer)
 	sum = blob_stat(b, v0, VS_STYPE_SUM);
 	if (sum == NULL || !dtype_is_scalar(sum->dtype))
 		return;
-	series_start(c, "_sum");
-	w_cat(c->o->buf, "} ");
-	numeric_load((enum vsd_dtype)sum->dtype, blob_vsd(b, sum), &num);
-	put_conv(c->o->buf, (enum vsd_dtype)sum->dtype, &num,
-	    &(struct conv){ 1, point });
-	w_putc(c->o->buf, '\n');
-	series_start(c, "_count");
-	w_cat(c->o->buf, "} ");
-	put_int(c->o->buf, total, false);
-	w_putc(c->o->buf, '\n');
+	put_stat_sum_count(c, b, sum, point, total);
 	if (c->o->native)
 		put_native(c, b, point);
 }
