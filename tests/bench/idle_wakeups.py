@@ -49,16 +49,10 @@ os.environ.pop("WATCHDOG_USEC", None)
 os.environ.pop("NOTIFY_SOCKET", None)
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import harness  # noqa: E402
+sys.path.insert(0, HERE)
+from peers import free_port, netdata_conf  # noqa: E402
 
 procs = []
-
-
-def free_port(kind=socket.SOCK_DGRAM):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def tree(pid):
@@ -206,26 +200,7 @@ class Netdata:
             ["netdata", "-v"], capture_output=True, text=True).stdout.split(
             )[-1].lstrip("v")
         self.port = free_port()
-        for d in ("cache", "lib", "log", "run"):
-            os.makedirs(os.path.join(tmp, d), exist_ok=True)
-        conf = os.path.join(tmp, "netdata.conf")
-        plugins = ("proc", "diskspace", "cgroups", "tc", "idlejitter",
-                   "apps", "python.d", "charts.d", "go.d", "node.d",
-                   "ebpf", "perf", "slabinfo", "freeipmi", "nfacct",
-                   "checks", "timex", "profile", "debugfs", "statsd")
-        with open(conf, "w") as f:
-            f.write("[global]\n  memory mode = ram\n  run as user = %s\n"
-                    "[directories]\n  cache = %s/cache\n  lib = %s/lib\n"
-                    "  log = %s/log\n  run = %s/run\n"
-                    "[web]\n  mode = none\n[ml]\n  enabled = no\n"
-                    "[health]\n  enabled = no\n"
-                    "[plugins]\n%s"
-                    "[statsd]\n  enabled = yes\n"
-                    "  bind to = udp:127.0.0.1:%d\n" % (
-                        os.environ.get("USER", "root"), tmp, tmp, tmp, tmp,
-                        "".join("  %s = %s\n" % (p, "yes" if p == "statsd"
-                                                 else "no")
-                                for p in plugins), self.port))
+        conf = netdata_conf(tmp, self.port)
         self.p = subprocess.Popen(["netdata", "-D", "-c", conf],
                                   stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)

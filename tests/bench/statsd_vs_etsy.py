@@ -43,6 +43,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peers import free_port, netdata_conf  # noqa: E402
+
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 ms = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
 STATSD = os.path.join(build, "src", "daemon", "statsd")
@@ -51,14 +54,6 @@ ROWS = [tuple(int(x) for x in r.split("x")) for r in os.environ.get(
     "STATSD_BENCH_ROWS", "1x1 4x1 8x1 1x20 8x20").split()]
 BEFORE = os.environ.get("STATSD_BEFORE")
 procs = []
-
-
-def free_port(kind=socket.SOCK_DGRAM):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 def wait_for(pred, what, deadline=30.0):
@@ -209,22 +204,7 @@ class Netdata:
     def __init__(self, tmp, nice):
         self.name = "netdata, nice %d" % nice
         self.port = free_port()
-        for d in ("cache", "lib", "log", "run"):
-            os.makedirs(os.path.join(tmp, d), exist_ok=True)
-        os.chmod(tmp, 0o755)
-        off = ("proc", "diskspace", "cgroups", "tc", "idlejitter", "apps",
-               "python.d", "charts.d", "go.d", "ebpf", "perf", "slabinfo",
-               "timex", "checks", "debugfs", "nfacct", "freeipmi")
-        conf = os.path.join(tmp, "netdata.conf")
-        with open(conf, "w") as f:
-            f.write("[global]\n  memory mode = ram\n  run as user = %s\n"
-                    "[directories]\n  cache = %s/cache\n  lib = %s/lib\n"
-                    "  log = %s/log\n  run = %s/run\n[web]\n  mode = none\n"
-                    "[ml]\n  enabled = no\n[health]\n  enabled = no\n"
-                    "[plugins]\n%s  statsd = yes\n[statsd]\n  enabled = yes\n"
-                    "  bind to = udp:127.0.0.1:%d\n" % (
-                        os.environ.get("USER", "root"), tmp, tmp, tmp, tmp,
-                        "".join("  %s = no\n" % p for p in off), self.port))
+        conf = netdata_conf(tmp, self.port)
         self.p = subprocess.Popen(["nice", "-n", str(nice), "netdata", "-D",
                                    "-c", conf], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.DEVNULL)
