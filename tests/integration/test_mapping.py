@@ -5,7 +5,8 @@ scrape --format openmetrics` (python3-prometheus-client's strict parser):
 a glob's captures name the family and fill labels, tags stay labels (a
 rule's label wins over a tag of its name), drop leaves a series out, a
 summary observer shows the t-digest's quantiles, a native one no classic
-buckets; SIGHUP loads new rules; a bad rule is refused with its line and
+buckets, a ttl leaves out a series not updated for that long (and keeps
+it); SIGHUP loads new rules; a bad rule is refused with its line and
 column, at start and at a reload, which keeps the running rules."""
 import os
 import signal
@@ -26,6 +27,8 @@ api.*.hits name=api_hits_total route="${1}"
 noise.* drop
 sum.* observer=summary quantiles=0.5,0.9
 nat.* observer=native name=nat_$1
+fresh.* ttl=1h
+stale.* ttl=1s
 """
 
 
@@ -91,6 +94,39 @@ check(sorted(k for k in got if k[0].startswith("nat_q")) == sorted([
 want(sample("statsd_plain_g"), 7, "a metric no rule matches")
 check(read_data(d, "statsd", 0, "daemon")["statsd_series"] == 9,
       "a dropped series is still kept (statsctl reads it)")
+
+# ttl: a series not updated for that long is left out of the exposition,
+# and kept. The ttl=1h series cannot age within the test; the ttl=1s one
+# is awaited (a deadline, no duration asserted), then sent again until a
+# scrape follows its update within the second: each send adds 1, so the
+# value shown is the number of sends, nothing lost meanwhile.
+send("fresh.c:1|c\nstale.c:1|c")
+series = read_data(d, "statsd", 0, "daemon")["statsd_series"]
+
+
+def aged(g):
+    return (g.get(sample("statsd_fresh_c_total")) == 1 and
+            sample("statsd_stale_c_total") not in g)
+
+
+check(wait_for(lambda: aged(scrape_om(d, "ttl")),
+               "the ttl=1s series to age out", step=0.2) is True,
+      "ttl=1s leaves the series out; ttl=1h keeps it")
+check(read_data(d, "statsd", 0, "daemon")["statsd_series"] == series,
+      "a series past its rule's ttl is still kept")
+sends = 1
+
+
+def stale_back():
+    global sends
+    send("stale.c:1|c")
+    sends += 1
+    return scrape_om(d, "ttl, updated").get(sample("statsd_stale_c_total"))
+
+
+check(wait_for(stale_back, "the updated series shown", deadline=max(
+    harness.DEADLINE, 60)) == sends,
+      "updated again, the series is back with every value sent")
 
 # SIGHUP: new rules apply to the next scrape.
 with open(d.conf, "w") as f:

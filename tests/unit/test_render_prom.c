@@ -796,7 +796,11 @@ START_TEST(mapping_rules)
 	    "quantiles=0.5,0.9 name=$2_$1", why, sizeof(why), &col), 0);
 	ck_assert_int_eq(prom_rules_add(r, "n.* observer=native", why,
 	    sizeof(why), &col), 0);
-	ck_assert_uint_eq(prom_rules_count(r), 4);
+	ck_assert_int_eq(prom_rules_add(r, "ttl.*.m ttl=5m", why,
+	    sizeof(why), &col), 0);
+	ck_assert_int_eq(prom_rules_add(r, "ttl.* ttl=30s name=x_$1", why,
+	    sizeof(why), &col), 0);
+	ck_assert_uint_eq(prom_rules_count(r), 6);
 	ck_assert_str_eq(prom_rules_line(r, 1), "api.*.*  drop");
 
 	ck_assert(prom_rules_match(r, "api.login.latency", 17, &m));
@@ -821,6 +825,12 @@ START_TEST(mapping_rules)
 	ck_assert(prom_rules_match(r, "n.q", 3, &m));
 	ck_assert_int_eq(m.observer, PROM_OBS_NATIVE);
 	ck_assert_str_eq(m.name, "");
+	ck_assert_uint_eq(m.ttl_ns, 0);
+	ck_assert(prom_rules_match(r, "ttl.a.m", 7, &m));
+	ck_assert_uint_eq(m.ttl_ns, 300000000000u);
+	ck_assert(prom_rules_match(r, "ttl.a", 5, &m));
+	ck_assert_uint_eq(m.ttl_ns, 30000000000u);
+	ck_assert_str_eq(m.name, "x_a");
 	ck_assert(!prom_rules_match(r, "other", 5, &m));
 	/* Shared by reference. */
 	ck_assert_ptr_eq(prom_rules_ref(r), r);
@@ -849,6 +859,16 @@ START_TEST(mapping_rules)
 	rule_bad("a.*.b x=\"1\" x=\"2\"", 13);
 	rule_bad("a.*.b drop name=x", 1);
 	rule_bad("a.*.*.*.*.*.*.*.*.*.* drop", 21);
+	rule_bad("a.*.b ttl=", 11);
+	rule_bad("a.*.b ttl=5", 12);
+	rule_bad("a.*.b ttl=5d", 12);
+	rule_bad("a.*.b ttl=5sx", 12);
+	rule_bad("a.*.b ttl=s", 11);
+	rule_bad("a.*.b ttl=0s", 11);
+	rule_bad("a.*.b ttl=366d", 14);
+	rule_bad("a.*.b ttl=8761h", 11);
+	rule_bad("a.*.b ttl=99999999999s", 11);
+	rule_bad("a.*.b ttl=1h ttl=2h", 14);
 }
 END_TEST
 
@@ -872,6 +892,8 @@ START_TEST(mapping_rules_render)
 	    "quantiles=0.5", why, sizeof(why), &col), 0);
 	ck_assert_int_eq(prom_rules_add(r, "drop.* drop", why, sizeof(why),
 	    &col), 0);
+	ck_assert_int_eq(prom_rules_add(r, "old.* ttl=10s", why, sizeof(why),
+	    &col), 0);
 	timer_add(sb, 2000, 1);
 	ks_hdr_init(&h, "statsd", 9, "api.a.latency", "statsd",
 	    KSTAT_TYPE_BLOB, 0, NULL);
@@ -887,6 +909,24 @@ START_TEST(mapping_rules_render)
 	ck_assert_int_eq(prom_kstat(&o, &v, NULL, NULL, 0), 3);
 	snprintf(h.path, sizeof(h.path), "%s", "statsd/timer/drop.t");
 	ck_assert_int_eq(prom_kstat(&o, &v, NULL, NULL, 0), 0);
+	/* ttl=10s: shown up to 10 s after its last update (snaptime),
+	 * then left out; a snaptime ahead of the scrape's time is fresh;
+	 * no scrape time, no TTL. */
+	snprintf(h.path, sizeof(h.path), "%s", "statsd/timer/old.t");
+	h.snaptime = 5000000000;
+	o.now_ns = 15000000000u;
+	ck_assert_int_eq(prom_kstat(&o, &v, NULL, NULL, 0), 6);
+	o.now_ns = 15000000001u;
+	ck_assert_int_eq(prom_kstat(&o, &v, NULL, NULL, 0), 0);
+	h.snaptime = 20000000000;
+	ck_assert_int_eq(prom_kstat(&o, &v, NULL, NULL, 0), 6);
+	h.snaptime = 0;
+	o.now_ns = 0;
+	ck_assert_int_eq(prom_kstat(&o, &v, NULL, NULL, 0), 6);
+	/* Another rule's series is not aged. */
+	o.now_ns = 1000000000000u;
+	snprintf(h.path, sizeof(h.path), "%s", "statsd/timer/sum.t");
+	ck_assert_int_eq(prom_kstat(&o, &v, NULL, NULL, 0), 3);
 	prom_done(&o);
 	ck_assert_int_eq(sbuf_finish(out), 0);
 	t = sbuf_data(out);

@@ -1526,6 +1526,21 @@ put_series(struct pctx *c, const struct statsblobv1 *b)
 	}
 }
 
+/*
+ * Is h, a statsd series, older than its rule's ttl? Not updated (its
+ * snaptime) for ttl at the scrape's time. A snaptime ahead of that time
+ * (a series restored from before a reboot: the monotonic clock began
+ * again) counts as fresh.
+ */
+static bool
+series_old(const struct prom_out *o, const struct kstat_hdr *h,
+    uint64_t ttl_ns)
+{
+	uint64_t t = (uint64_t)h->snaptime;
+
+	return ttl_ns > 0 && o->now_ns > t && o->now_ns - t > ttl_ns;
+}
+
 int
 prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
     char *next, size_t nextlen)
@@ -1550,7 +1565,7 @@ prom_kstat(struct prom_out *o, const struct ks_view *view, const char *only,
 		size_t ml = series_metric(h, metric, sizeof(metric));
 
 		if (prom_rules_match(o->rules, metric, ml, &match)) {
-			if (match.drop)
+			if (match.drop || series_old(o, h, match.ttl_ns))
 				return 0;
 			c.map = &match;
 		}
@@ -1826,6 +1841,7 @@ struct prom_rule {
 	enum prom_observer obs;
 	double		 q[PROM_QUANTILES_MAX];
 	size_t		 nq;
+	uint64_t	 ttl_ns;	/* 0: none */
 	size_t		 nl;
 	char		*lname[RULE_LABELS_MAX];
 	char		*lval[RULE_LABELS_MAX];	/* unescaped, with $n */
@@ -1954,6 +1970,39 @@ check_refs(const char *t, size_t n, unsigned nstars, size_t *at)
 	return NULL;
 }
 
+/* statsd_ttl_s's bound: a year. */
+#define RULE_TTL_MAX_S	31536000u
+
+/*
+ * A rule's ttl= at v: a whole number and its unit, s, m or h (as a
+ * statsd_exporter duration of one unit), 1 s to a year; into *ns. *end
+ * gets where it stops. Returns: NULL; the fault, with *end at it.
+ */
+static const char *
+parse_ttl(const char *v, const char **end, uint64_t *ns)
+{
+	const char *p = v;
+	uint64_t n = 0, unit;
+
+	for (; *p >= '0' && *p <= '9'; p++)
+		if ((n = n * 10 + (uint64_t)(*p - '0')) > RULE_TTL_MAX_S) {
+			*end = v;
+			return "a ttl is 1 s to a year";
+		}
+	*end = p;
+	unit = *p == 's' ? 1 : *p == 'm' ? 60 : *p == 'h' ? 3600 : 0;
+	if (p == v || unit == 0 || (p[1] != '\0' && p[1] != ' ' &&
+	    p[1] != '\t'))
+		return "a ttl is a whole number and s, m or h";
+	*end = p + 1;
+	if (n == 0 || n * unit > RULE_TTL_MAX_S) {
+		*end = v;
+		return "a ttl is 1 s to a year";
+	}
+	*ns = n * unit * 1000000000u;
+	return NULL;
+}
+
 int
 prom_rules_add(struct prom_rules *r, const char *line, char *why,
     size_t whylen, unsigned *col)
@@ -2019,7 +2068,7 @@ prom_rules_add(struct prom_rules *r, const char *line, char *why,
 			;
 		if (*eq != '=') {
 			e = rule_fail(why, whylen, col, line, tok, "expected "
-			    "drop, name=, observer=, quantiles= or "
+			    "drop, name=, observer=, quantiles=, ttl= or "
 			    "label=\"value\"");
 			goto fail;
 		}
@@ -2073,6 +2122,18 @@ prom_rules_add(struct prom_rules *r, const char *line, char *why,
 				goto fail;
 			}
 			ru.obs = (enum prom_observer)i;
+			continue;
+		}
+		if ((size_t)(eq - tok) == 3 && strncmp(tok, "ttl", 3) == 0) {
+			if (ru.ttl_ns != 0) {
+				e = rule_fail(why, whylen, col, line, tok,
+				    "ttl given twice");
+				goto fail;
+			}
+			if ((msg = parse_ttl(v, &p, &ru.ttl_ns)) != NULL) {
+				e = rule_fail(why, whylen, col, line, p, msg);
+				goto fail;
+			}
 			continue;
 		}
 		if ((size_t)(eq - tok) == 9 && strncmp(tok, "quantiles", 9) ==
@@ -2306,6 +2367,7 @@ prom_rules_match(const struct prom_rules *r, const char *metric, size_t len,
 		m->matched = true;
 		m->drop = ru->drop;
 		m->observer = ru->obs;
+		m->ttl_ns = ru->ttl_ns;
 		if (ru->nq > 0) {
 			m->quantiles = ru->q;
 			m->nq = ru->nq;

@@ -48,6 +48,9 @@ struct prom_out {
 	bool		 native;
 	/* The mapping rules of statsd series (NULL: none), referenced. */
 	const struct prom_rules *rules;
+	/* The scrape's time (clock_now_ns()) for the rules' ttl= (0: no
+	 * series is old). */
+	uint64_t	 now_ns;
 	/* Scratch: the kstat's labels, as written in every series. */
 	struct sbuf	*labels;
 };
@@ -80,7 +83,7 @@ char *prom_stem_rules(const struct prom_rules *rules,
  * ordered list, each rule a line
  *
  *	<glob> [drop] [name=<family>] [observer=histogram|summary|native]
- *	    [quantiles=<q,...>] [<label>="<value>"]...
+ *	    [quantiles=<q,...>] [ttl=<n>s|m|h] [<label>="<value>"]...
  *
  * The glob matches a statsd metric's dotted name whole; each '*' matches
  * a run of characters without a '.' and is a capture, $1 to $9 (or
@@ -91,8 +94,10 @@ char *prom_stem_rules(const struct prom_rules *rules,
  * histogram or distribution is its histogram (classic buckets, and
  * native ones in protobuf: the default), a summary of the t-digest's
  * quantiles (the rule's, else http_quantiles), or native only (no
- * classic buckets). A rule set is shared by reference: a scrape under
- * way keeps the rules it started with.
+ * classic buckets); ttl leaves out a series whose kstat was not updated
+ * (its snaptime) for that long, until it is updated again. A rule set is
+ * shared by reference: a scrape under way keeps the rules it started
+ * with.
  */
 struct prom_rules *prom_rules_new(void);
 struct prom_rules *prom_rules_ref(const struct prom_rules *r);
@@ -120,6 +125,7 @@ struct prom_match {
 	enum prom_observer observer;
 	const double	*quantiles;		/* NULL: the default */
 	size_t		 nq;
+	uint64_t	 ttl_ns;		/* 0: none */
 	/* Labels, expanded and escaped: name="value",... */
 	char		 labels[1024];
 	/* Their names, NUL-separated, for the tags that give way. */

@@ -396,6 +396,7 @@ expo_init(struct statsd *d, struct expo *e, struct sbuf *buf, bool om,
 		return -ENOMEM;
 	/* The rules of the scrape's start, whatever a reload does. */
 	e->out.rules = prom_rules_ref(d->cfg.mapping);
+	e->out.now_ns = clock_now_ns();
 	nq = prom_parse_quantiles(d->cfg.http_quantiles, e->q);
 	if (nq > 0) {
 		e->out.quantiles = e->q;
