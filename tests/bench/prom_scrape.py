@@ -16,6 +16,10 @@ answers that request with text: its row says so. Then the ratios of this
 build to the baseline.
 
 usage: /usr/bin/python3 tests/bench/prom_scrape.py [BUILDDIR [BASELINE_STATSD]]
+BASELINE_STATSD is a statsd binary; the mapping before is that of any
+build up to 61042b9 (the parent of "prometheus: one family per statsd
+metric, in base units"), built with BUILDDIR's buildtype so that the
+CPU figures compare.
 Loopback only; every daemon is stopped at exit. Not run by meson test:
 its figures depend on the machine and its load. Also printed: statsd's
 CPU to take the 150,000 lines, which shows what keeping the classic and
@@ -216,6 +220,7 @@ def fmt(v, kind):
 
 
 try:
+    print("this build: %s; baseline: %s" % (STATSD, baseline or "none"))
     results = [("this build", run(STATSD, "this build"))]
     if baseline:
         results.append(("baseline", run(baseline, "baseline")))
