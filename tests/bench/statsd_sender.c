@@ -11,7 +11,14 @@
  *
  * where ns_per_line is the threads' time spent sending, per line sent.
  *
- * usage: statsd_sender HOST PORT THREADS LINES MS
+ * LINES "mix" sends instead one line a datagram over 1,000 names of the
+ * types an application's DogStatsD client sends most, each name keeping
+ * its type: of every 20 names, 8 counters (every fourth at a sample rate
+ * of 0.5), 6 gauges, 3 timers, 2 histograms and a set. A daemon's count
+ * of lines received is then its own (statsd's statsd_applied, Etsy
+ * statsd's metrics_received).
+ *
+ * usage: statsd_sender HOST PORT THREADS LINES|mix MS
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -27,12 +34,16 @@
 #include <unistd.h>
 
 #define LINE	"bench.c:1|c\n"
+#define MIX_NAMES	1000
+#define MIX_LEN		40	/* a mix line's room */
 
 struct sender {
 	pthread_t		 th;
 	struct sockaddr_in	 to;
 	const char		*buf;
 	size_t			 len;
+	const char		*mix;		/* MIX_NAMES lines, or NULL */
+	unsigned		 mix_at;
 	uint64_t		 deadline_ns;
 	uint64_t		 datagrams;
 	uint64_t		 errors;
@@ -70,6 +81,11 @@ sender_main(void *arg)
 	for (;;) {
 		/* The clock is read once per 64 datagrams. */
 		for (i = 0; i < 64; i++) {
+			if (s->mix != NULL) {
+				s->buf = s->mix + (size_t)s->mix_at * MIX_LEN;
+				s->len = strlen(s->buf);
+				s->mix_at = (s->mix_at + 1) % MIX_NAMES;
+			}
 			if (send(fd, s->buf, s->len, 0) < 0)
 				s->errors++;	/* ECONNREFUSED, ENOBUFS */
 			else
@@ -84,22 +100,49 @@ sender_main(void *arg)
 	return NULL;
 }
 
+/* The mix's line for name k (statsd_sender.c's comment above). */
+static void
+mix_line(char *out, unsigned k)
+{
+	unsigned t = k % 20;
+
+	if (t < 8)
+		snprintf(out, MIX_LEN, "mix.%u:1|c%s", k, t % 4 == 0 ?
+		    "|@0.5" : "");
+	else if (t < 14)
+		snprintf(out, MIX_LEN, "mix.%u:%u|g", k, k % 97);
+	else if (t < 17)
+		snprintf(out, MIX_LEN, "mix.%u:%u|ms", k, 1 + k % 250);
+	else if (t < 19)
+		snprintf(out, MIX_LEN, "mix.%u:%u|h", k, k % 1000);
+	else
+		snprintf(out, MIX_LEN, "mix.%u:u%u|s", k, k % 50);
+}
+
 int
 main(int argc, char **argv)
 {
 	struct sender *s;
 	uint64_t sent = 0, dg = 0, busy = 0, errs = 0, deadline;
 	unsigned threads, lines, ms, i;
-	char *buf;
+	char *buf, *mix = NULL;
 	size_t ll = strlen(LINE);
 
 	if (argc != 6) {
-		fprintf(stderr, "usage: statsd_sender HOST PORT THREADS LINES "
-		    "MS\n");
+		fprintf(stderr, "usage: statsd_sender HOST PORT THREADS "
+		    "LINES|mix MS\n");
 		return 2;
 	}
 	threads = (unsigned)atoi(argv[3]);
-	lines = (unsigned)atoi(argv[4]);
+	if (strcmp(argv[4], "mix") == 0) {
+		mix = malloc((size_t)MIX_NAMES * MIX_LEN);
+		if (mix == NULL)
+			return 1;
+		for (i = 0; i < MIX_NAMES; i++)
+			mix_line(mix + (size_t)i * MIX_LEN, i);
+		lines = 1;
+	} else
+		lines = (unsigned)atoi(argv[4]);
 	ms = (unsigned)atoi(argv[5]);
 	if (threads < 1 || threads > 256 || lines < 1 || lines > 1000 ||
 	    ms < 1) {
@@ -124,6 +167,8 @@ main(int argc, char **argv)
 		/* the last line's '\n' is not sent */
 		s[i].len = ll * lines - 1;
 		s[i].deadline_ns = deadline;
+		s[i].mix = mix;
+		s[i].mix_at = i * (MIX_NAMES / threads);
 		if (pthread_create(&s[i].th, NULL, sender_main, &s[i]) != 0)
 			return 1;
 	}
@@ -140,6 +185,7 @@ main(int argc, char **argv)
 	    sent > 0 ? (double)busy / (double)sent : 0.0,
 	    (unsigned long long)errs);
 	free(buf);
+	free(mix);
 	free(s);
 	return 0;
 }

@@ -4,14 +4,18 @@
 with Etsy statsd 0.9 (the reference implementation of the protocol) and
 netdata (Debian's netdata-core, its statsd plugin alone), fed by the same
 C sender (statsd_sender.c): 1, 4 and 8 threads, 1 and 20 lines per
-datagram, one sendto() per datagram, flat out for a while. For each row:
-lines sent, lines received (statsd: its counter's sum; Etsy: its
-management port's `counters`; netdata: what reached its socket, the lines
+datagram, or one line a datagram of 1,000 names in DogStatsD clients'
+mix of types ("mix": counters, gauges, timers, histograms, sets), one
+sendto() per datagram, flat out for a while. For each row:
+lines sent, lines received (statsd: its counter's sum, for the mix its
+own statsd_applied; Etsy: its management port's `counters`, for the mix
+its metrics_received; netdata: what reached its socket, the lines
 sent less the socket's kernel drops from /proc/net/udp, once its receive
 queue is empty), the kernel's drops for every daemon as a cross-check, %
 received, the sender's ns per line and the daemon's CPU seconds (utime +
 stime from /proc) per million lines received. STATSD_BENCH_ROWS picks
-rows ("THREADSxLINES ...", default "1x1 4x1 8x1 1x20 8x20"). STATSD_BEFORE
+rows ("THREADSxLINES ...", LINES a number or "mix"; default "1x1 4x1
+8x1 1x20 8x20 1xmix"). STATSD_BEFORE
 names
 another build directory whose statsd runs beside this one (a "before"
 column).
@@ -50,8 +54,9 @@ build = sys.argv[1] if len(sys.argv) > 1 else "build"
 ms = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
 STATSD = os.path.join(build, "src", "daemon", "statsd")
 SENDER = os.path.join(build, "tests", "bench", "statsd_sender")
-ROWS = [tuple(int(x) for x in r.split("x")) for r in os.environ.get(
-    "STATSD_BENCH_ROWS", "1x1 4x1 8x1 1x20 8x20").split()]
+ROWS = [(int(t), n if n == "mix" else int(n)) for t, n in (
+    r.split("x", 1) for r in os.environ.get(
+        "STATSD_BENCH_ROWS", "1x1 4x1 8x1 1x20 8x20 1xmix").split())]
 BEFORE = os.environ.get("STATSD_BEFORE")
 procs = []
 
@@ -87,10 +92,11 @@ def udp_socket(port):
     return queued, drops
 
 
-def settle(read):
-    """The count once it stops moving (the daemon drained its socket)."""
+def settle(read, quiet=6):
+    """The count once it has not moved for quiet reads 50 ms apart (the
+    daemon drained its socket)."""
     last, still = read(), 0
-    while still < 6:
+    while still < quiet:
         time.sleep(0.05)
         v = read()
         still = still + 1 if v == last else 0
@@ -139,7 +145,12 @@ class Statsd:
                 return None
         wait_for(up, "statsd")
 
-    def count(self):
+    def count(self, lines):
+        if lines == "mix":
+            d = varlink(self.sock, "io.statsd.Read",
+                        {"module": "statsd", "instance": 0,
+                         "name": "daemon"})
+            return int(d["parameters"]["data"]["statsd_applied"])
         r = varlink(self.sock, "io.statsd.Lookup",
                     {"module": "statsd", "class": "statsd"})
         for k in r.get("parameters", {}).get("kstats", []):
@@ -191,8 +202,9 @@ class Etsy:
         s.close()
         return buf.decode()
 
-    def count(self):
-        m = re.search(r"'bench\.c': (\d+)", self._counters() or "")
+    def count(self, lines):
+        m = re.search(r"'statsd\.metrics_received': (\d+)" if lines == "mix"
+                      else r"'bench\.c': (\d+)", self._counters() or "")
         return int(m.group(1)) if m else 0
 
 
@@ -216,7 +228,7 @@ class Netdata:
         with open("/proc/net/udp") as f:
             return any(line.split()[1] == want for line in f.readlines()[1:])
 
-    def count(self):
+    def count(self, lines):
         # netdata's own count is behind its web API, which the bench
         # leaves off: the socket's view stands in (see row()). The
         # receive queue, until it is empty.
@@ -226,7 +238,7 @@ class Netdata:
 def row(d, threads, lines):
     """Lines sent, lines received, the sender's ns a line, the daemon's
     CPU seconds, the socket's kernel drops (datagrams)."""
-    before = d.count()
+    before = d.count(lines)
     drops0 = udp_socket(d.port)[1]
     c0 = cpu_s(d.p.pid)
     out = subprocess.run([SENDER, "127.0.0.1", str(d.port), str(threads),
@@ -235,14 +247,16 @@ def row(d, threads, lines):
     sent = int(re.search(r"sent (\d+)", out).group(1))
     nsl = float(re.search(r"ns_per_line ([\d.]+)", out).group(1))
     if isinstance(d, Netdata):
-        wait_for(lambda: True if d.count() == 0 else None,
+        wait_for(lambda: True if d.count(lines) == 0 else None,
                  "netdata's receive queue")
         got = None
     else:
-        got = settle(d.count) - before
+        # statsd's own kstat is refreshed once a second.
+        got = settle(lambda: d.count(lines),
+                     30 if lines == "mix" else 6) - before
     drops = udp_socket(d.port)[1] - drops0
     if got is None:
-        got = sent - drops * lines
+        got = sent - drops * (1 if lines == "mix" else lines)
     cpu = cpu_s(d.p.pid) - c0
     return sent, got, nsl, cpu, drops
 
@@ -266,8 +280,9 @@ def ratios(title, table, nices, nice_col):
             b = table[("statsd, nice 0", threads, lines)]
             out.append("nice -10 / nice 0: %.2fx" %
                        (a / b if b else float("inf")))
-        print("  %d thread(s), %2d line(s)/datagram: %s" %
-              (threads, lines, "; ".join(out)))
+        print("  %d thread(s), %s: %s" %
+              (threads, "mix of 1,000 names" if lines == "mix" else
+               "%2d line(s)/datagram" % lines, "; ".join(out)))
 
 
 def main():
@@ -299,7 +314,8 @@ def main():
         print("load:", subprocess.run(["uptime"], capture_output=True,
                                       text=True).stdout.strip())
         print("%ds per row, one sendto() per datagram, counters "
-              "\"bench.c:1|c\"" % (ms // 1000))
+              "\"bench.c:1|c\" (mix: 1,000 names of five types)" %
+              (ms // 1000))
         hdr = ("%-18s %7s %5s %12s %12s %8s %9s %9s %12s" %
                ("daemon", "threads", "lines", "sent", "received",
                 "% recv", "drops", "ns/line", "CPU s/Mline"))
@@ -313,7 +329,7 @@ def main():
                 res[(d.name, threads, lines)] = pct
                 cpl[(d.name, threads, lines)] = (cpu / (got / 1e6) if got
                                                  else float("nan"))
-                print("%-18s %7d %5d %12d %12d %7.2f%% %9d %9.1f %12.3f" %
+                print("%-18s %7d %5s %12d %12d %7.2f%% %9d %9.1f %12.3f" %
                       (d.name, threads, lines, sent, got, pct, drops, nsl,
                        cpl[(d.name, threads, lines)]), flush=True)
         ratios("ratios of % received (statsd / other)", res, nices, True)

@@ -99,6 +99,22 @@ START_TEST(digits_and_values)
 }
 END_TEST
 
+/* Every byte: a digit's value, or -1 (b64_value() works by ranges). */
+START_TEST(every_byte_value)
+{
+	static const char alphabet[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	int c;
+
+	for (c = -128; c < 128; c++) {
+		const char *p = c != 0 ? strchr(alphabet, c) : NULL;
+
+		ck_assert_int_eq(b64_value((char)c),
+		    p != NULL ? (int)(p - alphabet) : -1);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -109,6 +125,7 @@ main(void)
 	tcase_add_test(tc, round_trip_every_byte);
 	tcase_add_test(tc, strict_decoder_refuses);
 	tcase_add_test(tc, digits_and_values);
+	tcase_add_test(tc, every_byte_value);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }

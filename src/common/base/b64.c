@@ -52,12 +52,18 @@ b64_digit(unsigned v)
 	return b64_alphabet[v & 63];
 }
 
+/* By ranges, not a search of the alphabet: a set's 1,024 registers are
+ * read this way at every count. */
 int
 b64_value(char c)
 {
-	const char *p = c != '\0' ? strchr(b64_alphabet, c) : NULL;
-
-	return p != NULL ? (int)(p - b64_alphabet) : -1;
+	if (c >= 'A' && c <= 'Z')
+		return c - 'A';
+	if (c >= 'a' && c <= 'z')
+		return c - 'a' + 26;
+	if (c >= '0' && c <= '9')
+		return c - '0' + 52;
+	return c == '+' ? 62 : c == '/' ? 63 : -1;
 }
 
 long

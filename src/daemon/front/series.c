@@ -62,7 +62,8 @@ series_open(struct series *s, struct reg_kstat *k, uint64_t now)
 		series_close(s);
 		s->open_sb = registry_blob_begin(s->d->reg, k);
 		s->open_k = k;
-		engine_plan_make(&s->plan, s->open_sb, 0);
+		/* Made at its first use: gauges and sets need none. */
+		s->plan_made = false;
 	}
 	s->open_now = now;
 	return s->open_sb;
@@ -485,9 +486,9 @@ hll_count(const char *reg)
 	unsigned j, zeros = 0;
 
 	for (j = 0; j < HLL_M; j++) {
-		unsigned r = hll_val(reg[j]);
+		unsigned r = hll_val(reg[j]);	/* < 64 */
 
-		sum += ldexp(1.0, -(int)r);
+		sum += 1.0 / (double)(UINT64_C(1) << r);	/* exact */
 		zeros += r == 0;
 	}
 	e = 0.7213 / (1 + 1.079 / m) * m * m / sum;
@@ -653,6 +654,10 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 			 * plain additions, without the kind table. */
 			rec.x = x;
 			rec.y = y;
+			if (!s->plan_made) {
+				engine_plan_make(&s->plan, sb, 0);
+				s->plan_made = true;
+			}
 			rc = engine_plan_apply(&s->plan, sb, &rec);
 			/* A timer's, histogram's or distribution's classic
 			 * and native buckets (VOIs 1 and 2,
@@ -672,16 +677,17 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 	if (l->type == SL_SET) {
 		struct statsblobv1 *b = (struct statsblobv1 *)sb;
 		struct voistat *vs = blob_stat(b, &b->vois[0], VS_STYPE_LIST);
-		uint64_t n = hll_count(regs);
+		const struct vsd_list *li = vs != NULL ?
+		    (const struct vsd_list *)blob_vsd(b, vs) : NULL;
+		uint64_t n;
 
-		if (vs != NULL) {
-			const struct vsd_list *li =
-			    (const struct vsd_list *)blob_vsd(b, vs);
-
-			/* Exact while the list holds every member. */
-			if (li->hits_missed == 0)
-				n = li->nentries;
-			else if (n < li->nentries)
+		/* Exact while the list holds every member; the estimate (a
+		 * pass over the registers) only past that. */
+		if (li != NULL && li->hits_missed == 0)
+			n = li->nentries;
+		else {
+			n = hll_count(regs);
+			if (li != NULL && n < li->nentries)
 				n = li->nentries;
 		}
 		(void)engine_apply(sb, 1, STATS_OP_SET, STATS_OPF_UNSIGNED,

@@ -89,6 +89,7 @@ struct series {
 	struct statsblob	 *open_sb;
 	uint64_t		  open_now;
 	struct engine_plan	  plan;
+	bool			  plan_made;	/* for open_sb */
 	struct sip_key		  key;		/* series_key()'s */
 	/* The kstats of series by path (series_kstat()): open addressing,
 	 * built from the registry on first use, so that PERSISTENT ones
