@@ -181,7 +181,7 @@ static void front_expire_wake(struct front *f);
  * (front_rx_pause()): at most this long a datagram waits in the socket
  * before it is received, and no shorter a pause than the least.
  */
-#define FRONT_PAUSE_MAX_NS	1000000ull
+#define FRONT_PAUSE_MAX_NS	250000ull
 #define FRONT_PAUSE_MIN_NS	20000ull
 
 /* ------------------------------------------------------------ the lines */
