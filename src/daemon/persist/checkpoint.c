@@ -462,7 +462,28 @@ ck_cut(struct checkpoint *c, const char *what, int err)
 static void ck_swapped(struct checkpoint *c, struct ck_job *j,
     const struct syncer_req *req, int err);
 
-/* A new log's head is durable, or not (in the loop). */
+/*
+ * What the persistence thread synced for req is durable (in the loop): the
+ * log up to its size, the changes up to its seq; then (past crash point
+ * point, if not NULL: durable, the callers not yet answered) the log is
+ * writable and the changes waiting on it are answered.
+ */
+static void
+ck_durable(struct checkpoint *c, const struct syncer_req *req,
+    const char *point)
+{
+	if (req->size > c->synced)
+		c->synced = req->size;
+	if (req->seq > c->seq_durable)
+		c->seq_durable = req->seq;
+	if (point != NULL)
+		crashpoint(point);
+	ck_ok(c);
+	ck_settle(c, c->seq_durable, 0);
+}
+
+/* A new log's head is durable, or not (in the loop). (A compaction's log
+ * whose directory sync failed once: with the changes it holds.) */
 static void
 ck_opened(struct checkpoint *c, struct ck_job *j,
     const struct syncer_req *req, int err)
@@ -475,14 +496,7 @@ ck_opened(struct checkpoint *c, struct ck_job *j,
 		(void)ck_cut(c, "cannot start", err);
 		return;
 	}
-	if (req->size > c->synced)
-		c->synced = req->size;
-	/* (A compaction's log whose directory sync failed once: the
-	 * changes it holds.) */
-	if (req->seq > c->seq_durable)
-		c->seq_durable = req->seq;
-	ck_ok(c);
-	ck_settle(c, c->seq_durable, 0);
+	ck_durable(c, req, NULL);
 }
 
 /* The persistence thread synced req (in the loop). */
@@ -506,14 +520,7 @@ ck_synced(void *arg, const struct syncer_req *req, int err)
 		(void)ck_cut(c, "cannot sync", err);
 		return;
 	}
-	if (req->size > c->synced)
-		c->synced = req->size;
-	if (req->seq > c->seq_durable)
-		c->seq_durable = req->seq;
-	/* Durable, the callers not yet answered. */
-	crashpoint("log.synced");
-	ck_ok(c);
-	ck_settle(c, c->seq_durable, 0);
+	ck_durable(c, req, "log.synced");
 }
 
 uint64_t
@@ -1059,13 +1066,8 @@ ck_swapped(struct checkpoint *c, struct ck_job *j,
 		(void)ck_cut(c, "cannot write", err < 0 ? err : c->cut_err);
 		return;
 	}
-	if (req->seq > c->seq_durable)
-		c->seq_durable = req->seq;
-	/* The new log in place, durable; the changes waiting on it not yet
-	 * answered. */
-	crashpoint("compact.swapped");
-	ck_ok(c);
-	ck_settle(c, c->seq_durable, 0);
+	/* The new log in place, durable (its size is synced already). */
+	ck_durable(c, req, "compact.swapped");
 }
 
 /* A compaction's new log written: hand its sync and rename to the
