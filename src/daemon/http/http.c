@@ -619,12 +619,12 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	}
 	s->task.run = scrape_turn;
 	s->task.peer = s->turn;
-	/* Anonymous: an unprivileged peer of the global zone. */
+	/* Anonymous: an unprivileged peer of the global zone, which sees no
+	 * PRIV kstat (view.h). */
 	s->peer.uid = HTTP_UID;
 	s->peer.gid = (gid_t)65534;
 	s->peer.zone = ZONE_GLOBAL;
 	s->peer.privileged = false;
-	s->e.no_priv = true;
 	/* gzip: windowBits 15, + 16 for gzip's header and trailer. */
 	if (http->d->cfg.http_gzip_level > 0 &&
 	    wants_gzip(evhttp_find_header(in, "Accept-Encoding")) &&
