@@ -2,8 +2,8 @@
 /*
  * view.c: what a peer may see and change of the registry (view.h). The
  * rules themselves (privilege, zones, ownership) are rights.c's; this file
- * applies them to kstats and templates, so that no handler, exposition
- * page or drain pass decides visibility on its own.
+ * applies them to kstats, templates and store segments, so that no
+ * handler, exposition page or drain pass decides visibility on its own.
  */
 #include "registry.h"
 #include "render_kstat.h"

@@ -5,7 +5,8 @@
  * A kstat is seen by its zone and PRIV flag (illumos's ks_zone, Solaris'
  * KSTAT2_FLAG_GZ_VIS and kstat2's privileged kstats); it is changed by its
  * owner in its own zone or by an admin (rights.c's rules). A template is
- * seen by its owner and by whoever sees a kstat made from it.
+ * seen by its owner and by whoever sees a kstat made from it; a store
+ * segment is mapped by whoever sees the kstats it holds.
  */
 #ifndef STATSD_DAEMON_VIEW_H
 #define STATSD_DAEMON_VIEW_H
