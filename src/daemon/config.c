@@ -57,28 +57,54 @@ cfg_check_zone_cgroups(const char *v, char *buf, size_t len)
 	return r < 0 ? buf : NULL;
 }
 
+int
+config_addr_port(const char *v, char *addr, size_t len,
+    unsigned short *ret_port)
+{
+	const char *colon = strrchr(v, ':');
+	unsigned long port;
+	char *end;
+	size_t n;
+
+	if (colon == NULL)
+		return -EINVAL;
+	n = (size_t)(colon - v);
+	if (n >= 2 && v[0] == '[' && v[n - 1] == ']') {
+		v++;
+		n -= 2;
+	}
+	if (n == 0 || n >= len)
+		return -EINVAL;
+	/* Digits only: strtoul() would take a sign or white space. */
+	if (colon[1] < '0' || colon[1] > '9')
+		return -ERANGE;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (*end != '\0' || errno != 0 || port > 65535)
+		return -ERANGE;
+	memcpy(addr, v, n);
+	addr[n] = '\0';
+	*ret_port = (unsigned short)port;
+	return 0;
+}
+
 /* http_listen: empty, or ADDR:PORT ([v6]:PORT). */
 static const char *
 cfg_check_http_listen(const char *v, char *buf, size_t len)
 {
-	const char *colon = strrchr(v, ':');
-	char *end;
-	unsigned long port;
+	char addr[CONFIG_ADDR_MAX];
+	unsigned short port;
+	int r;
 
 	if (*v == '\0')
 		return NULL;
-	if (colon == NULL || colon == v) {
+	r = config_addr_port(v, addr, sizeof(addr), &port);
+	if (r == -EINVAL)
 		snprintf(buf, len, "expected ADDR:PORT, e.g. %s",
 		    HTTP_LISTEN_DEFAULT);
-		return buf;
-	}
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (colon[1] == '\0' || *end != '\0' || errno != 0 || port > 65535) {
+	else if (r < 0)
 		snprintf(buf, len, "the port must be 0 (any) to 65535");
-		return buf;
-	}
-	return NULL;
+	return r < 0 ? buf : NULL;
 }
 
 /* http_quantiles: what render_prom.c takes. */

@@ -99,6 +99,19 @@ struct config {
  * protocol's 8125. */
 #define HTTP_LISTEN_DEFAULT	"127.0.0.1:18125"
 
+/* The longest address of an ADDR:PORT setting, its NUL included. */
+#define CONFIG_ADDR_MAX		256
+
+/*
+ * config_addr_port: an ADDR:PORT setting (http_listen, statsd_udp; an IPv6
+ * address in brackets, [ADDR]:PORT) split: its address without brackets
+ * into addr (len bytes), its port into *ret_port.
+ * Returns: 0; -EINVAL (no address, no colon, an address of len bytes or
+ * more); -ERANGE (the port is not a number from 0 to 65535).
+ */
+int config_addr_port(const char *v, char *addr, size_t len,
+    unsigned short *ret_port);
+
 /* Set key to value as a file line would, for a command-line option.
  * Returns: 0; -EINVAL with why (len bytes) filled. */
 int config_set(struct config *c, const char *key, const char *value,

@@ -34,25 +34,6 @@ sc_flat_own(struct sc_flat *f, void *p)
 	return p;
 }
 
-/* An unsigned number of a reply: a JSON integer, or above INT64_MAX the
- * string of its digits (docs/protocol.md, Numbers). Returns: 0; -EPROTO. */
-static int
-sc_flat_u64(const json_t *v, uint64_t *ret)
-{
-	const char *s = json_string_value(v);
-	char *end;
-
-	if (json_is_integer(v) && json_integer_value(v) >= 0) {
-		*ret = (uint64_t)json_integer_value(v);
-		return 0;
-	}
-	if (s == NULL || s[0] < '0' || s[0] > '9')
-		return -EPROTO;
-	errno = 0;
-	*ret = strtoull(s, &end, 10);
-	return *end != '\0' || errno != 0 ? -EPROTO : 0;
-}
-
 /* A FlatStat's value into st, by its type; the text kstat(1M) prints
  * of a number is made here from the number. Returns: 0; -EPROTO;
  * -ENOMEM. */
@@ -77,7 +58,7 @@ sc_flat_value(struct sc_flat *f, const json_t *s, struct ksfmt_stat *st)
 		st->n = (uint64_t)json_integer_value(v);
 		break;
 	case KSFMT_UINT:
-		if (sc_flat_u64(v != NULL ? v : json_object_get(s, "text"),
+		if (js_u64(v != NULL ? v : json_object_get(s, "text"),
 		    &st->n) < 0)
 			return -EPROTO;
 		break;
@@ -97,7 +78,7 @@ sc_flat_value(struct sc_flat *f, const json_t *s, struct ksfmt_stat *st)
 		if (arr == NULL || buf == NULL)
 			return -ENOMEM;
 		for (i = len = 0; i < st->narr; i++) {
-			if (sc_flat_u64(json_array_get(counts, i), &arr[i]) < 0)
+			if (js_u64(json_array_get(counts, i), &arr[i]) < 0)
 				return -EPROTO;
 			len += (size_t)sprintf(buf + len, i > 0 ? " %" PRIu64 :
 			    "%" PRIu64, arr[i]);

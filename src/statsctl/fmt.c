@@ -75,12 +75,27 @@ double
 js_num(const json_t *o, const char *key, double dflt)
 {
 	const json_t *v = json_object_get(o, key);
-	const char *s = json_string_value(v);
+	uint64_t u;
 
-	/* An unsigned number above INT64_MAX comes as its digits
-	 * (docs/protocol.md, Numbers). */
-	if (s != NULL && s[0] >= '1' && s[0] <= '9' &&
-	    strspn(s, "0123456789") == strlen(s))
-		return (double)strtoull(s, NULL, 10);
+	if (json_is_string(v) && js_u64(v, &u) == 0)
+		return (double)u;
 	return json_is_number(v) ? json_number_value(v) : dflt;
+}
+
+int
+js_u64(const json_t *v, uint64_t *ret)
+{
+	const char *s = json_string_value(v);
+	char *end;
+
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*ret = (uint64_t)json_integer_value(v);
+		return 0;
+	}
+	/* Digits only: strtoull() would take a sign or white space. */
+	if (s == NULL || s[0] < '0' || s[0] > '9')
+		return -EPROTO;
+	errno = 0;
+	*ret = strtoull(s, &end, 10);
+	return *end != '\0' || errno != 0 ? -EPROTO : 0;
 }

@@ -114,4 +114,12 @@ const char *js_str(const json_t *o, const char *key, const char *dflt);
 long long js_int(const json_t *o, const char *key, long long dflt);
 double js_num(const json_t *o, const char *key, double dflt);
 
+/*
+ * js_u64: an unsigned number of a reply, v: a JSON integer, or above
+ * INT64_MAX the string of its digits (docs/protocol.md, Numbers).
+ * Returns: 0; -EPROTO for anything else (absent, negative, not digits,
+ * past UINT64_MAX).
+ */
+int js_u64(const json_t *v, uint64_t *ret);
+
 #endif /* STATSCTL_OUTPUT_H */

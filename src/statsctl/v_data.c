@@ -15,15 +15,13 @@
 #include "stat_defn.h"
 #include "statsctl.h"
 
-/* An unsigned number of a reply (docs/protocol.md, Numbers), or 0. */
+/* An unsigned number of a reply (js_u64), or 0. */
 static uint64_t
 ld_u64(const json_t *o, const char *key)
 {
-	const json_t *v = json_object_get(o, key);
+	uint64_t u;
 
-	if (json_is_string(v))
-		return strtoull(json_string_value(v), NULL, 10);
-	return (uint64_t)json_integer_value(v);
+	return js_u64(json_object_get(o, key), &u) == 0 ? u : 0;
 }
 
 static int64_t

@@ -228,6 +228,71 @@ START_TEST(printed_config_loads_back)
 }
 END_TEST
 
+/* ADDR:PORT split once for http_listen (checked at load, split at
+ * start) and statsd_udp: brackets dropped, the port a number to 65535. */
+START_TEST(addr_port_split_and_checked)
+{
+	static const struct {
+		const char	*v;
+		int		 r;
+		const char	*addr;
+		unsigned	 port;
+	} cases[] = {
+		{ "127.0.0.1:18125", 0, "127.0.0.1", 18125 },
+		{ "[::1]:0", 0, "::1", 0 },
+		{ "[fe80::1%lo]:65535", 0, "fe80::1%lo", 65535 },
+		{ "::1:80", 0, "::1", 80 },	/* the last colon */
+		{ "localhost:8125", 0, "localhost", 8125 },
+		{ "127.0.0.1", -EINVAL, NULL, 0 },
+		{ ":80", -EINVAL, NULL, 0 },
+		{ "[]:80", -EINVAL, NULL, 0 },
+		{ "127.0.0.1:", -ERANGE, NULL, 0 },
+		{ "127.0.0.1:65536", -ERANGE, NULL, 0 },
+		{ "127.0.0.1:-1", -ERANGE, NULL, 0 },
+		{ "127.0.0.1: 80", -ERANGE, NULL, 0 },
+		{ "127.0.0.1:80x", -ERANGE, NULL, 0 },
+		{ "127.0.0.1:99999999999999999999", -ERANGE, NULL, 0 },
+	};
+	char addr[CONFIG_ADDR_MAX], big[CONFIG_ADDR_MAX + 8], why[256];
+	unsigned short port;
+	struct config c;
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		port = 1;
+		ck_assert_msg(config_addr_port(cases[i].v, addr, sizeof(addr),
+		    &port) == cases[i].r, "%s", cases[i].v);
+		if (cases[i].r == 0) {
+			ck_assert_str_eq(addr, cases[i].addr);
+			ck_assert_uint_eq(port, cases[i].port);
+		}
+	}
+	/* An address that does not fit. */
+	memset(big, 'a', CONFIG_ADDR_MAX);
+	strcpy(big + CONFIG_ADDR_MAX, ":80");
+	ck_assert_int_eq(config_addr_port(big, addr, sizeof(addr), &port),
+	    -EINVAL);
+	big[CONFIG_ADDR_MAX - 1] = '\0';
+	big[CONFIG_ADDR_MAX - 2] = '\0';
+	strcat(big, ":80");
+	ck_assert_int_eq(config_addr_port(big, addr, sizeof(addr), &port), 0);
+	ck_assert_uint_eq(strlen(addr), CONFIG_ADDR_MAX - 2);
+	/* The load-time check says which part is wrong. */
+	ck_assert_int_eq(config_defaults(&c), 0);
+	ck_assert_int_eq(config_set(&c, "http_listen", "[]:80", why,
+	    sizeof(why)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(why, "expected ADDR:PORT"));
+	ck_assert_int_eq(config_set(&c, "http_listen", "[::1]:65536", why,
+	    sizeof(why)), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(why, "the port must be 0 (any) to 65535"));
+	ck_assert_int_eq(config_set(&c, "http_listen", "", why, sizeof(why)),
+	    0);
+	ck_assert_int_eq(config_set(&c, "http_listen", "[::1]:0", why,
+	    sizeof(why)), 0);
+	config_done(&c);
+}
+END_TEST
+
 static Suite *
 config_suite(void)
 {
@@ -239,6 +304,7 @@ config_suite(void)
 	tcase_add_test(tc, zone_cgroups_errors_name_the_pattern);
 	tcase_add_test(tc, reload_keeps_what_cannot_change);
 	tcase_add_test(tc, printed_config_loads_back);
+	tcase_add_test(tc, addr_port_split_and_checked);
 	suite_add_tcase(s, tc);
 	return s;
 }

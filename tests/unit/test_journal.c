@@ -10,6 +10,7 @@
  * not.
  */
 #include <errno.h>
+#include <signal.h>
 
 #include "daemon_unit.h"
 #include "journal.h"
@@ -145,6 +146,21 @@ START_TEST(an_update_cut_short_is_rolled_back)
 }
 END_TEST
 
+/* An undo record begun with another journal's ring would name a slot
+ * that is not the ring's: statsd aborts (base/invariant.h). */
+START_TEST(a_ring_of_another_journal_aborts)
+{
+	struct statsblob *sb = unit_blob("jn");
+	char *d1 = unit_tmpdir(), *d2 = unit_tmpdir();
+	struct journal *j1 = journal_open(d1), *j2 = journal_open(d2);
+	struct journal_ring *r2 = journal_ring_new(j2, 7, 0);
+
+	ck_assert_ptr_nonnull(j1);
+	ck_assert_ptr_nonnull(r2);
+	journal_undo_begin(j1, r2, 9, sb, sb->cursz, NULL, 0);
+}
+END_TEST
+
 static Suite *
 journal_suite(void)
 {
@@ -154,6 +170,8 @@ journal_suite(void)
 	tcase_add_test(tc, handed_back_rings_skip_what_was_applied);
 	tcase_add_test(tc, slots_survive_any_number_of_restarts);
 	tcase_add_test(tc, an_update_cut_short_is_rolled_back);
+	tcase_add_test_raise_signal(tc, a_ring_of_another_journal_aborts,
+	    SIGABRT);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -9,9 +9,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "daemon_unit.h"
+#include "blobstore.h"
 #include "mirror.h"
 
 START_TEST(blob_outlives_the_mapping)
@@ -129,6 +131,23 @@ START_TEST(files_no_record_names_are_swept)
 }
 END_TEST
 
+/* A blob size past the file's room is never written to its header:
+ * statsd aborts (base/invariant.h) rather than lose the kstat at the
+ * next start. */
+START_TEST(a_size_past_the_room_aborts)
+{
+	struct statsblob *sb = unit_blob("mir");
+	char *rt = unit_tmpdir(), *dir;
+	struct mirror *m;
+
+	ck_assert_int_eq(mirror_dir_make(rt, &dir), 0);
+	ck_assert_int_eq(mirror_create(dir, 7, sb, sb->cursz, &m), 0);
+	blob_storage_set_size(mirror_storage(m), BLOB_STORAGE_CAP);
+	ck_assert_uint_eq(mirror_size(m), BLOB_STORAGE_CAP);
+	blob_storage_set_size(mirror_storage(m), BLOB_STORAGE_CAP + 1);
+}
+END_TEST
+
 static Suite *
 mirror_suite(void)
 {
@@ -138,6 +157,7 @@ mirror_suite(void)
 	tcase_add_test(tc, blob_outlives_the_mapping);
 	tcase_add_test(tc, hostile_files_are_refused);
 	tcase_add_test(tc, files_no_record_names_are_swept);
+	tcase_add_test_raise_signal(tc, a_size_past_the_room_aborts, SIGABRT);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -15,11 +15,15 @@
 #include <errno.h>
 
 #include "daemon_statsd.h"
+#include "rights.h"
+#include "view.h"
 
 START_TEST(templates_and_kstats)
 {
 	char *rt = unit_tmpdir(), *st = unit_tmpdir();
 	struct reg_owner root = { 0, true, false };
+	const struct peer root_peer = { .zone = ZONE_GLOBAL,
+	    .privileged = true };
 	struct reg_template *t, *t2, *other = NULL;
 	struct reg_kstat *k, *dup = NULL;
 	struct reg_kstat_new n;
@@ -46,10 +50,10 @@ START_TEST(templates_and_kstats)
 	    -EEXIST);
 	json_decref(def);
 
-	kcid = registry_kcid(d.reg, ZONE_GLOBAL, true);
+	kcid = view_kcid(d.reg, &root_peer);
 	k = unit_kstat(&d, t, "app", "req", 0, &revived);
 	ck_assert(!revived);
-	ck_assert_uint_ne(registry_kcid(d.reg, ZONE_GLOBAL, true), kcid);
+	ck_assert_uint_ne(view_kcid(d.reg, &root_peer), kcid);
 	ck_assert_ptr_eq(registry_kstat_find(d.reg, "app", 0, "req"), k);
 	ck_assert_ptr_eq(registry_kstat_by_handle(d.reg, k->handle), k);
 	unit_hdr(&h, "app", "req", 0);
@@ -359,7 +363,7 @@ START_TEST(zone_segments_are_charged)
 END_TEST
 
 /* What a peer of zone (privileged or not) sees, counted by walking every
- * kstat: the answer registry_zone_counts() gives without the walk. */
+ * kstat: the answer view_zone_counts() gives without the walk. */
 static void
 walk_counts(struct statsd *d, uint32_t zone, bool privileged,
     uint64_t *active, uint64_t *dormant, struct reg_template *t, bool *uses)
@@ -384,6 +388,29 @@ walk_counts(struct statsd *d, uint32_t zone, bool privileged,
 	}
 }
 
+/* Does an unprivileged peer of zone, not t's owner, see template t? */
+static bool
+zone_sees_template(uint32_t zone, const struct reg_template *t)
+{
+	const struct peer p = { .uid = 4242, .gid = 4242, .zone = zone };
+
+	ck_assert_uint_ne(t->owner, p.uid);
+	return view_template_visible(&p, t);
+}
+
+/* A peer may map a kstat's segment exactly when it sees the kstat. */
+static void
+segments_agree(struct statsd *d, const struct peer *p)
+{
+	struct reg_kstat **ks;
+	size_t n, i;
+
+	n = registry_kstats(d->reg, &ks);
+	for (i = 0; i < n; i++)
+		ck_assert(view_segment_visible(p, ks[i]->rseg) ==
+		    view_kstat_visible(p, ks[i]));
+}
+
 /* The counts by segment agree with the walk, for zones a and b. */
 static void
 counts_agree(struct statsd *d, const uint32_t *zone, struct reg_template *t)
@@ -392,15 +419,25 @@ counts_agree(struct statsd *d, const uint32_t *zone, struct reg_template *t)
 	bool uses;
 	int i, priv;
 
+	for (priv = 0; priv < 2; priv++) {
+		const struct peer g = { .uid = 4242, .gid = 4242,
+		    .zone = ZONE_GLOBAL, .privileged = priv };
+
+		segments_agree(d, &g);
+	}
 	for (i = 0; i < 2; i++)
 		for (priv = 0; priv < 2; priv++) {
+			const struct peer p = { .uid = 4242, .gid = 4242,
+			    .zone = zone[i], .privileged = priv };
+
+			segments_agree(d, &p);
 			walk_counts(d, zone[i], priv, &wa, &wd, t, &uses);
-			registry_zone_counts(d->reg, zone[i], priv, &a, &dm);
+			view_zone_counts(d->reg, &p, &a, &dm);
 			ck_assert_uint_eq(a, wa);
 			ck_assert_uint_eq(dm, wd);
 			if (!priv)
-				ck_assert(registry_template_in_zone(t, zone[i],
-				    false) == uses);
+				ck_assert(zone_sees_template(zone[i], t) ==
+				    uses);
 		}
 }
 
@@ -474,10 +511,10 @@ START_TEST(zone_counts_need_no_walk)
 	ck_assert_uint_eq(kept, 1);
 	counts_agree(&d, zone, t);
 	counts_agree(&d, zone, t2);
-	ck_assert(registry_template_in_zone(t, zone[1], false));	/* k2 */
+	ck_assert(zone_sees_template(zone[1], t));	/* k2 */
 	registry_kstat_forget(d.reg, k[2]);
-	ck_assert(!registry_template_in_zone(t, zone[1], false));
-	ck_assert(registry_template_in_zone(t2, zone[1], false));
+	ck_assert(!zone_sees_template(zone[1], t));
+	ck_assert(zone_sees_template(zone[1], t2));
 	ck_assert_uint_eq(t->nall, 0);
 	ck_assert_uint_eq(t2->nall, 1);
 	counts_agree(&d, zone, t);

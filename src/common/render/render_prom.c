@@ -975,6 +975,16 @@ put_bucket(struct pctx *c, double le, uint64_t cum)
 	w_putc(c->o->buf, '\n');
 }
 
+/* The _count of a histogram or summary, after its _sum. */
+static void
+put_count(struct pctx *c, uint64_t count)
+{
+	series_start(c, "_count");
+	w_cat(c->o->buf, "} ");
+	put_int(c->o->buf, count, false);
+	w_putc(c->o->buf, '\n');
+}
+
 /* The _sum and _count of a histogram or summary: both or neither, as
  * OpenMetrics asks, so only when the VOI has a SUM. */
 static void
@@ -986,10 +996,7 @@ put_sum_count(struct pctx *c, bool has_sum, double sum, uint64_t count)
 	w_cat(c->o->buf, "} ");
 	put_double(c->o->buf, sum, false);
 	w_putc(c->o->buf, '\n');
-	series_start(c, "_count");
-	w_cat(c->o->buf, "} ");
-	put_int(c->o->buf, count, false);
-	w_putc(c->o->buf, '\n');
+	put_count(c, count);
 }
 
 /* The _sum and _count of a statsd series' histogram or summary: the
@@ -1009,10 +1016,7 @@ put_stat_sum_count(struct pctx *c, const struct statsblobv1 *b,
 	put_conv(c->o->buf, (enum vsd_dtype)sum->dtype, &num,
 	    &(struct conv){ 1, point });
 	w_putc(c->o->buf, '\n');
-	series_start(c, "_count");
-	w_cat(c->o->buf, "} ");
-	put_int(c->o->buf, count, false);
-	w_putc(c->o->buf, '\n');
+	put_count(c, count);
 }
 
 /*

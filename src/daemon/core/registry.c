@@ -76,14 +76,6 @@ reg_segment(struct statsd *d, unsigned kind, uint64_t arena,
 	return 0;
 }
 
-bool
-registry_segment_visible(const struct reg_seg *seg, uint32_t peer_zone,
-    bool privileged)
-{
-	return (privileged || !seg->priv) &&
-	    zone_sees(peer_zone, seg->zone, seg->gz);
-}
-
 /*
  * The segment of the kstats that live in zone (and in the global zone
  * too with gz), PRIV or not: found, or made when create. A zone's segment
@@ -202,19 +194,6 @@ registry_segments(struct registry *r, struct reg_seg ***ret)
 {
 	*ret = r->segs;
 	return r->nsegs;
-}
-
-uint64_t
-registry_kcid(struct registry *r, uint32_t peer_zone, bool privileged)
-{
-	uint64_t k = 0;
-	size_t i;
-
-	for (i = 0; i < r->nsegs; i++)
-		if (registry_segment_visible(r->segs[i], peer_zone,
-		    privileged))
-			k += store_segment_kcid(r->segs[i]->seg);
-	return k;
 }
 
 int
@@ -877,42 +856,6 @@ reg_tpl_count(struct registry *r, struct reg_template *t,
 			return;
 		}
 	INVARIANT(false);
-}
-
-void
-registry_zone_counts(const struct registry *r, uint32_t zone,
-    bool privileged, uint64_t *ret_active, uint64_t *ret_dormant)
-{
-	const struct reg_seg *rs;
-	size_t i;
-
-	*ret_active = *ret_dormant = 0;
-	for (i = 0; i < r->nsegs; i++) {
-		rs = r->segs[i];
-		if (!zone_sees(zone, rs->zone, rs->gz) ||
-		    (rs->priv && !privileged))
-			continue;
-		*ret_active += rs->nkstats - rs->ndormant;
-		*ret_dormant += rs->ndormant;
-	}
-}
-
-bool
-registry_template_in_zone(const struct reg_template *t, uint32_t zone,
-    bool privileged)
-{
-	const struct reg_seg *rs;
-	uint32_t i;
-
-	for (i = 0; i < t->nuses; i++) {
-		if (t->uses[i].n == 0)
-			continue;
-		rs = t->uses[i].rs;
-		if (zone_sees(zone, rs->zone, rs->gz) &&
-		    (!rs->priv || privileged))
-			return true;
-	}
-	return false;
 }
 
 static int

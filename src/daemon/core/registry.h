@@ -158,32 +158,8 @@ struct registry *registry_free(struct registry *r);
 
 void registry_stats(const struct registry *r, struct registry_stats *ret);
 
-/*
- * registry_zone_counts: the active and dormant kstats a peer of zone (not
- * the global zone) sees: its zone's and those of every zone, PRIV ones
- * too when privileged. Costs the segments, never a walk of the kstats.
- */
-void registry_zone_counts(const struct registry *r, uint32_t zone,
-    bool privileged, uint64_t *ret_active, uint64_t *ret_dormant);
-
-/*
- * registry_template_in_zone: does t have a kstat a peer of zone (not the
- * global zone) sees? Costs the segments t's kstats are in.
- */
-bool registry_template_in_zone(const struct reg_template *t, uint32_t zone,
-    bool privileged);
-
 /* Every segment (borrowed; the list changes as zones come and go). */
 size_t registry_segments(struct registry *r, struct reg_seg ***ret);
-
-/* Is seg one that a peer in zone peer_zone (privileged or not) gets? */
-bool registry_segment_visible(const struct reg_seg *seg, uint32_t peer_zone,
-    bool privileged);
-
-/* The chain id such a peer sees: the sum of its segments' KCIDs, as a
- * reader that maps them computes it. */
-uint64_t registry_kcid(struct registry *r, uint32_t peer_zone,
-    bool privileged);
 
 /* ---------------------------------------------------------------- templates */
 

@@ -181,7 +181,7 @@ static void front_expire_wake(struct front *f);
  * (front_rx_pause()): at most this long a datagram waits in the socket
  * before it is received, and no shorter a pause than the least.
  */
-#define FRONT_PAUSE_MAX_NS	1000000ull
+#define FRONT_PAUSE_MAX_NS	250000ull
 #define FRONT_PAUSE_MIN_NS	20000ull
 
 /* ------------------------------------------------------------ the lines */
@@ -840,24 +840,15 @@ front_udp_open(struct front *f, const char *spec)
 	    .ai_socktype = SOCK_DGRAM, .ai_flags = AI_NUMERICHOST |
 	    AI_NUMERICSERV | AI_PASSIVE };
 	struct addrinfo *ai = NULL;
-	char host[256];
-	const char *colon = strrchr(spec, ':');
-	size_t hl;
+	char host[CONFIG_ADDR_MAX], serv[8];
+	unsigned short port;
 	unsigned i;
 	int fd, r;
 
-	if (colon == NULL || colon == spec || colon[1] == '\0')
+	if (config_addr_port(spec, host, sizeof(host), &port) < 0)
 		return -EINVAL;
-	hl = (size_t)(colon - spec);
-	if (spec[0] == '[' && hl >= 2 && spec[hl - 1] == ']') {
-		spec++;
-		hl -= 2;
-	}
-	if (hl >= sizeof(host))
-		return -EINVAL;
-	memcpy(host, spec, hl);
-	host[hl] = '\0';
-	r = getaddrinfo(host, colon + 1, &hints, &ai);
+	snprintf(serv, sizeof(serv), "%u", port);
+	r = getaddrinfo(host, serv, &hints, &ai);
 	if (r != 0 || ai == NULL)
 		return -EINVAL;
 	/* With receiver threads, one socket per thread on one address

@@ -463,8 +463,7 @@ expo_page_pb(struct expo *e)
 static bool
 expo_shows(const struct expo *e, const struct reg_kstat *k)
 {
-	if (k == NULL || k->dormant || !view_kstat_visible(e->peer, k) ||
-	    (e->no_priv && (k->hdr.flags & KSTAT_FLAG_PRIV) != 0))
+	if (k == NULL || k->dormant || !view_kstat_visible(e->peer, k))
 		return false;
 	if (e->sel != NULL && !ks_selector_match_kstat(e->sel, &k->hdr))
 		return false;

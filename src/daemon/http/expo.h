@@ -27,8 +27,7 @@ struct ks_pattern;
 /* One exposition under way: what to show, and where it is. A group is a
  * stem with the stems that extend it at a '_' (expo.c). */
 struct expo {
-	const struct peer		*peer;	/* whose view */
-	bool				 no_priv; /* never a PRIV kstat */
+	const struct peer		*peer;	/* whose view (view.h) */
 	const struct ks_selector	*sel;	/* NULL: all */
 	const struct ks_pattern		*cls;	/* NULL: all */
 	struct prom_out			 out;

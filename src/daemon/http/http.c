@@ -619,12 +619,12 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	}
 	s->task.run = scrape_turn;
 	s->task.peer = s->turn;
-	/* Anonymous: an unprivileged peer of the global zone. */
+	/* Anonymous: an unprivileged peer of the global zone, which sees no
+	 * PRIV kstat (view.h). */
 	s->peer.uid = HTTP_UID;
 	s->peer.gid = (gid_t)65534;
 	s->peer.zone = ZONE_GLOBAL;
 	s->peer.privileged = false;
-	s->e.no_priv = true;
 	/* gzip: windowBits 15, + 16 for gzip's header and trailer. */
 	if (http->d->cfg.http_gzip_level > 0 &&
 	    wants_gzip(evhttp_find_header(in, "Accept-Encoding")) &&
@@ -690,28 +690,6 @@ on_request(struct evhttp_request *req, void *arg)
 	}
 }
 
-/* "ADDR:PORT" or "[ADDR]:PORT" into addr and port. Returns: 0; -EINVAL. */
-static int
-split_listen(const char *v, char *addr, size_t len, unsigned short *port)
-{
-	const char *colon = strrchr(v, ':');
-	size_t n;
-
-	if (colon == NULL)
-		return -EINVAL;
-	n = (size_t)(colon - v);
-	if (n >= 2 && v[0] == '[' && v[n - 1] == ']') {
-		v++;
-		n -= 2;
-	}
-	if (n == 0 || n >= len)
-		return -EINVAL;
-	memcpy(addr, v, n);
-	addr[n] = '\0';
-	*port = (unsigned short)strtoul(colon + 1, NULL, 10);
-	return 0;
-}
-
 int
 http_start(struct statsd *d, int fd)
 {
@@ -721,14 +699,14 @@ http_start(struct statsd *d, int fd)
 	char host[NI_MAXHOST], serv[NI_MAXSERV];
 	struct http *http;
 	struct timeval tv;
-	char addr[128];
+	char addr[CONFIG_ADDR_MAX];
 	unsigned short port = 0;
 	const char *listen = d->http_listen != NULL ? d->http_listen :
 	    d->cfg.http_listen;
 
 	if (fd < 0 && listen[0] == '\0')
 		return 0;
-	if (fd < 0 && split_listen(listen, addr, sizeof(addr), &port) < 0) {
+	if (fd < 0 && config_addr_port(listen, addr, sizeof(addr), &port) < 0) {
 		log_error("http_listen %s: not ADDR:PORT", listen);
 		return -EINVAL;
 	}

@@ -241,6 +241,15 @@ ck_job_free(struct ck_job *j)
 	free(j);
 }
 
+/* On the thread: j's file synced (failing instead at the test's failure
+ * point, STATSD_TEST_FAIL_AT). Returns: 0; -errno. */
+static int
+ck_job_sync(const struct ck_job *j, const char *point)
+{
+	return crashpoint_fail(point) ? -EIO :
+	    fdatasync(j->fd) < 0 ? -errno : 0;
+}
+
 /* On the thread: a new log's head and name durable. */
 static int
 ck_open_work(void *arg)
@@ -248,8 +257,7 @@ ck_open_work(void *arg)
 	struct ck_job *j = arg;
 	int r;
 
-	r = crashpoint_fail("open.sync") ? -EIO :
-	    fdatasync(j->fd) < 0 ? -errno : 0;
+	r = ck_job_sync(j, "open.sync");
 	if (r == 0)
 		r = ck_fsync_dir(j->dir);
 	if (r < 0)
@@ -269,8 +277,7 @@ ck_compact_work(void *arg)
 	struct ck_job *j = arg;
 	int r;
 
-	r = crashpoint_fail("compact.sync") ? -EIO :
-	    fdatasync(j->fd) < 0 ? -errno : 0;
+	r = ck_job_sync(j, "compact.sync");
 	if (r < 0)
 		return r;
 	crashpoint("compact.synced");
@@ -462,7 +469,28 @@ ck_cut(struct checkpoint *c, const char *what, int err)
 static void ck_swapped(struct checkpoint *c, struct ck_job *j,
     const struct syncer_req *req, int err);
 
-/* A new log's head is durable, or not (in the loop). */
+/*
+ * What the persistence thread synced for req is durable (in the loop): the
+ * log up to its size, the changes up to its seq; then (past crash point
+ * point, if not NULL: durable, the callers not yet answered) the log is
+ * writable and the changes waiting on it are answered.
+ */
+static void
+ck_durable(struct checkpoint *c, const struct syncer_req *req,
+    const char *point)
+{
+	if (req->size > c->synced)
+		c->synced = req->size;
+	if (req->seq > c->seq_durable)
+		c->seq_durable = req->seq;
+	if (point != NULL)
+		crashpoint(point);
+	ck_ok(c);
+	ck_settle(c, c->seq_durable, 0);
+}
+
+/* A new log's head is durable, or not (in the loop). (A compaction's log
+ * whose directory sync failed once: with the changes it holds.) */
 static void
 ck_opened(struct checkpoint *c, struct ck_job *j,
     const struct syncer_req *req, int err)
@@ -475,14 +503,7 @@ ck_opened(struct checkpoint *c, struct ck_job *j,
 		(void)ck_cut(c, "cannot start", err);
 		return;
 	}
-	if (req->size > c->synced)
-		c->synced = req->size;
-	/* (A compaction's log whose directory sync failed once: the
-	 * changes it holds.) */
-	if (req->seq > c->seq_durable)
-		c->seq_durable = req->seq;
-	ck_ok(c);
-	ck_settle(c, c->seq_durable, 0);
+	ck_durable(c, req, NULL);
 }
 
 /* The persistence thread synced req (in the loop). */
@@ -506,14 +527,7 @@ ck_synced(void *arg, const struct syncer_req *req, int err)
 		(void)ck_cut(c, "cannot sync", err);
 		return;
 	}
-	if (req->size > c->synced)
-		c->synced = req->size;
-	if (req->seq > c->seq_durable)
-		c->seq_durable = req->seq;
-	/* Durable, the callers not yet answered. */
-	crashpoint("log.synced");
-	ck_ok(c);
-	ck_settle(c, c->seq_durable, 0);
+	ck_durable(c, req, "log.synced");
 }
 
 uint64_t
@@ -884,6 +898,21 @@ ck_compact_begin(struct checkpoint *c)
 	c->cgen++;
 }
 
+/* Write rec (taken over; NULL: it could not be made) to fd as its line.
+ * Returns: the line's bytes; 0 on failure. */
+static size_t
+ck_put(int fd, json_t *rec)
+{
+	size_t len = 0;
+	char *line = rec != NULL ? ck_line(rec, &len) : NULL;
+
+	json_decref(rec);
+	if (line == NULL || ck_write_all(fd, line, len) < 0)
+		len = 0;
+	free(line);
+	return len;
+}
+
 /* Write one kstat's record to the new log (or the log). Returns: its
  * bytes; 0 on failure. */
 static uint64_t
@@ -892,20 +921,12 @@ ck_pass_one(struct checkpoint *c, struct reg_kstat *k)
 	int fd = c->cfd >= 0 ? c->cfd : c->fd;
 	uint64_t total = 0;
 	size_t len;
-	char *line;
-	json_t *rec;
 
 	/* Its template first, if the log (or the new log) lacks it. */
 	if (c->cfd >= 0 ? k->tpl->ckpt_gen != c->cgen :
 	    k->tpl->ckpt_bytes == 0) {
-		rec = ck_template_rec(k->tpl);
-		line = rec != NULL ? ck_line(rec, &len) : NULL;
-		json_decref(rec);
-		if (line == NULL || ck_write_all(fd, line, len) < 0) {
-			free(line);
+		if ((len = ck_put(fd, ck_template_rec(k->tpl))) == 0)
 			return 0;
-		}
-		free(line);
 		if (c->cfd >= 0) {
 			k->tpl->ckpt_gen = c->cgen;
 			k->tpl->ckpt_pending = len;
@@ -919,15 +940,10 @@ ck_pass_one(struct checkpoint *c, struct reg_kstat *k)
 		total += len;
 	}
 	/* Going dormant (a delete waiting on its record): as it will be. */
-	rec = ck_kstat_rec(c, k, k->dormant || (k->ckpt_deleting ==
-	    CKPT_DEL_SLEEP));
-	line = rec != NULL ? ck_line(rec, &len) : NULL;
-	json_decref(rec);
-	if (line == NULL || ck_write_all(fd, line, len) < 0) {
-		free(line);
+	len = ck_put(fd, ck_kstat_rec(c, k, k->dormant ||
+	    (k->ckpt_deleting == CKPT_DEL_SLEEP)));
+	if (len == 0)
 		return 0;
-	}
-	free(line);
 	k->ckpt_pending = k->changes;
 	if (c->cfd >= 0) {
 		c->csize += len;
@@ -1059,13 +1075,8 @@ ck_swapped(struct checkpoint *c, struct ck_job *j,
 		(void)ck_cut(c, "cannot write", err < 0 ? err : c->cut_err);
 		return;
 	}
-	if (req->seq > c->seq_durable)
-		c->seq_durable = req->seq;
-	/* The new log in place, durable; the changes waiting on it not yet
-	 * answered. */
-	crashpoint("compact.swapped");
-	ck_ok(c);
-	ck_settle(c, c->seq_durable, 0);
+	/* The new log in place, durable (its size is synced already). */
+	ck_durable(c, req, "compact.swapped");
 }
 
 /* A compaction's new log written: hand its sync and rename to the

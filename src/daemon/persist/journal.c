@@ -17,6 +17,7 @@
 
 #include "blob.h"
 #include "blobstore.h"
+#include "invariant.h"
 #include "journal.h"
 #include "log.h"
 
@@ -253,6 +254,11 @@ journal_undo_begin(struct journal *jn, struct journal_ring *j,
 	run = (uint32_t)b->statsdata_off - b->stats_off;
 	if (hi > size || SB_V1_HDRSZ + run + (hi - lo) > RJ_UNDO_BYTES)
 		return;
+	/* A slot of this journal: the undo record names the ring by it, and
+	 * a restart rolls the update back only if that slot's progress is
+	 * what it was; another's would repeat or lose the update. */
+	INVARIANT((uintptr_t)j >= (uintptr_t)jn->slots &&
+	    (uintptr_t)j < (uintptr_t)(jn->slots + RJ_SLOTS));
 	u = jn->undo;
 	u->handle = handle;
 	u->slot = (uint32_t)(j - jn->slots);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "blob.h"
+#include "invariant.h"
 #include "log.h"
 #include "mirror.h"
 #include "shm.h"
@@ -259,6 +260,10 @@ mirror_close(struct mirror *m)
 static void
 mirror_st_set_size(struct blob_storage *s, uint32_t size)
 {
+	/* The file has room for BLOB_STORAGE_CAP bytes: a larger size in its
+	 * header would have the next start refuse the file, and the kstat's
+	 * data lost without a word now. */
+	INVARIANT(size <= BLOB_STORAGE_CAP);
 	((struct pmir_hdr *)mirror_of(s)->map)->size = size;
 }
 

@@ -79,8 +79,7 @@ m_info_visible(struct vl_call *call, struct registry_stats *rs)
 		rs->kstats = rs->public_kstats;
 		rs->dormant = rs->public_dormant;
 	} else
-		registry_zone_counts(call->d->reg, p->zone, p->privileged,
-		    &rs->kstats, &rs->dormant);
+		view_zone_counts(call->d->reg, p, &rs->kstats, &rs->dormant);
 	rs->templates = 0;
 	n = registry_templates(call->d->reg, &tpls);
 	for (i = 0; i < n; i++)
@@ -110,8 +109,7 @@ m_info_info(struct vl_call *call, json_t *params)
 	    "kstats", (json_int_t)rs.kstats,
 	    "dormant", (json_int_t)rs.dormant,
 	    "templates", (json_int_t)rs.templates,
-	    "kcid", (json_int_t)registry_kcid(d->reg, call->conn->peer.zone,
-	    call->conn->peer.privileged),
+	    "kcid", (json_int_t)view_kcid(d->reg, p),
 	    "applied", (json_int_t)ds.applied,
 	    "spilled", (json_int_t)ds.spilled,
 	    "rejected", (json_int_t)ds.rejected,

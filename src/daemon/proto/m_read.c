@@ -77,8 +77,7 @@ m_visible(const struct vl_call *call, const struct reg_kstat *k)
 json_int_t
 m_kcid(const struct vl_call *call)
 {
-	return (json_int_t)registry_kcid(call->d->reg, call->conn->peer.zone,
-	    call->conn->peer.privileged);
+	return (json_int_t)view_kcid(call->d->reg, &call->conn->peer);
 }
 
 /* The blob of k (copy) as stats(3)'s JSON renderer writes it, named by

@@ -16,6 +16,7 @@
 #include "registry.h"
 #include "ring.h"
 #include "store.h"
+#include "view.h"
 
 const struct vl_field m_ring_attach_params[] = {
 	VLF_INT("capacity_log2", true, RING_CAP_LOG2_MIN, RING_CAP_LOG2_MAX),
@@ -170,7 +171,7 @@ m_ring_segment(struct vl_call *call, json_t *params)
 	for (i = 0; i < n; i++) {
 		int fd;
 
-		if (!registry_segment_visible(segs[i], p->zone, p->privileged) ||
+		if (!view_segment_visible(p, segs[i]) ||
 		    seen++ < from)
 			continue;
 		if (nfd == CONN_MAX_FDS)
@@ -193,7 +194,7 @@ m_ring_segment(struct vl_call *call, json_t *params)
 	}
 	reply = json_pack("{s:o}", "segments", list);
 	for (; i < n; i++)
-		if (registry_segment_visible(segs[i], p->zone, p->privileged)) {
+		if (view_segment_visible(p, segs[i])) {
 			json_object_set_new(reply, "next", json_integer(from +
 			    (int64_t)nfd));
 			break;
