@@ -10,6 +10,9 @@ worker, whenever it was forked) updates one series, shown in statsd's
 /metrics under the name and labels prometheus_client would give it. An
 update is one C call into _statsclient; it never blocks and never raises
 because statsd is absent or gone (dropped() counts what did not reach it).
+Beside them, as C programs have them: kstat_read(), libkstat's reader, and
+StatisticInterface, the Linux statistics infrastructure's interface,
+whose statistics report (X, Y) pairs (_statistic.c).
 
 This file owns the Python half: names and labels checked as
 prometheus_client checks them, the families, the timers and the exception
@@ -28,10 +31,11 @@ from ._statsclient import _after_fork
 from ._statsclient import template as _template
 from ._statsclient import (connected, dropped, flush, kstat_read,
                            last_error, pushed)
+from ._statsclient import Statistic, StatisticInterface
 
 __all__ = ["Counter", "Gauge", "Histogram", "Summary", "CollectorRegistry",
            "REGISTRY", "connected", "dropped", "flush", "kstat_read",
-           "last_error", "pushed"]
+           "last_error", "pushed", "Statistic", "StatisticInterface"]
 
 INF = float("inf")
 

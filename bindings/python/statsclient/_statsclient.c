@@ -37,6 +37,8 @@
 #include <statsd/kstat.h>
 #include <statsd/stats.h>
 
+#include "_statistic.h"
+
 enum series_type { ST_COUNTER, ST_GAUGE, ST_HISTOGRAM, ST_SUMMARY,
     ST_NTYPES };
 
@@ -95,6 +97,7 @@ atfork_child(void)
 	unpublished_drops = 0;
 	/* A parent's thread may have held it. */
 	pthread_mutex_init(&attach_lock, NULL);
+	statistic_atfork_child();
 }
 
 static long long
@@ -871,35 +874,42 @@ fail:
 static PyObject *
 mod_dropped(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
 {
+	stats_client_t *c = client != NULL ? client : statistic_client();
+
 	return PyLong_FromUnsignedLongLong(unpublished_drops +
-	    (client != NULL ? stats_client_dropped(client) : 0));
+	    (c != NULL ? stats_client_dropped(c) : 0));
 }
 
 static PyObject *
 mod_pushed(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
 {
+	stats_client_t *c = client != NULL ? client : statistic_client();
+
 	return PyLong_FromUnsignedLongLong(unpublished_drops +
-	    (client != NULL ? stats_client_pushed(client) : 0));
+	    (c != NULL ? stats_client_pushed(c) : 0));
 }
 
 static PyObject *
 mod_connected(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
 {
-	return PyBool_FromLong(client != NULL &&
-	    stats_client_connected(client));
+	stats_client_t *c = client != NULL ? client : statistic_client();
+
+	return PyBool_FromLong(c != NULL && stats_client_connected(c));
 }
 
 static PyObject *
 mod_flush(PyObject *Py_UNUSED(m), PyObject *args)
 {
+	stats_client_t *c;
 	int timeout_ms = -1, r;
 
 	if (!PyArg_ParseTuple(args, "|i", &timeout_ms))
 		return NULL;
-	if (client == NULL)
+	c = client != NULL ? client : statistic_client();
+	if (c == NULL)
 		Py_RETURN_TRUE;
 	Py_BEGIN_ALLOW_THREADS
-	r = stats_client_flush(client, timeout_ms);
+	r = stats_client_flush(c, timeout_ms);
 	Py_END_ALLOW_THREADS
 	return PyBool_FromLong(r == 0);
 }
@@ -1082,6 +1092,10 @@ PyInit__statsclient(void)
 	Py_INCREF(&SeriesType);
 	if (PyModule_AddObject(m, "Series", (PyObject *)&SeriesType) < 0) {
 		Py_DECREF(&SeriesType);
+		Py_DECREF(m);
+		return NULL;
+	}
+	if (statistic_types_add(m) < 0) {
 		Py_DECREF(m);
 		return NULL;
 	}
