@@ -473,6 +473,44 @@ check(pids == dict([(str(os.getpid()), 1.0)] +
 check(sample("app_node_level") == 104, "a node gauge: one value that every "
       "process moved: %r" % sample("app_node_level"))
 
+# A fork that runs no Python hook, as uWSGI forks its workers (libc's
+# fork(), through ctypes): the child's first update, of a series made
+# before the fork, connects it instead of being dropped.
+CFORK = r"""
+import ctypes, os
+import statsclient as sc
+pre = sc.Counter("app_cfork", "d")
+lvl = sc.Gauge("app_cfork_level", "d")
+st = sc.StatisticInterface("py-cfork").statistic("n")
+st.define_value()
+st.start()
+pre.inc()
+fork = ctypes.CDLL(None, use_errno=True).fork
+kids = []
+for k in range(3):
+    pid = fork()
+    if pid == 0:
+        lvl.inc()
+        st.add(1, 5)
+        for i in range(100):
+            pre.inc()
+        ok = sc.flush(30000) and sc.dropped() == 0
+        os._exit(0 if ok else 3)
+    kids.append(pid)
+print([os.waitpid(p, 0)[1] for p in kids])
+"""
+p = harness.run([sys.executable, "-c", CFORK], capture_output=True,
+                text=True, timeout=DEADLINE * 4)
+got, _ = scrape(port, "app_")
+ks = sc.kstat_read("linux", 0, "py-cfork")
+check(p.stdout.split() == ["[0,", "0,", "0]"] and
+      got.get(("app_cfork_total", frozenset())) == 301 and
+      got.get(("app_cfork_level", frozenset())) == 3 and
+      len(ks) == 1 and ks[0]["data"] == {"n.count": 15},
+      "children of a fork without Python's hooks drop no first update: "
+      "%r %r %r %r" % (p.stdout, p.stderr[-300:],
+                       got.get(("app_cfork_level", frozenset())), ks))
+
 # A worker that stays idle past statsd's idle_timeout_ms (gunicorn's
 # workers wait for requests) has its connection closed; its first updates
 # after that were dropped. (The 1 s sleep only makes the close likely; a

@@ -39,10 +39,11 @@ __all__ = ["Counter", "Gauge", "Histogram", "Summary", "CollectorRegistry",
 
 INF = float("inf")
 
-# A worker forked by a pre-fork server (gunicorn) connects before its first
-# update; libstatsclient would otherwise drop the updates it makes until its
-# watcher thread has reconnected. (A server that forks without os.fork(),
-# as uWSGI does, gets the library's lazy reconnection.)
+# A worker forked by a pre-fork server (gunicorn) connects at the fork, not
+# at its first update (its first request would wait for it);
+# libstatsclient would otherwise drop the updates it makes until its
+# watcher thread has reconnected. A server that forks without os.fork(), as
+# uWSGI does, connects on the first update (_statsclient.c).
 os.register_at_fork(after_in_child=_after_fork)
 _METRIC_NAME_RE = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 _LABEL_NAME_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")

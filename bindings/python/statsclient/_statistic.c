@@ -128,6 +128,7 @@ Statistic_add(StatisticObject *s, PyObject *const *args, Py_ssize_t nargs,
 			return NULL;
 		}
 	}
+	statsclient_fork_check();
 	if ((st = stat_of(s)) == NULL)
 		return NULL;
 	(void)statistic_add(st, (int64_t)x, (uint64_t)y);
@@ -143,6 +144,7 @@ Statistic_inc(StatisticObject *s, PyObject *x_obj)
 
 	if (x == -1 && PyErr_Occurred())
 		return NULL;
+	statsclient_fork_check();
 	if ((st = stat_of(s)) == NULL)
 		return NULL;
 	(void)statistic_inc(st, (int64_t)x);

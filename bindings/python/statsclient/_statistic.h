@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * _statistic.h: what _statsclient.c's module init and fork handler call
- * of _statistic.c (the Linux statistics infrastructure's types).
+ * _statistic.h: the calls between _statsclient.c (the series, the module)
+ * and _statistic.c (the Linux statistics infrastructure's types).
  */
 #ifndef STATSCLIENT_STATISTIC_H
 #define STATSCLIENT_STATISTIC_H
@@ -20,5 +20,10 @@ stats_client_t *statistic_client(void);
 
 /* In a fork() child: its lock, which a parent's thread may have held. */
 void statistic_atfork_child(void);
+
+/* Of _statsclient.c: in a fork() child not yet connected, connect (once)
+ * before the first update; the GIL is held, and dropped around the
+ * call. */
+void statsclient_fork_check(void);
 
 #endif
