@@ -4,10 +4,14 @@ a prometheus_client user would write it, for gunicorn (or any pre-fork
 server) with as many workers as you like: every worker's updates land in
 the same series in statsd, and statsd's /metrics shows them once for the
 node. tools/run.sh starts it beside the demo producer; the integration
-test test_gunicorn.py drives it with restarting and killed workers.
+tests test_gunicorn.py and test_uwsgi.py drive it with restarting and
+killed workers.
 
     STATSD_SOCKET=... gunicorn --workers 8 --preload \\
         --chdir examples gunicorn_app:app
+    STATSD_SOCKET=... uwsgi --plugin python3 --master --processes 8 \\
+        --http-socket 127.0.0.1:8123 --chdir examples \\
+        --module gunicorn_app:app
 
 GET /<route> answers "<route> <pid>\\n" and counts the request under its
 route; the time it "took" is a fixed value per route (the route's length

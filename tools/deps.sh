@@ -5,7 +5,8 @@
 # build test_varlink_go.py's client; python3-statsd is test_statsd.py's
 # statsd client; binutils' nm reads the objects for tests/build/layers.py;
 # python3-dev builds the Python module statsclient, and gunicorn serves
-# examples/gunicorn_app.py for test_gunicorn.py and tools/run.sh;
+# examples/gunicorn_app.py for test_gunicorn.py and tools/run.sh, as
+# uWSGI (uwsgi-core with its python3 plugin) does for test_uwsgi.py;
 # protoc-c makes the C of Prometheus' metrics.proto, from the client
 # model's package, with libprotobuf-dev's timestamp.proto it imports, for
 # the protobuf exposition). The benchmarks' peers (netdata-core,
@@ -20,7 +21,7 @@ libevent-dev libjansson-dev libsystemd-dev check libck-dev
 clang libclang-rt-14-dev llvm systemd util-linux procps socat
 groff-base mandoc golang-go golang-github-varlink-go-dev varlink-go
 python3-prometheus-client prometheus zlib1g-dev
-python3-statsd python3-dev gunicorn
+python3-statsd python3-dev gunicorn uwsgi-core uwsgi-plugin-python3
 libprotobuf-c-dev protobuf-c-compiler libprotobuf-dev
 golang-github-prometheus-client-model-dev"
 

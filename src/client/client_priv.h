@@ -345,6 +345,9 @@ void cl_image_take_locked(struct cl_kobj *o);
 /* Read the layouts again if a chain changed (a kstat may be re-laid). */
 void cl_images_refresh_locked(void);
 
+/* o is being deleted: no slot names it any more. */
+void cl_images_forget_locked(const struct cl_kobj *o);
+
 /* Forget them all (the client closes). */
 void cl_images_free_locked(void);
 

@@ -299,6 +299,25 @@ cl_images_changes_locked(struct cl_seg *g, uint64_t from, uint64_t *ret_now)
 	return 0;
 }
 
+/*
+ * o is being deleted (and its owner frees it next): the slots that name
+ * it name nothing now. The delete itself is in the change log, so the
+ * watcher's next refresh looks its slot up; it must not find o there.
+ * Every slot is looked at (o may be named in a slot it left), once per
+ * delete, which is itself a call to statsd.
+ */
+void
+cl_images_forget_locked(const struct cl_kobj *o)
+{
+	struct cl_imgslot *e;
+	size_t i;
+
+	for (i = 0; cl_slots != NULL && i <= cl_slots_mask; i++)
+		for (e = cl_slots[i]; e != NULL; e = e->next)
+			if (e->o == o)
+				e->o = NULL;
+}
+
 void
 cl_images_refresh_locked(void)
 {

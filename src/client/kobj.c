@@ -638,6 +638,7 @@ cl_kobj_delete_locked(struct cl_kobj *o)
 	int r;
 
 	cl_kobj_list_del(o);
+	cl_images_forget_locked(o);
 	o->deleted = true;
 	atomic_store_explicit(&o->handle, 0, memory_order_release);
 	r = cl_ensure_locked();

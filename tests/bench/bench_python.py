@@ -54,19 +54,26 @@ else:
         from prometheus_client import values
         assert values.ValueClass is not values.MutexValue, "not multiprocess"
 kw = {} if lib == "statsclient" else {"registry": None}
-c = m.Counter("bench_requests", "d", ["route"], **kw).labels("/a")
-h = m.Histogram("bench_seconds", "d", ["route"], **kw).labels("/a")
+cf = m.Counter("bench_requests", "d", ["route"], **kw)
+hf = m.Histogram("bench_seconds", "d", ["route"], **kw)
+c, h = cf.labels("/a"), hf.labels("/a")
 inc, observe = c.inc, h.observe
 N = int(os.environ.get("BENCH_N", "1000000"))
 def best(stmt):
     return min(timeit.repeat(stmt, number=N, repeat=5, globals=globals())) / N
 t_inc = best("inc()")
 t_obs = best("observe(0.042)")
+# Exact: the counter and the histogram's count hold every call (the
+# timed loops and timeit's own), as each library reads them back.
+want = 5 * N
 if lib == "statsclient":
     m.flush(60000)
-    ok = m.dropped() == 0 and c.read() == 5 * N + 0
+    ok = m.dropped() == 0 and c.read() == want and h.read()[0] == want
 else:
-    ok = True
+    got = {s.name: s.value for f in (cf, hf) for s in
+           f.collect()[0].samples}
+    ok = got["bench_requests_total"] == want and \
+        got["bench_seconds_count"] == want
 print(t_inc * 1e9, t_obs * 1e9, ok)
 """
 

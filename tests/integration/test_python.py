@@ -10,7 +10,9 @@ prometheus_client raises. Then: time() and count_exceptions() as
 decorators and context managers, threads and asyncio (exact totals), a
 series made before fork() updated by four children, per-process gauges,
 and a process with no statsd (nothing raises, every update is counted as
-dropped) and one whose statsd is killed.
+dropped) and one whose statsd is killed. Beside them, the seed APIs C
+programs have: kstat_read() and the Linux statistics infrastructure's
+interfaces, whose (X, Y) pairs reach statsd's data lines exactly.
 
 Needs PYTHONPATH to hold the built module (meson sets it)."""
 import ast
@@ -220,6 +222,99 @@ for what, f, want in (
     check(e == want, "%s raises %r: %r" % (what, want, e))
 
 
+# ------------------------- the Linux statistics infrastructure's (X, Y) pairs
+# StatisticInterface is statistic.h's interface, the kstat linux:0:<name>:
+# each statistic a definition from the Linux page, fed by add(x, y) and
+# inc(x) from four threads; statsd's Linux data lines and libkstat's named
+# values hold exact totals.
+iface = sc.StatisticInterface("py-iface")
+check(iface.kstat == "linux:0:py-iface", "an interface is its kstat: %r" %
+      iface.kstat)
+val = iface.statistic("bytes_read", "bytes/incidents")
+prod = iface.statistic("work", "units/incidents")
+rng = iface.statistic("fill", "slots/incidents")
+arr = iface.statistic("lat", "ms/incidents")
+lst = iface.statistic("sizes", "bytes/incidents")
+val.define_value()
+prod.define_value(mode="products")
+rng.define_range(0, 1000)
+arr.define_array(0, 100, 10)
+lst.define_list(0, 1 << 20, 4)
+stats = (val, prod, rng, arr, lst)
+check([st.start() for st in stats] == [False] * 5 and val.start() is True,
+      "start() says whether the statistic was on")
+
+
+def reporter():
+    for x in range(1000):
+        val.add(x, 2)
+        prod.add(x % 10, y=3)
+        rng.inc(x % 100)
+        arr.inc(x % 50)
+        lst.add(512 << (x % 3))
+
+
+rts = [threading.Thread(target=reporter) for _ in range(4)]
+for x in rts:
+    x.start()
+for x in rts:
+    x.join()
+check(sc.flush(int(DEADLINE * 1000)) and sc.dropped() == 0,
+      "statistics' updates flushed, none dropped (%d)" % sc.dropped())
+text = harness.ok(d.call("io.statsd.Scrape", {
+    "format": "linux", "selector": "linux:0:py-iface"}),
+    "Scrape linux").get("text", "")
+check(text.splitlines() == [
+    "# linux:0:py-iface", "bytes_read 8000", "work 54000",
+    "fill 4000 0 49.500 99",
+    "lat <=0 80", "lat <=10 800", "lat <=20 800", "lat <=30 800",
+    "lat <=40 800", "lat <=50 720"] + ["lat <=%d 0" % b for b in
+                                       range(60, 101, 10)] + [
+    "lat >100 0", "sizes 0x200 1336", "sizes 0x400 1332",
+    "sizes 0x800 1332"],
+    "the Linux data lines of four threads' (X, Y) pairs: %r" % text)
+ks = sc.kstat_read("linux", 0, "py-iface")
+check(len(ks) == 1 and ks[0]["data"] == {
+    "bytes_read.count": 8000, "work.sum": 54000, "fill.count": 4000,
+    "fill.sum": 198000, "fill.min": 0, "fill.max": 99},
+    "kstat_read() of the interface: %r" % ks)
+for what, f, want in (
+        ("a statistic's name twice", lambda: iface.statistic("work"),
+         ValueError),
+        ("a range upside down", lambda: val.define_range(10, 0), ValueError),
+        ("no such mode", lambda: val.define_value(mode="sum"), ValueError),
+        ("no such scale", lambda: arr.define_array(0, 10, 1, "log10"),
+         ValueError),
+        ("a negative count", lambda: val.add(1, -1), ValueError),
+        ("add() of a keyword not y", lambda: val.add(1, z=1), TypeError),
+        ("a float X", lambda: val.inc(0.5), TypeError),
+        ("an X past 64 bits", lambda: val.inc(1 << 63), OverflowError),
+        ("an interface name with ':'", lambda: sc.StatisticInterface("a:b"),
+         ValueError),
+        ("a Statistic made directly", lambda: sc.Statistic(), TypeError)):
+    e = raised(f)
+    check(e is not None and e[0] is want, "%s raises %s: %r" % (
+        what, want.__name__, e))
+check(val.stop() is True and val.stop() is False, "stop() says whether it "
+      "was on")
+prod.reset()
+lst.remove()
+check(lst.removed and not prod.removed, "remove() marks a statistic removed")
+e = raised(lambda: lst.inc(1))
+check(e is not None and e[0] is ValueError, "a removed statistic's inc() "
+      "raises ValueError: %r" % (e,))
+text = harness.ok(d.call("io.statsd.Scrape", {
+    "format": "linux", "selector": "linux:0:py-iface"}),
+    "Scrape linux").get("text", "")
+check("work 0" in text.splitlines() and "bytes_read 8000" in
+      text.splitlines() and "sizes" not in text,
+      "reset() zeroes one statistic, remove() takes one away: %r" % text)
+iface.remove()
+check(all(st.removed for st in stats) and
+      sc.kstat_read("linux", 0, "py-iface") == [],
+      "an interface's remove() takes its kstat and statistics")
+
+
 # ----------------------------------------- time() and count_exceptions()
 t = sc.Histogram("app_timed_seconds", "d", ["how"], buckets=(1000,))
 ts = sc.Summary("app_timed_s_seconds", "d")
@@ -378,6 +473,44 @@ check(pids == dict([(str(os.getpid()), 1.0)] +
 check(sample("app_node_level") == 104, "a node gauge: one value that every "
       "process moved: %r" % sample("app_node_level"))
 
+# A fork that runs no Python hook, as uWSGI forks its workers (libc's
+# fork(), through ctypes): the child's first update, of a series made
+# before the fork, connects it instead of being dropped.
+CFORK = r"""
+import ctypes, os
+import statsclient as sc
+pre = sc.Counter("app_cfork", "d")
+lvl = sc.Gauge("app_cfork_level", "d")
+st = sc.StatisticInterface("py-cfork").statistic("n")
+st.define_value()
+st.start()
+pre.inc()
+fork = ctypes.CDLL(None, use_errno=True).fork
+kids = []
+for k in range(3):
+    pid = fork()
+    if pid == 0:
+        lvl.inc()
+        st.add(1, 5)
+        for i in range(100):
+            pre.inc()
+        ok = sc.flush(30000) and sc.dropped() == 0
+        os._exit(0 if ok else 3)
+    kids.append(pid)
+print([os.waitpid(p, 0)[1] for p in kids])
+"""
+p = harness.run([sys.executable, "-c", CFORK], capture_output=True,
+                text=True, timeout=DEADLINE * 4)
+got, _ = scrape(port, "app_")
+ks = sc.kstat_read("linux", 0, "py-cfork")
+check(p.stdout.split() == ["[0,", "0,", "0]"] and
+      got.get(("app_cfork_total", frozenset())) == 301 and
+      got.get(("app_cfork_level", frozenset())) == 3 and
+      len(ks) == 1 and ks[0]["data"] == {"n.count": 15},
+      "children of a fork without Python's hooks drop no first update: "
+      "%r %r %r %r" % (p.stdout, p.stderr[-300:],
+                       got.get(("app_cfork_level", frozenset())), ks))
+
 # A worker that stays idle past statsd's idle_timeout_ms (gunicorn's
 # workers wait for requests) has its connection closed; its first updates
 # after that were dropped. (The 1 s sleep only makes the close likely; a
@@ -431,6 +564,32 @@ check(p.returncode == 0 and p.stdout.split() == [
     "2000", "2000", "False", "False", "334", "True"],
       "without statsd nothing raises and every update is dropped and "
       "counted: %r %r" % (p.stdout, p.stderr[-500:]))
+
+# The Linux statistics without statsd: add() and inc() neither raise nor
+# block, and are counted as dropped; a definition, which needs statsd's
+# answer, raises OSError (ENOTCONN).
+NOSTATSD_XY = r"""
+import errno
+import statsclient as sc
+st = sc.StatisticInterface("absent").statistic("x", "a/b")
+for i in range(100):
+    st.add(i, 2)
+    st.inc(i)
+try:
+    st.define_value()
+    e = None
+except OSError as x:
+    e = x.errno == errno.ENOTCONN
+print(sc.dropped(), sc.pushed(), sc.connected(), e)
+"""
+p = harness.run([sys.executable, "-c", NOSTATSD_XY], capture_output=True,
+                text=True, timeout=DEADLINE * 4,
+                env=dict(os.environ, STATSD_SOCKET=os.path.join(
+                    tmp, "nothing.sock")))
+check(p.returncode == 0 and p.stdout.split() == [
+    "200", "200", "False", "True"],
+      "without statsd a statistic's updates are dropped and counted, and a "
+      "definition raises OSError: %r %r" % (p.stdout, p.stderr[-500:]))
 
 DEAD = r"""
 import os, sys

@@ -10,6 +10,9 @@ worker, whenever it was forked) updates one series, shown in statsd's
 /metrics under the name and labels prometheus_client would give it. An
 update is one C call into _statsclient; it never blocks and never raises
 because statsd is absent or gone (dropped() counts what did not reach it).
+Beside them, as C programs have them: kstat_read(), libkstat's reader, and
+StatisticInterface, the Linux statistics infrastructure's interface,
+whose statistics report (X, Y) pairs (_statistic.c).
 
 This file owns the Python half: names and labels checked as
 prometheus_client checks them, the families, the timers and the exception
@@ -28,17 +31,19 @@ from ._statsclient import _after_fork
 from ._statsclient import template as _template
 from ._statsclient import (connected, dropped, flush, kstat_read,
                            last_error, pushed)
+from ._statsclient import Statistic, StatisticInterface
 
 __all__ = ["Counter", "Gauge", "Histogram", "Summary", "CollectorRegistry",
            "REGISTRY", "connected", "dropped", "flush", "kstat_read",
-           "last_error", "pushed"]
+           "last_error", "pushed", "Statistic", "StatisticInterface"]
 
 INF = float("inf")
 
-# A worker forked by a pre-fork server (gunicorn) connects before its first
-# update; libstatsclient would otherwise drop the updates it makes until its
-# watcher thread has reconnected. (A server that forks without os.fork(),
-# as uWSGI does, gets the library's lazy reconnection.)
+# A worker forked by a pre-fork server (gunicorn) connects at the fork, not
+# at its first update (its first request would wait for it);
+# libstatsclient would otherwise drop the updates it makes until its
+# watcher thread has reconnected. A server that forks without os.fork(), as
+# uWSGI does, connects on the first update (_statsclient.c).
 os.register_at_fork(after_in_child=_after_fork)
 _METRIC_NAME_RE = re.compile(r"^[a-zA-Z_:][a-zA-Z0-9_:]*$")
 _LABEL_NAME_RE = re.compile(r"^[a-zA-Z_][a-zA-Z0-9_]*$")

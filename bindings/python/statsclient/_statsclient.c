@@ -37,6 +37,8 @@
 #include <statsd/kstat.h>
 #include <statsd/stats.h>
 
+#include "_statistic.h"
+
 enum series_type { ST_COUNTER, ST_GAUGE, ST_HISTOGRAM, ST_SUMMARY,
     ST_NTYPES };
 
@@ -59,6 +61,10 @@ static const char *const type_names[ST_NTYPES] = {
 /* Bumped in a fork() child: a series made before the fork that has a
  * pid label is published again, under the child's pid. */
 static unsigned fork_gen;
+/* The fork_gen whose process connected after its fork (or tried to):
+ * until then an update connects first (forked_connect()). Under the
+ * GIL. */
+static unsigned connected_gen;
 /* Updates dropped by series not published (no statsd yet). Under the
  * GIL. */
 static uint64_t unpublished_drops;
@@ -95,6 +101,7 @@ atfork_child(void)
 	unpublished_drops = 0;
 	/* A parent's thread may have held it. */
 	pthread_mutex_init(&attach_lock, NULL);
+	statistic_atfork_child();
 }
 
 static long long
@@ -281,12 +288,44 @@ series_for(SeriesObject *s, bool type_ok, const char *msg)
 	return 0;
 }
 
+/*
+ * The first update of a fork() child connects it, once, before it pushes:
+ * the library forgets the parent's connection and rings in the child, and
+ * an update that finds no connection is dropped until its watcher thread
+ * has connected again. os.register_at_fork's hook does it at the fork,
+ * but a server that forks in C (uWSGI) runs no Python hook: its workers
+ * come here. Without statsd the one try fails at once and updates are
+ * dropped and counted, as always.
+ */
+static void
+forked_connect(void)
+{
+	stats_client_t *c = client != NULL ? client : statistic_client();
+	unsigned gen = fork_gen;
+
+	if (c != NULL) {
+		Py_BEGIN_ALLOW_THREADS
+		(void)stats_client_connect(c);
+		Py_END_ALLOW_THREADS
+	}
+	connected_gen = gen;
+}
+
+void
+statsclient_fork_check(void)
+{
+	if (connected_gen != fork_gen)
+		forked_connect();
+}
+
 /* One update (weight 1) of q millionths. */
 static inline void
 series_push(SeriesObject *s, int64_t q, uint32_t flags)
 {
 	struct voistatdata_numeric n;
 
+	if (connected_gen != fork_gen)
+		forked_connect();
 	if (s->pid_label && s->gen != fork_gen)
 		s->sb = NULL;	/* a per-process series of the parent */
 	if (__atomic_load_n(&s->sb, __ATOMIC_ACQUIRE) == NULL &&
@@ -321,9 +360,14 @@ one_value(PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames,
 		    kw);
 		return -1;
 	}
+	/* An int directly: PyFloat_AsDouble() would make a float object of
+	 * it first, a third of an inc(1)'s time. */
 	if (PyFloat_CheckExact(o))
 		*ret = PyFloat_AS_DOUBLE(o);
-	else if ((*ret = PyFloat_AsDouble(o)) == -1.0 && PyErr_Occurred())
+	else if (PyLong_CheckExact(o)) {
+		if ((*ret = PyLong_AsDouble(o)) == -1.0 && PyErr_Occurred())
+			return -1;
+	} else if ((*ret = PyFloat_AsDouble(o)) == -1.0 && PyErr_Occurred())
 		return -1;
 	return 0;
 }
@@ -871,54 +915,57 @@ fail:
 static PyObject *
 mod_dropped(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
 {
+	stats_client_t *c = client != NULL ? client : statistic_client();
+
 	return PyLong_FromUnsignedLongLong(unpublished_drops +
-	    (client != NULL ? stats_client_dropped(client) : 0));
+	    (c != NULL ? stats_client_dropped(c) : 0));
 }
 
 static PyObject *
 mod_pushed(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
 {
+	stats_client_t *c = client != NULL ? client : statistic_client();
+
 	return PyLong_FromUnsignedLongLong(unpublished_drops +
-	    (client != NULL ? stats_client_pushed(client) : 0));
+	    (c != NULL ? stats_client_pushed(c) : 0));
 }
 
 static PyObject *
 mod_connected(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
 {
-	return PyBool_FromLong(client != NULL &&
-	    stats_client_connected(client));
+	stats_client_t *c = client != NULL ? client : statistic_client();
+
+	return PyBool_FromLong(c != NULL && stats_client_connected(c));
 }
 
 static PyObject *
 mod_flush(PyObject *Py_UNUSED(m), PyObject *args)
 {
+	stats_client_t *c;
 	int timeout_ms = -1, r;
 
 	if (!PyArg_ParseTuple(args, "|i", &timeout_ms))
 		return NULL;
-	if (client == NULL)
+	c = client != NULL ? client : statistic_client();
+	if (c == NULL)
 		Py_RETURN_TRUE;
 	Py_BEGIN_ALLOW_THREADS
-	r = stats_client_flush(client, timeout_ms);
+	r = stats_client_flush(c, timeout_ms);
 	Py_END_ALLOW_THREADS
 	return PyBool_FromLong(r == 0);
 }
 
-/* After fork() in the child (os.register_at_fork): connect now, so that
- * the worker's first updates are not dropped while the library's watcher
- * reconnects. Without statsd it returns at once and the updates are
- * dropped and counted, as always. */
+/* After os.fork() in the child (os.register_at_fork): connect now, at
+ * the fork rather than at the first update (forked_connect()), so that a
+ * worker's first request does not wait for it. */
 static PyObject *
 mod_after_fork(PyObject *Py_UNUSED(m), PyObject *Py_UNUSED(a))
 {
-	int r;
+	stats_client_t *c;
 
-	if (client == NULL)
-		Py_RETURN_FALSE;
-	Py_BEGIN_ALLOW_THREADS
-	r = stats_client_connect(client);
-	Py_END_ALLOW_THREADS
-	return PyBool_FromLong(r == 0);
+	forked_connect();
+	c = client != NULL ? client : statistic_client();
+	return PyBool_FromLong(c != NULL && stats_client_connected(c));
 }
 
 static PyObject *
@@ -1082,6 +1129,10 @@ PyInit__statsclient(void)
 	Py_INCREF(&SeriesType);
 	if (PyModule_AddObject(m, "Series", (PyObject *)&SeriesType) < 0) {
 		Py_DECREF(&SeriesType);
+		Py_DECREF(m);
+		return NULL;
+	}
+	if (statistic_types_add(m) < 0) {
 		Py_DECREF(m);
 		return NULL;
 	}
