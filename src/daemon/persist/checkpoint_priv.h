@@ -19,6 +19,8 @@
 #include "checkpoint.h"
 
 struct event;
+struct reg_kstat;
+struct reg_template;
 struct statsd;
 struct syncer;
 
@@ -98,6 +100,15 @@ int		 ck_write_rec(int fd, const char *line, size_t len);
 int		 ck_sync(int fd);
 uint64_t	 ck_written_bytes(void);
 uint64_t	 ck_sync_count(void);
+
+/* ck_record.c: a record as JSON (NULL: out of memory). A kstat's says
+ * dormant as its dormant flag. */
+json_t		*ck_kstat_rec(struct checkpoint *c, struct reg_kstat *k,
+		    bool dormant);
+json_t		*ck_template_rec(const struct reg_template *t);
+json_t		*ck_meta_rec(struct checkpoint *c);
+/* Is k one the checkpoint keeps (PERSISTENT, outliving statsd)? */
+bool		 ck_kept(const struct checkpoint *c, const struct reg_kstat *k);
 
 /* checkpoint.c */
 int		 ck_open(struct checkpoint *c);
