@@ -47,10 +47,10 @@ DAEMON_ORDER = [
     "kindex", "tpldef", "registry",
     # policy/view: what a peer may see and change, over the registry
     "view",
-    # persist/: the state log: a record's frame, its records, the log
-    # while statsd runs, and loading at start (which restores into the
-    # registry)
-    "ck_frame", "ck_record", "checkpoint", "ck_load",
+    # persist/: the state log: a record's frame, its records, the log's
+    # file (appends, syncs, health), the log while statsd runs, and
+    # loading at start (which restores into the registry)
+    "ck_frame", "ck_record", "ck_log", "checkpoint", "ck_load",
     # core/: the self kstats and the drain
     "sysks", "drain_apply", "drain",
     # readers/: fair turns between peers

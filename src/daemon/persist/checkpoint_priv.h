@@ -18,11 +18,13 @@
 
 #include "checkpoint.h"
 
+struct ck_job;
 struct event;
 struct reg_kstat;
 struct reg_template;
 struct statsd;
 struct syncer;
+struct syncer_req;
 
 #define CKPT_NAME	"statsd.checkpoint"
 /* 3: "batch" records (KstatCreateMany). Version 2 logs are read and
@@ -88,6 +90,27 @@ struct checkpoint {
 	/* Sync in the calling thread (checkpoint_write: at start, at exit,
 	 * SampleRatesSet). */
 	bool		 inline_sync;
+	/* A compaction's end, once the persistence thread is done with it
+	 * (ck_synced calls it): the periodic pass's, which sits above the
+	 * log's syncs; set by checkpoint_new. */
+	void		(*swapped)(struct checkpoint *c, struct ck_job *j,
+			    const struct syncer_req *req, int err);
+};
+
+/*
+ * What the persistence thread does besides syncing the log: a new log's
+ * first sync (its head, and its name in the directory), and a
+ * compaction's end (its new log synced, renamed over the old one, the
+ * rename made durable). Each owns a duplicate of the file's descriptor
+ * and copies of the names, so that the loop may close or cut its own
+ * meanwhile.
+ */
+struct ck_job {
+	int	fd;
+	bool	renamed;	/* (a compaction) its rename was done */
+	char	path[PATH_MAX];
+	char	tmp[PATH_MAX];
+	char	dir[PATH_MAX];
 };
 
 /* ck_frame.c */
@@ -110,7 +133,28 @@ json_t		*ck_meta_rec(struct checkpoint *c);
 /* Is k one the checkpoint keeps (PERSISTENT, outliving statsd)? */
 bool		 ck_kept(const struct checkpoint *c, const struct reg_kstat *k);
 
-/* checkpoint.c */
+/* ck_log.c: the state directory's health (ck_failed: unusable, logged
+ * once, returns err; ck_ok: usable again) */
+int		 ck_failed(struct checkpoint *c, const char *what, int err);
+void		 ck_ok(struct checkpoint *c);
+int		 ck_sync_dir(struct checkpoint *c);
+/* the persistence thread's jobs */
+struct ck_job	*ck_job_new(struct checkpoint *c, int fd);
+void		 ck_job_free(struct ck_job *j);
+int		 ck_open_work(void *arg);
+int		 ck_compact_work(void *arg);
+bool		 ck_thread(struct checkpoint *c);
+/* the log opened, appended to, synced, cut */
+int		 ck_open_how(struct checkpoint *c, bool defer);
 int		 ck_open(struct checkpoint *c);
+int		 ck_append(struct checkpoint *c, json_t **recs, size_t n,
+		    uint64_t *ret_len);
+int		 ck_request(struct checkpoint *c);
+int		 ck_cut(struct checkpoint *c, const char *what, int err);
+/* the changes waiting told */
+void		 ck_settle(struct checkpoint *c, uint64_t upto, int result);
+void		 ck_all_durable(struct checkpoint *c);
+void		 ck_durable(struct checkpoint *c, const struct syncer_req *req,
+		    const char *point);
 
 #endif
