@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * checkpoint.c: the checkpoint log (see checkpoint.h) while statsd runs:
- * the records of kstats and templates appended for each PERSISTENT
- * create, revive, delete and removal, the periodic pass that appends
- * changed blobs (or compacts the log) in slices and hands its sync (a
- * compaction's rename) to the persistence thread, and the object. A
- * record's frame is ck_frame.c's, its JSON ck_record.c's; the log's file,
- * its syncs and the state directory's health, ck_log.c's; loading at
- * start, ck_load.c's.
+ * the periodic pass that appends changed blobs (or compacts the log) in
+ * slices and hands its sync (a compaction's rename) to the persistence
+ * thread, and the object. A record's frame is ck_frame.c's, its JSON
+ * ck_record.c's; the log's file, its syncs and the state directory's
+ * health, ck_log.c's; a PERSISTENT kstat's appends, ck_kstat.c's;
+ * loading at start, ck_load.c's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,142 +46,6 @@
 static void checkpoint_tick_cb(evutil_socket_t fd, short what, void *arg);
 static void checkpoint_step_cb(evutil_socket_t fd, short what, void *arg);
 static int ck_write_now(struct checkpoint *c);
-
-/* ---------------------------------------------------- the synced appends */
-
-int
-checkpoint_kstat_put(struct checkpoint *c, struct reg_kstat *k, bool dormant)
-{
-	json_t *recs[2];
-	uint64_t len[2];
-	size_t n = 0;
-	int r;
-
-	if (!ck_kept(c, k))
-		return 0;
-	/* A delete waiting on its record: the state it goes to (a dormant
-	 * one removed has no record any more). */
-	if (k->dormant && k->ckpt_deleting == CKPT_DEL_DROP)
-		return 0;
-	dormant = dormant || k->ckpt_deleting == CKPT_DEL_SLEEP;
-	if (k->tpl->ckpt_bytes == 0)
-		recs[n++] = ck_template_rec(k->tpl);
-	recs[n++] = ck_kstat_rec(c, k, dormant);
-	if (recs[n - 1] == NULL || (n == 2 && recs[0] == NULL)) {
-		while (n-- > 0)
-			json_decref(recs[n]);
-		return -ENOMEM;
-	}
-	r = ck_append(c, recs, n, len);
-	if (r < 0)
-		return r;
-	if (n == 2) {
-		k->tpl->ckpt_bytes = len[0];
-		c->live += len[0];
-		/* The compaction under way has it too. */
-		k->tpl->ckpt_gen = c->cgen;
-		k->tpl->ckpt_pending = len[0];
-	}
-	c->live += len[n - 1];
-	c->live -= k->ckpt_bytes < c->live ? k->ckpt_bytes : c->live;
-	k->ckpt_bytes = len[n - 1];
-	if (c->cfd >= 0)
-		k->ckpt_pbytes = len[n - 1];
-	k->ckpt_saved = k->ckpt_pending = k->changes;
-	return 0;
-}
-
-int
-checkpoint_kstats_put(struct checkpoint *c, struct reg_kstat **ks, size_t n)
-{
-	struct reg_template **tpls = NULL;
-	json_t *batch, *recs, *rec;
-	size_t i, j, nt = 0, nk = 0;
-	uint64_t len, share;
-	int r = -ENOMEM;
-
-	batch = json_pack("{s:s, s:[]}", "t", "batch", "recs");
-	recs = json_object_get(batch, "recs");
-	tpls = calloc(n + 1, sizeof(*tpls));
-	if (batch == NULL || tpls == NULL)
-		goto fail;
-	/* The templates the log lacks, once each, before their kstats. */
-	for (i = 0; i < n; i++) {
-		if (ks[i] == NULL || !ck_kept(c, ks[i]) ||
-		    ks[i]->tpl->ckpt_bytes != 0)
-			continue;
-		for (j = 0; j < nt && tpls[j] != ks[i]->tpl; j++)
-			;
-		if (j < nt)
-			continue;
-		tpls[nt++] = ks[i]->tpl;
-		rec = ck_template_rec(ks[i]->tpl);
-		if (rec == NULL || json_array_append_new(recs, rec) < 0)
-			goto fail;
-	}
-	for (i = 0; i < n; i++) {
-		if (ks[i] == NULL || !ck_kept(c, ks[i]))
-			continue;
-		rec = ck_kstat_rec(c, ks[i], false);
-		if (rec == NULL || json_array_append_new(recs, rec) < 0)
-			goto fail;
-		nk++;
-	}
-	if (nk == 0) {
-		json_decref(batch);
-		free(tpls);
-		return 0;
-	}
-	r = ck_append(c, &batch, 1, &len);
-	batch = NULL;
-	if (r < 0)
-		goto fail;
-	/* Each thing's share of the line, as checkpoint_load counts it. */
-	share = len / (nt + nk);
-	for (j = 0; j < nt; j++) {
-		tpls[j]->ckpt_bytes = share;
-		c->live += share;
-		tpls[j]->ckpt_gen = c->cgen;
-		tpls[j]->ckpt_pending = share;
-	}
-	for (i = 0; i < n; i++) {
-		if (ks[i] == NULL || !ck_kept(c, ks[i]))
-			continue;
-		c->live += share;
-		c->live -= ks[i]->ckpt_bytes < c->live ? ks[i]->ckpt_bytes :
-		    c->live;
-		ks[i]->ckpt_bytes = share;
-		if (c->cfd >= 0)
-			ks[i]->ckpt_pbytes = share;
-		ks[i]->ckpt_saved = ks[i]->ckpt_pending = ks[i]->changes;
-	}
-	free(tpls);
-	return 0;
-fail:
-	json_decref(batch);
-	free(tpls);
-	return r;
-}
-
-int
-checkpoint_kstat_drop(struct checkpoint *c, struct reg_kstat *k)
-{
-	json_t *rec;
-	int r;
-
-	if (!ck_kept(c, k) || k->ckpt_bytes == 0)
-		return 0;
-	rec = json_pack("{s:s, s:I}", "t", "kstat-", "handle",
-	    (json_int_t)k->handle);
-	if (rec == NULL)
-		return -ENOMEM;
-	r = ck_append(c, &rec, 1, NULL);
-	if (r == 0) {
-		c->live -= k->ckpt_bytes < c->live ? k->ckpt_bytes : c->live;
-		k->ckpt_bytes = 0;
-	}
-	return r;
-}
 
 /* ------------------------------------------------------ the periodic pass */
 
