@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * checkpoint_priv.h: what the checkpoint's files share: the log's object,
- * its format's constants, the framing (ck_frame.c) and opening the log
- * (checkpoint.c), which loading at start (ck_load.c) uses too.
+ * its format's constants, and what each file gives those above it. The
+ * files, lowest first (tests/build/layers.py holds the order): ck_frame.c,
+ * ck_record.c, ck_log.c, ck_kstat.c, ck_pass.c, checkpoint.c, ck_load.c.
  */
 #ifndef STATSD_CHECKPOINT_PRIV_H
 #define STATSD_CHECKPOINT_PRIV_H
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <event2/util.h>
 #include <jansson.h>
 
 #include <statsd/kstat.h>
@@ -91,8 +93,9 @@ struct checkpoint {
 	 * SampleRatesSet). */
 	bool		 inline_sync;
 	/* A compaction's end, once the persistence thread is done with it
-	 * (ck_synced calls it): the periodic pass's, which sits above the
-	 * log's syncs; set by checkpoint_new. */
+	 * (ck_synced calls it): ck_pass.c's ck_swapped, given by
+	 * checkpoint_new, so that the log's syncs (ck_log.c) call nothing of
+	 * the pass above them. */
 	void		(*swapped)(struct checkpoint *c, struct ck_job *j,
 			    const struct syncer_req *req, int err);
 };
@@ -156,5 +159,14 @@ void		 ck_settle(struct checkpoint *c, uint64_t upto, int result);
 void		 ck_all_durable(struct checkpoint *c);
 void		 ck_durable(struct checkpoint *c, const struct syncer_req *req,
 		    const char *point);
+
+/* ck_pass.c: the periodic pass's timers (ck_arm: the next pass one
+ * checkpoint_interval_ms from now), and a compaction's end, the hook
+ * c->swapped */
+void		 ck_arm(struct checkpoint *c);
+void		 ck_tick_cb(evutil_socket_t fd, short what, void *arg);
+void		 ck_step_cb(evutil_socket_t fd, short what, void *arg);
+void		 ck_swapped(struct checkpoint *c, struct ck_job *j,
+		    const struct syncer_req *req, int err);
 
 #endif

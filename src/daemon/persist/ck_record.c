@@ -116,6 +116,7 @@ checkpoint_outlives_statsd(const struct zones *z, const struct reg_kstat *k)
 	return checkpoint_outlives(z, k->owner_zone, k->zone);
 }
 
+/* Is k one the checkpoint keeps? */
 bool
 ck_kept(const struct checkpoint *c, const struct reg_kstat *k)
 {
