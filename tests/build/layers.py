@@ -47,9 +47,13 @@ DAEMON_ORDER = [
     "kindex", "tpldef", "registry",
     # policy/view: what a peer may see and change, over the registry
     "view",
-    # persist/: the state log: a record's frame, the log while statsd
-    # runs, and loading at start (which restores into the registry)
-    "ck_frame", "checkpoint", "ck_load",
+    # persist/: the state log: a record's frame, its records, the log's
+    # file (appends, syncs, health), a kstat's synced appends, the
+    # periodic pass and compaction, the object that ties them (it gives
+    # the log the pass's hook), and loading at start (which restores
+    # into the registry)
+    "ck_frame", "ck_record", "ck_log", "ck_kstat", "ck_pass", "checkpoint",
+    "ck_load",
     # core/: the self kstats and the drain
     "sysks", "drain_apply", "drain",
     # readers/: fair turns between peers

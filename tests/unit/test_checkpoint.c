@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * test_checkpoint.c: what survives a restart of statsd
- * (src/daemon/checkpoint.c with the runtime files and the journal): a
- * PERSISTENT kstat comes back with its handle, template and data; after
+ * test_checkpoint.c: what survives a restart of statsd (the state log,
+ * src/daemon/persist/checkpoint.c and its ck_*.c files, with the runtime
+ * files and the journal):
+ * a PERSISTENT kstat comes back with its handle, template and data; after
  * a kill -9, from its runtime file, with the updates made since the last
  * checkpoint; after a reboot (the runtime directory gone), from the
  * checkpoint; a plain kstat does not come back; a damaged checkpoint is
