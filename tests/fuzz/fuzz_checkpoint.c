@@ -2,7 +2,7 @@
 /*
  * fuzz_checkpoint.c: libFuzzer target for what statsd reads from its state
  * directory at start: the input is the checkpoint (a log of framed
- * records, or a version 1 object), loaded by checkpoint.c into a registry
+ * records, or a version 1 object), loaded by ck_load.c into a registry
  * with runtime files and quotas, as statsd does after a reboot; then every
  * restored kstat is rendered as a reader would see it (kstat(1M) times
  * and flat values, stats(3) JSON), a checkpoint pass writes the log back,
@@ -90,7 +90,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* One record framed as checkpoint.c frames it. */
+/* One record framed as ck_frame.c frames it. */
 static uint32_t
 crc32(const void *buf, size_t len)
 {

@@ -890,7 +890,7 @@ def test_row6_every_kind_survives():
 # ----------------------------------------------------------------- row 13
 def framed(data):
     """A corpus seed as the checkpoint fuzzer writes it: one starting
-    with '!' has each line framed (length, CRC-32), as checkpoint.c
+    with '!' has each line framed (length, CRC-32), as ck_frame.c
     frames records."""
     import zlib
     if not data.startswith(b"!"):

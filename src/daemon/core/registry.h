@@ -257,7 +257,7 @@ struct reg_kstat_new {
 	 * the chunk is free; anywhere if not. NULL, 0: anywhere. */
 	const char		*at_seg;
 	uint64_t		 at_off;
-	/* Restoring (checkpoint.c) only; restoring charges unchecked: */
+	/* Restoring (ck_load.c) only; restoring charges unchecked: */
 	bool			 restoring;
 	uint32_t		 handle;	/* 0: a new one */
 	uint64_t		 crtime;	/* 0: now */
@@ -315,7 +315,7 @@ struct reg_kstat *registry_kstat_seek(struct registry *r, const char *module,
     int32_t instance, const char *name, bool after);
 struct reg_kstat *registry_kstat_after(const struct reg_kstat *k);
 
-/* The next handle to give out, and raise it (checkpoint.c). */
+/* The next handle to give out, and raise it (ck_load.c, ck_record.c). */
 uint32_t registry_next_handle(const struct registry *r);
 void registry_raise_next_handle(struct registry *r, uint32_t h);
 

@@ -88,7 +88,7 @@ struct series_stats {
  * named by a digest of it), and put them in ret[SL_NTYPES] unless ret is
  * NULL; registered already, they are found. statsd registers them before
  * it loads the checkpoint; the checkpoint then brings back the older
- * layouts its PERSISTENT series were made from (checkpoint.c).
+ * layouts its PERSISTENT series were made from (ck_load.c).
  * Returns: 0; -errno (logged).
  */
 struct reg_template;
