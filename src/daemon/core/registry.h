@@ -315,7 +315,7 @@ struct reg_kstat *registry_kstat_seek(struct registry *r, const char *module,
     int32_t instance, const char *name, bool after);
 struct reg_kstat *registry_kstat_after(const struct reg_kstat *k);
 
-/* The next handle to give out, and raise it (ck_load.c, ck_record.c). */
+/* The next handle to give out, and raise it (the state log: persist/ck_*.c). */
 uint32_t registry_next_handle(const struct registry *r);
 void registry_raise_next_handle(struct registry *r, uint32_t h);
 
