@@ -21,6 +21,8 @@ states.
                  on it is refused and taken back, nothing of it comes
                  back at a restart; a delete waiting on it is refused and
                  not done.
+  sample rates   SampleRatesSet killed with its record written, not
+                 answered, and answered: the rates come back.
   compactions    creates and deletes one after another while the log is
                  compacted on the persistence thread, killed at each step
                  of a delete and of a compaction's end (handed over,
@@ -411,6 +413,47 @@ def sync_fails_caller_gone():
 
 
 sync_fails_caller_gone()
+
+
+# ------------------------------------------------------------ sample rates
+def rates_case():
+    """SampleRatesSet appends the rates' record and is answered once the
+    persistence thread has synced it (it was a whole pass of the log, in
+    the loop). Killed with the record written, not answered: the rates
+    come back (kill -9 keeps the page cache); answered: they come back
+    too, and cost the log one sync, not a pass."""
+    d = Daemon(config="checkpoint_interval_ms = 100000\n")
+    start(d, "log.written")
+    c = d.conn()
+    ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")
+    c.send("io.statsd.SampleRatesSet", {"text": "APP=40"})
+    reply = c.recv()
+    check(reply is None, "rates: killed before the answer: %s" %
+          str(reply)[:200])
+    c.close()
+    crashed(d, "log.written")
+    start(d)
+    # (The rates name templates by name and hash; APP itself is not
+    # persistent, and comes back with its next TemplateAdd.)
+    got = ok(d.call("io.statsd.SampleRatesGet", {}), "SampleRatesGet")
+    check(got["text"].endswith("=40"), "rates: the record written when "
+          "statsd died is read back: %s" % got["text"])
+    ok(d.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd again")
+    s0 = persistence(d)["syncs"]
+    ok(d.call("io.statsd.SampleRatesSet", {"text": "APP=25"}),
+       "SampleRatesSet answered")
+    check(persistence(d)["syncs"] - s0 == 1, "rates: one sync (%d)" %
+          (persistence(d)["syncs"] - s0))
+    d.kill9()
+    start(d)
+    got = ok(d.call("io.statsd.SampleRatesGet", {}), "SampleRatesGet")
+    check(got["text"].endswith("=25"), "rates: what was answered comes "
+          "back after kill -9: %s" % got["text"])
+    d.stop()
+    d.cleanup()
+
+
+rates_case()
 
 
 # ---------------------------------------------- deletes and compactions

@@ -106,6 +106,12 @@ int checkpoint_kstats_put(struct checkpoint *c, struct reg_kstat **ks,
  * Returns: 0; -errno (logged; keep k). */
 int checkpoint_kstat_drop(struct checkpoint *c, struct reg_kstat *k);
 
+/* checkpoint_meta_put: append the meta record (the sample rates and the
+ * next handle, as statsd holds them now): synced, or under
+ * checkpoint_unsynced() handed to checkpoint_wait(). Returns: 0; -errno
+ * (logged; the next pass writes it). */
+int checkpoint_meta_put(struct checkpoint *c);
+
 /*
  * Durable off the loop. Between checkpoint_unsynced(c, true) and
  * checkpoint_unsynced(c, false), the puts above write their records into

@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * ck_kstat.c: the appends a PERSISTENT kstat's change waits on: a
- * create's or a revive's record (with its template's, if the log lacks
- * it), KstatCreateMany's batch (all or none), a delete's and a removal's;
- * and what each record's bytes count for in the log (its live bytes, the
- * compaction under way). The append and its sync are ck_log.c's.
+ * ck_kstat.c: the appends a change waits on: a PERSISTENT kstat's
+ * create's or revive's record (with its template's, if the log lacks it),
+ * KstatCreateMany's batch (all or none), a delete's and a removal's, and
+ * the meta record SampleRatesSet's new rates are in; and what each
+ * record's bytes count for in the log (its live bytes, the compaction
+ * under way). The append and its sync are ck_log.c's.
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
 #include "checkpoint_priv.h"
+#include "daemon.h"
 #include "registry.h"
 
 int
@@ -148,4 +151,30 @@ checkpoint_kstat_drop(struct checkpoint *c, struct reg_kstat *k)
 		k->ckpt_bytes = 0;
 	}
 	return r;
+}
+
+int
+checkpoint_meta_put(struct checkpoint *c)
+{
+	json_t *rec = ck_meta_rec(c);
+	uint64_t len;
+	char *rates;
+	int r;
+
+	if (rec == NULL)
+		return -ENOMEM;
+	r = ck_append(c, &rec, 1, &len);
+	if (r < 0)
+		return r;
+	/* What the log has now: the pass need not write it again. */
+	rates = strdup(c->d->sample_rates != NULL ? c->d->sample_rates : "");
+	if (rates != NULL) {
+		free(c->meta_rates);
+		c->meta_rates = rates;
+	}
+	c->meta_handle = registry_next_handle(c->d->reg);
+	c->live += len;
+	c->live -= c->meta_bytes < c->live ? c->meta_bytes : c->live;
+	c->meta_bytes = len;
+	return 0;
 }

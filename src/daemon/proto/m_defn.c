@@ -206,6 +206,112 @@ m_defn_rates_get(struct vl_call *call, json_t *params)
 	    a != NULL ? a : json_array()));
 }
 
+/*
+ * SampleRatesSet answered once the record of the new rates is durable:
+ * written in the loop, synced by the persistence thread with whatever
+ * else waits (checkpoint.h), the call parked meanwhile; it was a whole
+ * pass of the state log, in the loop, waiting for the thread first. A
+ * failed write or sync is answered all the same, as it always was: the
+ * rates are statsd's, and the next pass writes them (its meta record
+ * follows them).
+ */
+struct m_rates {
+	struct checkpoint_wait	 w;
+	struct statsd		*d;
+	struct conn		*conn;	/* NULL once the caller is gone */
+	json_t			*reply;
+};
+
+static void
+m_rates_free(struct m_rates *m)
+{
+	json_decref(m->reply);
+	free(m);
+}
+
+static void
+m_rates_wake(void *arg)
+{
+	struct m_rates *m = arg;
+
+	if (m->conn != NULL)
+		varlink_wake(m->conn);
+	else
+		m_rates_free(m);
+}
+
+static bool
+m_rates_step(struct vl_call *call, json_t *params, void *state,
+    uint64_t budget)
+{
+	struct m_rates *m = state;
+
+	(void)params;
+	(void)budget;
+	if (m->w.result == 1) {
+		varlink_park(call);
+		return false;
+	}
+	varlink_reply(call, json_incref(m->reply));
+	return true;
+}
+
+/* Answered, or the caller gone: a wait still on frees m when it ends. */
+static void
+m_rates_state_free(void *state)
+{
+	struct m_rates *m = state;
+
+	if (m->w.result == 1 && m->w.prevp != NULL) {
+		m->conn = NULL;
+		return;
+	}
+	checkpoint_wait_cancel(m->d->checkpoint, &m->w);
+	m_rates_free(m);
+}
+
+static void
+m_rates_answer(struct vl_call *call, json_t *params, const char *canon)
+{
+	struct statsd *d = call->d;
+	json_t *reply = json_pack("{s:s, s:o}", "text", canon, "rates",
+	    m_rates_json(canon));
+	struct m_rates *m;
+	int r;
+
+	if (reply == NULL) {
+		varlink_error_errno(call, ENOMEM, "sample rates");
+		return;
+	}
+	/* A state directory that failed is tried again with a whole pass,
+	 * in the loop, as at start: that write, working, is what makes it
+	 * usable again. */
+	if (!checkpoint_status(d->checkpoint, NULL)) {
+		(void)checkpoint_write(d->checkpoint);
+		varlink_reply(call, reply);
+		return;
+	}
+	checkpoint_unsynced(d->checkpoint, true);
+	r = checkpoint_meta_put(d->checkpoint);
+	checkpoint_unsynced(d->checkpoint, false);
+	m = r == 0 ? calloc(1, sizeof(*m)) : NULL;
+	if (m == NULL) {
+		varlink_reply(call, reply);
+		return;
+	}
+	m->d = d;
+	m->conn = call->conn;
+	m->reply = reply;
+	m->w.wake = m_rates_wake;
+	m->w.arg = m;
+	if (checkpoint_wait(d->checkpoint, &m->w) != 1) {
+		varlink_reply(call, json_incref(reply));
+		m_rates_free(m);
+		return;
+	}
+	(void)varlink_defer(call, params, m_rates_step, m, m_rates_state_free);
+}
+
 void
 m_defn_rates_set(struct vl_call *call, json_t *params)
 {
@@ -243,7 +349,5 @@ m_defn_rates_set(struct vl_call *call, json_t *params)
 	free(rates);
 	free(d->sample_rates);
 	d->sample_rates = canon;
-	(void)checkpoint_write(d->checkpoint);	/* appends the rates, synced */
-	varlink_reply(call, json_pack("{s:s, s:o}", "text", canon, "rates",
-	    m_rates_json(canon)));
+	m_rates_answer(call, params, canon);
 }
