@@ -553,7 +553,10 @@ front_rx_wait(struct front *f, struct front_sock *fs, struct front_slab *sl)
 			return n;
 		}
 		/* A pending socket error (one an ICMP message left on a UDP
-		 * socket) was taken by that call; anything else waits. */
+		 * socket) was taken by that call; anything else waits, in
+		 * poll(2): a read that found nothing ends a stream (so a
+		 * pause can never repeat without data). */
+		fs->pause_ns = 0;
 		wait = true;
 	}
 	return 0;
