@@ -7,7 +7,8 @@ context switches the kernel counts for each of its threads
 (/proc/PID/task/*/status) over a few seconds of idleness. Then a datagram
 still reaches it, the tick starts again for a ring and stops after it, and
 SIGTERM still stops the receiver threads. The series a datagram made
-does not keep statsd awake."""
+does not keep statsd awake, nor does a stream of datagrams once it
+ends."""
 import os
 import socket
 import sys
@@ -93,6 +94,24 @@ print("a series alive, no datagram: %d context switches in %.0f s" %
       (n, WINDOW))
 check(n <= BOUND, "with a series and no datagram, statsd sleeps: %d "
       "switches (at most %d)" % (n, BOUND))
+# A stream of datagrams (each sent less than a pause after the last) has
+# the receivers pause between reads rather than wait for each one; once
+# it ends, a read finds nothing and they wait in poll(2) again: every
+# datagram applied, then no wake-up.
+STREAM = 20000
+before = read_data(d, "statsd", 0, "daemon").get("statsd_applied", 0)
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+for i in range(STREAM):
+    s.sendto(b"idle.stream:1|c", os.path.join(d.run, "statsd.dgram"))
+s.close()
+check(wait_for(lambda: read_data(d, "statsd", 0, "daemon").get(
+    "statsd_applied", 0) == before + STREAM, "the stream to be applied"),
+    "a stream of %d datagrams is applied, every one" % STREAM)
+check(settle(pid), "statsd falls quiet after a stream")
+n, _ = idle_switches(pid)
+print("after a stream: %d context switches in %.0f s" % (n, WINDOW))
+check(n <= BOUND, "after a stream, the receivers sleep: %d switches (at "
+      "most %d)" % (n, BOUND))
 # The receiver threads block in poll(2) with no time-out: the stop wakes
 # them (stop() checks that statsd exits 0 on SIGTERM, in time).
 d.stop()
