@@ -16,7 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (DEADLINE, Daemon, RingClient, check,  # noqa: E402
-                     finish, read_data, wait_for)
+                     finish, free_port, read_data, wait_for)
 
 # No watchdog, no notify socket: what systemd asks for is not idleness.
 for var in ("WATCHDOG_USEC", "WATCHDOG_PID", "NOTIFY_SOCKET"):
@@ -67,8 +67,9 @@ def idle_switches(pid):
     return b - a, n
 
 
+UDP = free_port(socket.SOCK_DGRAM)
 d = Daemon(config="checkpoint_interval_ms = 100\n"
-           "statsd_threads = 2\n").start()
+           "statsd_threads = 2\nstatsd_udp = 127.0.0.1:%d\n" % UDP).start()
 pid = d.proc.pid
 check(settle(pid), "statsd falls quiet after its start")
 n, threads = idle_switches(pid)
@@ -94,15 +95,15 @@ print("a series alive, no datagram: %d context switches in %.0f s" %
       (n, WINDOW))
 check(n <= BOUND, "with a series and no datagram, statsd sleeps: %d "
       "switches (at most %d)" % (n, BOUND))
-# A stream of datagrams (each sent less than a pause after the last) has
-# the receivers pause between reads rather than wait for each one; once
-# it ends, a read finds nothing and they wait in poll(2) again: every
-# datagram applied, then no wake-up.
+# A stream of UDP datagrams (each sent less than a pause after the last)
+# has the receivers pause between reads rather than wait for each one;
+# once it ends, a read finds nothing and they wait in poll(2) again:
+# every datagram applied, then no wake-up.
 STREAM = 20000
 before = read_data(d, "statsd", 0, "daemon").get("statsd_applied", 0)
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
 for i in range(STREAM):
-    s.sendto(b"idle.stream:1|c", os.path.join(d.run, "statsd.dgram"))
+    s.sendto(b"idle.stream:1|c", ("127.0.0.1", UDP))
 s.close()
 check(wait_for(lambda: read_data(d, "statsd", 0, "daemon").get(
     "statsd_applied", 0) == before + STREAM, "the stream to be applied"),

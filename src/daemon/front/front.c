@@ -464,13 +464,20 @@ front_read_cb(evutil_socket_t fd, short what, void *arg)
  * sleeps instead, as a network card coalesces interrupts: what came
  * meanwhile waits in the socket buffer and one recvmmsg(2) takes it all.
  * A stream is a datagram that came sooner after the last than the
- * longest pause; its first pause is eight such gaps. After each pause
- * the socket's fill (SO_MEMINFO, exact whatever the datagrams' sizes)
- * sets the next: half as long above a quarter of the receive buffer,
- * twice as long below a sixteenth, so a pause never risks the drops a
- * small buffer (an unprivileged statsd's is net.core.rmem_max) would
- * take. A pause that gathered nothing ends the stream: back to poll(2),
- * so a slow sender or an idle socket costs no timed wake-up.
+ * longest pause; its first pause is eight such gaps, counted from the
+ * last datagram received (time spent waiting for a free slab, the loop
+ * being behind, is not slept again). After each pause the socket's fill
+ * (SO_MEMINFO) sets the next: half as long above a quarter of the
+ * receive buffer, twice as long below a sixteenth, so a pause never risks
+ * the drops a small buffer (an unprivileged statsd's is
+ * net.core.rmem_max) would take. A pause that gathered nothing ends the
+ * stream: back to poll(2), so a slow sender or an idle socket costs no
+ * timed wake-up.
+ *
+ * UDP sockets only. A Unix datagram socket charges what waits in it to
+ * its senders (its fill reads 0 here) and holds at most
+ * net.unix.max_dgram_qlen datagrams, which a pause could fill: senders
+ * would block, or lose datagrams statsd cannot count.
  * Returns: whether the socket has data to take (false: wait in poll).
  */
 static bool
@@ -478,11 +485,15 @@ front_rx_pause(struct front_sock *fs)
 {
 	uint32_t mem[SK_MEMINFO_VARS];
 	socklen_t len = sizeof(mem);
+	uint64_t until = fs->rx_ns + fs->pause_ns;
 	struct timespec ts = {
-		.tv_sec = 0, .tv_nsec = (long)fs->pause_ns,
+		.tv_sec = (time_t)(until / 1000000000u),
+		.tv_nsec = (long)(until % 1000000000u),
 	};
 
-	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+	/* (clock_nanosleep() returns its error; past until, at once.) */
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) ==
+	    EINTR)
 		continue;
 	if (getsockopt(fs->fd, SOL_SOCKET, SO_MEMINFO, mem, &len) < 0 ||
 	    len <= SK_MEMINFO_RCVBUF * sizeof(mem[0]))
@@ -507,7 +518,7 @@ front_rx_got(struct front_sock *fs, bool polled)
 {
 	uint64_t now = clock_now_ns(), gap = now - fs->rx_ns;
 
-	if (polled && fs->rx_ns != 0 && gap < FRONT_PAUSE_MAX_NS)
+	if (polled && fs->udp && fs->rx_ns != 0 && gap < FRONT_PAUSE_MAX_NS)
 		fs->pause_ns = gap * 8 < FRONT_PAUSE_MIN_NS ?
 		    FRONT_PAUSE_MIN_NS : gap * 8 < FRONT_PAUSE_MAX_NS ?
 		    gap * 8 : FRONT_PAUSE_MAX_NS;

@@ -305,8 +305,11 @@ ck_cut(struct checkpoint *c, const char *what, int err)
 	}
 	c->passing = false;
 	c->seq_durable = c->seq;
-	/* Records of the pass may have gone with the tail. */
+	/* Records of the pass may have gone with the tail, and the meta
+	 * record (the sample rates) with them: the next pass writes it. */
 	c->rewrite = true;
+	free(c->meta_rates);
+	c->meta_rates = NULL;
 	/* A template record may have gone with the tail: each is written
 	 * again with its next kstat (a second record of one is harmless). */
 	if (c->d->reg != NULL) {

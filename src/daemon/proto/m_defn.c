@@ -296,6 +296,8 @@ m_rates_answer(struct vl_call *call, json_t *params, const char *canon)
 	checkpoint_unsynced(d->checkpoint, false);
 	m = r == 0 ? calloc(1, sizeof(*m)) : NULL;
 	if (m == NULL) {
+		if (r == 0)	/* no one to wait: synced all the same */
+			checkpoint_flush(d->checkpoint);
 		varlink_reply(call, reply);
 		return;
 	}
