@@ -377,4 +377,77 @@ check("APP" in names and "T19" in names and "T0" not in names,
 c.close()
 d.stop()
 d.cleanup()
+
+# ------------------------------------ KstatCreate's brief and definitions
+# brief: the reply carries what a client's ring records and reads need
+# (KstatMade), not the whole Kstat. definitions: Linux definition lines
+# the new kstat takes before the reply, all of them or the kstat is not
+# made (libstatsclient's statistic_start() in one round trip).
+d = Daemon().start()
+c = d.conn()
+LX = {"name": "LX", "vois": [
+    {"id": 0, "name": "reqs", "dtype": "INT_S64",
+     "stats": [{"kind": "DEFN", "units": "calls"}]},
+    {"id": 1, "name": "lat", "dtype": "INT_S64",
+     "stats": [{"kind": "DEFN", "units": "us"}]}]}
+lspec = ok(c.call("io.statsd.TemplateAdd", LX),
+           "TemplateAdd LX")["template"]["spec"]
+IF = {"module": "linux", "instance": 0, "template": lspec, "class": "linux"}
+
+
+def lookup(name):
+    return ok(c.call("io.statsd.Lookup", {"module": "linux", "instance": 0,
+                                          "name": name}),
+              "Lookup " + name)["kstats"]
+
+
+def defs(name):
+    return ok(c.call("io.statsd.DefinitionGet", {
+        "module": "linux", "instance": 0, "name": name}),
+        "DefinitionGet " + name).get("text", "")
+
+
+b = ok(c.call("io.statsd.KstatCreate", dict(IF, name="b1", brief=True)),
+       "KstatCreate brief")
+check(set(b) == {"made", "revived"} and b["revived"] is False and
+      set(b.get("made", {})) == {"handle", "segment", "slot", "gen"},
+      "brief: made and revived only: %s" % b)
+full = lookup("b1")
+check(len(full) == 1 and all(full[0][f] == b["made"][f] for f in
+                             ("handle", "segment", "slot", "gen")),
+      "brief's made is the kstat's: %s %s" % (b, full))
+p = ok(c.call("io.statsd.KstatCreate", dict(IF, name="b2", brief=False)),
+       "KstatCreate brief false")
+check("made" not in p and p.get("kstat", {}).get("name") == "b2" and
+      p["kstat"].get("template") == lspec, "without brief, the Kstat: %s" % p)
+expect_error(c.call("io.statsd.KstatCreate", dict(IF, name="b3",
+                                                   brief="yes")),
+             IP, "brief is a bool", parameter="brief")
+
+ok(c.call("io.statsd.KstatCreate", dict(IF, name="d1", brief=True,
+          definitions="name=lat type=range range_min=0 range_max=9\n"
+                      "name=reqs on=1\n")), "KstatCreate with definitions")
+t1 = defs("d1")
+check("name=reqs on=1 type=value" in t1 and
+      "name=lat on=0 type=range range_min=0 range_max=9" in t1,
+      "the definitions came with the create: %r" % t1)
+expect_error(c.call("io.statsd.KstatCreate", dict(
+    IF, name="d2", definitions="name=reqs on=1\nname=lat type=list\n")),
+    "io.statsd.InvalidDefinition", "a refused line refuses the create")
+check(lookup("d2") == [], "a refused definition leaves no kstat behind")
+expect_error(c.call("io.statsd.KstatCreate", dict(
+    IF, name="d2", brief=True, definitions="name=nope on=1\n")),
+    "io.statsd.InvalidDefinition", "a line of no statistic")
+check(lookup("d2") == [], "nor does a line of no statistic")
+expect_error(c.call("io.statsd.KstatCreate", dict(
+    IF, name="d1", definitions="name=lat on=1\n")),
+    "io.statsd.KstatExists", "definitions on a name taken",
+    kstat="linux:0:d1")
+check(defs("d1") == t1, "KstatExists: the kstat's definitions untouched")
+ok(c.call("io.statsd.KstatCreate", dict(IF, name="d2", brief=True,
+          definitions="name=lat on=1\n")), "the name made after all")
+check("name=lat on=1" in defs("d2"), "its definitions: %r" % defs("d2"))
+c.close()
+d.stop()
+d.cleanup()
 finish()

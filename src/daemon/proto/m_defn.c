@@ -35,7 +35,7 @@ const struct vl_field m_defn_get_params[] = {
 
 const struct vl_field m_defn_set_params[] = {
 	M_NAME_FIELDS,
-	VLF_STR("text", false, M_TEXT_MAX),
+	VLF_STR("text", false, M_KSTAT_DEFN_MAX),
 	VLF_END
 };
 
@@ -99,60 +99,17 @@ void
 m_defn_set(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
-	const char *const *names;
-	struct input_error derr;
-	struct statsblob *nb = NULL, *sb;
 	struct reg_kstat *k;
-	uint64_t now = clock_now_ns();
-	uint32_t size;
-	uint16_t nn;
-	bool relaid = false;
-	int r;
+	bool relaid, resized;
 
 	k = m_kstat_get_own(call, params, false, "text",
 	    "statsd's own kstats are read-only");
 	if (k == NULL)
 		return;
-	names = registry_kstat_names(k, &nn);
-	memset(&derr, 0, sizeof(derr));
-	r = defn_apply(registry_blob_peek(k), names, nn,
-	    varlink_str(params, "text", ""), now, &nb, &relaid, &derr);
-	if (r == -EINVAL || r == -ENOENT) {
-		varlink_error_input(call, VL_E_INVALID_DEFINITION, &derr);
+	if (m_kstat_defn(call, k, varlink_str(params, "text", ""), "text",
+	    &relaid, &resized) < 0)
 		return;
-	}
-	if (r == -EFBIG) {
-		varlink_error_value(call, "text",
-		    "the statistics would not fit a "
-		    "blob");
-		return;
-	}
-	if (r < 0) {
-		varlink_error_errno(call, r, "definition");
-		return;
-	}
-	size = ((const struct statsblob *)nb)->cursz;
-	if (size == k->size) {
-		sb = registry_blob_begin(d->reg, k);
-		memcpy(sb, nb, size);
-		registry_blob_end(d->reg, k, now);
-		registry_sync(d->reg);
-	} else {
-		struct quota_refusal why;
-
-		/* The owner pays for the new size; an admin re-laying
-		 * another user's kstat is held to the totals only. */
-		r = registry_blob_replace(d->reg, k, nb, size,
-		    call->conn->peer.privileged, &why);
-		if (r < 0) {
-			free(nb);
-			if (r == -EDQUOT)
-				varlink_error_limit(call, why.limit,
-				    (int64_t)why.value);
-			else
-				varlink_error_errno(call, r, "definition");
-			return;
-		}
+	if (resized) {
 		/* The new layout is in the runtime file already; the
 		 * checkpoint has it once the persistence thread synced its
 		 * record, or at its next pass. */
@@ -161,10 +118,6 @@ m_defn_set(struct vl_call *call, json_t *params)
 		checkpoint_unsynced(d->checkpoint, false);
 		checkpoint_flush(d->checkpoint);
 	}
-	free(nb);
-	/* A new shape keeps its names: a template of its own. */
-	if (relaid)
-		registry_kstat_name_layout(d->reg, k);
 	m_defn_reply(call, k, &relaid);
 }
 

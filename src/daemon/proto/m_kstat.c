@@ -12,14 +12,17 @@
 #include <statsd/sbuf.h>
 
 #include "checkpoint.h"
+#include "clock.h"
 #include "crashpoint.h"
 #include "control.h"
 #include "daemon.h"
+#include "defn.h"
 #include "drain.h"
 #include "log.h"
 #include "methods.h"
 #include "mirror.h"
 #include "registry.h"
+#include "stat_scalar.h"
 #include "sysks.h"
 #include "view.h"
 
@@ -52,6 +55,8 @@ const struct vl_field m_kstat_create_params[] = {
 	VLF_INT("zone", true, -1, INT32_MAX),
 	M_CONTENT_FIELDS,
 	M_AT_FIELDS,
+	VLF_BOOL("brief", true),
+	VLF_STR("definitions", true, M_KSTAT_DEFN_MAX),
 	VLF_END
 };
 
@@ -400,6 +405,68 @@ m_kstat_at(json_t *o, struct reg_kstat_new *n)
 	}
 }
 
+int
+m_kstat_defn(struct vl_call *call, struct reg_kstat *k, const char *text,
+    const char *field, bool *ret_relaid, bool *ret_resized)
+{
+	struct statsd *d = call->d;
+	const char *const *names;
+	struct input_error derr;
+	struct statsblob *nb = NULL, *sb;
+	uint64_t now = clock_now_ns();
+	uint32_t size;
+	uint16_t nn;
+	int r;
+
+	*ret_relaid = *ret_resized = false;
+	names = registry_kstat_names(k, &nn);
+	memset(&derr, 0, sizeof(derr));
+	r = defn_apply(registry_blob_peek(k), names, nn, text, now, &nb,
+	    ret_relaid, &derr);
+	if (r == -EINVAL || r == -ENOENT) {
+		varlink_error_input(call, VL_E_INVALID_DEFINITION, &derr);
+		return r;
+	}
+	if (r == -EFBIG) {
+		varlink_error_value(call, field,
+		    "the statistics would not fit a blob");
+		return r;
+	}
+	if (r < 0) {
+		varlink_error_errno(call, r, "definition");
+		return r;
+	}
+	size = ((const struct statsblob *)nb)->cursz;
+	if (size == k->size) {
+		sb = registry_blob_begin(d->reg, k);
+		memcpy(sb, nb, size);
+		registry_blob_end(d->reg, k, now);
+		registry_sync(d->reg);
+	} else {
+		struct quota_refusal why;
+
+		/* The owner pays for the new size; an admin re-laying
+		 * another user's kstat is held to the totals only. */
+		r = registry_blob_replace(d->reg, k, nb, size,
+		    call->conn->peer.privileged, &why);
+		if (r < 0) {
+			free(nb);
+			if (r == -EDQUOT)
+				varlink_error_limit(call, why.limit,
+				    (int64_t)why.value);
+			else
+				varlink_error_errno(call, r, "definition");
+			return r;
+		}
+		*ret_resized = true;
+	}
+	free(nb);
+	/* A new shape keeps its names: a template of its own. */
+	if (*ret_relaid)
+		registry_kstat_name_layout(d->reg, k);
+	return 0;
+}
+
 /* Take back a create whose record is not in the checkpoint (a batch
  * not written): a revived kstat sleeps again (the checkpoint still has
  * it dormant), a new one goes with nothing left behind, its runtime
@@ -417,12 +484,15 @@ m_kstat_unmake(struct statsd *d, struct reg_kstat *k, bool revived)
  * Create (or revive) one kstat as n says, for the caller: a PERSISTENT
  * one gets its runtime file and, if durable, its place in the checkpoint,
  * or is not made (without durable, the caller writes the checkpoint for
- * a whole batch: checkpoint_kstats_put).
+ * a whole batch: checkpoint_kstats_put). defs (NULL: none) are Linux
+ * definition lines it takes before anyone is told of it: refused, the
+ * kstat is not made either.
  * Returns: 0 and *ret, *ret_revived; -errno (answered).
  */
 static int
 m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
-    bool durable, struct reg_kstat **ret, bool *ret_revived)
+    const char *defs, bool durable, struct reg_kstat **ret,
+    bool *ret_revived)
 {
 	struct statsd *d = call->d;
 	const struct peer *peer = &call->conn->peer;
@@ -485,6 +555,19 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 				registry_kstat_forget(d->reg, k);
 			m_kstat_not_durable(call, r, r == -ENOENT ?
 			    "no runtime directory for its file" : NULL);
+			return r;
+		}
+	}
+	/* Its definitions, all or none, before its checkpoint record has
+	 * it: refused, the create is taken back as a create that cannot be
+	 * kept is, the definitions' refusal answered. */
+	if (defs != NULL && defs[0] != '\0') {
+		bool relaid, resized;
+
+		r = m_kstat_defn(call, k, defs, "definitions", &relaid,
+		    &resized);
+		if (r < 0) {
+			m_kstat_unmake(d, k, *ret_revived);
 			return r;
 		}
 	}
@@ -718,6 +801,35 @@ m_durable_answer(struct vl_call *call, json_t *params, struct m_durable *m,
 	m_durable_free(m);
 }
 
+/*
+ * KstatCreate's reply with brief: what a client's ring records and reads
+ * need (KstatMade), written as text, without the whole Kstat object it
+ * would be built as, dumped and parsed back.
+ */
+static char *
+m_kstat_brief(const struct reg_kstat *k, bool revived, size_t *ret_len)
+{
+	struct sbuf *sb = sbuf_new_auto();
+	char *text = NULL;
+
+	if (sb == NULL)
+		return NULL;
+	sbuf_printf(sb, "{\"made\":{\"handle\":%u,\"segment\":",
+	    (unsigned)k->handle);
+	stat_json_string(sb, k->rseg->name, strlen(k->rseg->name));
+	sbuf_printf(sb, ",\"slot\":%u,\"gen\":%u},\"revived\":%s}",
+	    (unsigned)k->ref.slot, (unsigned)k->ref.gen,
+	    revived ? "true" : "false");
+	if (sbuf_finish(sb) == 0) {
+		*ret_len = (size_t)sbuf_len(sb);
+		text = malloc(*ret_len + 1);
+		if (text != NULL)
+			memcpy(text, sbuf_data(sb), *ret_len + 1);
+	}
+	sbuf_delete(sb);
+	return text;
+}
+
 void
 m_kstat_create(struct vl_call *call, json_t *params)
 {
@@ -729,6 +841,7 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	struct m_durable *m;
 	json_t *reply;
 	char *text;
+	size_t len = 0;
 	bool revived;
 	int r;
 
@@ -744,7 +857,8 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	}
 	/* Its record written, synced by the persistence thread. */
 	checkpoint_unsynced(d->checkpoint, true);
-	r = m_kstat_make(call, &n, true, &k, &revived);
+	r = m_kstat_make(call, &n, varlink_str(params, "definitions", NULL),
+	    true, &k, &revived);
 	checkpoint_unsynced(d->checkpoint, false);
 	if (r < 0) {
 		m_durable_free(m);
@@ -752,12 +866,16 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	}
 	m->handles[0] = k->handle;
 	m->revived[0] = revived;
-	reply = json_pack("{s:o, s:b}", "kstat", registry_kstat_json(d->reg,
-	    k), "revived", revived);
-	text = reply != NULL ? json_dumps(reply, JSON_COMPACT) : NULL;
-	json_decref(reply);
-	m_durable_answer(call, params, m, text, text != NULL ? strlen(text) :
-	    0);
+	if (varlink_bool(params, "brief", false)) {
+		text = m_kstat_brief(k, revived, &len);
+	} else {
+		reply = json_pack("{s:o, s:b}", "kstat",
+		    registry_kstat_json(d->reg, k), "revived", revived);
+		text = reply != NULL ? json_dumps(reply, JSON_COMPACT) : NULL;
+		json_decref(reply);
+		len = text != NULL ? strlen(text) : 0;
+	}
+	m_durable_answer(call, params, m, text, text != NULL ? len : 0);
 }
 
 /* One made kstat of KstatCreateMany's reply: what a client's ring
@@ -825,7 +943,8 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 			sbuf_cat(flags, i == 0 ? "false" : ",false");
 			continue;
 		}
-		if (m_kstat_make(call, &n, false, &made[i], &revived[i]) < 0) {
+		if (m_kstat_make(call, &n, NULL, false, &made[i],
+		    &revived[i]) < 0) {
 			/* All or none: what the call made before goes. */
 			while (i-- > 0)
 				if (made[i] != NULL)

@@ -31,6 +31,18 @@ struct reg_kstat *m_kstat_get_own(struct vl_call *call, json_t *params,
     bool dormant_too, const char *field, const char *internal_why);
 /* Kstats one KstatCreateMany may make: a bounded slice of work. */
 #define M_KSTAT_BATCH_MAX	4096
+/* A definition text's bytes (DefinitionSet's, KstatCreate's). */
+#define M_KSTAT_DEFN_MAX	65536
+/*
+ * Apply Linux definition lines text to k (DefinitionSet's work, shared
+ * with a KstatCreate that carries its definitions): k is changed only if
+ * every line is taken; a new size is the owner's to pay. field names
+ * text in an InvalidValue. The checkpoint
+ * record of a re-laid kstat is the caller's to write (*ret_relaid).
+ * Returns: 0; -errno (answered).
+ */
+int m_kstat_defn(struct vl_call *call, struct reg_kstat *k, const char *text,
+    const char *field, bool *ret_relaid, bool *ret_resized);
 extern const struct vl_field m_kstat_create_params[],
     m_kstat_create_many_params[], m_kstat_delete_params[];
 vl_handler_fn m_kstat_create, m_kstat_create_many, m_kstat_delete;
