@@ -110,6 +110,11 @@ struct cl_kobj {
 						 * 0: none */
 	bool			 at_shown;	/* at is where the process
 						 * shows it (published): kept */
+	/* Linux definition lines the next KstatCreate carries, applied
+	 * with the create or not at all (borrowed for that call; NULL:
+	 * none), and whether the last create applied them. */
+	const char		*defs;
+	bool			 defs_taken;
 	cl_kobj_created_fn	*created;	/* may be NULL */
 	void			*owner;		/* the front end's object */
 	struct cl_kobj		*prev, *next;	/* on cl.objs */
@@ -153,6 +158,9 @@ struct stats_client {
 	struct vlc		*vlc;		/* NULL: not connected */
 	uint64_t		 conn_serial;	/* connections made, never
 						 * reset: names this one */
+	/* The connection (conn_serial) to a statsd that knows no brief
+	 * nor definitions in KstatCreate (older): the plain call there. */
+	uint64_t		 plain_create;
 	struct cl_tplreg	 tplregs[CL_TPLREGS];
 	unsigned		 tplreg_next;	/* the next to replace */
 	_Atomic int		 connected;

@@ -232,6 +232,21 @@ cl_tpl_register_locked(json_t *tpl, const char *key, bool fresh,
 	return 0;
 }
 
+/* Did an older statsd refuse KstatCreate's brief or definitions, as
+ * parameters it does not know? */
+static bool
+cl_no_brief(const struct vlc_reply *rep)
+{
+	const char *what = NULL;
+
+	if (rep->error == NULL ||
+	    strcmp(rep->error, VL_ERR_INVALID_PARAMETER) != 0)
+		return false;
+	(void)json_unpack(rep->params, "{s:s}", "parameter", &what);
+	return what != NULL && (strcmp(what, "brief") == 0 ||
+	    strcmp(what, "definitions") == 0);
+}
+
 /* Did statsd refuse a create for a template it no longer has? */
 static bool
 cl_no_template(const struct vlc_reply *rep)
@@ -323,7 +338,7 @@ cl_kobj_make_locked(struct cl_kobj *o, bool again)
 {
 	struct vlc_reply rep;
 	json_t *p;
-	bool revived = false, fresh = false;
+	bool revived = false, fresh = false, plain;
 	int r;
 
 retry:
@@ -347,18 +362,36 @@ retry:
 		json_object_set_new(p, "path", cl_kobj_path_json(o));
 	cl_kobj_content_params(o, p);
 	cl_kobj_at_params(o, p);
+	/* The reply as KstatMade, and the definitions in the same call:
+	 * one round trip, nothing decoded the client does not use. */
+	plain = cl.plain_create == cl.conn_serial;
+	if (!plain)
+		json_object_set_new(p, "brief", json_true());
+	if (!plain && o->defs != NULL && o->defs[0] != '\0')
+		json_object_set_new(p, "definitions", json_string(o->defs));
+	o->defs_taken = false;
 	r = cl_call_locked(VL_M_KSTAT_CREATE, p, NULL, 0, &rep);
 	if (r < 0 && !fresh && cl_no_template(&rep)) {
 		vlc_reply_done(&rep);
 		fresh = true;
 		goto retry;
 	}
+	if (r < 0 && !plain && cl_no_brief(&rep)) {
+		vlc_reply_done(&rep);
+		cl.plain_create = cl.conn_serial;
+		goto retry;
+	}
 	if (r == -EEXIST && (o->join || again)) {
 		vlc_reply_done(&rep);
 		r = cl_kobj_join_locked(o, true);
 	} else if (r == 0) {
+		json_t *ks = json_object_get(rep.params, "made");
+
 		revived = json_is_true(json_object_get(rep.params, "revived"));
-		r = cl_kobj_take(o, json_object_get(rep.params, "kstat"));
+		r = cl_kobj_take(o, ks != NULL ? ks :
+		    json_object_get(rep.params, "kstat"));
+		o->defs_taken = r == 0 && !plain && o->defs != NULL &&
+		    o->defs[0] != '\0';
 		vlc_reply_done(&rep);
 	} else {
 		vlc_reply_done(&rep);

@@ -93,14 +93,20 @@ si_send_locked(struct statistic_interface *si, const char *text)
 	return r;
 }
 
-/* After statsd created the kstat (again): bring the definitions back. */
+/* After statsd created the kstat (again): bring the definitions back,
+ * unless the create carried them (si_make_locked). */
 static void
 si_created(struct cl_kobj *o, bool revived)
 {
 	struct statistic_interface *si = o->owner;
-	char *text = si_lines(si);
+	char *text;
 
 	(void)revived;
+	if (o->defs_taken) {
+		si->sent = 0;
+		return;
+	}
+	text = si_lines(si);
 	si->sent = text != NULL ? si_send_locked(si, text) : -ENOMEM;
 	free(text);
 }
@@ -142,6 +148,7 @@ static int
 si_make_locked(struct statistic_interface *si)
 {
 	json_t *tpl;
+	char *lines;
 	int r;
 
 	if (si->made)
@@ -164,7 +171,18 @@ si_make_locked(struct statistic_interface *si)
 	json_decref(si->o->tpl);
 	si->o->tpl = tpl;
 	si->sent = 0;
+	/* Every line goes with the create, in its one round trip: statsd
+	 * makes the kstat with all of them or not at all, so a refused
+	 * line leaves no kstat without its definitions behind. (A statsd
+	 * that cannot take them, or a kstat that exists, gets them after,
+	 * by si_created.) */
+	lines = si_lines(si);
+	if (lines == NULL)
+		return -ENOMEM;
+	si->o->defs = lines;
 	r = cl_kobj_create_locked(si->o);
+	si->o->defs = NULL;
+	free(lines);
 	if (r == 0)
 		si->made = true;
 	return r < 0 ? r : si->sent;

@@ -1591,6 +1591,41 @@ mode_grow(int argc, char **argv)
 	printf("grow done\n");
 }
 
+/*
+ * A definition statsd refuses, on an interface statsd does not have yet:
+ * the kstat is made with every definition line in one call, all taken or
+ * none, so the refusal leaves no interface behind (step 1); the next
+ * definition makes it, without the refused one (step 2).
+ */
+static void
+mode_statrefused(int argc, char **argv)
+{
+	struct statistic_interface *ri = NULL;
+	struct statistic *big = NULL, *ok = NULL;
+	int r;
+
+	(void)argc;
+	(void)argv;
+	check(statistic_create_interface(&ri, "it-refused") == 0,
+	    "interface");
+	check(statistic_create(&big, ri, "big", "x/y") == 0, "create big");
+	check(statistic_create(&ok, ri, "fine", "x/y") == 0, "create fine");
+	r = statistic_define_list(big, 0, 1000, UINT32_MAX);
+	check(r == -EINVAL && strstr(stats_client_strerror(cli),
+	    "InvalidDefinition") != NULL, "a list of 2^32-1 entries is "
+	    "refused: %d (%s)", r, stats_client_strerror(cli));
+	grow_step("1");
+	r = statistic_define_range(ok, 0, 10);
+	check(r == 0, "define fine after the refusal: %d (%s)", r,
+	    stats_client_strerror(cli));
+	r = statistic_start(big);
+	check(r == STATISTIC_DEF_OFF, "start big: %d (%s)", r,
+	    stats_client_strerror(cli));
+	grow_step("2");
+	check(statistic_interface_remove(&ri) == 0, "remove the interface");
+	printf("statrefused done\n");
+}
+
 static const struct {
 	const char	*name;
 	void		(*fn)(int, char **);
@@ -1617,6 +1652,7 @@ static const struct {
 	{ "kstat2", mode_kstat2 },
 	{ "statistic", mode_statistic },
 	{ "grow", mode_grow },
+	{ "statrefused", mode_statrefused },
 	{ "tplonce", mode_tplonce },
 	{ "tplevict", mode_tplevict },
 };

@@ -267,8 +267,18 @@ d = Daemon(config="log_level = debug\n").start()
 run(d, "tplonce")
 check(len(read_data(d, "it", 0, "once19")) > 0, "the last blob is there")
 with open(d.logpath, errors="replace") as f:
-    adds = f.read().count("io.statsd.TemplateAdd")
+    log = f.read()
+adds = log.count("io.statsd.TemplateAdd")
 check(adds == 3, "three templates, one TemplateAdd each (%d)" % adds)
+# One call a kstat: a blob's (KstatCreateMany), a NAMED kstat's and an
+# interface's (KstatCreate), the last with its statistic's definition and
+# on state (statistic_start()), no DefinitionSet after.
+creates = log.count("io.statsd.KstatCreate\n")
+manys = log.count("io.statsd.KstatCreateMany\n")
+check(creates == 8 and manys == 20, "28 kstats, one call each (%d "
+      "KstatCreate, %d KstatCreateMany)" % (creates, manys))
+check("io.statsd.DefinitionSet" not in log,
+      "no DefinitionSet: the definitions came with the create")
 d.stop()
 d.cleanup()
 

@@ -7,7 +7,8 @@ statistics call statistic_remove()". client_it's grow mode attaches and
 removes statistics of an interface statsd already holds data for; between
 its steps the interface's data lines are read here: every statistic not
 created or removed keeps its lines exactly, and goes on counting from
-them."""
+them. A definition statsd refuses before it has the interface leaves no
+interface behind."""
 import os
 import re
 import subprocess
@@ -127,5 +128,43 @@ check(p.returncode == 0 and "grow done" in out,
                                            err[-2000:]))
 check("Sanitizer" not in err and "runtime error" not in err,
       "client_it grow: sanitizer report:\n%s" % err[-3000:])
+
+# A definition statsd refuses, on an interface it does not have yet: the
+# interface's kstat is made with its definitions in one call, all or
+# none, so nothing is left behind; the next definition makes it, without
+# the refused one.
+p = harness.spawn([CLIENT_IT, "statrefused", d.sock], stdin=subprocess.PIPE,
+                  stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                  text=True, bufsize=1)
+
+
+def refused_kstat():
+    return ok(d.call("io.statsd.Lookup", {
+        "module": "linux", "instance": 0, "name": "it-refused"}),
+        "Lookup it-refused")["kstats"]
+
+
+if step(p, 1):
+    check(refused_kstat() == [], "step 1: a refused definition leaves no "
+          "interface behind: %s" % refused_kstat())
+    go_on(p)
+if step(p, 2):
+    df = ok(d.call("io.statsd.DefinitionGet", {
+        "module": "linux", "instance": 0, "name": "it-refused"}),
+        "DefinitionGet it-refused").get("text", "")
+    check("name=fine on=0 type=range range_min=0 range_max=10" in df and
+          "name=big on=1 type=value" in df and "entries_max" not in df,
+          "step 2: the interface, without the refused definition: %r" % df)
+    go_on(p)
+try:
+    out, err = p.communicate(timeout=DEADLINE)
+except subprocess.TimeoutExpired:
+    p.kill()
+    out, err = p.communicate()
+check(p.returncode == 0 and "statrefused done" in out,
+      "client_it statrefused exited %s:\n%s%s" % (p.returncode, out[-2000:],
+                                                  err[-2000:]))
+check("Sanitizer" not in err and "runtime error" not in err,
+      "client_it statrefused: sanitizer report:\n%s" % err[-3000:])
 d.stop()
 finish()
