@@ -49,6 +49,7 @@ static struct cl_imgtab *_Atomic cl_imgs;
 static struct cl_image *cl_img_all;		/* for freeing */
 #define CL_LAYOUT_BUCKETS	1024
 static struct cl_layout *cl_layouts[CL_LAYOUT_BUCKETS];
+static uint8_t *cl_layout_buf;			/* STORE_BLOB_MAX bytes */
 static uint64_t cl_img_kcid;
 
 /*
@@ -214,11 +215,19 @@ cl_img_publish(struct cl_image *im)
 static const struct cl_layout *
 cl_layout_of(const uint8_t *blob, uint32_t size)
 {
-	uint64_t hash = 0xcbf29ce484222325ULL;	/* FNV-1a */
+	uint64_t hash = 0xcbf29ce484222325ULL, w;
 	struct cl_layout *l, **head;
 	uint32_t i;
 
-	for (i = 0; i < size; i++)
+	/* FNV-1a's step on words, each product folded so that a word's
+	 * high bytes reach the bucket's low bits: a byte at a time was a
+	 * twentieth of making a kstat. memcmp() below decides. */
+	for (i = 0; i + 8 <= size; i += 8) {
+		memcpy(&w, blob + i, sizeof(w));
+		hash = (hash ^ w) * 0x100000001b3ULL;
+		hash ^= hash >> 32;
+	}
+	for (; i < size; i++)
 		hash = (hash ^ blob[i]) * 0x100000001b3ULL;
 	head = &cl_layouts[hash % CL_LAYOUT_BUCKETS];
 	for (l = *head; l != NULL; l = l->next)
@@ -250,16 +259,19 @@ cl_image_take_locked(struct cl_kobj *o)
 	if (seg == NULL || seg->r == NULL || handle == 0)
 		return;
 	cl_slot_note(seg->birth, o->ref.slot, o);
-	buf = malloc(STORE_BLOB_MAX);
+	/* One buffer for every read, kept: a 64 KiB malloc() and free()
+	 * a kstat faulted its pages in again each time glibc trimmed the
+	 * heap. */
+	if (cl_layout_buf == NULL)
+		cl_layout_buf = malloc(STORE_BLOB_MAX);
+	buf = cl_layout_buf;
 	if (buf == NULL)
 		return;
 	if (cl_store_layout(seg->r, o->ref, buf, STORE_BLOB_MAX, &size) < 0) {
 		/* Its updates are logged when they spill: still kept. */
-		free(buf);
 		return;
 	}
 	l = cl_layout_of(buf, (uint32_t)size);
-	free(buf);
 	if (l == NULL)
 		return;
 	im = malloc(sizeof(*im));
@@ -408,6 +420,8 @@ cl_images_free_locked(void)
 			cl_layouts[i] = l->next;
 			free(l);
 		}
+	free(cl_layout_buf);
+	cl_layout_buf = NULL;
 	cl_img_kcid = 0;
 	for (size_t i = 0; cl_slots != NULL && i <= cl_slots_mask; i++)
 		while (cl_slots[i] != NULL) {
