@@ -640,6 +640,15 @@ vlc_recv_one(struct vlc *c, uint64_t deadline, struct vlc_reply *ret)
 			c->broken = true;
 			return -EPROTO;
 		}
+		/* Nothing of a reply read yet: statsd is still at it (a
+		 * reply takes it tens of microseconds), so wait first; a
+		 * read tried first would be refused every time. (Out of
+		 * time, the read is tried all the same, as it was.) */
+		if (c->len == 0) {
+			r = vlc_wait(c->fd, POLLIN, deadline);
+			if (r < 0 && r != -ETIMEDOUT)
+				return r;
+		}
 		r = vlc_read_some(c);
 		if (r == -EAGAIN) {
 			r = vlc_wait(c->fd, POLLIN, deadline);
