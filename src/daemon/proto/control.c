@@ -67,6 +67,7 @@ struct cpriv {
 	bool		 dead;		/* closed while dispatching */
 	bool		 doomed;	/* to be closed from the loop */
 	unsigned	 busy;		/* dispatch depth */
+	bool		 in_call;	/* conn_process() flushes after */
 	/* Its uid's turns (turns.h): one call per turn. */
 	struct turn_peer *turn;
 	struct turn_task task;
@@ -358,8 +359,11 @@ conn_queue(struct cpriv *cp, char *data, size_t len, int *fds, size_t nfds)
 	cp->out_tail = m;
 	cp->out_bytes += len;
 	/* Written from the loop (or at the end of the dispatch), never
-	 * from inside the caller. */
-	if (cp->out_head == m)
+	 * from inside the caller. A call's own reply is written when the
+	 * call returns (conn_process()), and waits for the loop only if
+	 * the socket is full: no poll for writing added and removed again
+	 * (two epoll_ctl calls) for every reply. */
+	if (cp->out_head == m && !cp->in_call)
 		event_add(cp->ev_write, NULL);
 	return 0;
 }
@@ -582,7 +586,9 @@ conn_process(struct cpriv *cp)
 	if (conn_takes_calls(cp) && (nul = conn_next_nul(cp)) != NULL) {
 		size_t mlen = (size_t)(nul - (cp->in + cp->in_off));
 
+		cp->in_call = true;
 		cp->ctl->ev->message(&cp->pub, cp->in + cp->in_off, mlen);
+		cp->in_call = false;
 		if (!cp->dead && !cp->doomed) {
 			conn_drop_fds(cp);
 			cp->in_off += mlen + 1;
