@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 import harness  # noqa: E402
 from harness import (DEADLINE, Daemon, check, finish, ok,  # noqa: E402
                      read_data, wait_for)
+from oldstatsd import OldStatsd  # noqa: E402
 
 CLIENT_IT = os.environ.get("CLIENT_IT", "client_it")
 EXAMPLES = os.environ.get("EXAMPLES_DIR", "examples")
@@ -279,6 +280,35 @@ check(creates == 8 and manys == 20, "28 kstats, one call each (%d "
       "KstatCreate, %d KstatCreateMany)" % (creates, manys))
 check("io.statsd.DefinitionSet" not in log,
       "no DefinitionSet: the definitions came with the create")
+d.stop()
+d.cleanup()
+
+# An older statsd, which knows neither brief nor definitions in
+# KstatCreate, refuses the first create of a connection that sends them;
+# the client makes its calls without them from then on, and every kstat
+# is made as before: an interface's definitions by DefinitionSet.
+d = Daemon(config="log_level = debug\n").start()
+old = OldStatsd(os.path.join(d.tmp, "old.sock"), d.sock)
+for mode in ("tplonce", "statistic"):
+    p = harness.run([CLIENT_IT, mode, old.path], stdin=subprocess.DEVNULL,
+                    capture_output=True, text=True, timeout=DEADLINE * 10)
+    check(p.returncode == 0, "client_it %s through an older statsd:\n%s%s"
+          % (mode, p.stdout[-3000:], p.stderr[-3000:]))
+old.close()
+check(old.refused == 2, "one refused create a connection (%d)" % old.refused)
+with open(d.logpath, errors="replace") as f:
+    log = f.read()
+check(log.count("io.statsd.KstatCreate\n") == 9,
+      "9 kstats made, each by a plain KstatCreate (%d)"
+      % log.count("io.statsd.KstatCreate\n"))
+check(log.count("io.statsd.DefinitionSet\n") >= 4,
+      "the interfaces' definitions by DefinitionSet (%d)"
+      % log.count("io.statsd.DefinitionSet\n"))
+df = ok(d.call("io.statsd.DefinitionGet", {"module": "linux", "instance": 0,
+                                           "name": "it-linux"}),
+        "DefinitionGet through an older statsd").get("text", "")
+check("name=latency on=1 type=range range_min=0 range_max=1000" in df,
+      "the definitions reached statsd: %r" % df)
 d.stop()
 d.cleanup()
 
