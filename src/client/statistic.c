@@ -143,6 +143,79 @@ si_template(struct statistic_interface *si, json_t **ret)
 	return *ret != NULL ? 0 : -ENOMEM;
 }
 
+/*
+ * Interfaces of one shape (their statistics' ids, names and units) share
+ * their template, made and encoded once, as kstat_provider.c's NAMED
+ * kstats do: a process that makes many interfaces of a few shapes builds
+ * no JSON for them, and the connection knows it registered the template
+ * by the object alone (kobj.c). cl.lock held.
+ */
+#define SI_TPLS		16
+
+static struct {
+	char	*shape;
+	json_t	*tpl;
+	char	*tplkey;
+} si_tpls[SI_TPLS];
+static unsigned si_tpls_next;
+
+/* si's statistics as text, each field by its length (units may hold
+ * any printable byte); NULL: no memory. */
+static char *
+si_shape(const struct statistic_interface *si)
+{
+	const struct statistic *st;
+	size_t len = 1, off = 0;
+	char *s;
+
+	for (st = si->stats; st != NULL; st = st->next)
+		len += strlen(st->name) + strlen(st->units) + 48;
+	s = malloc(len);
+	if (s == NULL)
+		return NULL;
+	s[0] = '\0';
+	for (st = si->stats; st != NULL; st = st->next)
+		off += (size_t)snprintf(s + off, len - off, "%u:%zu:%s%zu:%s;",
+		    (unsigned)st->voi, strlen(st->name), st->name,
+		    strlen(st->units), st->units);
+	return s;
+}
+
+/* si's template and key (references), from the shapes made already or
+ * made now. Returns: 0; -errno. */
+static int
+si_template_shared(struct statistic_interface *si, json_t **ret)
+{
+	char *shape = si_shape(si);
+	unsigned i;
+	int r;
+
+	for (i = 0; shape != NULL && i < SI_TPLS; i++)
+		if (si_tpls[i].shape != NULL &&
+		    strcmp(si_tpls[i].shape, shape) == 0) {
+			free(shape);
+			free(si->o->tplkey);
+			si->o->tplkey = si_tpls[i].tplkey != NULL ?
+			    strdup(si_tpls[i].tplkey) : NULL;
+			*ret = json_incref(si_tpls[i].tpl);
+			return 0;
+		}
+	r = si_template(si, ret);
+	if (r < 0 || shape == NULL) {
+		free(shape);
+		return r;
+	}
+	i = si_tpls_next++ % SI_TPLS;
+	free(si_tpls[i].shape);
+	json_decref(si_tpls[i].tpl);
+	free(si_tpls[i].tplkey);
+	si_tpls[i].shape = shape;
+	si_tpls[i].tpl = json_incref(*ret);
+	si_tpls[i].tplkey = si->o->tplkey != NULL ? strdup(si->o->tplkey) :
+	    NULL;
+	return 0;
+}
+
 /* Make statsd's kstat match the statistics we have. cl.lock held. */
 static int
 si_make_locked(struct statistic_interface *si)
@@ -165,7 +238,7 @@ si_make_locked(struct statistic_interface *si)
 	}
 	if (si->stats == NULL)
 		return 0;
-	r = si_template(si, &tpl);
+	r = si_template_shared(si, &tpl);
 	if (r < 0)
 		return r;
 	json_decref(si->o->tpl);
@@ -207,7 +280,7 @@ si_relayout_locked(struct statistic_interface *si)
 		si->made = false;
 		return si_make_locked(si);
 	}
-	r = si_template(si, &tpl);
+	r = si_template_shared(si, &tpl);
 	if (r < 0)
 		return r;
 	r = cl_kobj_relayout_locked(si->o, tpl);
