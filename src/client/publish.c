@@ -311,22 +311,31 @@ static int
 cl_pub_vois(struct cl_pub *pub, struct cl_seg *seg)
 {
 	const struct statsblobv1 *b;
-	uint8_t *copy;
+	uint8_t *copy = NULL;
 	size_t size = 0;
+	uint32_t isize;
 	uint16_t i, n;
 	int r;
 
-	copy = malloc(STORE_BLOB_MAX);
-	if (copy == NULL)
-		return -ENOMEM;
-	/* Only the layout: the VOI table, which no update moves. */
-	r = cl_store_layout(seg->r, pub->o.ref, copy, STORE_BLOB_MAX, &size);
-	b = (const struct statsblobv1 *)copy;
-	if (r < 0) {
-		free(copy);
-		return cl_fail(-r, "publish: statsd's blob of %s: %s",
-		    pub->o.hdr.name, r == -EBADMSG ? "does not validate" :
-		    strerror(-r));
+	/* Only the layout: the VOI table, which no update moves. Making
+	 * the kstat read it already, checked, for its image (images.c):
+	 * read again, in a 64 KiB buffer of its own, only if that one is
+	 * missing. */
+	b = (const struct statsblobv1 *)cl_image(NULL, atomic_load_explicit(
+	    &pub->o.handle, memory_order_relaxed), &isize);
+	if (b == NULL) {
+		copy = malloc(STORE_BLOB_MAX);
+		if (copy == NULL)
+			return -ENOMEM;
+		r = cl_store_layout(seg->r, pub->o.ref, copy, STORE_BLOB_MAX,
+		    &size);
+		b = (const struct statsblobv1 *)copy;
+		if (r < 0) {
+			free(copy);
+			return cl_fail(-r, "publish: statsd's blob of %s: %s",
+			    pub->o.hdr.name, r == -EBADMSG ?
+			    "does not validate" : strerror(-r));
+		}
 	}
 	n = blob_nvois(b);
 	pub->vois = calloc(n + 1u, sizeof(*pub->vois));
