@@ -243,6 +243,57 @@ rc.quit()
 d.stop()
 d.cleanup()
 
+# KstatCreate's definitions on a PERSISTENT kstat: taken before its
+# checkpoint record, or the create is taken back whole. A new one refused
+# leaves nothing, not after a restart either; a dormant one whose revival
+# is refused sleeps on, with its data and definitions.
+d = Daemon().start()
+LX = {"name": "LX", "vois": [
+    {"id": 0, "name": "reqs", "dtype": "INT_S64",
+     "stats": [{"kind": "DEFN", "units": "calls"}]}]}
+lspec = ok(d.call("io.statsd.TemplateAdd", LX), "TemplateAdd LX")[
+    "template"]["spec"]
+PL = {"module": "linux", "instance": 0, "name": "pif", "template": lspec,
+      "flags": ["PERSISTENT"]}
+BAD = "name=reqs type=list\n"
+GOOD = "name=reqs type=range range_min=0 range_max=7\n"
+
+
+def pif_chain():
+    return [x for x in ok(d.call("io.statsd.Chain", {"dormant": True}),
+                          "Chain")["kstats"]
+            if (x["module"], x["name"]) == ("linux", "pif")]
+
+
+expect_error(d.call("io.statsd.KstatCreate", dict(PL, definitions=BAD)),
+             "io.statsd.InvalidDefinition", "a PERSISTENT create refused")
+check(pif_chain() == [], "a refused PERSISTENT create leaves no kstat")
+d.stop()
+d.start()
+check(pif_chain() == [], "nor a checkpoint record: none after a restart")
+ok(d.call("io.statsd.TemplateAdd", LX), "TemplateAdd LX again")
+ok(d.call("io.statsd.KstatCreate", dict(PL, definitions=GOOD)),
+   "a PERSISTENT create with its definitions")
+PIF = {"module": "linux", "instance": 0, "name": "pif"}
+dtext = ok(d.call("io.statsd.DefinitionGet", PIF), "DefinitionGet")["text"]
+check("type=range range_min=0 range_max=7" in dtext,
+      "its definitions: %r" % dtext)
+ok(d.call("io.statsd.KstatDelete", PIF), "KstatDelete: dormant")
+d.stop()
+d.start()
+expect_error(d.call("io.statsd.KstatCreate", dict(PL, definitions=BAD)),
+             "io.statsd.InvalidDefinition", "a revival refused")
+pc = pif_chain()
+check(len(pc) == 1 and "DORMANT" in pc[0]["flags"],
+      "a refused revival leaves the kstat dormant: %s" % pc)
+r = ok(d.call("io.statsd.KstatCreate", dict(PL, brief=True)), "revive")
+check(r.get("revived") is True and "made" in r, "revived, briefly: %s" % r)
+dtext2 = ok(d.call("io.statsd.DefinitionGet", PIF), "DefinitionGet")["text"]
+check("type=range range_min=0 range_max=7" in dtext2,
+      "revived with its definitions: %r" % dtext2)
+d.stop()
+d.cleanup()
+
 # kill -9 again and again while a producer spills (a 4-record ring) and
 # statsd merges: every update is applied once or counted as dropped.
 pushed = kill9_while_pushing("", "m", "2 1048576", 200000, True,
