@@ -70,6 +70,12 @@ checkpoint_kstats_put(struct checkpoint *c, struct reg_kstat **ks, size_t n)
 	uint64_t len, share;
 	int r = -ENOMEM;
 
+	/* A batch with no PERSISTENT kstat (most: every published blob)
+	 * writes nothing: no record to build and throw away. */
+	for (i = 0; i < n && (ks[i] == NULL || !ck_kept(c, ks[i])); i++)
+		;
+	if (i == n)
+		return 0;
 	batch = json_pack("{s:s, s:[]}", "t", "batch", "recs");
 	recs = json_object_get(batch, "recs");
 	tpls = calloc(n + 1, sizeof(*tpls));
