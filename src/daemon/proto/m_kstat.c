@@ -892,15 +892,15 @@ void
 m_kstat_create_many(struct vl_call *call, json_t *params)
 {
 	struct statsd *d = call->d;
-	json_t *names = json_object_get(params, "kstats"), *o, *spec;
+	json_t *names = json_object_get(params, "kstats"), *o;
 	bool join = varlink_bool(params, "join", false);
 	struct m_kstat_kind kind;
 	struct reg_kstat_new n, common;
 	struct kstat_hdr hdr;
 	struct reg_kstat **made, *k;
 	size_t i, count = json_array_size(names);
-	struct sbuf *ks = NULL, *flags = NULL;
-	char prefix[32], *quoted = NULL, *text = NULL;
+	struct sbuf *ks = NULL, *flags = NULL, *quoted = NULL;
+	char prefix[32], *text = NULL;
 	struct m_durable *m = NULL;
 	bool *revived;
 	int r;
@@ -986,13 +986,15 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 		sbuf_printf(flags, "%s%s", i == 0 ? "" : ",", made[i] == NULL ?
 		    "true" : "false");
 	sbuf_cat(flags, "]");
-	spec = json_string(common.tpl->spec);
-	quoted = spec != NULL ? json_dumps(spec, JSON_ENCODE_ANY) : NULL;
-	json_decref(spec);
+	quoted = sbuf_new_auto();
+	if (quoted != NULL)
+		stat_json_string(quoted, common.tpl->spec,
+		    strlen(common.tpl->spec));
 	sbuf_putc(ks, ']');
-	if (quoted != NULL && sbuf_finish(ks) == 0 && sbuf_finish(flags) == 0)
-		r = asprintf(&text, "{\"template\":%s,%s,%s}", quoted,
-		    sbuf_data(ks), sbuf_data(flags));
+	if (quoted != NULL && sbuf_finish(quoted) == 0 &&
+	    sbuf_finish(ks) == 0 && sbuf_finish(flags) == 0)
+		r = asprintf(&text, "{\"template\":%s,%s,%s}",
+		    sbuf_data(quoted), sbuf_data(ks), sbuf_data(flags));
 	else
 		r = -1;
 	/* Answered once the record is durable (without the text: out of
@@ -1004,7 +1006,7 @@ out:
 	m_durable_free(m);
 	sbuf_delete(ks);
 	sbuf_delete(flags);
-	free(quoted);
+	sbuf_delete(quoted);
 	free(made);
 	free(revived);
 }
