@@ -43,8 +43,9 @@ DAEMON_ORDER = [
     # persist/ (below the registry): runtime files, the ring journal, the
     # persistence thread
     "journal", "mirror", "syncer",
-    # core/: the writer's registry and index
-    "kindex", "tpldef", "registry",
+    # core/: what the writer publishes for reader threads, its registry
+    # and index
+    "pub", "kindex", "tpldef", "registry",
     # policy/view: what a peer may see and change, over the registry
     "view",
     # persist/: the state log: a record's frame, its records, the log's
@@ -56,8 +57,8 @@ DAEMON_ORDER = [
     "ck_load",
     # core/: the self kstats and the drain
     "sysks", "drain_apply", "drain",
-    # readers/: fair turns between peers
-    "turns",
+    # readers/: fair turns between peers, a reader's view of the store
+    "turns", "rview",
     # front/: the statsd datagram doors: the series' templates, their
     # table and by-path index, a line's apply and expiry, the sockets
     "series_tpl", "series_table", "series", "front",

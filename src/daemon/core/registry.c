@@ -20,6 +20,7 @@
 #include "kindex.h"
 #include "layout.h"
 #include "log.h"
+#include "pub.h"
 #include "registry.h"
 #include "tpl.h"
 #include "tpldef.h"
@@ -40,6 +41,8 @@ struct registry {
 	struct kindex		 *ix;
 	uint32_t		  next_handle;
 	uint64_t		  next_tpl_seq;
+	uint64_t		  next_seg_serial;
+	struct reg_seg		 *gone;	/* reg_segs_publish() */
 	uint64_t		  ndormant;
 	/* registry_stats()' public counts. */
 	uint64_t		  npublic, npublic_dormant, npublic_tpls;
@@ -72,6 +75,51 @@ reg_segment(struct statsd *d, unsigned kind, uint64_t arena,
 		r = -errno;
 		*ret = store_segment_free(*ret);
 		return r;
+	}
+	return 0;
+}
+
+/* A reader thread may still read a segment gone from the list, or a
+ * template: freed once none can (pub_retire()). */
+static void
+reg_seg_free_cb(void *arg)
+{
+	store_segment_free(arg);
+}
+
+/* Tell the reader threads which segments there are (pub.h): every time
+ * one comes or goes. A segment gone waits in r->gone, mapped, until a
+ * list without it is published (without memory for one, readers keep
+ * the old list, and the segment with it, until a later one).
+ * Returns: 0; -ENOMEM. */
+static int
+reg_segs_publish(struct registry *r)
+{
+	struct reg_seg *rs;
+	struct pub_seg *v;
+	size_t i;
+	int e;
+
+	if (r->d->pub == NULL)
+		return 0;
+	if ((v = calloc(r->nsegs > 0 ? r->nsegs : 1, sizeof(*v))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < r->nsegs; i++) {
+		v[i].seg = r->segs[i]->seg;
+		v[i].serial = r->segs[i]->serial;
+		v[i].zone = r->segs[i]->zone;
+		v[i].gz = r->segs[i]->gz;
+		v[i].priv = r->segs[i]->priv;
+	}
+	e = pub_segs_set(r->d->pub, v, r->nsegs);
+	free(v);
+	if (e < 0)
+		return e;
+	/* The segments gone are in no list readers may pick up now. */
+	while ((rs = r->gone) != NULL) {
+		r->gone = rs->gone_next;
+		(void)pub_retire(r->d->pub, reg_seg_free_cb, rs->seg);
+		free(rs);
 	}
 	return 0;
 }
@@ -160,7 +208,19 @@ reg_seg_get(struct registry *r, uint32_t zone, bool gz, bool priv,
 		*ret_err = e;
 		return NULL;
 	}
+	rs->serial = ++r->next_seg_serial;
 	r->segs[r->nsegs++] = rs;
+	if (reg_segs_publish(r) < 0) {
+		/* Not one reader threads cannot see. */
+		r->nsegs--;
+		store_segment_free(rs->seg);
+		if (rs->charged)
+			quota_release(r->d->quota, rs->owner,
+			    QUOTA_ZONE_SEGMENTS, 1);
+		free(rs);
+		*ret_err = -ENOMEM;
+		return NULL;
+	}
 	/* Readers learn of a new segment from the one they all map. */
 	if (r->all != NULL)
 		store_segment_bump_kcid(r->all->seg);
@@ -182,10 +242,16 @@ reg_seg_release(struct registry *r, struct reg_seg *rs)
 			r->segs[i] = r->segs[--r->nsegs];
 			break;
 		}
-	store_segment_free(rs->seg);
 	if (rs->charged)
 		quota_release(r->d->quota, rs->owner, QUOTA_ZONE_SEGMENTS, 1);
-	free(rs);
+	if (r->d->pub == NULL) {
+		store_segment_free(rs->seg);
+		free(rs);
+	} else {
+		rs->gone_next = r->gone;
+		r->gone = rs;
+		(void)reg_segs_publish(r);
+	}
 	store_segment_bump_kcid(r->all->seg);
 }
 
@@ -241,11 +307,18 @@ reg_template_free(struct reg_template *t)
 	free(t);
 }
 
+static void
+reg_template_free_cb(void *arg)
+{
+	reg_template_free(arg);
+}
+
 static void reg_kstat_unname(struct reg_kstat *k);
 
 struct registry *
 registry_free(struct registry *r)
 {
+	struct reg_seg *rs;
 	size_t i;
 
 	if (r == NULL)
@@ -268,6 +341,11 @@ registry_free(struct registry *r)
 	for (i = 0; i < r->nsegs; i++) {
 		store_segment_free(r->segs[i]->seg);
 		free(r->segs[i]);
+	}
+	while ((rs = r->gone) != NULL) {
+		r->gone = rs->gone_next;
+		store_segment_free(rs->seg);
+		free(rs);
 	}
 	free(r->segs);
 	free(r);
@@ -394,7 +472,12 @@ reg_template_drop(struct registry *r, size_t i)
 	quota_release(r->d->quota, t->owner, QUOTA_TEMPLATES, 1);
 	quota_release(r->d->quota, t->owner, QUOTA_TEMPLATE_BYTES, t->bytes);
 	(void)tpl_release(t->id);
-	reg_template_free(t);
+	if (r->d->pub == NULL) {
+		reg_template_free(t);
+		return;
+	}
+	pub_tpl_remove(r->d->pub, t, t->hash);
+	(void)pub_retire(r->d->pub, reg_template_free_cb, t);
 }
 
 /* Free owner's oldest template that no kstat uses, other than keep.
@@ -577,6 +660,16 @@ registry_template_add(struct registry *r, json_t *given,
 		return e;
 	}
 	tpldef_k2hist(t->def, t->k2, t->nnames);
+	/* Reader threads name a blob's VOIs by the template its slot
+	 * names: one they cannot find is no template yet. */
+	if (r->d->pub != NULL && pub_tpl_add(r->d->pub, t, t->hash) < 0) {
+		quota_release(r->d->quota, t->owner, QUOTA_TEMPLATES, 1);
+		quota_release(r->d->quota, t->owner, QUOTA_TEMPLATE_BYTES,
+		    t->bytes);
+		(void)tpl_release(id);
+		reg_template_free(t);
+		return -ENOMEM;
+	}
 	t->seq = ++r->next_tpl_seq;
 	r->tpls[r->ntpls++] = t;
 	*ret = t;

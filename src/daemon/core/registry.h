@@ -94,6 +94,8 @@ struct reg_seg {
 	char			 name[40];
 	bool			 charged; /* a zone's: QUOTA_ZONE_SEGMENTS */
 	uid_t			 owner;	/* charged for it */
+	uint64_t		 serial;  /* never reused (pub.h) */
+	struct reg_seg		*gone_next;
 };
 
 struct reg_kstat {

@@ -323,10 +323,16 @@ static void
 m_scrape_prom(struct vl_call *call, json_t *params, struct m_scrape *s)
 {
 	const char *cursor = varlink_str(params, "cursor", NULL);
+	struct expo_src src = {
+		.rv = call->d->expo_rv,
+		.rules = call->d->cfg.mapping,
+		.quantiles = call->d->cfg.http_quantiles,
+		.totals = &call->d->expo_tot,
+	};
 	struct expo e;
 	int r;
 
-	if (expo_init(call->d, &e, s->text, s->fmt == M_OM,
+	if (expo_init(&e, &src, s->text, s->fmt == M_OM,
 	    &call->conn->peer) < 0) {
 		varlink_error_errno(call, ENOMEM, "scrape");
 		return;
@@ -341,9 +347,8 @@ m_scrape_prom(struct vl_call *call, json_t *params, struct m_scrape *s)
 	e.sel = m_sel(s);
 	e.cls = &s->cls;
 	if (cursor == NULL)
-		call->d->expo_scrapes++;
-	r = expo_page(call->d, &e, varlink_page_size(call) / 2,
-	    VL_SLICE_UNITS);
+		call->d->expo_tot.scrapes++;
+	r = expo_page(&e, varlink_page_size(call) / 2, VL_SLICE_UNITS);
 	if (r < 0) {
 		expo_done(&e);
 		varlink_error_errno(call, -r, "scrape");
