@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <statsd/kstat.h>
 
@@ -41,8 +42,11 @@ struct rv_seg {
 	uint64_t		 kcid;		/* the index's; 0: walk it */
 	uint32_t		 walk;		/* walks so far */
 	/* By slot, the generation + 1 of the kstat the index holds there
-	 * (0: none). */
-	uint32_t		*gen;
+	 * (0: none); and the same for a walk under way, which replaces it
+	 * only if the walk ends well (one that fails keeps the index as
+	 * it was: every entry of the last good walk, and the changes read
+	 * since). */
+	uint32_t		*gen, *wgen;
 	uint32_t		 nslots;
 	struct rv_seg		*next;
 };
@@ -70,7 +74,9 @@ struct rview {
 	size_t			 nadd, cadd;
 	const struct prom_rules	*cur_rules;
 	struct rv_seg		*cur_seg;
+	uint32_t		*cur_gen;	/* cur_seg's gen or wgen */
 	uint32_t		 changed[RV_CHANGES_MAX];
+	uint32_t		 undo[RV_CHANGES_MAX];	/* gen[] before */
 	/* A kstat's copy (rview_read()). */
 	void			*buf;
 	size_t			 bufcap;
@@ -123,6 +129,7 @@ rv_seg_free(struct rv_seg *s)
 {
 	store_reader_close(s->r);
 	free(s->gen);
+	free(s->wgen);
 	free(s);
 }
 
@@ -241,7 +248,7 @@ rv_add(struct rview *v, const struct store_entry *se,
 	a->e.ref = se->ref;
 	a->e.walk = v->cur_seg->walk;
 	if (se->ref.slot < v->cur_seg->nslots)
-		v->cur_seg->gen[se->ref.slot] = se->ref.gen + 1;
+		v->cur_gen[se->ref.slot] = se->ref.gen + 1;
 	v->nadd++;
 	return 0;
 }
@@ -260,7 +267,7 @@ rv_walk_one(void *arg, const struct store_entry *se, const struct kstat_hdr *h)
 			v->nadd--;
 			v->pdead += ent_bytes(v, &v->add[v->nadd].e);
 		}
-		memset(v->cur_seg->gen, 0, v->cur_seg->nslots * sizeof(uint32_t));
+		memset(v->cur_gen, 0, v->cur_seg->nslots * sizeof(uint32_t));
 		return 0;
 	}
 	return rv_add(v, se, h);
@@ -272,21 +279,27 @@ static int
 rv_seg_walk(struct rview *v, struct rv_seg *s)
 {
 	size_t mark = v->nadd;
+	uint32_t *g;
 	uint64_t kcid;
 	int r;
 
 	s->walk++;
-	memset(s->gen, 0, s->nslots * sizeof(uint32_t));
+	memset(s->wgen, 0, s->nslots * sizeof(uint32_t));
+	v->cur_gen = s->wgen;
 	v->st.walks++;
 	r = store_reader_walk(s->r, rv_walk_one, v, &kcid);
+	v->cur_gen = s->gen;
 	if (r < 0) {
 		while (v->nadd > mark) {
 			v->nadd--;
 			v->pdead += ent_bytes(v, &v->add[v->nadd].e);
 		}
-		s->kcid = 0;
+		s->walk--;
 		return r == -ENOMEM ? r : -EAGAIN;
 	}
+	g = s->gen;
+	s->gen = s->wgen;
+	s->wgen = g;
 	s->kcid = kcid;
 	return 0;
 }
@@ -312,6 +325,7 @@ rv_seg_changes(struct rview *v, struct rv_seg *s)
 	for (i = 0; i < n; i++) {
 		uint32_t slot = v->changed[i];
 
+		v->undo[i] = slot < s->nslots ? s->gen[slot] : 0;
 		if (slot >= s->nslots)
 			continue;
 		r = store_reader_slot(s->r, slot, &se, &h);
@@ -319,12 +333,18 @@ rv_seg_changes(struct rview *v, struct rv_seg *s)
 			s->gen[slot] = 0;
 			continue;
 		}
-		if (r < 0)
-			return -ERANGE;
-		if (s->gen[slot] == se.ref.gen + 1)
+		if (r == 0 && s->gen[slot] == se.ref.gen + 1)
 			continue;	/* re-laid: the same kstat */
-		if ((r = rv_add(v, &se, &h)) < 0)
-			return r;
+		if (r == 0)
+			r = rv_add(v, &se, &h);
+		if (r < 0) {
+			/* As it was (the caller drops what was added): a
+			 * walk, or the next refresh, reads it all again. */
+			while (i-- > 0)
+				if (v->changed[i] < s->nslots)
+					s->gen[v->changed[i]] = v->undo[i];
+			return r == -ENOMEM ? r : -ERANGE;
+		}
 	}
 	s->kcid = kcid;
 	return 0;
@@ -347,16 +367,26 @@ static struct rv_seg *
 rv_seg_open(struct rview *v, const struct pub_seg *ps)
 {
 	struct rv_seg *s = calloc(1, sizeof(*s));
+	int fd, r;
 
 	if (s == NULL)
 		return NULL;
-	if (store_reader_open(store_segment_reader_fd(ps->seg), &s->r) < 0) {
+	/* Its own read-only descriptor, closed once mapped: the mapping
+	 * keeps the segment, whatever the writer does with its own. */
+	if ((fd = store_segment_reader_fd(ps->seg)) < 0) {
+		free(s);
+		return NULL;
+	}
+	r = store_reader_open(fd, &s->r);
+	close(fd);
+	if (r < 0) {
 		free(s);
 		return NULL;
 	}
 	s->nslots = store_reader_slots(s->r);
 	s->gen = calloc(s->nslots > 0 ? s->nslots : 1, sizeof(*s->gen));
-	if (s->gen == NULL) {
+	s->wgen = calloc(s->nslots > 0 ? s->nslots : 1, sizeof(*s->wgen));
+	if (s->gen == NULL || s->wgen == NULL) {
 		rv_seg_free(s);
 		return NULL;
 	}
@@ -431,7 +461,7 @@ rview_refresh(struct rview *v, const struct prom_rules *rules)
 	struct rv_seg *s, **sp;
 	struct rv_ent *nv;
 	size_t i, a, b, k, mark, nkeep = 0;
-	bool changed = false;
+	bool changed = false, restem = false, behind = false;
 	int r = 0;
 
 	v->nadd = 0;
@@ -440,7 +470,7 @@ rview_refresh(struct rview *v, const struct prom_rules *rules)
 	if (!v->stemmed || v->rules != prom_rules_gen(rules)) {
 		for (s = v->segs; s != NULL; s = s->next)
 			s->kcid = 0;
-		changed = true;
+		changed = restem = true;
 	}
 	for (s = v->segs; s != NULL; s = s->next)
 		s->live = false;
@@ -459,8 +489,10 @@ rview_refresh(struct rview *v, const struct prom_rules *rules)
 			continue;
 		changed = true;
 		v->cur_seg = s;
+		v->cur_gen = s->gen;
 		mark = v->nadd;
-		if ((r = rv_seg_changes(v, s)) == -ERANGE) {
+		if ((r = rv_seg_changes(v, s)) == -ERANGE ||
+		    r == -ENOMEM) {
 			/* What the log gave is dropped: the walk finds it. */
 			while (v->nadd > mark) {
 				v->nadd--;
@@ -468,8 +500,10 @@ rview_refresh(struct rview *v, const struct prom_rules *rules)
 			}
 			r = rv_seg_walk(v, s);
 		}
-		if (r == -EAGAIN)
+		if (r == -EAGAIN) {
 			r = 0;	/* walked again at the next refresh */
+			behind = true;
+		}
 	}
 	if (r == -ENOMEM) {
 		/* As it was: the next refresh walks what it must. */
@@ -517,7 +551,8 @@ rview_refresh(struct rview *v, const struct prom_rules *rules)
 	v->n = k;
 	v->nadd = 0;
 	v->rules = prom_rules_gen(rules);
-	v->stemmed = true;
+	/* A segment left with its old stems is stemmed again next time. */
+	v->stemmed = !(restem && behind);
 	/* Segments no longer published: nothing of them is left. */
 	for (sp = &v->segs; (s = *sp) != NULL;) {
 		if (s->live) {
