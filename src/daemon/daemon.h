@@ -31,6 +31,7 @@ struct drain;
 struct journal;
 struct checkpoint;
 struct pub;
+struct rthread;
 struct rview;
 struct http;
 struct quota;
@@ -93,8 +94,11 @@ struct statsd {
 	bool		 stopping;
 	char		*sample_rates;	/* stats(3) text; "" = none */
 
-	/* What the writer publishes for reader threads (pub.h). */
+	/* What the writer publishes for reader threads (pub.h), and the
+	 * reader thread of the control socket's reads (rthread.h; NULL:
+	 * they are read in the loop). */
 	struct pub	*pub;
+	struct rthread	*rthread;
 	/* The exposition (expo.c, http.c): the loop's own view of the
 	 * store for the varlink Scrape (the HTTP thread has its own), and
 	 * what every exposition counted, in statsd:0:daemon. */

@@ -42,6 +42,7 @@
 #include "quota.h"
 #include "registry.h"
 #include "rights.h"
+#include "rthread.h"
 #include "rview.h"
 #include "series.h"
 #include "sysks.h"
@@ -547,7 +548,7 @@ run(struct statsd *d, bool foreground)
 	uint64_t wd_usec = 0;
 	const char *why = "", *zwhy;
 	int *lfds = NULL, *dfds = NULL, nl, lockfd, r, ready_fd = -1;
-	int http_fd = -1;
+	int http_fd = -1, e;
 	size_t ndfds = 0;
 
 	if (!foreground && daemonize(&ready_fd) < 0) {
@@ -622,6 +623,10 @@ run(struct statsd *d, bool foreground)
 		r = registry_new(d, &d->reg);
 	if (r == 0)
 		r = rview_new(d->pub, &d->expo_rv);
+	/* Without its reader thread, statsd reads in the loop. */
+	if (r == 0 && (e = rthread_start(d->base, d->pub, &d->rthread)) < 0)
+		log_warning("no reader thread (%s): reads run in the event "
+		    "loop", strerror(-e));
 	/* Without the runtime files' directory (a full runtime directory),
 	 * PERSISTENT kstats are refused and restored ones run without
 	 * their files; mirror_dir_make() logged why. */
@@ -711,6 +716,8 @@ out:
 	if (d->checkpoint != NULL && d->reg != NULL)
 		(void)checkpoint_write(d->checkpoint);
 	http_stop(d);
+	/* Pages it still renders come back to calls that wait for them. */
+	d->rthread = rthread_stop(d->rthread);
 	d->expo_rv = rview_free(d->expo_rv);
 	d->control = control_free(d->control);
 	d->drain = drain_free(d->drain);

@@ -57,8 +57,9 @@ DAEMON_ORDER = [
     "ck_load",
     # core/: the self kstats and the drain
     "sysks", "drain_apply", "drain",
-    # readers/: fair turns between peers, a reader's view of the store
-    "turns", "rview",
+    # readers/: fair turns between peers, a reader's view of the store,
+    # the reader thread of the control socket's reads
+    "turns", "rview", "rthread",
     # front/: the statsd datagram doors: the series' templates, their
     # table and by-path index, a line's apply and expiry, the sockets
     "series_tpl", "series_table", "series", "front",

@@ -7,8 +7,12 @@ kstats come and go are each whole — no series twice, every family's
 series together, Prometheus' parser takes them — and, once the churn
 stops, the next scrape shows exactly the kstats left; a reload's HTTP
 settings reach the thread (a lower http_max_connections answers a scrape
-past it 503)."""
+past it 503). The varlink Scrape in the Prometheus formats is rendered
+by the reader thread ("statsd-reader"): its pages, resumed by cursor,
+show what /metrics shows, and callers that leave while their page is
+being rendered cost nothing."""
 import http.client
+import json
 import os
 import re
 import socket
@@ -17,7 +21,7 @@ import threading
 
 sys.path.insert(0, os.path.dirname(__file__))
 from harness import (TPL_APP, Daemon, check, finish, ok,  # noqa: E402
-                     wait_for, DEADLINE)
+                     run, wait_for, DEADLINE)
 
 from prometheus_client.parser import (  # noqa: E402
     text_string_to_metric_families as parse_text)
@@ -79,6 +83,8 @@ for t in os.listdir("/proc/%d/task" % pid):
     except OSError:
         pass
 check("statsd-http" in names, "/metrics has a thread of its own: %s" % names)
+check("statsd-reader" in names, "so have the control socket's reads: %s" %
+      names)
 
 # Enough kstats for a scrape of many pages (64 KiB each).
 c = d.conn()
@@ -143,6 +149,32 @@ check(st == 200 and kstats_of(body, "churn") == set(expect),
       "after the churn, the scrape shows exactly the %d kstats left" %
       len(expect))
 check(whole(body, "after the churn")[0], "and it is whole")
+
+# The varlink Scrape, from the reader thread, in pages: what /metrics
+# shows.
+STATSCTL = os.environ.get("STATSCTL", "statsctl")
+p = run([STATSCTL, "--socket", d.sock, "scrape", "--format", "prometheus"],
+        capture_output=True, text=True, timeout=DEADLINE)
+check(p.returncode == 0 and kstats_of(p.stdout, "bulk") ==
+      kstats_of(body, "bulk") and kstats_of(p.stdout, "churn") ==
+      set(expect), "statsctl scrape's pages show the kstats /metrics shows")
+check(whole(p.stdout, "statsctl scrape")[0], "and are whole")
+
+# Callers that leave while their page is being rendered: nothing is
+# answered to them, nothing leaks (the sanitizer builds), and statsd
+# goes on.
+for i in range(40):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(d.sock)
+    s.sendall(json.dumps({"method": "io.statsd.Scrape", "parameters": {
+        "format": "openmetrics"}}).encode() + b"\0")
+    s.close()
+r = d.call("io.statsd.Info", {})
+check("error" not in r, "Info after 40 callers left mid-page")
+p = run([STATSCTL, "--socket", d.sock, "scrape", "--format", "openmetrics"],
+        capture_output=True, text=True, timeout=DEADLINE)
+check(p.returncode == 0 and p.stdout.rstrip().endswith("# EOF"),
+      "and a scrape after them is whole")
 
 # A reload's settings reach the thread: one scrape held open (its reader
 # takes nothing), http_max_connections = 1, the next one is 503.

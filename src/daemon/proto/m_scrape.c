@@ -25,6 +25,7 @@
 #include "registry.h"
 #include "render_kstat.h"
 #include "render_linux.h"
+#include "rthread.h"
 #include "stat_scalar.h"
 #include "statsd_line.h"
 #include "view.h"
@@ -315,55 +316,167 @@ m_scrape_init(struct vl_call *call, json_t *params, struct m_scrape *s,
 	return 0;
 }
 
+/* A page of the Prometheus formats, rendered by the reader thread
+ * (rthread.h) while the call waits, parked. */
+struct m_prom {
+	struct rjob	 job;
+	struct m_scrape	 s;
+	struct expo	 e;
+	struct peer	 peer;		/* the caller's, as it asked */
+	size_t		 bytes;		/* the page's */
+	int		 r;		/* expo_page()'s */
+	bool		 submitted;	/* to the reader thread */
+	bool		 finished;	/* run, and back in the loop */
+	struct conn	*conn;		/* NULL once the caller is gone */
+};
+
+static void
+m_prom_free(struct m_prom *m)
+{
+	expo_done(&m->e);
+	m_scrape_done(&m->s);
+	free(m);
+}
+
+/* The page's reply: its text, and where the next one goes on. */
+static void
+m_prom_answer(struct vl_call *call, struct m_scrape *s, struct expo *e,
+    int r)
+{
+	char c[EXPO_CURSOR_MAX + 8];
+
+	if (r < 0) {
+		varlink_error_errno(call, -r, "scrape");
+		return;
+	}
+	if (!e->done) {
+		memcpy(c, "prom:", 5);
+		expo_cursor(e, c + 5, sizeof(c) - 5);
+		m_scrape_answer(call, s, c);
+	} else {
+		m_scrape_answer(call, s, NULL);
+	}
+}
+
+/* On the reader thread. */
+static void
+m_prom_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
+{
+	struct m_prom *m = (struct m_prom *)(void *)j;
+
+	(void)rd;	/* the thread's section is open */
+	m->e.src.rv = rv;
+	m->r = expo_page(&m->e, m->bytes, VL_SLICE_UNITS);
+}
+
+/* Back in the loop: the call answers in its next step. */
+static void
+m_prom_done(struct rjob *j)
+{
+	struct m_prom *m = (struct m_prom *)(void *)j;
+
+	m->finished = true;
+	if (m->conn != NULL)
+		varlink_wake(m->conn);
+	else
+		m_prom_free(m);
+}
+
+static bool
+m_prom_step(struct vl_call *call, json_t *params, void *state,
+    uint64_t budget)
+{
+	struct m_prom *m = state;
+
+	(void)params;
+	(void)budget;
+	if (!m->finished) {
+		varlink_park(call);
+		return false;
+	}
+	m_prom_answer(call, &m->s, &m->e, m->r);
+	return true;
+}
+
+/* Answered, or the caller gone: a page the thread still holds is freed
+ * when it comes back. */
+static void
+m_prom_state_free(void *state)
+{
+	struct m_prom *m = state;
+
+	if (m->submitted && !m->finished) {
+		m->conn = NULL;
+		return;
+	}
+	m_prom_free(m);
+}
+
 /*
  * The Prometheus text and OpenMetrics formats (expo.h): pages in the
- * exposition's own order, by stem, whose cursor is "prom:<last stem>".
+ * exposition's own order, by stem, whose cursor is "prom:<last stem>",
+ * each rendered by the reader thread from the store (the loop's own view
+ * of it when statsd runs without one). s is taken over.
  */
 static void
 m_scrape_prom(struct vl_call *call, json_t *params, struct m_scrape *s)
 {
 	const char *cursor = varlink_str(params, "cursor", NULL);
+	struct statsd *d = call->d;
 	struct expo_src src = {
-		.rv = call->d->expo_rv,
-		.rules = call->d->cfg.mapping,
-		.quantiles = call->d->cfg.http_quantiles,
-		.totals = &call->d->expo_tot,
+		.rv = d->expo_rv,
+		.rules = d->cfg.mapping,
+		.quantiles = d->cfg.http_quantiles,
+		.totals = &d->expo_tot,
 	};
-	struct expo e;
-	int r;
+	struct m_prom *m = calloc(1, sizeof(*m));
 
-	if (expo_init(&e, &src, s->text, s->fmt == M_OM,
-	    &call->conn->peer) < 0) {
+	if (m == NULL) {
+		m_scrape_done(s);
+		varlink_error_errno(call, ENOMEM, "scrape");
+		return;
+	}
+	/* Ours now, its patterns and buffers too (the expo points into
+	 * it): s is left as m_scrape_init() begins one. */
+	m->s = *s;
+	memset(s, 0, sizeof(*s));
+	s->cls.any = true;
+	m->peer = call->conn->peer;
+	if (expo_init(&m->e, &src, m->s.text, m->s.fmt == M_OM,
+	    &m->peer) < 0) {
+		m_prom_free(m);
 		varlink_error_errno(call, ENOMEM, "scrape");
 		return;
 	}
 	if (cursor != NULL && (strncmp(cursor, "prom:", 5) != 0 ||
-	    expo_cursor_set(&e, cursor + 5) < 0)) {
-		expo_done(&e);
+	    expo_cursor_set(&m->e, cursor + 5) < 0)) {
+		m_prom_free(m);
 		varlink_error_value(call, "cursor", "not a cursor of %s",
 		    call->method->name);
 		return;
 	}
-	e.sel = m_sel(s);
-	e.cls = &s->cls;
+	m->e.sel = m_sel(&m->s);
+	m->e.cls = &m->s.cls;
+	m->bytes = varlink_page_size(call) / 2;
 	if (cursor == NULL)
-		call->d->expo_tot.scrapes++;
-	r = expo_page(&e, varlink_page_size(call) / 2, VL_SLICE_UNITS);
-	if (r < 0) {
-		expo_done(&e);
-		varlink_error_errno(call, -r, "scrape");
+		d->expo_tot.scrapes++;
+	if (d->rthread == NULL) {
+		m->r = expo_page(&m->e, m->bytes, VL_SLICE_UNITS);
+		m_prom_answer(call, &m->s, &m->e, m->r);
+		m_prom_free(m);
 		return;
 	}
-	if (!e.done) {
-		char c[EXPO_CURSOR_MAX + 8];
-
-		memcpy(c, "prom:", 5);
-		expo_cursor(&e, c + 5, sizeof(c) - 5);
-		m_scrape_answer(call, s, c);
-	} else {
-		m_scrape_answer(call, s, NULL);
-	}
-	expo_done(&e);
+	m->job.run = m_prom_run;
+	m->job.done = m_prom_done;
+	m->job.privileged = m->peer.privileged;
+	m->conn = call->conn;
+	/* Deferred first: if that fails (answered, m freed), the page is
+	 * not asked for at all. */
+	(void)varlink_defer(call, params, m_prom_step, m, m_prom_state_free);
+	if (!call->deferred)
+		return;
+	m->submitted = true;
+	rthread_submit(d->rthread, &m->job);
 }
 
 void
