@@ -17,6 +17,7 @@
 #include <check.h>
 
 #include "flat.h"
+#include "kindex.h"
 #include "pub.h"
 #include "registry.h"
 #include "rights.h"
@@ -76,6 +77,36 @@ check_order(struct rview *v, size_t n)
 		    e[i].instance), 0);
 }
 
+/* The kstat(1M) order holds the same n entries, in kindex_cmp()'s
+ * order, and a seek finds each. */
+static void
+check_korder(struct rview *v, size_t n)
+{
+	const struct rv_ent *k, *e;
+	size_t i, got, ne;
+
+	k = rview_ents_kstat(v, &got);
+	e = rview_ents(v, &ne);
+	ck_assert_uint_eq(got, n);
+	ck_assert_uint_eq(ne, n);
+	for (i = 0; i < got; i++) {
+		const char *m = rview_str(v, k[i].module);
+		const char *nm = rview_str(v, k[i].name);
+
+		if (i > 0)
+			ck_assert_int_lt(kindex_cmp(rview_str(v,
+			    k[i - 1].module), k[i - 1].instance,
+			    rview_str(v, k[i - 1].name), m, k[i].instance,
+			    nm), 0);
+		ck_assert_uint_eq(rview_seek_kstat(v, m, k[i].instance, nm,
+		    false), i);
+		ck_assert_uint_eq(rview_seek_kstat(v, m, k[i].instance, nm,
+		    true), i + 1);
+	}
+	ck_assert_uint_eq(rview_seek_kstat(v, NULL, 0, NULL, false), 0);
+	(void)e;
+}
+
 /* Is module:inst:name in the index? */
 static bool
 has(struct rview *v, const char *module, int32_t inst, const char *name)
@@ -126,6 +157,7 @@ START_TEST(index_follows_the_chain)
 	(void)add(segs[1], "disk", 0, "sda", 1);
 	ck_assert_int_eq(rview_refresh(v, NULL), 0);
 	check_order(v, 4);
+	check_korder(v, 4);
 	rview_stats(v, &st);
 	ck_assert_uint_eq(st.segments, 2);
 	ck_assert_uint_eq(st.walks, 2);
@@ -143,6 +175,7 @@ START_TEST(index_follows_the_chain)
 	ck_assert_uint_eq(st.walks, 2);
 	ck_assert_uint_ge(st.changes, 3);
 	check_order(v, 5);
+	check_korder(v, 5);
 	ck_assert(!has(v, "cpu", 1, "sys"));
 	ck_assert(has(v, "cpu", 2, "sys"));
 	ck_assert(has(v, "aaa", 0, "first"));
@@ -186,6 +219,7 @@ START_TEST(log_overrun_walks)
 	rview_stats(v, &st);
 	ck_assert_uint_eq(st.walks, 2);
 	check_order(v, 41);
+	check_korder(v, 41);
 	for (i = 0; i < 40; i++) {
 		snprintf(name, sizeof(name), "k%02d", i);
 		ck_assert(has(v, "m", i % 3, name));
@@ -270,6 +304,54 @@ START_TEST(visibility_and_reads)
 	pub_free(p);
 	store_segment_free(segs[0]);
 	store_segment_free(segs[1]);
+}
+END_TEST
+
+START_TEST(compaction_keeps_both_orders)
+{
+	struct store_segment *seg = seg_new(64, 0);
+	const uint32_t zone = ZONE_GLOBAL;
+	const bool priv = false;
+	struct store_ref refs[40];
+	bool live[40] = { false };
+	struct rview_stats st;
+	struct rview *v;
+	struct pub *p;
+	char name[32];
+	unsigned round, i, nlive = 0;
+
+	ck_assert_int_eq(pub_new(&p), 0);
+	ck_assert_int_eq(rview_new(p, &v), 0);
+	publish(p, &seg, &zone, &priv, 1);
+	/* Names of 27 bytes, gone and back: half the strings are dead
+	 * bytes many times over, and the pool is compacted. */
+	for (round = 0; round < 3000; round++) {
+		i = (round * 13u) % 40u;
+		snprintf(name, sizeof(name), "kstat_name_%02u_pad_pad_pad", i);
+		if (live[i]) {
+			ck_assert_int_eq(store_kstat_remove(seg,
+			    refs[i].slot), 0);
+			nlive--;
+		} else {
+			refs[i] = add(seg, i % 2 ? "odd" : "even", (int32_t)i,
+			    name, 1);
+			nlive++;
+		}
+		live[i] = !live[i];
+		ck_assert_int_eq(rview_refresh(v, NULL), 0);
+	}
+	rview_stats(v, &st);
+	ck_assert_uint_ge(st.compactions, 1);
+	check_order(v, nlive);
+	check_korder(v, nlive);
+	for (i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "kstat_name_%02u_pad_pad_pad", i);
+		ck_assert(has(v, i % 2 ? "odd" : "even", (int32_t)i, name) ==
+		    live[i]);
+	}
+	rview_free(v);
+	pub_free(p);
+	store_segment_free(seg);
 }
 END_TEST
 
@@ -364,6 +446,7 @@ START_TEST(reader_races_the_writer)
 	pthread_join(th, NULL);
 	ck_assert_int_eq(rview_refresh(r.v, NULL), 0);
 	check_order(r.v, nlive);
+	check_korder(r.v, nlive);
 	for (i = 0; i < 32; i++) {
 		snprintf(name, sizeof(name), "k%u", i);
 		ck_assert(has(r.v, "race", 0, name) == live[i]);
@@ -385,6 +468,7 @@ rview_suite(void)
 	tcase_add_test(tc, index_follows_the_chain);
 	tcase_add_test(tc, log_overrun_walks);
 	tcase_add_test(tc, visibility_and_reads);
+	tcase_add_test(tc, compaction_keeps_both_orders);
 	tcase_add_test(tc, reader_races_the_writer);
 	suite_add_tcase(s, tc);
 	return s;

@@ -22,6 +22,7 @@
 
 #include "clock.h"
 #include "flat.h"
+#include "kindex.h"
 #include "pub.h"
 #include "registry.h"
 #include "render_prom.h"
@@ -61,6 +62,8 @@ struct rview {
 	struct pub		*p;
 	struct rv_ent		*v;
 	size_t			 n;
+	/* The same entries in kstat(1M)'s order (kindex_cmp()). */
+	struct rv_ent		*k;
 	/* The entries' strings: plen bytes used of pcap, pdead of them of
 	 * entries dropped. */
 	char			*pool;
@@ -145,6 +148,7 @@ rview_free(struct rview *v)
 		rv_seg_free(s);
 	}
 	free(v->v);
+	free(v->k);
 	free(v->pool);
 	free(v->add);
 	free(v->buf);
@@ -157,6 +161,45 @@ rview_ents(const struct rview *v, size_t *ret_n)
 {
 	*ret_n = v->n;
 	return v->v;
+}
+
+const struct rv_ent *
+rview_ents_kstat(const struct rview *v, size_t *ret_n)
+{
+	*ret_n = v->n;
+	return v->k;
+}
+
+size_t
+rview_seek_kstat(const struct rview *v, const char *module,
+    int32_t instance, const char *name, bool after)
+{
+	size_t lo = 0, hi = v->n;
+
+	if (module == NULL)
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct rv_ent *e = &v->k[mid];
+		int c = kindex_cmp(v->pool + e->module, e->instance,
+		    v->pool + e->name, module, instance, name);
+
+		if (c < 0 || (after && c == 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int
+kent_cmp(const void *x, const void *y, void *arg)
+{
+	const struct rv_ent *a = x, *b = y;
+	const char *pool = arg;
+
+	return kindex_cmp(pool + a->module, a->instance, pool + a->name,
+	    pool + b->module, b->instance, pool + b->name);
 }
 
 const char *
@@ -419,23 +462,54 @@ ent_live(const struct rv_ent *e)
 	    s->gen[e->ref.slot] == e->ref.gen + 1;
 }
 
+/* Where an entry of the stem order is, by the offset of its module
+ * (each entry has strings of its own): a table the compaction fills, so
+ * that the kstat order's copies of the entries follow. */
+static size_t
+off_home(uint32_t off, size_t mask)
+{
+	return (size_t)((off * UINT64_C(11400714819323198485)) >> 32) & mask;
+}
+
 /* Copy the strings entries still use to a pool of their own, once half
  * of it is strings of entries gone. */
 static void
 rv_pool_compact(struct rview *v)
 {
-	size_t cap = 0, i;
+	size_t cap = 0, i, j, mask = 15;
 	char *old = v->pool;
-	uint32_t s, m, n;
+	uint32_t s, m, n, *where;
 
 	if (v->pdead < 65536 || 2 * v->pdead < v->plen)
 		return;
 	for (i = 0; i < v->n; i++)
 		cap += ent_bytes(v, &v->v[i]);
+	while (mask + 1 < 2 * v->n)
+		mask = 2 * mask + 1;
+	/* Slots hold an entry's index + 1 (0: empty). */
+	if ((where = calloc(mask + 1, sizeof(*where))) == NULL)
+		return;
+	for (i = 0; i < v->n; i++) {
+		for (j = off_home(v->v[i].module, mask); where[j] != 0;
+		    j = (j + 1) & mask)
+			;
+		where[j] = (uint32_t)i + 1;
+	}
+	/* The kstat order's entries, by where they are in the other. */
+	for (i = 0; i < v->n; i++) {
+		for (j = off_home(v->k[i].module, mask);
+		    v->v[where[j] - 1].module != v->k[i].module;
+		    j = (j + 1) & mask)
+			;
+		v->k[i].walk = where[j] - 1;	/* for now: its index */
+	}
+	free(where);
 	v->pool = NULL;
 	v->plen = v->pcap = 0;
 	if ((v->pool = malloc(cap > 0 ? cap : 1)) == NULL) {
 		v->pool = old;
+		for (i = 0; i < v->n; i++)
+			v->k[i].walk = v->v[v->k[i].walk].walk;
 		return;
 	}
 	v->pcap = cap;
@@ -450,8 +524,11 @@ rv_pool_compact(struct rview *v)
 		(void)pool_add(v, old + m, strlen(old + m), &e->module);
 		(void)pool_add(v, old + n, strlen(old + n), &e->name);
 	}
+	for (i = 0; i < v->n; i++)
+		v->k[i] = v->v[v->k[i].walk];
 	free(old);
 	v->pdead = 0;
+	v->st.compactions++;
 }
 
 int
@@ -459,8 +536,8 @@ rview_refresh(struct rview *v, const struct prom_rules *rules)
 {
 	const struct pub_segs *ps = pub_segs(v->p);
 	struct rv_seg *s, **sp;
-	struct rv_ent *nv;
-	size_t i, a, b, k, mark, nkeep = 0;
+	struct rv_ent *nv, *kv;
+	size_t i, a, b, k, mark, nk, nkeep = 0;
 	bool changed = false, restem = false, behind = false;
 	int r = 0;
 
@@ -546,6 +623,45 @@ rview_refresh(struct rview *v, const struct prom_rules *rules)
 		else
 			nv[k] = v->add[b++].e;
 	}
+	/* The kstat(1M) order: the entries kept, in that order already,
+	 * merged with the new ones sorted so. */
+	if ((kv = malloc((k + 1) * sizeof(*kv))) == NULL) {
+		free(nv);
+		for (s = v->segs; s != NULL; s = s->next)
+			s->kcid = 0;
+		v->stemmed = false;
+		return -ENOMEM;
+	}
+	nk = 0;
+	for (i = 0; i < v->n; i++)
+		if (ent_live(&v->k[i]))
+			v->k[nk++] = v->k[i];
+	{
+		struct rv_ent *ne = malloc((v->nadd + 1) * sizeof(*ne));
+		size_t x, y, z;
+
+		if (ne == NULL) {
+			free(nv);
+			free(kv);
+			for (s = v->segs; s != NULL; s = s->next)
+				s->kcid = 0;
+			v->stemmed = false;
+			return -ENOMEM;
+		}
+		for (i = 0; i < v->nadd; i++)
+			ne[i] = v->add[i].e;
+		qsort_r(ne, v->nadd, sizeof(*ne), kent_cmp, v->pool);
+		for (z = x = y = 0; x < nk || y < v->nadd; z++) {
+			if (x < nk && (y == v->nadd || kent_cmp(&v->k[x],
+			    &ne[y], v->pool) < 0))
+				kv[z] = v->k[x++];
+			else
+				kv[z] = ne[y++];
+		}
+		free(ne);
+	}
+	free(v->k);
+	v->k = kv;
 	free(v->v);
 	v->v = nv;
 	v->n = k;

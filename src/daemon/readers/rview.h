@@ -66,6 +66,13 @@ uint64_t rview_refreshed_ns(const struct rview *v);
 /* The index, in order: its entries and their count. */
 const struct rv_ent *rview_ents(const struct rview *v, size_t *ret_n);
 
+/* The same entries in kstat(1M)'s order (module, instance, name:
+ * kindex_cmp()), and where the first at or after (after: strictly after)
+ * module:instance:name is in it (module NULL: 0). */
+const struct rv_ent *rview_ents_kstat(const struct rview *v, size_t *ret_n);
+size_t rview_seek_kstat(const struct rview *v, const char *module,
+    int32_t instance, const char *name, bool after);
+
 /* A string of the index (an entry's stem, module or name). */
 const char *rview_str(const struct rview *v, uint32_t off);
 
@@ -98,12 +105,13 @@ int rview_stem_cmp(const char *a, const char *b);
 int rview_cmp(const char *as, const char *am, const char *an, int32_t ai,
     const char *bs, const char *bm, const char *bn, int32_t bi);
 
-/* What refreshing the view has cost (tests, Info): segments walked
- * whole, slots read from change logs. */
+/* What refreshing the view has cost (tests): segments walked whole,
+ * slots read from change logs, the strings compacted. */
 struct rview_stats {
 	uint64_t	walks;
 	uint64_t	changes;
 	uint64_t	segments;	/* mapped now */
+	uint64_t	compactions;	/* of the strings */
 };
 void rview_stats(const struct rview *v, struct rview_stats *ret);
 
