@@ -824,7 +824,6 @@ http_main(void *arg)
 	/* Signals are the loop's (SIGTERM, SIGHUP...). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	(void)pthread_setname_np(pthread_self(), "statsd-http");
 	(void)event_base_dispatch(http->base);
 	return NULL;
 }
@@ -921,6 +920,8 @@ http_start(struct statsd *d, int fd)
 		return e;
 	}
 	http->running = true;
+	/* Named before anyone can look (its log line says it serves). */
+	(void)pthread_setname_np(http->thread, "statsd-http");
 	/* The port bound (port 0 takes any): tests read it here. */
 	sl = sizeof(ss);
 	if (getsockname(evhttp_bound_socket_get_fd(bound),

@@ -108,7 +108,6 @@ rt_main(void *arg)
 	/* Signals are the loop's. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	(void)pthread_setname_np(pthread_self(), "statsd-reader");
 	for (;;) {
 		if ((j = rt_next(rt)) == NULL) {
 			if (atomic_load(&rt->stopping) &&
@@ -195,6 +194,7 @@ rthread_start(struct event_base *base, struct pub *p, struct rthread **ret)
 		return -e;
 	}
 	rt->running = true;
+	(void)pthread_setname_np(rt->th, "statsd-reader");
 	*ret = rt;
 	return 0;
 }
