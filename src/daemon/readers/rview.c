@@ -603,7 +603,8 @@ rview_refresh(struct rview *v, const struct prom_rules *rules)
 		v->add[i].module = v->pool + v->add[i].e.module;
 		v->add[i].name = v->pool + v->add[i].e.name;
 	}
-	qsort(v->add, v->nadd, sizeof(*v->add), add_cmp);
+	if (v->nadd > 0)
+		qsort(v->add, v->nadd, sizeof(*v->add), add_cmp);
 	/* The entries still live, in order, merged with the new ones. */
 	for (i = 0; i < v->n; i++) {
 		if (ent_live(&v->v[i]))
