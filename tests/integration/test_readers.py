@@ -86,14 +86,22 @@ check("statsd-http" in names, "/metrics has a thread of its own: %s" % names)
 check("statsd-reader" in names, "so have the control socket's reads: %s" %
       names)
 
-# Enough kstats for a scrape of many pages (64 KiB each).
+def make_bulk(c):
+    """Enough kstats for a scrape of many pages (64 KiB each): 1,500 of
+    TPL_APP. Returns: the template's spec."""
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    for base in range(0, 1500, 500):
+        ok(c.call("io.statsd.KstatCreateMany", {
+            "template": spec, "kstats": [
+                {"module": "bulk", "instance": i, "name": "k"}
+                for i in range(base, base + 500)]}), "KstatCreateMany",
+           False)
+    return spec
+
+
 c = d.conn()
-spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
-    "template"]["spec"]
-for base in range(0, 1500, 500):
-    ok(c.call("io.statsd.KstatCreateMany", {"template": spec, "kstats": [
-        {"module": "bulk", "instance": i, "name": "k"}
-        for i in range(base, base + 500)]}), "KstatCreateMany", False)
+spec = make_bulk(c)
 
 # Scrapes: none of their pages is a turn of the loop.
 SCRAPES = 12
@@ -164,12 +172,7 @@ port = wait_for(lambda: (lambda m: m and int(m[-1]))(re.findall(
     r"http: serving /metrics on 127\.0\.0\.1 port (\d+)", d.stderr())),
     "the HTTP endpoint's port, restarted")
 c = d.conn()
-spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
-    "template"]["spec"]
-for base in range(0, 1500, 500):
-    ok(c.call("io.statsd.KstatCreateMany", {"template": spec, "kstats": [
-        {"module": "bulk", "instance": i, "name": "k"}
-        for i in range(base, base + 500)]}), "KstatCreateMany", False)
+make_bulk(c)
 st, body = get()
 
 # The varlink Scrape, from the reader thread, in pages: what /metrics
