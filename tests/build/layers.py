@@ -68,7 +68,7 @@ DAEMON_ORDER = [
     # proto/: the control socket, varlink (parameter checks, replies,
     # streams and deferred calls, then the dispatch over them), the
     # handlers
-    "control", "vl_check", "vl_reply", "vl_stream", "varlink", "m_walk", "m_kstat", "m_template", "m_info",
+    "control", "vl_check", "vl_reply", "vl_stream", "varlink", "m_rcall", "m_walk", "m_kstat", "m_template", "m_info",
     "m_ring", "m_read", "m_scrape", "m_defn", "methods",
     # .: the process
     "main",

@@ -323,9 +323,8 @@ m_scrape_init(struct vl_call *call, json_t *params, struct m_scrape *s,
  * waits, parked: the Prometheus formats through the exposition, the
  * others through a walk of the view in kstat(1M)'s order. */
 struct m_sjob {
-	struct rjob		 job;
+	struct m_rcall		 rc;
 	struct m_scrape		 s;
-	struct peer		 peer;		/* the caller's, as it asked */
 	bool			 prom;
 	struct expo		 e;		/* prom */
 	struct m_rwalk		 w;		/* the others */
@@ -334,9 +333,6 @@ struct m_sjob {
 	struct kstat_hdr	 kh;
 	size_t			 bytes;		/* the page's */
 	int			 r;		/* what rendering gave */
-	bool			 submitted;	/* to the reader thread */
-	bool			 finished;	/* run, and back in the loop */
-	struct conn		*conn;		/* NULL once the caller left */
 };
 
 static void
@@ -347,6 +343,12 @@ m_sjob_free(struct m_sjob *m)
 	prom_rules_unref(m->rules);
 	m_scrape_done(&m->s);
 	free(m);
+}
+
+static void
+m_sjob_rc_free(struct m_rcall *rc)
+{
+	m_sjob_free((struct m_sjob *)(void *)rc);
 }
 
 /* The page's reply: its text, and where the next one goes on. */
@@ -402,7 +404,8 @@ m_walk_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
 	}
 	m_rwalk_start(&m->w, rv);
 	while ((e = m_rwalk_next(&m->w, cost)) != NULL) {
-		if (!rview_visible(e, &m->peer) || rview_header(rv, e, h) < 0 ||
+		if (!rview_visible(e, &m->rc.peer) ||
+		    rview_header(rv, e, h) < 0 ||
 		    (h->flags & KSTAT_FLAG_DORMANT) != 0 || (s->has_sel &&
 		    !ks_selector_match_kstat(&s->sel, h)) ||
 		    !ks_pattern_match(&s->cls, h->class_))
@@ -435,47 +438,10 @@ m_walk_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
 	m->r = r < 0 ? r : 0;
 }
 
-/* Back in the loop: the call answers in its next step. */
 static void
-m_sjob_done(struct rjob *j)
+m_sjob_rc_answer(struct vl_call *call, struct m_rcall *rc)
 {
-	struct m_sjob *m = (struct m_sjob *)(void *)j;
-
-	m->finished = true;
-	if (m->conn != NULL)
-		varlink_wake(m->conn);
-	else
-		m_sjob_free(m);
-}
-
-static bool
-m_sjob_step(struct vl_call *call, json_t *params, void *state,
-    uint64_t budget)
-{
-	struct m_sjob *m = state;
-
-	(void)params;
-	(void)budget;
-	if (!m->finished) {
-		varlink_park(call);
-		return false;
-	}
-	m_sjob_answer(call, m);
-	return true;
-}
-
-/* Answered, or the caller gone: a page the thread still holds is freed
- * when it comes back. */
-static void
-m_sjob_state_free(void *state)
-{
-	struct m_sjob *m = state;
-
-	if (m->submitted && !m->finished) {
-		m->conn = NULL;
-		return;
-	}
-	m_sjob_free(m);
+	m_sjob_answer(call, (struct m_sjob *)(void *)rc);
 }
 
 /* A job for the page of call, s taken over (left as m_scrape_init()
@@ -494,27 +460,10 @@ m_sjob_new(struct vl_call *call, struct m_scrape *s)
 	m->s = *s;
 	memset(s, 0, sizeof(*s));
 	s->cls.any = true;
-	m->peer = call->conn->peer;
+	m->rc.peer = call->conn->peer;
+	m->rc.answer = m_sjob_rc_answer;
+	m->rc.free = m_sjob_rc_free;
 	return m;
-}
-
-/* Hand m's page to the reader thread; the call waits for it. */
-static void
-m_sjob_submit(struct vl_call *call, json_t *params, struct m_sjob *m)
-{
-	/* A PERSISTENT kstat's latest values are in the store the reader
-	 * reads, as they would be in the registry's copy. */
-	registry_sync(call->d->reg);
-	m->job.done = m_sjob_done;
-	m->job.privileged = m->peer.privileged;
-	m->conn = call->conn;
-	/* Deferred first: if that fails (answered, m freed), the page is
-	 * not asked for at all. */
-	(void)varlink_defer(call, params, m_sjob_step, m, m_sjob_state_free);
-	if (!call->deferred)
-		return;
-	m->submitted = true;
-	rthread_submit(call->d->rthread, &m->job);
 }
 
 /* The formats other than Prometheus', a page from the reader thread. */
@@ -540,8 +489,8 @@ m_scrape_walk_job(struct vl_call *call, json_t *params, struct m_scrape *s,
 	m->s.out.shown = (size_t)m->w.sent;
 	m->bytes = varlink_page_size(call) / (m->s.fmt == M_JSON ? 4 : 2);
 	m->rules = prom_rules_ref(call->d->cfg.mapping);
-	m->job.run = m_walk_run;
-	m_sjob_submit(call, params, m);
+	m->rc.job.run = m_walk_run;
+	m_rcall_submit(call, params, &m->rc);
 }
 
 /*
@@ -566,7 +515,7 @@ m_scrape_prom(struct vl_call *call, json_t *params, struct m_scrape *s)
 	if ((m = m_sjob_new(call, s)) == NULL)
 		return;
 	if (expo_init(&m->e, &src, m->s.text, m->s.fmt == M_OM,
-	    &m->peer) < 0) {
+	    &m->rc.peer) < 0) {
 		m_sjob_free(m);
 		varlink_error_errno(call, ENOMEM, "scrape");
 		return;
@@ -590,8 +539,8 @@ m_scrape_prom(struct vl_call *call, json_t *params, struct m_scrape *s)
 		m_sjob_free(m);
 		return;
 	}
-	m->job.run = m_prom_run;
-	m_sjob_submit(call, params, m);
+	m->rc.job.run = m_prom_run;
+	m_rcall_submit(call, params, &m->rc);
 }
 
 void

@@ -8,6 +8,8 @@
 
 #include <statsd/kstat.h>
 
+#include "rights.h"
+#include "rthread.h"
 #include "varlink.h"
 
 /* m_info.c: versions, identity, state; org.varlink.service. */
@@ -108,6 +110,25 @@ void m_walk_cut(struct m_walk *w, const struct reg_kstat *k);
 
 /* The cursor of the page's reply: NULL if the walk is over. */
 const char *m_walk_cursor(const struct m_walk *w);
+
+/*
+ * m_rcall.c: a call whose page the reader thread renders (rthread.h).
+ * The handler fills one (job.run, answer, free; peer, the caller's), and
+ * m_rcall_submit() hands it over: the call waits, parked, and answer()
+ * replies in the loop once run() is done. free() is called once, when
+ * the call is answered, or when the page comes back after the caller
+ * left (or at once if the call could not be deferred: answered).
+ */
+struct m_rcall {
+	struct rjob	 job;
+	struct peer	 peer;
+	void		(*answer)(struct vl_call *call, struct m_rcall *rc);
+	void		(*free)(struct m_rcall *rc);
+	bool		 submitted;	/* to the reader thread */
+	bool		 finished;	/* run, and back in the loop */
+	struct conn	*conn;		/* NULL once the caller left */
+};
+void m_rcall_submit(struct vl_call *call, json_t *params, struct m_rcall *rc);
 
 /*
  * The same walk over a reader's view of the store (rview.h), for a page
