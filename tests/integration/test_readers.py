@@ -7,10 +7,11 @@ kstats come and go are each whole — no series twice, every family's
 series together, Prometheus' parser takes them — and, once the churn
 stops, the next scrape shows exactly the kstats left; a reload's HTTP
 settings reach the thread (a lower http_max_connections answers a scrape
-past it 503). The varlink Scrape in the Prometheus formats is rendered
-by the reader thread ("statsd-reader"): its pages, resumed by cursor,
-show what /metrics shows, and callers that leave while their page is
-being rendered cost nothing."""
+past it 503). The varlink Scrape, Chain and Lookup are rendered by the
+reader thread ("statsd-reader"): Scrape's pages, resumed by cursor, show
+what /metrics shows; Chain's pages give every kstat once, in order, as
+the registry made it; callers that leave while their page is being
+rendered cost nothing."""
 import http.client
 import json
 import os
@@ -185,6 +186,35 @@ check(p.returncode == 0 and len(kstats_of(body, "bulk")) == 1500 and
       kstats_of(p.stdout, "bulk") == kstats_of(body, "bulk"),
       "statsctl scrape's pages show the kstats /metrics shows")
 check(whole(p.stdout, "statsctl scrape")[0], "and are whole")
+
+# Chain and Lookup, from the reader thread, in pages by cursor: every
+# kstat once, in kstat(1M)'s order, as the registry made them.
+def pages(method, params):
+    got, cursor, n = [], None, 0
+    while n < 1000:
+        p = dict(params)
+        if cursor:
+            p["cursor"] = cursor
+        r = ok(d.call(method, p), method, False)
+        got += r.get("kstats", [])
+        cursor = r.get("cursor")
+        n += 1
+        if not cursor:
+            break
+    return got, n
+
+
+chain, npages = pages("io.statsd.Chain", {})
+bulk = [k for k in chain if k["module"] == "bulk"]
+check(len(bulk) == 1500 and len({k["handle"] for k in bulk}) == 1500 and
+      [k["instance"] for k in bulk] == list(range(1500)) and npages > 1,
+      "Chain's %d pages: the 1,500 kstats once each, in order" % npages)
+check(all(k["template"] == bulk[0]["template"] and k["segment"] == "public"
+          and k["owner"] == os.getuid() for k in bulk),
+      "each with its template, segment and owner")
+look, _ = pages("io.statsd.Lookup", {"module": "bulk", "instance": 7})
+check([(k["instance"], k["handle"]) for k in look] ==
+      [(7, bulk[7]["handle"])], "Lookup of one instance: that kstat")
 
 # Callers that leave while their page is being rendered: nothing is
 # answered to them, nothing leaks (the sanitizer builds), and statsd

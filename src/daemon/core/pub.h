@@ -48,6 +48,7 @@ struct pub_seg {
 	uint32_t		 zone;
 	bool			 gz;
 	bool			 priv;
+	char			 name[40];	/* Kstat.segment's */
 };
 
 struct pub_segs {

@@ -110,6 +110,7 @@ reg_segs_publish(struct registry *r)
 		v[i].zone = r->segs[i]->zone;
 		v[i].gz = r->segs[i]->gz;
 		v[i].priv = r->segs[i]->priv;
+		memcpy(v[i].name, r->segs[i]->name, sizeof(v[i].name));
 	}
 	e = pub_segs_set(r->d->pub, v, r->nsegs);
 	free(v);
@@ -1221,43 +1222,61 @@ registry_kstat_forget(struct registry *r, struct reg_kstat *k)
 json_t *
 registry_kstat_json(struct registry *r, const struct reg_kstat *k)
 {
+	struct kstat_json_fields f = {
+		.hdr = &k->hdr,
+		.flags = k->hdr.flags & (KS_FLAGS_SHOWN | KSTAT2_FLAG_GZ_VIS),
+		.handle = k->handle,
+		.segment = k->rseg->name,
+		.ref = k->ref,
+		.owner = k->owner,
+		.spec = k->tpl->spec,
+		.size = k->size,
+		.zone = k->zone,
+		.ndata = registry_kstat_ndata(k),
+	};
+
+	(void)r;
+	return registry_kstat_json_of(&f);
+}
+
+json_t *
+registry_kstat_json_of(const struct kstat_json_fields *f)
+{
+	const struct kstat_hdr *h = f->hdr;
 	json_t *flags = json_array(), *path = json_array();
 	const char *names[KS_NFLAG_NAMES];
 	char seg[KS_PATH_MAX + 1];
 	uint32_t i, np;
 	size_t nf;
 
-	nf = ks_flags_names(k->hdr.flags & (KS_FLAGS_SHOWN |
-	    KSTAT2_FLAG_GZ_VIS), names);
+	nf = ks_flags_names(f->flags, names);
 	for (i = 0; i < nf; i++)
 		json_array_append_new(flags, json_string(names[i]));
-	np = ks_hdr_npseg(&k->hdr);
+	np = ks_hdr_npseg(h);
 	for (i = 0; i < np; i++)
-		if (ks_hdr_pseg(&k->hdr, i, seg, sizeof(seg)) == 0)
+		if (ks_hdr_pseg(h, i, seg, sizeof(seg)) == 0)
 			json_array_append_new(path, json_string(seg));
-	(void)r;
 	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:s, "
 	    "s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:s, s:o, s:I, s:s, s:I, "
 	    "s:I}",
-	    "module", k->hdr.module, "instance", (int)k->hdr.instance,
-	    "name", k->hdr.name, "class", k->hdr.class_,
-	    "type", k->hdr.type < KSTAT_NUM_TYPES ?
-	    ks_type_id(k->hdr.type) : "RAW",
-	    "flags", flags, "kid", (json_int_t)k->hdr.kid,
-	    "handle", (json_int_t)k->handle,
-	    "segment", k->rseg->name,
-	    "slot", (json_int_t)k->ref.slot, "gen", (json_int_t)k->ref.gen,
-	    "owner", (json_int_t)k->owner, "template", k->tpl->spec,
-	    "size", (json_int_t)k->size,
-	    "crtime", (json_int_t)k->hdr.crtime,
-	    "snaptime", (json_int_t)k->hdr.snaptime,
-	    "description", k->hdr.desc, "path", path,
-	    "zone", (json_int_t)(k->zone == ZONE_ALL ? -1 : (int64_t)k->zone),
-	    "content", ks_content_id(k->hdr.content) != NULL ?
-	    ks_content_id(k->hdr.content) : "UNK",
-	    "scale", (json_int_t)(k->hdr.scale > INT64_MAX ? INT64_MAX :
-	    (k->hdr.scale == 0 ? 1 : k->hdr.scale)),
-	    "ndata", (json_int_t)registry_kstat_ndata(k));
+	    "module", h->module, "instance", (int)h->instance,
+	    "name", h->name, "class", h->class_,
+	    "type", h->type < KSTAT_NUM_TYPES ? ks_type_id(h->type) : "RAW",
+	    "flags", flags, "kid", (json_int_t)h->kid,
+	    "handle", (json_int_t)f->handle,
+	    "segment", f->segment,
+	    "slot", (json_int_t)f->ref.slot, "gen", (json_int_t)f->ref.gen,
+	    "owner", (json_int_t)f->owner, "template", f->spec,
+	    "size", (json_int_t)f->size,
+	    "crtime", (json_int_t)h->crtime,
+	    "snaptime", (json_int_t)h->snaptime,
+	    "description", h->desc, "path", path,
+	    "zone", (json_int_t)(f->zone == ZONE_ALL ? -1 : (int64_t)f->zone),
+	    "content", ks_content_id(h->content) != NULL ?
+	    ks_content_id(h->content) : "UNK",
+	    "scale", (json_int_t)(h->scale > INT64_MAX ? INT64_MAX :
+	    (h->scale == 0 ? 1 : h->scale)),
+	    "ndata", (json_int_t)f->ndata);
 }
 
 /* -------------------------------------------------------------------- blobs */

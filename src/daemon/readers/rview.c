@@ -39,6 +39,7 @@ struct rv_seg {
 	uint32_t		 zone;
 	bool			 gz;
 	bool			 priv;
+	char			 name[40];
 	bool			 live;		/* published at the last refresh */
 	uint64_t		 kcid;		/* the index's; 0: walk it */
 	uint32_t		 walk;		/* walks so far */
@@ -434,6 +435,7 @@ rv_seg_open(struct rview *v, const struct pub_seg *ps)
 		return NULL;
 	}
 	s->serial = ps->serial;
+	memcpy(s->name, ps->name, sizeof(s->name));
 	s->zone = ps->zone;
 	s->gz = ps->gz;
 	s->priv = ps->priv;
@@ -727,4 +729,34 @@ rview_read(struct rview *v, const struct rv_ent *e, struct kstat_hdr *h,
 	kv->nnames = t->nnames;
 	kv->k2 = t->k2;
 	return 0;
+}
+
+int
+rview_entry(struct rview *v, const struct rv_ent *e, struct store_entry *se,
+    struct kstat_hdr *h, const struct reg_template **ret_t)
+{
+	size_t size;
+	int r;
+
+	r = store_reader_read(e->seg->r, e->ref, se, h, NULL, 0, &size);
+	if (r < 0 && r != -ENOBUFS)
+		return r;
+	if ((r = store_reader_read_text(e->seg->r, e->ref, h)) < 0)
+		return r;
+	if ((*ret_t = pub_tpl_find(v->p, se->slot.tpl_hash)) == NULL)
+		return -ENOENT;
+	return 0;
+}
+
+const char *
+rview_seg_name(const struct rv_ent *e)
+{
+	return e->seg->name;
+}
+
+void
+rview_seg_where(const struct rv_ent *e, uint32_t *ret_zone, bool *ret_gz)
+{
+	*ret_zone = e->seg->zone;
+	*ret_gz = e->seg->gz;
 }

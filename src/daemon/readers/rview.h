@@ -27,6 +27,7 @@
 
 struct ks_view;
 struct peer;
+struct reg_template;
 struct prom_rules;
 struct pub;
 struct rv_seg;
@@ -95,6 +96,21 @@ int rview_header(struct rview *v, const struct rv_ent *e, struct kstat_hdr *h);
  */
 int rview_read(struct rview *v, const struct rv_ent *e, struct kstat_hdr *h,
     struct ks_view *kv);
+
+/*
+ * rview_entry: e's kstat as its slot says now, without its blob: the
+ * slot's own fields (owner, template hash, blob size), its header with
+ * its path and description, and its template.
+ * Returns: 0; -ENOENT if the template is not published; errors as
+ * rview_header().
+ */
+int rview_entry(struct rview *v, const struct rv_ent *e, struct store_entry *se,
+    struct kstat_hdr *h, const struct reg_template **ret_t);
+
+/* e's segment: its name, and where its kstats are seen (its zone,
+ * ZONE_ALL for every zone; and whether in the global zone too). */
+const char *rview_seg_name(const struct rv_ent *e);
+void rview_seg_where(const struct rv_ent *e, uint32_t *ret_zone, bool *ret_gz);
 
 /* The index's order of stems: '_' before every other character, so that
  * the stems that extend a stem at a '_' ("statsd_a_b" of "statsd_a")
