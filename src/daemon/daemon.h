@@ -7,6 +7,7 @@
 #ifndef STATSD_DAEMON_DAEMON_H
 #define STATSD_DAEMON_DAEMON_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,13 +30,22 @@ struct registry;
 struct drain;
 struct journal;
 struct checkpoint;
-struct expo_index;
+struct pub;
+struct rthread;
+struct rview;
 struct http;
 struct quota;
 struct zones;
 struct front;
 struct vl_methods;
 struct turns;
+
+/* What every exposition counted (expo.h), from any thread. */
+struct expo_totals {
+	_Atomic uint64_t	scrapes;
+	_Atomic uint64_t	skipped;	/* kstats not renderable */
+	_Atomic uint64_t	conflicts;	/* series names met twice */
+};
 
 /*
  * What statsd's own kstat shows of the modules above the drain, which the
@@ -84,12 +94,18 @@ struct statsd {
 	bool		 stopping;
 	char		*sample_rates;	/* stats(3) text; "" = none */
 
-	/* The exposition (expo.c, http.c): its index of kstats in stem
-	 * order, and what it could not show, counted in statsd:0:daemon. */
-	struct expo_index *expo_ix;
+	/* What the writer publishes for reader threads (pub.h), and the
+	 * reader thread of the control socket's reads (rthread.h; NULL:
+	 * they are read in the loop). */
+	struct pub	*pub;
+	struct rthread	*rthread;
+	/* The exposition (expo.c, http.c): the loop's own view of the
+	 * store for the varlink Scrape (the HTTP thread has its own), and
+	 * what every exposition counted, in statsd:0:daemon. */
+	struct rview	*expo_rv;
 	struct http	*http;
 	const char	*http_listen;	/* --http-listen; NULL: the config's */
-	uint64_t	 expo_skipped, expo_conflicts, expo_scrapes;
+	struct expo_totals expo_tot;
 	struct self_feed self_feed;	/* for statsd's own kstat */
 	/* Told when a control connection closes, before its state goes.
 	 * The drain sets it (a ring dies with its connection), so that the

@@ -5,6 +5,7 @@
  * level; a terminal user sees it too, which is harmless.
  */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <syslog.h>
 
@@ -18,7 +19,7 @@ static const int log_syslog_prio[LOG_LVL_NUM] = {
 	LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG,
 };
 
-static unsigned log_level = LOG_LVL_INFO;
+static _Atomic unsigned log_level = LOG_LVL_INFO;
 static int log_syslog;
 
 void

@@ -38,9 +38,12 @@
 #include "log.h"
 #include "methods.h"
 #include "mirror.h"
+#include "pub.h"
 #include "quota.h"
 #include "registry.h"
 #include "rights.h"
+#include "rthread.h"
+#include "rview.h"
 #include "series.h"
 #include "sysks.h"
 #include "varlink.h"
@@ -203,6 +206,7 @@ struct status_key {
 struct mainloop {
 	struct statsd	*d;
 	struct event	*ev_term, *ev_int, *ev_hup;
+	struct event	*ev_reclaim;	/* what readers let go of: freed */
 	struct event	*ev_watchdog, *ev_status;
 	struct timeval	 watchdog_tv;
 	struct status_key status;	/* as last sent */
@@ -282,10 +286,41 @@ on_reload(evutil_socket_t sig, short what, void *arg)
 		rights_admin_group_update(d);
 		control_reload(d->control);
 		drain_reload(d->drain);
+		if (http_reconfigure(d) < 0)
+			log_warning("reload: the HTTP endpoint keeps its old "
+			    "settings: out of memory");
 		log_info("configuration reloaded");
 	}
 	sd_notify(0, "READY=1");
 	notify_status(ml);
+}
+
+/* How soon what was retired is looked at again (pub.h): reader
+ * sections last a page, so a few of these free it. Armed only while
+ * something waits: an idle statsd makes no such wake-up. */
+#define RECLAIM_US	20000
+
+static void
+on_reclaim(evutil_socket_t fd, short what, void *arg)
+{
+	struct mainloop *ml = arg;
+	struct timeval tv = { 0, RECLAIM_US };
+
+	(void)fd;
+	(void)what;
+	if (pub_reclaim(ml->d->pub) > 0)
+		event_add(ml->ev_reclaim, &tv);
+}
+
+/* Something was retired with nothing waiting: look again soon. */
+static void
+reclaim_wake(void *arg)
+{
+	struct mainloop *ml = arg;
+	struct timeval tv = { 0, RECLAIM_US };
+
+	if (ml->ev_reclaim != NULL && !evtimer_pending(ml->ev_reclaim, NULL))
+		event_add(ml->ev_reclaim, &tv);
 }
 
 static void
@@ -513,7 +548,7 @@ run(struct statsd *d, bool foreground)
 	uint64_t wd_usec = 0;
 	const char *why = "", *zwhy;
 	int *lfds = NULL, *dfds = NULL, nl, lockfd, r, ready_fd = -1;
-	int http_fd = -1;
+	int http_fd = -1, e;
 	size_t ndfds = 0;
 
 	if (!foreground && daemonize(&ready_fd) < 0) {
@@ -576,9 +611,22 @@ run(struct statsd *d, bool foreground)
 		log_warning("zones = %s: %s, so peers of other users will be "
 		    "refused; set zones = none for a host without containers",
 		    zone_kind_names[d->cfg.zones], zwhy);
-	r = quota_new(d, &d->quota);
+	ml.ev_reclaim = evtimer_new(d->base, on_reclaim, &ml);
+	r = ml.ev_reclaim != NULL ? 0 : -ENOMEM;
+	if (r == 0)
+		r = pub_new(&d->pub);
+	if (r == 0) {
+		pub_set_wake(d->pub, reclaim_wake, &ml);
+		r = quota_new(d, &d->quota);
+	}
 	if (r == 0)
 		r = registry_new(d, &d->reg);
+	if (r == 0)
+		r = rview_new(d->pub, &d->expo_rv);
+	/* Without its reader thread, statsd reads in the loop. */
+	if (r == 0 && (e = rthread_start(d->base, d->pub, &d->rthread)) < 0)
+		log_warning("no reader thread (%s): reads run in the event "
+		    "loop", strerror(-e));
 	/* Without the runtime files' directory (a full runtime directory),
 	 * PERSISTENT kstats are refused and restored ones run without
 	 * their files; mirror_dir_make() logged why. */
@@ -668,12 +716,16 @@ out:
 	if (d->checkpoint != NULL && d->reg != NULL)
 		(void)checkpoint_write(d->checkpoint);
 	http_stop(d);
-	expo_index_free(d);
+	/* Pages it still renders come back to calls that wait for them. */
+	d->rthread = rthread_stop(d->rthread);
+	d->expo_rv = rview_free(d->expo_rv);
 	d->control = control_free(d->control);
 	d->drain = drain_free(d->drain);
 	d->checkpoint = checkpoint_free(d->checkpoint);
 	d->journal = journal_free(d->journal);
 	d->reg = registry_free(d->reg);
+	/* No reader is left: everything retired goes. */
+	d->pub = pub_free(d->pub);
 	d->quota = quota_free(d->quota);
 	d->zones = zones_free(d->zones);
 	if (d->turns != NULL) {
@@ -698,6 +750,8 @@ out:
 		event_free(ml.ev_status);
 	if (ml.ev_watchdog != NULL)
 		event_free(ml.ev_watchdog);
+	if (ml.ev_reclaim != NULL)
+		event_free(ml.ev_reclaim);
 	event_base_free(d->base);
 	close(lockfd);
 	if (r < 0) {

@@ -1,18 +1,22 @@
 # SPDX-License-Identifier: BSD-2-Clause
-"""stall_bench.py BASE_STATSD NEW_STATSD: root's io.statsd.Info latency
-while uid 65534 attacks the event loop, for two statsd binaries side by
-side (e.g. a build of main and one of a branch), with the ratios.
+"""stall_bench.py BASE_STATSD NEW_STATSD [NAME...]: root's io.statsd.Info
+latency while uid 65534 attacks the event loop, for two statsd binaries
+side by side (e.g. a build of main and one of a branch), with the
+ratios.
 
 Each attack runs for a few seconds on a fresh daemon while root calls
 Info every 20 ms on a connection of its own and the bench scrapes
 /metrics (test_stall.py's Root); the attacks are test_stall.py's, at its
-scale. Needs root and setpriv. Latencies depend on the machine and its
-load: compare the two columns of one run, not runs of different days.
+scale (NAME...: only the attacks whose name holds one). Needs root and
+setpriv. Latencies depend on the machine and its load: compare the two
+columns of one run, not runs of different days.
 Never run by the tests."""
 import os
 import statistics
 import sys
+import threading
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
@@ -51,9 +55,39 @@ def row1_family_walk(d):
     h.quit()
 
 
+def http_flood(d):
+    """16 scrapers (every connection http_max_connections allows) of
+    20,000 kstats, each scraping again as soon as it is done, for 4 s:
+    in the loop, every page was a turn beside root's."""
+    url = "http://127.0.0.1:%d/metrics" % d.port
+    stop = time.monotonic() + 4
+
+    def scraper():
+        while time.monotonic() < stop:
+            try:
+                with urllib.request.urlopen(url, timeout=60) as r:
+                    r.read()
+            except OSError:
+                pass
+    th = [threading.Thread(target=scraper) for _ in range(16)]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join()
+
+
+def make_http_kstats(d):
+    c = d.conn()
+    spec = harness.ok(c.call("io.statsd.TemplateAdd", ts.tpl("HTTPW", 8)),
+                      "t", False)["template"]["spec"]
+    ts.create_many(c, spec, "web", "k", 20000)
+    c.close()
+
+
 ATTACKS = [("quiet", quiet), ("K4: 64 x Info pipelined", k4_pipelined_info),
            ("4: 8 x 65,536 empty messages", row4_empty_messages),
-           ("1: Scrape of 2 in a group of 10,000", row1_family_walk)]
+           ("1: Scrape of 2 in a group of 10,000", row1_family_walk),
+           ("16 x GET /metrics of 20,000 kstats", http_flood)]
 
 
 def run(binary, attack):
@@ -76,6 +110,9 @@ def run(binary, attack):
             "format": "prometheus", "selector": "grp:/^(7|1234)$/:same"})])
         h.quit()
     else:
+        # The kstats are made before root starts calling.
+        if attack is http_flood:
+            make_http_kstats(d)
         root = ts.Root(d)
         t0 = time.monotonic()
         attack(d)
@@ -98,7 +135,10 @@ def main():
                                       "base: median/p99/max ms",
                                       "new: median/p99/max ms",
                                       "p99 ratio, max ratio"))
+    only = sys.argv[3:]     # attacks whose name holds one of these
     for name, attack in ATTACKS:
+        if only and not any(o in name for o in only):
+            continue
         a = run(base, attack)
         b = run(new, attack)
         print("%-38s %8.1f %8.1f %8.1f   %8.1f %8.1f %8.1f   %5.2f %5.2f"

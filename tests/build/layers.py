@@ -43,8 +43,9 @@ DAEMON_ORDER = [
     # persist/ (below the registry): runtime files, the ring journal, the
     # persistence thread
     "journal", "mirror", "syncer",
-    # core/: the writer's registry and index
-    "kindex", "tpldef", "registry",
+    # core/: what the writer publishes for reader threads, its registry
+    # and index
+    "pub", "kindex", "tpldef", "registry",
     # policy/view: what a peer may see and change, over the registry
     "view",
     # persist/: the state log: a record's frame, its records, the log's
@@ -56,8 +57,9 @@ DAEMON_ORDER = [
     "ck_load",
     # core/: the self kstats and the drain
     "sysks", "drain_apply", "drain",
-    # readers/: fair turns between peers
-    "turns",
+    # readers/: fair turns between peers, a reader's view of the store,
+    # the reader thread of the control socket's reads
+    "turns", "rview", "rthread",
     # front/: the statsd datagram doors: the series' templates, their
     # table and by-path index, a line's apply and expiry, the sockets
     "series_tpl", "series_table", "series", "front",
@@ -66,7 +68,7 @@ DAEMON_ORDER = [
     # proto/: the control socket, varlink (parameter checks, replies,
     # streams and deferred calls, then the dispatch over them), the
     # handlers
-    "control", "vl_check", "vl_reply", "vl_stream", "varlink", "m_walk", "m_kstat", "m_template", "m_info",
+    "control", "vl_check", "vl_reply", "vl_stream", "varlink", "m_rcall", "m_walk", "m_kstat", "m_template", "m_info",
     "m_ring", "m_read", "m_scrape", "m_defn", "methods",
     # .: the process
     "main",

@@ -70,8 +70,10 @@
 #include "log.h"
 #include "methods.h"
 #include "mirror.h"
+#include "pub.h"
 #include "quota.h"
 #include "registry.h"
+#include "rview.h"
 #include "series.h"
 #include "sysks.h"
 #include "turns.h"
@@ -255,8 +257,11 @@ statsd_start(struct statsd *d, int lfd)
 	/* Not the uid that connects: running as root, uid 0 is privileged
 	 * anyway; as another user, the peer is that user. */
 	d->self_uid = 0;
+	/* No reader thread: what is retired waits for statsd_stop(). */
 	if (zones_new(ZONE_KIND_NONE, NULL, &d->zones) < 0 ||
+	    pub_new(&d->pub) < 0 ||
 	    quota_new(d, &d->quota) < 0 || registry_new(d, &d->reg) < 0 ||
+	    rview_new(d->pub, &d->expo_rv) < 0 ||
 	    mirror_dir_make(d->runtime_dir, &d->persist_dir) < 0)
 		abort();
 	d->journal = journal_open(d->persist_dir);
@@ -275,12 +280,13 @@ statsd_stop(struct statsd *d)
 	if (d->drain != NULL)
 		drain_all(d->drain);
 	(void)checkpoint_write(d->checkpoint);
-	expo_index_free(d);
+	d->expo_rv = rview_free(d->expo_rv);
 	d->control = control_free(d->control);
 	d->drain = drain_free(d->drain);
 	d->checkpoint = checkpoint_free(d->checkpoint);
 	d->journal = journal_free(d->journal);
 	d->reg = registry_free(d->reg);
+	d->pub = pub_free(d->pub);
 	d->quota = quota_free(d->quota);
 	d->zones = zones_free(d->zones);
 	d->turns = turns_free(d->turns);

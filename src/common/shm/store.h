@@ -371,6 +371,10 @@ struct store_reader *store_reader_close(struct store_reader *r);
  * the chain changed since the last walk). */
 uint64_t store_reader_kcid(const struct store_reader *r);
 
+/* Returns: the slots of the segment's table, as validated at open (a
+ * slot number a reader is told of is below it). */
+uint32_t store_reader_slots(const struct store_reader *r);
+
 /* Returns: the segment's birth stamp and kind, as validated at open. */
 uint64_t store_reader_birth(const struct store_reader *r);
 unsigned store_reader_kind(const struct store_reader *r);

@@ -371,6 +371,12 @@ store_reader_kcid(const struct store_reader *r)
 	return atomic_load_explicit(&r->sb->kcid, memory_order_acquire);
 }
 
+uint32_t
+store_reader_slots(const struct store_reader *r)
+{
+	return r->slots;
+}
+
 uint64_t
 store_reader_birth(const struct store_reader *r)
 {

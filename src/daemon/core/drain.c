@@ -5,6 +5,7 @@
  * control priority, the per-record checks, and statsd's own kstat.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,9 +421,9 @@ drain_self_values(struct drain *dr, uint64_t *v)
 	v[15] = ds.busy_ns;
 	/* The exposition: scrapes begun, kstats it could not render and
 	 * series left out for a type their family does not have. */
-	v[16] = d->expo_scrapes;
-	v[17] = d->expo_skipped;
-	v[18] = d->expo_conflicts;
+	v[16] = atomic_load(&d->expo_tot.scrapes);
+	v[17] = atomic_load(&d->expo_tot.skipped);
+	v[18] = atomic_load(&d->expo_tot.conflicts);
 	if (d->self_feed.values != NULL)
 		d->self_feed.values(d, &v[1], v + NSELF,
 		    (unsigned)(NSELF_MAX - NSELF));

@@ -20,6 +20,7 @@
 #include "kindex.h"
 #include "layout.h"
 #include "log.h"
+#include "pub.h"
 #include "registry.h"
 #include "tpl.h"
 #include "tpldef.h"
@@ -40,6 +41,8 @@ struct registry {
 	struct kindex		 *ix;
 	uint32_t		  next_handle;
 	uint64_t		  next_tpl_seq;
+	uint64_t		  next_seg_serial;
+	struct reg_seg		 *gone;	/* reg_segs_publish() */
 	uint64_t		  ndormant;
 	/* registry_stats()' public counts. */
 	uint64_t		  npublic, npublic_dormant, npublic_tpls;
@@ -72,6 +75,52 @@ reg_segment(struct statsd *d, unsigned kind, uint64_t arena,
 		r = -errno;
 		*ret = store_segment_free(*ret);
 		return r;
+	}
+	return 0;
+}
+
+/* A reader thread may still read a segment gone from the list, or a
+ * template: freed once none can (pub_retire()). */
+static void
+reg_seg_free_cb(void *arg)
+{
+	store_segment_free(arg);
+}
+
+/* Tell the reader threads which segments there are (pub.h): every time
+ * one comes or goes. A segment gone waits in r->gone, mapped, until a
+ * list without it is published (without memory for one, readers keep
+ * the old list, and the segment with it, until a later one).
+ * Returns: 0; -ENOMEM. */
+static int
+reg_segs_publish(struct registry *r)
+{
+	struct reg_seg *rs;
+	struct pub_seg *v;
+	size_t i;
+	int e;
+
+	if (r->d->pub == NULL)
+		return 0;
+	if ((v = calloc(r->nsegs > 0 ? r->nsegs : 1, sizeof(*v))) == NULL)
+		return -ENOMEM;
+	for (i = 0; i < r->nsegs; i++) {
+		v[i].seg = r->segs[i]->seg;
+		v[i].serial = r->segs[i]->serial;
+		v[i].zone = r->segs[i]->zone;
+		v[i].gz = r->segs[i]->gz;
+		v[i].priv = r->segs[i]->priv;
+		memcpy(v[i].name, r->segs[i]->name, sizeof(v[i].name));
+	}
+	e = pub_segs_set(r->d->pub, v, r->nsegs);
+	free(v);
+	if (e < 0)
+		return e;
+	/* The segments gone are in no list readers may pick up now. */
+	while ((rs = r->gone) != NULL) {
+		r->gone = rs->gone_next;
+		(void)pub_retire(r->d->pub, reg_seg_free_cb, rs->seg);
+		free(rs);
 	}
 	return 0;
 }
@@ -160,7 +209,19 @@ reg_seg_get(struct registry *r, uint32_t zone, bool gz, bool priv,
 		*ret_err = e;
 		return NULL;
 	}
+	rs->serial = ++r->next_seg_serial;
 	r->segs[r->nsegs++] = rs;
+	if (reg_segs_publish(r) < 0) {
+		/* Not one reader threads cannot see. */
+		r->nsegs--;
+		store_segment_free(rs->seg);
+		if (rs->charged)
+			quota_release(r->d->quota, rs->owner,
+			    QUOTA_ZONE_SEGMENTS, 1);
+		free(rs);
+		*ret_err = -ENOMEM;
+		return NULL;
+	}
 	/* Readers learn of a new segment from the one they all map. */
 	if (r->all != NULL)
 		store_segment_bump_kcid(r->all->seg);
@@ -182,10 +243,16 @@ reg_seg_release(struct registry *r, struct reg_seg *rs)
 			r->segs[i] = r->segs[--r->nsegs];
 			break;
 		}
-	store_segment_free(rs->seg);
 	if (rs->charged)
 		quota_release(r->d->quota, rs->owner, QUOTA_ZONE_SEGMENTS, 1);
-	free(rs);
+	if (r->d->pub == NULL) {
+		store_segment_free(rs->seg);
+		free(rs);
+	} else {
+		rs->gone_next = r->gone;
+		r->gone = rs;
+		(void)reg_segs_publish(r);
+	}
 	store_segment_bump_kcid(r->all->seg);
 }
 
@@ -241,11 +308,18 @@ reg_template_free(struct reg_template *t)
 	free(t);
 }
 
+static void
+reg_template_free_cb(void *arg)
+{
+	reg_template_free(arg);
+}
+
 static void reg_kstat_unname(struct reg_kstat *k);
 
 struct registry *
 registry_free(struct registry *r)
 {
+	struct reg_seg *rs;
 	size_t i;
 
 	if (r == NULL)
@@ -268,6 +342,11 @@ registry_free(struct registry *r)
 	for (i = 0; i < r->nsegs; i++) {
 		store_segment_free(r->segs[i]->seg);
 		free(r->segs[i]);
+	}
+	while ((rs = r->gone) != NULL) {
+		r->gone = rs->gone_next;
+		store_segment_free(rs->seg);
+		free(rs);
 	}
 	free(r->segs);
 	free(r);
@@ -394,7 +473,12 @@ reg_template_drop(struct registry *r, size_t i)
 	quota_release(r->d->quota, t->owner, QUOTA_TEMPLATES, 1);
 	quota_release(r->d->quota, t->owner, QUOTA_TEMPLATE_BYTES, t->bytes);
 	(void)tpl_release(t->id);
-	reg_template_free(t);
+	if (r->d->pub == NULL) {
+		reg_template_free(t);
+		return;
+	}
+	pub_tpl_remove(r->d->pub, t, t->hash);
+	(void)pub_retire(r->d->pub, reg_template_free_cb, t);
 }
 
 /* Free owner's oldest template that no kstat uses, other than keep.
@@ -577,6 +661,16 @@ registry_template_add(struct registry *r, json_t *given,
 		return e;
 	}
 	tpldef_k2hist(t->def, t->k2, t->nnames);
+	/* Reader threads name a blob's VOIs by the template its slot
+	 * names: one they cannot find is no template yet. */
+	if (r->d->pub != NULL && pub_tpl_add(r->d->pub, t, t->hash) < 0) {
+		quota_release(r->d->quota, t->owner, QUOTA_TEMPLATES, 1);
+		quota_release(r->d->quota, t->owner, QUOTA_TEMPLATE_BYTES,
+		    t->bytes);
+		(void)tpl_release(id);
+		reg_template_free(t);
+		return -ENOMEM;
+	}
 	t->seq = ++r->next_tpl_seq;
 	r->tpls[r->ntpls++] = t;
 	*ret = t;
@@ -1128,43 +1222,61 @@ registry_kstat_forget(struct registry *r, struct reg_kstat *k)
 json_t *
 registry_kstat_json(struct registry *r, const struct reg_kstat *k)
 {
+	struct kstat_json_fields f = {
+		.hdr = &k->hdr,
+		.flags = k->hdr.flags & (KS_FLAGS_SHOWN | KSTAT2_FLAG_GZ_VIS),
+		.handle = k->handle,
+		.segment = k->rseg->name,
+		.ref = k->ref,
+		.owner = k->owner,
+		.spec = k->tpl->spec,
+		.size = k->size,
+		.zone = k->zone,
+		.ndata = registry_kstat_ndata(k),
+	};
+
+	(void)r;
+	return registry_kstat_json_of(&f);
+}
+
+json_t *
+registry_kstat_json_of(const struct kstat_json_fields *f)
+{
+	const struct kstat_hdr *h = f->hdr;
 	json_t *flags = json_array(), *path = json_array();
 	const char *names[KS_NFLAG_NAMES];
 	char seg[KS_PATH_MAX + 1];
 	uint32_t i, np;
 	size_t nf;
 
-	nf = ks_flags_names(k->hdr.flags & (KS_FLAGS_SHOWN |
-	    KSTAT2_FLAG_GZ_VIS), names);
+	nf = ks_flags_names(f->flags, names);
 	for (i = 0; i < nf; i++)
 		json_array_append_new(flags, json_string(names[i]));
-	np = ks_hdr_npseg(&k->hdr);
+	np = ks_hdr_npseg(h);
 	for (i = 0; i < np; i++)
-		if (ks_hdr_pseg(&k->hdr, i, seg, sizeof(seg)) == 0)
+		if (ks_hdr_pseg(h, i, seg, sizeof(seg)) == 0)
 			json_array_append_new(path, json_string(seg));
-	(void)r;
 	return json_pack("{s:s, s:i, s:s, s:s, s:s, s:o, s:I, s:I, s:s, "
 	    "s:I, s:I, s:I, s:s, s:I, s:I, s:I, s:s, s:o, s:I, s:s, s:I, "
 	    "s:I}",
-	    "module", k->hdr.module, "instance", (int)k->hdr.instance,
-	    "name", k->hdr.name, "class", k->hdr.class_,
-	    "type", k->hdr.type < KSTAT_NUM_TYPES ?
-	    ks_type_id(k->hdr.type) : "RAW",
-	    "flags", flags, "kid", (json_int_t)k->hdr.kid,
-	    "handle", (json_int_t)k->handle,
-	    "segment", k->rseg->name,
-	    "slot", (json_int_t)k->ref.slot, "gen", (json_int_t)k->ref.gen,
-	    "owner", (json_int_t)k->owner, "template", k->tpl->spec,
-	    "size", (json_int_t)k->size,
-	    "crtime", (json_int_t)k->hdr.crtime,
-	    "snaptime", (json_int_t)k->hdr.snaptime,
-	    "description", k->hdr.desc, "path", path,
-	    "zone", (json_int_t)(k->zone == ZONE_ALL ? -1 : (int64_t)k->zone),
-	    "content", ks_content_id(k->hdr.content) != NULL ?
-	    ks_content_id(k->hdr.content) : "UNK",
-	    "scale", (json_int_t)(k->hdr.scale > INT64_MAX ? INT64_MAX :
-	    (k->hdr.scale == 0 ? 1 : k->hdr.scale)),
-	    "ndata", (json_int_t)registry_kstat_ndata(k));
+	    "module", h->module, "instance", (int)h->instance,
+	    "name", h->name, "class", h->class_,
+	    "type", h->type < KSTAT_NUM_TYPES ? ks_type_id(h->type) : "RAW",
+	    "flags", flags, "kid", (json_int_t)h->kid,
+	    "handle", (json_int_t)f->handle,
+	    "segment", f->segment,
+	    "slot", (json_int_t)f->ref.slot, "gen", (json_int_t)f->ref.gen,
+	    "owner", (json_int_t)f->owner, "template", f->spec,
+	    "size", (json_int_t)f->size,
+	    "crtime", (json_int_t)h->crtime,
+	    "snaptime", (json_int_t)h->snaptime,
+	    "description", h->desc, "path", path,
+	    "zone", (json_int_t)(f->zone == ZONE_ALL ? -1 : (int64_t)f->zone),
+	    "content", ks_content_id(h->content) != NULL ?
+	    ks_content_id(h->content) : "UNK",
+	    "scale", (json_int_t)(h->scale > INT64_MAX ? INT64_MAX :
+	    (h->scale == 0 ? 1 : h->scale)),
+	    "ndata", (json_int_t)f->ndata);
 }
 
 /* -------------------------------------------------------------------- blobs */

@@ -94,6 +94,8 @@ struct reg_seg {
 	char			 name[40];
 	bool			 charged; /* a zone's: QUOTA_ZONE_SEGMENTS */
 	uid_t			 owner;	/* charged for it */
+	uint64_t		 serial;  /* never reused (pub.h) */
+	struct reg_seg		*gone_next;
 };
 
 struct reg_kstat {
@@ -328,6 +330,22 @@ void registry_kstat_name(const struct reg_kstat *k, char *buf, size_t len);
 
 /* A kstat as the IDL's Kstat type. */
 json_t *registry_kstat_json(struct registry *r, const struct reg_kstat *k);
+
+/* What a Kstat value says, however it was found: the registry's kstat,
+ * or a reader's copy of a store slot (rview.h). */
+struct kstat_json_fields {
+	const struct kstat_hdr	*hdr;
+	uint32_t		 flags;		/* shown, and GZ_VIS */
+	uint32_t		 handle;
+	const char		*segment;	/* its name */
+	struct store_ref	 ref;
+	uid_t			 owner;
+	const char		*spec;		/* its template's */
+	uint32_t		 size;		/* blob bytes */
+	uint32_t		 zone;		/* ZONE_ALL: every zone */
+	uint32_t		 ndata;
+};
+json_t *registry_kstat_json_of(const struct kstat_json_fields *f);
 
 /* VOI names of a kstat by id (from its template). */
 static inline const char *const *

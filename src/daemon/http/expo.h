@@ -5,9 +5,11 @@
  * endpoint (http.c). A family's series must come together, and series
  * of one family come from every kstat whose names give the same stem
  * (render_prom.h); kstat(1M)'s order (module, instance, name) scatters
- * them. So the exposition walks an index of the kstats in stem order,
- * kept while no kstat comes or goes: a page resumes after the last stem
- * it sent, whatever changed meanwhile.
+ * them. So the exposition walks a reader's index of the kstats in stem
+ * order (rview.h), read from the store as any reader reads it, never
+ * from the writer's tables: the HTTP thread runs it beside the event
+ * loop. A page resumes after the last stem it sent, whatever changed
+ * meanwhile.
  */
 #ifndef STATSD_EXPO_H
 #define STATSD_EXPO_H
@@ -17,16 +19,32 @@
 
 #include <statsd/kstat.h>
 
+#include "kstat_hdr.h"
 #include "render_prom.h"
 #include "rights.h"
 
-struct statsd;
 struct ks_selector;
+struct expo_totals;
 struct ks_pattern;
+struct pub_reader;
+struct rview;
+
+/* Where an exposition reads: a reader's view of the store, the read
+ * section of its thread (NULL: the writer's own loop, which needs none),
+ * the mapping rules and summary quantiles of its start (read only by
+ * expo_init()), and the totals to count in (NULL: none). */
+struct expo_src {
+	struct rview		*rv;
+	struct pub_reader	*rd;
+	const struct prom_rules	*rules;
+	const char		*quantiles;
+	struct expo_totals	*totals;
+};
 
 /* One exposition under way: what to show, and where it is. A group is a
  * stem with the stems that extend it at a '_' (expo.c). */
 struct expo {
+	struct expo_src			 src;
 	const struct peer		*peer;	/* whose view (view.h) */
 	const struct ks_selector	*sel;	/* NULL: all */
 	const struct ks_pattern		*cls;	/* NULL: all */
@@ -49,16 +67,17 @@ struct expo {
 	int32_t				 linst;
 	uint64_t			 kstats, series;
 	uint64_t			 skipped;	/* not renderable */
+	struct kstat_hdr		 kh;		/* the kstat looked at */
 	/* The protobuf format (expo_set_protobuf()): pages are rendered
 	 * as text into out.buf, then read into messages in dest. */
 	struct expo_pb			*pb;
 	struct sbuf			*dest;
 };
 
-/* With the configured quantiles. Returns: 0; -ENOMEM. expo_done() frees
- * it. */
-int expo_init(struct statsd *d, struct expo *e, struct sbuf *buf, bool om,
-    const struct peer *peer);
+/* An exposition from src into buf for peer. Returns: 0; -ENOMEM.
+ * expo_done() frees it. */
+int expo_init(struct expo *e, const struct expo_src *src, struct sbuf *buf,
+    bool om, const struct peer *peer);
 void expo_done(struct expo *e);
 
 /*
@@ -76,8 +95,7 @@ int expo_set_protobuf(struct expo *e);
  * rendered is counted in e->skipped and in the daemon's own kstat.
  * Returns: 0; -ENOMEM.
  */
-int expo_page(struct statsd *d, struct expo *e, size_t bytes,
-    uint64_t units);
+int expo_page(struct expo *e, size_t bytes, uint64_t units);
 
 /*
  * Where the next page goes on, as text (a Scrape's cursor after "prom:"),
@@ -87,8 +105,5 @@ int expo_page(struct statsd *d, struct expo *e, size_t bytes,
 #define EXPO_CURSOR_MAX	(4 * PROM_NAME_MAX + 2 * KSTAT_STRLEN + 40)
 void expo_cursor(const struct expo *e, char *buf, size_t len);
 int expo_cursor_set(struct expo *e, const char *c);
-
-/* The daemon's index (freed at exit). */
-void expo_index_free(struct statsd *d);
 
 #endif /* STATSD_EXPO_H */

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * http.c: GET /metrics over HTTP (http.h). A scrape is a chunked reply
+ * http.c: GET /metrics over HTTP (http.h), on a thread of its own with
+ * its own event loop: a scrape reads the store as any reader does
+ * (expo.h, rview.h), so that no scrape, however large or slow, holds the
+ * loop that applies updates and answers root. A scrape is a chunked reply
  * whose next page is rendered only once the last one was written out:
  * a scraper that does not read holds one page and no more, and its
  * connection times out (http_timeout_ms). HTTP peers are anonymous: they
@@ -9,8 +12,8 @@
  * HTTP's own limits (http_max_connections, a page of HTTP_PAGE bytes
  * each), so that no local user, nobody included, can use up what
  * Prometheus needs, nor Prometheus what a user may hold. Each connection
- * is a peer of its own in the loop's turns (turns.h): a page of a scrape
- * waits for one turn, however many other peers want theirs. With zlib, a
+ * is a peer of its own in the HTTP thread's turns (turns.h): a page of a
+ * scrape waits for one turn, however many other scrapes want theirs. With zlib, a
  * scraper that accepts gzip gets it: each page compressed and flushed as
  * it goes.
  *
@@ -31,6 +34,10 @@
  */
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 #include <stddef.h>
 #include <sys/socket.h>
 #include <stdio.h>
@@ -53,6 +60,8 @@
 #include "expo_pb.h"
 #include "http.h"
 #include "log.h"
+#include "pub.h"
+#include "rview.h"
 #include "turns.h"
 #include "varlink.h"
 #include "zones.h"
@@ -85,8 +94,31 @@
 
 struct http_conn;
 
+/* The settings the HTTP thread reads, as published (pub.h) at start and
+ * at each reload: a reload frees the configuration's strings under the
+ * loop, never these. */
+struct http_conf {
+	struct prom_rules	*rules;
+	char			*quantiles;
+	unsigned		 timeout_ms;
+	unsigned		 max_connections;
+	unsigned		 gzip_level;
+};
+
 struct http {
 	struct statsd		*d;
+	/* The thread's: its loop, its turns, its view of the store, its
+	 * read section, and how the loop tells it to stop. */
+	struct event_base	*base;
+	struct turns		*turns;
+	struct rview		*rv;
+	struct pub_reader	*rd;
+	int			 stopfd;
+	struct event		*stop_ev;
+	pthread_t		 thread;
+	bool			 running;
+	/* The published settings, as last read (http_settings()). */
+	unsigned		 timeout_ms, max_connections, gzip_level;
 	struct evhttp		*h;
 	struct evconnlistener	*lev;		/* evhttp's, on our socket */
 	unsigned		 nscrapes;	/* under way */
@@ -148,8 +180,8 @@ scrape_free(struct scrape *s)
 	if (s->next != NULL)
 		s->next->prevp = s->prevp;
 	s->http->nscrapes--;
-	turns_cancel(s->http->d->turns, &s->task);
-	turns_peer_put(s->http->d->turns, s->turn);
+	turns_cancel(s->http->turns, &s->task);
+	turns_peer_put(s->http->turns, s->turn);
 	expo_done(&s->e);
 	sbuf_delete(s->text);
 	if (s->gz)
@@ -224,7 +256,7 @@ http_conn_gone(struct http_conn *c)
 	http_conn_unlink(c);
 	free(c);
 	http->nconns--;
-	if (http->full && (http->nconns < http->d->cfg.http_max_connections ||
+	if (http->full && (http->nconns < http->max_connections ||
 	    http_conn_sheddable(http) != NULL)) {
 		http->full = false;
 		http_accept_on(http);
@@ -273,7 +305,7 @@ http_conn_new(struct event_base *base, void *arg)
 	http_conn_link(&http->fresh, c);
 	event_active(http->adopt, EV_TIMEOUT, 1);
 	++http->nconns;
-	if (http->nconns > http->d->cfg.http_max_connections) {
+	if (http->nconns > http->max_connections) {
 		struct http_conn *old = http_conn_sheddable(http);
 
 		/* Counted gone here, not by its close callback, which
@@ -286,7 +318,7 @@ http_conn_new(struct event_base *base, void *arg)
 			evhttp_connection_free(evcon);
 		}
 	}
-	if (http->nconns >= http->d->cfg.http_max_connections &&
+	if (http->nconns >= http->max_connections &&
 	    http_conn_sheddable(http) == NULL) {
 		http->full = true;
 		(void)evconnlistener_disable(http->lev);
@@ -448,7 +480,7 @@ scrape_page(struct scrape *s)
 		return;
 	}
 	sbuf_clear(s->text);
-	r = expo_page(s->http->d, &s->e, HTTP_PAGE, VL_SLICE_UNITS);
+	r = expo_page(&s->e, HTTP_PAGE, VL_SLICE_UNITS);
 	if (r < 0 || sbuf_finish(s->text) != 0 ||
 	    (b = evbuffer_new()) == NULL) {
 		struct evhttp_request *req = s->req;
@@ -472,7 +504,7 @@ scrape_page(struct scrape *s)
 			scrape_free(s);
 			evhttp_send_reply_end(req);
 		} else {
-			turns_queue(s->http->d->turns, &s->task);
+			turns_queue(s->http->turns, &s->task);
 		}
 		return;
 	}
@@ -504,7 +536,7 @@ scrape_more(struct evhttp_connection *evcon, void *arg)
 	struct scrape *s = arg;
 
 	(void)evcon;
-	turns_queue(s->http->d->turns, &s->task);
+	turns_queue(s->http->turns, &s->task);
 }
 
 /* Does the Accept-Encoding header take gzip (with a weight above 0)? */
@@ -579,6 +611,56 @@ send_text(struct evhttp_request *req, int code, const char *reason,
 		evbuffer_free(b);
 }
 
+/*
+ * The published settings into http (the rest of a scrape's start is
+ * taken in scrape_expo_init()); a new time-out applies to connections
+ * made from now on.
+ */
+static void
+http_settings(struct http *http)
+{
+	const struct http_conf *c;
+	struct timeval tv;
+
+	pub_enter(http->rd);
+	c = pub_conf(http->d->pub);
+	if (c != NULL) {
+		http->max_connections = c->max_connections;
+		http->gzip_level = c->gzip_level;
+		if (c->timeout_ms != http->timeout_ms) {
+			http->timeout_ms = c->timeout_ms;
+			tv.tv_sec = c->timeout_ms / 1000;
+			tv.tv_usec = (suseconds_t)(c->timeout_ms % 1000) *
+			    1000;
+			evhttp_set_timeout_tv(http->h, &tv);
+		}
+	}
+	pub_leave(http->rd);
+}
+
+/* The scrape's exposition, with the rules and quantiles published now
+ * (expo_init() takes its own of both). Returns: 0; -ENOMEM. */
+static int
+scrape_expo_init(struct http *http, struct scrape *s, bool om)
+{
+	const struct http_conf *c;
+	struct expo_src src = {
+		.rv = http->rv,
+		.rd = http->rd,
+		.totals = &http->d->expo_tot,
+	};
+	int r;
+
+	pub_enter(http->rd);
+	if ((c = pub_conf(http->d->pub)) != NULL) {
+		src.rules = c->rules;
+		src.quantiles = c->quantiles;
+	}
+	r = expo_init(&s->e, &src, s->text, om, &s->peer);
+	pub_leave(http->rd);
+	return r;
+}
+
 static void
 serve_metrics(struct http *http, struct evhttp_request *req)
 {
@@ -597,7 +679,7 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 		evhttp_send_reply(req, HTTP_OK, "OK", NULL);
 		return;
 	}
-	if (http->nscrapes >= http->d->cfg.http_max_connections) {
+	if (http->nscrapes >= http->max_connections) {
 		send_text(req, 503, "Service Unavailable",
 		    "too many scrapes at once (http_max_connections)\n");
 		return;
@@ -605,13 +687,13 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	conn = http_conn_of(http, evhttp_request_get_connection(req));
 	s = conn != NULL ? calloc(1, sizeof(*s)) : NULL;
 	if (s == NULL || (s->text = sbuf_new_auto()) == NULL ||
-	    (s->turn = turns_peer_get(http->d->turns, turns_key_unique(
-	    http->d->turns), false)) == NULL ||
-	    expo_init(http->d, &s->e, s->text, om, &s->peer) < 0 ||
+	    (s->turn = turns_peer_get(http->turns, turns_key_unique(
+	    http->turns), false)) == NULL ||
+	    scrape_expo_init(http, s, om) < 0 ||
 	    (pb && expo_set_protobuf(&s->e) < 0 && (expo_done(&s->e), true))) {
 		if (s != NULL) {
 			sbuf_delete(s->text);
-			turns_peer_put(http->d->turns, s->turn);
+			turns_peer_put(http->turns, s->turn);
 		}
 		free(s);
 		send_text(req, 500, "Internal Server Error", "out of memory\n");
@@ -626,9 +708,9 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 	s->peer.zone = ZONE_GLOBAL;
 	s->peer.privileged = false;
 	/* gzip: windowBits 15, + 16 for gzip's header and trailer. */
-	if (http->d->cfg.http_gzip_level > 0 &&
+	if (http->gzip_level > 0 &&
 	    wants_gzip(evhttp_find_header(in, "Accept-Encoding")) &&
-	    deflateInit2(&s->z, (int)http->d->cfg.http_gzip_level,
+	    deflateInit2(&s->z, (int)http->gzip_level,
 	    Z_DEFLATED, 15 + 16, 8,
 	    Z_DEFAULT_STRATEGY) == Z_OK) {
 		s->gz = true;
@@ -645,9 +727,9 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 		s->next->prevp = &s->next;
 	http->scrapes = s;
 	http->nscrapes++;
-	http->d->expo_scrapes++;
+	http->d->expo_tot.scrapes++;
 	evhttp_send_reply_start(req, HTTP_OK, "OK");
-	turns_queue(http->d->turns, &s->task);
+	turns_queue(http->turns, &s->task);
 }
 
 static const char landing[] =
@@ -665,6 +747,7 @@ on_request(struct evhttp_request *req, void *arg)
 	enum evhttp_cmd_type cmd = evhttp_request_get_command(req);
 	size_t plen = strcspn(uri, "?#");
 
+	http_settings(http);
 	if (cmd != EVHTTP_REQ_GET && cmd != EVHTTP_REQ_HEAD) {
 		evhttp_add_header(evhttp_request_get_output_headers(req),
 		    "Allow", "GET, HEAD");
@@ -690,6 +773,61 @@ on_request(struct evhttp_request *req, void *arg)
 	}
 }
 
+static void
+http_conf_free(void *arg)
+{
+	struct http_conf *c = arg;
+
+	prom_rules_unref(c->rules);
+	free(c->quantiles);
+	free(c);
+}
+
+int
+http_reconfigure(struct statsd *d)
+{
+	struct http_conf *c;
+
+	if (d->http == NULL)
+		return 0;
+	if ((c = calloc(1, sizeof(*c))) == NULL ||
+	    (c->quantiles = strdup(d->cfg.http_quantiles)) == NULL) {
+		free(c);
+		return -ENOMEM;
+	}
+	c->rules = prom_rules_ref(d->cfg.mapping);
+	c->timeout_ms = d->cfg.http_timeout_ms;
+	c->max_connections = d->cfg.http_max_connections;
+	c->gzip_level = d->cfg.http_gzip_level;
+	pub_conf_set(d->pub, c, http_conf_free);
+	return 0;
+}
+
+/* The loop told the thread to stop. */
+static void
+http_on_stop(evutil_socket_t fd, short what, void *arg)
+{
+	struct http *http = arg;
+	uint64_t v;
+
+	(void)what;
+	(void)!read(fd, &v, sizeof(v));
+	event_base_loopbreak(http->base);
+}
+
+static void *
+http_main(void *arg)
+{
+	struct http *http = arg;
+	sigset_t all;
+
+	/* Signals are the loop's (SIGTERM, SIGHUP...). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	(void)event_base_dispatch(http->base);
+	return NULL;
+}
+
 int
 http_start(struct statsd *d, int fd)
 {
@@ -703,6 +841,7 @@ http_start(struct statsd *d, int fd)
 	unsigned short port = 0;
 	const char *listen = d->http_listen != NULL ? d->http_listen :
 	    d->cfg.http_listen;
+	int e;
 
 	if (fd < 0 && listen[0] == '\0')
 		return 0;
@@ -710,21 +849,40 @@ http_start(struct statsd *d, int fd)
 		log_error("http_listen %s: not ADDR:PORT", listen);
 		return -EINVAL;
 	}
-	http = calloc(1, sizeof(*http));
-	if (http == NULL || (http->h = evhttp_new(d->base)) == NULL) {
-		free(http);
+	if ((http = calloc(1, sizeof(*http))) == NULL)
+		return -ENOMEM;
+	http->d = d;
+	http->stopfd = -1;
+	/* The thread's own loop, with the loop's priorities (the adopt
+	 * pass runs first), turns and view of the store. */
+	if ((http->base = event_base_new()) == NULL ||
+	    event_base_priority_init(http->base, PRIO_NUM) < 0 ||
+	    (http->h = evhttp_new(http->base)) == NULL ||
+	    turns_new(http->base, PRIO_CONTROL, &http->turns) < 0 ||
+	    rview_new(d->pub, &http->rv) < 0 ||
+	    (http->stopfd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) < 0) {
+		http_free(http);
 		return -ENOMEM;
 	}
-	http->d = d;
-	http->adopt = event_new(d->base, -1, 0, http_adopt, http);
-	http->resume = evtimer_new(d->base, http_accept_resume, http);
-	if (http->adopt == NULL || http->resume == NULL) {
+	if ((e = pub_reader_new(d->pub, &http->rd)) < 0) {
+		http_free(http);
+		return e;
+	}
+	http->adopt = event_new(http->base, -1, 0, http_adopt, http);
+	http->resume = evtimer_new(http->base, http_accept_resume, http);
+	http->stop_ev = event_new(http->base, http->stopfd, EV_READ,
+	    http_on_stop, http);
+	if (http->adopt == NULL || http->resume == NULL ||
+	    http->stop_ev == NULL || event_add(http->stop_ev, NULL) < 0) {
 		http_free(http);
 		return -ENOMEM;
 	}
 	/* Before evhttp's own events (the default, middle priority), so
 	 * that a connection is adopted before any of its input is read. */
 	event_priority_set(http->adopt, PRIO_DRAIN);
+	http->timeout_ms = d->cfg.http_timeout_ms;
+	http->max_connections = d->cfg.http_max_connections;
+	http->gzip_level = d->cfg.http_gzip_level;
 	tv.tv_sec = d->cfg.http_timeout_ms / 1000;
 	tv.tv_usec = (suseconds_t)(d->cfg.http_timeout_ms % 1000) * 1000;
 	evhttp_set_timeout_tv(http->h, &tv);
@@ -744,8 +902,7 @@ http_start(struct statsd *d, int fd)
 	bound = fd >= 0 ? evhttp_accept_socket_with_handle(http->h, fd) :
 	    evhttp_bind_socket_with_handle(http->h, addr, port);
 	if (bound == NULL) {
-		int e = errno != 0 ? errno : EADDRNOTAVAIL;
-
+		e = errno != 0 ? errno : EADDRNOTAVAIL;
 		log_error("http: cannot listen on %s: %s", fd >= 0 ?
 		    "the socket systemd passed" : listen, strerror(e));
 		http_free(http);
@@ -755,6 +912,16 @@ http_start(struct statsd *d, int fd)
 	evconnlistener_set_error_cb(http->lev, http_accept_error);
 	http_one = http;
 	d->http = http;
+	if ((e = http_reconfigure(d)) < 0 ||
+	    (e = -pthread_create(&http->thread, NULL, http_main, http)) < 0) {
+		log_error("http: cannot start its thread: %s", strerror(-e));
+		d->http = NULL;
+		http_free(http);
+		return e;
+	}
+	http->running = true;
+	/* Named before anyone can look (its log line says it serves). */
+	(void)pthread_setname_np(http->thread, "statsd-http");
 	/* The port bound (port 0 takes any): tests read it here. */
 	sl = sizeof(ss);
 	if (getsockname(evhttp_bound_socket_get_fd(bound),
@@ -793,6 +960,15 @@ http_free(struct http *http)
 		event_free(http->adopt);
 	if (http->resume != NULL)
 		event_free(http->resume);
+	if (http->stop_ev != NULL)
+		event_free(http->stop_ev);
+	if (http->stopfd >= 0)
+		close(http->stopfd);
+	turns_free(http->turns);
+	rview_free(http->rv);
+	pub_reader_free(http->rd);
+	if (http->base != NULL)
+		event_base_free(http->base);
 	if (http_one == http)
 		http_one = NULL;
 	free(http);
@@ -801,8 +977,17 @@ http_free(struct http *http)
 void
 http_stop(struct statsd *d)
 {
-	if (d->http == NULL)
+	struct http *http = d->http;
+	uint64_t one = 1;
+
+	if (http == NULL)
 		return;
-	http_free(d->http);
+	/* The thread ends its loop; then everything of it is this
+	 * thread's to free. */
+	if (http->running) {
+		(void)!write(http->stopfd, &one, sizeof(one));
+		pthread_join(http->thread, NULL);
+	}
+	http_free(http);
 	d->http = NULL;
 }

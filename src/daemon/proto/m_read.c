@@ -22,6 +22,8 @@
 #include "quota.h"
 #include "registry.h"
 #include "render_kstat.h"
+#include "render_prom.h"
+#include "rview.h"
 #include "stat_scalar.h"
 #include "view.h"
 
@@ -216,6 +218,165 @@ m_list_page(struct vl_call *call, json_t *params, struct m_list *l,
 	    m_kcid(call), "kstats", a), m_walk_cursor(w));
 }
 
+/*
+ * The same page from the reader thread (rthread.h, m_rcall.c): the walk
+ * over the view's kstat(1M) order, each kstat's Kstat value made from
+ * its store slot and its published template, as the registry's would be.
+ */
+struct m_ljob {
+	struct m_rcall		 rc;
+	struct m_list		 l;
+	struct m_rwalk		 w;
+	struct prom_rules	*rules;		/* the view's stems */
+	size_t			 budget;	/* the page's bytes */
+	struct kstat_hdr	 kh;
+	json_t			*a;		/* the page's Kstat values */
+	int			 r;
+};
+
+static void
+m_ljob_free(struct m_rcall *rc)
+{
+	struct m_ljob *m = (struct m_ljob *)(void *)rc;
+	size_t j;
+
+	for (j = 0; j < 3; j++)
+		ks_pattern_done(&m->l.pat[j]);
+	prom_rules_unref(m->rules);
+	json_decref(m->a);
+	free(m);
+}
+
+/* A Kstat value of e's kstat, from the store: NULL if it is gone (or
+ * kept busy, or its template not published), or for -ENOMEM (*ret_r). */
+static json_t *
+m_ljob_kstat(struct rview *rv, const struct rv_ent *e, struct kstat_hdr *h,
+    size_t *ret_bound, int *ret_r)
+{
+	const struct reg_template *t;
+	struct kstat_json_fields f;
+	struct store_entry se;
+	bool gz;
+	json_t *v;
+	int r;
+
+	*ret_r = 0;
+	if ((r = rview_entry(rv, e, &se, h, &t)) < 0)
+		return NULL;
+	memset(&f, 0, sizeof(f));
+	rview_seg_where(e, &f.zone, &gz);
+	f.hdr = h;
+	f.flags = (h->flags & KS_FLAGS_SHOWN) | (gz ? KSTAT2_FLAG_GZ_VIS : 0);
+	f.handle = (uint32_t)h->kid;	/* statsd's kid is its handle */
+	f.segment = rview_seg_name(e);
+	f.ref = e->ref;
+	f.owner = (uid_t)se.slot.owner_uid;
+	f.spec = t->spec;
+	f.size = se.blob_size;
+	f.ndata = se.slot.ndata;
+	if ((v = registry_kstat_json_of(&f)) == NULL)
+		*ret_r = -ENOMEM;
+	*ret_bound = 640 + 2 * (strlen(h->desc) + strlen(h->path) +
+	    strlen(t->spec) + 3 * KSTAT_STRLEN);
+	return v;
+}
+
+/* On the reader thread. */
+static void
+m_ljob_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
+{
+	struct m_ljob *m = (struct m_ljob *)(void *)j;
+	struct kstat_hdr *h = &m->kh;
+	uint64_t cost = ks_pattern_cost(&m->l.pat[0], KSTAT_STRLEN) +
+	    ks_pattern_cost(&m->l.pat[1], KSTAT_STRLEN) +
+	    ks_pattern_cost(&m->l.pat[2], KSTAT_STRLEN);
+	const struct rv_ent *e;
+	size_t used = 0, bound;
+	json_t *v;
+	int r;
+
+	(void)rd;	/* the thread's section is open */
+	if ((m->r = rview_refresh(rv, m->rules)) < 0)
+		return;
+	m_rwalk_start(&m->w, rv);
+	while ((e = m_rwalk_next(&m->w, cost)) != NULL) {
+		if (!rview_visible(e, &m->rc.peer) ||
+		    rview_header(rv, e, h) < 0 || (!m->l.dormant &&
+		    (h->flags & KSTAT_FLAG_DORMANT) != 0) ||
+		    !ks_pattern_match(&m->l.pat[0], h->module) ||
+		    !ks_pattern_match(&m->l.pat[1], h->name) ||
+		    !ks_pattern_match(&m->l.pat[2], h->class_))
+			continue;
+		if ((v = m_ljob_kstat(rv, e, h, &bound, &r)) == NULL) {
+			if (r < 0) {
+				m->r = r;
+				return;
+			}
+			continue;
+		}
+		if (json_array_append_new(m->a, v) < 0) {
+			m->r = -ENOMEM;
+			return;
+		}
+		m_rwalk_charge(&m->w, M_COST_JSON);
+		m->w.sent++;
+		used += bound;
+		if (used >= m->budget)
+			m_rwalk_cut(&m->w, e);
+	}
+}
+
+static void
+m_ljob_answer(struct vl_call *call, struct m_rcall *rc)
+{
+	struct m_ljob *m = (struct m_ljob *)(void *)rc;
+	json_t *a = m->a;
+
+	if (m->r < 0) {
+		varlink_error_errno(call, -m->r, call->method->name);
+		return;
+	}
+	m->a = NULL;
+	varlink_reply_page(call, json_pack("{s:I, s:o}", "kcid",
+	    m_kcid(call), "kstats", a), m_rwalk_cursor(&m->w));
+}
+
+/* Chain's or Lookup's page from the reader thread: l (its patterns) and
+ * the literal names of w are taken over, l left matching all (unless the
+ * job could not be made: answered, l still the caller's). */
+static void
+m_list_job(struct vl_call *call, json_t *params, struct m_list *l,
+    const struct m_walk *w)
+{
+	struct m_ljob *m = calloc(1, sizeof(*m));
+	size_t j;
+
+	if (m == NULL || (m->a = json_array()) == NULL) {
+		/* l stays the caller's to free. */
+		free(m);
+		varlink_error_errno(call, ENOMEM, call->method->name);
+		return;
+	}
+	m->l = *l;
+	memset(l, 0, sizeof(*l));
+	for (j = 0; j < 3; j++)
+		l->pat[j].any = true;
+	m->rc.peer = call->conn->peer;
+	m->rc.answer = m_ljob_answer;
+	m->rc.free = m_ljob_free;
+	m->rc.job.run = m_ljob_run;
+	m->w.module = w->module;
+	m->w.instance = w->instance;
+	m->w.name = w->name;
+	if (m_rwalk_prepare(call, params, &m->w) < 0) {
+		m_ljob_free(&m->rc);
+		return;
+	}
+	m->budget = varlink_page_size(call);
+	m->rules = prom_rules_ref(call->d->cfg.mapping);
+	m_rcall_submit(call, params, &m->rc);
+}
+
 void
 m_read_chain(struct vl_call *call, json_t *params)
 {
@@ -227,7 +388,10 @@ m_read_chain(struct vl_call *call, json_t *params)
 	for (i = 0; i < 3; i++)
 		l.pat[i].any = true;
 	l.dormant = varlink_bool(params, "dormant", false);
-	m_list_page(call, params, &l, &w);
+	if (call->d->rthread != NULL)
+		m_list_job(call, params, &l, &w);
+	else
+		m_list_page(call, params, &l, &w);
 }
 
 void
@@ -253,7 +417,13 @@ m_read_lookup(struct vl_call *call, json_t *params)
 	w.module = ks_pattern_literal(&l.pat[0]);
 	w.instance = (int32_t)varlink_int(params, "instance", -1);
 	w.name = ks_pattern_literal(&l.pat[1]);
-	m_list_page(call, params, &l, &w);
+	if (call->d->rthread != NULL) {
+		/* It takes the patterns over (and leaves l's matching all,
+		 * which ks_pattern_done() frees nothing of). */
+		m_list_job(call, params, &l, &w);
+	} else {
+		m_list_page(call, params, &l, &w);
+	}
 	for (j = 0; j < 3; j++)
 		ks_pattern_done(&l.pat[j]);
 }

@@ -25,6 +25,8 @@
 #include "registry.h"
 #include "render_kstat.h"
 #include "render_linux.h"
+#include "rthread.h"
+#include "rview.h"
 #include "stat_scalar.h"
 #include "statsd_line.h"
 #include "view.h"
@@ -103,14 +105,15 @@ m_choose_cost(const struct m_scrape *s)
 	return c;
 }
 
-/* Does k carry every tag asked for (none asked: yes)? */
+/* Does a kstat of header h carry every tag asked for (none asked:
+ * yes)? */
 static bool
-m_tags_match(const struct m_scrape *s, const struct reg_kstat *k)
+m_tags_match(const struct m_scrape *s, const struct kstat_hdr *h)
 {
 	unsigned i;
 
 	for (i = 0; i < s->ntags; i++)
-		if (!sl_path_has_tag(k->hdr.path, s->tags[i]))
+		if (!sl_path_has_tag(h->path, s->tags[i]))
 			return false;
 	return true;
 }
@@ -142,22 +145,23 @@ m_item(struct m_scrape *s, const struct kstat_hdr *h,
 }
 
 /*
- * Render one kstat in the scrape's format; *ret_nstats gets how many
- * flat statistics the statistic pattern was run on.
+ * Render one kstat (its header h, its view v) in the scrape's format;
+ * *ret_nstats gets how many flat statistics the statistic pattern was
+ * run on.
  * Returns: whether it was shown (some statistic selected; flat: always);
  * -ENOMEM.
  */
 static int
-m_render(struct m_scrape *s, const struct reg_kstat *k, size_t *ret_nstats)
+m_render(struct m_scrape *s, const struct kstat_hdr *h,
+    const struct ks_view *pv, size_t *ret_nstats)
 {
 	const struct ks_selector *sel = m_sel(s);
 	const struct ksfmt_stat *st;
-	struct ks_view v;
+	struct ks_view v = *pv;
 	size_t n = 0;
 	int r = 0;
 
 	*ret_nstats = 0;
-	view_kstat(k, registry_blob_peek(k), &v);
 	switch (s->fmt) {
 	case M_LINUX:
 		/* Only kstats with definitions have data lines, and a
@@ -166,13 +170,13 @@ m_render(struct m_scrape *s, const struct reg_kstat *k, size_t *ret_nstats)
 		r = linux_data_format(s->one, v.sb, v.names, v.nnames, s->now);
 		if (r < 0 || sbuf_finish(s->one) != 0 || sbuf_len(s->one) <= 0)
 			return r < 0 ? r : 0;
-		sbuf_printf(s->text, "# %s:%d:%s\n", k->hdr.module,
-		    (int)k->hdr.instance, k->hdr.name);
+		sbuf_printf(s->text, "# %s:%d:%s\n", h->module,
+		    (int)h->instance, h->name);
 		sbuf_cat(s->text, sbuf_data(s->one));
 		/* And as data: the item, its lines typed. */
 		if (s->nitems++ > 0)
 			sbuf_putc(s->items, ',');
-		ksfmt_json_names(s->items, &k->hdr);
+		ksfmt_json_names(s->items, h);
 		sbuf_cat(s->items, ",\"lines\":");
 		r = linux_data_json(s->items, v.sb, v.names, v.nnames, s->now);
 		sbuf_putc(s->items, '}');
@@ -315,50 +319,228 @@ m_scrape_init(struct vl_call *call, json_t *params, struct m_scrape *s,
 	return 0;
 }
 
+/* A page rendered by the reader thread (rthread.h) while the call
+ * waits, parked: the Prometheus formats through the exposition, the
+ * others through a walk of the view in kstat(1M)'s order. */
+struct m_sjob {
+	struct m_rcall		 rc;
+	struct m_scrape		 s;
+	bool			 prom;
+	struct expo		 e;		/* prom */
+	struct m_rwalk		 w;		/* the others */
+	struct prom_rules	*rules;		/* the view's stems: the
+						 * configuration's */
+	struct kstat_hdr	 kh;
+	size_t			 bytes;		/* the page's */
+	int			 r;		/* what rendering gave */
+};
+
+static void
+m_sjob_free(struct m_sjob *m)
+{
+	if (m->prom)
+		expo_done(&m->e);
+	prom_rules_unref(m->rules);
+	m_scrape_done(&m->s);
+	free(m);
+}
+
+static void
+m_sjob_rc_free(struct m_rcall *rc)
+{
+	m_sjob_free((struct m_sjob *)(void *)rc);
+}
+
+/* The page's reply: its text, and where the next one goes on. */
+static void
+m_sjob_answer(struct vl_call *call, struct m_sjob *m)
+{
+	char c[EXPO_CURSOR_MAX + 8];
+
+	if (m->r < 0) {
+		varlink_error_errno(call, -m->r, "scrape");
+		return;
+	}
+	if (!m->prom) {
+		m_scrape_answer(call, &m->s, m_rwalk_cursor(&m->w));
+	} else if (!m->e.done) {
+		memcpy(c, "prom:", 5);
+		expo_cursor(&m->e, c + 5, sizeof(c) - 5);
+		m_scrape_answer(call, &m->s, c);
+	} else {
+		m_scrape_answer(call, &m->s, NULL);
+	}
+}
+
+/* On the reader thread: a page of the exposition. */
+static void
+m_prom_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
+{
+	struct m_sjob *m = (struct m_sjob *)(void *)j;
+
+	(void)rd;	/* the thread's section is open */
+	m->e.src.rv = rv;
+	m->r = expo_page(&m->e, m->bytes, VL_SLICE_UNITS);
+}
+
+/* On the reader thread: a page of the other formats, as m_scrape() makes
+ * one from the registry, from the view. */
+static void
+m_walk_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
+{
+	struct m_sjob *m = (struct m_sjob *)(void *)j;
+	struct m_scrape *s = &m->s;
+	struct kstat_hdr *h = &m->kh;
+	const struct rv_ent *e;
+	struct ks_view v;
+	uint64_t cost = m_choose_cost(s);
+	size_t nstats, before, after;
+	int r;
+
+	(void)rd;	/* the thread's section is open */
+	if ((r = rview_refresh(rv, m->rules)) < 0) {
+		m->r = r;
+		return;
+	}
+	m_rwalk_start(&m->w, rv);
+	while ((e = m_rwalk_next(&m->w, cost)) != NULL) {
+		if (!rview_visible(e, &m->rc.peer) ||
+		    rview_header(rv, e, h) < 0 ||
+		    (h->flags & KSTAT_FLAG_DORMANT) != 0 || (s->has_sel &&
+		    !ks_selector_match_kstat(&s->sel, h)) ||
+		    !ks_pattern_match(&s->cls, h->class_))
+			continue;
+		/* Gone since, or kept busy, or its template not published
+		 * yet: not in this page. */
+		if ((r = rview_read(rv, e, h, &v)) == -ENOMEM)
+			break;
+		if (r < 0 || !m_tags_match(s, h)) {
+			r = 0;
+			continue;
+		}
+		before = (size_t)sbuf_len(s->text) + (size_t)sbuf_len(s->items);
+		r = m_render(s, h, &v, &nstats);
+		if (r == 1 && (sbuf_error(s->text) != 0 ||
+		    sbuf_error(s->items) != 0))
+			r = -ENOMEM;
+		if (r < 0)
+			break;
+		after = (size_t)sbuf_len(s->text) + (size_t)sbuf_len(s->items);
+		m_rwalk_charge(&m->w, M_COST_RENDER + M_COST_BYTE *
+		    (after - before) + (s->has_sel ? ks_pattern_cost(
+		    &s->sel.f[KS_F_STATISTIC], 64) * nstats : 0));
+		if (r == 0)
+			continue;
+		m->w.sent++;
+		if (after >= m->bytes)
+			m_rwalk_cut(&m->w, e);
+	}
+	m->r = r < 0 ? r : 0;
+}
+
+static void
+m_sjob_rc_answer(struct vl_call *call, struct m_rcall *rc)
+{
+	m_sjob_answer(call, (struct m_sjob *)(void *)rc);
+}
+
+/* A job for the page of call, s taken over (left as m_scrape_init()
+ * begins one). Returns: it; NULL (answered). */
+static struct m_sjob *
+m_sjob_new(struct vl_call *call, struct m_scrape *s)
+{
+	struct m_sjob *m = calloc(1, sizeof(*m));
+
+	if (m == NULL) {
+		m_scrape_done(s);
+		varlink_error_errno(call, ENOMEM, "scrape");
+		return NULL;
+	}
+	/* Its patterns and buffers are on the heap: the copy holds them. */
+	m->s = *s;
+	memset(s, 0, sizeof(*s));
+	s->cls.any = true;
+	m->rc.peer = call->conn->peer;
+	m->rc.answer = m_sjob_rc_answer;
+	m->rc.free = m_sjob_rc_free;
+	return m;
+}
+
+/* The formats other than Prometheus', a page from the reader thread. */
+static void
+m_scrape_walk_job(struct vl_call *call, json_t *params, struct m_scrape *s,
+    const struct m_walk *w)
+{
+	struct m_sjob *m;
+
+	if ((m = m_sjob_new(call, s)) == NULL)
+		return;
+	m->w.module = w->module;
+	m->w.instance = w->instance;
+	m->w.name = w->name;
+	if (m_rwalk_prepare(call, params, &m->w) < 0) {
+		m_sjob_free(m);
+		return;
+	}
+	/* The renderer's count of kstats shown goes on from the pages
+	 * before: -j's array opens on the first page only. */
+	ksfmt_begin(&m->s.out, m->s.text, m->s.fmt == M_JSON ? KSFMT_JSON :
+	    KSFMT_PARSEABLE);
+	m->s.out.shown = (size_t)m->w.sent;
+	m->bytes = varlink_page_size(call) / (m->s.fmt == M_JSON ? 4 : 2);
+	m->rules = prom_rules_ref(call->d->cfg.mapping);
+	m->rc.job.run = m_walk_run;
+	m_rcall_submit(call, params, &m->rc);
+}
+
 /*
  * The Prometheus text and OpenMetrics formats (expo.h): pages in the
- * exposition's own order, by stem, whose cursor is "prom:<last stem>".
+ * exposition's own order, by stem, whose cursor is "prom:<last stem>",
+ * each rendered by the reader thread from the store (the loop's own view
+ * of it when statsd runs without one). s is taken over.
  */
 static void
 m_scrape_prom(struct vl_call *call, json_t *params, struct m_scrape *s)
 {
 	const char *cursor = varlink_str(params, "cursor", NULL);
-	struct expo e;
-	int r;
+	struct statsd *d = call->d;
+	struct expo_src src = {
+		.rv = d->expo_rv,
+		.rules = d->cfg.mapping,
+		.quantiles = d->cfg.http_quantiles,
+		.totals = &d->expo_tot,
+	};
+	struct m_sjob *m;
 
-	if (expo_init(call->d, &e, s->text, s->fmt == M_OM,
-	    &call->conn->peer) < 0) {
+	if ((m = m_sjob_new(call, s)) == NULL)
+		return;
+	if (expo_init(&m->e, &src, m->s.text, m->s.fmt == M_OM,
+	    &m->rc.peer) < 0) {
+		m_sjob_free(m);
 		varlink_error_errno(call, ENOMEM, "scrape");
 		return;
 	}
+	m->prom = true;
 	if (cursor != NULL && (strncmp(cursor, "prom:", 5) != 0 ||
-	    expo_cursor_set(&e, cursor + 5) < 0)) {
-		expo_done(&e);
+	    expo_cursor_set(&m->e, cursor + 5) < 0)) {
+		m_sjob_free(m);
 		varlink_error_value(call, "cursor", "not a cursor of %s",
 		    call->method->name);
 		return;
 	}
-	e.sel = m_sel(s);
-	e.cls = &s->cls;
+	m->e.sel = m_sel(&m->s);
+	m->e.cls = &m->s.cls;
+	m->bytes = varlink_page_size(call) / 2;
 	if (cursor == NULL)
-		call->d->expo_scrapes++;
-	r = expo_page(call->d, &e, varlink_page_size(call) / 2,
-	    VL_SLICE_UNITS);
-	if (r < 0) {
-		expo_done(&e);
-		varlink_error_errno(call, -r, "scrape");
+		d->expo_tot.scrapes++;
+	if (d->rthread == NULL) {
+		m->r = expo_page(&m->e, m->bytes, VL_SLICE_UNITS);
+		m_sjob_answer(call, m);
+		m_sjob_free(m);
 		return;
 	}
-	if (!e.done) {
-		char c[EXPO_CURSOR_MAX + 8];
-
-		memcpy(c, "prom:", 5);
-		expo_cursor(&e, c + 5, sizeof(c) - 5);
-		m_scrape_answer(call, s, c);
-	} else {
-		m_scrape_answer(call, s, NULL);
-	}
-	expo_done(&e);
+	m->rc.job.run = m_prom_run;
+	m_rcall_submit(call, params, &m->rc);
 }
 
 void
@@ -367,6 +549,7 @@ m_scrape(struct vl_call *call, json_t *params)
 	struct m_walk w = { .instance = -1 };
 	struct m_scrape s;
 	struct reg_kstat *k;
+	struct ks_view v;
 	uint64_t cost;
 	size_t budget, nstats, before, after;
 	int r = 0;
@@ -375,6 +558,11 @@ m_scrape(struct vl_call *call, json_t *params)
 		return;
 	if (s.fmt == M_PROM || s.fmt == M_OM) {
 		m_scrape_prom(call, params, &s);
+		m_scrape_done(&s);
+		return;
+	}
+	if (call->d->rthread != NULL) {
+		m_scrape_walk_job(call, params, &s, &w);
 		m_scrape_done(&s);
 		return;
 	}
@@ -395,10 +583,11 @@ m_scrape(struct vl_call *call, json_t *params)
 		if (k->dormant || !view_kstat_visible(&call->conn->peer, k) ||
 		    (s.has_sel && !ks_selector_match_kstat(&s.sel,
 		    &k->hdr)) || !ks_pattern_match(&s.cls, k->hdr.class_) ||
-		    !m_tags_match(&s, k))
+		    !m_tags_match(&s, &k->hdr))
 			continue;
 		before = (size_t)sbuf_len(s.text) + (size_t)sbuf_len(s.items);
-		r = m_render(&s, k, &nstats);
+		view_kstat(k, registry_blob_peek(k), &v);
+		r = m_render(&s, &k->hdr, &v, &nstats);
 		if (r == 1 && (sbuf_error(s.text) != 0 ||
 		    sbuf_error(s.items) != 0))
 			r = -ENOMEM;

@@ -6,6 +6,10 @@
 #ifndef STATSD_DAEMON_METHODS_H
 #define STATSD_DAEMON_METHODS_H
 
+#include <statsd/kstat.h>
+
+#include "rights.h"
+#include "rthread.h"
 #include "varlink.h"
 
 /* m_info.c: versions, identity, state; org.varlink.service. */
@@ -118,6 +122,57 @@ void m_walk_cut(struct m_walk *w, const struct reg_kstat *k);
 
 /* The cursor of the page's reply: NULL if the walk is over. */
 const char *m_walk_cursor(const struct m_walk *w);
+
+/*
+ * m_rcall.c: a call whose page the reader thread renders (rthread.h).
+ * The handler fills one (job.run, answer, free; peer, the caller's), and
+ * m_rcall_submit() hands it over: the call waits, parked, and answer()
+ * replies in the loop once run() is done. free() is called once, when
+ * the call is answered, or when the page comes back after the caller
+ * left (or at once if the call could not be deferred: answered).
+ */
+struct m_rcall {
+	struct rjob	 job;
+	struct peer	 peer;
+	void		(*answer)(struct vl_call *call, struct m_rcall *rc);
+	void		(*free)(struct m_rcall *rc);
+	bool		 submitted;	/* to the reader thread */
+	bool		 finished;	/* run, and back in the loop */
+	struct conn	*conn;		/* NULL once the caller left */
+};
+void m_rcall_submit(struct vl_call *call, json_t *params, struct m_rcall *rc);
+
+/*
+ * The same walk over a reader's view of the store (rview.h), for a page
+ * the reader thread renders: m_rwalk_prepare() in the loop (the literal
+ * names set first; the cursor parsed), the rest on the reader thread.
+ * Pages and cursors are the registry walk's: a client may page with
+ * either.
+ */
+struct rview;
+struct rv_ent;
+struct m_rwalk {
+	const char		*module;	/* literal, or NULL */
+	int32_t			 instance;	/* literal, or -1 */
+	const char		*name;		/* literal, or NULL */
+	bool			 resume;	/* after the cursor's kstat */
+	char			 cmodule[KSTAT_STRLEN];
+	int32_t			 cinstance;
+	char			 cname[KSTAT_STRLEN];
+	const struct rview	*rv;
+	const struct rv_ent	*k;		/* the view's kstat order */
+	size_t			 i, n;		/* next; its end */
+	const struct rv_ent	*last;		/* looked at last */
+	uint64_t		 sent;
+	uint64_t		 budget;
+	char			 cursor[M_CURSOR_MAX + 1];
+};
+int m_rwalk_prepare(struct vl_call *call, json_t *params, struct m_rwalk *w);
+void m_rwalk_start(struct m_rwalk *w, const struct rview *rv);
+const struct rv_ent *m_rwalk_next(struct m_rwalk *w, uint64_t cost);
+void m_rwalk_charge(struct m_rwalk *w, uint64_t units);
+void m_rwalk_cut(struct m_rwalk *w, const struct rv_ent *e);
+const char *m_rwalk_cursor(const struct m_rwalk *w);
 
 /* m_scrape.c: scrape, in pages. */
 extern const struct vl_field m_scrape_params[];

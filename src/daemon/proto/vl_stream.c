@@ -178,6 +178,17 @@ vl_job_turn(struct turn_task *t)
 		    j->call.method->name);
 		varlink_error_errno(&j->call, EPROTO, "no answer");
 	}
+	/* A page of a stream answered late: where the stream goes on, and
+	 * whether it ends, are what that answer said (varlink_page_next()
+	 * wrote them into the deferred copy of the call). */
+	if (s != NULL) {
+		free(s->call.next);
+		s->call.next = j->call.next;
+		s->call.last = j->call.last;
+	} else {
+		free(j->call.next);
+	}
+	j->call.next = NULL;
 	vl_job_free(vc);
 	if (s != NULL)
 		vl_stream_next(c, s);

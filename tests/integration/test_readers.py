@@ -1,0 +1,256 @@
+# SPDX-License-Identifier: BSD-2-Clause
+"""test_readers.py: /metrics is served by a thread of its own that reads
+the store as any reader does, never from the event loop: the thread is
+there ("statsd-http"); scrapes take no turn of the loop (its count of
+turns, logged at exit, stays below the pages served); scrapes while
+kstats come and go are each whole — no series twice, every family's
+series together, Prometheus' parser takes them — and, once the churn
+stops, the next scrape shows exactly the kstats left; a reload's HTTP
+settings reach the thread (a lower http_max_connections answers a scrape
+past it 503). The varlink Scrape, Chain and Lookup are rendered by the
+reader thread ("statsd-reader"): Scrape's pages, resumed by cursor, show
+what /metrics shows; Chain's pages give every kstat once, in order, as
+the registry made it; callers that leave while their page is being
+rendered cost nothing."""
+import http.client
+import json
+import os
+import re
+import socket
+import sys
+import threading
+
+sys.path.insert(0, os.path.dirname(__file__))
+from harness import (TPL_APP, Daemon, check, finish, ok,  # noqa: E402
+                     run, wait_for, DEADLINE)
+
+from prometheus_client.parser import (  # noqa: E402
+    text_string_to_metric_families as parse_text)
+
+d = Daemon(config="http_listen = 127.0.0.1:0\nhttp_timeout_ms = 5000\n"
+           ).start()
+port = wait_for(lambda: (lambda m: m and int(m.group(1)))(re.search(
+    r"http: serving /metrics on 127\.0\.0\.1 port (\d+)", d.stderr())),
+    "the HTTP endpoint's port in the log")
+
+
+def get():
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=4 * DEADLINE)
+    c.request("GET", "/metrics")
+    r = c.getresponse()
+    body = r.read().decode()
+    c.close()
+    return r.status, body
+
+
+def whole(text, what):
+    """No series twice, each family's lines together, and Prometheus'
+    own parser (python3-prometheus-client) reads it all."""
+    seen, fams, last = set(), set(), None
+    dup = split = None
+    for line in text.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        key = line.rsplit(" ", 1)[0]
+        fam = re.sub(r"(_bucket|_sum|_count)$", "", key.split("{")[0])
+        if key in seen:
+            dup = key
+        if fam != last and fam in fams:
+            split = fam
+        seen.add(key)
+        fams.add(fam)
+        last = fam
+    try:
+        n = sum(1 for _ in parse_text(text))
+    except ValueError as e:
+        n = -1
+        check(False, "%s: parses: %s" % (what, e))
+    return dup is None and split is None and n > 0, dup, split
+
+
+def kstats_of(text, module):
+    """The (instance, name) of every kstat of module in a scrape."""
+    return set(re.findall(r'module="%s",kstat_instance="(\d+)",name="([^"]+)"'
+                          % re.escape(module), text))
+
+
+# The thread.
+pid = d.proc.pid
+names = []
+for t in os.listdir("/proc/%d/task" % pid):
+    try:
+        with open("/proc/%d/task/%s/comm" % (pid, t)) as f:
+            names.append(f.read().strip())
+    except OSError:
+        pass
+check("statsd-http" in names, "/metrics has a thread of its own: %s" % names)
+check("statsd-reader" in names, "so have the control socket's reads: %s" %
+      names)
+
+def make_bulk(c):
+    """Enough kstats for a scrape of many pages (64 KiB each): 1,500 of
+    TPL_APP. Returns: the template's spec."""
+    spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    for base in range(0, 1500, 500):
+        ok(c.call("io.statsd.KstatCreateMany", {
+            "template": spec, "kstats": [
+                {"module": "bulk", "instance": i, "name": "k"}
+                for i in range(base, base + 500)]}), "KstatCreateMany",
+           False)
+    return spec
+
+
+c = d.conn()
+spec = make_bulk(c)
+
+# Scrapes: none of their pages is a turn of the loop.
+SCRAPES = 12
+pages = 0
+for i in range(SCRAPES):
+    st, body = get()
+    check(st == 200 and len(kstats_of(body, "bulk")) == 1500,
+          "scrape %d: 200 and all 1500 kstats" % i, count=(i == 0))
+    pages += len(body.encode()) // 65536
+check(pages >= 5 * SCRAPES, "the scrapes were many pages: %d" % pages)
+
+# Kstats come and go while scrapes run: each scrape whole.
+stop = threading.Event()
+expect = {}
+
+
+def churn():
+    cc = d.conn()
+    n = 0
+    while not stop.is_set() and n < 400:
+        i = n % 64
+        key = (str(i), "c")
+        if key in expect:
+            ok(cc.call("io.statsd.KstatDelete", {
+                "module": "churn", "instance": i, "name": "c"}),
+               "KstatDelete", False)
+            del expect[key]
+        else:
+            ok(cc.call("io.statsd.KstatCreate", {
+                "module": "churn", "instance": i, "name": "c",
+                "template": spec}), "KstatCreate", False)
+            expect[key] = True
+        n += 1
+    cc.close()
+
+
+th = threading.Thread(target=churn, daemon=True)
+th.start()
+bad = []
+for i in range(15):
+    st, body = get()
+    good, dup, split = whole(body, "scrape during churn %d" % i)
+    if st != 200 or not good or len(kstats_of(body, "bulk")) != 1500:
+        bad.append((i, st, dup, split))
+    pages += len(body.encode()) // 65536
+stop.set()
+th.join(DEADLINE)
+check(not th.is_alive(), "the churn ended")
+check(not bad, "every scrape during the churn whole, the 1500 others in "
+      "it: %s" % bad)
+st, body = get()
+check(st == 200 and kstats_of(body, "churn") == set(expect),
+      "after the churn, the scrape shows exactly the %d kstats left" %
+      len(expect))
+check(whole(body, "after the churn")[0], "and it is whole")
+
+# The loop's turns so far: the churn's calls, not the pages served.
+c.close()
+d.stop()
+m = re.search(r"turns: (\d+) in \d+ rounds", d.stderr())
+check(m is not None and int(m.group(1)) < pages // 2,
+      "the loop's turns (%s) far fewer than the pages served (%d): scrapes "
+      "are not the loop's" % (m and m.group(1), pages))
+
+# Again, for the varlink Scrape and a reload.
+d.start()
+port = wait_for(lambda: (lambda m: m and int(m[-1]))(re.findall(
+    r"http: serving /metrics on 127\.0\.0\.1 port (\d+)", d.stderr())),
+    "the HTTP endpoint's port, restarted")
+c = d.conn()
+make_bulk(c)
+st, body = get()
+
+# The varlink Scrape, from the reader thread, in pages: what /metrics
+# shows.
+STATSCTL = os.environ.get("STATSCTL", "statsctl")
+# (Time-outs for a sanitizer build on a loaded machine.)
+p = run([STATSCTL, "--socket", d.sock, "scrape", "--format", "prometheus"],
+        capture_output=True, text=True, timeout=4 * DEADLINE)
+check(p.returncode == 0 and len(kstats_of(body, "bulk")) == 1500 and
+      kstats_of(p.stdout, "bulk") == kstats_of(body, "bulk"),
+      "statsctl scrape's pages show the kstats /metrics shows")
+check(whole(p.stdout, "statsctl scrape")[0], "and are whole")
+
+# Chain and Lookup, from the reader thread, in pages by cursor: every
+# kstat once, in kstat(1M)'s order, as the registry made them.
+def pages(method, params):
+    got, cursor, n = [], None, 0
+    while n < 1000:
+        p = dict(params)
+        if cursor:
+            p["cursor"] = cursor
+        r = ok(d.call(method, p), method, False)
+        got += r.get("kstats", [])
+        cursor = r.get("cursor")
+        n += 1
+        if not cursor:
+            break
+    return got, n
+
+
+chain, npages = pages("io.statsd.Chain", {})
+bulk = [k for k in chain if k["module"] == "bulk"]
+check(len(bulk) == 1500 and len({k["handle"] for k in bulk}) == 1500 and
+      [k["instance"] for k in bulk] == list(range(1500)) and npages > 1,
+      "Chain's %d pages: the 1,500 kstats once each, in order" % npages)
+check(all(k["template"] == bulk[0]["template"] and k["segment"] == "public"
+          and k["owner"] == os.getuid() for k in bulk),
+      "each with its template, segment and owner")
+look, _ = pages("io.statsd.Lookup", {"module": "bulk", "instance": 7})
+check([(k["instance"], k["handle"]) for k in look] ==
+      [(7, bulk[7]["handle"])], "Lookup of one instance: that kstat")
+
+# Callers that leave while their page is being rendered: nothing is
+# answered to them, nothing leaks (the sanitizer builds), and statsd
+# goes on.
+for i in range(40):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(d.sock)
+    s.sendall(json.dumps({"method": "io.statsd.Scrape", "parameters": {
+        "format": "openmetrics"}}).encode() + b"\0")
+    s.close()
+r = d.call("io.statsd.Info", {})
+check("error" not in r, "Info after 40 callers left mid-page")
+p = run([STATSCTL, "--socket", d.sock, "scrape", "--format", "openmetrics"],
+        capture_output=True, text=True, timeout=4 * DEADLINE)
+check(p.returncode == 0 and p.stdout.rstrip().endswith("# EOF"),
+      "and a scrape after them is whole")
+
+# A reload's settings reach the thread: one scrape held open (its reader
+# takes nothing), http_max_connections = 1, the next one is 503.
+held = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
+held.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+with open(d.conf, "a") as f:
+    f.write("http_max_connections = 1\n")
+d.proc.send_signal(1)   # SIGHUP
+wait_for(lambda: "configuration reloaded" in d.stderr(), "the reload")
+held.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+wait_for(lambda: held.recv(1, socket.MSG_PEEK), "the held scrape started")
+c2 = http.client.HTTPConnection("127.0.0.1", port, timeout=DEADLINE)
+c2.request("GET", "/metrics")
+r2 = c2.getresponse()
+check(r2.status == 503, "past the reloaded http_max_connections: 503 "
+      "(got %d)" % r2.status)
+r2.read()
+c2.close()
+held.close()
+
+c.close()
+d.stop()
+finish()
