@@ -89,6 +89,8 @@ struct sl_line {
 	bool		 has_ts;
 	double		 rate;		/* 1 when not given */
 	int64_t		 ts;		/* |T: unix seconds */
+	double		 value;		/* the first value as a number (a
+					 * set's: 0), parsed once */
 };
 
 /*
