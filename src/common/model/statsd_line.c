@@ -190,12 +190,13 @@ enum {
 	SL_C_NAMEBAD = 2,	/* a blank or '|', '#', '@', ',': not in a name */
 	SL_C_HIGH = 4,		/* >= 0x80: UTF-8 to check */
 	SL_C_COLON = 8,		/* ends a name */
+	SL_C_BAR = 16,		/* ends a name: a line without one */
 };
 
 static const uint8_t sl_class[256] = {
 	[0x00 ... 0x1f] = SL_C_CTL | SL_C_NAMEBAD,
 	[' '] = SL_C_NAMEBAD,
-	['|'] = SL_C_NAMEBAD,
+	['|'] = SL_C_NAMEBAD | SL_C_BAR,
 	['#'] = SL_C_NAMEBAD,
 	['@'] = SL_C_NAMEBAD,
 	[','] = SL_C_NAMEBAD,
@@ -251,10 +252,11 @@ sl_tags_check(const char *s, uint32_t n, const struct sl_limits *lim,
 /*
  * Every value of l: each number parsed once, here (the first kept in
  * l->value for sl_value_next()), a set's member checked as text. What
- * refuses the line is the first bad value's reason.
+ * refuses the line is the first bad value's reason. packed: the values
+ * hold a ':' (else they are one value, not looked for).
  */
 static enum sl_reject
-sl_values_check(struct sl_line *l, const struct sl_limits *lim)
+sl_values_check(struct sl_line *l, bool packed, const struct sl_limits *lim)
 {
 	const char *s = l->values, *end = s + l->values_len, *c;
 	uint32_t n = 0, len;
@@ -264,7 +266,7 @@ sl_values_check(struct sl_line *l, const struct sl_limits *lim)
 	/* As sl_value_next() walks them: an empty values part is one empty
 	 * value, and an ending ':' leaves an empty last one. */
 	for (;;) {
-		c = memchr(s, ':', (size_t)(end - s));
+		c = packed ? memchr(s, ':', (size_t)(end - s)) : NULL;
 		len = (uint32_t)((c != NULL ? c : end) - s);
 		if (++n > lim->values_max || len == 0)
 			return SL_R_VALUE;
@@ -291,6 +293,7 @@ sl_line_parse(const char *p, size_t len, const struct sl_limits *lim,
 	const char *end = p + len, *colon, *bar, *f, *fe;
 	enum sl_reject r;
 	unsigned acc = 0, cls;
+	bool packed = false;
 	size_t i;
 
 	if (len >= 3 && (memcmp(p, "_e{", 3) == 0 ||
@@ -300,17 +303,18 @@ sl_line_parse(const char *p, size_t len, const struct sl_limits *lim,
 	 * what it holds. A '|' before any ':' is no line. */
 	for (i = 0; i < len; i++) {
 		cls = sl_class[(unsigned char)p[i]];
-		if (cls & SL_C_COLON)
+		if (cls & (SL_C_COLON | SL_C_BAR))
 			break;
-		if (p[i] == '|')
-			return SL_R_SYNTAX;
 		acc |= cls;
 	}
-	if (i == len)
+	if (i == len || p[i] == '|')
 		return SL_R_SYNTAX;
 	colon = p + i;
-	bar = memchr(colon + 1, '|', (size_t)(end - colon - 1));
-	if (bar == NULL)
+	/* The values, up to the first '|': a few bytes, and whether they
+	 * are more than one. */
+	for (bar = colon + 1; bar < end && *bar != '|'; bar++)
+		packed |= *bar == ':';
+	if (bar == end)
 		return SL_R_SYNTAX;
 	memset(ret, 0, sizeof(*ret));
 	ret->rate = 1.0;
@@ -387,7 +391,7 @@ sl_line_parse(const char *p, size_t len, const struct sl_limits *lim,
 			ret->ignored++;
 		}
 	}
-	return sl_values_check(ret, lim);
+	return sl_values_check(ret, packed, lim);
 }
 
 bool
@@ -400,6 +404,15 @@ sl_value_next(const struct sl_line *l, uint32_t *pos, struct sl_value *ret)
 	 * ending ':'); past it: the end. */
 	if (*pos > l->values_len)
 		return false;
+	/* One value (nearly every line): the whole part, parsed already. */
+	if (*pos == 0 && l->nvalues == 1) {
+		ret->s = l->values;
+		ret->len = l->values_len;
+		ret->signed_ = l->values[0] == '+' || l->values[0] == '-';
+		ret->v = l->value;
+		*pos = l->values_len + 1;
+		return true;
+	}
 	s = l->values + *pos;
 	left = l->values_len - *pos;
 	c = memchr(s, ':', left);
