@@ -527,8 +527,10 @@ series_negative(const struct sl_line *l)
 {
 	const char *p = l->values, *end = p + l->values_len, *e, *q;
 
-	/* Without a '-' (nearly every line), nothing to look at. */
-	if (memchr(p, '-', l->values_len) == NULL)
+	/* Without a '-' (nearly every line), nothing to look at: a value
+	 * below 0 begins with one, and one value is the whole part. */
+	if (l->nvalues == 1 ? *p != '-' : memchr(p, '-', l->values_len) ==
+	    NULL)
 		return false;
 	for (; p < end; p = e + 1) {
 		e = memchr(p, ':', (size_t)(end - p));
@@ -772,7 +774,8 @@ series_tags(const struct sl_line *l, const struct series_src *src,
 	const char *t;
 	int ul;
 
-	while (sl_tag_next(l->tags, l->tags_len, &pos, &t, &tl)) {
+	while (l->tags_len > 0 &&
+	    sl_tag_next(l->tags, l->tags_len, &pos, &t, &tl)) {
 		if (l->container != NULL && series_is_ctag(t, tl))
 			continue;
 		if (series_is_uid_tag(t, tl))
