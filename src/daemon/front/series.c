@@ -53,6 +53,7 @@ series_close(struct series *s)
 	registry_blob_end(s->d->reg, s->open_k, s->open_now);
 	s->open_k = NULL;
 	s->open_sb = NULL;
+	s->last_e = NULL;
 }
 
 static struct statsblob *
@@ -806,6 +807,33 @@ series_tags(const struct sl_line *l, const struct series_src *src,
 	return true;
 }
 
+/*
+ * Is l, a line without tags, of the last line's series e? Of its type and
+ * name, from its source (a uid, or UDP), and without a tag of its own: a
+ * series of UDP has none, one of the Unix socket only its owner's
+ * (series_tags()). Its kstat is as it was: nothing but this batch's lines
+ * has run while its blob is open (series_open()).
+ */
+static bool
+series_last_is(const struct series *s, const struct series_src *src,
+    const struct sl_line *l)
+{
+	const struct series_ent *e = s->last_e;
+	const struct series_source *so;
+
+	if (e == NULL || l->tags_len != 0 || l->container_len != 0 ||
+	    e->type != l->type || e->name_len != l->name_len ||
+	    e->ntags != (src->udp ? 0u : 1u))
+		return false;
+	/* Names of one family differ at their end (api.req.2xx, .5xx). */
+	if (e->name[l->name_len - 1] != l->name[l->name_len - 1])
+		return false;
+	so = &s->srcs[e->src];
+	return so->udp == src->udp && (src->udp ||
+	    so->uid == src->peer.uid) &&
+	    memcmp(e->name, l->name, l->name_len) == 0;
+}
+
 enum series_result
 series_apply(struct series *s, const struct series_src *src,
     const struct sl_line *l, uint64_t now)
@@ -822,6 +850,13 @@ series_apply(struct series *s, const struct series_src *src,
 	/* Refused before its series is looked up: it makes none either. */
 	if (l->type == SL_COUNTER && series_negative(l))
 		return SERIES_NEGATIVE;
+	/* A client's batch often names one series line after line (a
+	 * counter bumped in a loop, one timer's samples). */
+	if (series_last_is(s, src, l)) {
+		e = s->last_e;
+		k = s->open_k;
+		goto found;
+	}
 	if (!series_tags(l, src, tag, tag_len, &ntags, ctag, utag))
 		return SERIES_TOOLONG;
 	h = series_key(s, l->type, l->name, l->name_len, tag, tag_len,
@@ -862,8 +897,10 @@ series_apply(struct series *s, const struct series_src *src,
 	 * is not written, privileged sender or not. */
 	if (k->owner != (src->udp ? s->d->self_uid : src->peer.uid))
 		return SERIES_DENIED;
+found:
 	e->last_ns = now;
 	sb = series_open(s, k, now);
+	s->last_e = e;
 	return series_update(s, e, sb, l, now);
 }
 

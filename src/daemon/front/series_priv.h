@@ -90,6 +90,10 @@ struct series {
 	uint64_t		  open_now;
 	struct engine_plan	  plan;
 	bool			  plan_made;	/* for open_sb */
+	/* The series of the last line applied, while its blob is open
+	 * (cleared by series_close()): the next line without tags that
+	 * names it finds it without the table (series_apply()). */
+	struct series_ent	 *last_e;
 	struct sip_key		  key;		/* series_key()'s */
 	/* The kstats of series by path (series_kstat()): open addressing,
 	 * built from the registry on first use, so that PERSISTENT ones
