@@ -395,7 +395,8 @@ sl_line_parse(const char *p, size_t len, const struct sl_limits *lim,
 }
 
 bool
-sl_value_next(const struct sl_line *l, uint32_t *pos, struct sl_value *ret)
+sl_value_next_packed(const struct sl_line *l, uint32_t *pos,
+    struct sl_value *ret)
 {
 	const char *s, *c;
 	uint32_t left;
@@ -404,15 +405,6 @@ sl_value_next(const struct sl_line *l, uint32_t *pos, struct sl_value *ret)
 	 * ending ':'); past it: the end. */
 	if (*pos > l->values_len)
 		return false;
-	/* One value (nearly every line): the whole part, parsed already. */
-	if (*pos == 0 && l->nvalues == 1) {
-		ret->s = l->values;
-		ret->len = l->values_len;
-		ret->signed_ = l->values[0] == '+' || l->values[0] == '-';
-		ret->v = l->value;
-		*pos = l->values_len + 1;
-		return true;
-	}
 	s = l->values + *pos;
 	left = l->values_len - *pos;
 	c = memchr(s, ':', left);
