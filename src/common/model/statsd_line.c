@@ -235,15 +235,23 @@ static enum sl_reject
 sl_tags_check(const char *s, uint32_t n, const struct sl_limits *lim,
     uint32_t *ret_ntags)
 {
-	const char *t;
-	uint32_t pos = 0, tl, ntags = 0;
-	enum sl_reject r;
+	const char *q = s, *end = s + n, *t;
+	uint32_t tl, ntags = 0;
+	unsigned acc;
 
-	while (sl_tag_next(s, n, &pos, &t, &tl)) {
+	/* As sl_tag_next() splits them, each looked at in the same pass. */
+	while (q < end) {
+		for (t = q, acc = 0; q < end && *q != ','; q++)
+			acc |= sl_class[(unsigned char)*q];
+		tl = (uint32_t)(q++ - t);
+		if (tl == 0)
+			continue;
 		if (++ntags > lim->tags_max || tl > lim->tag_max || t[0] == ':')
 			return SL_R_TAGS;
-		if ((r = sl_text_check(t, tl, SL_R_TAGS)) != SL_OK)
-			return r;
+		if (acc & SL_C_CTL)
+			return SL_R_TAGS;
+		if ((acc & SL_C_HIGH) && !sl_utf8_valid(t, tl))
+			return SL_R_UTF8;
 	}
 	*ret_ntags = ntags;
 	return SL_OK;
