@@ -331,7 +331,8 @@ series_max(const struct series *s, const struct series_src *src)
 	return max - max * c->quota_reserve_percent / 100;
 }
 
-/* The slow path: a line whose series is not in the table as sent. */
+/* The slow path: a line whose series is not in the table (tag[]: sorted,
+ * distinct). */
 static enum series_result
 series_make(struct series *s, const struct series_src *src,
     const struct sl_line *l, const char **tag, uint32_t *tag_len,
@@ -355,14 +356,8 @@ series_make(struct series *s, const struct series_src *src,
 	    ntags, &sp);
 	if (r < 0)
 		return SERIES_TOOLONG;
-	/* tag[] is sorted now: keep the distinct ones. */
-	for (i = 0; i < ntags; i++) {
-		if (nd > 0 && tag_len[nd - 1] == tag_len[i] &&
-		    memcmp(tag[nd - 1], tag[i], tag_len[i]) == 0)
-			continue;
-		tag[nd] = tag[i];
-		tag_len[nd++] = tag_len[i];
-	}
+	/* tag[] came sorted and distinct (series_tags_sort()). */
+	nd = ntags;
 	h = series_key(s, l->type, l->name, l->name_len, tag, tag_len, nd);
 	slot = series_slot(s, h, l->type, l->name, l->name_len, tag, tag_len,
 	    nd);
@@ -731,6 +726,10 @@ series_is_uid_tag(const char *t, uint32_t n)
 	char key[sizeof(want)];
 	uint32_t i, l = 0;
 
+	/* Each byte of the key makes at most one of the label's, which
+	 * begins with a byte of its own ('_' would stand for others). */
+	if (n < sizeof(want) - 1 || t[0] != want[0])
+		return false;
 	for (i = 0; i < n && t[i] != ':'; i++) {
 		char c = t[i];
 
@@ -859,6 +858,7 @@ series_apply(struct series *s, const struct series_src *src,
 	}
 	if (!series_tags(l, src, tag, tag_len, &ntags, ctag, utag))
 		return SERIES_TOOLONG;
+	ntags = series_tags_sort(tag, tag_len, ntags);
 	h = series_key(s, l->type, l->name, l->name_len, tag, tag_len,
 	    ntags);
 	slot = series_slot(s, h, l->type, l->name, l->name_len, tag, tag_len,
@@ -882,8 +882,6 @@ series_apply(struct series *s, const struct series_src *src,
 		if (*slot == e)
 			series_unslot(s, (size_t)(slot - s->tab));
 		series_ent_free(s, e);
-		/* (series_make() sorted tag[] and dropped repeats) */
-		(void)series_tags(l, src, tag, tag_len, &ntags, ctag, utag);
 		res = series_make(s, src, l, tag, tag_len, ntags, now, &e);
 		if (res != SERIES_OK)
 			return res;

@@ -109,6 +109,11 @@ uint64_t series_fnv(const char *p, size_t n, uint64_t h);
 
 /* series_table.c */
 uint64_t series_mix(uint64_t x);
+/* Sort a line's tags (as sl_series_path_make() does) and drop repeats.
+ * Returns: how many are left. */
+uint32_t series_tags_sort(const char **tag, uint32_t *tag_len,
+	    uint32_t ntags);
+/* series_key() and series_slot() take sorted, distinct tags. */
 uint64_t series_key(const struct series *s, uint8_t type, const char *name,
 	    uint32_t name_len, const char *const *tag, const uint32_t *tag_len,
 	    uint32_t ntags);
