@@ -1135,6 +1135,38 @@ START_TEST(lines_of_a_batch)
 }
 END_TEST
 
+/*
+ * A line whose name and tags pass the key's buffer is hashed in pieces,
+ * and refused: no kstat2 path holds it (SL_PATH_MAX).
+ */
+START_TEST(long_series_keyed_in_pieces)
+{
+	char a[201], b[201], c[201], line[800];
+	struct reg_kstat **all;
+	struct fixture f;
+	size_t n;
+	int i;
+
+	fx_start(&f);
+	n = registry_kstats(f.d.reg, &all);
+	memset(a, 'a', 200);
+	memset(b, 'b', 200);
+	memset(c, 'c', 200);
+	a[200] = b[200] = c[200] = '\0';
+	for (i = 0; i < 4; i++) {
+		snprintf(line, sizeof(line), "long.name:1|c|#%s,%s,%s",
+		    i % 2 ? a : c, b, i % 2 ? c : a);
+		ck_assert_int_eq(feed(f.s, &udp, line, 1), SERIES_TOOLONG);
+	}
+	ck_assert_uint_eq(registry_kstats(f.d.reg, &all), n);
+	/* The same line with one short tag is a series. */
+	ck_assert_int_eq(feed(f.s, &udp, "long.name:1|c|#x", 1), SERIES_OK);
+	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/counter/long.name/x"),
+	    0, VS_STYPE_SUM), 1);
+	fx_stop(&f);
+}
+END_TEST
+
 static Suite *
 series_suite(void)
 {
@@ -1158,6 +1190,7 @@ series_suite(void)
 	tcase_add_test(tc, series_belong_to_their_sender);
 	tcase_add_test(tc, persistent_makes_bounded_per_turn);
 	tcase_add_test(tc, lines_of_a_batch);
+	tcase_add_test(tc, long_series_keyed_in_pieces);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

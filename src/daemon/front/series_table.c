@@ -65,8 +65,9 @@ series_tags_sort(const char **tag, uint32_t *tag_len, uint32_t ntags)
 	return nd;
 }
 
-/* The bytes series_key() hashes in one call, on the stack; a longer
- * series is hashed in pieces (the same hash). */
+/* The bytes series_key() hashes in one call, on the stack: twice a
+ * kstat2 path's SL_PATH_MAX. A longer line (refused: no path holds it)
+ * is hashed in pieces, the same hash. */
 #define SERIES_KEY_BUF	512
 
 /*
