@@ -30,7 +30,12 @@ series_mix(uint64_t x)
 static int
 series_tag_cmp(const char *a, uint32_t an, const char *b, uint32_t bn)
 {
-	int c = memcmp(a, b, an < bn ? an : bn);
+	int c;
+
+	/* Tags mostly differ in their key's first byte. */
+	if (an > 0 && bn > 0 && a[0] != b[0])
+		return (unsigned char)a[0] - (unsigned char)b[0];
+	c = memcmp(a, b, an < bn ? an : bn);
 
 	if (c != 0)
 		return c;
