@@ -304,7 +304,7 @@ sl_line_parse(const char *p, size_t len, const struct sl_limits *lim,
 	bool packed = false;
 	size_t i;
 
-	if (len >= 3 && (memcmp(p, "_e{", 3) == 0 ||
+	if (len >= 3 && p[0] == '_' && (memcmp(p, "_e{", 3) == 0 ||
 	    (len >= 4 && memcmp(p, "_sc|", 4) == 0)))
 		return SL_R_EVENT;
 	/* The name, up to the first ':', in one pass that also looks at
