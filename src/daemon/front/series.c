@@ -592,9 +592,13 @@ series_count(struct series_ent *e, uint8_t dtype, double v)
 static bool
 series_weight(struct series_ent *e, double rate, int64_t *ret)
 {
-	if (!(e->carry + 1.0 / rate < SERIES_WEIGHT_MAX))
+	/* (Most lines are not sampled: no division, whose latency every
+	 * line of a series would wait for.) */
+	double w = rate == 1.0 ? 1.0 : 1.0 / rate;
+
+	if (!(e->carry + w < SERIES_WEIGHT_MAX))
 		return false;
-	*ret = (int64_t)series_carry(e, 1.0 / rate);	/* ≥ 1: rate ≤ 1 */
+	*ret = (int64_t)series_carry(e, w);	/* ≥ 1: rate ≤ 1 */
 	return true;
 }
 
@@ -642,7 +646,8 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 			rc = engine_apply(sb, 0, STATS_OP_XY, 0,
 			    (int64_t)(h >> 1), 1, now);
 		} else if (!series_x(l->type, dtype, l->type == SL_COUNTER ?
-		    series_count(e, dtype, v.v / l->rate) : v.v, &x)) {
+		    series_count(e, dtype, l->rate == 1.0 ? v.v :
+		    v.v / l->rate) : v.v, &x)) {
 			rc = -ERANGE;
 		} else if (l->type == SL_GAUGE) {
 			rc = engine_apply(sb, 0, v.signed_ ? STATS_OP_REL :
