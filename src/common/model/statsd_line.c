@@ -182,6 +182,29 @@ sl_number(const char *s, size_t n, double *ret)
 }
 
 /*
+ * A few digits and nothing else ("1", "250": most statsd values), as
+ * sl_number() reads them, without its call: below 10^15, every such
+ * number is a double exactly.
+ * Returns: false for anything else (sl_number() then decides).
+ */
+static inline bool
+sl_whole(const char *s, size_t n, double *ret)
+{
+	uint64_t m = 0;
+	size_t i;
+
+	if (n == 0 || n > 15)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		m = m * 10 + (uint64_t)(s[i] - '0');
+	}
+	*ret = (double)m;
+	return true;
+}
+
+/*
  * Byte classes of a line's one pass over a name, a tag or a set member:
  * what it may not hold, and what needs the UTF-8 check.
  */
@@ -283,7 +306,8 @@ sl_values_check(struct sl_line *l, bool packed, const struct sl_limits *lim)
 				return SL_R_VALUE;
 			if ((r = sl_text_check(s, len, SL_R_VALUE)) != SL_OK)
 				return r;
-		} else if (!sl_number(s, len, n == 1 ? &l->value : &v)) {
+		} else if (!sl_whole(s, len, n == 1 ? &l->value : &v) &&
+		    !sl_number(s, len, n == 1 ? &l->value : &v)) {
 			return SL_R_VALUE;
 		}
 		if (c == NULL)
