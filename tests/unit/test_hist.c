@@ -362,6 +362,56 @@ START_TEST(bsearch_agrees_with_scan)
 }
 END_TEST
 
+/*
+ * The same for 64-bit VOIs, whose bounds the search compares in place:
+ * signed below zero, and unsigned past 2^63, where a signed comparison
+ * would put the value below every bucket.
+ */
+START_TEST(bsearch_agrees_with_scan_64)
+{
+	struct statsblob *sb;
+	uint64_t seed = 7, want[41], x;
+	int i, k, pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		bool sgn = pass == 0;
+
+		sb = sgn ? one_hist(VSD_DTYPE_INT_S64,
+		    STATS_VSS_CRHIST64_LIN(-1000, 1000, 50, 0)) :
+		    one_hist(VSD_DTYPE_INT_U64,
+		    STATS_VSS_CRHIST64_LIN(0, 2000, 50, 0));
+		ck_assert_uint_eq(nbkts(sb), 41);
+		memset(want, 0, sizeof(want));
+		for (i = 0; i < 20000; i++) {
+			int64_t v = (int64_t)(unit_rnd(&seed) % 4400) - 2200;
+
+			if (sgn) {
+				ck_assert_int_eq(stats_voi_update_abs_s64(sb,
+				    0, v), 0);
+				for (k = 40; k >= 0; k--)
+					if (v >= -1000 + 50 * k) {
+						want[k]++;
+						break;
+					}
+				continue;
+			}
+			/* Unsigned: half below 2,200, half past 2^63. */
+			x = v < 0 ? (UINT64_C(1) << 63) + (uint64_t)-v :
+			    (uint64_t)v;
+			ck_assert_int_eq(stats_voi_update_abs_u64(sb, 0, x), 0);
+			want[x >= 2000 ? 40 : x / 50]++;
+		}
+		x = 0;
+		for (k = 0; k < 41; k++) {
+			ck_assert_uint_eq(cnt(sb, (uint32_t)k), want[k]);
+			x += want[k];
+		}
+		ck_assert_uint_eq(oob(sb) + x, 20000);
+		stats_blob_destroy(sb);
+	}
+}
+END_TEST
+
 /* Fixed-point VOIs take their bounds in whole units. */
 START_TEST(fixed_point_bounds)
 {
@@ -847,6 +897,7 @@ main(void)
 	tcase_add_test(tc, edges_and_out_of_band);
 	tcase_add_test(tc, unsorted_user_buckets);
 	tcase_add_test(tc, bsearch_agrees_with_scan);
+	tcase_add_test(tc, bsearch_agrees_with_scan_64);
 	tcase_add_test(tc, fixed_point_bounds);
 	tcase_add_test(tc, helper_errors);
 	tcase_add_test(tc, exp_base_one_is_fast);

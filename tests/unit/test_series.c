@@ -1073,6 +1073,100 @@ START_TEST(persistent_makes_bounded_per_turn)
 }
 END_TEST
 
+/*
+ * Lines of one batch (no series_sync() between them) that name the series
+ * of the line before find it without the table: each still goes to its
+ * own type's, tags' and sender's series, whatever came just before.
+ */
+START_TEST(lines_of_a_batch)
+{
+	static const struct {
+		const struct series_src	*src;
+		const char		*line;
+	} batch[] = {
+		{ &udp, "b:1|c" }, { &udp, "b:1|c" }, { &udp, "b:1|g" },
+		{ &udp, "b:1|c" }, { &udp, "b:1|c|#t" }, { &udp, "b:2|c|#" },
+		{ &udp, "b:1|c|#t" }, { &udp, "b:1|c" }, { &alice, "b:1|c" },
+		{ &alice, "b:1|c" }, { &nobody, "b:1|c" }, { &alice, "b:1|c" },
+		{ &udp, "b:4|c" }, { &udp, "c:1|c" }, { &udp, "b:1|c|c:k8s" },
+		{ &udp, "b:1|c" }, { &alice, "b:1|c|#statsd_uid:7" },
+		{ &udp, "b:-1|c" }, { &udp, "b:1|c" },
+	};
+	struct fixture f;
+	struct reg_kstat *k;
+	struct sl_line l;
+	size_t i;
+
+	fx_start(&f);
+	for (i = 0; i < sizeof(batch) / sizeof(batch[0]); i++) {
+		const char *ln = batch[i].line;
+
+		ck_assert(sl_line_parse(ln, strlen(ln), &lim, &l) == SL_OK);
+		ck_assert_int_eq(series_apply(f.s, batch[i].src, &l, 1),
+		    strcmp(ln, "b:-1|c") == 0 ? SERIES_NEGATIVE : SERIES_OK);
+	}
+	series_sync(f.s);
+	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/counter/b"), 0,
+	    VS_STYPE_SUM), 1 + 1 + 1 + 2 + 1 + 4 + 1 + 1);
+	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/gauge/b"), 0,
+	    VS_STYPE_LAST), 1);
+	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/counter/b/t"), 0,
+	    VS_STYPE_SUM), 2);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/b/container_id:k8s"), 0, VS_STYPE_SUM), 1);
+	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/counter/c"), 0,
+	    VS_STYPE_SUM), 1);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/b/statsd_uid:1000"), 0, VS_STYPE_SUM), 4);
+	ck_assert_int_eq(stat_of(find_exact(&f.d,
+	    "statsd/counter/b/statsd_uid:65534"), 0, VS_STYPE_SUM), 1);
+	/* A series deleted between batches is made again by its next
+	 * lines, the first and those after it. */
+	k = find_exact(&f.d, "statsd/counter/b");
+	ck_assert_int_eq(registry_kstat_delete(f.d.reg, k), 0);
+	for (i = 0; i < 3; i++) {
+		ck_assert(sl_line_parse("b:1|c", 5, &lim, &l) == SL_OK);
+		ck_assert_int_eq(series_apply(f.s, &udp, &l, 2), SERIES_OK);
+	}
+	series_sync(f.s);
+	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/counter/b"), 0,
+	    VS_STYPE_SUM), 3);
+	fx_stop(&f);
+}
+END_TEST
+
+/*
+ * A line whose name and tags pass the key's buffer is hashed in pieces,
+ * and refused: no kstat2 path holds it (SL_PATH_MAX).
+ */
+START_TEST(long_series_keyed_in_pieces)
+{
+	char a[201], b[201], c[201], line[800];
+	struct reg_kstat **all;
+	struct fixture f;
+	size_t n;
+	int i;
+
+	fx_start(&f);
+	n = registry_kstats(f.d.reg, &all);
+	memset(a, 'a', 200);
+	memset(b, 'b', 200);
+	memset(c, 'c', 200);
+	a[200] = b[200] = c[200] = '\0';
+	for (i = 0; i < 4; i++) {
+		snprintf(line, sizeof(line), "long.name:1|c|#%s,%s,%s",
+		    i % 2 ? a : c, b, i % 2 ? c : a);
+		ck_assert_int_eq(feed(f.s, &udp, line, 1), SERIES_TOOLONG);
+	}
+	ck_assert_uint_eq(registry_kstats(f.d.reg, &all), n);
+	/* The same line with one short tag is a series. */
+	ck_assert_int_eq(feed(f.s, &udp, "long.name:1|c|#x", 1), SERIES_OK);
+	ck_assert_int_eq(stat_of(find_exact(&f.d, "statsd/counter/long.name/x"),
+	    0, VS_STYPE_SUM), 1);
+	fx_stop(&f);
+}
+END_TEST
+
 static Suite *
 series_suite(void)
 {
@@ -1095,6 +1189,8 @@ series_suite(void)
 	tcase_add_test(tc, deleted_series_found_by_key);
 	tcase_add_test(tc, series_belong_to_their_sender);
 	tcase_add_test(tc, persistent_makes_bounded_per_turn);
+	tcase_add_test(tc, lines_of_a_batch);
+	tcase_add_test(tc, long_series_keyed_in_pieces);
 	tcase_set_timeout(tc, 120);
 	suite_add_tcase(s, tc);
 	return s;

@@ -331,6 +331,52 @@ START_TEST(random_bytes_never_crash)
 }
 END_TEST
 
+/*
+ * A value is the double nearest its decimal, as strtod() rounds it,
+ * whether the parser computes it itself (up to 19 digits below 2^53 and
+ * a power of ten up to 22) or hands it to strtod(): numbers on both
+ * sides of each bound, and ones whose last digit is a rounding's tie.
+ */
+START_TEST(numbers_as_strtod)
+{
+	static const char *const num[] = {
+		"0", "-0", "-0.0", "+0e5", "1", "7.", ".5", "0.1", "0.3",
+		"12.5", "-2.25", "1e22", "1e23", "1.5e-22", "1.5e-23",
+		"123456789012345678", "1234567890123456789",
+		"12345678901234567890", "18446744073709551615",
+		"9007199254740992", "9007199254740993", "9007199254740993.0",
+		"900719925474099.3", "9007199254740995e-1", "4503599627370497.5",
+		"0.000000000000000000001", "1e-22", "2.2250738585072014e-308",
+		"4.9e-324", "1e-400", "1.7976931348623157e308", "123.456e3",
+		"0.1e1", "1E+2", "00000000000000000000000001", "3.14159265358979",
+	};
+	char line[128];
+	struct sl_line l;
+	size_t i;
+
+	for (i = 0; i < sizeof(num) / sizeof(num[0]); i++) {
+		double want = strtod(num[i], NULL), got;
+
+		snprintf(line, sizeof(line), "n:%s|g", num[i]);
+		ck_assert_msg(parse(line, &l) == SL_OK, "%s", line);
+		got = value_at(&l, 0);
+		ck_assert_msg(memcmp(&got, &want, sizeof(got)) == 0,
+		    "%s: %a, strtod %a", num[i], got, want);
+		/* The rate takes the same parser. */
+		snprintf(line, sizeof(line), "n:1|c|@%s", num[i]);
+		if (want > 0 && want <= 1) {
+			ck_assert_msg(parse(line, &l) == SL_OK, "%s", line);
+			ck_assert(memcmp(&l.rate, &want, sizeof(want)) == 0);
+		}
+	}
+	/* Packed: the first value kept by the parse, the others parsed
+	 * again, all the same. */
+	ck_assert_int_eq(parse("d:0.1:0.1:1e23|d", &l), SL_OK);
+	ck_assert(value_at(&l, 0) == 0.1 && value_at(&l, 1) == 0.1 &&
+	    value_at(&l, 2) == 1e23);
+}
+END_TEST
+
 static Suite *
 statsd_line_suite(void)
 {
@@ -339,6 +385,7 @@ statsd_line_suite(void)
 
 	tcase_add_test(tc, types_and_values);
 	tcase_add_test(tc, gauge_signs);
+	tcase_add_test(tc, numbers_as_strtod);
 	tcase_add_test(tc, fields);
 	tcase_add_test(tc, packing);
 	tcase_add_test(tc, refusals);

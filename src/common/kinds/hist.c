@@ -412,14 +412,24 @@ hist_find(const struct voistatdata *vsd, const struct hist_geom *g,
 	if (n == 0)
 		return -1;
 	if (g->kind == 'C' && (hflags & HIST_SORTED)) {
-		/* The highest bucket whose lower bound is <= x. */
+		/* The highest bucket whose lower bound is <= x. A 64-bit
+		 * VOI's bounds (statsd's timers and histograms) are compared
+		 * in place, not through numeric_cmp()'s call and switch at
+		 * each of the search's steps. */
 		int32_t lo = 0, hi = n - 1, found = -1;
+		bool s64 = voi_dtype == VSD_DTYPE_INT_S64 ||
+		    voi_dtype == VSD_DTYPE_Q_S64;
+		bool u64 = voi_dtype == VSD_DTYPE_INT_U64 ||
+		    voi_dtype == VSD_DTYPE_Q_U64;
 
 		while (lo <= hi) {
 			int32_t mid = lo + (hi - lo) / 2;
+			const struct voistatdata_numeric *lb = hist_bkt_lb(v, g,
+			    (uint32_t)mid);
 
-			if (numeric_cmp(voi_dtype, x,
-			    hist_bkt_lb(v, g, (uint32_t)mid)) >= 0) {
+			if (s64 ? x->int64.s64 >= lb->int64.s64 :
+			    u64 ? x->int64.u64 >= lb->int64.u64 :
+			    numeric_cmp(voi_dtype, x, lb) >= 0) {
 				found = mid;
 				lo = mid + 1;
 			} else {

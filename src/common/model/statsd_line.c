@@ -97,18 +97,33 @@ sl_utf8_valid(const char *s, size_t n)
 }
 
 /*
+ * Powers of ten a double holds exactly: 10^22 is the last (5^22 < 2^53).
+ */
+static const double sl_pow10[] = {
+	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
+	1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+};
+
+/*
  * A decimal number: [+-]digits[.digits][e[+-]digits], at least one digit
- * before the exponent. Plain integers of up to 18 digits are converted
- * here, exactly; anything else through strtod() on a bounded copy, so the
- * grammar (not strtod's: no hex, inf or nan) decides what is a number.
+ * before the exponent; the grammar (not strtod's: no hex, inf or nan)
+ * decides what is a number. Its value is the double nearest to it, as
+ * strtod() gives it: computed here when that is one correctly rounded
+ * operation (Clinger's fast path, which David Gay's strtod and glibc's
+ * take too: digits m < 2^53 and a power of ten of at most 22, both exact
+ * doubles, so m * 10^e or m / 10^e rounds once, to nearest), else through
+ * strtod() on a bounded copy. Statsd values ("1", "12.5", "0.25") nearly
+ * always take the fast path.
  */
 static bool
 sl_number(const char *s, size_t n, double *ret)
 {
 	char buf[SL_NUM_MAX + 1];
-	size_t i = 0, digits = 0;
-	bool plain = true, neg = false;
-	int64_t acc = 0;
+	size_t i = 0, digits = 0, frac = 0;
+	bool neg = false, eneg = false;
+	uint64_t m = 0;
+	int64_t e = 0;
+	double v;
 
 	if (n == 0 || n > SL_NUM_MAX)
 		return false;
@@ -116,35 +131,48 @@ sl_number(const char *s, size_t n, double *ret)
 		neg = s[0] == '-';
 		i++;
 	}
+	/* m holds the first 19 digits (below 10^19 < 2^64); past them the
+	 * number takes strtod(). */
 	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
-		if (digits < 18)
-			acc = acc * 10 + (s[i] - '0');
+		if (digits < 19)
+			m = m * 10 + (uint64_t)(s[i] - '0');
 		digits++;
 	}
 	if (i < n && s[i] == '.') {
-		plain = false;
-		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+			if (digits < 19)
+				m = m * 10 + (uint64_t)(s[i] - '0');
 			digits++;
+			frac++;
+		}
 	}
 	if (digits == 0)
 		return false;
 	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
 		size_t e0;
 
-		plain = false;
 		i++;
 		if (i < n && (s[i] == '+' || s[i] == '-'))
-			i++;
+			eneg = s[i++] == '-';
 		e0 = i;
-		while (i < n && s[i] >= '0' && s[i] <= '9')
-			i++;
+		for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			if (e < 100000)		/* far past any double's */
+				e = e * 10 + (s[i] - '0');
 		if (i == e0)
 			return false;
 	}
 	if (i != n)
 		return false;
-	if (plain && digits <= 18) {
-		*ret = neg ? -(double)acc : (double)acc;
+	e = (eneg ? -e : e) - (int64_t)frac;
+	if (digits <= 19 && e == 0) {
+		/* A whole number: one conversion, rounded to nearest. */
+		v = (double)m;
+		*ret = neg ? -v : v;
+		return true;
+	}
+	if (digits <= 19 && m <= (UINT64_C(1) << 53) && e >= -22 && e <= 22) {
+		v = e < 0 ? (double)m / sl_pow10[-e] : (double)m * sl_pow10[e];
+		*ret = neg ? -v : v;
 		return true;
 	}
 	memcpy(buf, s, n);
@@ -153,95 +181,141 @@ sl_number(const char *s, size_t n, double *ret)
 	return isfinite(*ret);
 }
 
-/* Bytes a name may not hold: controls and blanks (statsd clients never
- * send them; a name with them is garbage). */
-static bool
-sl_name_ok(const char *s, size_t n)
+/*
+ * A few digits and nothing else ("1", "250": most statsd values), as
+ * sl_number() reads them, without its call: below 10^15, every such
+ * number is a double exactly.
+ * Returns: false for anything else (sl_number() then decides).
+ */
+static inline bool
+sl_whole(const char *s, size_t n, double *ret)
 {
+	uint64_t m = 0;
 	size_t i;
 
+	if (n == 0 || n > 15)
+		return false;
 	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c <= 0x20 || c == 0x7f || c == '|' || c == '#' ||
-		    c == '@' || c == ',')
+		if (s[i] < '0' || s[i] > '9')
 			return false;
+		m = m * 10 + (uint64_t)(s[i] - '0');
 	}
+	*ret = (double)m;
 	return true;
 }
 
-/* A tag or a set member: no controls (blanks are allowed in values). */
-static bool
-sl_text_ok(const char *s, size_t n)
+/*
+ * Byte classes of a line's one pass over a name, a tag or a set member:
+ * what it may not hold, and what needs the UTF-8 check.
+ */
+enum {
+	SL_C_CTL = 1,		/* a control: in nothing */
+	SL_C_NAMEBAD = 2,	/* a blank or '|', '#', '@', ',': not in a name */
+	SL_C_HIGH = 4,		/* >= 0x80: UTF-8 to check */
+	SL_C_COLON = 8,		/* ends a name */
+	SL_C_BAR = 16,		/* ends a name: a line without one */
+};
+
+static const uint8_t sl_class[256] = {
+	[0x00 ... 0x1f] = SL_C_CTL | SL_C_NAMEBAD,
+	[' '] = SL_C_NAMEBAD,
+	['|'] = SL_C_NAMEBAD | SL_C_BAR,
+	['#'] = SL_C_NAMEBAD,
+	['@'] = SL_C_NAMEBAD,
+	[','] = SL_C_NAMEBAD,
+	[':'] = SL_C_COLON,
+	[0x7f] = SL_C_CTL | SL_C_NAMEBAD,
+	[0x80 ... 0xff] = SL_C_HIGH,
+};
+
+/* The classes of the n bytes at s, or'ed. */
+static inline unsigned
+sl_classes(const char *s, size_t n)
 {
+	unsigned acc = 0;
 	size_t i;
 
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f)
-			return false;
-	}
-	return true;
+	for (i = 0; i < n; i++)
+		acc |= sl_class[(unsigned char)s[i]];
+	return acc;
 }
 
-static int
-sl_type_parse(const char *s, size_t n)
+/* A tag or a set member: no controls (blanks are allowed in values);
+ * SL_R_UTF8 if not valid UTF-8. */
+static enum sl_reject
+sl_text_check(const char *s, size_t n, enum sl_reject bad)
 {
-	if (n == 1) {
-		switch (s[0]) {
-		case 'c': return SL_COUNTER;
-		case 'g': return SL_GAUGE;
-		case 'h': return SL_HISTOGRAM;
-		case 'd': return SL_DISTRIBUTION;
-		case 's': return SL_SET;
-		default: return -1;
-		}
-	}
-	if (n == 2 && s[0] == 'm' && s[1] == 's')
-		return SL_TIMER;
-	return -1;
+	unsigned acc = sl_classes(s, n);
+
+	if (acc & SL_C_CTL)
+		return bad;
+	if ((acc & SL_C_HIGH) && !sl_utf8_valid(s, n))
+		return SL_R_UTF8;
+	return SL_OK;
 }
 
 static enum sl_reject
 sl_tags_check(const char *s, uint32_t n, const struct sl_limits *lim,
     uint32_t *ret_ntags)
 {
-	const char *t;
-	uint32_t pos = 0, tl, ntags = 0;
+	const char *q = s, *end = s + n, *t;
+	uint32_t tl, ntags = 0;
+	unsigned acc;
 
-	while (sl_tag_next(s, n, &pos, &t, &tl)) {
+	/* As sl_tag_next() splits them, each looked at in the same pass. */
+	while (q < end) {
+		for (t = q, acc = 0; q < end && *q != ','; q++)
+			acc |= sl_class[(unsigned char)*q];
+		tl = (uint32_t)(q++ - t);
+		if (tl == 0)
+			continue;
 		if (++ntags > lim->tags_max || tl > lim->tag_max || t[0] == ':')
 			return SL_R_TAGS;
-		if (!sl_text_ok(t, tl))
+		if (acc & SL_C_CTL)
 			return SL_R_TAGS;
-		if (!sl_utf8_valid(t, tl))
+		if ((acc & SL_C_HIGH) && !sl_utf8_valid(t, tl))
 			return SL_R_UTF8;
 	}
 	*ret_ntags = ntags;
 	return SL_OK;
 }
 
+/*
+ * Every value of l: each number parsed once, here (the first kept in
+ * l->value for sl_value_next()), a set's member checked as text. What
+ * refuses the line is the first bad value's reason. packed: the values
+ * hold a ':' (else they are one value, not looked for).
+ */
 static enum sl_reject
-sl_values_check(struct sl_line *l, const struct sl_limits *lim)
+sl_values_check(struct sl_line *l, bool packed, const struct sl_limits *lim)
 {
-	struct sl_value v;
-	uint32_t pos = 0, n = 0;
+	const char *s = l->values, *end = s + l->values_len, *c;
+	uint32_t n = 0, len;
+	enum sl_reject r;
+	double v = 0;
 
-	while (sl_value_next(l, &pos, &v)) {
-		if (++n > lim->values_max || v.len == 0)
+	/* As sl_value_next() walks them: an empty values part is one empty
+	 * value, and an ending ':' leaves an empty last one. */
+	for (;;) {
+		c = packed ? memchr(s, ':', (size_t)(end - s)) : NULL;
+		len = (uint32_t)((c != NULL ? c : end) - s);
+		if (++n > lim->values_max || len == 0)
 			return SL_R_VALUE;
 		if (l->type == SL_SET) {
-			if (v.len > lim->tag_max || !sl_text_ok(v.s, v.len))
+			if (len > lim->tag_max)
 				return SL_R_VALUE;
-			if (!sl_utf8_valid(v.s, v.len))
-				return SL_R_UTF8;
-		} else if (!sl_number(v.s, v.len, &v.v)) {
+			if ((r = sl_text_check(s, len, SL_R_VALUE)) != SL_OK)
+				return r;
+		} else if (!sl_whole(s, len, n == 1 ? &l->value : &v) &&
+		    !sl_number(s, len, n == 1 ? &l->value : &v)) {
 			return SL_R_VALUE;
 		}
+		if (c == NULL)
+			break;
+		s = c + 1;
 	}
 	l->nvalues = n;
-	return n == 0 ? SL_R_VALUE : SL_OK;
+	return SL_OK;
 }
 
 enum sl_reject
@@ -250,36 +324,60 @@ sl_line_parse(const char *p, size_t len, const struct sl_limits *lim,
 {
 	const char *end = p + len, *colon, *bar, *f, *fe;
 	enum sl_reject r;
-	int type;
+	unsigned acc = 0, cls;
+	bool packed = false;
+	size_t i;
 
-	if (len >= 3 && (memcmp(p, "_e{", 3) == 0 ||
+	if (len >= 3 && p[0] == '_' && (memcmp(p, "_e{", 3) == 0 ||
 	    (len >= 4 && memcmp(p, "_sc|", 4) == 0)))
 		return SL_R_EVENT;
-	colon = memchr(p, ':', len);
-	bar = memchr(p, '|', len);
-	if (colon == NULL || bar == NULL || bar < colon)
+	/* The name, up to the first ':', in one pass that also looks at
+	 * what it holds. A '|' before any ':' is no line. */
+	for (i = 0; i < len; i++) {
+		cls = sl_class[(unsigned char)p[i]];
+		if (cls & (SL_C_COLON | SL_C_BAR))
+			break;
+		acc |= cls;
+	}
+	if (i == len || p[i] == '|')
+		return SL_R_SYNTAX;
+	colon = p + i;
+	/* The values, up to the first '|': a few bytes, and whether they
+	 * are more than one. */
+	for (bar = colon + 1; bar < end && *bar != '|'; bar++)
+		packed |= *bar == ':';
+	if (bar == end)
 		return SL_R_SYNTAX;
 	memset(ret, 0, sizeof(*ret));
 	ret->rate = 1.0;
 	ret->name = p;
-	ret->name_len = (uint32_t)(colon - p);
-	if (ret->name_len == 0 || ret->name_len > lim->name_max ||
-	    !sl_name_ok(p, ret->name_len))
+	ret->name_len = (uint32_t)i;
+	if (i == 0 || i > lim->name_max || (acc & (SL_C_CTL | SL_C_NAMEBAD)))
 		return SL_R_NAME;
-	if (!sl_utf8_valid(p, ret->name_len))
+	if ((acc & SL_C_HIGH) && !sl_utf8_valid(p, i))
 		return SL_R_UTF8;
 	ret->values = colon + 1;
 	ret->values_len = (uint32_t)(bar - colon - 1);
 
 	/* The type, then the optional fields, each after a '|'. */
 	f = bar + 1;
-	fe = memchr(f, '|', (size_t)(end - f));
-	if (fe == NULL)
-		fe = end;
-	type = sl_type_parse(f, (size_t)(fe - f));
-	if (type < 0)
+	if (f < end && (f + 1 == end || f[1] == '|')) {
+		fe = f + 1;
+		switch (f[0]) {
+		case 'c': ret->type = SL_COUNTER; break;
+		case 'g': ret->type = SL_GAUGE; break;
+		case 'h': ret->type = SL_HISTOGRAM; break;
+		case 'd': ret->type = SL_DISTRIBUTION; break;
+		case 's': ret->type = SL_SET; break;
+		default: return SL_R_TYPE;
+		}
+	} else if (end - f >= 2 && f[0] == 'm' && f[1] == 's' &&
+	    (f + 2 == end || f[2] == '|')) {
+		fe = f + 2;
+		ret->type = SL_TIMER;
+	} else {
 		return SL_R_TYPE;
-	ret->type = (uint8_t)type;
+	}
 	while (fe < end) {
 		size_t n;
 
@@ -301,22 +399,23 @@ sl_line_parse(const char *p, size_t len, const struct sl_limits *lim,
 			if (r != SL_OK)
 				return r;
 		} else if (n > 1 && f[0] == 'c' && f[1] == ':') {
-			if (n - 2 > lim->tag_max || !sl_text_ok(f + 2, n - 2))
+			if (n - 2 > lim->tag_max)
 				return SL_R_TAGS;
-			if (!sl_utf8_valid(f + 2, n - 2))
-				return SL_R_UTF8;
+			if ((r = sl_text_check(f + 2, n - 2, SL_R_TAGS)) !=
+			    SL_OK)
+				return r;
 			ret->container = n > 2 ? f + 2 : NULL;
 			ret->container_len = (uint32_t)(n - 2);
 		} else if (n > 0 && f[0] == 'T') {
 			int64_t ts = 0;
-			size_t i;
+			size_t k;
 
 			if (n < 2 || n > 19)
 				return SL_R_TIMESTAMP;
-			for (i = 1; i < n; i++) {
-				if (f[i] < '0' || f[i] > '9')
+			for (k = 1; k < n; k++) {
+				if (f[k] < '0' || f[k] > '9')
 					return SL_R_TIMESTAMP;
-				ts = ts * 10 + (f[i] - '0');
+				ts = ts * 10 + (f[k] - '0');
 			}
 			ret->ts = ts;
 			ret->has_ts = true;
@@ -324,11 +423,12 @@ sl_line_parse(const char *p, size_t len, const struct sl_limits *lim,
 			ret->ignored++;
 		}
 	}
-	return sl_values_check(ret, lim);
+	return sl_values_check(ret, packed, lim);
 }
 
 bool
-sl_value_next(const struct sl_line *l, uint32_t *pos, struct sl_value *ret)
+sl_value_next_packed(const struct sl_line *l, uint32_t *pos,
+    struct sl_value *ret)
 {
 	const char *s, *c;
 	uint32_t left;
@@ -344,7 +444,10 @@ sl_value_next(const struct sl_line *l, uint32_t *pos, struct sl_value *ret)
 	ret->len = c != NULL ? (uint32_t)(c - s) : left;
 	ret->signed_ = ret->len > 0 && (s[0] == '+' || s[0] == '-');
 	ret->v = 0;
-	if (l->type != SL_SET && !sl_number(s, ret->len, &ret->v))
+	/* The first value sl_line_parse() parsed already. */
+	if (*pos == 0 && l->nvalues > 0)
+		ret->v = l->value;
+	else if (l->type != SL_SET && !sl_number(s, ret->len, &ret->v))
 		ret->v = NAN;
 	/* Past the ':' (an ending one leaves an empty last value), or one
 	 * past the end. */

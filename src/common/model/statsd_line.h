@@ -89,6 +89,8 @@ struct sl_line {
 	bool		 has_ts;
 	double		 rate;		/* 1 when not given */
 	int64_t		 ts;		/* |T: unix seconds */
+	double		 value;		/* the first value as a number (a
+					 * set's: 0), parsed once */
 };
 
 /*
@@ -112,8 +114,26 @@ struct sl_value {
  * sl_value_next: the value of l after *pos (start with 0), *pos moved on.
  * Returns: true and *ret; false after the last.
  */
-bool sl_value_next(const struct sl_line *l, uint32_t *pos,
+bool sl_value_next_packed(const struct sl_line *l, uint32_t *pos,
     struct sl_value *ret);
+
+static inline bool
+sl_value_next(const struct sl_line *l, uint32_t *pos, struct sl_value *ret)
+{
+	/* One value (nearly every line): the whole part, parsed already;
+	 * several: sl_value_next_packed() splits them. */
+	if (*pos > l->values_len)
+		return false;
+	if (*pos == 0 && l->nvalues == 1) {
+		ret->s = l->values;
+		ret->len = l->values_len;
+		ret->signed_ = l->values[0] == '+' || l->values[0] == '-';
+		ret->v = l->value;
+		*pos = l->values_len + 1;
+		return true;
+	}
+	return sl_value_next_packed(l, pos, ret);
+}
 
 /*
  * sl_tag_next: the next non-empty tag of a tags field (tags, len) after

@@ -53,6 +53,7 @@ series_close(struct series *s)
 	registry_blob_end(s->d->reg, s->open_k, s->open_now);
 	s->open_k = NULL;
 	s->open_sb = NULL;
+	s->last_e = NULL;
 }
 
 static struct statsblob *
@@ -330,7 +331,8 @@ series_max(const struct series *s, const struct series_src *src)
 	return max - max * c->quota_reserve_percent / 100;
 }
 
-/* The slow path: a line whose series is not in the table as sent. */
+/* The slow path: a line whose series is not in the table (tag[]: sorted,
+ * distinct). */
 static enum series_result
 series_make(struct series *s, const struct series_src *src,
     const struct sl_line *l, const char **tag, uint32_t *tag_len,
@@ -354,14 +356,8 @@ series_make(struct series *s, const struct series_src *src,
 	    ntags, &sp);
 	if (r < 0)
 		return SERIES_TOOLONG;
-	/* tag[] is sorted now: keep the distinct ones. */
-	for (i = 0; i < ntags; i++) {
-		if (nd > 0 && tag_len[nd - 1] == tag_len[i] &&
-		    memcmp(tag[nd - 1], tag[i], tag_len[i]) == 0)
-			continue;
-		tag[nd] = tag[i];
-		tag_len[nd++] = tag_len[i];
-	}
+	/* tag[] came sorted and distinct (series_tags_sort()). */
+	nd = ntags;
 	h = series_key(s, l->type, l->name, l->name_len, tag, tag_len, nd);
 	slot = series_slot(s, h, l->type, l->name, l->name_len, tag, tag_len,
 	    nd);
@@ -527,8 +523,10 @@ series_negative(const struct sl_line *l)
 {
 	const char *p = l->values, *end = p + l->values_len, *e, *q;
 
-	/* Without a '-' (nearly every line), nothing to look at. */
-	if (memchr(p, '-', l->values_len) == NULL)
+	/* Without a '-' (nearly every line), nothing to look at: a value
+	 * below 0 begins with one, and one value is the whole part. */
+	if (l->nvalues == 1 ? *p != '-' : memchr(p, '-', l->values_len) ==
+	    NULL)
 		return false;
 	for (; p < end; p = e + 1) {
 		e = memchr(p, ':', (size_t)(end - p));
@@ -594,9 +592,13 @@ series_count(struct series_ent *e, uint8_t dtype, double v)
 static bool
 series_weight(struct series_ent *e, double rate, int64_t *ret)
 {
-	if (!(e->carry + 1.0 / rate < SERIES_WEIGHT_MAX))
+	/* (Most lines are not sampled: no division, whose latency every
+	 * line of a series would wait for.) */
+	double w = rate == 1.0 ? 1.0 : 1.0 / rate;
+
+	if (!(e->carry + w < SERIES_WEIGHT_MAX))
 		return false;
-	*ret = (int64_t)series_carry(e, 1.0 / rate);	/* ≥ 1: rate ≤ 1 */
+	*ret = (int64_t)series_carry(e, w);	/* ≥ 1: rate ≤ 1 */
 	return true;
 }
 
@@ -644,7 +646,8 @@ series_update(struct series *s, struct series_ent *e, struct statsblob *sb,
 			rc = engine_apply(sb, 0, STATS_OP_XY, 0,
 			    (int64_t)(h >> 1), 1, now);
 		} else if (!series_x(l->type, dtype, l->type == SL_COUNTER ?
-		    series_count(e, dtype, v.v / l->rate) : v.v, &x)) {
+		    series_count(e, dtype, l->rate == 1.0 ? v.v :
+		    v.v / l->rate) : v.v, &x)) {
 			rc = -ERANGE;
 		} else if (l->type == SL_GAUGE) {
 			rc = engine_apply(sb, 0, v.signed_ ? STATS_OP_REL :
@@ -728,6 +731,10 @@ series_is_uid_tag(const char *t, uint32_t n)
 	char key[sizeof(want)];
 	uint32_t i, l = 0;
 
+	/* Each byte of the key makes at most one of the label's, which
+	 * begins with a byte of its own ('_' would stand for others). */
+	if (n < sizeof(want) - 1 || t[0] != want[0])
+		return false;
 	for (i = 0; i < n && t[i] != ':'; i++) {
 		char c = t[i];
 
@@ -772,7 +779,8 @@ series_tags(const struct sl_line *l, const struct series_src *src,
 	const char *t;
 	int ul;
 
-	while (sl_tag_next(l->tags, l->tags_len, &pos, &t, &tl)) {
+	while (l->tags_len > 0 &&
+	    sl_tag_next(l->tags, l->tags_len, &pos, &t, &tl)) {
 		if (l->container != NULL && series_is_ctag(t, tl))
 			continue;
 		if (series_is_uid_tag(t, tl))
@@ -803,6 +811,33 @@ series_tags(const struct sl_line *l, const struct series_src *src,
 	return true;
 }
 
+/*
+ * Is l, a line without tags, of the last line's series e? Of its type and
+ * name, from its source (a uid, or UDP), and without a tag of its own: a
+ * series of UDP has none, one of the Unix socket only its owner's
+ * (series_tags()). Its kstat is as it was: nothing but this batch's lines
+ * has run while its blob is open (series_open()).
+ */
+static bool
+series_last_is(const struct series *s, const struct series_src *src,
+    const struct sl_line *l)
+{
+	const struct series_ent *e = s->last_e;
+	const struct series_source *so;
+
+	if (e == NULL || l->tags_len != 0 || l->container_len != 0 ||
+	    e->type != l->type || e->name_len != l->name_len ||
+	    e->ntags != (src->udp ? 0u : 1u))
+		return false;
+	/* Names of one family differ at their end (api.req.2xx, .5xx). */
+	if (e->name[l->name_len - 1] != l->name[l->name_len - 1])
+		return false;
+	so = &s->srcs[e->src];
+	return so->udp == src->udp && (src->udp ||
+	    so->uid == src->peer.uid) &&
+	    memcmp(e->name, l->name, l->name_len) == 0;
+}
+
 enum series_result
 series_apply(struct series *s, const struct series_src *src,
     const struct sl_line *l, uint64_t now)
@@ -819,8 +854,16 @@ series_apply(struct series *s, const struct series_src *src,
 	/* Refused before its series is looked up: it makes none either. */
 	if (l->type == SL_COUNTER && series_negative(l))
 		return SERIES_NEGATIVE;
+	/* A client's batch often names one series line after line (a
+	 * counter bumped in a loop, one timer's samples). */
+	if (series_last_is(s, src, l)) {
+		e = s->last_e;
+		k = s->open_k;
+		goto found;
+	}
 	if (!series_tags(l, src, tag, tag_len, &ntags, ctag, utag))
 		return SERIES_TOOLONG;
+	ntags = series_tags_sort(tag, tag_len, ntags);
 	h = series_key(s, l->type, l->name, l->name_len, tag, tag_len,
 	    ntags);
 	slot = series_slot(s, h, l->type, l->name, l->name_len, tag, tag_len,
@@ -844,8 +887,6 @@ series_apply(struct series *s, const struct series_src *src,
 		if (*slot == e)
 			series_unslot(s, (size_t)(slot - s->tab));
 		series_ent_free(s, e);
-		/* (series_make() sorted tag[] and dropped repeats) */
-		(void)series_tags(l, src, tag, tag_len, &ntags, ctag, utag);
 		res = series_make(s, src, l, tag, tag_len, ntags, now, &e);
 		if (res != SERIES_OK)
 			return res;
@@ -859,8 +900,10 @@ series_apply(struct series *s, const struct series_src *src,
 	 * is not written, privileged sender or not. */
 	if (k->owner != (src->udp ? s->d->self_uid : src->peer.uid))
 		return SERIES_DENIED;
+found:
 	e->last_ns = now;
 	sb = series_open(s, k, now);
+	s->last_e = e;
 	return series_update(s, e, sb, l, now);
 }
 

@@ -7,8 +7,8 @@
  * it with (X, Y) updates: a counter's X = count/rate in fixed point, the
  * others' Y = 1/rate made whole with the fraction carried to the series'
  * next value. A DogStatsD container field is the tag container_id. The
- * table finds a line's series
- * without copying or sorting its tags; a series idle for the TTL expires
+ * table finds a line's series by a keyed hash of its type, name and
+ * sorted tags, without allocating; a series idle for the TTL expires
  * (a PERSISTENT one goes dormant with its data, and wakes with its next
  * line). Caps on series per source and in all bound what senders can
  * make; statsd stays the only writer.

@@ -90,6 +90,10 @@ struct series {
 	uint64_t		  open_now;
 	struct engine_plan	  plan;
 	bool			  plan_made;	/* for open_sb */
+	/* The series of the last line applied, while its blob is open
+	 * (cleared by series_close()): the next line without tags that
+	 * names it finds it without the table (series_apply()). */
+	struct series_ent	 *last_e;
 	struct sip_key		  key;		/* series_key()'s */
 	/* The kstats of series by path (series_kstat()): open addressing,
 	 * built from the registry on first use, so that PERSISTENT ones
@@ -105,6 +109,11 @@ uint64_t series_fnv(const char *p, size_t n, uint64_t h);
 
 /* series_table.c */
 uint64_t series_mix(uint64_t x);
+/* Sort a line's tags (as sl_series_path_make() does) and drop repeats.
+ * Returns: how many are left. */
+uint32_t series_tags_sort(const char **tag, uint32_t *tag_len,
+	    uint32_t ntags);
+/* series_key() and series_slot() take sorted, distinct tags. */
 uint64_t series_key(const struct series *s, uint8_t type, const char *name,
 	    uint32_t name_len, const char *const *tag, const uint32_t *tag_len,
 	    uint32_t ntags);

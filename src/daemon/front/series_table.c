@@ -26,10 +26,60 @@ series_mix(uint64_t x)
 	return x;
 }
 
+/* sl_series_path_make()'s order: bytewise, a prefix first. */
+static int
+series_tag_cmp(const char *a, uint32_t an, const char *b, uint32_t bn)
+{
+	int c;
+
+	/* Tags mostly differ in their key's first byte. */
+	if (an > 0 && bn > 0 && a[0] != b[0])
+		return (unsigned char)a[0] - (unsigned char)b[0];
+	c = memcmp(a, b, an < bn ? an : bn);
+
+	if (c != 0)
+		return c;
+	return an < bn ? -1 : an > bn;
+}
+
+uint32_t
+series_tags_sort(const char **tag, uint32_t *tag_len, uint32_t ntags)
+{
+	uint32_t i, j, nd = 0;
+
+	/* Insertion sort: a line has a handful of tags. */
+	for (i = 1; i < ntags; i++) {
+		const char *t = tag[i];
+		uint32_t tl = tag_len[i];
+
+		for (j = i; j > 0 && series_tag_cmp(tag[j - 1], tag_len[j - 1],
+		    t, tl) > 0; j--) {
+			tag[j] = tag[j - 1];
+			tag_len[j] = tag_len[j - 1];
+		}
+		tag[j] = t;
+		tag_len[j] = tl;
+	}
+	for (i = 0; i < ntags; i++) {
+		if (nd > 0 && tag_len[nd - 1] == tag_len[i] &&
+		    memcmp(tag[nd - 1], tag[i], tag_len[i]) == 0)
+			continue;
+		tag[nd] = tag[i];
+		tag_len[nd++] = tag_len[i];
+	}
+	return nd;
+}
+
+/* The bytes series_key() hashes in one call, on the stack: twice a
+ * kstat2 path's SL_PATH_MAX. A longer line (refused: no path holds it)
+ * is hashed in pieces, the same hash. */
+#define SERIES_KEY_BUF	512
+
 /*
- * The key of (type, name, tags): tags added, so that their order does
- * not matter (a repeated tag counts twice here; the slow path drops it).
- * Keyed (siphash.h) with the table's own random key: the names come from
+ * The key of (type, name, sorted distinct tags): one SipHash-1-3 over the
+ * type's byte, the name and each tag after a 0xff byte, which no UTF-8
+ * name or tag holds, so that no two series give the same bytes. Keyed
+ * (siphash.h) with the table's own random key: the names come from
  * anyone who can send a datagram, and with a hash they could compute
  * they could make every series of theirs share one run of the table.
  */
@@ -38,46 +88,51 @@ series_key(const struct series *s, uint8_t type, const char *name,
     uint32_t name_len, const char *const *tag, const uint32_t *tag_len,
     uint32_t ntags)
 {
-	uint64_t h = siphash13(&s->key, name, name_len) ^
-	    series_mix((uint64_t)type + 1);
+	static const char sep = (char)0xff;
+	char buf[SERIES_KEY_BUF], *p = buf;
+	size_t total = 1 + (size_t)name_len + ntags;
+	struct sip_state st;
 	uint32_t i;
 
 	for (i = 0; i < ntags; i++)
-		h += siphash13(&s->key, tag[i], tag_len[i]);
-	return h;
+		total += tag_len[i];
+	if (total > sizeof(buf)) {
+		sip_init(&st, &s->key, 1, 3);
+		sip_update(&st, &type, 1);
+		sip_update(&st, name, name_len);
+		for (i = 0; i < ntags; i++) {
+			sip_update(&st, &sep, 1);
+			sip_update(&st, tag[i], tag_len[i]);
+		}
+		return sip_final(&st);
+	}
+	*p++ = (char)type;
+	memcpy(p, name, name_len);
+	p += name_len;
+	for (i = 0; i < ntags; i++) {
+		*p++ = sep;
+		memcpy(p, tag[i], tag_len[i]);
+		p += tag_len[i];
+	}
+	return siphash13(&s->key, buf, total);
 }
 
-static bool
-series_has_tag(const struct series_ent *e, const char *t, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < e->ntags; i++)
-		if (e->tag_len[i] == n && memcmp(e->tag[i], t, n) == 0)
-			return true;
-	return false;
-}
-
-/* Does e hold exactly this series? e's tags are distinct, so equal counts
- * and every tag of the line in e make the two sets equal. */
+/* Does e hold exactly this series? Both tag lists are sorted and
+ * distinct. */
 static bool
 series_eq(const struct series_ent *e, uint8_t type, const char *name,
     uint32_t name_len, const char *const *tag, const uint32_t *tag_len,
     uint32_t ntags)
 {
-	uint32_t i, j;
+	uint32_t i;
 
 	if (e->type != type || e->name_len != name_len || e->ntags != ntags ||
 	    memcmp(e->name, name, name_len) != 0)
 		return false;
-	for (i = 0; i < ntags; i++) {
-		if (!series_has_tag(e, tag[i], tag_len[i]))
+	for (i = 0; i < ntags; i++)
+		if (e->tag_len[i] != tag_len[i] ||
+		    memcmp(e->tag[i], tag[i], tag_len[i]) != 0)
 			return false;
-		for (j = 0; j < i; j++)	/* the line repeats a tag */
-			if (tag_len[j] == tag_len[i] &&
-			    memcmp(tag[j], tag[i], tag_len[i]) == 0)
-				return false;
-	}
 	return true;
 }
 
