@@ -179,7 +179,7 @@ static const struct cfg_key config_keys[] = {
 	K("max_buffered_per_uid", CFG_SIZE, max_buffered_per_uid, "32M", 65536, 68719476736ull, true,
 	    "Most bytes of unread calls and unsent replies the connections of one unprivileged user may hold together. Past half of it, each of those connections takes no more calls until its replies are read; a connection that would pass it is sent LimitReached and closed."),
 	K("idle_timeout_ms", CFG_UINT, idle_timeout_ms, "60000", 100, 86400000, true,
-	    "A connection that has sent nothing and taken no reply for this long is closed, unless it holds rings or a stream."),
+	    "A connection that has sent nothing and taken no reply for this long is closed, unless it holds rings or a stream, or statsd is still answering its call."),
 	K("max_templates", CFG_UINT, max_templates, "1024", 1, 65536, true,
 	    "Most templates registered at once, by all users together (see quota_reserve_percent)."),
 	K("max_templates_per_uid", CFG_UINT, max_templates_per_uid, "256", 1, 65536, true,

@@ -253,4 +253,16 @@ held.close()
 
 c.close()
 d.stop()
+
+# A call whose page comes back late is not an idle connection: statsd is
+# still answering it. (The reader thread's first page held 1.5 s, five
+# times idle_timeout_ms; the connection was closed under it before.)
+os.environ["STATSD_TEST_FAIL_AT"] = "reader.stall"
+d3 = Daemon(config="idle_timeout_ms = 300\n").start()
+del os.environ["STATSD_TEST_FAIL_AT"]
+r = d3.call("io.statsd.Scrape", {"format": "kstat"})
+check("error" not in r and "statsd:0:daemon:uptime" in
+      r.get("parameters", {}).get("text", ""),
+      "a page held past idle_timeout_ms is answered: %s" % str(r)[:200])
+d3.stop()
 finish()

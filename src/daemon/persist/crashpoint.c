@@ -67,7 +67,8 @@ crashpoint_init(void)
 bool
 crashpoint_fail_reached(const char *name)
 {
-	/* One thread per point (every one is the persistence thread's). */
+	/* One thread per point (the persistence thread's, or the reader
+	 * thread's "reader.stall"). */
 	if (strcmp(name, cp_fail_name) != 0 || cp_fail_left == 0)
 		return false;
 	return --cp_fail_left == 0;

@@ -45,7 +45,9 @@ crashpoint(const char *name)
  * caller fails as the system call it stands for would, as a disk that
  * reports a write error: the persistence thread's steps ("sync" a log
  * sync, "compact.sync", "compact.rename", "compact.dirsync" a
- * compaction's end, "open.sync" a new log's head).
+ * compaction's end, "open.sync" a new log's head); and the reader
+ * thread's "reader.stall", which holds its n-th page 1.5 s, as a thread
+ * the scheduler keeps off the CPU would.
  */
 extern const char *crashpoint_fail_armed;
 bool crashpoint_fail_reached(const char *name);

@@ -767,8 +767,12 @@ conn_idle_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	/* Not idle: it holds rings or a stream, or statsd has not answered
+	 * its call yet (a page the reader thread renders, a sync the
+	 * persistence thread makes: the input is held meanwhile). A client
+	 * that takes none of what is sent is idle all the same. */
 	if (cp->out_head == NULL && (cp->pub.nrings > 0 ||
-	    cp->pub.streaming)) {
+	    cp->pub.streaming || cp->hold)) {
 		conn_idle_arm(cp);
 		return;
 	}

@@ -16,10 +16,14 @@
 
 #include <event2/event.h>
 
+#include "crashpoint.h"
 #include "daemon.h"
 #include "pub.h"
 #include "rthread.h"
 #include "rview.h"
+
+/* How long the "reader.stall" failure point holds a page (tests). */
+#define RTHREAD_STALL_US	1500000
 
 struct rthread {
 	struct pub		*p;
@@ -117,6 +121,10 @@ rt_main(void *arg)
 			(void)!read(rt->infd, &v, sizeof(v));
 			continue;
 		}
+		/* The tests' stand-in for a thread kept off the CPU: a
+		 * page that comes back long after its call. */
+		if (crashpoint_fail("reader.stall"))
+			(void)usleep(RTHREAD_STALL_US);
 		pub_enter(rt->rd);
 		j->run(j, rt->rv, rt->rd);
 		pub_leave(rt->rd);
