@@ -13,9 +13,9 @@
  * each), so that no local user, nobody included, can use up what
  * Prometheus needs, nor Prometheus what a user may hold. Each connection
  * is a peer of its own in the HTTP thread's turns (turns.h): a page of a
- * scrape waits for one turn, however many other scrapes want theirs. With zlib, a
- * scraper that accepts gzip gets it: each page compressed and flushed as
- * it goes.
+ * scrape waits for one turn, however many other scrapes want theirs.
+ * With zlib, a scraper that accepts gzip gets it: each page compressed
+ * and flushed as it goes.
  *
  * Connections are bounded too, before any request: at most
  * http_max_connections are open. At the bound, a new connection closes
@@ -36,14 +36,14 @@
 #include <netdb.h>
 #include <pthread.h>
 #include <signal.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 #include <stddef.h>
-#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -162,6 +162,7 @@ struct scrape {
 
 static void scrape_more(struct evhttp_connection *evcon, void *arg);
 static void http_free(struct http *http);
+static void http_settings(struct http *http);
 
 static void http_accept_on(struct http *http);
 
@@ -290,6 +291,8 @@ http_conn_new(struct event_base *base, void *arg)
 
 	if (c == NULL)
 		return NULL;
+	/* A reload's bound applies to the next connection. */
+	http_settings(http);
 	bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	if (bev == NULL) {
 		free(c);
