@@ -47,7 +47,7 @@ lib_rx="$src/base/rx.c"
 # The daemon is laid out in folders by role; a module is found by its name.
 dmn="$top/src/daemon"
 lib_checkpoint="$lib_text $(for f in checkpoint ck_frame ck_record ck_log \
-	ck_kstat ck_pass ck_load registry kindex tpldef quota zones config log \
+	ck_kstat ck_pass ck_load registry pub kindex tpldef quota zones config log \
 	mirror journal crashpoint syncer; do
 	find "$dmn" -name "$f.c"; done |
 	tr '\n' ' ')"
