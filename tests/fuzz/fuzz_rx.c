@@ -28,6 +28,12 @@
  *     repeated group match at the start of every repetition, so that
  *     "(^ab|cd)+$" matches "cdab", which POSIX's anchor (and rx, and
  *     glibc itself on the group written out three times) does not;
+ *   - an ERE anchor next to what a match consumes (a '^' after the
+ *     pattern's first byte, a '$' before its last) on a subject with a
+ *     newline: without REG_NEWLINE, glibc's DFA still gives the position
+ *     after a consumed '\n' the context of a line start, so "^\n^" and
+ *     "a.^b" match "\n" and "a\nb", where POSIX's anchors (and rx's)
+ *     match only at the subject's ends; found by this fuzzer;
  *   - bytes 0x80-0xff in a glob: fnmatch(3) reads the pattern as
  *     multibyte text (mbsrtowcs) even in the C locale, where such a byte
  *     is an invalid sequence and the pattern is matched byte-wise by
@@ -160,11 +166,16 @@ glibc_avoid(const char *pat, size_t plen)
 /* Is the pattern one of those the engines read differently, or that
  * glibc would take too long over on a subject of slen bytes? */
 static bool
-skipped(const char *pat, size_t plen, bool glob, size_t slen)
+skipped(const char *pat, size_t plen, bool glob, const char *subj,
+    size_t slen)
 {
 	size_t i, stars = 0;
+	bool nl = memchr(subj, '\n', slen) != NULL;
 
 	for (i = 0; i < plen; i++) {
+		if (!glob && nl && ((pat[i] == '^' && i > 0) ||
+		    (pat[i] == '$' && i + 1 < plen)))
+			return true;
 		if (glob && (unsigned char)pat[i] >= 0x80)
 			return true;
 		if (glob && pat[i] == '*' && (++stars > RX_FNM_STARS ||
@@ -216,7 +227,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	rx_free(re);
-	if (memchr(subj, '\0', slen) != NULL || skipped(pat, plen, glob, slen) ||
+	if (memchr(subj, '\0', slen) != NULL || skipped(pat, plen, glob, subj, slen) ||
 	    (!glob && insns > RX_GLIBC_INSNS))
 		return 0;
 	/* Both of glibc's take NUL-terminated text. */
