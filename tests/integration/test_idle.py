@@ -16,7 +16,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from harness import (DEADLINE, Daemon, RingClient, check,  # noqa: E402
-                     finish, free_port, read_data, wait_for)
+                     finish, free_port, info, read_data, wait_for)
 
 # No watchdog, no notify socket: what systemd asks for is not idleness.
 for var in ("WATCHDOG_USEC", "WATCHDOG_PID", "NOTIFY_SOCKET"):
@@ -137,6 +137,16 @@ RING_BOUND = int(5 * WINDOW)    # the fast tick would make 60
 check(n <= RING_BOUND, "with an idle ring, statsd wakes about once a "
       "second: %d switches in %.0f s (at most %d)" % (n, WINDOW,
                                                       RING_BOUND))
+# The checkpoint passes the client keeps coming (every 5 s) find nothing
+# changed: no fdatasync(2), and no wake-up of the persistence thread. (A
+# pass used to hand the thread a sync whatever it wrote, five more
+# switches in the window above, and a flaky bound.)
+syncs = info(d2)["persistence"]["syncs"]
+time.sleep(6)
+n = info(d2)["persistence"]["syncs"] - syncs
+print("an idle ring, 6 s: %d syncs" % n)
+check(n == 0, "checkpoint passes that find nothing changed sync nothing "
+      "(%d syncs in 6 s)" % n)
 rc.quit()
 check(wait_for(lambda: read_data(d2, "statsd", 0, "daemon").get("rings")
                == 0, "the self kstat to see the ring gone"),

@@ -289,7 +289,7 @@ ck_pass_end(struct checkpoint *c, bool ok)
 	char *line = NULL;
 	size_t len = 0;
 	int fd = c->cfd >= 0 ? c->cfd : c->fd, r = ok ? 0 : -EIO;
-	bool handed = false;
+	bool handed = false, clean = false;
 
 	c->passing = false;
 	meta = ck_meta_rec(c);
@@ -320,6 +320,11 @@ ck_pass_end(struct checkpoint *c, bool ok)
 	if (r == 0 && c->cfd >= 0) {
 		c->clive += len;
 		handed = ck_compact_hand(c, len);
+	} else if (r == 0 && c->size <= c->synced && !c->failing) {
+		/* Nothing appended since the last sync: a pass that found
+		 * nothing changed costs no fdatasync(2) and no wake-up of
+		 * the thread (a client's idle ring keeps passes coming). */
+		clean = true;
 	} else if (r == 0 && !c->inline_sync && ck_thread(c)) {
 		/* The pass's records are synced by the thread; no one
 		 * waits on them (a failed sync cuts them off, and the next
@@ -328,7 +333,7 @@ ck_pass_end(struct checkpoint *c, bool ok)
 		if (handed)
 			crashpoint("pass.handed");
 	}
-	if (r == 0 && !handed && ck_sync(fd) < 0)
+	if (r == 0 && !handed && !clean && ck_sync(fd) < 0)
 		r = -errno;
 	if (r == 0 && !handed && c->cfd >= 0) {
 		if (rename(c->tmp, c->path) < 0 || ck_sync_dir(c) < 0)
