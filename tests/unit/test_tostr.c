@@ -11,6 +11,7 @@
 #include <stdarg.h>
 
 #include "blob.h"
+#include "tostr.h"
 #include "unit.h"
 
 /*
@@ -367,6 +368,74 @@ START_TEST(json_meta_unnamed_vois_keep_ids)
 }
 END_TEST
 
+/*
+ * blob_tostr_named() (statsd's reader threads, which have the names and
+ * must not take the registry's lock) renders exactly what META renders,
+ * in both formats, dump or not; a VOI past the names shows unnamed.
+ */
+static char *
+named_tostr(struct statsblob *sb, enum sb_str_fmt fmt, uint32_t flags,
+    const char *tplname, const char *const *names, uint16_t n)
+{
+	struct sbuf *s = sbuf_new_auto();
+	char *r;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(blob_tostr_named(sb, s, fmt, flags, tplname, names,
+	    n), 0);
+	ck_assert_int_eq(sbuf_finish(s), 0);
+	r = strdup(sbuf_data(s));
+	ck_assert_ptr_nonnull(r);
+	sbuf_delete(s);
+	return r;
+}
+
+START_TEST(named_is_meta)
+{
+	static const char *const names[] = { "", "b", "c" };
+	static const uint32_t how[] = { 0, SB_TOSTR_OBJDUMP };
+	struct statsblob *sb;
+	struct sbuf *s;
+	char tname[64], *a, *b;
+	int id = unit_tpl("named.meta"), f, i;
+
+	UNIT_ADD(id, 0, "", VSD_DTYPE_INT_U32, 0, STATS_VSS_SUM());
+	UNIT_ADD(id, 1, "b", VSD_DTYPE_INT_S64, 0, STATS_VSS_SUM(),
+	    STATS_VSS_MAX());
+	UNIT_ADD(id, 2, "c", VSD_DTYPE_INT_S32, 0,
+	    STATS_VSS_CRHIST32_LIN(0, 10, 5, 0));
+	sb = stats_blob_alloc((uint32_t)id, 0);
+	ck_assert_int_eq(stats_voi_update_abs_u32(sb, 0, 3), 0);
+	ck_assert_int_eq(stats_voi_update_abs_s64(sb, 1, -9), 0);
+	ck_assert_int_eq(stats_voi_update_abs_s32(sb, 2, 4), 0);
+	ck_assert_int_eq(stats_tpl_id2name((uint32_t)id, tname,
+	    sizeof(tname)), 0);
+	for (f = 0; f < 2; f++) {
+		for (i = 0; i < 2; i++) {
+			a = unit_tostr(sb, (enum sb_str_fmt)f,
+			    SB_TOSTR_META | how[i]);
+			b = named_tostr(sb, (enum sb_str_fmt)f, how[i], tname,
+			    names, 3);
+			ck_assert_str_eq(a, b);
+			free(a);
+			free(b);
+		}
+	}
+	/* Names for two VOIs of three: the third keyed by its id. */
+	b = named_tostr(sb, SB_STRFMT_JSON, 0, tname, names, 2);
+	ck_assert_ptr_nonnull(strstr(b, "\"[2]\":{\"stats\":"));
+	ck_assert_ptr_nonnull(strstr(b, "\"b\":{\"stats\":{\"SUM\""));
+	free(b);
+	s = sbuf_new_auto();
+	ck_assert_int_eq(blob_tostr_named(sb, s, SB_STRFMT_JSON, 0, NULL,
+	    names, 3), EINVAL);
+	ck_assert_int_eq(blob_tostr_named(sb, s, SB_STRFMT_NUM_FMTS, 0, tname,
+	    names, 3), EINVAL);
+	sbuf_delete(s);
+	stats_blob_destroy(sb);
+}
+END_TEST
+
 START_TEST(freeform_meta_names_and_errs)
 {
 	struct statsblob *sb;
@@ -487,6 +556,7 @@ main(void)
 	tcase_add_test(tc, json_meta_every_type_parses_back);
 	tcase_add_test(tc, json_meta_unnamed_vois_keep_ids);
 	tcase_add_test(tc, freeform_meta_names_and_errs);
+	tcase_add_test(tc, named_is_meta);
 	tcase_add_test(tc, tostr_errors);
 	tcase_add_test(tc, voistatdata_tostr_scalars_and_errors);
 	suite_add_tcase(s, tc);

@@ -17,11 +17,16 @@
 
 #include "blob.h"
 #include "kind.h"
+#include "tostr.h"
 #include "tpl.h"
 
 struct tostr_ctx {
 	struct sbuf			*buf;
-	const struct statsblob_tpl	*tpl;	/* with META, else NULL */
+	bool				 meta;
+	const struct statsblob_tpl	*tpl;	/* META from the registry */
+	const char			*tplname;	/* or from the caller */
+	const char *const		*names;
+	uint16_t			 nnames;
 	bool				 dump;
 	const struct voi		*cur;	/* VOI whose object is open */
 	unsigned			 nvois;	/* VOIs written so far */
@@ -33,8 +38,11 @@ tostr_voi_name(const struct tostr_ctx *tc, const struct voi *v)
 {
 	const struct statsblobv1 *tsb;
 
-	if (tc->tpl == NULL)
-		return NULL;
+	if (tc->tpl == NULL) {
+		if (!tc->meta || v->id < 0 || v->id >= tc->nnames)
+			return NULL;
+		return tc->names[v->id];
+	}
 	tsb = (const struct statsblobv1 *)tc->tpl->sb;
 	if (v->id < 0 || v->id >= blob_nvois(tsb))
 		return NULL;
@@ -153,7 +161,7 @@ tostr_json_cb(struct statsblobv1 *sb, struct voi *v, struct voistat *vs,
 		    "\"voistatdata\":{", stype_ops[vs->stype].name, vs->errs,
 		    vs->flags, dtype_info[vs->dtype].name, vs->data_off);
 	} else {
-		if (tc->tpl != NULL)
+		if (tc->meta)
 			sbuf_printf(buf, "\"%s\":", stype_ops[vs->stype].name);
 		else
 			sbuf_printf(buf, "\"[%hhd]\":", vs->stype);
@@ -171,6 +179,58 @@ tostr_json_cb(struct statsblobv1 *sb, struct voi *v, struct voistat *vs,
 	return 0;
 }
 
+/* The blob, as the caller's context says (its META names found). */
+static int
+tostr_blob(struct statsblobv1 *b, struct tostr_ctx *tc, enum sb_str_fmt fmt)
+{
+	struct sbuf *buf = tc->buf;
+	int rv;
+
+	if (fmt == SB_STRFMT_JSON) {
+		sbuf_putc(buf, '{');
+		if (tc->dump)
+			sbuf_printf(buf, "\"abi\":%hhu,\"endian\":%hhu,"
+			    "\"maxsz\":%hu,\"cursz\":%hu,\"created\":%jd,"
+			    "\"lastrst\":%jd,\"flags\":%hu,\"stats_off\":%hu,"
+			    "\"statsdata_off\":%hu,", b->abi, b->endian,
+			    b->maxsz, b->cursz, (intmax_t)b->created,
+			    (intmax_t)b->lastrst, b->flags, b->stats_off,
+			    b->statsdata_off);
+		if (tc->tplname != NULL)
+			sbuf_printf(buf, "\"tplname\":\"%s\"", tc->tplname);
+		else
+			sbuf_cat(buf, "\"tplname\":null");
+		sbuf_printf(buf, ",\"tplhash\":%" PRIu32 ",\"vois\":{",
+		    b->tplhash);
+		rv = blob_iter(b, tc->dump, tostr_json_cb, tc);
+		tostr_json_close_voi(tc);
+		sbuf_cat(buf, "}}");
+	} else {
+		sbuf_printf(buf, "struct statsblobv1@%p", (void *)b);
+		if (tc->dump)
+			sbuf_printf(buf, ", abi=%hhu, endian=%hhu, maxsz=%hu, "
+			    "cursz=%hu, created=%jd, lastrst=%jd, "
+			    "flags=0x%04hx, stats_off=%hu, statsdata_off=%hu",
+			    b->abi, b->endian, b->maxsz, b->cursz,
+			    (intmax_t)b->created, (intmax_t)b->lastrst,
+			    b->flags, b->stats_off, b->statsdata_off);
+		sbuf_printf(buf, ", tplhash=%" PRIu32, b->tplhash);
+		if (tc->tplname != NULL)
+			sbuf_printf(buf, ", tplname=\"%s\"", tc->tplname);
+		rv = blob_iter(b, tc->dump, tostr_freeform_cb, tc);
+	}
+	return rv;
+}
+
+static bool
+tostr_args_ok(const struct statsblob *sb, const struct sbuf *buf,
+    enum sb_str_fmt fmt, uint32_t flags)
+{
+	return sb != NULL && buf != NULL && sb->abi == STATS_ABI_V1 &&
+	    (int)fmt >= 0 && fmt < SB_STRFMT_NUM_FMTS &&
+	    (flags & ~(SB_TOSTR_OBJDUMP | SB_TOSTR_META)) == 0;
+}
+
 int
 stats_blob_tostr(struct statsblob *sb, struct sbuf *buf, enum sb_str_fmt fmt,
     uint32_t flags)
@@ -179,9 +239,7 @@ stats_blob_tostr(struct statsblob *sb, struct sbuf *buf, enum sb_str_fmt fmt,
 	struct tostr_ctx tc = { 0 };
 	int i, rv;
 
-	if (sb == NULL || buf == NULL || sb->abi != STATS_ABI_V1 ||
-	    (int)fmt < 0 || fmt >= SB_STRFMT_NUM_FMTS ||
-	    (flags & ~(SB_TOSTR_OBJDUMP | SB_TOSTR_META)) != 0)
+	if (!tostr_args_ok(sb, buf, fmt, flags))
 		return EINVAL;
 	tc.buf = buf;
 	tc.dump = (flags & SB_TOSTR_OBJDUMP) != 0;
@@ -200,42 +258,34 @@ stats_blob_tostr(struct statsblob *sb, struct sbuf *buf, enum sb_str_fmt fmt,
 			tpl_runlock();
 			return EINVAL;
 		}
+		tc.meta = true;
+		tc.tplname = tc.tpl->mb->tplname;
 	}
-	if (fmt == SB_STRFMT_JSON) {
-		sbuf_putc(buf, '{');
-		if (tc.dump)
-			sbuf_printf(buf, "\"abi\":%hhu,\"endian\":%hhu,"
-			    "\"maxsz\":%hu,\"cursz\":%hu,\"created\":%jd,"
-			    "\"lastrst\":%jd,\"flags\":%hu,\"stats_off\":%hu,"
-			    "\"statsdata_off\":%hu,", b->abi, b->endian,
-			    b->maxsz, b->cursz, (intmax_t)b->created,
-			    (intmax_t)b->lastrst, b->flags, b->stats_off,
-			    b->statsdata_off);
-		if (tc.tpl != NULL)
-			sbuf_printf(buf, "\"tplname\":\"%s\"",
-			    tc.tpl->mb->tplname);
-		else
-			sbuf_cat(buf, "\"tplname\":null");
-		sbuf_printf(buf, ",\"tplhash\":%" PRIu32 ",\"vois\":{",
-		    b->tplhash);
-		rv = blob_iter(b, tc.dump, tostr_json_cb, &tc);
-		tostr_json_close_voi(&tc);
-		sbuf_cat(buf, "}}");
-	} else {
-		sbuf_printf(buf, "struct statsblobv1@%p", (void *)b);
-		if (tc.dump)
-			sbuf_printf(buf, ", abi=%hhu, endian=%hhu, maxsz=%hu, "
-			    "cursz=%hu, created=%jd, lastrst=%jd, "
-			    "flags=0x%04hx, stats_off=%hu, statsdata_off=%hu",
-			    b->abi, b->endian, b->maxsz, b->cursz,
-			    (intmax_t)b->created, (intmax_t)b->lastrst,
-			    b->flags, b->stats_off, b->statsdata_off);
-		sbuf_printf(buf, ", tplhash=%" PRIu32, b->tplhash);
-		if (tc.tpl != NULL)
-			sbuf_printf(buf, ", tplname=\"%s\"", tc.tpl->mb->tplname);
-		rv = blob_iter(b, tc.dump, tostr_freeform_cb, &tc);
-	}
+	rv = tostr_blob(b, &tc, fmt);
 	tpl_runlock();
+	if (rv != 0)
+		return rv;
+	return sbuf_error(buf);
+}
+
+int
+blob_tostr_named(struct statsblob *sb, struct sbuf *buf, enum sb_str_fmt fmt,
+    uint32_t flags, const char *tplname, const char *const *names,
+    uint16_t nnames)
+{
+	struct tostr_ctx tc = { 0 };
+	int rv;
+
+	if (!tostr_args_ok(sb, buf, fmt, flags & ~SB_TOSTR_META) ||
+	    tplname == NULL)
+		return EINVAL;
+	tc.buf = buf;
+	tc.dump = (flags & SB_TOSTR_OBJDUMP) != 0;
+	tc.meta = true;
+	tc.tplname = tplname;
+	tc.names = names;
+	tc.nnames = nnames;
+	rv = tostr_blob((struct statsblobv1 *)sb, &tc, fmt);
 	if (rv != 0)
 		return rv;
 	return sbuf_error(buf);
