@@ -99,6 +99,9 @@ struct statsd {
 	 * they are read in the loop). */
 	struct pub	*pub;
 	struct rthread	*rthread;
+	/* Reads handed to the reader thread that the loop answered from
+	 * the registry instead (m_read.c), logged at exit. */
+	uint64_t	 reads_here;
 	/* The exposition (expo.c, http.c): the loop's own view of the
 	 * store for the varlink Scrape (the HTTP thread has its own), and
 	 * what every exposition counted, in statsd:0:daemon. */

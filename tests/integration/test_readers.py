@@ -12,6 +12,7 @@ reader thread ("statsd-reader"): Scrape's pages, resumed by cursor, show
 what /metrics shows; Chain's pages give every kstat once, in order, as
 the registry made it; callers that leave while their page is being
 rendered cost nothing."""
+import base64
 import http.client
 import json
 import os
@@ -216,6 +217,23 @@ look, _ = pages("io.statsd.Lookup", {"module": "bulk", "instance": 7})
 check([(k["instance"], k["handle"]) for k in look] ==
       [(7, bulk[7]["handle"])], "Lookup of one instance: that kstat")
 
+# Read and Snapshot, from the reader thread: the kstat as Chain shows it,
+# the values written, the blob whole.
+READS = 50
+for i in range(READS):
+    rd = ok(d.call("io.statsd.Read", {"module": "bulk", "instance": i,
+                                      "name": "k"}), "Read", False)
+    if rd.get("kstat") != bulk[i] or rd.get("data", {}).get(
+            "state.last") != 0:
+        break
+check(i == READS - 1, "%d Reads give the kstat Chain gives, and its data "
+      "(%s)" % (READS, str(rd)[:200]))
+sn = ok(d.call("io.statsd.Snapshot", {"module": "bulk", "instance": 3,
+                                      "name": "k"}), "Snapshot", False)
+check(len(base64.b64decode(sn["raw"])) == bulk[3]["size"] and
+      sn["kstat"] == bulk[3] and sn["blob"].get("tplname") == "APP",
+      "Snapshot's raw blob is the kstat's size: %s" % str(sn)[:200])
+
 # Callers that leave while their page is being rendered: nothing is
 # answered to them, nothing leaks (the sanitizer builds), and statsd
 # goes on.
@@ -253,6 +271,48 @@ held.close()
 
 c.close()
 d.stop()
+m = re.findall(r"reader thread: (\d+) pages", d.stderr())
+h = re.findall(r"(\d+) reads the reader thread left to the loop",
+               d.stderr())
+check(m and h and int(m[-1]) > READS and h[-1] == "0",
+      "the reader thread rendered every Read and Snapshot (%s pages), the "
+      "loop none (%s)" % (m and m[-1], h and h[-1]))
+
+# The loop renders a Read or Snapshot the thread's view cannot (here the
+# second, at the test's failure point): the same reply, byte for byte
+# (Snapshot's is Read's with the time of the copy and the raw blob), and
+# a Write answered before is in it.
+os.environ["STATSD_TEST_FAIL_AT"] = "reader.decline:2"
+d4 = Daemon().start()
+del os.environ["STATSD_TEST_FAIL_AT"]
+c = d4.conn()
+ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")
+ok(c.call("io.statsd.KstatCreate", {"template": spec, "module": "cmp",
+                                    "instance": 0, "name": "k",
+                                    "flags": ["WRITABLE"]}), "KstatCreate")
+ok(c.call("io.statsd.Write", {"module": "cmp", "instance": 0, "name": "k",
+                              "values": {"state": 42}}), "Write")
+key = {"module": "cmp", "instance": 0, "name": "k"}
+r1 = c.call("io.statsd.Read", key)
+r2 = c.call("io.statsd.Read", key)
+check("error" not in r1 and r1 == r2 and
+      r1["parameters"]["data"].get("state.last") == 42 and
+      r1["parameters"]["blob"]["vois"]["state"]["stats"]["LAST"]["val"] ==
+      42, "Read: the thread's reply is the loop's: %s / %s" %
+      (str(r1)[:300], str(r2)[:300]))
+s3 = ok(c.call("io.statsd.Snapshot", key), "Snapshot", False)
+raw = base64.b64decode(s3.pop("raw", ""))
+s3.pop("snaptime", None)
+r2 = r2["parameters"]
+r2.pop("snaptime", None)
+check(s3 == r2 and len(raw) == r2["kstat"]["size"],
+      "Snapshot: the thread's is the loop's Read with its raw blob: %s / %s"
+      % (str(s3)[:300], str(r2)[:300]))
+c.close()
+d4.stop()
+h = re.findall(r"(\d+) reads the reader thread left to the loop",
+               d4.stderr())
+check(h == ["1"], "the loop rendered the one declined: %s" % h)
 
 # A call whose page comes back late is not an idle connection: statsd is
 # still answering it. (The reader thread's first page held 1.5 s, five

@@ -68,7 +68,7 @@ bool
 crashpoint_fail_reached(const char *name)
 {
 	/* One thread per point (the persistence thread's, or the reader
-	 * thread's "reader.stall"). */
+	 * thread's "reader.stall" and "reader.decline"). */
 	if (strcmp(name, cp_fail_name) != 0 || cp_fail_left == 0)
 		return false;
 	return --cp_fail_left == 0;

@@ -47,7 +47,9 @@ crashpoint(const char *name)
  * sync, "compact.sync", "compact.rename", "compact.dirsync" a
  * compaction's end, "open.sync" a new log's head); and the reader
  * thread's "reader.stall", which holds its n-th page 1.5 s, as a thread
- * the scheduler keeps off the CPU would.
+ * the scheduler keeps off the CPU would, and "reader.decline", which has
+ * the loop render its n-th Read or Snapshot (as when the thread's view
+ * lacks the kstat), for tests to compare the two.
  */
 extern const char *crashpoint_fail_armed;
 bool crashpoint_fail_reached(const char *name);

@@ -16,6 +16,7 @@
 #include "b64.h"
 #include "blob.h"
 #include "control.h"
+#include "crashpoint.h"
 #include "daemon.h"
 #include "engine.h"
 #include "methods.h"
@@ -25,6 +26,7 @@
 #include "render_prom.h"
 #include "rview.h"
 #include "stat_scalar.h"
+#include "tostr.h"
 #include "view.h"
 
 #define M_NAME_FIELDS							\
@@ -83,54 +85,46 @@ m_kcid(const struct vl_call *call)
 }
 
 /* The blob of k (copy) as stats(3)'s JSON renderer writes it, named by
- * its template, or by the template of its own a re-lay gave it, into sb;
+ * its template, or by the template of its own a re-lay gave it, into one;
  * "{}" if it cannot be rendered. */
 static void
-m_blob_json(struct sbuf *sb, const struct reg_kstat *k,
+m_blob_json(struct sbuf *one, const struct reg_kstat *k,
     struct statsblob *copy)
 {
-	struct sbuf *one = sbuf_new_auto();
-
-	if (one != NULL && stats_blob_tostr(copy, one, SB_STRFMT_JSON,
-	    registry_blob_named(k, copy) ? SB_TOSTR_META : 0) == 0 &&
-	    sbuf_finish(one) == 0)
-		sbuf_bcat(sb, sbuf_data(one), (size_t)sbuf_len(one));
-	else
-		sbuf_cat(sb, "{}");
-	sbuf_delete(one);
+	if (stats_blob_tostr(copy, one, SB_STRFMT_JSON,
+	    registry_blob_named(k, copy) ? SB_TOSTR_META : 0) != 0 ||
+	    sbuf_finish(one) != 0) {
+		sbuf_clear(one);
+		sbuf_cat(one, "{}");
+		(void)sbuf_finish(one);
+	}
 }
 
 /*
- * Read's and Snapshot's reply, written as text: the kstat, the time of
- * the copy, its flat statistics and times as typed data (render_kstat.h),
- * its blob as stats(3)'s JSON, and (Snapshot, raw not NULL) its bytes.
+ * Read's and Snapshot's reply, as text, into sb: the kstat (its Kstat
+ * value as JSON text), the time of the copy, its flat statistics and
+ * times as typed data (render_kstat.h), its blob as stats(3)'s JSON (blob,
+ * rendered), and (Snapshot, raw not NULL) its bytes.
+ * Returns: 0; -errno.
  */
-static void
-m_read_reply(struct vl_call *call, const struct reg_kstat *k,
-    struct statsblob *copy, uint64_t snaptime, const char *raw)
+static int
+m_read_text(struct sbuf *sb, const char *kstat, uint64_t snaptime,
+    const struct ks_view *view, struct sbuf *blob, const char *raw)
 {
-	struct sbuf *sb = sbuf_new_auto();
-	json_t *kj = registry_kstat_json(call->d->reg, k);
-	char *kstat = kj != NULL ? json_dumps(kj, JSON_COMPACT) : NULL;
 	const struct ksfmt_stat *st;
 	struct ksfmt_out o;
-	struct ks_view view;
 	size_t n;
-	int r = -ENOMEM;
+	int r;
 
-	json_decref(kj);
 	ksfmt_begin(&o, sb, KSFMT_JSON);
-	if (sb != NULL && kstat != NULL) {
-		sbuf_printf(sb, "{\"kstat\":%s,\"snaptime\":%" PRIu64
-		    ",\"data\":", kstat, snaptime);
-		view_kstat(k, copy, &view);
-		r = ksfmt_view_stats(&o, &view, true, false, &st, &n);
-		if (r == 0)
-			r = ksfmt_json_data(sb, st, n, NULL);
-	}
+	sbuf_printf(sb, "{\"kstat\":%s,\"snaptime\":%" PRIu64 ",\"data\":",
+	    kstat, snaptime);
+	r = ksfmt_view_stats(&o, view, true, false, &st, &n);
+	if (r == 0)
+		r = ksfmt_json_data(sb, st, n, NULL);
 	if (r >= 0) {
 		sbuf_cat(sb, ",\"blob\":");
-		m_blob_json(sb, k, copy);
+		sbuf_bcat(sb, sbuf_data(blob), (size_t)sbuf_len(blob));
 		if (raw != NULL) {
 			sbuf_cat(sb, ",\"raw\":");
 			stat_json_string(sb, raw, strlen(raw));
@@ -138,11 +132,32 @@ m_read_reply(struct vl_call *call, const struct reg_kstat *k,
 		sbuf_putc(sb, '}');
 		r = sbuf_finish(sb) != 0 ? -ENOMEM : 0;
 	}
+	ksfmt_done(&o);
+	return r < 0 ? r : 0;
+}
+
+/* Read's and Snapshot's reply, made in the loop from the registry. */
+static void
+m_read_reply(struct vl_call *call, const struct reg_kstat *k,
+    struct statsblob *copy, uint64_t snaptime, const char *raw)
+{
+	struct sbuf *sb = sbuf_new_auto(), *one = sbuf_new_auto();
+	json_t *kj = registry_kstat_json(call->d->reg, k);
+	char *kstat = kj != NULL ? json_dumps(kj, JSON_COMPACT) : NULL;
+	struct ks_view view;
+	int r = -ENOMEM;
+
+	json_decref(kj);
+	if (sb != NULL && one != NULL && kstat != NULL) {
+		view_kstat(k, copy, &view);
+		m_blob_json(one, k, copy);
+		r = m_read_text(sb, kstat, snaptime, &view, one, raw);
+	}
 	if (r < 0)
 		varlink_error_errno(call, -r, call->method->name);
 	else
 		varlink_reply_text(call, sbuf_data(sb), (size_t)sbuf_len(sb));
-	ksfmt_done(&o);
+	sbuf_delete(one);
 	sbuf_delete(sb);
 	free(kstat);
 }
@@ -247,22 +262,17 @@ m_ljob_free(struct m_rcall *rc)
 	free(m);
 }
 
-/* A Kstat value of e's kstat, from the store: NULL if it is gone (or
- * kept busy, or its template not published), or for -ENOMEM (*ret_r). */
+/* The Kstat value of e's kstat from what the store says of it (its
+ * slot se, header h, template t), and a bound on its bytes in a reply
+ * (*ret_bound). Returns: it; NULL for -ENOMEM. */
 static json_t *
-m_ljob_kstat(struct rview *rv, const struct rv_ent *e, struct kstat_hdr *h,
-    size_t *ret_bound, int *ret_r)
+m_rkstat_json(const struct rv_ent *e, const struct kstat_hdr *h,
+    const struct store_entry *se, const struct reg_template *t,
+    size_t *ret_bound)
 {
-	const struct reg_template *t;
 	struct kstat_json_fields f;
-	struct store_entry se;
 	bool gz;
-	json_t *v;
-	int r;
 
-	*ret_r = 0;
-	if ((r = rview_entry(rv, e, &se, h, &t)) < 0)
-		return NULL;
 	memset(&f, 0, sizeof(f));
 	rview_seg_where(e, &f.zone, &gz);
 	f.hdr = h;
@@ -270,14 +280,30 @@ m_ljob_kstat(struct rview *rv, const struct rv_ent *e, struct kstat_hdr *h,
 	f.handle = (uint32_t)h->kid;	/* statsd's kid is its handle */
 	f.segment = rview_seg_name(e);
 	f.ref = e->ref;
-	f.owner = (uid_t)se.slot.owner_uid;
+	f.owner = (uid_t)se->slot.owner_uid;
 	f.spec = t->spec;
-	f.size = se.blob_size;
-	f.ndata = se.slot.ndata;
-	if ((v = registry_kstat_json_of(&f)) == NULL)
-		*ret_r = -ENOMEM;
+	f.size = se->blob_size;
+	f.ndata = se->slot.ndata;
 	*ret_bound = 640 + 2 * (strlen(h->desc) + strlen(h->path) +
 	    strlen(t->spec) + 3 * KSTAT_STRLEN);
+	return registry_kstat_json_of(&f);
+}
+
+/* A Kstat value of e's kstat, from the store: NULL if it is gone (or
+ * kept busy, or its template not published), or for -ENOMEM (*ret_r). */
+static json_t *
+m_ljob_kstat(struct rview *rv, const struct rv_ent *e, struct kstat_hdr *h,
+    size_t *ret_bound, int *ret_r)
+{
+	const struct reg_template *t;
+	struct store_entry se;
+	json_t *v;
+
+	*ret_r = 0;
+	if (rview_entry(rv, e, &se, h, &t) < 0)
+		return NULL;
+	if ((v = m_rkstat_json(e, h, &se, t, ret_bound)) == NULL)
+		*ret_r = -ENOMEM;
 	return v;
 }
 
@@ -428,15 +454,181 @@ m_read_lookup(struct vl_call *call, json_t *params)
 		ks_pattern_done(&l.pat[j]);
 }
 
-void
-m_read_read(struct vl_call *call, json_t *params)
+/*
+ * Read, and Snapshot without reset, from the reader thread: the loop
+ * finds the kstat and checks that the caller may see it; the thread reads
+ * it from the store (header, slot and blob under its slot's sequence
+ * counter, at one time) and renders the reply. What the thread cannot
+ * render as the registry would (the kstat not in its view yet, its
+ * template not published, a blob a re-lay left under a template of its
+ * own) is rendered by the loop when the answer comes back, as before: the
+ * reply is the same either way.
+ */
+struct m_kjob {
+	struct m_rcall		 rc;
+	json_t			*params;	/* the call's, for the loop */
+	char			 module[KSTAT_STRLEN];
+	char			 name[KSTAT_STRLEN];
+	int32_t			 instance;
+	bool			 snapshot;
+	struct prom_rules	*rules;		/* the view's stems */
+	struct kstat_hdr	 kh;
+	struct sbuf		*out;		/* the reply's text */
+	int			 r;
+};
+
+static void
+m_kjob_free(struct m_rcall *rc)
 {
+	struct m_kjob *m = (struct m_kjob *)(void *)rc;
+
+	json_decref(m->params);
+	prom_rules_unref(m->rules);
+	sbuf_delete(m->out);
+	free(m);
+}
+
+/* The index entry of the job's kstat in rv, or NULL. */
+static const struct rv_ent *
+m_kjob_find(struct rview *rv, const struct m_kjob *m)
+{
+	const struct rv_ent *e;
+	size_t n, i;
+
+	e = rview_ents_kstat(rv, &n);
+	i = rview_seek_kstat(rv, m->module, m->instance, m->name, false);
+	if (i >= n || e[i].instance != m->instance ||
+	    strcmp(rview_str(rv, e[i].module), m->module) != 0 ||
+	    strcmp(rview_str(rv, e[i].name), m->name) != 0 ||
+	    !rview_visible(&e[i], &m->rc.peer))
+		return NULL;
+	return &e[i];
+}
+
+/* On the reader thread. m->r: 0 and m->out; -ENOMEM; another -errno
+ * (the loop renders it). */
+static void
+m_kjob_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
+{
+	struct m_kjob *m = (struct m_kjob *)(void *)j;
+	const struct reg_template *t;
+	const struct rv_ent *e;
+	struct store_entry se;
+	struct sbuf *one;
+	struct ks_view kv;
+	struct statsblob *sb;
+	char *kstat = NULL, *raw = NULL;
+	uint64_t now = clock_now_ns();
+	size_t bound;
+	json_t *kj;
+
+	(void)rd;	/* the thread's section is open */
+	if ((m->r = rview_refresh(rv, m->rules)) < 0)
+		return;
+	/* (Tests: the loop's reply, to compare.) */
+	if (crashpoint_fail("reader.decline") ||
+	    (e = m_kjob_find(rv, m)) == NULL) {
+		m->r = -ENOENT;
+		return;
+	}
+	if ((m->r = rview_read_entry(rv, e, &m->kh, &kv, &se, &t)) < 0)
+		return;
+	sb = (struct statsblob *)(void *)kv.sb;	/* the view's own copy */
+	/* Named by its own template, or the loop's (a re-lay's name). */
+	if (((const struct statsblobv1 *)kv.sb)->tplhash != t->hash ||
+	    (m->kh.flags & KSTAT_FLAG_DORMANT) != 0) {
+		m->r = -ENOENT;
+		return;
+	}
+	m->r = -ENOMEM;
+	kj = m_rkstat_json(e, &m->kh, &se, t, &bound);
+	kstat = kj != NULL ? json_dumps(kj, JSON_COMPACT) : NULL;
+	json_decref(kj);
+	if (m->snapshot && (raw = b64_encode(sb, se.blob_size)) == NULL)
+		goto out;
+	one = sbuf_new_auto();
+	if (kstat == NULL || one == NULL ||
+	    (m->out = sbuf_new_auto()) == NULL) {
+		sbuf_delete(one);
+		goto out;
+	}
+	if (blob_tostr_named(sb, one, SB_STRFMT_JSON, 0, t->name,
+	    kv.names, kv.nnames) != 0 || sbuf_finish(one) != 0) {
+		sbuf_clear(one);
+		sbuf_cat(one, "{}");
+		(void)sbuf_finish(one);
+	}
+	m->r = m_read_text(m->out, kstat, m->snapshot ? now :
+	    (uint64_t)m->kh.snaptime, &kv, one, raw);
+	sbuf_delete(one);
+out:
+	free(raw);
+	free(kstat);
+}
+
+static void m_read_here(struct vl_call *call, struct reg_kstat *k);
+static void m_snapshot_here(struct vl_call *call, json_t *params,
+    struct reg_kstat *k, bool reset);
+
+static void
+m_kjob_answer(struct vl_call *call, struct m_rcall *rc)
+{
+	struct m_kjob *m = (struct m_kjob *)(void *)rc;
 	struct reg_kstat *k;
+
+	if (m->r == 0) {
+		varlink_reply_text(call, sbuf_data(m->out),
+		    (size_t)sbuf_len(m->out));
+		return;
+	}
+	if (m->r == -ENOMEM) {
+		varlink_error_errno(call, ENOMEM, call->method->name);
+		return;
+	}
+	/* The loop's copy, as if the thread had not been asked. */
+	call->d->reads_here++;
+	if ((k = m_kstat_get(call, m->params, false)) == NULL)
+		return;
+	if (m->snapshot)
+		m_snapshot_here(call, m->params, k, false);
+	else
+		m_read_here(call, k);
+}
+
+/* Hand k's Read or Snapshot to the reader thread. Returns: whether it
+ * was (answered if it could not be made: false, and the call answered). */
+static bool
+m_kjob_submit(struct vl_call *call, json_t *params,
+    const struct reg_kstat *k, bool snapshot)
+{
+	struct m_kjob *m;
+
+	if (call->d->rthread == NULL)
+		return false;
+	if ((m = calloc(1, sizeof(*m))) == NULL) {
+		varlink_error_errno(call, ENOMEM, call->method->name);
+		return true;
+	}
+	m->params = json_incref(params);
+	snprintf(m->module, sizeof(m->module), "%s", k->hdr.module);
+	snprintf(m->name, sizeof(m->name), "%s", k->hdr.name);
+	m->instance = k->hdr.instance;
+	m->snapshot = snapshot;
+	m->rules = prom_rules_ref(call->d->cfg.mapping);
+	m->rc.peer = call->conn->peer;
+	m->rc.answer = m_kjob_answer;
+	m->rc.free = m_kjob_free;
+	m->rc.job.run = m_kjob_run;
+	m_rcall_submit(call, params, &m->rc);
+	return true;
+}
+
+/* Read, in the loop. */
+static void
+m_read_here(struct vl_call *call, struct reg_kstat *k)
+{
 	struct statsblob *copy;
 
-	k = m_kstat_get(call, params, false);
-	if (k == NULL)
-		return;
 	copy = m_blob_copy(k);
 	if (copy == NULL) {
 		varlink_error_errno(call, ENOMEM, "read");
@@ -444,6 +636,17 @@ m_read_read(struct vl_call *call, json_t *params)
 	}
 	m_read_reply(call, k, copy, (uint64_t)k->hdr.snaptime, NULL);
 	free(copy);
+}
+
+void
+m_read_read(struct vl_call *call, json_t *params)
+{
+	struct reg_kstat *k;
+
+	k = m_kstat_get(call, params, false);
+	if (k == NULL || m_kjob_submit(call, params, k, false))
+		return;
+	m_read_here(call, k);
 }
 
 /* The VOI id of a name in k's template, or -1. */
@@ -539,28 +742,17 @@ m_read_write(struct vl_call *call, json_t *params)
 	    registry_kstat_json(d->reg, k)));
 }
 
-void
-m_read_snapshot(struct vl_call *call, json_t *params)
+/* Snapshot of k, in the loop (reset: checked already). */
+static void
+m_snapshot_here(struct vl_call *call, json_t *params, struct reg_kstat *k,
+    bool reset)
 {
 	struct statsd *d = call->d;
-	bool reset = varlink_bool(params, "reset", false);
-	struct reg_kstat *k;
 	struct statsblob *copy, *sb;
 	uint64_t now = clock_now_ns();
 	char *raw;
 
-	k = m_kstat_get(call, params, false);
-	if (k == NULL)
-		return;
-	if (reset && !view_kstat_may_modify(&call->conn->peer, k)) {
-		varlink_error_denied(call, RIGHT_OWNER);
-		return;
-	}
-	if (reset && k->internal) {
-		varlink_error_value(call, "reset", "statsd's own kstats are "
-		    "read-only");
-		return;
-	}
+	(void)params;
 	copy = m_blob_copy(k);
 	raw = copy != NULL ? b64_encode(copy, k->size) : NULL;
 	if (raw == NULL) {
@@ -577,4 +769,28 @@ m_read_snapshot(struct vl_call *call, json_t *params)
 	m_read_reply(call, k, copy, now, raw);
 	free(raw);
 	free(copy);
+}
+
+void
+m_read_snapshot(struct vl_call *call, json_t *params)
+{
+	bool reset = varlink_bool(params, "reset", false);
+	struct reg_kstat *k;
+
+	k = m_kstat_get(call, params, false);
+	if (k == NULL)
+		return;
+	if (reset && !view_kstat_may_modify(&call->conn->peer, k)) {
+		varlink_error_denied(call, RIGHT_OWNER);
+		return;
+	}
+	if (reset && k->internal) {
+		varlink_error_value(call, "reset", "statsd's own kstats are "
+		    "read-only");
+		return;
+	}
+	/* A reset changes the kstat: the writer's. */
+	if (!reset && m_kjob_submit(call, params, k, true))
+		return;
+	m_snapshot_here(call, params, k, reset);
 }

@@ -18,6 +18,7 @@
 
 #include "crashpoint.h"
 #include "daemon.h"
+#include "log.h"
 #include "pub.h"
 #include "rthread.h"
 #include "rview.h"
@@ -40,6 +41,7 @@ struct rthread {
 	/* The thread's: what it took from in, in arrival order. */
 	struct rjob		*priv, **priv_tail;
 	struct rjob		*others, **others_tail;
+	uint64_t		 done;		/* the loop's: handed back */
 };
 
 static void
@@ -146,6 +148,7 @@ rt_on_out(evutil_socket_t fd, short what, void *arg)
 	(void)!read(fd, &v, sizeof(v));
 	for (j = list_take(&rt->out); j != NULL; j = n) {
 		n = j->next;
+		rt->done++;
 		j->done(j);
 	}
 }
@@ -219,6 +222,8 @@ rthread_stop(struct rthread *rt)
 	}
 	/* Every job has run: their done() now. */
 	rt_on_out(rt->outfd, EV_READ, rt);
+	/* For tests and operators: how much the loop left to it. */
+	log_info("reader thread: %llu pages", (unsigned long long)rt->done);
 	rt_free(rt);
 	return NULL;
 }

@@ -703,11 +703,20 @@ rview_read(struct rview *v, const struct rv_ent *e, struct kstat_hdr *h,
 {
 	const struct reg_template *t;
 	struct store_entry se;
+
+	return rview_read_entry(v, e, h, kv, &se, &t);
+}
+
+int
+rview_read_entry(struct rview *v, const struct rv_ent *e, struct kstat_hdr *h,
+    struct ks_view *kv, struct store_entry *se, const struct reg_template **ret_t)
+{
+	const struct reg_template *t;
 	size_t size = 0;
 	int r, tries;
 
 	for (tries = 0; tries < 4; tries++) {
-		r = store_reader_read(e->seg->r, e->ref, &se, h, v->buf,
+		r = store_reader_read(e->seg->r, e->ref, se, h, v->buf,
 		    v->bufcap, &size);
 		if (r != -ENOBUFS)
 			break;
@@ -721,13 +730,14 @@ rview_read(struct rview *v, const struct rv_ent *e, struct kstat_hdr *h,
 		return r == -ENOBUFS ? -EAGAIN : r;
 	if ((r = store_reader_read_text(e->seg->r, e->ref, h)) < 0)
 		return r;
-	if ((t = pub_tpl_find(v->p, se.slot.tpl_hash)) == NULL)
+	if ((t = pub_tpl_find(v->p, se->slot.tpl_hash)) == NULL)
 		return -ENOENT;
 	kv->hdr = h;
 	kv->sb = v->buf;
 	kv->names = (const char *const *)t->names;
 	kv->nnames = t->nnames;
 	kv->k2 = t->k2;
+	*ret_t = t;
 	return 0;
 }
 

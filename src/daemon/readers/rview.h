@@ -97,6 +97,12 @@ int rview_header(struct rview *v, const struct rv_ent *e, struct kstat_hdr *h);
 int rview_read(struct rview *v, const struct rv_ent *e, struct kstat_hdr *h,
     struct ks_view *kv);
 
+/* rview_read, and from the same read its slot's own fields (owner,
+ * template hash, blob size: se) and its template (*ret_t). */
+int rview_read_entry(struct rview *v, const struct rv_ent *e,
+    struct kstat_hdr *h, struct ks_view *kv, struct store_entry *se,
+    const struct reg_template **ret_t);
+
 /*
  * rview_entry: e's kstat as its slot says now, without its blob: the
  * slot's own fields (owner, template hash, blob size), its header with
