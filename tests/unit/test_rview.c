@@ -9,10 +9,12 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <check.h>
 
@@ -459,6 +461,127 @@ START_TEST(reader_races_the_writer)
 }
 END_TEST
 
+/*
+ * A storm of creates and deletes, each sooner than a walk of the segment
+ * can end: every try of a stable walk sees another KCID. The view walks
+ * the chain once as it is and reads what changed meanwhile from the log,
+ * so a refresh during the storm already holds every kstat made before
+ * it (a view used to stay empty, or stale, for as long as the storm
+ * lasted), and the first after it holds exactly the kstats left.
+ */
+#define STORM_STATIC	20000u
+#define STORM_CHURN	16u
+
+struct storm {
+	struct store_segment	*seg;
+	_Atomic bool		 stop;
+	_Atomic uint64_t	 changes;
+	bool			 live[STORM_CHURN];
+};
+
+static void *
+storm_writer(void *arg)
+{
+	struct storm *s = arg;
+	struct store_ref refs[STORM_CHURN];
+	const struct timespec pause = { 0, 20000 };
+	char name[16];
+	unsigned i = 0, k;
+
+	while (!atomic_load(&s->stop)) {
+		k = i++ % STORM_CHURN;
+		if (s->live[k]) {
+			ck_assert_int_eq(store_kstat_remove(s->seg,
+			    refs[k].slot), 0);
+		} else {
+			snprintf(name, sizeof(name), "c%u", k);
+			refs[k] = add(s->seg, "churn", 0, name, 9);
+		}
+		s->live[k] = !s->live[k];
+		atomic_fetch_add(&s->changes, 1);
+		nanosleep(&pause, NULL);
+	}
+	return NULL;
+}
+
+static size_t
+count_module(struct rview *v, const char *module)
+{
+	const struct rv_ent *e;
+	size_t i, n, c = 0;
+
+	e = rview_ents(v, &n);
+	for (i = 0; i < n; i++)
+		c += strcmp(rview_str(v, e[i].module), module) == 0;
+	return c;
+}
+
+START_TEST(walk_catches_up_under_a_storm)
+{
+	struct store_params sp = {
+		.name = "storm", .kind = STORE_SEG_PUBLIC,
+		.table_slots = 32768, .arena_size = 16u << 20,
+		.log_slots = 4096,
+	};
+	const uint32_t zone = ZONE_GLOBAL;
+	const bool priv = false;
+	struct store_segment *seg = NULL;
+	struct pub_reader *rd;
+	struct rview_stats st;
+	struct storm storm;
+	struct rview *v;
+	struct pub *p;
+	pthread_t th;
+	size_t tries, got = 0, nlive = 0;
+	char name[16];
+	unsigned i;
+
+	ck_assert_int_eq(store_segment_new(&sp, &seg), 0);
+	ck_assert_int_eq(pub_new(&p), 0);
+	publish(p, &seg, &zone, &priv, 1);
+	ck_assert_int_eq(rview_new(p, &v), 0);
+	ck_assert_int_eq(pub_reader_new(p, &rd), 0);
+	for (i = 0; i < STORM_STATIC; i++) {
+		snprintf(name, sizeof(name), "k%05u", i);
+		(void)add(seg, "static", (int32_t)(i % 7), name, 9);
+	}
+	memset(&storm, 0, sizeof(storm));
+	storm.seg = seg;
+	atomic_init(&storm.stop, false);
+	atomic_init(&storm.changes, 0);
+	ck_assert_int_eq(pthread_create(&th, NULL, storm_writer, &storm), 0);
+	while (atomic_load(&storm.changes) < 4)
+		sched_yield();
+	for (tries = 0; tries < 20 && got != STORM_STATIC; tries++) {
+		pub_enter(rd);
+		ck_assert_int_eq(rview_refresh(v, NULL), 0);
+		got = count_module(v, "static");
+		pub_leave(rd);
+	}
+	rview_stats(v, &st);
+	atomic_store(&storm.stop, true);
+	pthread_join(th, NULL);
+	ck_assert_msg(got == STORM_STATIC, "during the storm, %zu of %u "
+	    "kstats after %zu refreshes (%llu walks, %llu caught up)", got,
+	    STORM_STATIC, tries, (unsigned long long)st.walks,
+	    (unsigned long long)st.catchups);
+	ck_assert_uint_ge(st.catchups, 1);
+	for (i = 0; i < STORM_CHURN; i++)
+		nlive += storm.live[i];
+	ck_assert_int_eq(rview_refresh(v, NULL), 0);
+	check_order(v, STORM_STATIC + nlive);
+	check_korder(v, STORM_STATIC + nlive);
+	for (i = 0; i < STORM_CHURN; i++) {
+		snprintf(name, sizeof(name), "c%u", i);
+		ck_assert(has(v, "churn", 0, name) == storm.live[i]);
+	}
+	pub_reader_free(rd);
+	rview_free(v);
+	pub_free(p);
+	store_segment_free(seg);
+}
+END_TEST
+
 static Suite *
 rview_suite(void)
 {
@@ -467,6 +590,7 @@ rview_suite(void)
 
 	tcase_add_test(tc, index_follows_the_chain);
 	tcase_add_test(tc, log_overrun_walks);
+	tcase_add_test(tc, walk_catches_up_under_a_storm);
 	tcase_add_test(tc, visibility_and_reads);
 	tcase_add_test(tc, compaction_keeps_both_orders);
 	tcase_add_test(tc, reader_races_the_writer);

@@ -338,6 +338,89 @@ START_TEST(test_chain_and_reuse)
 }
 END_TEST
 
+/* A walk the writer changes the chain under, from its callback: the
+ * writer's every step (always) or its one step (once). */
+struct meddle {
+	struct got		 g;
+	struct store_segment	*s;
+	struct store_ref	*ref;
+	bool			 always;
+	int			 calls;
+};
+
+static int
+meddle_one(void *arg, const struct store_entry *e, const struct kstat_hdr *h)
+{
+	struct meddle *m = arg;
+	struct kdesc d;
+	struct store_ref late;
+
+	if (e != NULL && (m->always || m->calls == 1)) {
+		if (m->always) {
+			ck_assert_int_eq(store_kstat_relayout(m->s,
+			    m->ref[2].slot, m->calls % 2 ? 64 : 96), 0);
+		} else {
+			ck_assert_int_eq(store_kstat_remove(m->s,
+			    m->ref[0].slot), 0);
+			d = desc("net", 9, "late");
+			ck_assert_int_eq(ADD(m->s, d, 64, &late), 0);
+		}
+	}
+	if (e != NULL)
+		m->calls++;
+	return got_one(&m->g, e, h);
+}
+
+/* A stable walk of a chain changed all the time never ends; one pass as
+ * it is, with the KCID before it, and the change log after that KCID,
+ * give the chain as it is. */
+START_TEST(test_walk_once)
+{
+	struct store_segment *s = seg_new(64, 1 << 20);
+	struct store_reader *r = reader_new(s);
+	struct store_ref ref[3];
+	struct store_entry ki;
+	struct kstat_hdr h;
+	struct meddle m;
+	uint32_t out[16];
+	uint64_t k0, k1, k2;
+	size_t n, i;
+	bool late = false, gone = false;
+
+	for (i = 0; i < 3; i++) {
+		struct kdesc d = desc("net", (int32_t)i, "x");
+
+		ck_assert_int_eq(ADD(s, d, 64, &ref[i]), 0);
+	}
+	memset(&m, 0, sizeof(m));
+	m.s = s;
+	m.ref = ref;
+	m.always = true;
+	ck_assert_int_eq(store_reader_walk(r, meddle_one, &m, &k0), -EAGAIN);
+	memset(&m.g, 0, sizeof(m.g));
+	m.always = false;
+	m.calls = 0;
+	k0 = store_reader_kcid(r);
+	ck_assert_int_eq(store_reader_walk_once(r, meddle_one, &m, &k1), 0);
+	ck_assert_uint_eq(k1, k0);
+	ck_assert_uint_eq(m.g.n, 3);	/* what the pass saw */
+	ck_assert_uint_gt(store_reader_kcid(r), k1);
+	ck_assert_int_eq(store_reader_changes(r, k1, out, 16, &n, &k2), 0);
+	ck_assert_uint_eq(k2, store_reader_kcid(r));
+	for (i = 0; i < n; i++) {
+		int rc = store_reader_slot(r, out[i], &ki, &h);
+
+		if (rc == -ESTALE && out[i] == ref[0].slot)
+			gone = true;
+		else if (rc == 0 && strcmp(h.name, "late") == 0)
+			late = true;
+	}
+	ck_assert(gone && late);
+	store_reader_close(r);
+	store_segment_free(s);
+}
+END_TEST
+
 /* The change log: what changed since a KCID, without a walk; and a
  * reader too far behind (or a change of no slot) walks the chain. */
 START_TEST(test_change_log)
@@ -1467,6 +1550,7 @@ store_suite(void)
 	tcase_add_test(tc, test_chain_and_reuse);
 	tcase_add_test(tc, test_hdr_encode_decode);
 	tcase_add_test(tc, test_change_log);
+	tcase_add_test(tc, test_walk_once);
 	tcase_add_test(tc, test_change_log_small);
 	tcase_add_test(tc, test_limits_and_text);
 	tcase_add_test(tc, test_params_and_fds);

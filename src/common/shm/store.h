@@ -414,6 +414,21 @@ int store_reader_walk(struct store_reader *r, store_walk_fn *fn, void *arg,
     uint64_t *ret_kcid);
 
 /*
+ * store_reader_walk_once: one pass over the chain as it is, whatever the
+ * writer changes meanwhile. Each kstat fn is given is consistent on its
+ * own (its slot's sequence counter), not with the others; *ret_kcid is
+ * the KCID before the pass began, so that every change the pass may
+ * have missed or seen only part of is in the change log after it: a
+ * reader that reads the slots store_reader_changes() gives from there
+ * has the chain as it is at the end. A chain the writer changes faster
+ * than a walk can end is read this way.
+ * Returns: 0; what fn returned, if nonzero; -EAGAIN if a header kept
+ * being written or looked malformed (the writer in the middle of it).
+ */
+int store_reader_walk_once(struct store_reader *r, store_walk_fn *fn,
+    void *arg, uint64_t *ret_kcid);
+
+/*
  * store_reader_changes: the slots of the kstats added, removed or re-laid
  * since the chain had KCID from, in the order they changed (a slot may
  * come more than once), into out[0..max), from the change log; the KCID

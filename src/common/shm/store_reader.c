@@ -457,6 +457,18 @@ store_reader_walk(struct store_reader *r, store_walk_fn *fn, void *arg,
 	return -EAGAIN;
 }
 
+int
+store_reader_walk_once(struct store_reader *r, store_walk_fn *fn, void *arg,
+    uint64_t *ret_kcid)
+{
+	int rc;
+
+	*ret_kcid = atomic_load_explicit(&r->sb->kcid, memory_order_acquire);
+	rc = store_walk(r, fn, arg);
+	/* Not stable, a malformed header is as likely a slot being made. */
+	return rc == -EBADMSG ? -EAGAIN : rc;
+}
+
 /* What a lookup looks for, and where the one it finds goes. */
 struct store_find {
 	const char		*module;	/* NULL: any */

@@ -317,14 +317,33 @@ rv_walk_one(void *arg, const struct store_entry *se, const struct kstat_hdr *h)
 	return rv_add(v, se, h);
 }
 
-/* Walk s whole: every entry it had is dropped, every kstat it has now
- * added. Returns: 0; -ENOMEM; -EAGAIN (s is walked again next time). */
+static int rv_seg_changes(struct rview *v, struct rv_seg *s);
+
+/* Drop the entries added since mark. */
+static void
+rv_drop_since(struct rview *v, size_t mark)
+{
+	while (v->nadd > mark) {
+		v->nadd--;
+		v->pdead += ent_bytes(v, &v->add[v->nadd].e);
+	}
+}
+
+/*
+ * Walk s whole: every entry it had is dropped, every kstat it has now
+ * added. A chain that keeps changing under the walk (a storm of creates
+ * and deletes: every try sees another KCID) is walked once as it is, and
+ * what changed meanwhile is read from the change log, so that a view
+ * is never left behind for as long as the storm lasts.
+ * Returns: 0; -ENOMEM; -EAGAIN (s is walked again next time).
+ */
 static int
 rv_seg_walk(struct rview *v, struct rv_seg *s)
 {
 	size_t mark = v->nadd;
+	uint64_t kcid, was = s->kcid;
+	bool once = false;
 	uint32_t *g;
-	uint64_t kcid;
 	int r;
 
 	s->walk++;
@@ -332,12 +351,15 @@ rv_seg_walk(struct rview *v, struct rv_seg *s)
 	v->cur_gen = s->wgen;
 	v->st.walks++;
 	r = store_reader_walk(s->r, rv_walk_one, v, &kcid);
+	if (r == -EAGAIN) {
+		rv_drop_since(v, mark);
+		memset(s->wgen, 0, s->nslots * sizeof(uint32_t));
+		r = store_reader_walk_once(s->r, rv_walk_one, v, &kcid);
+		once = true;
+	}
 	v->cur_gen = s->gen;
 	if (r < 0) {
-		while (v->nadd > mark) {
-			v->nadd--;
-			v->pdead += ent_bytes(v, &v->add[v->nadd].e);
-		}
+		rv_drop_since(v, mark);
 		s->walk--;
 		return r == -ENOMEM ? r : -EAGAIN;
 	}
@@ -345,6 +367,22 @@ rv_seg_walk(struct rview *v, struct rv_seg *s)
 	s->gen = s->wgen;
 	s->wgen = g;
 	s->kcid = kcid;
+	if (!once)
+		return 0;
+	/* The slots changed since the pass began, as they are now (the
+	 * pass may have seen them before, after, or not at all). */
+	v->st.catchups++;
+	v->cur_gen = s->gen;
+	if ((r = rv_seg_changes(v, s)) < 0) {
+		/* As it was: the walk's gens undone, its entries dropped. */
+		rv_drop_since(v, mark);
+		g = s->gen;
+		s->gen = s->wgen;
+		s->wgen = g;
+		s->kcid = was;
+		s->walk--;
+		return r == -ENOMEM ? r : -EAGAIN;
+	}
 	return 0;
 }
 
@@ -573,10 +611,7 @@ rview_refresh(struct rview *v, const struct prom_rules *rules)
 		if ((r = rv_seg_changes(v, s)) == -ERANGE ||
 		    r == -ENOMEM) {
 			/* What the log gave is dropped: the walk finds it. */
-			while (v->nadd > mark) {
-				v->nadd--;
-				v->pdead += ent_bytes(v, &v->add[v->nadd].e);
-			}
+			rv_drop_since(v, mark);
 			r = rv_seg_walk(v, s);
 		}
 		if (r == -EAGAIN) {

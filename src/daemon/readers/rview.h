@@ -134,6 +134,8 @@ struct rview_stats {
 	uint64_t	changes;
 	uint64_t	segments;	/* mapped now */
 	uint64_t	compactions;	/* of the strings */
+	uint64_t	catchups;	/* walks under changes, caught up
+					 * from the log */
 };
 void rview_stats(const struct rview *v, struct rview_stats *ret);
 
