@@ -76,6 +76,27 @@ def http_flood(d):
         t.join()
 
 
+def make_wide_kstat(d):
+    c = d.conn()
+    spec = harness.ok(c.call("io.statsd.TemplateAdd", ts.tpl("READW", 256)),
+                      "t", False)["template"]["spec"]
+    harness.ok(c.call("io.statsd.KstatCreate", {
+        "module": "wide", "instance": 0, "name": "k", "template": spec}),
+        "KstatCreate", False)
+    c.close()
+
+
+def pipelined_reads(d):
+    """64 connections pipelining Read of a 256-VOI kstat: each reply is
+    about 20 KB of JSON to render; in the loop, every one a turn."""
+    h = ts.Hostile(d)
+    h.cmd(op="pipeline", n=64, calls=200, method="io.statsd.Read",
+          parameters={"module": "wide", "instance": 0, "name": "k"})
+    time.sleep(4)
+    h.cmd(op="close")
+    h.quit()
+
+
 def make_http_kstats(d):
     c = d.conn()
     spec = harness.ok(c.call("io.statsd.TemplateAdd", ts.tpl("HTTPW", 8)),
@@ -87,7 +108,8 @@ def make_http_kstats(d):
 ATTACKS = [("quiet", quiet), ("K4: 64 x Info pipelined", k4_pipelined_info),
            ("4: 8 x 65,536 empty messages", row4_empty_messages),
            ("1: Scrape of 2 in a group of 10,000", row1_family_walk),
-           ("16 x GET /metrics of 20,000 kstats", http_flood)]
+           ("16 x GET /metrics of 20,000 kstats", http_flood),
+           ("64 x Read of a 256-VOI kstat pipelined", pipelined_reads)]
 
 
 def run(binary, attack):
@@ -113,6 +135,8 @@ def run(binary, attack):
         # The kstats are made before root starts calling.
         if attack is http_flood:
             make_http_kstats(d)
+        if attack is pipelined_reads:
+            make_wide_kstat(d)
         root = ts.Root(d)
         t0 = time.monotonic()
         attack(d)
