@@ -327,6 +327,37 @@ expo_index(struct expo *e, bool fresh)
 	return rview_refresh(rv, e->out.rules);
 }
 
+/*
+ * The end of the group that begins at i (its stem root): the first entry
+ * after i whose stem is neither the root nor one that extends it at a
+ * '_'. The group is contiguous in the index's order ('_' sorts first),
+ * so the end is found by galloping and then halving: a page that resumes
+ * inside a group of 10^5 kstats costs a few dozen comparisons here, not
+ * a scan of the group (which made a scrape in pages quadratic in the
+ * size of its largest group).
+ */
+static size_t
+expo_group_end(const struct rview *rv, const struct rv_ent *xv, size_t i,
+    size_t n, const char *stem, size_t slen)
+{
+	size_t step = 1, lo, hi, mid;
+
+	while (i + step < n && in_group(stem, slen,
+	    rview_str(rv, xv[i + step].stem)))
+		step *= 2;
+	/* i + step / 2 is in the group; i + step is not (or is past n). */
+	lo = i + step / 2 + 1;
+	hi = i + step < n ? i + step : n;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (in_group(stem, slen, rview_str(rv, xv[mid].stem)))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* expo_page() inside the reader's section. */
 static int
 expo_page_in(struct expo *e, size_t bytes, uint64_t units)
@@ -369,9 +400,7 @@ expo_page_in(struct expo *e, size_t bytes, uint64_t units)
 
 		/* The group: this stem's kstats and those of the stems
 		 * that extend it. */
-		for (j = i + 1; j < n && in_group(stem, slen,
-		    rview_str(rv, xv[j].stem)); j++)
-			;
+		j = expo_group_end(rv, xv, i, n, stem, slen);
 		r = expo_stem(e, xv, i, j, &pb, &work, &cut);
 		if (r < 0)
 			return r;
