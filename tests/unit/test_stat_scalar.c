@@ -114,6 +114,73 @@ START_TEST(json_strings)
 }
 END_TEST
 
+/* The escape of one ASCII byte, as RFC 8259 has it, for the check. */
+static void
+ref_escape(struct sbuf *sb, unsigned char c)
+{
+	if (c == '"' || c == '\\')
+		sbuf_printf(sb, "\\%c", c);
+	else if (c == '\n')
+		sbuf_cat(sb, "\\n");
+	else if (c == '\t')
+		sbuf_cat(sb, "\\t");
+	else if (c == '\r')
+		sbuf_cat(sb, "\\r");
+	else if (c < 0x20 || c >= 0x7f)
+		sbuf_printf(sb, "\\u%04x", c);
+	else
+		sbuf_putc(sb, (char)c);
+}
+
+/*
+ * Long texts (past the escaper's own buffer, runs of every length, a
+ * special byte at every place of an 8-byte word): the same bytes as one
+ * byte at a time, and a 2-byte UTF-8 character kept whole wherever it
+ * falls, a buffer's end included.
+ */
+START_TEST(json_strings_long)
+{
+	static const char pick[] = "ab\"\\\n\t\r\x01\x1f\x7f ~}#[]";
+	unsigned seed = 7;
+	size_t round, n, i;
+
+	for (round = 0; round < 200; round++) {
+		struct sbuf *got = sbuf_new_auto(), *want = sbuf_new_auto();
+		char *in;
+
+		n = round < 20 ? round * 411 : (size_t)(rand_r(&seed) % 20000);
+		in = malloc(n + 1);
+		ck_assert_ptr_nonnull(in);
+		sbuf_putc(want, '"');
+		for (i = 0; i < n; i++) {
+			unsigned r = (unsigned)rand_r(&seed);
+
+			/* Mostly plain, in runs of any length. */
+			if (r % 97 == 0 && i + 1 < n) {
+				in[i] = (char)0xc3;
+				in[i + 1] = (char)0xa9;
+				sbuf_bcat(want, in + i, 2);
+				i++;
+				continue;
+			}
+			in[i] = r % 5 != 0 ? (char)('a' + r % 26) :
+			    pick[(r / 5) % (sizeof(pick) - 1)];
+			ref_escape(want, (unsigned char)in[i]);
+		}
+		sbuf_putc(want, '"');
+		stat_json_string(got, in, n);
+		ck_assert_int_eq(sbuf_finish(got), 0);
+		ck_assert_int_eq(sbuf_finish(want), 0);
+		ck_assert_uint_eq(sbuf_len(got), sbuf_len(want));
+		ck_assert_int_eq(memcmp(sbuf_data(got), sbuf_data(want),
+		    (size_t)sbuf_len(want)), 0);
+		free(in);
+		sbuf_delete(got);
+		sbuf_delete(want);
+	}
+}
+END_TEST
+
 START_TEST(helper_refusals)
 {
 	struct voistatspec v = { .stype = VS_STYPE_SUM };
@@ -167,6 +234,7 @@ stat_scalar_suite(void)
 	tcase_add_test(tc, count_and_last);
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, helper_refusals);
+	tcase_add_test(tc, json_strings_long);
 	tcase_add_test(tc, json_strings);
 	tcase_add_test(tc, named_data_types);
 	suite_add_tcase(s, tc);

@@ -8,6 +8,9 @@
  * X an update or SET gave it, or a CHAR or STRING value set as text.
  */
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -271,24 +274,71 @@ utf8_seq(const unsigned char *s, size_t n)
 	return k + 1;
 }
 
+/* Bytes of a word: each of its bytes, repeated. */
+#define JSON_ONES	0x0101010101010101ull
+#define JSON_HIGHS	0x8080808080808080ull
+
+/* Does the word hold a byte a JSON string escapes: below 0x20, above
+ * 0x7e, a quote or a backslash? (Bit tricks of "Bit Twiddling Hacks":
+ * a byte less than n, one greater than n, one equal to n.) */
+static inline bool
+json_word_special(uint64_t w)
+{
+	uint64_t q = w ^ (JSON_ONES * '"'), b = w ^ (JSON_ONES * '\\');
+
+	return (((w - JSON_ONES * 0x20) & ~w) |
+	    ((w + JSON_ONES * (127 - 0x7e)) | w) |
+	    ((q - JSON_ONES) & ~q) | ((b - JSON_ONES) & ~b)) & JSON_HIGHS;
+}
+
+/* How many bytes from p (at most n, at most room, at least 1: p[0] is
+ * plain) need no escape, eight at a time while no word holds one. */
+static size_t
+json_plain_run(const unsigned char *p, size_t n, size_t room)
+{
+	size_t k = 1;
+	uint64_t w;
+
+	if (room < n)
+		n = room;
+	while (k + 8 <= n) {
+		memcpy(&w, p + k, 8);
+		if (json_word_special(w))
+			break;
+		k += 8;
+	}
+	while (k < n && p[k] >= 0x20 && p[k] < 0x7f && p[k] != '"' &&
+	    p[k] != '\\')
+		k++;
+	return k;
+}
+
 void
 stat_json_string(struct sbuf *buf, const char *s, size_t len)
 {
-	size_t i, run, u;
+	/* Written through a buffer of our own, handed to the sbuf whole:
+	 * a scrape's text has a quote or a newline every few bytes, and a
+	 * call a run was most of what escaping it cost. */
+	char out[4096];
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i, o = 0, u;
 
-	sbuf_putc(buf, '"');
+	out[o++] = '"';
 	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
+		unsigned char c = p[i];
 
-		/* Runs that need no escape are copied whole: a scrape's
-		 * text is mostly such a run. */
-		for (run = i; run < len && (unsigned char)s[run] >= 0x20 &&
-		    (unsigned char)s[run] < 0x7f && s[run] != '"' &&
-		    s[run] != '\\'; run++)
-			;
-		if (run > i) {
-			sbuf_bcat(buf, s + i, run - i);
-			i = run - 1;
+		/* Room for the longest one: a "\u00XX" (6). */
+		if (o > sizeof(out) - 8) {
+			sbuf_bcat(buf, out, o);
+			o = 0;
+		}
+		/* Printable ASCII but the quote and the backslash: as it is,
+		 * the run it begins copied whole (json_plain_run()). */
+		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+			u = json_plain_run(p + i, len - i, sizeof(out) - 8 - o);
+			memcpy(out + o, p + i, u);
+			o += u;
+			i += u - 1;
 			continue;
 		}
 		/*
@@ -298,28 +348,37 @@ stat_json_string(struct sbuf *buf, const char *s, size_t len)
 		 * past ASCII is shown as the code point of its value, so the
 		 * output is valid JSON whatever a provider stored.
 		 */
-		if (c >= 0x80 && (u = utf8_seq((const unsigned char *)s + i,
-		    len - i)) > 0) {
-			sbuf_bcat(buf, s + i, u);
+		if (c >= 0x80 && (u = utf8_seq(p + i, len - i)) > 0) {
+			memcpy(out + o, p + i, u);	/* u <= 4 */
+			o += u;
 			i += u - 1;
-		} else if (c == '"' || c == '\\') {
-			/* Not sbuf_printf(): a scrape's text has a quote or
-			 * two a line, and printf's cost was most of it. */
-			const char esc[2] = { '\\', (char)c };
-
-			sbuf_bcat(buf, esc, 2);
-		} else if (c == '\n')
-			sbuf_bcat(buf, "\\n", 2);
-		else if (c == '\t')
-			sbuf_bcat(buf, "\\t", 2);
-		else if (c == '\r')
-			sbuf_bcat(buf, "\\r", 2);
-		else if (c < 0x20 || c >= 0x7f)
-			sbuf_printf(buf, "\\u%04x", c);
-		else
-			sbuf_putc(buf, c);
+			continue;
+		}
+		out[o++] = '\\';
+		switch (c) {
+		case '"':
+		case '\\':
+			out[o++] = (char)c;
+			break;
+		case '\n':
+			out[o++] = 'n';
+			break;
+		case '\t':
+			out[o++] = 't';
+			break;
+		case '\r':
+			out[o++] = 'r';
+			break;
+		default:
+			/* Below 0x20, 0x7f, or a byte past ASCII that is
+			 * no UTF-8. */
+			o += (size_t)snprintf(out + o, sizeof(out) - o,
+			    "u%04x", c);
+			break;
+		}
 	}
-	sbuf_putc(buf, '"');
+	out[o++] = '"';
+	sbuf_bcat(buf, out, o);
 }
 
 int
