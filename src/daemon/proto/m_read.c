@@ -84,6 +84,18 @@ m_kcid(const struct vl_call *call)
 	return (json_int_t)view_kcid(call->d->reg, &call->conn->peer);
 }
 
+/* A blob's JSON rendered (r: the renderer's return): finished, or "{}"
+ * in its place if it could not be. */
+static void
+m_blob_done(struct sbuf *one, int r)
+{
+	if (r != 0 || sbuf_finish(one) != 0) {
+		sbuf_clear(one);
+		sbuf_cat(one, "{}");
+		(void)sbuf_finish(one);
+	}
+}
+
 /* The blob of k (copy) as stats(3)'s JSON renderer writes it, named by
  * its template, or by the template of its own a re-lay gave it, into one;
  * "{}" if it cannot be rendered. */
@@ -91,13 +103,8 @@ static void
 m_blob_json(struct sbuf *one, const struct reg_kstat *k,
     struct statsblob *copy)
 {
-	if (stats_blob_tostr(copy, one, SB_STRFMT_JSON,
-	    registry_blob_named(k, copy) ? SB_TOSTR_META : 0) != 0 ||
-	    sbuf_finish(one) != 0) {
-		sbuf_clear(one);
-		sbuf_cat(one, "{}");
-		(void)sbuf_finish(one);
-	}
+	m_blob_done(one, stats_blob_tostr(copy, one, SB_STRFMT_JSON,
+	    registry_blob_named(k, copy) ? SB_TOSTR_META : 0));
 }
 
 /*
@@ -172,14 +179,15 @@ m_blob_copy(const struct reg_kstat *k)
 	return c;
 }
 
-/* A bound on the bytes of k as a Kstat reply value. */
+/* A bound on the bytes of a Kstat reply value of a kstat with that
+ * header and template spec: the fixed fields and numbers (kstat2's
+ * content, scale and ndata among them), then strings that escaping may
+ * double. */
 static size_t
-m_kstat_json_bound(const struct reg_kstat *k)
+m_kstat_json_bound(const struct kstat_hdr *h, const char *spec)
 {
-	/* The fixed fields and numbers (kstat2's content, scale and ndata
-	 * among them), then strings that escaping may double. */
-	return 640 + 2 * (strlen(k->hdr.desc) + strlen(k->hdr.path) +
-	    strlen(k->tpl->spec) + 3 * KSTAT_STRLEN);
+	return 640 + 2 * (strlen(h->desc) + strlen(h->path) + strlen(spec) +
+	    3 * KSTAT_STRLEN);
 }
 
 /*
@@ -225,7 +233,7 @@ m_list_page(struct vl_call *call, json_t *params, struct m_list *l,
 		json_array_append_new(a, registry_kstat_json(w->reg, k));
 		m_walk_charge(w, M_COST_JSON);
 		w->sent++;
-		used += m_kstat_json_bound(k);
+		used += m_kstat_json_bound(&k->hdr, k->tpl->spec);
 		if (used >= budget)
 			m_walk_cut(w, k);
 	}
@@ -284,8 +292,7 @@ m_rkstat_json(const struct rv_ent *e, const struct kstat_hdr *h,
 	f.spec = t->spec;
 	f.size = se->blob_size;
 	f.ndata = se->slot.ndata;
-	*ret_bound = 640 + 2 * (strlen(h->desc) + strlen(h->path) +
-	    strlen(t->spec) + 3 * KSTAT_STRLEN);
+	*ret_bound = m_kstat_json_bound(h, t->spec);
 	return registry_kstat_json_of(&f);
 }
 
@@ -552,12 +559,8 @@ m_kjob_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
 		sbuf_delete(one);
 		goto out;
 	}
-	if (blob_tostr_named(sb, one, SB_STRFMT_JSON, 0, t->name,
-	    kv.names, kv.nnames) != 0 || sbuf_finish(one) != 0) {
-		sbuf_clear(one);
-		sbuf_cat(one, "{}");
-		(void)sbuf_finish(one);
-	}
+	m_blob_done(one, blob_tostr_named(sb, one, SB_STRFMT_JSON, 0,
+	    t->name, kv.names, kv.nnames));
 	m->r = m_read_text(m->out, kstat, m->snapshot ? now :
 	    (uint64_t)m->kh.snaptime, &kv, one, raw);
 	sbuf_delete(one);
@@ -567,8 +570,8 @@ out:
 }
 
 static void m_read_here(struct vl_call *call, struct reg_kstat *k);
-static void m_snapshot_here(struct vl_call *call, json_t *params,
-    struct reg_kstat *k, bool reset);
+static void m_snapshot_here(struct vl_call *call, struct reg_kstat *k,
+    bool reset);
 
 static void
 m_kjob_answer(struct vl_call *call, struct m_rcall *rc)
@@ -590,7 +593,7 @@ m_kjob_answer(struct vl_call *call, struct m_rcall *rc)
 	if ((k = m_kstat_get(call, m->params, false)) == NULL)
 		return;
 	if (m->snapshot)
-		m_snapshot_here(call, m->params, k, false);
+		m_snapshot_here(call, k, false);
 	else
 		m_read_here(call, k);
 }
@@ -744,15 +747,13 @@ m_read_write(struct vl_call *call, json_t *params)
 
 /* Snapshot of k, in the loop (reset: checked already). */
 static void
-m_snapshot_here(struct vl_call *call, json_t *params, struct reg_kstat *k,
-    bool reset)
+m_snapshot_here(struct vl_call *call, struct reg_kstat *k, bool reset)
 {
 	struct statsd *d = call->d;
 	struct statsblob *copy, *sb;
 	uint64_t now = clock_now_ns();
 	char *raw;
 
-	(void)params;
 	copy = m_blob_copy(k);
 	raw = copy != NULL ? b64_encode(copy, k->size) : NULL;
 	if (raw == NULL) {
@@ -792,5 +793,5 @@ m_read_snapshot(struct vl_call *call, json_t *params)
 	/* A reset changes the kstat: the writer's. */
 	if (!reset && m_kjob_submit(call, params, k, true))
 		return;
-	m_snapshot_here(call, params, k, reset);
+	m_snapshot_here(call, k, reset);
 }
