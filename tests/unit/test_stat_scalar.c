@@ -140,7 +140,7 @@ ref_escape(struct sbuf *sb, unsigned char c)
  */
 START_TEST(json_strings_long)
 {
-	static const char pick[] = "ab\"\\\n\t\r\x01\x1f\x7f ~}#[]";
+	static const char pick[] = "ab\"\\\n\t\r\x01\x1f\x7f ~}#[]\x80\xff";
 	unsigned seed = 7;
 	size_t round, n, i;
 

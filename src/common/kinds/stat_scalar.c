@@ -278,10 +278,14 @@ utf8_seq(const unsigned char *s, size_t n)
 #define JSON_ONES	0x0101010101010101ull
 #define JSON_HIGHS	0x8080808080808080ull
 
-/* Does the word hold a byte a JSON string escapes: below 0x20, above
- * 0x7e, a quote or a backslash? (Bit tricks of "Bit Twiddling Hacks":
- * a byte less than n, one greater than n, one equal to n.) */
-static inline bool
+/*
+ * The bytes of a word a JSON string escapes (below 0x20, above 0x7e, a
+ * quote or a backslash), each marked by its high bit. Bit tricks of "Bit
+ * Twiddling Hacks" (a byte less than n, one greater than n, one equal to
+ * n): a borrow or a carry can mark a byte above a marked one, never
+ * below, so the lowest mark is always a byte to escape.
+ */
+static inline uint64_t
 json_word_special(uint64_t w)
 {
 	uint64_t q = w ^ (JSON_ONES * '"'), b = w ^ (JSON_ONES * '\\');
@@ -291,54 +295,51 @@ json_word_special(uint64_t w)
 	    ((q - JSON_ONES) & ~q) | ((b - JSON_ONES) & ~b)) & JSON_HIGHS;
 }
 
-/* How many bytes from p (at most n, at most room, at least 1: p[0] is
- * plain) need no escape, eight at a time while no word holds one. */
-static size_t
-json_plain_run(const unsigned char *p, size_t n, size_t room)
-{
-	size_t k = 1;
-	uint64_t w;
-
-	if (room < n)
-		n = room;
-	while (k + 8 <= n) {
-		memcpy(&w, p + k, 8);
-		if (json_word_special(w))
-			break;
-		k += 8;
-	}
-	while (k < n && p[k] >= 0x20 && p[k] < 0x7f && p[k] != '"' &&
-	    p[k] != '\\')
-		k++;
-	return k;
-}
-
 void
 stat_json_string(struct sbuf *buf, const char *s, size_t len)
 {
-	/* Written through a buffer of our own, handed to the sbuf whole:
-	 * a scrape's text has a quote or a newline every few bytes, and a
-	 * call a run was most of what escaping it cost. */
+	/*
+	 * Written through a buffer of our own, handed to the sbuf whole: a
+	 * scrape's text has a quote or a newline every few bytes. Eight
+	 * bytes at a time are copied ahead and kept up to the first one to
+	 * escape, which the word's lowest mark finds (little-endian: the
+	 * lowest byte is the first), as simdjson's writer does with wider
+	 * registers. Room for a word and the longest escape is kept.
+	 */
 	char out[4096];
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i, o = 0, u;
+	size_t i = 0, o = 0, u;
+	unsigned char c;
 
 	out[o++] = '"';
-	for (i = 0; i < len; i++) {
-		unsigned char c = p[i];
-
-		/* Room for the longest one: a "\u00XX" (6). */
-		if (o > sizeof(out) - 8) {
+	while (i < len) {
+		if (o > sizeof(out) - 16) {
 			sbuf_bcat(buf, out, o);
 			o = 0;
 		}
-		/* Printable ASCII but the quote and the backslash: as it is,
-		 * the run it begins copied whole (json_plain_run()). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+		if (len - i >= 8) {
+			uint64_t w, m;
+
+			memcpy(&w, p + i, 8);
+			memcpy(out + o, &w, 8);
+			m = json_word_special(w);
+			if (m == 0) {
+				i += 8;
+				o += 8;
+				continue;
+			}
+			u = (size_t)__builtin_ctzll(m) >> 3;
+			i += u;
+			o += u;	/* p[i] is to escape: on below */
+		}
+#endif
+		c = p[i];
+		/* Printable ASCII but the quote and the backslash: as it is
+		 * (the last bytes, short of a word). */
 		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
-			u = json_plain_run(p + i, len - i, sizeof(out) - 8 - o);
-			memcpy(out + o, p + i, u);
-			o += u;
-			i += u - 1;
+			out[o++] = (char)c;
+			i++;
 			continue;
 		}
 		/*
@@ -351,7 +352,7 @@ stat_json_string(struct sbuf *buf, const char *s, size_t len)
 		if (c >= 0x80 && (u = utf8_seq(p + i, len - i)) > 0) {
 			memcpy(out + o, p + i, u);	/* u <= 4 */
 			o += u;
-			i += u - 1;
+			i += u;
 			continue;
 		}
 		out[o++] = '\\';
@@ -376,6 +377,7 @@ stat_json_string(struct sbuf *buf, const char *s, size_t len)
 			    "u%04x", c);
 			break;
 		}
+		i++;
 	}
 	out[o++] = '"';
 	sbuf_bcat(buf, out, o);

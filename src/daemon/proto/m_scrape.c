@@ -67,6 +67,10 @@ struct m_scrape {
 	struct sbuf		*text;		/* kstat's text, data lines */
 	struct sbuf		*items;		/* json and flat: the array */
 	struct sbuf		*one;		/* one kstat's data lines */
+	struct sbuf		*jtext;		/* text, as a JSON string:
+						 * escaped by the reader
+						 * thread (NULL: not yet) */
+	bool			 final;		/* m_scrape_finish() done */
 	size_t			 nitems;
 	struct ksfmt_out	 out;
 	uint64_t		 now;
@@ -82,6 +86,7 @@ m_scrape_done(struct m_scrape *s)
 	sbuf_delete(s->text);
 	sbuf_delete(s->items);
 	sbuf_delete(s->one);
+	sbuf_delete(s->jtext);
 }
 
 static const struct ks_selector *
@@ -208,19 +213,53 @@ m_render(struct m_scrape *s, const struct kstat_hdr *h,
 	return 0;
 }
 
+/* The page's text made final (-j's array closes on the last page, whose
+ * cursor is NULL) and escaped as a JSON string into s->jtext, where the
+ * format has a text. Returns: 0; -ENOMEM. */
+static int
+m_scrape_finish(struct m_scrape *s, const char *cursor)
+{
+	size_t len, room;
+
+	s->final = true;
+	if (s->fmt == M_JSON && cursor == NULL)
+		(void)ksfmt_end(&s->out);
+	if (sbuf_finish(s->text) != 0 || sbuf_finish(s->items) != 0)
+		return -ENOMEM;
+	if (s->fmt == M_FLAT)
+		return 0;
+	/* Room for the escapes of a Prometheus text: two quotes and a
+	 * newline in a series of some 40 bytes. */
+	len = (size_t)sbuf_len(s->text);
+	room = len + len / 8 + 64;
+	s->jtext = sbuf_new(NULL, NULL, room > INT32_MAX ? 0 : (int)room,
+	    SBUF_AUTOEXTEND);
+	if (s->jtext == NULL)
+		return -ENOMEM;
+	stat_json_string(s->jtext, sbuf_data(s->text), len);
+	return sbuf_finish(s->jtext) != 0 ? -ENOMEM : 0;
+}
+
 /* The page's reply, from what was rendered, with the next page's cursor
- * (NULL: the last page). */
+ * (NULL: the last page). The text is escaped here unless the reader
+ * thread did (m_scrape_finish()): on the loop, the reply is only
+ * copied. */
 static void
 m_scrape_answer(struct vl_call *call, struct m_scrape *s, const char *cursor)
 {
-	struct sbuf *msg = sbuf_new_auto();
+	size_t room = 256 + (size_t)sbuf_len(s->items);
+	struct sbuf *msg;
 
-	/* -j's array closes on the last page. */
-	if (s->fmt == M_JSON && cursor == NULL)
-		(void)ksfmt_end(&s->out);
-	if (sbuf_finish(s->text) != 0 || sbuf_finish(s->items) != 0 ||
-	    msg == NULL || varlink_page_next(call, cursor) < 0) {
-		sbuf_delete(msg);
+	if ((!s->final && m_scrape_finish(s, cursor) < 0) ||
+	    varlink_page_next(call, cursor) < 0) {
+		varlink_error_errno(call, ENOMEM, "scrape");
+		return;
+	}
+	if (s->jtext != NULL)
+		room += (size_t)sbuf_len(s->jtext);
+	msg = sbuf_new(NULL, NULL, room > INT32_MAX ? 0 : (int)room,
+	    SBUF_AUTOEXTEND);
+	if (msg == NULL) {
 		varlink_error_errno(call, ENOMEM, "scrape");
 		return;
 	}
@@ -232,10 +271,9 @@ m_scrape_answer(struct vl_call *call, struct m_scrape *s, const char *cursor)
 		sbuf_bcat(msg, sbuf_data(s->items), (size_t)sbuf_len(s->items));
 		sbuf_putc(msg, ']');
 	}
-	if (s->fmt != M_FLAT) {
+	if (s->jtext != NULL) {
 		sbuf_cat(msg, ",\"text\":");
-		stat_json_string(msg, sbuf_data(s->text),
-		    (size_t)sbuf_len(s->text));
+		sbuf_bcat(msg, sbuf_data(s->jtext), (size_t)sbuf_len(s->jtext));
 	}
 	if (cursor != NULL) {
 		sbuf_cat(msg, ",\"cursor\":");
@@ -381,6 +419,9 @@ m_prom_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
 	(void)rd;	/* the thread's section is open */
 	m->e.src.rv = rv;
 	m->r = expo_page(&m->e, m->bytes, VL_SLICE_UNITS);
+	/* Escaped here, not on the loop: as much again as rendering. */
+	if (m->r >= 0)
+		m->r = m_scrape_finish(&m->s, NULL);
 }
 
 /* On the reader thread: a page of the other formats, as m_scrape() makes
@@ -435,7 +476,7 @@ m_walk_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
 		if (after >= m->bytes)
 			m_rwalk_cut(&m->w, e);
 	}
-	m->r = r < 0 ? r : 0;
+	m->r = r < 0 ? r : m_scrape_finish(s, m_rwalk_cursor(&m->w));
 }
 
 static void
