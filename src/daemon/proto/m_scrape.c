@@ -242,51 +242,58 @@ m_scrape_finish(struct m_scrape *s, const char *cursor)
 
 /* The page's reply, from what was rendered, with the next page's cursor
  * (NULL: the last page). The text is escaped here unless the reader
- * thread did (m_scrape_finish()): on the loop, the reply is only
- * copied. */
+ * thread did (m_scrape_finish()): on the loop, the page is only copied
+ * once, into the reply, between the small parts made here. */
 static void
 m_scrape_answer(struct vl_call *call, struct m_scrape *s, const char *cursor)
 {
-	size_t room = 256 + (size_t)sbuf_len(s->items);
-	struct sbuf *msg;
+	bool items = s->fmt == M_JSON || s->fmt == M_FLAT ||
+	    s->fmt == M_LINUX;
+	struct sbuf *head = sbuf_new_auto(), *mid = sbuf_new_auto();
+	struct sbuf *end = sbuf_new_auto();
+	struct iovec v[5];
+	size_t n = 0;
 
-	if ((!s->final && m_scrape_finish(s, cursor) < 0) ||
-	    varlink_page_next(call, cursor) < 0) {
-		varlink_error_errno(call, ENOMEM, "scrape");
-		return;
+	if (head == NULL || mid == NULL || end == NULL ||
+	    (!s->final && m_scrape_finish(s, cursor) < 0) ||
+	    varlink_page_next(call, cursor) < 0)
+		goto nomem;
+	/* {"format":..,"kcid":..[,"kstats":[ items ]][,"text":" text "]
+	 * [,"cursor":..]} */
+	sbuf_printf(head, "{\"format\":\"%s\",\"kcid\":%lld",
+	    m_fmt_names[s->fmt], (long long)m_kcid(call));
+	if (items) {
+		sbuf_cat(head, s->fmt == M_JSON ? ",\"kstats\":[" :
+		    s->fmt == M_FLAT ? ",\"flat\":[" : ",\"linux\":[");
+		sbuf_putc(mid, ']');
 	}
 	if (s->jtext != NULL)
-		room += (size_t)sbuf_len(s->jtext);
-	msg = sbuf_new(NULL, NULL, room > INT32_MAX ? 0 : (int)room,
-	    SBUF_AUTOEXTEND);
-	if (msg == NULL) {
-		varlink_error_errno(call, ENOMEM, "scrape");
-		return;
-	}
-	sbuf_printf(msg, "{\"format\":\"%s\",\"kcid\":%lld", m_fmt_names[s->fmt],
-	    (long long)m_kcid(call));
-	if (s->fmt == M_JSON || s->fmt == M_FLAT || s->fmt == M_LINUX) {
-		sbuf_cat(msg, s->fmt == M_JSON ? ",\"kstats\":[" :
-		    s->fmt == M_FLAT ? ",\"flat\":[" : ",\"linux\":[");
-		sbuf_bcat(msg, sbuf_data(s->items), (size_t)sbuf_len(s->items));
-		sbuf_putc(msg, ']');
-	}
-	if (s->jtext != NULL) {
-		sbuf_cat(msg, ",\"text\":");
-		sbuf_bcat(msg, sbuf_data(s->jtext), (size_t)sbuf_len(s->jtext));
-	}
+		sbuf_cat(mid, ",\"text\":");
 	if (cursor != NULL) {
-		sbuf_cat(msg, ",\"cursor\":");
-		m_jstr(msg, cursor);
+		sbuf_cat(end, ",\"cursor\":");
+		m_jstr(end, cursor);
 	}
-	sbuf_putc(msg, '}');
-	if (sbuf_finish(msg) != 0) {
-		sbuf_delete(msg);
-		varlink_error_errno(call, ENOMEM, "scrape");
-		return;
-	}
-	varlink_reply_text(call, sbuf_data(msg), (size_t)sbuf_len(msg));
-	sbuf_delete(msg);
+	sbuf_putc(end, '}');
+	if (sbuf_finish(head) != 0 || sbuf_finish(mid) != 0 ||
+	    sbuf_finish(end) != 0)
+		goto nomem;
+	v[n++] = (struct iovec){ sbuf_data(head), (size_t)sbuf_len(head) };
+	if (items)
+		v[n++] = (struct iovec){ sbuf_data(s->items),
+		    (size_t)sbuf_len(s->items) };
+	v[n++] = (struct iovec){ sbuf_data(mid), (size_t)sbuf_len(mid) };
+	if (s->jtext != NULL)
+		v[n++] = (struct iovec){ sbuf_data(s->jtext),
+		    (size_t)sbuf_len(s->jtext) };
+	v[n++] = (struct iovec){ sbuf_data(end), (size_t)sbuf_len(end) };
+	(void)varlink_reply_textv(call, v, n);
+	goto out;
+nomem:
+	varlink_error_errno(call, ENOMEM, "scrape");
+out:
+	sbuf_delete(head);
+	sbuf_delete(mid);
+	sbuf_delete(end);
 }
 
 /* Parse the call into s and w. Returns: 0; -errno (answered). */

@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/uio.h>
 
 #include <jansson.h>
 
@@ -192,6 +193,11 @@ size_t varlink_page_size(const struct vl_call *call);
  * Returns: 0; -errno. */
 int varlink_reply_text(struct vl_call *call, const char *params,
     size_t len);
+
+/* The same, the object's text given in n pieces (copied once, joined):
+ * a large page's parts are not joined first. Returns: 0; -errno. */
+int varlink_reply_textv(struct vl_call *call, const struct iovec *v,
+    size_t n);
 
 /* Reply with descriptors (taken over either way; closed after sending). */
 int varlink_reply_fds(struct vl_call *call, json_t *params, int *fds,

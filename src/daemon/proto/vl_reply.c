@@ -7,10 +7,12 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 #include <jansson.h>
 
@@ -70,11 +72,12 @@ vl_send(struct vl_call *call, json_t *msg, int *fds, size_t nfds)
 }
 
 int
-varlink_reply_text(struct vl_call *call, const char *params, size_t len)
+varlink_reply_textv(struct vl_call *call, const struct iovec *v, size_t n)
 {
+	static const char head[] = "{\"parameters\":";
 	const char *cont = call->more && !call->last ? ",\"continues\":true" :
 	    "";
-	size_t total;
+	size_t total, i, o;
 	char *s;
 
 	if (call->answered)
@@ -82,15 +85,29 @@ varlink_reply_text(struct vl_call *call, const char *params, size_t len)
 	call->answered = true;
 	if (call->oneway)
 		return 0;
-	total = sizeof("{\"parameters\":") - 1 + len + strlen(cont) + 2;
+	total = sizeof(head) - 1 + strlen(cont) + 2;
+	for (i = 0; i < n; i++)
+		total += v[i].iov_len;
 	s = malloc(total);
 	if (s == NULL)
 		return -ENOMEM;
-	memcpy(s, "{\"parameters\":", sizeof("{\"parameters\":") - 1);
-	memcpy(s + sizeof("{\"parameters\":") - 1, params, len);
-	snprintf(s + sizeof("{\"parameters\":") - 1 + len,
-	    strlen(cont) + 2, "%s}", cont);
+	memcpy(s, head, sizeof(head) - 1);
+	o = sizeof(head) - 1;
+	for (i = 0; i < n; i++) {
+		memcpy(s + o, v[i].iov_base, v[i].iov_len);
+		o += v[i].iov_len;
+	}
+	snprintf(s + o, total - o, "%s}", cont);
 	return vl_send_text(call, s, total, NULL, 0);
+}
+
+int
+varlink_reply_text(struct vl_call *call, const char *params, size_t len)
+{
+	struct iovec v = { .iov_base = (void *)(uintptr_t)params,
+	    .iov_len = len };
+
+	return varlink_reply_textv(call, &v, 1);
 }
 
 int
