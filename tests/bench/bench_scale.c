@@ -22,7 +22,8 @@
  *   show -p     wall time of `statsctl show -p` to /dev/null
  *   chain       kstat_chain_update() after one kstat was added, and after
  *               nothing changed (libkstat consumer, segment-mapped)
- *   memory      statsd's resident memory (VmRSS), its heap part (RssAnon),
+ *   memory      statsd's resident memory (VmRSS; and with each segment
+ *               counted once, not once a mapping), its heap part (RssAnon),
  *               and the store segments' resident bytes (from smaps): bytes
  *               a kstat and a VOI
  *
@@ -91,7 +92,7 @@ struct row {
 	double	 show_s;		/* statsctl show -p */
 	double	 chain_us;		/* kstat_chain_update, one change */
 	double	 chain_idle_us;		/* ... nothing changed */
-	double	 rss_mb, anon_mb, seg_mb;
+	double	 rss_mb, anon_mb, seg_mb, seg_maps_mb;
 };
 
 static double
@@ -403,14 +404,21 @@ make_tpl(void)
 	return id;
 }
 
-/* VmRSS and RssAnon of pid, and the resident bytes of its store
- * segments, in MiB. */
+/*
+ * VmRSS and RssAnon of pid, and the resident bytes of its store
+ * segments, in MiB: each segment once (seg_mb), and summed over every
+ * mapping (seg_maps_mb). statsd's writer, its reader thread and its HTTP
+ * thread each map a segment, and VmRSS counts the same pages once a
+ * mapping; the memory is the segment's, once.
+ */
 static void
 memory(pid_t pid, struct row *r)
 {
 	char path[64], line[512];
+	unsigned long *inos = NULL, ino = 0;
+	double *rss = NULL, kb;
+	size_t n = 0, cap = 0, i;
 	bool seg = false;
-	double kb;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
@@ -425,20 +433,46 @@ memory(pid_t pid, struct row *r)
 		fclose(f);
 	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
 	f = fopen(path, "r");
-	r->seg_mb = 0;
+	r->seg_mb = r->seg_maps_mb = 0;
 	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
-		unsigned long lo, hi;
+		unsigned long lo, hi, off;
+		char dev[32];
 
 		/* A mapping's first line: "lo-hi perms offset dev inode
 		 * path"; its Rss line follows. */
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+		if (sscanf(line, "%lx-%lx %*s %lx %31s %lu", &lo, &hi, &off,
+		    dev, &ino) == 5 || sscanf(line, "%lx-%lx ", &lo,
+		    &hi) == 2) {
 			seg = strstr(line, "memfd:statsd-") != NULL &&
 			    strstr(line, "statsd-ring") == NULL;
-		else if (seg && sscanf(line, "Rss: %lf", &kb) == 1)
-			r->seg_mb += kb / 1024;
+			continue;
+		}
+		if (!seg || sscanf(line, "Rss: %lf", &kb) != 1)
+			continue;
+		r->seg_maps_mb += kb / 1024;
+		/* Once a segment: the largest of its mappings. */
+		for (i = 0; i < n && inos[i] != ino; i++)
+			;
+		if (i == n) {
+			if (n == cap) {
+				cap = cap ? 2 * cap : 64;
+				inos = realloc(inos, cap * sizeof(*inos));
+				rss = realloc(rss, cap * sizeof(*rss));
+				if (inos == NULL || rss == NULL)
+					die("memory");
+			}
+			inos[n] = ino;
+			rss[n++] = 0;
+		}
+		if (kb > rss[i])
+			rss[i] = kb;
 	}
 	if (f != NULL)
 		fclose(f);
+	for (i = 0; i < n; i++)
+		r->seg_mb += rss[i] / 1024;
+	free(inos);
+	free(rss);
 }
 
 static double
@@ -616,8 +650,12 @@ main(int argc, char **argv)
 	ROW("chain update, no change, us", "%10.1f", rows[i].chain_idle_us,
 	    "-");
 	ROW("statsd RSS, MiB", "%10.1f", rows[i].rss_mb, "-");
+	ROW("  each segment once, MiB", "%10.1f", rows[i].rss_mb -
+	    (rows[i].seg_maps_mb - rows[i].seg_mb), "-");
 	ROW("  of it heap (RssAnon), MiB", "%10.1f", rows[i].anon_mb, "-");
 	ROW("segments resident, MiB", "%10.1f", rows[i].seg_mb, "-");
+	ROW("  summed over mappings, MiB", "%10.1f", rows[i].seg_maps_mb,
+	    "-");
 	ROW("segment bytes a kstat", "%10.0f", rows[i].seg_mb * 1048576 /
 	    (double)rows[i].n, "-");
 	ROW("segment bytes a VOI", "%10.0f", rows[i].seg_mb * 1048576 /
