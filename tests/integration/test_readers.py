@@ -11,7 +11,8 @@ past it 503). The varlink Scrape, Chain and Lookup are rendered by the
 reader thread ("statsd-reader"): Scrape's pages, resumed by cursor, show
 what /metrics shows; Chain's pages give every kstat once, in order, as
 the registry made it; callers that leave while their page is being
-rendered cost nothing."""
+rendered cost nothing. TemplateList's pages, from the same thread, give
+every template once, in order, as TemplateAdd gave it."""
 import base64
 import http.client
 import json
@@ -325,4 +326,45 @@ check("error" not in r and "statsd:0:daemon:uptime" in
       r.get("parameters", {}).get("text", ""),
       "a page held past idle_timeout_ms is answered: %s" % str(r)[:200])
 d3.stop()
+
+# TemplateList, from the reader thread, in pages of at most 4 KiB: every
+# template once, in the order they were registered, each as TemplateAdd
+# answered it (the loop's rendering of the same template), a dropped
+# cursor refused. The exit log counts the pages as the thread's.
+d5 = Daemon(config="reply_page_size = 4096\n").start()
+c = d5.conn()
+added = []
+for i in range(60):
+    tpl = {"name": "T%02d" % i, "vois": [
+        {"id": v, "name": "voi%d_with_a_longer_name" % v,
+         "dtype": "INT_U64", "stats": [{"kind": "SUM"}, {"kind": "MAX"}]}
+        for v in range(4 + i % 5)]}
+    added.append(ok(c.call("io.statsd.TemplateAdd", tpl), "TemplateAdd",
+                    False)["template"])
+listed, cursor, npages, lists = [], None, 0, []
+while npages < 100:
+    r = ok(c.call("io.statsd.TemplateList",
+                  {"cursor": cursor} if cursor else {}), "TemplateList",
+           False)
+    listed += r["templates"]
+    lists.append(r["list"])
+    npages += 1
+    cursor = r.get("cursor")
+    if not cursor:
+        break
+mine = [t for t in listed if t["name"].startswith("T")]
+check(npages > 2 and mine == added,
+      "TemplateList's %d pages: the 60 templates once each, in order, as "
+      "TemplateAdd gave them (%d listed)" % (npages, len(mine)))
+check(",".join(lists) == ",".join(t["spec"] for t in listed),
+      "each page's list is its templates' specs")
+r = c.call("io.statsd.TemplateList", {"cursor": "x1"})
+check(r.get("error") == "io.statsd.InvalidValue" and
+      r["parameters"]["parameter"] == "cursor",
+      "a cursor that is no number: %s" % str(r)[:160])
+c.close()
+d5.stop()
+m = re.findall(r"reader thread: (\d+) pages", d5.stderr())
+check(m and int(m[-1]) >= npages, "the reader thread rendered the %d "
+      "pages (%s)" % (npages, m and m[-1]))
 finish()

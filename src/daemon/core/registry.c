@@ -304,6 +304,7 @@ reg_template_free(struct reg_template *t)
 	free(t->names);
 	free(t->uses);
 	free(t->k2);
+	free(t->vois_json);
 	json_decref(t->def);
 	free(t);
 }
@@ -640,7 +641,9 @@ registry_template_add(struct registry *r, json_t *given,
 		return -ENOMEM;
 	}
 	t->def = def;
-	e = reg_template_fill(t, id);
+	t->vois_json = json_dumps(json_object_get(def, "vois"),
+	    JSON_COMPACT | JSON_ENCODE_ANY);
+	e = t->vois_json != NULL ? reg_template_fill(t, id) : -ENOMEM;
 	if (e < 0) {
 		(void)tpl_release(id);
 		reg_template_free(t);

@@ -54,6 +54,8 @@ struct reg_template {
 	char		**names;	/* VOI names by id; NULL: vacant */
 	struct k2hist_params *k2;	/* by VOI id: kstat2 histograms */
 	json_t		*def;		/* the definition as given */
+	char		*vois_json;	/* its "vois", as JSON text: what
+					 * TemplateList shows, made once */
 	uid_t		 owner;		/* charged for it */
 	uint64_t	 bytes;		/* QUOTA_TEMPLATE_BYTES charged */
 	unsigned	 nkstats;	/* kstats made from it, dormant too */

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * m_template.c: io.statsd.TemplateAdd and io.statsd.TemplateList.
+ * m_template.c: io.statsd.TemplateAdd and io.statsd.TemplateList (its
+ * pages chosen here, rendered by the reader thread).
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <statsd/sbuf.h>
 
@@ -11,6 +15,8 @@
 #include "daemon.h"
 #include "methods.h"
 #include "registry.h"
+#include "rthread.h"
+#include "stat_scalar.h"
 #include "tpldef.h"
 #include "view.h"
 
@@ -60,38 +66,166 @@ m_template_add(struct vl_call *call, json_t *params)
 	    registry_template_json(t), "created", created));
 }
 
+/*
+ * A page of TemplateList. The loop chooses the page's templates (what the
+ * caller may see, about a page's bytes) and copies what the reply shows
+ * of each; the reader thread renders the reply from the copies, so it
+ * never touches the registry, and a template dropped meanwhile is still
+ * shown as it was when the page was chosen.
+ */
+struct m_tl_item {
+	char		 name[TPL_MAX_NAME_LEN + 1];
+	char		 spec[STATS_TPL_MAX_STR_SPEC_LEN + 8];
+	uint32_t	 hash;
+	uint32_t	 size;
+	char		*vois;		/* JSON text */
+};
+
+struct m_tljob {
+	struct m_rcall		 rc;
+	struct m_tl_item	*v;
+	size_t			 n;
+	char			 next[24];	/* "": the last page */
+	struct sbuf		*text;		/* the reply's parameters */
+	int			 r;
+};
+
+static void
+m_tljob_free(struct m_rcall *rc)
+{
+	struct m_tljob *m = (struct m_tljob *)(void *)rc;
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->v[i].vois);
+	free(m->v);
+	sbuf_delete(m->text);
+	free(m);
+}
+
+/* The reply's parameters, {"list":..,"templates":[..],"cursor":..}, as
+ * TemplateList always gave them. On the reader thread. */
+static void
+m_tljob_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
+{
+	struct m_tljob *m = (struct m_tljob *)(void *)j;
+	struct sbuf *list = sbuf_new_auto(), *sb = sbuf_new_auto();
+	size_t i;
+
+	(void)rv;
+	(void)rd;
+	m->r = -ENOMEM;
+	if (list == NULL || sb == NULL) {
+		sbuf_delete(list);
+		sbuf_delete(sb);
+		return;
+	}
+	for (i = 0; i < m->n; i++)
+		sbuf_printf(list, "%s%s", i > 0 ? "," : "", m->v[i].spec);
+	if (sbuf_finish(list) != 0) {
+		sbuf_delete(list);
+		sbuf_delete(sb);
+		return;
+	}
+	sbuf_cat(sb, "{\"list\":");
+	stat_json_string(sb, sbuf_data(list), (size_t)sbuf_len(list));
+	sbuf_delete(list);
+	sbuf_cat(sb, ",\"templates\":[");
+	for (i = 0; i < m->n; i++) {
+		const struct m_tl_item *t = &m->v[i];
+
+		sbuf_cat(sb, i > 0 ? ",{\"spec\":" : "{\"spec\":");
+		stat_json_string(sb, t->spec, strlen(t->spec));
+		sbuf_cat(sb, ",\"name\":");
+		stat_json_string(sb, t->name, strlen(t->name));
+		sbuf_printf(sb, ",\"hash\":%" PRIu32 ",\"size\":%" PRIu32
+		    ",\"vois\":%s}", t->hash, t->size, t->vois);
+	}
+	sbuf_putc(sb, ']');
+	if (m->next[0] != '\0') {
+		sbuf_cat(sb, ",\"cursor\":");
+		stat_json_string(sb, m->next, strlen(m->next));
+	}
+	sbuf_putc(sb, '}');
+	if (sbuf_finish(sb) != 0) {
+		sbuf_delete(sb);
+		return;
+	}
+	m->text = sb;
+	m->r = 0;
+}
+
+static void
+m_tljob_answer(struct vl_call *call, struct m_rcall *rc)
+{
+	struct m_tljob *m = (struct m_tljob *)(void *)rc;
+
+	if (m->r < 0 || varlink_page_next(call, m->next[0] != '\0' ?
+	    m->next : NULL) < 0) {
+		varlink_error_errno(call, ENOMEM, "template list");
+		return;
+	}
+	(void)varlink_reply_text(call, sbuf_data(m->text),
+	    (size_t)sbuf_len(m->text));
+}
+
+/* Copy template t into the page's next item. Returns: 0; -ENOMEM. */
+static int
+m_tl_take(struct m_tljob *m, size_t *cap, const struct reg_template *t)
+{
+	struct m_tl_item *it;
+
+	if (m->n == *cap) {
+		size_t nc = *cap > 0 ? 2 * *cap : 16;
+		void *p = realloc(m->v, nc * sizeof(*m->v));
+
+		if (p == NULL)
+			return -ENOMEM;
+		m->v = p;
+		*cap = nc;
+	}
+	it = &m->v[m->n];
+	if ((it->vois = strdup(t->vois_json)) == NULL)
+		return -ENOMEM;
+	snprintf(it->name, sizeof(it->name), "%s", t->name);
+	snprintf(it->spec, sizeof(it->spec), "%s", t->spec);
+	it->hash = t->hash;
+	it->size = t->size;
+	m->n++;
+	return 0;
+}
+
 void
 m_template_list(struct vl_call *call, json_t *params)
 {
 	const char *cursor = varlink_str(params, "cursor", NULL);
 	size_t budget = varlink_page_size(call), used = 0, n, i, first;
+	size_t cap = 0;
 	struct reg_template **tpls;
 	unsigned long long seq = 0;
-	char *end, next[24];
-	json_t *a = json_array();
-	struct sbuf *sb;
+	struct m_tljob *m;
+	char *end;
 
 	if (cursor != NULL) {
 		errno = 0;
 		seq = strtoull(cursor, &end, 10);
 		if (cursor[0] < '0' || cursor[0] > '9' || *end != '\0' ||
 		    errno != 0) {
-			json_decref(a);
 			varlink_error_value(call, "cursor", "not a cursor of "
 			    "TemplateList");
 			return;
 		}
 	}
-	sb = sbuf_new_auto();
-	if (sb == NULL || a == NULL) {
-		json_decref(a);
-		sbuf_delete(sb);
+	if ((m = calloc(1, sizeof(*m))) == NULL) {
 		varlink_error_errno(call, ENOMEM, "template list");
 		return;
 	}
+	m->rc.peer = call->conn->peer;
+	m->rc.answer = m_tljob_answer;
+	m->rc.free = m_tljob_free;
+	m->rc.job.run = m_tljob_run;
 	n = registry_templates(call->d->reg, &tpls);
 	first = registry_templates_after(call->d->reg, seq);
-	next[0] = '\0';
 	for (i = first; i < n; i++) {
 		/* Others' templates the caller sees no kstat of (a PRIV
 		 * kstat's, another zone's) are not shown: their names and
@@ -101,23 +235,23 @@ m_template_list(struct vl_call *call, json_t *params)
 		/* A page holds at least one template, and about a page's
 		 * bytes: each template costs about its definition. (The
 		 * ones before it on the page may all have been hidden.) */
-		if (json_array_size(a) > 0 && used + tpls[i]->bytes > budget) {
-			snprintf(next, sizeof(next), "%llu",
+		if (m->n > 0 && used + tpls[i]->bytes > budget) {
+			snprintf(m->next, sizeof(m->next), "%llu",
 			    (unsigned long long)tpls[i - 1]->seq);
 			break;
 		}
-		sbuf_printf(sb, "%s%s", json_array_size(a) > 0 ? "," : "",
-		    tpls[i]->spec);
-		json_array_append_new(a, registry_template_json(tpls[i]));
+		if (m_tl_take(m, &cap, tpls[i]) < 0) {
+			m_tljob_free(&m->rc);
+			varlink_error_errno(call, ENOMEM, "template list");
+			return;
+		}
 		used += tpls[i]->bytes;
 	}
-	if (sbuf_finish(sb) != 0) {
-		json_decref(a);
-		sbuf_delete(sb);
-		varlink_error_errno(call, ENOMEM, "template list");
+	if (call->d->rthread != NULL) {
+		m_rcall_submit(call, params, &m->rc);
 		return;
 	}
-	varlink_reply_page(call, json_pack("{s:s, s:o}", "list",
-	    sbuf_data(sb), "templates", a), next[0] != '\0' ? next : NULL);
-	sbuf_delete(sb);
+	m_tljob_run(&m->rc.job, NULL, NULL);
+	m_tljob_answer(call, &m->rc);
+	m_tljob_free(&m->rc);
 }
