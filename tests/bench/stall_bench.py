@@ -97,6 +97,29 @@ def pipelined_reads(d):
     h.quit()
 
 
+def make_nobody_templates(d):
+    """200 templates of 64 VOIs, nobody's own: its TemplateList shows
+    them all (about 1 MB of definitions, four pages)."""
+    h = ts.Hostile(d)
+    r = h.cmd(op="calls", calls=[("io.statsd.TemplateAdd",
+                                  ts.tpl("NT%03d" % i, 64))
+                                 for i in range(200)])
+    h.quit()
+    bad = [x for x in r.get("replies", []) if "error" in x]
+    harness.check(len(r.get("replies", [])) == 200 and not bad,
+                  "nobody's 200 templates: %s" % str(bad[:1])[:200])
+
+
+def pipelined_template_lists(d):
+    """64 connections pipelining TemplateList: each page is a quarter
+    MB of JSON to render; in the loop, every one a turn."""
+    h = ts.Hostile(d)
+    h.cmd(op="pipeline", n=64, calls=50, method="io.statsd.TemplateList")
+    time.sleep(4)
+    h.cmd(op="close")
+    h.quit()
+
+
 def make_http_kstats(d):
     c = d.conn()
     spec = harness.ok(c.call("io.statsd.TemplateAdd", ts.tpl("HTTPW", 8)),
@@ -109,7 +132,8 @@ ATTACKS = [("quiet", quiet), ("K4: 64 x Info pipelined", k4_pipelined_info),
            ("4: 8 x 65,536 empty messages", row4_empty_messages),
            ("1: Scrape of 2 in a group of 10,000", row1_family_walk),
            ("16 x GET /metrics of 20,000 kstats", http_flood),
-           ("64 x Read of a 256-VOI kstat pipelined", pipelined_reads)]
+           ("64 x Read of a 256-VOI kstat pipelined", pipelined_reads),
+           ("64 x TemplateList of 200 pipelined", pipelined_template_lists)]
 
 
 def run(binary, attack):
@@ -137,6 +161,8 @@ def run(binary, attack):
             make_http_kstats(d)
         if attack is pipelined_reads:
             make_wide_kstat(d)
+        if attack is pipelined_template_lists:
+            make_nobody_templates(d)
         root = ts.Root(d)
         t0 = time.monotonic()
         attack(d)
