@@ -333,14 +333,15 @@ rv_drop_since(struct rview *v, size_t mark)
  * Walk s whole: every entry it had is dropped, every kstat it has now
  * added. A chain that keeps changing under the walk (a storm of creates
  * and deletes: every try sees another KCID) is walked once as it is, and
- * what changed meanwhile is read from the change log, so that a view
- * is never left behind for as long as the storm lasts.
+ * what changed meanwhile is read from the change log (or, past what the
+ * log holds, the pass kept as it is), so that a view is never left
+ * behind for as long as the storm lasts.
  * Returns: 0; -ENOMEM; -EAGAIN (s is walked again next time).
  */
 static int
 rv_seg_walk(struct rview *v, struct rv_seg *s)
 {
-	size_t mark = v->nadd;
+	size_t mark = v->nadd, mark2;
 	uint64_t kcid, was = s->kcid;
 	bool once = false;
 	uint32_t *g;
@@ -373,7 +374,23 @@ rv_seg_walk(struct rview *v, struct rv_seg *s)
 	 * pass may have seen them before, after, or not at all). */
 	v->st.catchups++;
 	v->cur_gen = s->gen;
-	if ((r = rv_seg_changes(v, s)) < 0) {
+	mark2 = v->nadd;
+	if ((r = rv_seg_changes(v, s)) == -ERANGE) {
+		/*
+		 * More changes during the pass than the log holds. The pass
+		 * stands as it is: the table is walked slot by slot, so a
+		 * kstat that lived through the pass is in it, each read
+		 * whole; one made or removed meanwhile may be or not, as in
+		 * any read taken while the chain changes. s->kcid stays the
+		 * pass's start: the next refresh reads on from there, or
+		 * walks again. Never a view left behind for as long as a
+		 * storm lasts.
+		 */
+		rv_drop_since(v, mark2);
+		v->st.overruns++;
+		return 0;
+	}
+	if (r < 0) {
 		/* As it was: the walk's gens undone, its entries dropped. */
 		rv_drop_since(v, mark);
 		g = s->gen;

@@ -136,6 +136,8 @@ struct rview_stats {
 	uint64_t	compactions;	/* of the strings */
 	uint64_t	catchups;	/* walks under changes, caught up
 					 * from the log */
+	uint64_t	overruns;	/* of them, more changes than the
+					 * log held: the pass kept as is */
 };
 void rview_stats(const struct rview *v, struct rview_stats *ret);
 
