@@ -174,6 +174,8 @@ static const struct cfg_key config_keys[] = {
 	    "Most reply bytes queued for one connection. A client that lets more pile up is disconnected; above a quarter of it statsd stops reading the client's calls and pauses its streams."),
 	K("reply_page_size", CFG_SIZE, reply_page_size, "256K", 4096, 16777216, true,
 	    "Most bytes of one reply of a read of many kstats or templates (Chain, Lookup, Scrape, TemplateList), at most an eighth of max_output; the rest follows in further replies of the stream, or, for a client that did not ask for a stream, in the pages it asks for with the cursor of the last reply."),
+	K("reader_threads", CFG_UINT, reader_threads, "2", 1, 16, false,
+	    "Threads that render the pages of the control socket's reads (Scrape, Chain, Lookup, TemplateList, Read, Snapshot) from the shared store while their calls wait, so the event loop never does. With 2 or more, one is kept for privileged peers: root's reads wait for no other user's pages. Each thread keeps its own index of the store, about 250 bytes a kstat."),
 	K("max_buffered", CFG_SIZE, max_buffered, "256M", 1048576, 68719476736ull, true,
 	    "Most bytes of unread calls and unsent replies all connections together may hold (see quota_reserve_percent)."),
 	K("max_buffered_per_uid", CFG_SIZE, max_buffered_per_uid, "32M", 65536, 68719476736ull, true,

@@ -28,6 +28,7 @@ struct config {
 	unsigned	 max_message_size;
 	unsigned	 max_output;
 	unsigned	 reply_page_size;
+	unsigned	 reader_threads;
 	uint64_t	 max_buffered;
 	uint64_t	 max_buffered_per_uid;
 	unsigned	 idle_timeout_ms;

@@ -624,9 +624,10 @@ run(struct statsd *d, bool foreground)
 		r = registry_new(d, &d->reg);
 	if (r == 0)
 		r = rview_new(d->pub, &d->expo_rv);
-	/* Without its reader thread, statsd reads in the loop. */
-	if (r == 0 && (e = rthread_start(d->base, d->pub, &d->rthread)) < 0)
-		log_warning("no reader thread (%s): reads run in the event "
+	/* Without its reader threads, statsd reads in the loop. */
+	if (r == 0 && (e = rthread_start(d->base, d->pub,
+	    d->cfg.reader_threads, &d->rthread)) < 0)
+		log_warning("no reader threads (%s): reads run in the event "
 		    "loop", strerror(-e));
 	/* Without the runtime files' directory (a full runtime directory),
 	 * PERSISTENT kstats are refused and restored ones run without

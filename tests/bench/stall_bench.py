@@ -2,7 +2,10 @@
 """stall_bench.py BASE_STATSD NEW_STATSD [NAME...]: root's io.statsd.Info
 latency while uid 65534 attacks the event loop, for two statsd binaries
 side by side (e.g. a build of main and one of a branch), with the
-ratios.
+ratios. Then root's own reads (a Scrape of statsd:0:daemon every 20 ms)
+while nobody keeps the reader threads busy with pages: BASE, and NEW
+with reader_threads = 1 and = 2 (the first thread kept for privileged
+peers).
 
 Each attack runs for a few seconds on a fresh daemon while root calls
 Info every 20 ms on a connection of its own and the bench scrapes
@@ -136,6 +139,40 @@ ATTACKS = [("quiet", quiet), ("K4: 64 x Info pipelined", k4_pipelined_info),
            ("64 x TemplateList of 200 pipelined", pipelined_template_lists)]
 
 
+def pipelined_scrapes(d):
+    """64 connections of nobody pipelining Scrape of 20,000 kstats in
+    kstat(1M)'s text: each page a quarter MB for a reader thread."""
+    h = ts.Hostile(d)
+    h.cmd(op="pipeline", n=64, calls=40, method="io.statsd.Scrape",
+          parameters={"format": "kstat"})
+    time.sleep(4)
+    h.cmd(op="close")
+    h.quit()
+
+
+ROOT_READ = ("io.statsd.Scrape", {"format": "kstat",
+                                  "selector": "statsd:0:daemon"}, "text")
+
+
+def run_read(binary, config):
+    """Root's Scrape of statsd:0:daemon while nobody's pages fill the
+    reader threads: median, p99 and max ms."""
+    harness.STATSD = binary
+    d = ts.start(config)
+    make_http_kstats(d)
+    root = ts.Root(d, call=ROOT_READ)
+    pipelined_scrapes(d)
+    root.stop = True
+    root.ti.join()
+    root.ts.join()
+    lat = sorted(root.lat)
+    answered, sent = root.answered, root.sent
+    ts.stop(d)
+    return (statistics.median(lat) * 1000,
+            lat[min(len(lat) - 1, int(len(lat) * .99))] * 1000,
+            lat[-1] * 1000, answered, sent)
+
+
 def run(binary, attack):
     harness.STATSD = binary
     d = ts.start()
@@ -197,6 +234,23 @@ def main():
         print("%-38s watchdog gap %.2f s / %.2f s; scrapes 200 %d of %d "
               "/ %d of %d" % ("", a[3], b[3], a[4], a[5], b[4], b[5]),
               flush=True)
+    if not only or any(o in "reads" for o in only):
+        print()
+        print("root's Scrape of statsd:0:daemon every 20 ms while nobody "
+              "pipelines Scrape pages of 20,000 kstats on 64 connections")
+        print("%-38s %28s" % ("statsd", "median/p99/max ms"))
+        rows = [("base", base, ""),
+                ("new, reader_threads = 1", new, "reader_threads = 1\n"),
+                ("new, reader_threads = 2", new, "reader_threads = 2\n")]
+        res = []
+        for name, binary, conf in rows:
+            r = run_read(binary, conf)
+            res.append(r)
+            print("%-38s %8.1f %8.1f %8.1f   answered %d of %d"
+                  % ((name,) + r), flush=True)
+        print("%-38s p99 %.2fx, max %.2fx" % (
+            "new 2 threads / base", res[2][1] / res[0][1],
+            res[2][2] / res[0][2]))
     harness.cleanup_all()
 
 

@@ -132,8 +132,11 @@ class Root:
     """Root calling Info every 20 ms, and Prometheus scraping, while an
     attack runs: what was sent, answered, and how long each took."""
 
-    def __init__(self, d, scrape_every=0.5):
+    def __init__(self, d, scrape_every=0.5, call=("io.statsd.Info", {},
+                                                  "kstats")):
         self.d = d
+        # The call root makes (method, parameters, a key its reply has).
+        self.call = call
         self.stop = False
         self.sent = self.answered = 0
         self.lat = []
@@ -150,8 +153,8 @@ class Root:
         while not self.stop:
             t = time.monotonic()
             self.sent += 1
-            r = c.call("io.statsd.Info", {})
-            if "error" not in r and "kstats" in r.get("parameters", {}):
+            r = c.call(self.call[0], self.call[1])
+            if "error" not in r and self.call[2] in r.get("parameters", {}):
                 self.answered += 1
             self.lat.append(time.monotonic() - t)
             time.sleep(0.02)

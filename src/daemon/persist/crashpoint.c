@@ -3,6 +3,7 @@
  * crashpoint.c: the crash and failure points of the crash tests (see
  * crashpoint.h): which are armed, how many times to pass them, the exit.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,9 @@
 const char *crashpoint_armed;
 const char *crashpoint_fail_armed;
 static char cp_name[64], cp_fail_name[64];
-static unsigned long cp_left, cp_fail_left;
+static unsigned long cp_left;
+/* Counted down by any thread (the reader threads ask too). */
+static _Atomic unsigned long cp_fail_left;
 
 /* <name>[:<n>] from the environment into name and *left. Returns:
  * whether it is set. */
@@ -47,6 +50,8 @@ cp_parse(const char *var, char *name, size_t size, unsigned long *left)
 void
 crashpoint_init(void)
 {
+	unsigned long n;
+
 	crashpoint_armed = NULL;
 	crashpoint_fail_armed = NULL;
 	if (cp_parse("STATSD_TEST_CRASH_AT", cp_name, sizeof(cp_name),
@@ -57,21 +62,30 @@ crashpoint_init(void)
 		    cp_left);
 	}
 	if (cp_parse("STATSD_TEST_FAIL_AT", cp_fail_name,
-	    sizeof(cp_fail_name), &cp_fail_left)) {
+	    sizeof(cp_fail_name), &n)) {
+		atomic_store(&cp_fail_left, n);
 		crashpoint_fail_armed = cp_fail_name;
 		log_warning("STATSD_TEST_FAIL_AT: %s fails once, on call "
-		    "%lu", cp_fail_name, cp_fail_left);
+		    "%lu", cp_fail_name, n);
 	}
 }
 
 bool
 crashpoint_fail_reached(const char *name)
 {
-	/* One thread per point (the persistence thread's, or the reader
-	 * thread's "reader.stall" and "reader.decline"). */
-	if (strcmp(name, cp_fail_name) != 0 || cp_fail_left == 0)
+	unsigned long n;
+
+	if (strcmp(name, cp_fail_name) != 0)
 		return false;
-	return --cp_fail_left == 0;
+	/* Any thread may ask (the persistence thread, the reader
+	 * threads): the count goes down to 0 and stays, so the n-th ask
+	 * alone fails. */
+	n = atomic_load(&cp_fail_left);
+	do
+		if (n == 0)
+			return false;
+	while (!atomic_compare_exchange_weak(&cp_fail_left, &n, n - 1));
+	return n == 1;
 }
 
 void
