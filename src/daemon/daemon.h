@@ -81,6 +81,7 @@ struct statsd {
 	struct registry	*reg;
 	struct drain	*drain;
 	struct journal	*journal;	/* NULL: running without one */
+	struct filer	*filer;		/* runtime files' thread, or NULL */
 	struct checkpoint *checkpoint;
 	struct quota	*quota;
 	struct zones	*zones;

@@ -31,6 +31,7 @@
 #include "crashpoint.h"
 #include "daemon.h"
 #include "expo.h"
+#include "filer.h"
 #include "http.h"
 #include "drain.h"
 #include "engine.h"
@@ -634,6 +635,16 @@ run(struct statsd *d, bool foreground)
 	 * their files; mirror_dir_make() logged why. */
 	if (r == 0 && mirror_dir_make(d->runtime_dir, &d->persist_dir) == 0)
 		d->journal = journal_open(d->persist_dir);
+	/* The runtime files are made and deleted off the loop; without the
+	 * thread, in it. */
+	if (r == 0 && d->persist_dir != NULL) {
+		if ((e = filer_new(d->base, d->persist_dir, &d->filer)) < 0)
+			log_warning("no runtime files' thread (%s): PERSISTENT "
+			    "kstats' files are made in the event loop",
+			    strerror(-e));
+		else
+			mirror_unlink_by(filer_unlink_cb, d->filer);
+	}
 	if (r == 0)
 		r = checkpoint_new(d, &d->checkpoint);
 	/* The statsd series' templates first: PERSISTENT series in the
@@ -720,6 +731,10 @@ out:
 	http_stop(d);
 	/* Pages it still renders come back to calls that wait for them. */
 	d->rthread = rthread_stop(d->rthread);
+	/* Files still being made come back to the creates that wait for
+	 * them; what is queued to delete is deleted. */
+	d->filer = filer_free(d->filer);
+	mirror_unlink_by(NULL, NULL);
 	d->expo_rv = rview_free(d->expo_rv);
 	d->control = control_free(d->control);
 	d->drain = drain_free(d->drain);

@@ -41,8 +41,8 @@ DAEMON_ORDER = [
     # policy/: who a peer is, what it may hold
     "rights", "quota",
     # persist/ (below the registry): runtime files, the ring journal, the
-    # persistence thread
-    "journal", "mirror", "syncer",
+    # persistence thread, the runtime files' thread
+    "journal", "mirror", "syncer", "filer",
     # core/: what the writer publishes for reader threads, its registry
     # and index
     "pub", "kindex", "tpldef", "registry",

@@ -11,14 +11,16 @@ and statsd merges keeps pushed = applied + dropped, nothing doubled."""
 import glob
 import os
 import random
+import re
 import shutil
 import signal
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from harness import (Daemon, RingClient, check, expect_error,  # noqa: E402
-                     finish, info, ok, read_data, setup_kstat, wait_for)
+from harness import (TPL_APP, Daemon, RingClient, check,  # noqa: E402
+                     expect_error, finish, info, ok, read_data,
+                     setup_kstat, wait_for)
 
 P = {"module": "p", "instance": 0, "name": "counts"}
 d = Daemon(config="checkpoint_interval_ms = 100000\n").start()
@@ -299,4 +301,144 @@ d.cleanup()
 pushed = kill9_while_pushing("", "m", "2 1048576", 200000, True,
                              "of a spilling producer's statsd")
 check(pushed == 6 * 200000, "1.2M pushed")
+
+# Runtime files are made and deleted by their own thread, never in the
+# event loop: the exit log counts what it made and deleted; the
+# kstats' files are there, those removed for good are not.
+def pfiles(dd):
+    return sorted(f for f in os.listdir(os.path.join(dd.run, "persist"))
+                  if f.endswith(".kstat"))
+
+
+def pmany(c, spec, prefix, n):
+    return c.call("io.statsd.KstatCreateMany", {
+        "template": spec, "flags": ["PERSISTENT"], "kstats": [
+            {"module": prefix, "instance": i, "name": "k"}
+            for i in range(n)]})
+
+
+def handles(r):
+    return sorted("%d.kstat" % k["handle"]
+                  for k in r.get("parameters", {}).get("kstats", []))
+
+
+d = Daemon().start()
+c = d.conn()
+spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+    "template"]["spec"]
+r = ok(pmany(c, spec, "fm", 50), "KstatCreateMany of 50 PERSISTENT", False)
+made = handles({"parameters": r})
+check(len(made) == 50 and set(made) <= set(pfiles(d)),
+      "their 50 runtime files are there when the call is answered")
+gone = {"module": "fm", "instance": 3, "name": "k"}
+ok(c.call("io.statsd.KstatDelete", gone), "KstatDelete: dormant")
+ok(c.call("io.statsd.KstatDelete", gone), "KstatDelete: for good")
+c.close()
+d.stop()
+m = re.findall(r"runtime files' thread: (\d+) made, (\d+) deleted",
+               d.stderr())
+check(m and int(m[-1][0]) == 50 and int(m[-1][1]) == 1,
+      "the thread made the 50 files and deleted the one removed: %s" % m)
+check(sorted(set(made) - set(pfiles(d))) ==
+      ["%d.kstat" % r["kstats"][3]["handle"]],
+      "the file of the kstat removed for good is gone, the 49 others stay")
+d.cleanup()
+
+# A file that cannot be made (the third of five, at the test's failure
+# point: a full runtime directory) refuses the whole batch, and nothing
+# of it stays: no kstat, no file. The next create is made.
+os.environ["STATSD_TEST_FAIL_AT"] = "filer.make:3"
+d = Daemon().start()
+del os.environ["STATSD_TEST_FAIL_AT"]
+c = d.conn()
+spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+    "template"]["spec"]
+r = pmany(c, spec, "ff", 5)
+expect_error(r, "io.statsd.SystemError", "a batch whose third file "
+             "cannot be made")
+chain = ok(c.call("io.statsd.Chain", {}), "Chain", False)["kstats"]
+check(not [k for k in chain if k["module"] == "ff"],
+      "none of the batch's kstats stayed")
+r = ok(pmany(c, spec, "fg", 2), "the next batch is made", False)
+c.close()
+d.stop()
+check(pfiles(d) == handles({"parameters": r}),
+      "only the next batch's files are left: %s" % pfiles(d))
+d.cleanup()
+
+# While the thread makes a batch's files (held 1.5 s at the test's
+# failure point), the loop serves everyone: root's Info is answered
+# before the batch goes on, and the create when it has.
+os.environ["STATSD_TEST_FAIL_AT"] = "filer.stall"
+d = Daemon().start()
+del os.environ["STATSD_TEST_FAIL_AT"]
+c = d.conn()
+spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+    "template"]["spec"]
+c.send("io.statsd.KstatCreateMany", {
+    "template": spec, "flags": ["PERSISTENT"], "kstats": [
+        {"module": "fs", "instance": i, "name": "k"} for i in range(20)]})
+wait_for(lambda: "filer.stall: a batch of 20 held" in d.stderr(),
+         "the batch held on the files' thread")
+info(d)
+check("the batch held goes on" not in d.stderr(),
+      "root's Info answered while the files are being made")
+r = c.recv()
+check("error" not in r and len(r["parameters"]["kstats"]) == 20 and
+      "the batch held goes on" in d.stderr(),
+      "the create answered once they are: %s" % str(r)[:200])
+# A caller that leaves while its files are being made: the create is
+# done all the same, as a durable create whose caller left is: its
+# kstats and their files are there.
+c.close()
+d.stop()
+os.environ["STATSD_TEST_FAIL_AT"] = "filer.stall"
+d.start()
+del os.environ["STATSD_TEST_FAIL_AT"]
+before = pfiles(d)
+held = d.stderr().count("filer.stall: a batch of 20 held")
+
+
+def fl_kstats():
+    return [k for k in ok(d.call("io.statsd.Chain", {}), "Chain",
+                          False)["kstats"] if k["module"] == "fl"]
+
+
+c = d.conn()
+c.send("io.statsd.KstatCreateMany", {
+    "template": spec, "flags": ["PERSISTENT"], "kstats": [
+        {"module": "fl", "instance": i, "name": "k"} for i in range(20)]})
+wait_for(lambda: d.stderr().count("filer.stall: a batch of 20 held") > held,
+         "the leaver's batch held")
+c.close()
+wait_for(lambda: len(fl_kstats()) == 20 and len(pfiles(d)) ==
+         len(before) + 20, "the leaver's kstats made, with their files")
+d.stop()
+
+# Stopped while a batch's files are being made: after the restart the
+# batch is there whole or not at all, and the runtime directory holds
+# exactly the files of the kstats there.
+os.environ["STATSD_TEST_FAIL_AT"] = "filer.stall"
+d.start()
+del os.environ["STATSD_TEST_FAIL_AT"]
+held = d.stderr().count("filer.stall: a batch of 20 held")
+c = d.conn()
+c.send("io.statsd.KstatCreateMany", {
+    "template": spec, "flags": ["PERSISTENT"], "kstats": [
+        {"module": "fs2", "instance": i, "name": "k"} for i in range(20)]})
+wait_for(lambda: d.stderr().count("filer.stall: a batch of 20 held") > held,
+         "the batch held")
+d.stop()
+c.close()
+d.start()
+chain = ok(d.call("io.statsd.Chain", {}), "Chain", False)["kstats"]
+fs2 = [k for k in chain if k["module"] == "fs2"]
+check(len(fs2) in (0, 20), "stopped while its files were made: the batch "
+      "whole or not at all (%d of 20)" % len(fs2))
+want = sorted("%d.kstat" % k["handle"] for k in chain
+              if "PERSISTENT" in k["flags"])
+d.stop()
+check(pfiles(d) == want, "the runtime files are the PERSISTENT kstats' "
+      "(%d files, %d kstats)" % (len(pfiles(d)), len(want)))
+d.cleanup()
 finish()

@@ -527,6 +527,9 @@ est = scrape_om(g.d, "before the restart").get(sample("statsd_keep_s"))
 check(est is not None and 540 <= est <= 660,
       "600 members, past a LIST of 8: estimated %s" % est)
 g.d.stop()
+made = re.findall(r"runtime files' thread: (\d+) made", g.d.stderr())
+check(made and int(made[-1]) == 2, "the two PERSISTENT series' files were "
+      "made by the runtime files' thread: %s" % made)
 g = Front(KEEP, tmp=g.d.tmp)
 g.send("keep.s:m0:m599|s\nkeep.c:1|c")
 expect(g, {sample("statsd_keep_s"): est,

@@ -1334,6 +1334,19 @@ registry_blob_peek(const struct reg_kstat *k)
 	return k->blob;
 }
 
+int
+registry_kstat_attach(struct registry *r, struct reg_kstat *k,
+    struct blob_storage *s)
+{
+	(void)r;
+	if (k->size > BLOB_STORAGE_CAP)
+		return -E2BIG;
+	memcpy(s->blob, registry_blob_peek(k), k->size);
+	blob_storage_set_size(s, k->size);
+	k->storage = s;
+	return 0;
+}
+
 /* Copy a PERSISTENT kstat's stored blob into its store blob. */
 static void
 reg_sync_one(struct reg_kstat *k)

@@ -295,6 +295,12 @@ int registry_kstat_delete(struct registry *r, struct reg_kstat *k);
  * that could not be made durable leaves nothing behind). */
 void registry_kstat_forget(struct registry *r, struct reg_kstat *k);
 
+/* Give k, which has none, the blob storage s (a runtime file made after
+ * k): k's blob is copied into it, and kept there from now on.
+ * Returns: 0; -E2BIG (k's blob does not fit: s untouched). */
+int registry_kstat_attach(struct registry *r, struct reg_kstat *k,
+    struct blob_storage *s);
+
 /* By name (dormant ones too), O(1). Returns: it, or NULL. */
 struct reg_kstat *registry_kstat_find(struct registry *r, const char *module,
     int32_t instance, const char *name);

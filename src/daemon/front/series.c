@@ -21,6 +21,7 @@
 #include "checkpoint.h"
 #include "daemon.h"
 #include "engine.h"
+#include "filer.h"
 #include "log.h"
 #include "mirror.h"
 #include "registry.h"
@@ -131,10 +132,91 @@ series_persistent(const struct series *s, const char *name, uint32_t len)
 	return false;
 }
 
+/* A series' record, written here and synced by the persistence thread
+ * (no one is answered for a datagram). Returns: 0; -errno. */
+static int
+series_record(struct statsd *d, struct reg_kstat *k)
+{
+	int r;
+
+	if (d->checkpoint == NULL)
+		return 0;
+	checkpoint_unsynced(d->checkpoint, true);
+	r = checkpoint_kstat_put(d->checkpoint, k, false);
+	checkpoint_unsynced(d->checkpoint, false);
+	if (r == 0)
+		checkpoint_flush(d->checkpoint);
+	return r;
+}
+
+/* A series' runtime file on its way from the files' thread. */
+struct series_file {
+	struct filer_batch	 b;
+	struct filer_make	 e;
+	struct statsd		*d;
+	bool			 revived;
+	char			 blob[];
+};
+
+/* Back in the loop: the file goes to its series, which is recorded; one
+ * that cannot be made takes the series back (a revived one sleeps
+ * again), as a create in the loop would have refused it. A series gone
+ * meanwhile leaves its file to be deleted. */
+static void
+series_file_done(struct filer_batch *b)
+{
+	struct series_file *sf = b->arg;
+	struct statsd *d = sf->d;
+	struct reg_kstat *k = registry_kstat_by_handle(d->reg, sf->e.handle);
+	int r = sf->e.err;
+
+	if (r == 0 && (k == NULL || k->storage != NULL ||
+	    registry_kstat_attach(d->reg, k, mirror_storage(sf->e.m)) < 0)) {
+		blob_storage_remove(mirror_storage(sf->e.m));
+		k = NULL;
+	}
+	if (k != NULL && r == 0)
+		r = series_record(d, k);
+	if (k != NULL && r < 0) {
+		log_debug("statsd series %s: not durable: %s", k->hdr.name,
+		    strerror(-r));
+		if (sf->revived)
+			(void)registry_kstat_delete(d->reg, k);
+		else
+			registry_kstat_forget(d->reg, k);
+	}
+	free(sf);
+}
+
+/* Hand k's file to the files' thread. Returns: 0; -ENOMEM. */
+static int
+series_file_later(struct statsd *d, struct reg_kstat *k, bool revived)
+{
+	struct series_file *sf = calloc(1, sizeof(*sf) + k->size);
+
+	if (sf == NULL)
+		return -ENOMEM;
+	sf->d = d;
+	sf->revived = revived;
+	memcpy(sf->blob, registry_blob_peek(k), k->size);
+	sf->e.handle = k->handle;
+	sf->e.size = k->size;
+	sf->e.blob = sf->blob;
+	sf->b.e = &sf->e;
+	sf->b.n = 1;
+	sf->b.done = series_file_done;
+	sf->b.arg = sf;
+	filer_make(d->filer, &sf->b);
+	return 0;
+}
+
 /*
  * A PERSISTENT series is made as KstatCreate makes a kstat: with its
  * runtime file, and in the checkpoint, or not at all (a revived one goes
- * back to sleep). Others need nothing more.
+ * back to sleep). Others need nothing more. With the runtime files'
+ * thread, its file is made there, and its record written once it is
+ * (series_file_done()): until then it is counted into the store as any
+ * series, and a crash meanwhile leaves no trace of it.
  * Returns: 0; -errno.
  */
 static int
@@ -148,20 +230,20 @@ series_durable(struct series *s, struct reg_kstat *k, bool revived)
 	if (k->storage == NULL && checkpoint_outlives_statsd(d->zones, k)) {
 		struct mirror *m;
 
-		r = d->persist_dir != NULL ? mirror_create(d->persist_dir,
-		    k->handle, registry_blob_peek(k), k->size, &m) : -ENOENT;
-		if (r == 0)
-			k->storage = mirror_storage(m);
-	}
-	/* Its record written here, synced by the persistence thread (no
-	 * one is answered for a datagram). */
-	if (r == 0 && d->checkpoint != NULL) {
-		checkpoint_unsynced(d->checkpoint, true);
-		r = checkpoint_kstat_put(d->checkpoint, k, false);
-		checkpoint_unsynced(d->checkpoint, false);
-		if (r == 0)
-			checkpoint_flush(d->checkpoint);
-	}
+		if (d->filer != NULL)
+			r = series_file_later(d, k, revived);
+		else {
+			/* Without the thread, here. */
+			r = d->persist_dir != NULL ? mirror_create(
+			    d->persist_dir, k->handle, registry_blob_peek(k),
+			    k->size, &m) : -ENOENT;
+			if (r == 0)
+				k->storage = mirror_storage(m);
+			if (r == 0)
+				r = series_record(d, k);
+		}
+	} else
+		r = series_record(d, k);
 	if (r < 0) {
 		if (revived)
 			(void)registry_kstat_delete(d->reg, k);

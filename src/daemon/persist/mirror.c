@@ -47,6 +47,17 @@ struct mirror {
 
 static const struct blob_storage_ops mirror_ops;
 
+/* Who deletes a removed file (mirror_unlink_by()); NULL: unlink(2) here. */
+static void (*mirror_unlinker)(void *arg, const char *path);
+static void *mirror_unlinker_arg;
+
+void
+mirror_unlink_by(void (*fn)(void *arg, const char *path), void *arg)
+{
+	mirror_unlinker = fn;
+	mirror_unlinker_arg = arg;
+}
+
 uint64_t
 blob_storage_disk_bytes(uint32_t size)
 {
@@ -279,7 +290,10 @@ mirror_st_remove(struct blob_storage *s)
 {
 	struct mirror *m = mirror_of(s);
 
-	(void)unlink(m->path);
+	if (mirror_unlinker != NULL)
+		mirror_unlinker(mirror_unlinker_arg, m->path);
+	else
+		(void)unlink(m->path);
 	mirror_close(m);
 }
 

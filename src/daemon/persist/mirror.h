@@ -64,6 +64,11 @@ void *mirror_blob(struct mirror *m);
 uint32_t mirror_size(const struct mirror *m);
 uint64_t mirror_birth(const struct mirror *m);
 
+/* Removed files (blob_storage_remove()) are deleted by fn(arg, path)
+ * from now on (statsd's runtime files' thread, filer.h, in its queue's
+ * order); fn NULL: by unlink(2) at once. */
+void mirror_unlink_by(void (*fn)(void *arg, const char *path), void *arg);
+
 /* Unmap (the file stays, for the next start). NULL-safe. */
 void mirror_close(struct mirror *m);
 

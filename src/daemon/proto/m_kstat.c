@@ -18,6 +18,7 @@
 #include "daemon.h"
 #include "defn.h"
 #include "drain.h"
+#include "filer.h"
 #include "log.h"
 #include "methods.h"
 #include "mirror.h"
@@ -481,10 +482,24 @@ m_kstat_unmake(struct statsd *d, struct reg_kstat *k, bool revived)
 }
 
 /*
+ * Is k's runtime file still to be made, by the runtime files' thread
+ * (filer.h)? Then its create is answered once the file is made and its
+ * record durable (m_durable_files()).
+ */
+static bool
+m_kstat_file_later(struct statsd *d, const struct reg_kstat *k)
+{
+	return (k->hdr.flags & KSTAT_FLAG_PERSISTENT) && k->storage == NULL &&
+	    d->filer != NULL && checkpoint_outlives_statsd(d->zones, k);
+}
+
+/*
  * Create (or revive) one kstat as n says, for the caller: a PERSISTENT
  * one gets its runtime file and, if durable, its place in the checkpoint,
  * or is not made (without durable, the caller writes the checkpoint for
- * a whole batch: checkpoint_kstats_put). defs (NULL: none) are Linux
+ * a whole batch: checkpoint_kstats_put). With the runtime files' thread
+ * running, the file is made there afterwards (m_kstat_file_later()), and
+ * the record written once it is. defs (NULL: none) are Linux
  * definition lines it takes before anyone is told of it: refused, the
  * kstat is not made either.
  * Returns: 0 and *ret, *ret_revived; -errno (answered).
@@ -539,11 +554,13 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 		return r;
 	}
 	if ((k->hdr.flags & KSTAT_FLAG_PERSISTENT) && k->storage == NULL &&
-	    checkpoint_outlives_statsd(d->zones, k)) {
+	    checkpoint_outlives_statsd(d->zones, k) && d->filer == NULL) {
 		struct mirror *m;
 
 		/* Its runtime file, blocks and all, before it is used: a
-		 * full runtime directory refuses the create. */
+		 * full runtime directory refuses the create. Without the
+		 * files' thread (no runtime directory, or the thread did not
+		 * start), here. */
 		r = d->persist_dir != NULL ? mirror_create(d->persist_dir,
 		    k->handle, registry_blob_peek(k), k->size, &m) : -ENOENT;
 		if (r == 0)
@@ -574,7 +591,8 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	/* Only a durable create is answered: one that cannot be written to
 	 * the checkpoint is undone, leaving nothing behind (a revived one
 	 * goes dormant again). */
-	r = durable ? checkpoint_kstat_put(d->checkpoint, k, false) : 0;
+	r = durable && !m_kstat_file_later(d, k) ?
+	    checkpoint_kstat_put(d->checkpoint, k, false) : 0;
 	if (r < 0) {
 		if (*ret_revived)
 			(void)registry_kstat_delete(d->reg, k);
@@ -613,6 +631,18 @@ struct m_durable {
 	bool			 del;
 	bool			 was_dormant;
 	bool			 answered;	/* m_durable_step did */
+	/* Runtime files made by the files' thread first (m_durable_files):
+	 * the records are written once they are back. */
+	struct filer_batch	 fb;
+	char			*blobs;		/* fb's first contents */
+	enum {
+		MD_RECORDED,		/* the records are written */
+		MD_FILES,		/* the files are with the thread */
+		MD_UNRECORDED,		/* back: the records to write */
+	}			 stage;
+	int			 files_err;	/* the first file's failure */
+	bool			 submitted;	/* fb went to the thread */
+	bool			 many;		/* one record for them all */
 };
 
 static void
@@ -623,6 +653,8 @@ m_durable_free(struct m_durable *m)
 	free(m->reply);
 	free(m->handles);
 	free(m->revived);
+	free(m->fb.e);
+	free(m->blobs);
 	free(m);
 }
 
@@ -712,15 +744,32 @@ m_durable_wake(void *arg)
 	m_durable_free(m);
 }
 
+static int m_durable_record(struct m_durable *m);
+static void m_durable_orphan(struct m_durable *m);
+
 static bool
 m_durable_step(struct vl_call *call, json_t *params, void *state,
     uint64_t budget)
 {
 	struct m_durable *m = state;
 	const char *why;
+	int r;
 
 	(void)params;
 	(void)budget;
+	if (m->stage == MD_FILES || m->w.result == 1) {
+		varlink_park(call);
+		return false;
+	}
+	if (m->stage == MD_UNRECORDED && (r = m_durable_record(m)) < 0) {
+		m->answered = true;
+		why = NULL;
+		if (r != m->files_err)
+			(void)checkpoint_status(m->d->checkpoint, &why);
+		m_kstat_not_durable(call, r, why == NULL || why[0] != '\0' ?
+		    why : "cannot write its checkpoint record");
+		return true;
+	}
 	if (m->w.result == 1) {
 		varlink_park(call);
 		return false;
@@ -749,8 +798,21 @@ m_durable_state_free(void *state)
 {
 	struct m_durable *m = state;
 
-	if (m->w.result == 1 && m->w.prevp != NULL) {
+	if ((m->w.result == 1 && m->w.prevp != NULL) ||
+	    m->stage == MD_FILES) {
 		m->conn = NULL;
+		return;
+	}
+	/* Gone with its files made, before its records were written:
+	 * done all the same; refused before its files were asked for
+	 * (varlink_defer() failed): taken back. */
+	if (m->stage == MD_UNRECORDED) {
+		if (m->submitted) {
+			m_durable_orphan(m);
+			return;
+		}
+		m_durable_undo(m);
+		m_durable_free(m);
 		return;
 	}
 	checkpoint_wait_cancel(m->d->checkpoint, &m->w);
@@ -799,6 +861,156 @@ m_durable_answer(struct vl_call *call, json_t *params, struct m_durable *m,
 		m_kstat_not_durable(call, r, why);
 	}
 	m_durable_free(m);
+}
+
+/*
+ * The files are back (m_durable_files()): write the records of the
+ * call's kstats, a batch's as one, and wait for them to be durable.
+ * Returns: 0 (m->w.result: 1 waiting, 0 durable, -errno lost: undo);
+ * -errno (the kstats taken back).
+ */
+static int
+m_durable_record(struct m_durable *m)
+{
+	struct statsd *d = m->d;
+	struct reg_kstat **ks;
+	size_t i;
+	int r;
+
+	m->stage = MD_RECORDED;
+	if (m->files_err < 0)
+		return m->files_err;	/* taken back when they came */
+	if ((ks = calloc(m->n + 1, sizeof(*ks))) == NULL) {
+		m_durable_undo(m);
+		return -ENOMEM;
+	}
+	for (i = 0; i < m->n; i++)
+		ks[i] = m->handles[i] != 0 ?
+		    registry_kstat_by_handle(d->reg, m->handles[i]) : NULL;
+	/* Made, with their runtime files; none in the checkpoint yet. */
+	if (m->many)
+		crashpoint("create_many.made");
+	checkpoint_unsynced(d->checkpoint, true);
+	r = m->many ? checkpoint_kstats_put(d->checkpoint, ks, m->n) :
+	    ks[0] != NULL ? checkpoint_kstat_put(d->checkpoint, ks[0], false) :
+	    0;
+	checkpoint_unsynced(d->checkpoint, false);
+	free(ks);
+	if (r < 0) {
+		m_durable_undo(m);
+		return r;
+	}
+	m->w.wake = m_durable_wake;
+	m->w.arg = m;
+	m->w.result = checkpoint_appends(d->checkpoint) == m->appends ? 0 :
+	    checkpoint_wait(d->checkpoint, &m->w);
+	return 0;
+}
+
+/* The create's caller is gone, its files made: it is done all the same,
+ * as a create whose record waits to be durable is (m_durable_wake()). */
+static void
+m_durable_orphan(struct m_durable *m)
+{
+	m->conn = NULL;
+	if (m_durable_record(m) == 0 && m->w.result == 1)
+		return;		/* m_durable_wake() finishes it */
+	if (m->w.result < 0 && m->w.result != -ECANCELED)
+		m_durable_undo(m);
+	m_durable_free(m);
+}
+
+/* Back from the files' thread, in the loop: each file goes to its kstat,
+ * unless the kstat went meanwhile; if one could not be made, none of the
+ * call's kstats stay. The call goes on in its next turn. */
+static void
+m_durable_files_done(struct filer_batch *b)
+{
+	struct m_durable *m = b->arg;
+	struct reg_kstat *k;
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		struct filer_make *e = &b->e[i];
+
+		if (e->err < 0 && m->files_err == 0)
+			m->files_err = e->err;
+		if (e->m == NULL)
+			continue;
+		k = registry_kstat_by_handle(m->d->reg, e->handle);
+		if (k == NULL || k->storage != NULL ||
+		    registry_kstat_attach(m->d->reg, k,
+		    mirror_storage(e->m)) < 0)
+			blob_storage_remove(mirror_storage(e->m));
+	}
+	m->stage = MD_UNRECORDED;
+	if (m->files_err < 0)
+		m_durable_undo(m);
+	if (m->conn != NULL)
+		varlink_wake(m->conn);
+	else
+		m_durable_orphan(m);
+}
+
+/*
+ * Like m_durable_answer(), for kstats whose runtime files are still to
+ * be made (m_kstat_file_later()): the files' thread makes them while the
+ * call waits; then the records are written and the call answered with
+ * reply (taken over) once they are durable. A file that cannot be made
+ * refuses the create, as a full runtime directory always did.
+ */
+static void
+m_durable_files(struct vl_call *call, json_t *params, struct m_durable *m,
+    char *reply, size_t len)
+{
+	struct statsd *d = m->d;
+	struct reg_kstat *k;
+	size_t i, nf = 0, bytes = 0, off = 0;
+
+	m->reply = reply;
+	m->len = len;
+	for (i = 0; i < m->n; i++) {
+		k = m->handles[i] != 0 ? registry_kstat_by_handle(d->reg,
+		    m->handles[i]) : NULL;
+		if (k != NULL && m_kstat_file_later(d, k)) {
+			nf++;
+			bytes += k->size;
+		}
+	}
+	m->fb.e = calloc(nf + 1, sizeof(*m->fb.e));
+	m->blobs = malloc(bytes + 1);
+	if (m->fb.e == NULL || m->blobs == NULL) {
+		m_durable_undo(m);
+		m_durable_free(m);
+		varlink_error_errno(call, ENOMEM, "kstat create");
+		return;
+	}
+	for (i = 0; i < m->n; i++) {
+		struct filer_make *e = &m->fb.e[m->fb.n];
+
+		k = m->handles[i] != 0 ? registry_kstat_by_handle(d->reg,
+		    m->handles[i]) : NULL;
+		if (k == NULL || !m_kstat_file_later(d, k))
+			continue;
+		e->handle = k->handle;
+		e->size = k->size;
+		e->blob = m->blobs + off;
+		memcpy(m->blobs + off, registry_blob_peek(k), k->size);
+		off += k->size;
+		m->fb.n++;
+	}
+	m->fb.done = m_durable_files_done;
+	m->fb.arg = m;
+	/* Deferred first: if that fails (answered, m taken back and
+	 * freed), no file is asked for. */
+	m->stage = MD_UNRECORDED;
+	(void)varlink_defer(call, params, m_durable_step, m,
+	    m_durable_state_free);
+	if (!call->deferred)
+		return;
+	m->stage = MD_FILES;
+	m->submitted = true;
+	filer_make(d->filer, &m->fb);
 }
 
 /*
@@ -875,7 +1087,11 @@ m_kstat_create(struct vl_call *call, json_t *params)
 		json_decref(reply);
 		len = text != NULL ? strlen(text) : 0;
 	}
-	m_durable_answer(call, params, m, text, text != NULL ? len : 0);
+	if (m_kstat_file_later(d, k))
+		m_durable_files(call, params, m, text, text != NULL ? len : 0);
+	else
+		m_durable_answer(call, params, m, text, text != NULL ? len :
+		    0);
 }
 
 /* One made kstat of KstatCreateMany's reply: what a client's ring
@@ -902,7 +1118,7 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 	struct sbuf *ks = NULL, *flags = NULL, *quoted = NULL;
 	char prefix[32], *text = NULL;
 	struct m_durable *m = NULL;
-	bool *revived;
+	bool *revived, later = false;
 	int r;
 
 	if (m_kstat_common(call, params, &common, &kind) < 0)
@@ -955,16 +1171,25 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 		sbuf_printf(flags, "%s%s", i == 0 ? "" : ",", revived[i] ?
 		    "true" : "false");
 	}
+	/* Their runtime files to make first, on the files' thread: the
+	 * record is written once they are (m_durable_files()). */
+	for (i = 0; i < count; i++)
+		if (made[i] != NULL && m_kstat_file_later(d, made[i]))
+			later = true;
 	/* Made, with their runtime files; none in the checkpoint yet. */
-	crashpoint("create_many.made");
+	if (!later)
+		crashpoint("create_many.made");
 	/*
 	 * All or none, after a crash too: the PERSISTENT ones go into the
 	 * checkpoint as one record, synced by the persistence thread; if
 	 * it cannot be written, every kstat of the call goes.
 	 */
-	checkpoint_unsynced(d->checkpoint, true);
-	r = checkpoint_kstats_put(d->checkpoint, made, count);
-	checkpoint_unsynced(d->checkpoint, false);
+	r = 0;
+	if (!later) {
+		checkpoint_unsynced(d->checkpoint, true);
+		r = checkpoint_kstats_put(d->checkpoint, made, count);
+		checkpoint_unsynced(d->checkpoint, false);
+	}
 	if (r < 0) {
 		const char *ckwhy;
 
@@ -999,8 +1224,13 @@ m_kstat_create_many(struct vl_call *call, json_t *params)
 		r = -1;
 	/* Answered once the record is durable (without the text: out of
 	 * memory, once it is durable all the same). */
-	m_durable_answer(call, params, m, r < 0 ? NULL : text, r < 0 ? 0 :
-	    (size_t)r);
+	m->many = true;
+	if (later)
+		m_durable_files(call, params, m, r < 0 ? NULL : text, r < 0 ?
+		    0 : (size_t)r);
+	else
+		m_durable_answer(call, params, m, r < 0 ? NULL : text,
+		    r < 0 ? 0 : (size_t)r);
 	m = NULL;
 out:
 	m_durable_free(m);
