@@ -259,6 +259,8 @@ static const struct cfg_key config_keys[] = {
 	    "An HTTP client that sends no request, or takes none of its reply, for this long is disconnected."),
 	K("http_max_connections", CFG_UINT, http_max_connections, "16", 1, 4096, true,
 	    "Most HTTP connections open at once, and so most scrapes of /metrics under way. At the bound a new connection closes the oldest one no scrape is answering (one still sending its request, or idle between two); while every one is being answered statsd accepts no more (they wait in the listen queue) until one closes; a scrape past the bound after a reload lowered it is answered 503. Scrapes are charged to no user: this bound and a page of 64 KiB each are theirs."),
+	K("http_max_connections_per_peer", CFG_UINT, http_max_connections_per_peer, "4", 1, 4096, true,
+	    "Most of those connections one peer may hold at once: a local user, whose connection's other end the kernel's socket diagnostics name the owner of (sock_diag(7), as ss -e shows), or a remote address. A connection past it is closed as soon as it is accepted. Privileged local users (uid 0 and statsd's own) are not held to it. So no local user can take every connection Prometheus needs, however slowly its scrapes read."),
 	K("http_gzip_level", CFG_UINT, http_gzip_level, "1", 0, 9, true,
 	    "zlib level of the gzip a scraper that accepts it gets (Prometheus does): 1 is the fastest and shrinks the text about tenfold, 9 the smallest; 0 never compresses."),
 	K("statsd_udp", CFG_STRING, statsd_udp, "127.0.0.1:8125", 0, 255, false,

@@ -67,6 +67,7 @@ struct config {
 	char		*http_quantiles;	/* of summaries: "0.5,0.9" */
 	unsigned	 http_timeout_ms;
 	unsigned	 http_max_connections;
+	unsigned	 http_max_connections_per_peer;
 	unsigned	 http_gzip_level;	/* 0: never */
 	/* the statsd/DogStatsD front door (front.h, series.h) */
 	char		*statsd_udp;		/* "" = off */

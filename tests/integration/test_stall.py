@@ -427,6 +427,76 @@ def test_k1_http_slow_headers():
     stop(d)
 
 
+# nobody's scraper: opens N connections to PORT, each sending a scrape's
+# request, reads nothing, and says (one line each) how many statsd closed
+# before answering, and, once told on stdin, closes them.
+SLOW_SCRAPER = r"""
+import socket, sys, time
+port, n = int(sys.argv[1]), int(sys.argv[2])
+conns = []
+for _ in range(n):
+    s = socket.create_connection(("127.0.0.1", port), timeout=60)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+    conns.append(s)
+def state(s):
+    s.setblocking(False)
+    try:
+        return "closed" if s.recv(1, socket.MSG_PEEK) == b"" else "data"
+    except BlockingIOError:
+        return "none"
+    except OSError:
+        return "closed"
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    states = [state(s) for s in conns]
+    if "none" not in states:
+        break
+    time.sleep(0.05)
+print(states.count("closed"), flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_k1b_http_slow_scrapes_per_peer():
+    """K1, held by scrapes: nobody kept all 16 HTTP connections with a
+    scrape each, reading none of its reply; Prometheus got nothing until
+    http_timeout_ms. A local user, told by the kernel's socket
+    diagnostics, now holds at most http_max_connections_per_peer (4):
+    the other 12 are closed as they come, and root's scrape is answered
+    while nobody's 4 are held."""
+    d = start("http_max_connections = 16\nhttp_timeout_ms = 3600000\n")
+    c = d.conn()
+    spec = ok(c.call("io.statsd.TemplateAdd", tpl("SLOWS", 8)), "t",
+              False)["template"]["spec"]
+    create_many(c, spec, "slow", "k", 20000)
+    c.close()
+    pw = pwd.getpwuid(NOBODY)
+    p = spawn(as_user(["/usr/bin/python3", "-c", SLOW_SCRAPER,
+                       str(d.port), "16"], uid=NOBODY, regid=pw.pw_gid),
+              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline()
+    check(line.strip() == "12", "nobody's 16 scrapes: 12 closed at once, "
+          "4 held (%r)" % line)
+    url = "http://127.0.0.1:%d/metrics" % d.port
+    try:
+        with urllib.request.urlopen(url, timeout=60) as resp:
+            got = (resp.status, b"statsd_daemon" in resp.read())
+    except Exception as e:  # noqa: BLE001 (a status is a result)
+        got = (getattr(e, "code", str(e)), False)
+    check(got == (200, True), "root's scrape answered, whole, while "
+          "nobody's 4 are held: %s" % (got,))
+    p.stdin.write("\n")
+    p.stdin.flush()
+    p.wait(timeout=harness.DEADLINE)
+    d.wd.close()
+    d.stop()
+    m = re.findall(r"http: (\d+) connections past "
+                   r"http_max_connections_per_peer closed", d.stderr())
+    check(m == ["12"], "the exit log counts them: %s" % m)
+    d.cleanup()
+
+
 SERIES_RE = re.compile(r'^(statsd_\w+)\{module="([^"]+)",'
                        r'kstat_instance="(\d+)",name="([^"]+)"')
 
@@ -592,7 +662,8 @@ def test_soak_every_attack():
 TESTS = (test_row1_family_walk_bounded,
          test_row1b_zone_kstats_anonymous_scrape, test_row2_k4_pipelined_info,
          test_row4_empty_messages, test_row8_http_not_charged_to_nobody,
-         test_k1_http_slow_headers, test_k2_index_merged_not_sorted,
+         test_k1_http_slow_headers, test_k1b_http_slow_scrapes_per_peer,
+         test_k2_index_merged_not_sorted,
          test_row14_streams_never_read, test_soak_every_attack)
 if __name__ == "__main__":
     for t in TESTS:

@@ -24,9 +24,13 @@
  * under load: a local user holding every connection with a header byte
  * every few seconds no longer locks Prometheus out, whose request comes
  * at once and is then answered. Only when every connection is being
- * answered does accepting stop, until one closes. Each reads at most
- * HTTP_READ_AHEAD bytes of
- * requests ahead of the one it is answered, and an accept() that fails
+ * answered does accepting stop, until one closes. A peer holds at most
+ * http_max_connections_per_peer of them: a local user, named by the
+ * kernel's socket diagnostics as the owner of the connection's other
+ * end, or a remote address; one connection more is closed as it is
+ * adopted, so no local user's slow scrapes fill the bound. Each reads
+ * at most HTTP_READ_AHEAD bytes of requests ahead of the one it is
+ * answered, and an accept() that fails
  * (no file descriptor left) pauses accepting. Otherwise a local user's
  * idle connections took every descriptor statsd had, locking root out of
  * the control socket, and one connection pipelining requests it never
@@ -61,6 +65,7 @@
 #include "http.h"
 #include "log.h"
 #include "pub.h"
+#include "rights.h"
 #include "rview.h"
 #include "turns.h"
 #include "varlink.h"
@@ -102,6 +107,7 @@ struct http_conf {
 	char			*quantiles;
 	unsigned		 timeout_ms;
 	unsigned		 max_connections;
+	unsigned		 max_per_peer;
 	unsigned		 gzip_level;
 };
 
@@ -119,6 +125,11 @@ struct http {
 	bool			 running;
 	/* The published settings, as last read (http_settings()). */
 	unsigned		 timeout_ms, max_connections, gzip_level;
+	unsigned		 max_per_peer;
+	/* The socket diagnostics' netlink socket (rights.h), who a local
+	 * peer is; -1: local peers are not told apart. */
+	int			 diag;
+	uint64_t		 refused_peer;	/* past max_per_peer */
 	struct evhttp		*h;
 	struct evconnlistener	*lev;		/* evhttp's, on our socket */
 	unsigned		 nscrapes;	/* under way */
@@ -143,6 +154,8 @@ struct http_conn {
 	struct bufferevent	*bev;
 	struct evhttp_connection *evcon;
 	struct scrape		*scrape;
+	/* Who holds it (http_peer_key()); 0: no one held to the bound. */
+	uint64_t		 peer;
 	struct http_conn	*next, **prevp;
 };
 
@@ -330,6 +343,71 @@ http_conn_new(struct event_base *base, void *arg)
 }
 
 /*
+ * Who holds a connection, for http_max_connections_per_peer: a local
+ * user (the owner of the other end's socket, sock_diag(7)), or a remote
+ * address. 0 for a peer held to no bound: a privileged local user, or
+ * any local one when the socket diagnostics are not there (rather than
+ * every local scraper, Prometheus too, sharing one bound).
+ */
+static uint64_t
+http_peer_key(struct http *http, int fd)
+{
+	union {
+		struct sockaddr		sa;
+		struct sockaddr_in	in;
+		struct sockaddr_in6	in6;
+		struct sockaddr_storage	ss;
+	} a;
+	socklen_t len = sizeof(a);
+	const unsigned char *p = NULL;
+	uint64_t h = UINT64_C(0xcbf29ce484222325);	/* FNV-1a */
+	size_t i, n = 0;
+	uid_t uid;
+
+	if (http->diag >= 0) {
+		int r = rights_tcp_peer_uid(http->diag, fd, &uid);
+
+		if (r == 0)
+			return uid == 0 || uid == http->d->self_uid ? 0 :
+			    (UINT64_C(1) << 32) | uid;
+		if (r != -ENOENT)
+			return 0;	/* not told: not held */
+	}
+	if (getpeername(fd, &a.sa, &len) < 0)
+		return 0;
+	if (a.sa.sa_family == AF_INET) {
+		p = (const unsigned char *)&a.in.sin_addr;
+		n = 4;
+	} else if (a.sa.sa_family == AF_INET6) {
+		p = a.in6.sin6_addr.s6_addr;
+		n = 16;
+	}
+	/* A local address not told apart by the diagnostics: not held. */
+	if (n == 0 || http->diag < 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		h = (h ^ p[i]) * UINT64_C(0x100000001b3);
+	/* Apart from the uids' keys; two addresses that fold alike share
+	 * a bound, no more. */
+	return (UINT64_C(2) << 32) | (uint32_t)(h ^ (h >> 32));
+}
+
+/* Does c make its peer hold more than max_per_peer connections? */
+static bool
+http_peer_over(struct http *http, const struct http_conn *c)
+{
+	const struct http_conn *o;
+	unsigned n = 0;
+
+	if (c->peer == 0)
+		return false;
+	for (o = http->conns; o != NULL; o = o->next)
+		if (o->peer == c->peer && ++n > http->max_per_peer)
+			return true;
+	return false;
+}
+
+/*
  * The adopt pass: each fresh bufferevent's connection (evhttp makes it
  * its callbacks' argument) tells its closing from now on. One evhttp
  * has dropped already has no callbacks and no descriptor left.
@@ -350,10 +428,19 @@ http_adopt(evutil_socket_t fd, short what, void *arg)
 		bufferevent_getcb(bev, NULL, NULL, NULL, &evcon);
 		if (evcon != NULL && bufferevent_getfd(bev) >= 0) {
 			c->evcon = evcon;
+			c->peer = http_peer_key(http, bufferevent_getfd(bev));
 			evhttp_connection_set_closecb(c->evcon,
 			    http_conn_closed, c);
 			http_conn_link(&http->conns, c);
 			bufferevent_decref(bev);
+			if (http_peer_over(http, c)) {
+				/* Closed before a byte of it is read. */
+				http->refused_peer++;
+				evhttp_connection_set_closecb(evcon, NULL,
+				    NULL);
+				http_conn_gone(c);
+				evhttp_connection_free(evcon);
+			}
 		} else {
 			bufferevent_decref(bev);
 			http_conn_link(&http->conns, c);
@@ -629,6 +716,7 @@ http_settings(struct http *http)
 	c = pub_conf(http->d->pub);
 	if (c != NULL) {
 		http->max_connections = c->max_connections;
+		http->max_per_peer = c->max_per_peer;
 		http->gzip_level = c->gzip_level;
 		if (c->timeout_ms != http->timeout_ms) {
 			http->timeout_ms = c->timeout_ms;
@@ -801,6 +889,7 @@ http_reconfigure(struct statsd *d)
 	c->rules = prom_rules_ref(d->cfg.mapping);
 	c->timeout_ms = d->cfg.http_timeout_ms;
 	c->max_connections = d->cfg.http_max_connections;
+	c->max_per_peer = d->cfg.http_max_connections_per_peer;
 	c->gzip_level = d->cfg.http_gzip_level;
 	pub_conf_set(d->pub, c, http_conf_free);
 	return 0;
@@ -856,6 +945,7 @@ http_start(struct statsd *d, int fd)
 		return -ENOMEM;
 	http->d = d;
 	http->stopfd = -1;
+	http->diag = -1;
 	/* The thread's own loop, with the loop's priorities (the adopt
 	 * pass runs first), turns and view of the store. */
 	if ((http->base = event_base_new()) == NULL ||
@@ -885,7 +975,13 @@ http_start(struct statsd *d, int fd)
 	event_priority_set(http->adopt, PRIO_DRAIN);
 	http->timeout_ms = d->cfg.http_timeout_ms;
 	http->max_connections = d->cfg.http_max_connections;
+	http->max_per_peer = d->cfg.http_max_connections_per_peer;
 	http->gzip_level = d->cfg.http_gzip_level;
+	/* Without socket diagnostics, local peers share no bound. */
+	if ((http->diag = rights_tcp_diag_open()) < 0)
+		log_warning("http: no socket diagnostics (%s): local users' "
+		    "HTTP connections are not told apart",
+		    strerror(-http->diag));
 	tv.tv_sec = d->cfg.http_timeout_ms / 1000;
 	tv.tv_usec = (suseconds_t)(d->cfg.http_timeout_ms % 1000) * 1000;
 	evhttp_set_timeout_tv(http->h, &tv);
@@ -941,6 +1037,10 @@ http_start(struct statsd *d, int fd)
 static void
 http_free(struct http *http)
 {
+	if (http->running || http->refused_peer > 0)
+		log_info("http: %llu connections past "
+		    "http_max_connections_per_peer closed",
+		    (unsigned long long)http->refused_peer);
 	http->stopping = true;
 	if (http->h != NULL)
 		evhttp_free(http->h);
@@ -967,6 +1067,8 @@ http_free(struct http *http)
 		event_free(http->stop_ev);
 	if (http->stopfd >= 0)
 		close(http->stopfd);
+	if (http->diag >= 0)
+		close(http->diag);
 	turns_free(http->turns);
 	rview_free(http->rv);
 	pub_reader_free(http->rd);

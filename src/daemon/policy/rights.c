@@ -10,6 +10,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+
 #include "daemon.h"
 #include "log.h"
 #include "rights.h"
@@ -142,4 +147,101 @@ rights_to_json(const struct peer *p)
 		if (rights_allows(p, (enum right)r))
 			json_array_append_new(a, json_string(right_names[r]));
 	return a;
+}
+
+/* An IPv4 address mapped into IPv6 (::ffff:a.b.c.d): its IPv4 form. */
+static bool
+rights_v4_mapped(const struct sockaddr_in6 *a, struct sockaddr_in *ret)
+{
+	if (!IN6_IS_ADDR_V4MAPPED(&a->sin6_addr))
+		return false;
+	memset(ret, 0, sizeof(*ret));
+	ret->sin_family = AF_INET;
+	ret->sin_port = a->sin6_port;
+	memcpy(&ret->sin_addr, &a->sin6_addr.s6_addr[12], 4);
+	return true;
+}
+
+int
+rights_tcp_peer_uid(int nl, int fd, uid_t *uid)
+{
+	union {
+		struct sockaddr		sa;
+		struct sockaddr_in	in;
+		struct sockaddr_in6	in6;
+		struct sockaddr_storage	ss;
+	} me, peer;
+	socklen_t ml = sizeof(me), pl = sizeof(peer);
+	struct {
+		struct nlmsghdr		nlh;
+		struct inet_diag_req_v2	r;
+	} req;
+	union {
+		struct nlmsghdr	nlh;
+		char		buf[512];
+	} resp;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	struct sockaddr_in m4, p4;
+	const struct inet_diag_msg *msg;
+	ssize_t n;
+
+	if (getsockname(fd, &me.sa, &ml) < 0 ||
+	    getpeername(fd, &peer.sa, &pl) < 0)
+		return -errno;
+	/* A listener on [::] takes IPv4 peers as mapped addresses: their
+	 * sockets are IPv4 ones. */
+	if (me.sa.sa_family == AF_INET6 && peer.sa.sa_family == AF_INET6 &&
+	    rights_v4_mapped(&me.in6, &m4) && rights_v4_mapped(&peer.in6,
+	    &p4)) {
+		me.in = m4;
+		peer.in = p4;
+	}
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	req.r.sdiag_family = (uint8_t)me.sa.sa_family;
+	req.r.sdiag_protocol = IPPROTO_TCP;
+	req.r.idiag_states = ~0u;
+	req.r.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+	req.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	/* The other end's socket: its source is our peer, its destination
+	 * us. */
+	if (me.sa.sa_family == AF_INET && peer.sa.sa_family == AF_INET) {
+		req.r.id.idiag_sport = peer.in.sin_port;
+		req.r.id.idiag_dport = me.in.sin_port;
+		memcpy(req.r.id.idiag_src, &peer.in.sin_addr, 4);
+		memcpy(req.r.id.idiag_dst, &me.in.sin_addr, 4);
+	} else if (me.sa.sa_family == AF_INET6 &&
+	    peer.sa.sa_family == AF_INET6) {
+		req.r.id.idiag_sport = peer.in6.sin6_port;
+		req.r.id.idiag_dport = me.in6.sin6_port;
+		memcpy(req.r.id.idiag_src, &peer.in6.sin6_addr, 16);
+		memcpy(req.r.id.idiag_dst, &me.in6.sin6_addr, 16);
+	} else
+		return -ENOENT;
+	if (sendto(nl, &req, sizeof(req), 0, (struct sockaddr *)&kernel,
+	    sizeof(kernel)) < 0)
+		return -errno;
+	if ((n = recv(nl, &resp, sizeof(resp), 0)) < 0)
+		return -errno;
+	if (!NLMSG_OK(&resp.nlh, (size_t)n))
+		return -EIO;
+	if (resp.nlh.nlmsg_type == NLMSG_ERROR)
+		return -ENOENT;		/* not here: another host's */
+	if (resp.nlh.nlmsg_type != SOCK_DIAG_BY_FAMILY ||
+	    resp.nlh.nlmsg_len < NLMSG_LENGTH(sizeof(*msg)))
+		return -EIO;
+	msg = NLMSG_DATA(&resp.nlh);
+	*uid = (uid_t)msg->idiag_uid;
+	return 0;
+}
+
+int
+rights_tcp_diag_open(void)
+{
+	int nl = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC,
+	    NETLINK_SOCK_DIAG);
+
+	return nl < 0 ? -errno : nl;
 }

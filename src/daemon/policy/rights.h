@@ -66,6 +66,24 @@ void rights_peer_cred(const struct statsd *d, uid_t uid, gid_t gid,
 int rights_peer_init(const struct statsd *d, int fd, struct peer *ret);
 void rights_peer_done(const struct statsd *d, struct peer *p);
 
+/*
+ * rights_tcp_diag_open: a netlink socket of the kernel's socket
+ * diagnostics (sock_diag(7)), for rights_tcp_peer_uid().
+ * Returns: it; -errno.
+ */
+int rights_tcp_diag_open(void);
+
+/*
+ * rights_tcp_peer_uid: the uid owning the other end of fd, a TCP
+ * connection whose both ends are on this host (over loopback, say), as
+ * the kernel's socket diagnostics tell it (what ss -e shows), asked
+ * through nl (rights_tcp_diag_open()). TCP carries no credentials; the
+ * other end's socket, looked up by its addresses, has an owner.
+ * Returns: 0 and *uid; -ENOENT (the other end is not a socket of this
+ * host's network namespace: a remote peer); -errno.
+ */
+int rights_tcp_peer_uid(int nl, int fd, uid_t *uid);
+
 /* Look the admin group up again (after loading or reloading the config);
  * logs once if it does not exist. */
 void rights_admin_group_update(struct statsd *d);
