@@ -322,6 +322,28 @@ def handles(r):
                   for k in r.get("parameters", {}).get("kstats", []))
 
 
+def armed(point, dd=None):
+    """A daemon (dd restarted, or a new one) with a failure point armed,
+    a connection and TPL_APP's spec."""
+    os.environ["STATSD_TEST_FAIL_AT"] = point
+    try:
+        dd = dd.start() if dd is not None else Daemon().start()
+    finally:
+        del os.environ["STATSD_TEST_FAIL_AT"]
+    cc = dd.conn()
+    sp = ok(cc.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
+        "template"]["spec"]
+    return dd, cc, sp
+
+
+def send_many(cc, sp, module):
+    """A KstatCreateMany of 20 PERSISTENT kstats, its reply not read."""
+    cc.send("io.statsd.KstatCreateMany", {
+        "template": sp, "flags": ["PERSISTENT"], "kstats": [
+            {"module": module, "instance": i, "name": "k"}
+            for i in range(20)]})
+
+
 d = Daemon().start()
 c = d.conn()
 spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
@@ -347,12 +369,7 @@ d.cleanup()
 # A file that cannot be made (the third of five, at the test's failure
 # point: a full runtime directory) refuses the whole batch, and nothing
 # of it stays: no kstat, no file. The next create is made.
-os.environ["STATSD_TEST_FAIL_AT"] = "filer.make:3"
-d = Daemon().start()
-del os.environ["STATSD_TEST_FAIL_AT"]
-c = d.conn()
-spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
-    "template"]["spec"]
+d, c, spec = armed("filer.make:3")
 r = pmany(c, spec, "ff", 5)
 expect_error(r, "io.statsd.SystemError", "a batch whose third file "
              "cannot be made")
@@ -369,15 +386,8 @@ d.cleanup()
 # While the thread makes a batch's files (held 1.5 s at the test's
 # failure point), the loop serves everyone: root's Info is answered
 # before the batch goes on, and the create when it has.
-os.environ["STATSD_TEST_FAIL_AT"] = "filer.stall"
-d = Daemon().start()
-del os.environ["STATSD_TEST_FAIL_AT"]
-c = d.conn()
-spec = ok(c.call("io.statsd.TemplateAdd", TPL_APP), "TemplateAdd")[
-    "template"]["spec"]
-c.send("io.statsd.KstatCreateMany", {
-    "template": spec, "flags": ["PERSISTENT"], "kstats": [
-        {"module": "fs", "instance": i, "name": "k"} for i in range(20)]})
+d, c, spec = armed("filer.stall")
+send_many(c, spec, "fs")
 wait_for(lambda: "filer.stall: a batch of 20 held" in d.stderr(),
          "the batch held on the files' thread")
 info(d)
@@ -392,9 +402,7 @@ check("error" not in r and len(r["parameters"]["kstats"]) == 20 and
 # kstats and their files are there.
 c.close()
 d.stop()
-os.environ["STATSD_TEST_FAIL_AT"] = "filer.stall"
-d.start()
-del os.environ["STATSD_TEST_FAIL_AT"]
+d, c, spec = armed("filer.stall", d)
 before = pfiles(d)
 held = d.stderr().count("filer.stall: a batch of 20 held")
 
@@ -404,10 +412,7 @@ def fl_kstats():
                           False)["kstats"] if k["module"] == "fl"]
 
 
-c = d.conn()
-c.send("io.statsd.KstatCreateMany", {
-    "template": spec, "flags": ["PERSISTENT"], "kstats": [
-        {"module": "fl", "instance": i, "name": "k"} for i in range(20)]})
+send_many(c, spec, "fl")
 wait_for(lambda: d.stderr().count("filer.stall: a batch of 20 held") > held,
          "the leaver's batch held")
 c.close()
@@ -418,14 +423,9 @@ d.stop()
 # Stopped while a batch's files are being made: after the restart the
 # batch is there whole or not at all, and the runtime directory holds
 # exactly the files of the kstats there.
-os.environ["STATSD_TEST_FAIL_AT"] = "filer.stall"
-d.start()
-del os.environ["STATSD_TEST_FAIL_AT"]
+d, c, spec = armed("filer.stall", d)
 held = d.stderr().count("filer.stall: a batch of 20 held")
-c = d.conn()
-c.send("io.statsd.KstatCreateMany", {
-    "template": spec, "flags": ["PERSISTENT"], "kstats": [
-        {"module": "fs2", "instance": i, "name": "k"} for i in range(20)]})
+send_many(c, spec, "fs2")
 wait_for(lambda: d.stderr().count("filer.stall: a batch of 20 held") > held,
          "the batch held")
 d.stop()
