@@ -164,7 +164,8 @@ d.stop()
 # pauses accepting and says so once, instead of retrying at once and
 # logging each time.
 d = LimitedDaemon(64, config="http_listen = 127.0.0.1:0\n"
-                  "http_max_connections = 1000\nhttp_timeout_ms = 600000\n")
+                  "http_max_connections = 1000\nhttp_timeout_ms = 600000\n"
+                  "http_max_connections_per_peer = 1000\n")
 d.start()
 port = http_port(d)
 h2 = holder(port)

@@ -374,8 +374,12 @@ def test_k1_http_slow_headers():
     new connection sheds the oldest one no scrape is answering: with the
     attacker opening new slow connections to hold all 16 again before
     each scrape, each scrape is answered, and sheds one of them."""
-    # No time-out frees a connection here: only shedding can.
-    d = start("http_max_connections = 16\nhttp_timeout_ms = 3600000\n")
+    # No time-out frees a connection here: only shedding can. The slow
+    # connections and the scrapes are both root's, which may take the
+    # privileged reserve past the 16 (test_k1b): none here, so that the
+    # scrapes shed as anyone's would.
+    d = start("http_max_connections = 16\nhttp_timeout_ms = 3600000\n"
+              "quota_reserve_percent = 0\n")
     slow, shed = [], 0
 
     def hold():
@@ -458,42 +462,73 @@ sys.stdin.readline()
 """
 
 
+def slow_scrapers(d, uid, n):
+    """uid's SLOW_SCRAPER of n connections: the process, and how many of
+    them statsd closed before answering."""
+    pw = pwd.getpwuid(uid)
+    p = spawn(as_user(["/usr/bin/python3", "-c", SLOW_SCRAPER,
+                       str(d.port), str(n)], uid=uid, regid=pw.pw_gid),
+              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    line = p.stdout.readline().strip()
+    return p, int(line) if line.isdigit() else line
+
+
+def root_scrape(d):
+    url = "http://127.0.0.1:%d/metrics" % d.port
+    try:
+        with urllib.request.urlopen(url, timeout=60) as resp:
+            return (resp.status, b"statsd_daemon" in resp.read())
+    except Exception as e:  # noqa: BLE001 (a status is a result)
+        return (getattr(e, "code", str(e)), False)
+
+
 def test_k1b_http_slow_scrapes_per_peer():
     """K1, held by scrapes: nobody kept all 16 HTTP connections with a
-    scrape each, reading none of its reply; Prometheus got nothing until
-    http_timeout_ms. A local user, told by the kernel's socket
-    diagnostics, now holds at most http_max_connections_per_peer (4):
-    the other 12 are closed as they come, and root's scrape is answered
-    while nobody's 4 are held."""
+    scrape each, reading none of its reply; root's scrape got 503 and
+    Prometheus nothing until http_timeout_ms. A local user, told by the
+    kernel's socket diagnostics, now holds at most
+    http_max_connections_per_peer (4): nobody's other 12 are closed as
+    they come, and root's scrape is answered. Four users holding 4 each
+    fill the 16; root's scrape is still answered, from the reserve
+    (quota_reserve_percent of them, here 1) only privileged users may
+    take, and a fifth user's connection is closed."""
     d = start("http_max_connections = 16\nhttp_timeout_ms = 3600000\n")
     c = d.conn()
     spec = ok(c.call("io.statsd.TemplateAdd", tpl("SLOWS", 8)), "t",
               False)["template"]["spec"]
     create_many(c, spec, "slow", "k", 20000)
     c.close()
-    pw = pwd.getpwuid(NOBODY)
-    p = spawn(as_user(["/usr/bin/python3", "-c", SLOW_SCRAPER,
-                       str(d.port), "16"], uid=NOBODY, regid=pw.pw_gid),
-              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    line = p.stdout.readline()
-    check(line.strip() == "12", "nobody's 16 scrapes: 12 closed at once, "
-          "4 held (%r)" % line)
-    url = "http://127.0.0.1:%d/metrics" % d.port
-    try:
-        with urllib.request.urlopen(url, timeout=60) as resp:
-            got = (resp.status, b"statsd_daemon" in resp.read())
-    except Exception as e:  # noqa: BLE001 (a status is a result)
-        got = (getattr(e, "code", str(e)), False)
+    procs = []
+    p, shut = slow_scrapers(d, NOBODY, 16)
+    procs.append(p)
+    check(shut == 12, "nobody's 16 scrapes: 12 closed at once, 4 held "
+          "(%r)" % shut)
+    got = root_scrape(d)
     check(got == (200, True), "root's scrape answered, whole, while "
           "nobody's 4 are held: %s" % (got,))
-    p.stdin.write("\n")
-    p.stdin.flush()
-    p.wait(timeout=harness.DEADLINE)
+    # daemon, bin and sys (uids 1 to 3, Debian's base-passwd) too.
+    for uid in (1, 2, 3):
+        p, shut = slow_scrapers(d, uid, 4)
+        procs.append(p)
+        check(shut == 0, "uid %d's 4 scrapes held (%r closed)" % (uid,
+                                                                  shut))
+    got = root_scrape(d)
+    check(got == (200, True), "root's scrape answered from the reserve "
+          "while 16 slow scrapes of 4 users are held: %s" % (got,))
+    p, shut = slow_scrapers(d, 4, 1)
+    procs.append(p)
+    check(shut == 1, "a fifth user's connection past the 16: closed (%r)"
+          % shut)
+    for p in procs:
+        p.stdin.write("\n")
+        p.stdin.flush()
+        p.wait(timeout=harness.DEADLINE)
     d.wd.close()
     d.stop()
     m = re.findall(r"http: (\d+) connections past "
-                   r"http_max_connections_per_peer closed", d.stderr())
-    check(m == ["12"], "the exit log counts them: %s" % m)
+                   r"http_max_connections_per_peer closed, (\d+) past "
+                   r"http_max_connections", d.stderr())
+    check(m == [("12", "1")], "the exit log counts them: %s" % m)
     d.cleanup()
 
 

@@ -28,7 +28,9 @@
  * http_max_connections_per_peer of them: a local user, named by the
  * kernel's socket diagnostics as the owner of the connection's other
  * end, or a remote address; one connection more is closed as it is
- * adopted, so no local user's slow scrapes fill the bound. Each reads
+ * adopted, so no local user's slow scrapes fill the bound. Past the
+ * bound, quota_reserve_percent more are kept for privileged local
+ * users (uid 0, statsd's own). Each reads
  * at most HTTP_READ_AHEAD bytes of requests ahead of the one it is
  * answered, and an accept() that fails
  * (no file descriptor left) pauses accepting. Otherwise a local user's
@@ -108,6 +110,7 @@ struct http_conf {
 	unsigned		 timeout_ms;
 	unsigned		 max_connections;
 	unsigned		 max_per_peer;
+	unsigned		 reserve_pct;
 	unsigned		 gzip_level;
 };
 
@@ -126,10 +129,14 @@ struct http {
 	/* The published settings, as last read (http_settings()). */
 	unsigned		 timeout_ms, max_connections, gzip_level;
 	unsigned		 max_per_peer;
+	/* Connections past max_connections only privileged local users
+	 * may hold (quota_reserve_percent of it, at least one). */
+	unsigned		 reserve;
 	/* The socket diagnostics' netlink socket (rights.h), who a local
 	 * peer is; -1: local peers are not told apart. */
 	int			 diag;
 	uint64_t		 refused_peer;	/* past max_per_peer */
+	uint64_t		 refused_full;	/* past max_connections */
 	struct evhttp		*h;
 	struct evconnlistener	*lev;		/* evhttp's, on our socket */
 	unsigned		 nscrapes;	/* under way */
@@ -156,6 +163,7 @@ struct http_conn {
 	struct scrape		*scrape;
 	/* Who holds it (http_peer_key()); 0: no one held to the bound. */
 	uint64_t		 peer;
+	bool			 privileged;	/* may use the reserve */
 	struct http_conn	*next, **prevp;
 };
 
@@ -174,6 +182,16 @@ struct scrape {
 };
 
 static void scrape_more(struct evhttp_connection *evcon, void *arg);
+
+/* The connections only privileged local users may take beyond max:
+ * pct percent of it, at least one (none without a reserve at all). */
+static unsigned
+http_reserve(unsigned max, unsigned pct)
+{
+	unsigned r = (unsigned)((uint64_t)max * pct / 100);
+
+	return pct == 0 ? 0 : r > 0 ? r : 1;
+}
 static void http_free(struct http *http);
 static void http_settings(struct http *http);
 
@@ -270,7 +288,8 @@ http_conn_gone(struct http_conn *c)
 	http_conn_unlink(c);
 	free(c);
 	http->nconns--;
-	if (http->full && (http->nconns < http->max_connections ||
+	if (http->full && (http->nconns < http->max_connections +
+	    http->reserve ||
 	    http_conn_sheddable(http) != NULL)) {
 		http->full = false;
 		http_accept_on(http);
@@ -321,7 +340,9 @@ http_conn_new(struct event_base *base, void *arg)
 	http_conn_link(&http->fresh, c);
 	event_active(http->adopt, EV_TIMEOUT, 1);
 	++http->nconns;
-	if (http->nconns > http->max_connections) {
+	/* Past the reserve too: shed now. Past max_connections only, the
+	 * adopt pass decides, once it knows who connected. */
+	if (http->nconns > http->max_connections + http->reserve) {
 		struct http_conn *old = http_conn_sheddable(http);
 
 		/* Counted gone here, not by its close callback, which
@@ -334,7 +355,7 @@ http_conn_new(struct event_base *base, void *arg)
 			evhttp_connection_free(evcon);
 		}
 	}
-	if (http->nconns >= http->max_connections &&
+	if (http->nconns >= http->max_connections + http->reserve &&
 	    http_conn_sheddable(http) == NULL) {
 		http->full = true;
 		(void)evconnlistener_disable(http->lev);
@@ -345,12 +366,13 @@ http_conn_new(struct event_base *base, void *arg)
 /*
  * Who holds a connection, for http_max_connections_per_peer: a local
  * user (the owner of the other end's socket, sock_diag(7)), or a remote
- * address. 0 for a peer held to no bound: a privileged local user, or
- * any local one when the socket diagnostics are not there (rather than
- * every local scraper, Prometheus too, sharing one bound).
+ * address. 0 for a peer held to no bound: a privileged local user (uid
+ * 0 or statsd's own: *privileged, it may use the reserve), or any local
+ * one when the socket diagnostics are not there (rather than every local
+ * scraper, Prometheus too, sharing one bound).
  */
 static uint64_t
-http_peer_key(struct http *http, int fd)
+http_peer_key(struct http *http, int fd, bool *privileged)
 {
 	union {
 		struct sockaddr		sa;
@@ -364,12 +386,14 @@ http_peer_key(struct http *http, int fd)
 	size_t i, n = 0;
 	uid_t uid;
 
+	*privileged = false;
 	if (http->diag >= 0) {
 		int r = rights_tcp_peer_uid(http->diag, fd, &uid);
 
+		*privileged = r == 0 && (uid == 0 ||
+		    uid == http->d->self_uid);
 		if (r == 0)
-			return uid == 0 || uid == http->d->self_uid ? 0 :
-			    (UINT64_C(1) << 32) | uid;
+			return *privileged ? 0 : (UINT64_C(1) << 32) | uid;
 		if (r != -ENOENT)
 			return 0;	/* not told: not held */
 	}
@@ -407,6 +431,41 @@ http_peer_over(struct http *http, const struct http_conn *c)
 	return false;
 }
 
+/* Close c, adopted, before a byte of it is read. */
+static void
+http_conn_refuse(struct http_conn *c)
+{
+	struct evhttp_connection *evcon = c->evcon;
+
+	evhttp_connection_set_closecb(evcon, NULL, NULL);
+	http_conn_gone(c);
+	evhttp_connection_free(evcon);
+}
+
+/*
+ * c was just adopted, its peer known: past its peer's bound it is
+ * closed; past max_connections (in the reserve), an unprivileged peer's
+ * sheds the oldest connection no scrape is answering, or is closed.
+ */
+static void
+http_admit(struct http *http, struct http_conn *c)
+{
+	struct http_conn *old;
+
+	if (http_peer_over(http, c)) {
+		http->refused_peer++;
+		http_conn_refuse(c);
+		return;
+	}
+	if (c->privileged || http->nconns <= http->max_connections)
+		return;
+	/* The oldest first: c, the newest, only if it is the one. */
+	old = http_conn_sheddable(http);
+	if (old == NULL || old == c)
+		http->refused_full++;
+	http_conn_refuse(old != NULL ? old : c);
+}
+
 /*
  * The adopt pass: each fresh bufferevent's connection (evhttp makes it
  * its callbacks' argument) tells its closing from now on. One evhttp
@@ -428,19 +487,13 @@ http_adopt(evutil_socket_t fd, short what, void *arg)
 		bufferevent_getcb(bev, NULL, NULL, NULL, &evcon);
 		if (evcon != NULL && bufferevent_getfd(bev) >= 0) {
 			c->evcon = evcon;
-			c->peer = http_peer_key(http, bufferevent_getfd(bev));
+			c->peer = http_peer_key(http, bufferevent_getfd(bev),
+			    &c->privileged);
 			evhttp_connection_set_closecb(c->evcon,
 			    http_conn_closed, c);
 			http_conn_link(&http->conns, c);
 			bufferevent_decref(bev);
-			if (http_peer_over(http, c)) {
-				/* Closed before a byte of it is read. */
-				http->refused_peer++;
-				evhttp_connection_set_closecb(evcon, NULL,
-				    NULL);
-				http_conn_gone(c);
-				evhttp_connection_free(evcon);
-			}
+			http_admit(http, c);
 		} else {
 			bufferevent_decref(bev);
 			http_conn_link(&http->conns, c);
@@ -717,6 +770,8 @@ http_settings(struct http *http)
 	if (c != NULL) {
 		http->max_connections = c->max_connections;
 		http->max_per_peer = c->max_per_peer;
+		http->reserve = http_reserve(c->max_connections,
+		    c->reserve_pct);
 		http->gzip_level = c->gzip_level;
 		if (c->timeout_ms != http->timeout_ms) {
 			http->timeout_ms = c->timeout_ms;
@@ -770,12 +825,14 @@ serve_metrics(struct http *http, struct evhttp_request *req)
 		evhttp_send_reply(req, HTTP_OK, "OK", NULL);
 		return;
 	}
-	if (http->nscrapes >= http->max_connections) {
+	conn = http_conn_of(http, evhttp_request_get_connection(req));
+	if (http->nscrapes >= http->max_connections + http->reserve ||
+	    (http->nscrapes >= http->max_connections &&
+	    (conn == NULL || !conn->privileged))) {
 		send_text(req, 503, "Service Unavailable",
 		    "too many scrapes at once (http_max_connections)\n");
 		return;
 	}
-	conn = http_conn_of(http, evhttp_request_get_connection(req));
 	s = conn != NULL ? calloc(1, sizeof(*s)) : NULL;
 	if (s == NULL || (s->text = sbuf_new_auto()) == NULL ||
 	    (s->turn = turns_peer_get(http->turns, turns_key_unique(
@@ -890,6 +947,7 @@ http_reconfigure(struct statsd *d)
 	c->timeout_ms = d->cfg.http_timeout_ms;
 	c->max_connections = d->cfg.http_max_connections;
 	c->max_per_peer = d->cfg.http_max_connections_per_peer;
+	c->reserve_pct = d->cfg.quota_reserve_percent;
 	c->gzip_level = d->cfg.http_gzip_level;
 	pub_conf_set(d->pub, c, http_conf_free);
 	return 0;
@@ -976,6 +1034,8 @@ http_start(struct statsd *d, int fd)
 	http->timeout_ms = d->cfg.http_timeout_ms;
 	http->max_connections = d->cfg.http_max_connections;
 	http->max_per_peer = d->cfg.http_max_connections_per_peer;
+	http->reserve = http_reserve(d->cfg.http_max_connections,
+	    d->cfg.quota_reserve_percent);
 	http->gzip_level = d->cfg.http_gzip_level;
 	/* Without socket diagnostics, local peers share no bound. */
 	if ((http->diag = rights_tcp_diag_open()) < 0)
@@ -1039,8 +1099,10 @@ http_free(struct http *http)
 {
 	if (http->running || http->refused_peer > 0)
 		log_info("http: %llu connections past "
-		    "http_max_connections_per_peer closed",
-		    (unsigned long long)http->refused_peer);
+		    "http_max_connections_per_peer closed, %llu past "
+		    "http_max_connections", (unsigned long long)
+		    http->refused_peer, (unsigned long long)
+		    http->refused_full);
 	http->stopping = true;
 	if (http->h != NULL)
 		evhttp_free(http->h);
