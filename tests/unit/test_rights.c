@@ -5,10 +5,13 @@
  * container's root may do, what a peer may see and change; and the owner
  * of a TCP connection's other end, told by the kernel's socket
  * diagnostics for both ends of a loopback connection, IPv4 and IPv6
- * (mapped IPv4 on a [::] listener included), and no owner for a socket
- * that is not TCP.
+ * (mapped IPv4 on a [::] listener included), a reply left unread by an
+ * earlier query skipped, and no owner for a socket that is not TCP.
  */
 #include <errno.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -133,6 +136,45 @@ START_TEST(a_loopback_peer_has_its_owner)
 }
 END_TEST
 
+/* A reply no one read (an earlier query's, say) is skipped, not taken
+ * for the answer. */
+START_TEST(a_stale_reply_is_skipped)
+{
+	static const unsigned char lo4[4] = { 127, 0, 0, 1 };
+	struct {
+		struct nlmsghdr		nlh;
+		struct inet_diag_req_v2	r;
+	} req;
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	int nl = rights_tcp_diag_open(), srv, cli;
+	uid_t uid = 12345;
+
+	if (nl < 0 || !tcp_pair(AF_INET, lo4, &srv, &cli)) {
+		if (nl >= 0)
+			close(nl);
+		return;
+	}
+	/* A query of no socket at all: its error reply waits unread. */
+	memset(&req, 0, sizeof(req));
+	req.nlh.nlmsg_len = sizeof(req);
+	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+	req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	req.nlh.nlmsg_seq = 0x7fffffff;
+	req.r.sdiag_family = AF_INET;
+	req.r.sdiag_protocol = IPPROTO_TCP;
+	req.r.idiag_states = ~0u;
+	req.r.id.idiag_cookie[0] = INET_DIAG_NOCOOKIE;
+	req.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	ck_assert_int_eq(sendto(nl, &req, sizeof(req), 0,
+	    (struct sockaddr *)&kernel, sizeof(kernel)), (int)sizeof(req));
+	ck_assert_int_eq(rights_tcp_peer_uid(nl, srv, &uid), 0);
+	ck_assert_uint_eq(uid, getuid());
+	close(srv);
+	close(cli);
+	close(nl);
+}
+END_TEST
+
 START_TEST(a_socket_not_tcp_has_none)
 {
 	int nl = rights_tcp_diag_open(), sv[2];
@@ -157,6 +199,7 @@ rights_suite(void)
 
 	tcase_add_test(tc, who_is_privileged);
 	tcase_add_test(tc, a_loopback_peer_has_its_owner);
+	tcase_add_test(tc, a_stale_reply_is_skipped);
 	tcase_add_test(tc, a_socket_not_tcp_has_none);
 	suite_add_tcase(s, tc);
 	return s;

@@ -183,6 +183,8 @@ rights_tcp_peer_uid(int nl, int fd, uid_t *uid)
 	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
 	struct sockaddr_in m4, p4;
 	const struct inet_diag_msg *msg;
+	static _Thread_local uint32_t seq;
+	unsigned tries;
 	ssize_t n;
 
 	if (getsockname(fd, &me.sa, &ml) < 0 ||
@@ -200,6 +202,7 @@ rights_tcp_peer_uid(int nl, int fd, uid_t *uid)
 	req.nlh.nlmsg_len = sizeof(req);
 	req.nlh.nlmsg_type = SOCK_DIAG_BY_FAMILY;
 	req.nlh.nlmsg_flags = NLM_F_REQUEST;
+	req.nlh.nlmsg_seq = ++seq;
 	req.r.sdiag_family = (uint8_t)me.sa.sa_family;
 	req.r.sdiag_protocol = IPPROTO_TCP;
 	req.r.idiag_states = ~0u;
@@ -223,10 +226,19 @@ rights_tcp_peer_uid(int nl, int fd, uid_t *uid)
 	if (sendto(nl, &req, sizeof(req), 0, (struct sockaddr *)&kernel,
 	    sizeof(kernel)) < 0)
 		return -errno;
-	if ((n = recv(nl, &resp, sizeof(resp), 0)) < 0)
-		return -errno;
-	if (!NLMSG_OK(&resp.nlh, (size_t)n))
-		return -EIO;
+	/* The kernel answers within sendto(): the reply is queued by now,
+	 * so the thread never waits here. One left by an earlier call that
+	 * was not read (another sequence number) is skipped. */
+	for (tries = 0;; tries++) {
+		if ((n = recv(nl, &resp, sizeof(resp), MSG_DONTWAIT)) < 0)
+			return errno == EAGAIN ? -EIO : -errno;
+		if (!NLMSG_OK(&resp.nlh, (size_t)n))
+			return -EIO;
+		if (resp.nlh.nlmsg_seq == seq)
+			break;
+		if (tries == 8)
+			return -EIO;
+	}
 	if (resp.nlh.nlmsg_type == NLMSG_ERROR)
 		return -ENOENT;		/* not here: another host's */
 	if (resp.nlh.nlmsg_type != SOCK_DIAG_BY_FAMILY ||
