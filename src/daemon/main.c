@@ -751,10 +751,12 @@ out:
 		/* What the loop's turns took, for tests and operators to
 		 * read: the longest is wall time (a loaded machine's too). */
 		turns_stats(d->turns, &tst);
-		log_info("turns: %llu in %llu rounds, the longest %.1f ms; "
+		log_info("turns: %llu in %llu rounds, %llu taken at once, "
+		    "the longest %.1f ms; "
 		    "%llu reads the reader thread left to the loop",
 		    (unsigned long long)tst.turns,
 		    (unsigned long long)tst.rounds,
+		    (unsigned long long)tst.at_once,
 		    (double)tst.longest_ns / 1e6,
 		    (unsigned long long)d->reads_here);
 	}

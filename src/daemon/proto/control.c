@@ -723,6 +723,12 @@ conn_read_cb(evutil_socket_t fd, short what, void *arg)
 	}
 	cp->in_len += (size_t)n;
 	conn_idle_arm(cp);
+	/* A complete call is answered in this callback when no one waits
+	 * for a turn (turns_run_now()): the poll stays as it is, and no
+	 * round is armed. conn_process() sees to what comes after it. */
+	if (conn_takes_calls(cp) && conn_next_nul(cp) != NULL &&
+	    turns_run_now(cp->ctl->d->turns, &cp->task))
+		return;
 	conn_next(cp);
 }
 

@@ -62,6 +62,20 @@ uint64_t turns_key_unique(struct turns *ts);
 /* Queue t on its peer (t->run and t->peer set); queued already: nothing. */
 void turns_queue(struct turns *ts, struct turn_task *t);
 
+/*
+ * turns_run_now: run t at once, from the caller's own event callback, as
+ * a turn taken without waiting for a round, when that is fair: no task at
+ * all is queued (no peer waits for a turn), t is not, and, for an
+ * unprivileged peer, fewer than TURNS_ROUND_OTHERS turns were taken so in
+ * this pass of the loop. A privileged peer whose event comes later in the
+ * same pass then waits for no more calls of the others than a round would
+ * make it. The round's zero time-out costs a second epoll_wait(2) a call,
+ * and the caller's poll taken off and put back two epoll_ctl(2) calls;
+ * a client making one call at a time pays neither.
+ * Returns: true if t ran; false if not (the caller queues it).
+ */
+bool turns_run_now(struct turns *ts, struct turn_task *t);
+
 /* Take t off its peer's queue, if it is there. */
 void turns_cancel(struct turns *ts, struct turn_task *t);
 
@@ -71,6 +85,7 @@ struct turns_stats {
 	uint64_t	rounds;
 	uint64_t	peers;		/* that have a reference now */
 	uint64_t	longest_ns;	/* the longest turn, by the clock */
+	uint64_t	at_once;	/* of the turns, run at once */
 };
 void turns_stats(const struct turns *ts, struct turns_stats *ret);
 
