@@ -5,7 +5,8 @@
  * peers are served every round, however many others wait; a peer's tasks
  * run in the order queued; a task queued twice runs once; a cancelled
  * task never runs; a task may queue itself again and cancel others from
- * its run.
+ * its run; a task is run at once only when no one waits for a turn, and
+ * at most TURNS_ROUND_OTHERS unprivileged ones a pass of the loop.
  */
 #include <event2/event.h>
 
@@ -179,6 +180,107 @@ START_TEST(cancel)
 }
 END_TEST
 
+/* The calls of one pass of the loop: turns_run_now() for each of the
+ * pass's tasks, what it said kept. */
+struct pass {
+	struct turns	*ts;
+	struct rec	*tasks;
+	size_t		 n;
+	bool		 ran[16];
+};
+
+static void
+pass_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct pass *ps = arg;
+	size_t i;
+
+	(void)fd;
+	(void)what;
+	for (i = 0; i < ps->n; i++)
+		ps->ran[i] = turns_run_now(ps->ts, &ps->tasks[i].t);
+}
+
+/* Run ps's calls in one pass of b's loop (a callback, as the control
+ * socket's read callbacks are). */
+static void
+pass_once(struct event_base *b, struct pass *ps)
+{
+	static const struct timeval zero = { 0, 0 };
+
+	ck_assert_int_eq(event_base_once(b, -1, EV_TIMEOUT, pass_cb, ps,
+	    &zero), 0);
+	round_once(b);
+}
+
+START_TEST(at_once)
+{
+	struct event_base *b = event_base_new();
+	struct turns *ts;
+	struct turn_peer *root, *others[6];
+	struct rec r[7], q;
+	struct pass ps;
+	struct turns_stats st;
+	size_t i;
+
+	ck_assert_int_eq(turns_new(b, 0, &ts), 0);
+	root = turns_peer_get(ts, 0, true);
+	for (i = 0; i < 6; i++) {
+		others[i] = turns_peer_get(ts, 3000 + i, false);
+		rec_init(&r[i], ts, others[i], (int)(3000 + i));
+	}
+	rec_init(&r[6], ts, root, 0);
+	memset(&ps, 0, sizeof(ps));
+	ps.ts = ts;
+	ps.tasks = r;
+	ps.n = 7;
+
+	/* Six users' calls and root's in one pass: the first
+	 * TURNS_ROUND_OTHERS users' at once, the others not; root's at once
+	 * all the same. */
+	norder = 0;
+	pass_once(b, &ps);
+	for (i = 0; i < 6; i++)
+		ck_assert(ps.ran[i] == (i < TURNS_ROUND_OTHERS));
+	ck_assert(ps.ran[6]);
+	ck_assert_uint_eq(norder, TURNS_ROUND_OTHERS + 1);
+	ck_assert_int_eq(order[TURNS_ROUND_OTHERS], 0);
+	turns_stats(ts, &st);
+	ck_assert_uint_eq(st.at_once, TURNS_ROUND_OTHERS + 1);
+	ck_assert_uint_eq(st.turns, TURNS_ROUND_OTHERS + 1);
+
+	/* The next pass takes as many again. */
+	ps.n = TURNS_ROUND_OTHERS;
+	pass_once(b, &ps);
+	for (i = 0; i < TURNS_ROUND_OTHERS; i++)
+		ck_assert(ps.ran[i]);
+
+	/* Anything queued, and no one's is run at once, root's neither:
+	 * the queue goes first. */
+	rec_init(&q, ts, others[5], 99);
+	turns_queue(ts, &q.t);
+	norder = 0;
+	ck_assert(!turns_run_now(ts, &r[6].t));
+	ck_assert(!turns_run_now(ts, &q.t));	/* queued itself */
+	ck_assert_uint_eq(norder, 0);
+	round_once(b);
+	ck_assert_uint_eq(norder, 1);
+	ck_assert_int_eq(order[0], 99);
+	ps.tasks = &r[6];
+	ps.n = 1;
+	pass_once(b, &ps);
+	ck_assert(ps.ran[0]);
+	turns_stats(ts, &st);
+	ck_assert_uint_eq(st.at_once, 2 * TURNS_ROUND_OTHERS + 2);
+
+	for (i = 0; i < 6; i++)
+		turns_peer_put(ts, others[i]);
+	turns_peer_put(ts, root);
+	turns_free(ts);
+	event_base_free(b);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -188,6 +290,7 @@ main(void)
 	tcase_add_test(tc, many_tasks_one_turn);
 	tcase_add_test(tc, privileged_every_round);
 	tcase_add_test(tc, cancel);
+	tcase_add_test(tc, at_once);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }

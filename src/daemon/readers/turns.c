@@ -32,21 +32,34 @@ struct rotation {
 };
 
 struct turns {
-	struct event_base	*base;
 	struct event		*ev;
 	struct turn_peer	*peers;
 	struct rotation		 priv, others;
 	uint64_t		 next_unique;
 	bool			 armed;
-	/* Unprivileged turns run at once in the loop's pass that began at
-	 * pass_tv (the loop's cached time, which is the same for every
-	 * callback of a pass, and moves on between passes). */
-	struct timeval		 pass_tv;
+	/* Unprivileged turns run at once in this pass of the loop. The
+	 * pass ends with ev_pass, made active by the first of them: libevent
+	 * runs it after the callbacks already active in the pass (an epoll
+	 * batch's). Not the loop's cached time: libevent reads a coarse
+	 * clock, the same for every pass of a few milliseconds. */
+	struct event		*ev_pass;
+	bool			 pass_open;
 	unsigned		 pass_others;
 	struct turns_stats	 st;
 };
 
 static void turns_round(evutil_socket_t fd, short what, void *arg);
+
+/* The pass of the loop is over: its budget of turns at once too. */
+static void
+turns_pass_end(evutil_socket_t fd, short what, void *arg)
+{
+	struct turns *ts = arg;
+
+	(void)fd;
+	(void)what;
+	ts->pass_open = false;
+}
 
 static void
 rot_push(struct rotation *r, struct turn_peer *p)
@@ -105,13 +118,16 @@ turns_new(struct event_base *base, int priority, struct turns **ret)
 
 	if (ts == NULL)
 		return -ENOMEM;
-	ts->base = base;
 	ts->ev = evtimer_new(base, turns_round, ts);
-	if (ts->ev == NULL) {
+	ts->ev_pass = event_new(base, -1, 0, turns_pass_end, ts);
+	if (ts->ev == NULL || ts->ev_pass == NULL) {
+		if (ts->ev != NULL)
+			event_free(ts->ev);
 		free(ts);
 		return -ENOMEM;
 	}
 	event_priority_set(ts->ev, priority);
+	event_priority_set(ts->ev_pass, priority);
 	/* Keys above every uid (uid_t is 32 bits). */
 	ts->next_unique = UINT64_C(1) << 32;
 	*ret = ts;
@@ -130,6 +146,7 @@ turns_free(struct turns *ts)
 		free(p);
 	}
 	event_free(ts->ev);
+	event_free(ts->ev_pass);
 	free(ts);
 	return NULL;
 }
@@ -261,19 +278,13 @@ turns_one(struct turns *ts, struct rotation *r)
 bool
 turns_run_now(struct turns *ts, struct turn_task *t)
 {
-	struct timeval tv;
-
 	if (t->queued || ts->priv.head != NULL || ts->others.head != NULL)
 		return false;
 	if (!t->peer->privileged) {
-		/* Two passes within the same microsecond count as one: the
-		 * bound holds, only tighter. */
-		if (event_base_gettimeofday_cached(ts->base, &tv) < 0)
-			return false;
-		if (tv.tv_sec != ts->pass_tv.tv_sec ||
-		    tv.tv_usec != ts->pass_tv.tv_usec) {
-			ts->pass_tv = tv;
+		if (!ts->pass_open) {
+			ts->pass_open = true;
 			ts->pass_others = 0;
+			event_active(ts->ev_pass, EV_TIMEOUT, 0);
 		}
 		if (ts->pass_others >= TURNS_ROUND_OTHERS)
 			return false;
