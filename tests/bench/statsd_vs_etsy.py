@@ -151,15 +151,22 @@ class Statsd:
                         {"module": "statsd", "instance": 0,
                          "name": "daemon"})
             return int(d["parameters"]["data"]["statsd_applied"])
-        r = varlink(self.sock, "io.statsd.Lookup",
-                    {"module": "statsd", "class": "statsd"})
-        for k in r.get("parameters", {}).get("kstats", []):
-            if k.get("path") == ["statsd", "counter", "bench.c"]:
-                d = varlink(self.sock, "io.statsd.Read",
-                            {"module": "statsd", "instance": k["instance"],
-                             "name": k["name"]})
-                return int(d["parameters"]["data"].get("value.sum", 0))
-        return 0
+        # Lookup answers in pages: after the mix row's 1,000 series the
+        # counter may be on any of them.
+        q = {"module": "statsd", "class": "statsd"}
+        while True:
+            r = varlink(self.sock, "io.statsd.Lookup", q).get(
+                "parameters", {})
+            for k in r.get("kstats", []):
+                if k.get("path") == ["statsd", "counter", "bench.c"]:
+                    d = varlink(self.sock, "io.statsd.Read",
+                                {"module": "statsd",
+                                 "instance": k["instance"],
+                                 "name": k["name"]})
+                    return int(d["parameters"]["data"].get("value.sum", 0))
+            if not r.get("cursor"):
+                return 0
+            q["cursor"] = r["cursor"]
 
 
 # ------------------------------------------------------------------- Etsy
