@@ -15,7 +15,9 @@ queue is empty), the kernel's drops for every daemon as a cross-check, %
 received, the sender's ns per line and the daemon's CPU seconds (utime +
 stime from /proc) per million lines received. STATSD_BENCH_ROWS picks
 rows ("THREADSxLINES ...", LINES a number or "mix"; default "1x1 4x1
-8x1 1x20 8x20 1xmix"). STATSD_BEFORE
+8x1 1x20 8x20 1xmix"). Each row runs STATSD_BENCH_ROUNDS times (3 by
+default), the rounds taking every row and daemon in turn, and the tables
+of ratios are of the medians. STATSD_BEFORE
 names
 another build directory whose statsd runs beside this one (a "before"
 column).
@@ -41,6 +43,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import socket
 import subprocess
 import sys
@@ -58,6 +61,7 @@ ROWS = [(int(t), n if n == "mix" else int(n)) for t, n in (
     r.split("x", 1) for r in os.environ.get(
         "STATSD_BENCH_ROWS", "1x1 4x1 8x1 1x20 8x20 1xmix").split())]
 BEFORE = os.environ.get("STATSD_BEFORE")
+ROUNDS = int(os.environ.get("STATSD_BENCH_ROUNDS", "3"))
 procs = []
 
 
@@ -328,17 +332,41 @@ def main():
                 "% recv", "drops", "ns/line", "CPU s/Mline"))
         print(hdr)
         print("-" * len(hdr))
+        # Every round runs every row on every daemon in turn, so a
+        # passing load weighs on all of them alike; each figure is then
+        # the median of its rounds.
+        runs = {}
+        for rnd in range(ROUNDS):
+            if ROUNDS > 1:
+                print("round %d of %d" % (rnd + 1, ROUNDS), flush=True)
+            for threads, lines in ROWS:
+                for d in daemons:
+                    sent, got, nsl, cpu, drops = row(d, threads, lines)
+                    pct = 100.0 * got / sent if sent else 0.0
+                    c = cpu / (got / 1e6) if got else float("nan")
+                    runs.setdefault((d.name, threads, lines), []).append(
+                        (sent, got, pct, drops, nsl, c))
+                    print("%-18s %7d %5s %12d %12d %7.2f%% %9d %9.1f "
+                          "%12.3f" % (d.name, threads, lines, sent, got, pct,
+                                      drops, nsl, c), flush=True)
         res, cpl = {}, {}
+        if ROUNDS > 1:
+            print()
+            print("medians of %d rounds; load average %s" % (
+                ROUNDS, " ".join(open("/proc/loadavg").read().split()[:3])))
+            print(hdr)
+            print("-" * len(hdr))
         for threads, lines in ROWS:
             for d in daemons:
-                sent, got, nsl, cpu, drops = row(d, threads, lines)
-                pct = 100.0 * got / sent if sent else 0.0
-                res[(d.name, threads, lines)] = pct
-                cpl[(d.name, threads, lines)] = (cpu / (got / 1e6) if got
-                                                 else float("nan"))
-                print("%-18s %7d %5s %12d %12d %7.2f%% %9d %9.1f %12.3f" %
-                      (d.name, threads, lines, sent, got, pct, drops, nsl,
-                       cpl[(d.name, threads, lines)]), flush=True)
+                v = runs[(d.name, threads, lines)]
+                med = [statistics.median(x[i] for x in v)
+                       for i in range(6)]
+                res[(d.name, threads, lines)] = med[2]
+                cpl[(d.name, threads, lines)] = med[5]
+                if ROUNDS > 1:
+                    print("%-18s %7d %5s %12d %12d %7.2f%% %9d %9.1f "
+                          "%12.3f" % (d.name, threads, lines, med[0], med[1],
+                                      med[2], med[3], med[4], med[5]))
         ratios("ratios of % received (statsd / other)", res, nices, True)
         ratios("ratios of CPU per line received (statsd / other)", cpl,
                nices, False)
