@@ -694,8 +694,36 @@ def test_soak_every_attack():
     stop(d)
 
 
+def test_calls_at_once():
+    """A client making one call at a time, root or nobody, has each
+    answered in its read callback (turns_run_now()): no round is armed
+    for it. The exit log counts them. (That nobody's calls pipelined on
+    many connections still queue, and root is served meanwhile, is row
+    2's.)"""
+    d = start()
+    c = d.conn()
+    for _ in range(200):
+        ok(c.call("io.statsd.Hello", {}), "root's Hello")
+    c.close()
+    h = Hostile(d)
+    r = h.cmd(op="calls", calls=[("io.statsd.Hello", {})] * 200)["replies"]
+    check(len(r) == 200 and all("error" not in x for x in r),
+          "nobody's 200 Hellos answered")
+    h.quit()
+    d.wd.close()
+    d.stop()
+    m = re.search(r"turns: (\d+) in (\d+) rounds, (\d+) taken at once",
+                  d.stderr())
+    check(m is not None and int(m.group(3)) >= 400 and
+          int(m.group(3)) <= int(m.group(1)),
+          "root's and nobody's 400 calls one at a time taken at once: %s"
+          % (m and m.group(0)))
+    d.cleanup()
+
+
 TESTS = (test_row1_family_walk_bounded,
          test_row1b_zone_kstats_anonymous_scrape, test_row2_k4_pipelined_info,
+         test_calls_at_once,
          test_row4_empty_messages, test_row8_http_not_charged_to_nobody,
          test_k1_http_slow_headers, test_k1b_http_slow_scrapes_per_peer,
          test_k2_index_merged_not_sorted,
