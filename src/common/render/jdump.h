@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * jdump.h: a jansson value as compact JSON text, the bytes
+ * json_dumps(v, JSON_COMPACT) writes, several times faster: for the
+ * messages of the control socket, on both of its ends.
+ */
+#ifndef STATSD_JDUMP_H
+#define STATSD_JDUMP_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* Values nested deeper than this are refused (jansson has no bound; a
+ * message of statsd's nests a few levels). */
+#define JDUMP_DEPTH_MAX	256
+
+/*
+ * jdump: v (an object or an array; with any set, any value) as compact
+ * JSON text, NUL-terminated, in memory of the caller's to free();
+ * *len, if not NULL, its length without the NUL. Like json_dumps(), NULL
+ * for a string or key that is not UTF-8, and without memory; also past
+ * JDUMP_DEPTH_MAX levels.
+ */
+#define JDUMP_ANY	0x1	/* any value, as JSON_ENCODE_ANY */
+char *jdump(const json_t *v, unsigned flags, size_t *len);
+
+/*
+ * jdump_framed: head, then v as jdump() writes it, then tail (either may
+ * be NULL), then a NUL, in one piece of memory: a message's frame
+ * written round its parameters without building a second object.
+ * *len (not NULL) is the text's length, the NUL included.
+ */
+char *jdump_framed(const char *head, const json_t *v, const char *tail,
+    size_t *len);
+
+#endif
