@@ -19,6 +19,7 @@
 #include <statsd/client.h>
 
 #include "clock.h"
+#include "jdump.h"
 #include "vlclient.h"
 
 #define VLC_DEFAULT_TIMEOUT_MS	5000
@@ -196,11 +197,12 @@ vlc_send(struct vlc *c, const char *method, json_t *params, unsigned flags,
 		json_object_set_new(msg, "more", json_true());
 	if (flags & VLC_ONEWAY)
 		json_object_set_new(msg, "oneway", json_true());
-	text = json_dumps(msg, JSON_COMPACT);
+	/* jdump(), not json_dumps(): a quarter of a call's CPU here. */
+	text = jdump(msg, 0, &len);
 	json_decref(msg);
 	if (text == NULL)
 		return -ENOMEM;
-	len = strlen(text) + 1;		/* the NUL is the frame's end */
+	len++;				/* the NUL is the frame's end */
 	while (off < len) {
 		struct iovec iov = { text + off, len - off };
 		struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };

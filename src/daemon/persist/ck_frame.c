@@ -17,6 +17,7 @@
 
 #include "checkpoint_priv.h"
 #include "crashpoint.h"
+#include "jdump.h"
 
 /* A longer line is damage, not a record. */
 #define CKPT_MAX_LINE		(8u << 20)
@@ -32,7 +33,7 @@ ck_crc32(const void *buf, size_t len)
 char *
 ck_line(json_t *rec, size_t *ret_len)
 {
-	char *json = json_dumps(rec, JSON_COMPACT), *line;
+	char *json = jdump(rec, 0, NULL), *line;
 	size_t n;
 	int h;
 

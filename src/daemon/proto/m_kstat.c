@@ -19,6 +19,7 @@
 #include "defn.h"
 #include "drain.h"
 #include "filer.h"
+#include "jdump.h"
 #include "log.h"
 #include "methods.h"
 #include "mirror.h"
@@ -1083,7 +1084,7 @@ m_kstat_create(struct vl_call *call, json_t *params)
 	} else {
 		reply = json_pack("{s:o, s:b}", "kstat",
 		    registry_kstat_json(d->reg, k), "revived", revived);
-		text = reply != NULL ? json_dumps(reply, JSON_COMPACT) : NULL;
+		text = reply != NULL ? jdump(reply, 0, NULL) : NULL;
 		json_decref(reply);
 		len = text != NULL ? strlen(text) : 0;
 	}
@@ -1380,7 +1381,7 @@ m_kstat_relayout(struct vl_call *call, json_t *params)
 		m_kstat_not_durable(call, r, ckwhy);
 		return;
 	}
-	text = reply != NULL ? json_dumps(reply, JSON_COMPACT) : NULL;
+	text = reply != NULL ? jdump(reply, 0, NULL) : NULL;
 	json_decref(reply);
 	m_durable_answer(call, params, m, text, text != NULL ? strlen(text) :
 	    0);

@@ -19,6 +19,7 @@
 #include "crashpoint.h"
 #include "daemon.h"
 #include "engine.h"
+#include "jdump.h"
 #include "methods.h"
 #include "quota.h"
 #include "registry.h"
@@ -150,7 +151,7 @@ m_read_reply(struct vl_call *call, const struct reg_kstat *k,
 {
 	struct sbuf *sb = sbuf_new_auto(), *one = sbuf_new_auto();
 	json_t *kj = registry_kstat_json(call->d->reg, k);
-	char *kstat = kj != NULL ? json_dumps(kj, JSON_COMPACT) : NULL;
+	char *kstat = kj != NULL ? jdump(kj, 0, NULL) : NULL;
 	struct ks_view view;
 	int r = -ENOMEM;
 
@@ -549,7 +550,7 @@ m_kjob_run(struct rjob *j, struct rview *rv, struct pub_reader *rd)
 	}
 	m->r = -ENOMEM;
 	kj = m_rkstat_json(e, &m->kh, &se, t, &bound);
-	kstat = kj != NULL ? json_dumps(kj, JSON_COMPACT) : NULL;
+	kstat = kj != NULL ? jdump(kj, 0, NULL) : NULL;
 	json_decref(kj);
 	if (m->snapshot && (raw = b64_encode(sb, se.blob_size)) == NULL)
 		goto out;
