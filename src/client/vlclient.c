@@ -20,6 +20,7 @@
 
 #include "clock.h"
 #include "jdump.h"
+#include "jload.h"
 #include "vlclient.h"
 
 #define VLC_DEFAULT_TIMEOUT_MS	5000
@@ -570,8 +571,7 @@ vlc_load_long(const char *buf, size_t len)
 		memcpy(text, buf, off);
 		memcpy(text + off, marker, mlen);
 		memcpy(text + off + mlen, buf + off + n, len - off - n);
-		m = json_loadb(text, len - n + mlen, JSON_REJECT_DUPLICATES,
-		    &jerr);
+		m = jload(text, len - n + mlen, &jerr);
 		free(text);
 	}
 	if (m != NULL && vlc_put_back(m, marker_dec, str) != 1) {
@@ -588,8 +588,7 @@ vlc_loadb(const char *buf, size_t len)
 	json_error_t jerr;
 	json_t *m = vlc_load_long(buf, len);
 
-	return m != NULL ? m : json_loadb(buf, len, JSON_REJECT_DUPLICATES,
-	    &jerr);
+	return m != NULL ? m : jload(buf, len, &jerr);
 }
 
 /* Parse the message buf[0, end) (without its NUL) into *ret. */
