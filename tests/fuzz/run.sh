@@ -7,7 +7,7 @@
 # a target fails to build or finds a crash. FUZZ_TARGETS picks targets;
 # `run.sh --list` prints them all.
 set -eu
-all="ring store text spill checkpoint line rx varlink"
+all="ring store text spill checkpoint line rx varlink json"
 if [ "${1:-}" = "--list" ]; then
 	echo "$all"
 	exit 0
@@ -41,6 +41,9 @@ lib_spill=$lib_text
 lib_line="$src/model/statsd_line.c"
 # The rx target is the pattern engine alone, against glibc's.
 lib_rx="$src/base/rx.c"
+# The json target is the control socket's reader and writer, against
+# jansson's.
+lib_json="$src/render/jload.c $src/render/jdump.c"
 # The checkpoint target is statsd's start: the checkpoint and what it
 # restores into (the registry, runtime files, journal, quotas), with the
 # protocol's generated names and the daemon's libraries.
@@ -59,6 +62,10 @@ lib_varlink="$lib_text $(find "$dmn" -name '*.c' ! -name main.c |
 dmn_incs=$(for d in "$dmn" "$dmn"/*/; do printf -- '-I%s ' "${d%/}"; done)
 libs_checkpoint="-ljansson -levent -lz -lpthread"
 libs_varlink=$libs_checkpoint
+# Every layer holds render/jdump.c and render/jload.c, which use jansson.
+libs_text="-ljansson"
+libs_spill=$libs_text
+libs_json=$libs_text
 incs=$(for d in "$src"/*/; do printf -- '-I%s ' "${d%/}"; done)
 flags="-std=c11 -D_GNU_SOURCE -g -O1 -fno-omit-frame-pointer
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
@@ -74,6 +81,8 @@ maxlen_line=8192
 maxlen_checkpoint=16384
 # a pattern (at most 1 KiB) and a subject
 maxlen_rx=2048
+# a message (the fast reader's cases are all short)
+maxlen_json=8192
 # a connection's calls; messages are bounded by max_message_size
 maxlen_varlink=65536
 
