@@ -15,6 +15,7 @@
 #include "jload.h"
 #include "jrand.h"
 #include "unit.h"
+#include "varlink_names.h"
 
 static unsigned taken;
 
@@ -188,14 +189,14 @@ END_TEST
 START_TEST(messages)
 {
 	static const char *const msgs[] = {
-		"{\"method\":\"io.statsd.KstatCreate\",\"parameters\":{"
+		"{\"method\":\"" VL_M_KSTAT_CREATE "\",\"parameters\":{"
 		"\"module\":\"ks\",\"instance\":1,\"name\":\"k1\",\"class\":"
 		"\"bench\",\"template\":\"\\\"kstat.NAMED.10e7d627\\\":"
 		"3241176934\",\"type\":\"NAMED\",\"flags\":[],\"brief\":true}}",
 		"{\"parameters\":{\"made\":{\"handle\":14,\"segment\":"
 		"\"public\",\"slot\":12,\"gen\":1},\"revived\":false}}",
-		"{\"method\":\"io.statsd.Hello\"}",
-		"{\"error\":\"io.statsd.NoSuchKstat\",\"parameters\":{}}",
+		"{\"method\":\"" VL_M_HELLO "\"}",
+		"{\"error\":\"" VL_ERR_NO_SUCH_KSTAT "\",\"parameters\":{}}",
 	};
 	size_t i;
 
