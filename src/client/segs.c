@@ -207,7 +207,7 @@ cl_store_read(struct store_reader *r, struct store_ref ref,
 }
 
 int
-cl_store_layout(struct store_reader *r, struct store_ref ref, void *buf,
+cl_store_layout_raw(struct store_reader *r, struct store_ref ref, void *buf,
     size_t bufsize, size_t *ret_size)
 {
 	int e, tries = 0;
@@ -216,6 +216,15 @@ cl_store_layout(struct store_reader *r, struct store_ref ref, void *buf,
 		e = store_reader_read_layout(r, ref, NULL, NULL, buf, bufsize,
 		    ret_size);
 	while (cl_store_again(e, &tries));
+	return e;
+}
+
+int
+cl_store_layout(struct store_reader *r, struct store_ref ref, void *buf,
+    size_t bufsize, size_t *ret_size)
+{
+	int e = cl_store_layout_raw(r, ref, buf, bufsize, ret_size);
+
 	if (e == 0 && blob_layout_clean(buf, *ret_size) != NULL)
 		e = -EBADMSG;
 	return e;

@@ -84,6 +84,9 @@ int cl_store_read(struct store_reader *r, struct store_ref ref,
  */
 int cl_store_layout(struct store_reader *r, struct store_ref ref, void *buf,
     size_t bufsize, size_t *ret_size);
+/* The copy as it was read, not checked nor reset. */
+int cl_store_layout_raw(struct store_reader *r, struct store_ref ref,
+    void *buf, size_t bufsize, size_t *ret_size);
 int cl_store_span(struct store_reader *r, struct store_ref ref,
     uint64_t *ret_off, uint32_t *ret_size, uint32_t *ret_chunk);
 

@@ -190,10 +190,14 @@ vlc_send(struct vlc *c, const char *method, json_t *params, unsigned flags,
 	if (method == NULL || method[0] == '\0' || nfds > VLC_MAX_FDS ||
 	    (nfds > 0 && fds == NULL))
 		return -EINVAL;
-	msg = json_pack("{s:s, s:o}", "method", method, "parameters",
-	    params != NULL ? json_incref(params) : json_object());
-	if (msg == NULL)
+	msg = json_object();
+	if (msg == NULL || json_object_set_new_nocheck(msg, "method",
+	    json_string(method)) < 0 || json_object_set_new_nocheck(msg,
+	    "parameters", params != NULL ? json_incref(params) :
+	    json_object()) < 0) {
+		json_decref(msg);
 		return -ENOMEM;
+	}
 	if (flags & VLC_MORE)
 		json_object_set_new(msg, "more", json_true());
 	if (flags & VLC_ONEWAY)
