@@ -263,7 +263,7 @@ jp_object(struct jp *j, unsigned depth)
 	json_t *o = json_object(), *v;
 	char stack[256], *tmp;
 	const char *key;
-	size_t klen;
+	size_t klen, n;
 
 	if (o == NULL)
 		return NULL;
@@ -279,17 +279,19 @@ jp_object(struct jp *j, unsigned depth)
 		j->p++;
 		if (!jp_string(j, stack, sizeof(stack), &tmp, &key, &klen))
 			goto fail_tmp;
-		/* A repeated key is refused (JSON_REJECT_DUPLICATES). */
-		if (json_object_getn(o, key, klen) != NULL)
-			goto fail_tmp;
 		jp_ws(j);
 		if (j->p == j->end || *j->p != ':')
 			goto fail_tmp;
 		j->p++;
 		jp_ws(j);
 		v = jp_value(j, depth + 1);
+		n = json_object_size(o);
 		if (v == NULL || json_object_setn_new_nocheck(o, key, klen,
 		    v) < 0)
+			goto fail_tmp;
+		/* A repeated key replaced the value, and is refused
+		 * (JSON_REJECT_DUPLICATES): one hash lookup a key, not two. */
+		if (json_object_size(o) == n)
 			goto fail_tmp;
 		free(tmp);
 		jp_ws(j);
