@@ -210,18 +210,18 @@ cl_img_publish(struct cl_image *im)
 	return 0;
 }
 
-/* The layout of blob (size bytes, reset, its times cleared), shared
- * with every kstat laid out alike. Returns: it; NULL (out of memory). */
-static const struct cl_layout *
-cl_layout_of(const uint8_t *blob, uint32_t size)
+/*
+ * A hash of a blob's bytes, for the tables of layouts: FNV-1a's step on
+ * words, each product folded so that a word's high bytes reach the
+ * bucket's low bits (a byte at a time was a twentieth of making a
+ * kstat). The tables' memcmp() decides.
+ */
+static uint64_t
+cl_blob_hash(const uint8_t *blob, size_t size)
 {
 	uint64_t hash = 0xcbf29ce484222325ULL, w;
-	struct cl_layout *l, **head;
-	uint32_t i;
+	size_t i;
 
-	/* FNV-1a's step on words, each product folded so that a word's
-	 * high bytes reach the bucket's low bits: a byte at a time was a
-	 * twentieth of making a kstat. memcmp() below decides. */
 	for (i = 0; i + 8 <= size; i += 8) {
 		memcpy(&w, blob + i, sizeof(w));
 		hash = (hash ^ w) * 0x100000001b3ULL;
@@ -229,6 +229,17 @@ cl_layout_of(const uint8_t *blob, uint32_t size)
 	}
 	for (; i < size; i++)
 		hash = (hash ^ blob[i]) * 0x100000001b3ULL;
+	return hash;
+}
+
+/* The layout of blob (size bytes, reset, its times cleared), shared
+ * with every kstat laid out alike. Returns: it; NULL (out of memory). */
+static const struct cl_layout *
+cl_layout_of(const uint8_t *blob, uint32_t size)
+{
+	uint64_t hash = cl_blob_hash(blob, size);
+	struct cl_layout *l, **head;
+
 	head = &cl_layouts[hash % CL_LAYOUT_BUCKETS];
 	for (l = *head; l != NULL; l = l->next)
 		if (l->hash == hash && l->size == size &&
@@ -264,22 +275,6 @@ static struct cl_raw {
 	const struct cl_layout	*l;
 } cl_raws[CL_RAW_SLOTS];
 
-static uint64_t
-cl_raw_hash(const uint8_t *b, size_t size)
-{
-	uint64_t h = 0x84222325cbf29ce4ULL, w;
-	size_t i;
-
-	for (i = 0; i + 8 <= size; i += 8) {
-		memcpy(&w, b + i, sizeof(w));
-		h = (h ^ w) * 0x100000001b3ULL;
-		h ^= h >> 29;
-	}
-	for (; i < size; i++)
-		h = (h ^ b[i]) * 0x100000001b3ULL;
-	return h;
-}
-
 /* The layout of the blob read into buf (size bytes; buf is reset in
  * place when it is checked). Returns: it; NULL for a blob that is not
  * valid, or without memory. */
@@ -297,7 +292,7 @@ cl_layout_read(uint8_t *buf, size_t size)
 	 * told apart. */
 	if (size >= SB_V1_HDRSZ)
 		sb->created = sb->lastrst = 0;
-	h = cl_raw_hash(buf, size);
+	h = cl_blob_hash(buf, size);
 	r = &cl_raws[h % CL_RAW_SLOTS];
 	if (r->l != NULL && r->hash == h && r->size == size &&
 	    memcmp(r->bytes, buf, size) == 0)

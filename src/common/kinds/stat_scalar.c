@@ -19,6 +19,7 @@
 #include "numeric.h"
 #include "op.h"
 #include "stat_scalar.h"
+#include "utf8.h"
 
 /* One weight in the VOI's units: 1, or 1.0 for a fixed-point type. */
 static struct voistatdata_numeric
@@ -239,39 +240,6 @@ stat_last_check(const struct voistatdata *vsd, uint16_t dsz,
 	if (str->len >= str->cap || str->s[str->len] != '\0')
 		return "string value not terminated";
 	return NULL;
-}
-
-/* The length of the well-formed UTF-8 sequence of 2 to 4 bytes at s (of
- * n), or 0: no overlong form, surrogate or code point past U+10FFFF. */
-static size_t
-utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t k, j;
-	unsigned cp;
-
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		k = 1;
-		cp = s[0] & 0x1f;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		k = 2;
-		cp = s[0] & 0x0f;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		k = 3;
-		cp = s[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (n <= k)
-		return 0;
-	for (j = 1; j <= k; j++) {
-		if ((s[j] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[j] & 0x3f);
-	}
-	if ((k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return k + 1;
 }
 
 /* Bytes of a word: each of its bytes, repeated. */

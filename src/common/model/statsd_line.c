@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "statsd_line.h"
+#include "utf8.h"
 
 const char *const sl_type_names[SL_NTYPES] = {
 	[SL_COUNTER] = "counter",
@@ -57,41 +58,16 @@ bool
 sl_utf8_valid(const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
+	size_t i = 0, k;
 
 	while (i < n) {
-		unsigned c = p[i];
-		size_t k;
-		unsigned cp;
-
-		if (c < 0x80) {
+		if (p[i] < 0x80) {
 			i++;
 			continue;
 		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			k = 1;
-			cp = c & 0x1f;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			k = 2;
-			cp = c & 0x0f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			k = 3;
-			cp = c & 0x07;
-		} else {
+		if ((k = utf8_seq(p + i, n - i)) == 0)
 			return false;
-		}
-		if (n - i <= k)
-			return false;
-		for (size_t j = 1; j <= k; j++) {
-			if ((p[i + j] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (p[i + j] & 0x3f);
-		}
-		/* overlong forms, surrogates, past U+10FFFF */
-		if ((k == 2 && cp < 0x800) || (k == 3 && cp < 0x10000) ||
-		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-			return false;
-		i += k + 1;
+		i += k;
 	}
 	return true;
 }

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "jdump.h"
+#include "utf8.h"
 
 struct jb {
 	char	*s;
@@ -80,34 +81,6 @@ jb_cat(struct jb *b, const char *s)
 		jb_put(b, s, strlen(s));
 }
 
-/*
- * The length of the UTF-8 sequence at p (n bytes left), 0 if it is not
- * one: no overlong form, no surrogate, nothing past U+10FFFF (jansson's
- * rules, RFC 3629's).
- */
-static size_t
-utf8_len(const unsigned char *p, size_t n)
-{
-	uint32_t cp;
-	size_t k, i;
-
-	if (p[0] < 0xc2 || p[0] > 0xf4)
-		return 0;
-	k = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
-	if (n < k)
-		return 0;
-	cp = p[0] & (0x7f >> k);
-	for (i = 1; i < k; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((k == 3 && cp < 0x800) || (k == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return k;
-}
-
 /* A string, quoted and escaped as jansson escapes it. */
 static void
 jb_string(struct jb *b, const char *str, size_t n)
@@ -127,7 +100,7 @@ jb_string(struct jb *b, const char *str, size_t n)
 		if (i == n)
 			break;
 		if (s[i] >= 0x80) {
-			k = utf8_len(s + i, n - i);
+			k = utf8_seq(s + i, n - i);
 			if (k == 0) {
 				b->bad = true;
 				return;

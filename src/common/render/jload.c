@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "jload.h"
+#include "utf8.h"
 
 struct jp {
 	const unsigned char	*p, *end;
@@ -32,32 +33,6 @@ jp_ws(struct jp *j)
 	while (j->p < j->end && (*j->p == ' ' || *j->p == '\n' ||
 	    *j->p == '\r' || *j->p == '\t'))
 		j->p++;
-}
-
-/* The length of a UTF-8 sequence at p (n bytes left), 0 if it is not
- * one: jansson's rules (no overlong form, surrogate or code point past
- * U+10FFFF). */
-static size_t
-jp_utf8(const unsigned char *p, size_t n)
-{
-	uint32_t cp;
-	size_t k, i;
-
-	if (p[0] < 0xc2 || p[0] > 0xf4)
-		return 0;
-	k = p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : 4;
-	if (n < k)
-		return 0;
-	cp = p[0] & (0x7f >> k);
-	for (i = 1; i < k; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	if ((k == 3 && cp < 0x800) || (k == 4 && cp < 0x10000) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-		return 0;
-	return k;
 }
 
 static int
@@ -97,7 +72,7 @@ jp_string(struct jp *j, char *stack, size_t stacksz, char **tmp,
 		if (*p == '"')
 			break;
 		if (*p >= 0x80) {
-			k = jp_utf8(p, (size_t)(j->end - p));
+			k = utf8_seq(p, (size_t)(j->end - p));
 			if (k == 0)
 				return false;
 			p += k;
@@ -191,7 +166,7 @@ jp_string(struct jp *j, char *stack, size_t stacksz, char **tmp,
 			if (*p < 0x20)
 				return false;
 			if (*p >= 0x80) {
-				k = jp_utf8(p, (size_t)(j->end - p));
+				k = utf8_seq(p, (size_t)(j->end - p));
 				if (k == 0)
 					return false;
 				p += k;
