@@ -30,6 +30,7 @@ states.
                  failing: after the restart exactly what was answered."""
 import glob
 import os
+import signal
 import sys
 import zlib
 
@@ -678,8 +679,17 @@ def deletes_at_once():
                                             flags=["PERSISTENT"])), "made")
     a, b = d.conn(), d.conn()
     for want in (True, False):
-        a.send("io.statsd.KstatDelete", key)
-        b.send("io.statsd.KstatDelete", key)
+        # Both calls wait in their sockets while statsd is stopped, and
+        # its loop reads them in one pass: both deletes are in flight at
+        # once. Sent to a running statsd, the first can be answered in
+        # its read callback, synced and done before the second is read
+        # (then rightly NoSuchKstat), as a loaded machine showed.
+        d.proc.send_signal(signal.SIGSTOP)
+        try:
+            a.send("io.statsd.KstatDelete", key)
+            b.send("io.statsd.KstatDelete", key)
+        finally:
+            d.proc.send_signal(signal.SIGCONT)
         ra, rb = a.recv(), b.recv()
         for r in (ra, rb):
             check(r is not None and "error" not in r and
