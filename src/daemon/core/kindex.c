@@ -293,6 +293,14 @@ kindex_by_handle(const struct kindex *x, uint32_t handle)
 	return NULL;
 }
 
+void
+kindex_hint(const struct kindex *x, uint32_t handle)
+{
+	const struct kx_table *t = &x->by_handle;
+
+	__builtin_prefetch(&t->slot[kx_handle_hash(handle) & t->mask]);
+}
+
 struct kx_entry *
 kindex_by_name(const struct kindex *x, const char *module, int32_t instance,
     const char *name)

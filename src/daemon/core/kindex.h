@@ -68,6 +68,8 @@ void kindex_remove(struct kindex *x, struct kx_entry *e);
 
 /* Returns: the entry of that handle, or NULL. */
 struct kx_entry *kindex_by_handle(const struct kindex *x, uint32_t handle);
+/* Prefetch the slot kindex_by_handle(handle) reads first. */
+void	kindex_hint(const struct kindex *x, uint32_t handle);
 
 /* Returns: the entry of exactly that name, or NULL. */
 struct kx_entry *kindex_by_name(const struct kindex *x, const char *module,

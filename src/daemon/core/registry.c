@@ -795,6 +795,12 @@ registry_kstat_by_handle(struct registry *r, uint32_t handle)
 	return e != NULL ? e->item : NULL;
 }
 
+void
+registry_kstat_hint(const struct registry *r, uint32_t handle)
+{
+	kindex_hint(r->ix, handle);
+}
+
 uint32_t
 registry_next_handle(const struct registry *r)
 {

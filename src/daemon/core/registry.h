@@ -308,6 +308,9 @@ struct reg_kstat *registry_kstat_find(struct registry *r, const char *module,
 /* By handle, O(1): the drain's lookup. Returns: it, or NULL. */
 struct reg_kstat *registry_kstat_by_handle(struct registry *r,
     uint32_t handle);
+/* Prefetch where registry_kstat_by_handle(handle) will look first: a
+ * hint for a lookup coming soon (series_hint_data()); reads nothing. */
+void	registry_kstat_hint(const struct registry *r, uint32_t handle);
 
 /* All kstats, in no particular order (borrowed; valid until the next
  * create or delete). */

@@ -186,20 +186,29 @@ static void front_expire_wake(struct front *f);
 
 /* ------------------------------------------------------------ the lines */
 
+/* The line limits of the configuration (reloaded: read each time). */
 static void
-front_lines(struct front *f, const char *buf, size_t len,
-    const struct series_src *src, uint64_t now)
+front_limits(const struct front *f, struct sl_limits *lim)
 {
 	const struct config *c = &f->d->cfg;
-	const struct sl_limits lim = {
+
+	*lim = (struct sl_limits){
 		.name_max = c->statsd_name_max,
 		.tag_max = c->statsd_tag_max,
 		.tags_max = c->statsd_tags_max,
 		.values_max = c->statsd_values_max,
 	};
+}
+
+static void
+front_lines(struct front *f, const char *buf, size_t len,
+    const struct series_src *src, uint64_t now)
+{
+	struct sl_limits lim;
 	const char *ln;
 	size_t pos = 0, n;
 
+	front_limits(f, &lim);
 	while (sl_next_line(buf, len, &pos, &ln, &n)) {
 		struct sl_line l;
 		enum sl_reject r;
@@ -365,20 +374,73 @@ front_more(struct front *f)
 		evtimer_add(f->ev_more, &zero);
 }
 
-/* The datagrams of a filled slab from socket fs, from the next one on,
- * while *budget lasts (one at least). Returns: whether all are applied. */
+/*
+ * Hints for datagram i of sl, when it comes from UDP (one source for all):
+ * the key of its first line, its slot prefetched (series_hint_key()).
+ * None for a datagram that repeats the one before it (a burst of one
+ * series: its entry is in cache already), nor for one cut short.
+ */
+static void
+front_hint_key(struct front *f, const struct front_slab *sl, unsigned i,
+    const struct series_src *src, const struct sl_limits *lim,
+    struct series_hint *ret)
+{
+	const char *buf = sl->iov[i].iov_base, *ln;
+	size_t len = sl->msgs[i].msg_len, pos = 0, n;
+	struct sl_line l;
+
+	ret->ok = false;
+	if (sl->msgs[i].msg_hdr.msg_flags & MSG_TRUNC)
+		return;
+	if (i > 0 && sl->msgs[i - 1].msg_len == len &&
+	    memcmp(sl->iov[i - 1].iov_base, buf, len) == 0)
+		return;
+	if (!sl_next_line(buf, len, &pos, &ln, &n) ||
+	    sl_line_parse(ln, n, lim, &l) != SL_OK)
+		return;
+	series_hint_key(f->series, src, &l, ret);
+}
+
+/*
+ * The datagrams of a filled slab from socket fs, from the next one on,
+ * while *budget lasts (one at least). Returns: whether all are applied.
+ *
+ * From UDP, each datagram's series is looked up ahead of its turn, in
+ * three steps a datagram apart (series.h, series_hint_key()): applying
+ * a run of one-line datagrams of many series (a DogStatsD client's) is
+ * otherwise a chain of cache misses, one after another, each line's
+ * slot, entry, kstat and blob. The hints of datagram j live in
+ * hint[j % FRONT_HINTS].
+ */
+#define FRONT_HINTS	8
+
 static bool
 front_slab_apply(struct front *f, struct front_sock *fs,
     struct front_slab *sl, size_t *budget)
 {
 	struct series_src udp = { .udp = true };
+	struct series_hint hint[FRONT_HINTS];
+	struct sl_limits lim;
 	uint64_t now = clock_now_ns();
+	unsigned j;
 
 	/* Anonymous: statsd's uid owns what it makes, unprivileged. */
 	rights_peer_cred(f->d, f->d->self_uid, (gid_t)-1, &udp.peer);
 	udp.peer.privileged = false;
 	if (sl->next_i == 0)
 		front_drops_count(f, fs, sl);
+	front_limits(f, &lim);
+	if (fs->udp) {
+		/* The first six datagrams: keyed; four entries; two
+		 * blobs. */
+		for (j = sl->next_i; j < sl->n && j < sl->next_i + 6; j++)
+			front_hint_key(f, sl, j, &udp, &lim,
+			    &hint[j % FRONT_HINTS]);
+		for (j = sl->next_i; j < sl->n && j < sl->next_i + 4; j++)
+			series_hint_entry(f->series, &hint[j % FRONT_HINTS]);
+		for (j = sl->next_i; j < sl->n && j < sl->next_i + 2; j++)
+			series_hint_data(f->series, &hint[j % FRONT_HINTS]);
+	}
 	for (; sl->next_i < sl->n; sl->next_i++) {
 		struct msghdr *mh = &sl->msgs[sl->next_i].msg_hdr;
 		size_t len = sl->msgs[sl->next_i].msg_len;
@@ -388,6 +450,18 @@ front_slab_apply(struct front *f, struct front_sock *fs,
 			return false;
 		*budget = len < *budget ? *budget - len : 0;
 		f->st[FS_DATAGRAMS]++;
+		if (fs->udp) {
+			j = sl->next_i;
+			if (j + 6 < sl->n)
+				front_hint_key(f, sl, j + 6, &udp, &lim,
+				    &hint[(j + 6) % FRONT_HINTS]);
+			if (j + 4 < sl->n)
+				series_hint_entry(f->series,
+				    &hint[(j + 4) % FRONT_HINTS]);
+			if (j + 2 < sl->n)
+				series_hint_data(f->series,
+				    &hint[(j + 2) % FRONT_HINTS]);
+		}
 		if (mh->msg_flags & MSG_TRUNC) {
 			f->st[FS_OVERSIZE]++;
 			continue;

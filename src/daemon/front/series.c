@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -986,7 +987,73 @@ found:
 	e->last_ns = now;
 	sb = series_open(s, k, now);
 	s->last_e = e;
+	e->hint_k = k;
+	e->hint_blob = sb;
 	return series_update(s, e, sb, l, now);
+}
+
+void
+series_hint_key(struct series *s, const struct series_src *src,
+    const struct sl_line *l, struct series_hint *ret)
+{
+	const char *tag[SL_PATH_TAGS_MAX + 1];
+	uint32_t tag_len[SL_PATH_TAGS_MAX + 1], ntags = 0;
+	char ctag[SERIES_CTAG_MAX], utag[SERIES_UTAG_MAX];
+
+	ret->ok = false;
+	if (!series_tags(l, src, tag, tag_len, &ntags, ctag, utag))
+		return;
+	ntags = series_tags_sort(tag, tag_len, ntags);
+	ret->h = series_key(s, l->type, l->name, l->name_len, tag, tag_len,
+	    ntags);
+	ret->ok = true;
+	__builtin_prefetch(&s->tab[ret->h & (s->cap - 1)]);
+}
+
+void
+series_hint_entry(const struct series *s, const struct series_hint *hint)
+{
+	const struct series_ent *e;
+
+	if (!hint->ok)
+		return;
+	e = s->tab[hint->h & (s->cap - 1)];
+	if (e != NULL)
+		__builtin_prefetch(e);
+}
+
+void
+series_hint_data(const struct series *s, const struct series_hint *hint)
+{
+	const struct series_ent *e;
+	uintptr_t k, b;
+
+	if (!hint->ok)
+		return;
+	/* An entry in the table is a live one: its fields may be read. The
+	 * addresses it keeps may be stale, so they are only prefetched, as
+	 * integers (a freed object's address is not a pointer to use). */
+	e = s->tab[hint->h & (s->cap - 1)];
+	if (e == NULL || e->hash != hint->h)
+		return;
+	registry_kstat_hint(s->d->reg, e->handle);
+	k = (uintptr_t)e->hint_k;
+	b = (uintptr_t)e->hint_blob;
+	if (k != 0) {
+		__builtin_prefetch((const void *)k);
+		__builtin_prefetch((const void *)(k +
+		    offsetof(struct reg_kstat, owner)));
+		__builtin_prefetch((const void *)(k +
+		    offsetof(struct reg_kstat, blob)));
+		__builtin_prefetch((const void *)(k +
+		    offsetof(struct reg_kstat, ix)));
+	}
+	if (b != 0) {
+		__builtin_prefetch((const void *)b, 1);
+		__builtin_prefetch((const void *)(b + 64), 1);
+		__builtin_prefetch((const void *)(b + 128), 1);
+		__builtin_prefetch((const void *)(b + 192), 1);
+	}
 }
 
 size_t

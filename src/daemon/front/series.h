@@ -118,6 +118,30 @@ struct series *series_free(struct series *s);
 enum series_result series_apply(struct series *s, const struct series_src *src,
     const struct sl_line *l, uint64_t now);
 
+/*
+ * Hints for a run of one-line datagrams of many series (DogStatsD
+ * clients send a line a datagram, each of another series): the lookups
+ * of the next lines are started while this one is applied, so that their
+ * cache misses (the table's slot, the entry, the kstat, the blob) overlap
+ * instead of following one another. Three steps, each a line or more
+ * ahead of the next: series_hint_key() keys line l and prefetches its
+ * slot; series_hint_entry() prefetches the entry in that slot;
+ * series_hint_data() that entry's kstat, its handle's index slot and its
+ * blob's first lines. Only prefetches: nothing is changed, and a line
+ * that turns out otherwise (a new series, a deleted kstat) costs only the
+ * wasted hints.
+ */
+struct series_hint {
+	uint64_t	h;
+	bool		ok;	/* h is a key: l had a series */
+};
+void	series_hint_key(struct series *s, const struct series_src *src,
+	    const struct sl_line *l, struct series_hint *ret);
+void	series_hint_entry(const struct series *s,
+	    const struct series_hint *hint);
+void	series_hint_data(const struct series *s,
+	    const struct series_hint *hint);
+
 /* After a batch of lines: PERSISTENT blobs into the store; a new turn
  * for SERIES_DURABLE_PER_TURN. */
 void series_sync(struct series *s);

@@ -48,6 +48,11 @@ struct series_ent {
 	double		 carry;
 	char		*hll;		/* a set without a VOI 2 STRING:
 					 * its registers, here */
+	/* Where its kstat and blob were at its last line: only ever
+	 * prefetched (series_hint_data()), never read through, so a stale
+	 * address costs nothing but a wasted hint. */
+	const void	*hint_k;
+	const void	*hint_blob;
 	const char	*name;		/* in bytes[] */
 	const char	**tag;		/* sorted, distinct; into bytes[] */
 	uint32_t	*tag_len;
