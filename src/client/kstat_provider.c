@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "client_priv.h"
+#include "dec.h"
 #include "kstat2_hist.h"
 #include "kstat_hdr.h"
 #include "stat_scalar.h"
@@ -397,22 +398,6 @@ static struct {
 } kp_tpls[KP_TPLS];
 static unsigned kp_tpls_next;
 
-/* v in decimal at s. Returns: the digits written (at most 20). */
-static size_t
-kp_dec(char *s, uint64_t v)
-{
-	char d[20];
-	size_t n = 0, i;
-
-	do {
-		d[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v > 0);
-	for (i = 0; i < n; i++)
-		s[i] = d[n - 1 - i];
-	return n;
-}
-
 /*
  * A NAMED kstat's layout as text, "N<ndata>" then "|<name>/<type>/<cap>"
  * a value; NULL for another type or no memory. Written by hand: eleven
@@ -432,7 +417,7 @@ kp_shape(const struct kp *p)
 	if (s == NULL)
 		return NULL;
 	s[off++] = 'N';
-	off += kp_dec(s + off, p->ndata);
+	off += dec_u64(s + off, p->ndata);
 	for (i = 0; i < p->ndata; i++) {
 		const kstat_named_t *kn = (const kstat_named_t *)p->data + i;
 
@@ -441,9 +426,9 @@ kp_shape(const struct kp *p)
 		memcpy(s + off, kn->name, nl);
 		off += nl;
 		s[off++] = '/';
-		off += kp_dec(s + off, kn->data_type);
+		off += dec_u64(s + off, kn->data_type);
 		s[off++] = '/';
-		off += kp_dec(s + off, kn->data_type == KSTAT_DATA_STRING ?
+		off += dec_u64(s + off, kn->data_type == KSTAT_DATA_STRING ?
 		    kp_string_cap(kn) : 0);
 	}
 	s[off] = '\0';

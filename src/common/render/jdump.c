@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dec.h"
 #include "jdump.h"
 #include "utf8.h"
 
@@ -147,18 +148,9 @@ jb_string(struct jb *b, const char *str, size_t n)
 static void
 jb_integer(struct jb *b, json_int_t v)
 {
-	char d[24];
-	size_t i = sizeof(d);
-	unsigned long long u = v < 0 ? 0ull - (unsigned long long)v :
-	    (unsigned long long)v;
+	char d[DEC_I64_MAX];
 
-	do {
-		d[--i] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u > 0);
-	if (v < 0)
-		d[--i] = '-';
-	jb_put(b, d + i, sizeof(d) - i);
+	jb_put(b, d, dec_i64(d, (int64_t)v));
 }
 
 /*

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "dec.h"
 #include "dtype.h"
 #include "numeric.h"
 #include "render_kstat.h"
@@ -662,13 +663,15 @@ scr_put(char **buf, size_t *len, size_t *cap, const char *a, size_t alen,
 static char *
 scr_u64(char *end, uint64_t v, bool neg)
 {
-	*--end = '\0';
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
+	char d[1 + DEC_U64_MAX];
+	size_t n = 0;
+
 	if (neg)
-		*--end = '-';
+		d[n++] = '-';
+	n += dec_u64(d + n, v);
+	end -= n + 1;
+	memcpy(end, d, n);
+	end[n] = '\0';
 	return end;
 }
 

@@ -17,6 +17,7 @@
 #include <statsd/kstat.h>
 
 #include "blob.h"
+#include "dec.h"
 #include "dtype.h"
 #include "flat.h"
 #include "hist.h"
@@ -643,16 +644,13 @@ fam_take(struct pctx *c, enum prom_type t, const char *voi, const char *what)
 static void
 put_int(struct sbuf *sb, uint64_t mag, bool neg)
 {
-	char t[24];
-	size_t i = sizeof(t);
+	char t[1 + DEC_U64_MAX];
+	size_t n = 0;
 
-	do {
-		t[--i] = (char)('0' + mag % 10);
-		mag /= 10;
-	} while (mag != 0);
 	if (neg)
-		t[--i] = '-';
-	w_bcat(sb, t + i, sizeof(t) - i);
+		t[n++] = '-';
+	n += dec_u64(t + n, mag);
+	w_bcat(sb, t, n);
 }
 
 static void
