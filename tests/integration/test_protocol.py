@@ -173,6 +173,12 @@ expect_error(c.call("io.statsd.Read", {"module": "a", "name": "x"}),
 expect_error(c.call("io.statsd.Read", {"module": "a", "instance": 0,
                                        "name": "x", "bogus": True}),
              INVALID_PARAM, "unknown parameter", parameter="bogus")
+expect_error(c.call("io.statsd.Read", {"module": "a", "instance": 0,
+                                       "name": "x", "": 1}),
+             INVALID_PARAM, "an empty name", parameter="")
+expect_error(c.call("io.statsd.Read", {"name": "x", "instance": 0,
+                                       "module": None}),
+             INVALID_PARAM, "null for a needed one", parameter="module")
 expect_error(c.call("io.statsd.Read", {"module": "a", "instance": -5,
                                        "name": "x"}),
              INVALID_PARAM, "out of range", parameter="instance")

@@ -14,6 +14,7 @@
 #include "checkpoint.h"
 #include "clock.h"
 #include "crashpoint.h"
+#include "dec.h"
 #include "control.h"
 #include "daemon.h"
 #include "defn.h"
@@ -516,11 +517,8 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	struct input_error kerr = { 0 };
 	struct reg_kstat *k;
 	const char *ckwhy;
-	char full[128];
 	int r;
 
-	snprintf(full, sizeof(full), "%s:%d:%s", n->hdr->module,
-	    (int)n->hdr->instance, n->hdr->name);
 	k = registry_kstat_find(d->reg, n->hdr->module, n->hdr->instance,
 	    n->hdr->name);
 	/*
@@ -551,6 +549,11 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 	}
 	r = registry_kstat_create(d->reg, n, &k, ret_revived, &why);
 	if (r < 0) {
+		/* Its name as text only for the error. */
+		char full[128];
+
+		snprintf(full, sizeof(full), "%s:%d:%s", n->hdr->module,
+		    (int)n->hdr->instance, n->hdr->name);
 		m_kstat_fail(call, r, &kerr, full, n->tpl->spec, &why);
 		return r;
 	}
@@ -603,8 +606,9 @@ m_kstat_make(struct vl_call *call, const struct reg_kstat_new *n,
 		m_kstat_not_durable(call, r, ckwhy);
 		return r;
 	}
-	log_debug("uid %u %s kstat %s (handle %u)", (unsigned)peer->uid,
-	    *ret_revived ? "revived" : "created", full, k->handle);
+	log_debug("uid %u %s kstat %s:%d:%s (handle %u)", (unsigned)peer->uid,
+	    *ret_revived ? "revived" : "created", n->hdr->module,
+	    (int)n->hdr->instance, n->hdr->name, k->handle);
 	*ret = k;
 	return 0;
 }
@@ -1023,16 +1027,20 @@ static char *
 m_kstat_brief(const struct reg_kstat *k, bool revived, size_t *ret_len)
 {
 	struct sbuf *sb = sbuf_new_auto();
-	char *text = NULL;
+	char num[DEC_U64_MAX], *text = NULL;
 
 	if (sb == NULL)
 		return NULL;
-	sbuf_printf(sb, "{\"made\":{\"handle\":%u,\"segment\":",
-	    (unsigned)k->handle);
+	sbuf_cat(sb, "{\"made\":{\"handle\":");
+	sbuf_bcat(sb, num, dec_u64(num, k->handle));
+	sbuf_cat(sb, ",\"segment\":");
 	stat_json_string(sb, k->rseg->name, strlen(k->rseg->name));
-	sbuf_printf(sb, ",\"slot\":%u,\"gen\":%u},\"revived\":%s}",
-	    (unsigned)k->ref.slot, (unsigned)k->ref.gen,
-	    revived ? "true" : "false");
+	sbuf_cat(sb, ",\"slot\":");
+	sbuf_bcat(sb, num, dec_u64(num, k->ref.slot));
+	sbuf_cat(sb, ",\"gen\":");
+	sbuf_bcat(sb, num, dec_u64(num, k->ref.gen));
+	sbuf_cat(sb, revived ? "},\"revived\":true}" :
+	    "},\"revived\":false}");
 	if (sbuf_finish(sb) == 0) {
 		*ret_len = (size_t)sbuf_len(sb);
 		text = malloc(*ret_len + 1);

@@ -98,46 +98,56 @@ vl_check_value(json_t *v, const struct vl_field *f, uint8_t type,
 	return vl_where_bad(where, bad, badlen);
 }
 
+/* The most fields a table has whose values vl_check_struct() keeps from
+ * its walk of the object; a longer table's are looked up again. */
+#define VL_FIELDS_KEPT	48
+
 static int
 vl_check_struct(json_t *obj, const struct vl_field *fields,
     const struct vl_where *where, char *bad, size_t badlen,
     unsigned depth)
 {
+	json_t *val[VL_FIELDS_KEPT] = { NULL };
 	const struct vl_field *f;
 	const char *key;
 	json_t *v;
+	size_t i;
 
 	if (depth > 8)
 		return vl_where_bad(where, bad, badlen);
 	/* Unknown fields first: a misspelt optional field is named as
-	 * what it is, not reported as something else missing. */
+	 * what it is, not reported as something else missing. The walk
+	 * keeps each field's value for the checks below, in the table's
+	 * order: no second lookup by name. */
 	json_object_foreach(obj, key, v) {
 		for (f = fields; f->name != NULL; f++)
-			if (strcmp(f->name, key) == 0)
+			if (f->name[0] == key[0] && strcmp(f->name, key) == 0)
 				break;
 		if (f->name == NULL) {
 			struct vl_where at = { where, key, -1 };
 
 			return vl_where_bad(&at, bad, badlen);
 		}
+		if (f - fields < VL_FIELDS_KEPT)
+			val[f - fields] = v;
 	}
-	for (f = fields; f->name != NULL; f++) {
+	for (f = fields, i = 0; f->name != NULL; f++, i++) {
 		struct vl_where at = { where, f->name, -1 };
 
-		v = json_object_get(obj, f->name);
+		v = i < VL_FIELDS_KEPT ? val[i] : json_object_get(obj, f->name);
 		if (v == NULL || json_is_null(v)) {
 			if (f->optional)
 				continue;
 			return vl_where_bad(&at, bad, badlen);
 		}
 		if (f->type == VL_ARRAY) {
-			size_t i;
+			size_t j;
 			json_t *e;
 
 			if (!json_is_array(v) || json_array_size(v) > f->maxn)
 				return vl_where_bad(&at, bad, badlen);
-			json_array_foreach(v, i, e) {
-				at.index = (long)i;
+			json_array_foreach(v, j, e) {
+				at.index = (long)j;
 				if (vl_check_value(e, f, f->elem, &at, bad,
 				    badlen, depth) < 0)
 					return -EINVAL;

@@ -80,7 +80,7 @@ varlink_reply_textv(struct vl_call *call, const struct iovec *v, size_t n)
 	static const char head[] = "{\"parameters\":";
 	const char *cont = call->more && !call->last ? ",\"continues\":true" :
 	    "";
-	size_t total, i, o;
+	size_t total, i, o, clen = strlen(cont);
 	char *s;
 
 	if (call->answered)
@@ -88,7 +88,7 @@ varlink_reply_textv(struct vl_call *call, const struct iovec *v, size_t n)
 	call->answered = true;
 	if (call->oneway)
 		return 0;
-	total = sizeof(head) - 1 + strlen(cont) + 2;
+	total = sizeof(head) - 1 + clen + 2;
 	for (i = 0; i < n; i++)
 		total += v[i].iov_len;
 	s = malloc(total);
@@ -100,7 +100,10 @@ varlink_reply_textv(struct vl_call *call, const struct iovec *v, size_t n)
 		memcpy(s + o, v[i].iov_base, v[i].iov_len);
 		o += v[i].iov_len;
 	}
-	snprintf(s + o, total - o, "%s}", cont);
+	memcpy(s + o, cont, clen);
+	o += clen;
+	s[o++] = '}';
+	s[o] = '\0';
 	return vl_send_text(call, s, total, NULL, 0);
 }
 
