@@ -18,6 +18,12 @@
  * of lines received is then its own (statsd's statsd_applied, Etsy
  * statsd's metrics_received).
  *
+ * STATSD_SENDER_RATE, when set, paces each thread to that many datagrams
+ * a second (checked every 64 datagrams, sleeping until due) instead of
+ * flat out: at one rate, two daemons' CPU a line compares as it cannot
+ * flat out, where a daemon that keeps up with a faster sender reads
+ * bigger batches and spends less a line.
+ *
  * usage: statsd_sender HOST PORT THREADS LINES|mix MS
  */
 #include <arpa/inet.h>
@@ -45,6 +51,8 @@ struct sender {
 	const char		*mix;		/* MIX_NAMES lines, or NULL */
 	unsigned		 mix_at;
 	uint64_t		 deadline_ns;
+	uint64_t		 rate;		/* datagrams a second; 0: flat
+						 * out */
 	uint64_t		 datagrams;
 	uint64_t		 errors;
 	uint64_t		 busy_ns;
@@ -94,6 +102,18 @@ sender_main(void *arg)
 		t = now_ns();
 		if (t >= s->deadline_ns)
 			break;
+		if (s->rate > 0) {
+			uint64_t due = t0 + s->datagrams * 1000000000u /
+			    s->rate;
+			struct timespec ts = {
+				.tv_sec = (time_t)(due / 1000000000u),
+				.tv_nsec = (long)(due % 1000000000u),
+			};
+
+			if (due > t)
+				clock_nanosleep(CLOCK_MONOTONIC,
+				    TIMER_ABSTIME, &ts, NULL);
+		}
 	}
 	s->busy_ns = t - t0;
 	close(fd);
@@ -122,6 +142,7 @@ mix_line(char *out, unsigned k)
 int
 main(int argc, char **argv)
 {
+	const char *rate = getenv("STATSD_SENDER_RATE");
 	struct sender *s;
 	uint64_t sent = 0, dg = 0, busy = 0, errs = 0, deadline;
 	unsigned threads, lines, ms, i;
@@ -167,6 +188,7 @@ main(int argc, char **argv)
 		/* the last line's '\n' is not sent */
 		s[i].len = ll * lines - 1;
 		s[i].deadline_ns = deadline;
+		s[i].rate = rate != NULL ? strtoull(rate, NULL, 10) : 0;
 		s[i].mix = mix;
 		s[i].mix_at = i * (MIX_NAMES / threads);
 		if (pthread_create(&s[i].th, NULL, sender_main, &s[i]) != 0)

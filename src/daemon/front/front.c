@@ -179,9 +179,15 @@ static void front_expire_wake(struct front *f);
 /*
  * A receiver thread's pause between batches while datagrams stream in
  * (front_rx_pause()): at most this long a datagram waits in the socket
- * before it is received, and no shorter a pause than the least.
+ * before it is received, and no shorter a pause than the least. Each
+ * pause is a wake-up of the thread and of the loop, and the loop's
+ * first lines after one find their series out of cache: at 1 ms rather
+ * than 250 us, statsd spent 0.90x the CPU a line on a DogStatsD mix at
+ * 150,000 lines a second. A statsd line is read every few seconds at
+ * the soonest; a millisecond more in the socket changes nothing it
+ * shows, and the fill rule below keeps a small buffer from overflowing.
  */
-#define FRONT_PAUSE_MAX_NS	250000ull
+#define FRONT_PAUSE_MAX_NS	1000000ull
 #define FRONT_PAUSE_MIN_NS	20000ull
 
 /* ------------------------------------------------------------ the lines */
