@@ -388,6 +388,19 @@ def mine():
             if k[0].startswith(MINE)}
 
 
+# A datagram's first line is parsed ahead of its turn (front.c's hints)
+# and taken from there: refused once when bad, and the lines after it
+# applied once each.
+before = self_stats(f.d)
+f.send(b"garbage\nt.first:1|c\nt.first:2|c")
+f.send(b"t.first:4|c\nt.c:1|x")
+after = self_stats(f.d)
+check(after["statsd_rejected_syntax"] - before["statsd_rejected_syntax"]
+      == 1 and after["statsd_rejected_type"] -
+      before["statsd_rejected_type"] == 1 and after["statsd_applied"] -
+      before["statsd_applied"] == 3, "a bad first line is refused once, "
+      "every other line applied once")
+check(flat(f, "t.first", "value.sum") == 7, "t.first: SUM 7")
 snapshot = mine()
 check(len(snapshot) > 50, "a snapshot of %d samples" % len(snapshot))
 

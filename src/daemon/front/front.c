@@ -206,33 +206,56 @@ front_limits(const struct front *f, struct sl_limits *lim)
 	};
 }
 
+/* What front_hint_key() keeps of a datagram for its turn: the key of its
+ * first line, and that line parsed, which front_lines() takes rather
+ * than parse it again. */
+struct front_hint {
+	struct series_hint	 h;
+	struct sl_line		 l;
+	enum sl_reject		 r;
+	size_t			 pos;	/* after the first line */
+	bool			 parsed;
+};
+
+/* One line, parsed (r: sl_line_parse()'s answer), counted and applied. */
 static void
-front_lines(struct front *f, const char *buf, size_t len,
+front_line(struct front *f, enum sl_reject r, const struct sl_line *l,
     const struct series_src *src, uint64_t now)
 {
+	enum series_result res;
+
+	f->st[FS_LINES]++;
+	if (r != SL_OK) {
+		f->st[FS_REJECTED + r - 1]++;
+		return;
+	}
+	f->st[FS_IGNORED] += l->ignored;
+	res = series_apply(f->series, src, l, now);
+	if (res == SERIES_OK)
+		f->st[FS_APPLIED]++;
+	else
+		f->st[FS_REFUSED + res - 1]++;
+}
+
+/* The lines of a datagram; its first one already parsed when first
+ * says so (front_hint_key()). */
+static void
+front_lines(struct front *f, const char *buf, size_t len,
+    const struct series_src *src, uint64_t now,
+    const struct front_hint *first)
+{
 	struct sl_limits lim;
+	struct sl_line l;
 	const char *ln;
 	size_t pos = 0, n;
 
-	front_limits(f, &lim);
-	while (sl_next_line(buf, len, &pos, &ln, &n)) {
-		struct sl_line l;
-		enum sl_reject r;
-		enum series_result res;
-
-		f->st[FS_LINES]++;
-		r = sl_line_parse(ln, n, &lim, &l);
-		if (r != SL_OK) {
-			f->st[FS_REJECTED + r - 1]++;
-			continue;
-		}
-		f->st[FS_IGNORED] += l.ignored;
-		res = series_apply(f->series, src, &l, now);
-		if (res == SERIES_OK)
-			f->st[FS_APPLIED]++;
-		else
-			f->st[FS_REFUSED + res - 1]++;
+	if (first != NULL && first->parsed) {
+		front_line(f, first->r, &first->l, src, now);
+		pos = first->pos;
 	}
+	front_limits(f, &lim);
+	while (sl_next_line(buf, len, &pos, &ln, &n))
+		front_line(f, sl_line_parse(ln, n, &lim, &l), &l, src, now);
 }
 
 /* Who sent a datagram on the Unix socket: SCM_CREDENTIALS, which the
@@ -382,29 +405,32 @@ front_more(struct front *f)
 
 /*
  * Hints for datagram i of sl, when it comes from UDP (one source for all):
- * the key of its first line, its slot prefetched (series_hint_key()).
+ * its first line parsed, its key, its slot prefetched (series_hint_key()).
  * None for a datagram that repeats the one before it (a burst of one
  * series: its entry is in cache already), nor for one cut short.
  */
 static void
 front_hint_key(struct front *f, const struct front_slab *sl, unsigned i,
     const struct series_src *src, const struct sl_limits *lim,
-    struct series_hint *ret)
+    struct front_hint *ret)
 {
 	const char *buf = sl->iov[i].iov_base, *ln;
-	size_t len = sl->msgs[i].msg_len, pos = 0, n;
-	struct sl_line l;
+	size_t len = sl->msgs[i].msg_len, n;
 
-	ret->ok = false;
+	ret->h.ok = false;
+	ret->parsed = false;
 	if (sl->msgs[i].msg_hdr.msg_flags & MSG_TRUNC)
 		return;
 	if (i > 0 && sl->msgs[i - 1].msg_len == len &&
 	    memcmp(sl->iov[i - 1].iov_base, buf, len) == 0)
 		return;
-	if (!sl_next_line(buf, len, &pos, &ln, &n) ||
-	    sl_line_parse(ln, n, lim, &l) != SL_OK)
+	ret->pos = 0;
+	if (!sl_next_line(buf, len, &ret->pos, &ln, &n))
 		return;
-	series_hint_key(f->series, src, &l, ret);
+	ret->r = sl_line_parse(ln, n, lim, &ret->l);
+	ret->parsed = true;
+	if (ret->r == SL_OK)
+		series_hint_key(f->series, src, &ret->l, &ret->h);
 }
 
 /*
@@ -416,7 +442,8 @@ front_hint_key(struct front *f, const struct front_slab *sl, unsigned i,
  * a run of one-line datagrams of many series (a DogStatsD client's) is
  * otherwise a chain of cache misses, one after another, each line's
  * slot, entry, kstat and blob. The hints of datagram j live in
- * hint[j % FRONT_HINTS].
+ * hint[j % FRONT_HINTS], from six datagrams before its turn to its turn,
+ * which takes its first line as parsed there.
  */
 #define FRONT_HINTS	8
 
@@ -425,7 +452,7 @@ front_slab_apply(struct front *f, struct front_sock *fs,
     struct front_slab *sl, size_t *budget)
 {
 	struct series_src udp = { .udp = true };
-	struct series_hint hint[FRONT_HINTS];
+	struct front_hint hint[FRONT_HINTS];
 	struct sl_limits lim;
 	uint64_t now = clock_now_ns();
 	unsigned j;
@@ -443,9 +470,9 @@ front_slab_apply(struct front *f, struct front_sock *fs,
 			front_hint_key(f, sl, j, &udp, &lim,
 			    &hint[j % FRONT_HINTS]);
 		for (j = sl->next_i; j < sl->n && j < sl->next_i + 4; j++)
-			series_hint_entry(f->series, &hint[j % FRONT_HINTS]);
+			series_hint_entry(f->series, &hint[j % FRONT_HINTS].h);
 		for (j = sl->next_i; j < sl->n && j < sl->next_i + 2; j++)
-			series_hint_data(f->series, &hint[j % FRONT_HINTS]);
+			series_hint_data(f->series, &hint[j % FRONT_HINTS].h);
 	}
 	for (; sl->next_i < sl->n; sl->next_i++) {
 		struct msghdr *mh = &sl->msgs[sl->next_i].msg_hdr;
@@ -463,10 +490,10 @@ front_slab_apply(struct front *f, struct front_sock *fs,
 				    &hint[(j + 6) % FRONT_HINTS]);
 			if (j + 4 < sl->n)
 				series_hint_entry(f->series,
-				    &hint[(j + 4) % FRONT_HINTS]);
+				    &hint[(j + 4) % FRONT_HINTS].h);
 			if (j + 2 < sl->n)
 				series_hint_data(f->series,
-				    &hint[(j + 2) % FRONT_HINTS]);
+				    &hint[(j + 2) % FRONT_HINTS].h);
 		}
 		if (mh->msg_flags & MSG_TRUNC) {
 			f->st[FS_OVERSIZE]++;
@@ -476,7 +503,8 @@ front_slab_apply(struct front *f, struct front_sock *fs,
 			src = udp;
 		else
 			front_src_unix(f, mh, &src);
-		front_lines(f, sl->iov[sl->next_i].iov_base, len, &src, now);
+		front_lines(f, sl->iov[sl->next_i].iov_base, len, &src, now,
+		    fs->udp ? &hint[sl->next_i % FRONT_HINTS] : NULL);
 	}
 	return true;
 }
