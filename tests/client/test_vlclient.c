@@ -350,6 +350,43 @@ START_TEST(timeout_then_late_reply)
 }
 END_TEST
 
+/*
+ * The connection's socket blocks, each read bounded by SO_RCVTIMEO (1 s,
+ * vlclient.c's VLC_BLOCK_MS): a reply that takes longer than one such
+ * read is still taken within the call's time-out, and a call's shorter
+ * time-out is kept although a blocking read would wait longer (this
+ * test would hang, and time out, if it were not).
+ */
+START_TEST(blocking_reads_keep_deadlines)
+{
+	static const struct step st[] = {
+		{ REPLY("{\"parameters\":{\"slow\":true}}\0"),
+		    .delay_ms = 1300 },
+		{ REPLY("{\"parameters\":{\"late\":true}}\0"),
+		    .delay_ms = 1700 },
+		{ REPLY("{\"parameters\":{\"third\":true}}\0") },
+	};
+	struct server *s = srv_start(st, 3);
+	struct vlc_reply rep;
+	struct vlc *c;
+
+	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
+	ck_assert_int_eq(vlc_call(c, VL_M_INFO, NULL, 0, NULL, 0, 4000,
+	    &rep), 0);
+	ck_assert_ptr_nonnull(json_object_get(rep.params, "slow"));
+	vlc_reply_done(&rep);
+	ck_assert_int_eq(vlc_call(c, VL_M_INFO, NULL, 0, NULL, 0, 1200,
+	    &rep), -ETIMEDOUT);
+	vlc_reply_done(&rep);
+	ck_assert_int_eq(vlc_call(c, VL_M_CHAIN, NULL, 0, NULL, 0, 4000,
+	    &rep), 0);
+	ck_assert_ptr_nonnull(json_object_get(rep.params, "third"));
+	vlc_reply_done(&rep);
+	vlc_free(c);
+	srv_stop(s);
+}
+END_TEST
+
 START_TEST(hangup)
 {
 	static const struct step st[] = {
@@ -500,6 +537,7 @@ vlclient_suite(void)
 	tcase_add_test(tc, descriptors);
 	tcase_add_test(tc, pipelined);
 	tcase_add_test(tc, timeout_then_late_reply);
+	tcase_add_test(tc, blocking_reads_keep_deadlines);
 	tcase_add_test(tc, hangup);
 	tcase_add_test(tc, not_varlink);
 	tcase_add_test(tc, connect_errors);
