@@ -10,37 +10,34 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-/* The most characters dec_u64() writes (UINT64_MAX), and dec_i64(). */
+/* The most characters of a uint64_t (UINT64_MAX), and of an int64_t
+ * with its sign (INT64_MIN). */
 #define DEC_U64_MAX	20
 #define DEC_I64_MAX	20
+
+/* v's digits, written backwards so that they end just before end.
+ * Returns: the first (end less 1 to DEC_U64_MAX). */
+static inline char *
+dec_u64_end(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return end;
+}
 
 /* v's digits at s, no NUL. Returns: how many (1 to DEC_U64_MAX). */
 static inline size_t
 dec_u64(char *s, uint64_t v)
 {
-	char d[DEC_U64_MAX];
-	size_t n = 0, i;
+	char d[DEC_U64_MAX], *p = dec_u64_end(d + sizeof(d), v);
+	size_t n = (size_t)(d + sizeof(d) - p);
 
-	do {
-		d[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	for (i = 0; i < n; i++)
-		s[i] = d[n - 1 - i];
+	memcpy(s, p, n);
 	return n;
-}
-
-/* v's digits at s, after a '-' when negative, no NUL. Returns: how many
- * characters (1 to DEC_I64_MAX: INT64_MIN has 19 digits). */
-static inline size_t
-dec_i64(char *s, int64_t v)
-{
-	if (v < 0) {
-		s[0] = '-';
-		return 1 + dec_u64(s + 1, (uint64_t)0 - (uint64_t)v);
-	}
-	return dec_u64(s, (uint64_t)v);
 }
 
 #endif

@@ -148,9 +148,12 @@ jb_string(struct jb *b, const char *str, size_t n)
 static void
 jb_integer(struct jb *b, json_int_t v)
 {
-	char d[DEC_I64_MAX];
+	char d[DEC_I64_MAX], *p = dec_u64_end(d + sizeof(d), v < 0 ?
+	    (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 
-	jb_put(b, d, dec_i64(d, (int64_t)v));
+	if (v < 0)
+		*--p = '-';
+	jb_put(b, p, (size_t)(d + sizeof(d) - p));
 }
 
 /*

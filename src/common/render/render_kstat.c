@@ -663,15 +663,10 @@ scr_put(char **buf, size_t *len, size_t *cap, const char *a, size_t alen,
 static char *
 scr_u64(char *end, uint64_t v, bool neg)
 {
-	char d[1 + DEC_U64_MAX];
-	size_t n = 0;
-
+	*--end = '\0';
+	end = dec_u64_end(end, v);
 	if (neg)
-		d[n++] = '-';
-	n += dec_u64(d + n, v);
-	end -= n + 1;
-	memcpy(end, d, n);
-	end[n] = '\0';
+		*--end = '-';
 	return end;
 }
 

@@ -644,13 +644,11 @@ fam_take(struct pctx *c, enum prom_type t, const char *voi, const char *what)
 static void
 put_int(struct sbuf *sb, uint64_t mag, bool neg)
 {
-	char t[1 + DEC_U64_MAX];
-	size_t n = 0;
+	char t[1 + DEC_U64_MAX], *p = dec_u64_end(t + sizeof(t), mag);
 
 	if (neg)
-		t[n++] = '-';
-	n += dec_u64(t + n, mag);
-	w_bcat(sb, t, n);
+		*--p = '-';
+	w_bcat(sb, p, (size_t)(t + sizeof(t) - p));
 }
 
 static void
