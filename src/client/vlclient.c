@@ -648,7 +648,15 @@ vlc_recv_one(struct vlc *c, uint64_t deadline, struct vlc_reply *ret)
 		/* Nothing of a reply read yet: statsd is still at it (a
 		 * reply takes it tens of microseconds), so wait first; a
 		 * read tried first would be refused every time. (Out of
-		 * time, the read is tried all the same, as it was.) */
+		 * time, the read is tried all the same, as it was.)
+		 * The wait is poll(2), not a read that blocks: on Linux a
+		 * task asleep in recvmsg(2) on an AF_UNIX stream socket is
+		 * also woken when statsd's read frees the call's buffer
+		 * (unix_write_space() wakes every sleeper; poll's wait
+		 * entry ignores a write-space event it did not ask for),
+		 * so a blocking read sleeps and wakes twice a call: one
+		 * context switch more each call, and an inter-processor
+		 * interrupt more for statsd to send. */
 		if (c->len == 0) {
 			r = vlc_wait(c->fd, POLLIN, deadline);
 			if (r < 0 && r != -ETIMEDOUT)

@@ -30,6 +30,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,8 +212,17 @@ round_trips(size_t calls)
 
 		if (write(fd, hello, sizeof(hello)) != (ssize_t)sizeof(hello))
 			die("write");
-		/* The reply ends with its NUL. */
+		/* The reply ends with its NUL. Wait in poll(2), as
+		 * libstatsclient does: a read blocked on an AF_UNIX stream
+		 * socket is also woken when statsd's read of the call frees
+		 * its buffer (write space, which poll's wait filters out),
+		 * and that second sleep and wake-up would be counted in the
+		 * floor. */
 		do {
+			struct pollfd p = { .fd = fd, .events = POLLIN };
+
+			if (poll(&p, 1, -1) < 0)
+				die("poll");
 			got = read(fd, buf, sizeof(buf));
 		} while (got > 0 && buf[got - 1] != '\0');
 		if (got <= 0)

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@ struct step {
 	size_t		 len;
 	int		 nfds;		/* fresh pipes' read ends to send */
 	int		 delay_ms;	/* before answering */
+	int		 read_delay_ms;	/* before reading the call */
 	bool		 hangup;	/* close instead of answering */
 };
 
@@ -123,6 +125,8 @@ srv_main(void *arg)
 	if (fd < 0)
 		return NULL;
 	for (i = 0; i < s->nsteps; i++) {
+		if (s->steps[i].read_delay_ms > 0)
+			usleep((useconds_t)s->steps[i].read_delay_ms * 1000);
 		if (srv_read_call(s, fd) < 0)
 			break;
 		if (s->steps[i].delay_ms > 0)
@@ -357,7 +361,7 @@ END_TEST
  * time-out is kept although a blocking read would wait longer (this
  * test would hang, and time out, if it were not).
  */
-START_TEST(blocking_reads_keep_deadlines)
+START_TEST(slow_replies_keep_deadlines)
 {
 	static const struct step st[] = {
 		{ REPLY("{\"parameters\":{\"slow\":true}}\0"),
@@ -382,6 +386,53 @@ START_TEST(blocking_reads_keep_deadlines)
 	    &rep), 0);
 	ck_assert_ptr_nonnull(json_object_get(rep.params, "third"));
 	vlc_reply_done(&rep);
+	vlc_free(c);
+	srv_stop(s);
+}
+END_TEST
+
+/*
+ * A call sleeps once while it waits for its reply. The server reads each
+ * call 20 ms after it was sent, so the client is asleep when the read
+ * frees the call's buffer; a client that waited in a blocking recvmsg(2)
+ * would be woken by that (AF_UNIX stream sockets wake a sleeping reader
+ * on write space too) and sleep again: two voluntary context switches a
+ * call, where poll(2) takes one.
+ */
+START_TEST(one_sleep_a_call)
+{
+	static const struct step st[] = {
+		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
+		    .delay_ms = 20 },
+		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
+		    .delay_ms = 20 },
+		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
+		    .delay_ms = 20 },
+		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
+		    .delay_ms = 20 },
+		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
+		    .delay_ms = 20 },
+		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
+		    .delay_ms = 20 },
+	};
+	struct server *s = srv_start(st, 6);
+	struct rusage before, after;
+	struct vlc_reply rep;
+	struct vlc *c;
+	int i;
+
+	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
+	ck_assert_int_eq(getrusage(RUSAGE_THREAD, &before), 0);
+	for (i = 0; i < 6; i++) {
+		ck_assert_int_eq(vlc_call(c, VL_M_HELLO, NULL, 0, NULL, 0,
+		    2000, &rep), 0);
+		vlc_reply_done(&rep);
+	}
+	ck_assert_int_eq(getrusage(RUSAGE_THREAD, &after), 0);
+	/* 6 with poll(2), 12 with blocking reads; some slack for a sleep
+	 * of something else (a page fault on a busy machine). */
+	ck_assert_int_le(after.ru_nvcsw - before.ru_nvcsw, 9);
+	ck_assert_int_ge(after.ru_nvcsw - before.ru_nvcsw, 1);
 	vlc_free(c);
 	srv_stop(s);
 }
@@ -537,7 +588,8 @@ vlclient_suite(void)
 	tcase_add_test(tc, descriptors);
 	tcase_add_test(tc, pipelined);
 	tcase_add_test(tc, timeout_then_late_reply);
-	tcase_add_test(tc, blocking_reads_keep_deadlines);
+	tcase_add_test(tc, slow_replies_keep_deadlines);
+	tcase_add_test(tc, one_sleep_a_call);
 	tcase_add_test(tc, hangup);
 	tcase_add_test(tc, not_varlink);
 	tcase_add_test(tc, connect_errors);
