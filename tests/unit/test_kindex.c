@@ -3,7 +3,8 @@
  * test_kindex.c: the registry's kstat indexes — lookups by handle and by
  * name, duplicates refused, the kstat(1M) order checked against a sort
  * through random additions and removals, seeks at and after a key (also
- * one no entry has), and growth of the tables.
+ * one no entry has), and growth of the tables; names about the 8-byte
+ * prefixes the skip list compares first.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -184,6 +185,83 @@ START_TEST(random_against_sort)
 }
 END_TEST
 
+/*
+ * The skip list decides most comparisons from 8-byte case-folded
+ * prefixes held in each entry (kindex.c kx_prefix()). Names of 0 to 12
+ * bytes, from an alphabet of letters in both cases, a byte above 127 and
+ * '_', around that 8-byte edge, with long shared prefixes: the walk must
+ * still be kindex_cmp()'s order, and every seek, at and after a key that
+ * may or may not be there, must land where the sorted list says.
+ */
+#define NEDGE	6000
+
+static void
+edge_name(uint64_t *s, char *out)
+{
+	static const char abc[] = "aAbB_\xe9";
+	size_t len = (size_t)(unit_rnd(s) % 13), j;
+
+	/* Most names share their first 6 to 9 bytes. */
+	for (j = 0; j < len; j++)
+		out[j] = j < 7 + unit_rnd(s) % 3 && unit_rnd(s) % 8 != 0 ?
+		    'a' : abc[unit_rnd(s) % (sizeof(abc) - 1)];
+	out[len] = '\0';
+}
+
+START_TEST(prefixes_keep_the_order)
+{
+	static struct item it[NEDGE];
+	static struct item *sorted[NEDGE];
+	struct kindex *x;
+	struct kx_entry *e;
+	uint64_t s = 7;
+	size_t i, n = 0, lo;
+
+	ck_assert_int_eq(kindex_new(&x), 0);
+	for (i = 0; i < NEDGE; i++) {
+		char m[16], nm[16];
+
+		edge_name(&s, m);
+		edge_name(&s, nm);
+		item_set(&it[i], (uint32_t)i + 1, m,
+		    (int32_t)(unit_rnd(&s) % 3), nm);
+		if (kindex_add(x, &it[i].e) == 0)
+			sorted[n++] = &it[i];
+	}
+	qsort(sorted, n, sizeof(*sorted), item_cmp);
+	for (i = 0, e = kindex_seek(x, NULL, 0, NULL, false); i < n;
+	    i++, e = kindex_next(e))
+		ck_assert_ptr_eq(e, &sorted[i]->e);
+	ck_assert_ptr_null(e);
+	for (i = 0; i < 3000; i++) {
+		char m[16], nm[16];
+		int32_t inst = (int32_t)(unit_rnd(&s) % 3);
+		bool after = unit_rnd(&s) % 2 == 0;
+
+		edge_name(&s, m);
+		edge_name(&s, nm);
+		/* The first sorted entry past the key (at it, if !after). */
+		for (lo = 0; lo < n; lo++) {
+			int c = kindex_cmp(sorted[lo]->module,
+			    sorted[lo]->e.instance, sorted[lo]->name, m, inst,
+			    nm);
+
+			if (after ? c > 0 : c >= 0)
+				break;
+		}
+		ck_assert_ptr_eq(kindex_seek(x, m, inst, nm, after),
+		    lo < n ? &sorted[lo]->e : NULL);
+	}
+	for (i = 0; i < n; i += 2)
+		kindex_remove(x, &sorted[i]->e);
+	for (i = 1, e = kindex_seek(x, NULL, 0, NULL, false); i < n;
+	    i += 2, e = kindex_next(e))
+		ck_assert_ptr_eq(e, &sorted[i]->e);
+	ck_assert_ptr_null(e);
+	kindex_free(x);
+}
+END_TEST
+
 /* The name hash statsd used before it was keyed: 32-bit FNV-1a over
  * module, ':', the instance's four bytes, ':', name. */
 static uint32_t
@@ -256,6 +334,7 @@ main(void)
 	tcase_add_test(tc, lookups);
 	tcase_add_test(tc, order_is_kstats);
 	tcase_add_test(tc, random_against_sort);
+	tcase_add_test(tc, prefixes_keep_the_order);
 	tcase_add_test(tc, flood_names_spread);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
