@@ -618,6 +618,17 @@ conn_process(struct cpriv *cp)
 	conn_next(cp);
 }
 
+void
+control_flush_call(struct conn *c)
+{
+	struct cpriv *cp = cpriv_of(c);
+
+	/* A failed write leaves the connection dead, not freed (busy): the
+	 * call's end frees it (conn_process()). */
+	if (cp->in_call && !cp->dead && !cp->doomed && cp->out_head != NULL)
+		(void)conn_flush(cp);
+}
+
 static void
 conn_turn(struct turn_task *t)
 {

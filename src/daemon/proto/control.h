@@ -109,6 +109,11 @@ size_t control_take_fds(struct conn *c, int *fds, size_t max);
  * time: a stream holds the connection). */
 void control_hold_input(struct conn *c, bool hold);
 
+/* From inside a call (the message callback): write what the call queued
+ * now, not when the callback returns, so that what the callback still
+ * does (freeing the call) overlaps the client's reading of the reply. */
+void control_flush_call(struct conn *c);
+
 /* Close the connection once its output is written. */
 void control_close_after_flush(struct conn *c);
 

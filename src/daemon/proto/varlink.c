@@ -171,6 +171,10 @@ varlink_conn_message(struct conn *c, const char *msg, size_t len)
 	else
 		vl_run(&call, params);
 out:
+	/* The reply goes before the call's objects are freed (a
+	 * KstatCreate's are some 4,000 instructions): the client wakes and
+	 * reads it meanwhile. */
+	control_flush_call(c);
 	json_decref(root);
 }
 
