@@ -39,6 +39,8 @@ struct server {
 	size_t		 nsteps;
 	pthread_t	 thr;
 	char		 last_call[512];
+	char		 log[4096];	/* every call read, NULs between */
+	size_t		 log_len;
 	int		 got_fds;	/* descriptors received with calls */
 };
 
@@ -107,8 +109,14 @@ srv_read_call(struct server *s, int fd)
 				s->got_fds++;
 			}
 		}
-		if (s->last_call[n] == '\0')
+		if (s->last_call[n] == '\0') {
+			if (s->log_len + n + 1 <= sizeof(s->log)) {
+				memcpy(s->log + s->log_len, s->last_call,
+				    n + 1);
+				s->log_len += n + 1;
+			}
 			return 0;
+		}
 		if (++n == sizeof(s->last_call) - 1)
 			return -1;
 	}
@@ -210,6 +218,70 @@ START_TEST(call_and_reply)
 	    NULL);
 	ck_assert(strstr(s->last_call, "\"module\":\"app\"") != NULL);
 	vlc_reply_done(&rep);
+	json_decref(p);
+	vlc_free(c);
+	srv_stop(s);
+}
+END_TEST
+
+/*
+ * A call's frame is written round its parameters' text (no object built
+ * for it): the bytes must be json_dumps()'s of the object the client
+ * used to build, for every flag, with and without parameters; a method
+ * name that needs escaping goes through jansson as before.
+ */
+START_TEST(frames_as_jansson)
+{
+	static const struct step st[] = {
+		{ REPLY("{\"parameters\":{}}\0") },
+		{ REPLY("{\"parameters\":{}}\0") },
+		{ REPLY("{\"parameters\":{}}\0") },
+		{ .reply = "", .len = 0 },	/* the oneway call's: none */
+		{ REPLY("{\"parameters\":{}}\0") },
+		{ REPLY("{\"parameters\":{}}\0") },
+	};
+	static const struct {
+		const char	*method;
+		unsigned	 flags;
+		bool		 params;
+	} calls[] = {
+		{ VL_M_CHAIN, 0, true },
+		{ VL_M_READ, 0, false },
+		{ VL_M_SCRAPE, VLC_MORE, true },
+		{ VL_M_INFO, VLC_ONEWAY, true },
+		{ "com.example.Odd\"Name\\", 0, true },
+		{ VL_M_HELLO, 0, false },
+	};
+	struct server *s = srv_start(st, 6);
+	struct vlc_reply rep;
+	const char *at;
+	struct vlc *c;
+	json_t *p = json_pack("{s:s, s:[i, s, b], s:s}", "module", "app",
+	    "list", -3, "x\"\n\xc3\xa9", 1, "name", "");
+	size_t i;
+
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
+	for (i = 0; i < 6; i++) {
+		ck_assert_int_eq(vlc_call(c, calls[i].method, calls[i].params ?
+		    p : NULL, calls[i].flags, NULL, 0, 1000, &rep), 0);
+		vlc_reply_done(&rep);
+	}
+	for (i = 0, at = s->log; i < 6; i++, at += strlen(at) + 1) {
+		json_t *m = json_pack("{s:s, s:O}", "method", calls[i].method,
+		    "parameters", calls[i].params ? p : json_object());
+		char *want;
+
+		if (calls[i].flags & VLC_MORE)
+			json_object_set_new(m, "more", json_true());
+		if (calls[i].flags & VLC_ONEWAY)
+			json_object_set_new(m, "oneway", json_true());
+		want = json_dumps(m, JSON_COMPACT);
+		ck_assert(at < s->log + s->log_len);
+		ck_assert_str_eq(at, want);
+		free(want);
+		json_decref(m);
+	}
 	json_decref(p);
 	vlc_free(c);
 	srv_stop(s);
@@ -590,6 +662,7 @@ vlclient_suite(void)
 	tcase_add_test(tc, timeout_then_late_reply);
 	tcase_add_test(tc, slow_replies_keep_deadlines);
 	tcase_add_test(tc, one_sleep_a_call);
+	tcase_add_test(tc, frames_as_jansson);
 	tcase_add_test(tc, hangup);
 	tcase_add_test(tc, not_varlink);
 	tcase_add_test(tc, connect_errors);
