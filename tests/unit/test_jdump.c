@@ -5,7 +5,7 @@
  * length, embedded NULs, keys likewise; integers to both ends; reals of
  * random bits), refuses what jansson refuses (text that is not UTF-8,
  * a scalar without JDUMP_ANY) and what nests too deep, and frames a
- * message.
+ * message; jtext, piece by piece, writes the same bytes.
  */
 #include "jdump.h"
 #include "jrand.h"
@@ -129,6 +129,102 @@ START_TEST(framed)
 }
 END_TEST
 
+/*
+ * Write v through jtext as a writer would, value by value. Returns: false
+ * for what jtext does not write (a real; a string or key holding a NUL,
+ * which a C string cannot).
+ */
+static bool
+jtext_write(struct jtext *t, const json_t *v)
+{
+	const char *k;
+	json_t *m;
+	size_t i;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		jtext_open(t, '{');
+		json_object_foreach((json_t *)(uintptr_t)v, k, m) {
+			if (strlen(k) != json_object_iter_key_len(
+			    json_object_key_to_iter(k)))
+				return false;
+			jtext_key(t, k);
+			if (!jtext_write(t, m))
+				return false;
+		}
+		jtext_close(t, '}');
+		return true;
+	case JSON_ARRAY:
+		jtext_open(t, '[');
+		for (i = 0; i < json_array_size(v); i++)
+			if (!jtext_write(t, json_array_get(v, i)))
+				return false;
+		jtext_close(t, ']');
+		return true;
+	case JSON_STRING:
+		if (strlen(json_string_value(v)) != json_string_length(v))
+			return false;
+		jtext_str(t, json_string_value(v));
+		return true;
+	case JSON_INTEGER:
+		jtext_int(t, json_integer_value(v));
+		return true;
+	case JSON_TRUE:
+	case JSON_FALSE:
+		jtext_bool(t, json_is_true(v));
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* jtext writes json_dumps()'s bytes for the values it can write, and its
+ * commas wherever objects and arrays nest; text that is not UTF-8 spoils
+ * it. */
+START_TEST(jtext_as_jansson_writes)
+{
+	unsigned i, done = 0;
+	struct jtext t = { 0 };
+	char *a;
+
+	for (i = 0; i < 20000; i++) {
+		json_t *v = rand_value(0);
+		json_t *o = json_pack("{s:o, s:[o, i]}", "v", json_incref(v),
+		    "w", json_incref(v), -1);
+		char *b = json_dumps(o, JSON_COMPACT);
+		size_t len;
+
+		if (jtext_write(&t, o)) {
+			a = jtext_end(&t, &len);
+			ck_assert_ptr_nonnull(a);
+			ck_assert_str_eq(a, b);
+			ck_assert_uint_eq(len, strlen(b));
+			free(a);
+			done++;
+		} else {
+			free(jtext_end(&t, NULL));
+		}
+		free(b);
+		json_decref(o);
+		json_decref(v);
+	}
+	ck_assert_uint_gt(done, 2000);
+	jtext_open(&t, '{');
+	jtext_key(&t, "k");
+	jtext_str(&t, "\xc3\x28");
+	jtext_close(&t, '}');
+	ck_assert_ptr_null(jtext_end(&t, NULL));
+	/* Empty again after: a fresh text. */
+	jtext_open(&t, '[');
+	jtext_int(&t, INT64_MIN);
+	jtext_bool(&t, false);
+	jtext_close(&t, ']');
+	a = jtext_end(&t, NULL);
+	ck_assert_str_eq(a, "[-9223372036854775808,false]");
+	free(a);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -140,6 +236,7 @@ main(void)
 	tcase_add_test(tc, refused_as_jansson_refuses);
 	tcase_add_test(tc, depth_bounded);
 	tcase_add_test(tc, framed);
+	tcase_add_test(tc, jtext_as_jansson_writes);
 	suite_add_tcase(s, tc);
 	return unit_main(s);
 }

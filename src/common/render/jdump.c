@@ -24,15 +24,12 @@
 #include "jdump.h"
 #include "utf8.h"
 
-struct jb {
-	char	*s;
-	size_t	 len, cap;
-	bool	 bad;		/* out of memory, or a value refused */
-};
+/* The buffer is struct jtext (jdump.h): the piece-by-piece writers at
+ * the end of this file share it. */
 
 /* Room for n more bytes and a NUL. */
 static bool
-jb_room(struct jb *b, size_t n)
+jb_room(struct jtext *b, size_t n)
 {
 	size_t nc;
 	char *p;
@@ -60,7 +57,7 @@ jb_room(struct jb *b, size_t n)
 }
 
 static void
-jb_put(struct jb *b, const void *p, size_t n)
+jb_put(struct jtext *b, const void *p, size_t n)
 {
 	if (n > 0 && jb_room(b, n)) {
 		memcpy(b->s + b->len, p, n);
@@ -69,14 +66,14 @@ jb_put(struct jb *b, const void *p, size_t n)
 }
 
 static void
-jb_putc(struct jb *b, char c)
+jb_putc(struct jtext *b, char c)
 {
 	if (jb_room(b, 1))
 		b->s[b->len++] = c;
 }
 
 static void
-jb_cat(struct jb *b, const char *s)
+jb_cat(struct jtext *b, const char *s)
 {
 	if (s != NULL)
 		jb_put(b, s, strlen(s));
@@ -84,7 +81,7 @@ jb_cat(struct jb *b, const char *s)
 
 /* A string, quoted and escaped as jansson escapes it. */
 static void
-jb_string(struct jb *b, const char *str, size_t n)
+jb_string(struct jtext *b, const char *str, size_t n)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	const unsigned char *s = (const unsigned char *)str;
@@ -146,7 +143,7 @@ jb_string(struct jb *b, const char *str, size_t n)
 }
 
 static void
-jb_integer(struct jb *b, json_int_t v)
+jb_integer(struct jtext *b, json_int_t v)
 {
 	char d[DEC_I64_MAX], *p = dec_u64_end(d + sizeof(d), v < 0 ?
 	    (uint64_t)0 - (uint64_t)v : (uint64_t)v);
@@ -163,7 +160,7 @@ jb_integer(struct jb *b, json_int_t v)
  * exponent without '+' or leading zeros.
  */
 static void
-jb_real(struct jb *b, double v)
+jb_real(struct jtext *b, double v)
 {
 	char d[40], *e, *p;
 	int n;
@@ -196,7 +193,7 @@ jb_real(struct jb *b, double v)
 }
 
 static void
-jb_value(struct jb *b, const json_t *v, unsigned depth)
+jb_value(struct jtext *b, const json_t *v, unsigned depth)
 {
 	size_t i, n;
 	void *it;
@@ -259,7 +256,7 @@ jb_value(struct jb *b, const json_t *v, unsigned depth)
 
 /* The text made, NUL-terminated; NULL (and freed) if anything failed. */
 static char *
-jb_finish(struct jb *b, size_t *len)
+jb_finish(struct jtext *b, size_t *len)
 {
 	if (!jb_room(b, 0)) {
 		free(b->s);
@@ -274,7 +271,7 @@ jb_finish(struct jb *b, size_t *len)
 char *
 jdump(const json_t *v, unsigned flags, size_t *len)
 {
-	struct jb b = { 0 };
+	struct jtext b = { 0 };
 
 	if (v == NULL || (!(flags & JDUMP_ANY) && !json_is_object(v) &&
 	    !json_is_array(v)))
@@ -287,7 +284,7 @@ char *
 jdump_framed(const char *head, const json_t *v, const char *tail,
     size_t *len)
 {
-	struct jb b = { 0 };
+	struct jtext b = { 0 };
 	char *s;
 
 	if (v == NULL || (!json_is_object(v) && !json_is_array(v)))
@@ -298,5 +295,71 @@ jdump_framed(const char *head, const json_t *v, const char *tail,
 	s = jb_finish(&b, len);
 	if (s != NULL && len != NULL)
 		(*len)++;
+	return s;
+}
+
+/* ------------------------------------------------ text piece by piece */
+
+/* Is a comma due before the next key or item? */
+static void
+jtext_comma(struct jtext *t)
+{
+	if (t->len > 0 && t->s[t->len - 1] != '{' && t->s[t->len - 1] != '[' &&
+	    t->s[t->len - 1] != ':')
+		jb_putc(t, ',');
+}
+
+void
+jtext_open(struct jtext *t, char c)
+{
+	jtext_comma(t);
+	jb_putc(t, c);
+}
+
+void
+jtext_close(struct jtext *t, char c)
+{
+	jb_putc(t, c);
+}
+
+void
+jtext_key(struct jtext *t, const char *key)
+{
+	jtext_comma(t);
+	jb_string(t, key, strlen(key));
+	jb_putc(t, ':');
+}
+
+void
+jtext_str(struct jtext *t, const char *s)
+{
+	jtext_comma(t);
+	if (s == NULL) {
+		t->bad = true;
+		return;
+	}
+	jb_string(t, s, strlen(s));
+}
+
+void
+jtext_int(struct jtext *t, int64_t v)
+{
+	jtext_comma(t);
+	jb_integer(t, (json_int_t)v);
+}
+
+void
+jtext_bool(struct jtext *t, bool v)
+{
+	jtext_comma(t);
+	jb_cat(t, v ? "true" : "false");
+}
+
+char *
+jtext_end(struct jtext *t, size_t *len)
+{
+	char *s = jb_finish(t, len);
+
+	memset(t, 0, sizeof(*t));
 	return s;
 }
