@@ -52,23 +52,13 @@ cl_disconnect_locked(const char *why)
 	cl_kick_locked();
 }
 
-int
-cl_call_locked(const char *method, json_t *params, const int *fds,
-    size_t nfds, struct vlc_reply *ret)
+/* What vlc_call() returned, as cl_call_locked() returns it. */
+static int
+cl_call_end_locked(const char *method, int r, struct vlc_reply *ret)
 {
 	char desc[400];
 	const char *m;
-	int r;
 
-	memset(ret, 0, sizeof(*ret));
-	if (cl.vlc == NULL) {
-		json_decref(params);
-		return cl_fail(ENOTCONN, "%s: not connected to statsd",
-		    method);
-	}
-	r = vlc_call(cl.vlc, method, params, 0, fds, nfds, CL_CALL_TIMEOUT_MS,
-	    ret);
-	json_decref(params);
 	m = strrchr(method, '.') != NULL ? strrchr(method, '.') + 1 : method;
 	if (r == -EREMOTEIO) {
 		r = vlc_error_errno(ret->error);
@@ -86,6 +76,36 @@ cl_call_locked(const char *method, json_t *params, const int *fds,
 		return r == -EPIPE ? -ENOTCONN : r;
 	}
 	return 0;
+}
+
+int
+cl_call_locked(const char *method, json_t *params, const int *fds,
+    size_t nfds, struct vlc_reply *ret)
+{
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	if (cl.vlc == NULL) {
+		json_decref(params);
+		return cl_fail(ENOTCONN, "%s: not connected to statsd",
+		    method);
+	}
+	r = vlc_call(cl.vlc, method, params, 0, fds, nfds, CL_CALL_TIMEOUT_MS,
+	    ret);
+	json_decref(params);
+	return cl_call_end_locked(method, r, ret);
+}
+
+int
+cl_call_text_locked(const char *method, const char *params,
+    struct vlc_reply *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	if (cl.vlc == NULL)
+		return cl_fail(ENOTCONN, "%s: not connected to statsd",
+		    method);
+	return cl_call_end_locked(method, vlc_call_text(cl.vlc, method,
+	    params, 0, NULL, 0, CL_CALL_TIMEOUT_MS, ret), ret);
 }
 
 int

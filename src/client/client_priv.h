@@ -212,6 +212,11 @@ int cl_fail(int err, const char *fmt, ...)
 int cl_call_locked(const char *method, json_t *params, const int *fds,
     size_t nfds, struct vlc_reply *ret);
 
+/* cl_call_locked() of parameters written as text (jdump.h jtext; NULL:
+ * {}), which stay the caller's; no descriptors. */
+int cl_call_text_locked(const char *method, const char *params,
+    struct vlc_reply *ret);
+
 /* A thread's spill buffers began to hold updates: make sure the watcher
  * looks at them within milliseconds (no lock; at most one system call
  * per watcher sleep). */

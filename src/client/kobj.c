@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "client_priv.h"
+#include "jdump.h"
 #include "kstat_hdr.h"
 
 int
@@ -39,33 +40,47 @@ cl_kobj_free(struct cl_kobj *o)
 	free(o);
 }
 
-/* The flags KstatCreate takes of o, by their protocol names. */
-static json_t *
-cl_kobj_flags_json(const struct cl_kobj *o)
+/*
+ * The parameters of KstatCreate and KstatCreateMany are written as text
+ * (jdump.h jtext), not built as jansson objects to be encoded and freed:
+ * that building, encoding and freeing was 40 % of the client's
+ * instructions for a kstat_install(). Every string written here was
+ * checked as printable ASCII when it was set (kstat_hdr.c), but for the
+ * definitions' lines, which a text that is not UTF-8 would spoil (the
+ * call then fails as out of memory, as json_string() made it fail).
+ */
+
+/* "flags": the flags KstatCreate takes of o, by their protocol names. */
+static void
+cl_kobj_flags_text(const struct cl_kobj *o, struct jtext *t)
 {
 	const char *names[KS_NFLAG_NAMES];
-	json_t *a = json_array();
 	size_t i, n;
 
 	n = ks_flags_names(o->hdr.flags & (KS_FLAGS_MEANT |
 	    KSTAT2_FLAG_GZ_VIS), names);
+	jtext_key(t, "flags");
+	jtext_open(t, '[');
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_string(names[i]));
-	return a;
+		jtext_str(t, names[i]);
+	jtext_close(t, ']');
 }
 
-/* o's kstat2 path, segment by segment. */
-static json_t *
-cl_kobj_path_json(const struct cl_kobj *o)
+/* "path": o's kstat2 path, segment by segment (if it has one). */
+static void
+cl_kobj_path_text(const struct cl_kobj *o, struct jtext *t)
 {
 	char seg[KS_PATH_MAX + 1];
-	json_t *a = json_array();
 	uint32_t i, n = ks_hdr_npseg(&o->hdr);
 
+	if (o->hdr.path[0] == '\0')
+		return;
+	jtext_key(t, "path");
+	jtext_open(t, '[');
 	for (i = 0; i < n; i++)
 		if (ks_hdr_pseg(&o->hdr, i, seg, sizeof(seg)) == 0)
-			json_array_append_new(a, json_string(seg));
-	return a;
+			jtext_str(t, seg);
+	jtext_close(t, ']');
 }
 
 /* The Kstat object of a reply into o. Returns: 0; -EPROTO. */
@@ -318,46 +333,67 @@ cl_kobj_join_locked(struct cl_kobj *o, bool take)
  * restarted statsd lays it out there if it can, so a published blob's
  * pointer keeps showing it, and no kstat takes another's place. */
 static void
-cl_kobj_at_params(const struct cl_kobj *o, json_t *p)
+cl_kobj_at_text(const struct cl_kobj *o, struct jtext *t)
 {
-	if (p == NULL || o->at == 0 || o->seg[0] == '\0')
+	if (o->at == 0 || o->seg[0] == '\0')
 		return;
-	json_object_set_new(p, "at_segment", json_string(o->seg));
-	json_object_set_new(p, "at_offset", json_integer((json_int_t)o->at));
+	jtext_key(t, "at_segment");
+	jtext_str(t, o->seg);
+	jtext_key(t, "at_offset");
+	jtext_int(t, (int64_t)o->at);
 }
 
-/* kstat2's content type and scale and o's ndata into KstatCreate's (or
- * KstatCreateMany's) parameters p, where they are not the defaults. */
+/* kstat2's content type and scale and o's ndata, for KstatCreate (or
+ * KstatCreateMany), where they are not the defaults. */
 static void
-cl_kobj_content_params(const struct cl_kobj *o, json_t *p)
+cl_kobj_content_text(const struct cl_kobj *o, struct jtext *t)
 {
-	if (p == NULL)
-		return;
-	if (o->hdr.content != 0 && ks_content_id(o->hdr.content) != NULL)
-		json_object_set_new(p, "content",
-		    json_string(ks_content_id(o->hdr.content)));
-	if (o->hdr.scale > 1)
-		json_object_set_new(p, "scale", json_integer(
-		    o->hdr.scale > INT64_MAX ? INT64_MAX :
-		    (json_int_t)o->hdr.scale));
-	if (o->ndata != 0)
-		json_object_set_new(p, "ndata", json_integer(o->ndata));
+	if (o->hdr.content != 0 && ks_content_id(o->hdr.content) != NULL) {
+		jtext_key(t, "content");
+		jtext_str(t, ks_content_id(o->hdr.content));
+	}
+	if (o->hdr.scale > 1) {
+		jtext_key(t, "scale");
+		jtext_int(t, o->hdr.scale > INT64_MAX ? INT64_MAX :
+		    (int64_t)o->hdr.scale);
+	}
+	if (o->ndata != 0) {
+		jtext_key(t, "ndata");
+		jtext_int(t, (int64_t)o->ndata);
+	}
 }
 
-/* p's key (a literal) set to the string s. Returns: false if s is not
- * UTF-8 (or without memory), as json_pack() would fail. */
-static bool
-cl_set_str(json_t *p, const char *key, const char *s)
+/* A key and its string. */
+static void
+cl_text_str(struct jtext *t, const char *key, const char *s)
 {
-	return json_object_set_new_nocheck(p, key, json_string(s)) == 0;
+	jtext_key(t, key);
+	jtext_str(t, s);
+}
+
+/* o's module, instance, name and class, and its description and path if
+ * it has them: what KstatCreate and each of KstatCreateMany's names say
+ * first. */
+static void
+cl_kobj_name_text(const struct cl_kobj *o, struct jtext *t)
+{
+	cl_text_str(t, "module", o->hdr.module);
+	jtext_key(t, "instance");
+	jtext_int(t, (int)o->hdr.instance);
+	cl_text_str(t, "name", o->hdr.name);
+	cl_text_str(t, "class", o->hdr.class_);
+	if (o->hdr.desc[0] != '\0')
+		cl_text_str(t, "description", o->hdr.desc);
+	cl_kobj_path_text(o, t);
 }
 
 static int
 cl_kobj_make_locked(struct cl_kobj *o, bool again)
 {
 	struct vlc_reply rep;
-	json_t *p;
+	struct jtext t = { 0 };
 	bool revived = false, fresh = false, plain;
+	char *p;
 	int r;
 
 retry:
@@ -366,39 +402,33 @@ retry:
 	if (r < 0)
 		return r;
 
-	/* Set one by one: json_pack() reading its format was a tenth of
-	 * the call's CPU here. */
-	p = json_object();
-	if (p == NULL || !cl_set_str(p, "module", o->hdr.module) ||
-	    json_object_set_new_nocheck(p, "instance",
-	    json_integer((int)o->hdr.instance)) < 0 ||
-	    !cl_set_str(p, "name", o->hdr.name) ||
-	    !cl_set_str(p, "class", o->hdr.class_) ||
-	    !cl_set_str(p, "template", o->tplspec) ||
-	    !cl_set_str(p, "type", ks_type_id(o->hdr.type)) ||
-	    json_object_set_new_nocheck(p, "flags",
-	    cl_kobj_flags_json(o)) < 0) {
-		json_decref(p);
-		return -ENOMEM;
+	jtext_open(&t, '{');
+	cl_kobj_name_text(o, &t);
+	cl_text_str(&t, "template", o->tplspec);
+	cl_text_str(&t, "type", ks_type_id(o->hdr.type));
+	cl_kobj_flags_text(o, &t);
+	if (o->has_zone) {
+		jtext_key(&t, "zone");
+		jtext_int(&t, o->zone);
 	}
-	if (o->hdr.desc[0] != '\0')
-		json_object_set_new(p, "description",
-		    json_string(o->hdr.desc));
-	if (o->has_zone)
-		json_object_set_new(p, "zone", json_integer(o->zone));
-	if (o->hdr.path[0] != '\0')
-		json_object_set_new(p, "path", cl_kobj_path_json(o));
-	cl_kobj_content_params(o, p);
-	cl_kobj_at_params(o, p);
+	cl_kobj_content_text(o, &t);
+	cl_kobj_at_text(o, &t);
 	/* The reply as KstatMade, and the definitions in the same call:
 	 * one round trip, nothing decoded the client does not use. */
 	plain = cl.plain_create == cl.conn_serial;
-	if (!plain)
-		json_object_set_new(p, "brief", json_true());
+	if (!plain) {
+		jtext_key(&t, "brief");
+		jtext_bool(&t, true);
+	}
 	if (!plain && o->defs != NULL && o->defs[0] != '\0')
-		json_object_set_new(p, "definitions", json_string(o->defs));
+		cl_text_str(&t, "definitions", o->defs);
+	jtext_close(&t, '}');
+	p = jtext_end(&t, NULL);
+	if (p == NULL)
+		return -ENOMEM;
 	o->defs_taken = false;
-	r = cl_call_locked(VL_M_KSTAT_CREATE, p, NULL, 0, &rep);
+	r = cl_call_text_locked(VL_M_KSTAT_CREATE, p, &rep);
+	free(p);
 	if (r < 0 && !fresh && cl_no_template(&rep)) {
 		vlc_reply_done(&rep);
 		fresh = true;
@@ -516,36 +546,22 @@ cl_kobj_list_del(struct cl_kobj *o)
 	o->listed = false;
 }
 
-/* KstatCreateMany's parameters for o's kind: what objs share. */
-static json_t *
-cl_kobj_many_params(const struct cl_kobj *o, bool join)
+/* KstatCreateMany's parameters for o's kind (what objs share), the
+ * object left open for its "kstats". */
+static void
+cl_kobj_many_text(const struct cl_kobj *o, bool join, struct jtext *t)
 {
-	json_t *p;
-
-	p = json_pack("{s:s, s:s, s:o, s:b}", "template", o->tplspec, "type",
-	    ks_type_id(o->hdr.type), "flags", cl_kobj_flags_json(o), "join",
-	    join);
-	if (p != NULL && o->has_zone)
-		json_object_set_new(p, "zone", json_integer(o->zone));
-	cl_kobj_content_params(o, p);
-	return p;
-}
-
-/* o's KstatName. */
-static json_t *
-cl_kobj_name_json(const struct cl_kobj *o)
-{
-	json_t *n = json_pack("{s:s, s:i, s:s, s:s}", "module",
-	    o->hdr.module, "instance", (int)o->hdr.instance, "name",
-	    o->hdr.name, "class", o->hdr.class_);
-
-	if (n != NULL && o->hdr.desc[0] != '\0')
-		json_object_set_new(n, "description",
-		    json_string(o->hdr.desc));
-	if (n != NULL && o->hdr.path[0] != '\0')
-		json_object_set_new(n, "path", cl_kobj_path_json(o));
-	cl_kobj_at_params(o, n);
-	return n;
+	jtext_open(t, '{');
+	cl_text_str(t, "template", o->tplspec);
+	cl_text_str(t, "type", ks_type_id(o->hdr.type));
+	cl_kobj_flags_text(o, t);
+	jtext_key(t, "join");
+	jtext_bool(t, join);
+	if (o->has_zone) {
+		jtext_key(t, "zone");
+		jtext_int(t, o->zone);
+	}
+	cl_kobj_content_text(o, t);
 }
 
 /* Do a and b go in one KstatCreateMany? */
@@ -569,21 +585,29 @@ static int
 cl_kobj_batch_locked(struct cl_kobj **objs, size_t n, bool join)
 {
 	struct vlc_reply rep;
-	json_t *p, *names, *ks, *rv;
+	struct jtext t = { 0 };
+	json_t *ks, *rv;
 	size_t i;
+	char *p;
 	int r;
 
-	p = cl_kobj_many_params(objs[0], join);
-	names = json_array();
-	if (p == NULL || names == NULL) {
-		json_decref(p);
-		json_decref(names);
-		return -ENOMEM;
+	cl_kobj_many_text(objs[0], join, &t);
+	jtext_key(&t, "kstats");
+	jtext_open(&t, '[');
+	for (i = 0; i < n; i++) {
+		/* Each its KstatName. */
+		jtext_open(&t, '{');
+		cl_kobj_name_text(objs[i], &t);
+		cl_kobj_at_text(objs[i], &t);
+		jtext_close(&t, '}');
 	}
-	for (i = 0; i < n; i++)
-		json_array_append_new(names, cl_kobj_name_json(objs[i]));
-	json_object_set_new(p, "kstats", names);
-	r = cl_call_locked(VL_M_KSTAT_CREATE_MANY, p, NULL, 0, &rep);
+	jtext_close(&t, ']');
+	jtext_close(&t, '}');
+	p = jtext_end(&t, NULL);
+	if (p == NULL)
+		return -ENOMEM;
+	r = cl_call_text_locked(VL_M_KSTAT_CREATE_MANY, p, &rep);
+	free(p);
 	if (r < 0) {
 		if (cl_no_template(&rep))
 			r = -ESTALE;
@@ -720,7 +744,7 @@ cl_kobjs_recreate_locked(void)
 
 	/*
 	 * Oldest first, as they were made, each asked at the offset its
-	 * blob had (cl_kobj_at_params(): a published blob's pointer shows
+	 * blob had (cl_kobj_at_text(): a published blob's pointer shows
 	 * that offset), so that a new statsd lays their blobs out as the
 	 * old one did, and in batches of one template and kind: a process
 	 * with many kstats is back in a few calls. Records pushed meanwhile keep

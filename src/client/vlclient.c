@@ -194,31 +194,82 @@ vlc_plain_name(const char *m)
 	return true;
 }
 
-/* a then b and a NUL, in memory of the caller's; *len counts the NUL. */
+/* a, b and c and a NUL, in memory of the caller's; *len counts the NUL. */
 static char *
-vlc_concat(const char *a, const char *b, size_t *len)
+vlc_concat(const char *a, const char *b, const char *c, size_t *len)
 {
-	size_t na = strlen(a), nb = strlen(b);
-	char *s = malloc(na + nb + 1);
+	size_t na = strlen(a), nb = strlen(b), nc = strlen(c);
+	char *s = malloc(na + nb + nc + 1);
 
 	if (s == NULL)
 		return NULL;
 	memcpy(s, a, na);
-	memcpy(s + na, b, nb + 1);
-	*len = na + nb + 1;
+	memcpy(s + na, b, nb);
+	memcpy(s + na + nb, c, nc + 1);
+	*len = na + nb + nc + 1;
 	return s;
 }
 
-int
-vlc_send(struct vlc *c, const char *method, json_t *params, unsigned flags,
-    const int *fds, size_t nfds, int timeout_ms)
+/*
+ * A call's text, NUL included in *len: the frame written round the
+ * parameters (their text, or jdump_framed() of their object), the same
+ * bytes json_dumps() gave of an object holding the method, the
+ * parameters and the flags, without building that object; a method name
+ * JSON would escape goes through jansson (not with text parameters).
+ */
+static char *
+vlc_frame(const char *method, json_t *params, const char *ptext,
+    unsigned flags, size_t *len)
+{
+	static const char h1[] = "{\"method\":\"", h2[] = "\",\"parameters\":";
+	char head[sizeof(h1) + VLC_NAME_MAX + sizeof(h2)];
+	const char *tail = vlc_tails[flags & (VLC_MORE | VLC_ONEWAY)];
+	size_t mn = strlen(method);
+	json_t *msg;
+	char *text;
+
+	if (vlc_plain_name(method)) {
+		memcpy(head, h1, sizeof(h1) - 1);
+		memcpy(head + sizeof(h1) - 1, method, mn);
+		memcpy(head + sizeof(h1) - 1 + mn, h2, sizeof(h2));
+		if (ptext != NULL)
+			return vlc_concat(head, ptext, tail, len);
+		if (params == NULL)
+			return vlc_concat(head, "{}", tail, len);
+		return jdump_framed(head, params, tail, len);
+	}
+	if (ptext != NULL)
+		return NULL;
+	msg = json_object();
+	if (msg == NULL || json_object_set_new_nocheck(msg, "method",
+	    json_string(method)) < 0 || json_object_set_new_nocheck(msg,
+	    "parameters", params != NULL ? json_incref(params) :
+	    json_object()) < 0) {
+		json_decref(msg);
+		return NULL;
+	}
+	if (flags & VLC_MORE)
+		json_object_set_new(msg, "more", json_true());
+	if (flags & VLC_ONEWAY)
+		json_object_set_new(msg, "oneway", json_true());
+	/* jdump(), not json_dumps(): a quarter of a call's CPU. */
+	text = jdump(msg, 0, len);
+	json_decref(msg);
+	if (text != NULL)
+		(*len)++;		/* the NUL is the frame's end */
+	return text;
+}
+
+static int
+vlc_send_any(struct vlc *c, const char *method, json_t *params,
+    const char *ptext, unsigned flags, const int *fds, size_t nfds,
+    int timeout_ms)
 {
 	uint64_t deadline = vlc_deadline(timeout_ms);
 	union {
 		struct cmsghdr	align;
 		char		buf[CMSG_SPACE(sizeof(int) * VLC_MAX_FDS)];
 	} ctl;
-	json_t *msg;
 	char *text;
 	size_t len, off = 0;
 	int r = 0;
@@ -226,45 +277,10 @@ vlc_send(struct vlc *c, const char *method, json_t *params, unsigned flags,
 	if (c->broken)
 		return -EPIPE;
 	if (method == NULL || method[0] == '\0' || nfds > VLC_MAX_FDS ||
-	    (nfds > 0 && fds == NULL))
+	    (nfds > 0 && fds == NULL) || (ptext != NULL &&
+	    !vlc_plain_name(method)))
 		return -EINVAL;
-	if (vlc_plain_name(method)) {
-		/* The frame written round the parameters (jdump_framed()):
-		 * no object built and freed for it, the same bytes. */
-		static const char h1[] = "{\"method\":\"",
-		    h2[] = "\",\"parameters\":";
-		char head[sizeof(h1) + VLC_NAME_MAX + sizeof(h2) + 2];
-		size_t mn = strlen(method), hn = 0;
-
-		memcpy(head, h1, sizeof(h1) - 1);
-		hn += sizeof(h1) - 1;
-		memcpy(head + hn, method, mn);
-		hn += mn;
-		memcpy(head + hn, h2, sizeof(h2));
-		if (params == NULL)
-			memcpy(head + hn + sizeof(h2) - 1, "{}", 3);
-		text = params != NULL ? jdump_framed(head, params,
-		    vlc_tails[flags & (VLC_MORE | VLC_ONEWAY)], &len) :
-		    vlc_concat(head, vlc_tails[flags & (VLC_MORE |
-		    VLC_ONEWAY)], &len);
-	} else {
-		msg = json_object();
-		if (msg == NULL || json_object_set_new_nocheck(msg, "method",
-		    json_string(method)) < 0 ||
-		    json_object_set_new_nocheck(msg, "parameters",
-		    params != NULL ? json_incref(params) : json_object()) < 0) {
-			json_decref(msg);
-			return -ENOMEM;
-		}
-		if (flags & VLC_MORE)
-			json_object_set_new(msg, "more", json_true());
-		if (flags & VLC_ONEWAY)
-			json_object_set_new(msg, "oneway", json_true());
-		/* jdump(), not json_dumps(): a quarter of a call's CPU. */
-		text = jdump(msg, 0, &len);
-		json_decref(msg);
-		len++;			/* the NUL is the frame's end */
-	}
+	text = vlc_frame(method, params, ptext, flags, &len);
 	if (text == NULL)
 		return -ENOMEM;
 	while (off < len) {
@@ -306,6 +322,22 @@ vlc_send(struct vlc *c, const char *method, json_t *params, unsigned flags,
 	if (r == -EPIPE)
 		c->broken = true;
 	return r;
+}
+
+int
+vlc_send(struct vlc *c, const char *method, json_t *params, unsigned flags,
+    const int *fds, size_t nfds, int timeout_ms)
+{
+	return vlc_send_any(c, method, params, NULL, flags, fds, nfds,
+	    timeout_ms);
+}
+
+int
+vlc_send_text(struct vlc *c, const char *method, const char *params,
+    unsigned flags, const int *fds, size_t nfds, int timeout_ms)
+{
+	return vlc_send_any(c, method, NULL, params != NULL ? params : "{}",
+	    flags, fds, nfds, timeout_ms);
 }
 
 /*
@@ -780,21 +812,40 @@ vlc_recv(struct vlc *c, int timeout_ms, struct vlc_reply *ret)
 	return r;
 }
 
-int
-vlc_call(struct vlc *c, const char *method, json_t *params, unsigned flags,
-    const int *fds, size_t nfds, int timeout_ms, struct vlc_reply *ret)
+static int
+vlc_call_any(struct vlc *c, const char *method, json_t *params,
+    const char *ptext, unsigned flags, const int *fds, size_t nfds,
+    int timeout_ms, struct vlc_reply *ret)
 {
 	uint64_t start = clock_now_ns() / 1000000u;
 	int r, left;
 
 	vlc_reply_init(ret);
-	r = vlc_send(c, method, params, flags, fds, nfds, timeout_ms);
+	r = vlc_send_any(c, method, params, ptext, flags, fds, nfds,
+	    timeout_ms);
 	if (r < 0 || (flags & VLC_ONEWAY))
 		return r;
 	if (timeout_ms < 0)
 		timeout_ms = VLC_DEFAULT_TIMEOUT_MS;
 	left = timeout_ms - (int)(clock_now_ns() / 1000000u - start);
 	return vlc_recv(c, left > 0 ? left : 0, ret);
+}
+
+int
+vlc_call(struct vlc *c, const char *method, json_t *params, unsigned flags,
+    const int *fds, size_t nfds, int timeout_ms, struct vlc_reply *ret)
+{
+	return vlc_call_any(c, method, params, NULL, flags, fds, nfds,
+	    timeout_ms, ret);
+}
+
+int
+vlc_call_text(struct vlc *c, const char *method, const char *params,
+    unsigned flags, const int *fds, size_t nfds, int timeout_ms,
+    struct vlc_reply *ret)
+{
+	return vlc_call_any(c, method, NULL, params != NULL ? params : "{}",
+	    flags, fds, nfds, timeout_ms, ret);
 }
 
 int

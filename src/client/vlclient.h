@@ -85,6 +85,14 @@ int vlc_send(struct vlc *c, const char *method, json_t *params,
     unsigned flags, const int *fds, size_t nfds, int timeout_ms);
 
 /*
+ * vlc_send_text: vlc_send() of parameters already written as a JSON
+ * object's text (jdump.h jtext; NULL: {}), which is sent as it is. The
+ * method's name must need no escaping (-EINVAL).
+ */
+int vlc_send_text(struct vlc *c, const char *method, const char *params,
+    unsigned flags, const int *fds, size_t nfds, int timeout_ms);
+
+/*
  * vlc_recv: wait at most timeout_ms for the next reply. A call that timed
  * out leaves the connection usable: its reply, when it comes, is skipped
  * (and its descriptors closed) before the next one is returned.
@@ -102,6 +110,11 @@ int vlc_recv(struct vlc *c, int timeout_ms, struct vlc_reply *ret);
  * Returns: as vlc_send() and vlc_recv().
  */
 int vlc_call(struct vlc *c, const char *method, json_t *params,
+    unsigned flags, const int *fds, size_t nfds, int timeout_ms,
+    struct vlc_reply *ret);
+
+/* vlc_call_text: vlc_send_text() then vlc_recv(), as vlc_call(). */
+int vlc_call_text(struct vlc *c, const char *method, const char *params,
     unsigned flags, const int *fds, size_t nfds, int timeout_ms,
     struct vlc_reply *ret);
 
