@@ -268,8 +268,9 @@ START_TEST(frames_as_jansson)
 		vlc_reply_done(&rep);
 	}
 	for (i = 0, at = s->log; i < 6; i++, at += strlen(at) + 1) {
-		json_t *m = json_pack("{s:s, s:O}", "method", calls[i].method,
-		    "parameters", calls[i].params ? p : json_object());
+		json_t *m = json_pack("{s:s, s:o}", "method", calls[i].method,
+		    "parameters", calls[i].params ? json_incref(p) :
+		    json_object());
 		char *want;
 
 		if (calls[i].flags & VLC_MORE)
