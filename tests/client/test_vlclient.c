@@ -474,20 +474,13 @@ END_TEST
  */
 START_TEST(one_sleep_a_call)
 {
+#define LATE_READ	{ REPLY("{\"parameters\":{}}\0"), \
+			    .read_delay_ms = 20, .delay_ms = 20 }
 	static const struct step st[] = {
-		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
-		    .delay_ms = 20 },
-		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
-		    .delay_ms = 20 },
-		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
-		    .delay_ms = 20 },
-		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
-		    .delay_ms = 20 },
-		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
-		    .delay_ms = 20 },
-		{ REPLY("{\"parameters\":{}}\0"), .read_delay_ms = 20,
-		    .delay_ms = 20 },
+		LATE_READ, LATE_READ, LATE_READ, LATE_READ, LATE_READ,
+		LATE_READ,
 	};
+#undef LATE_READ
 	struct server *s = srv_start(st, 6);
 	struct rusage before, after;
 	struct vlc_reply rep;
