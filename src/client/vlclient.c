@@ -180,7 +180,7 @@ static const char *const vlc_tails[4] = {
 #define VLC_NAME_MAX	255
 
 /* Is the method's name written into JSON as it is (no escape needed)?
- * varlink names are letters, digits, dots and dashes. */
+ * varlink names are letters, digits, dots, dashes (and underscores). */
 static bool
 vlc_plain_name(const char *m)
 {

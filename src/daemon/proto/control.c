@@ -359,10 +359,11 @@ conn_queue(struct cpriv *cp, char *data, size_t len, int *fds, size_t nfds)
 	cp->out_tail = m;
 	cp->out_bytes += len;
 	/* Written from the loop (or at the end of the dispatch), never
-	 * from inside the caller. A call's own reply is written when the
-	 * call returns (conn_process()), and waits for the loop only if
-	 * the socket is full: no poll for writing added and removed again
-	 * (two epoll_ctl calls) for every reply. */
+	 * from inside the caller. A call's own reply is written once its
+	 * handler returned (control_flush_call(), else conn_process()),
+	 * and waits for the loop only if the socket is full: no poll for
+	 * writing added and removed again (two epoll_ctl calls) for every
+	 * reply. */
 	if (cp->out_head == m && !cp->in_call)
 		event_add(cp->ev_write, NULL);
 	return 0;
