@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: BSD-2-Clause
 """peers.py: what the benchmarks that run other statsd daemons beside
-statsd share: a free local port, and netdata's configuration with its
+statsd share: a free local port, netdata's configuration with its
 statsd plugin alone (no web server, no other collector, no health or
-ML, its database in memory)."""
+ML, its database in memory), a process's CPU time, and one varlink call
+to statsd."""
+import json
 import os
 import socket
 
@@ -37,3 +39,26 @@ def netdata_conf(tmp, port):
                     os.environ.get("USER", "root"), tmp, tmp, tmp, tmp,
                     "".join("  %s = no\n" % p for p in NETDATA_OFF), port))
     return conf
+
+
+def cpu_s(pid):
+    """The process's CPU time (every thread's, user and system), in s."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def varlink(sock, method, params):
+    """One call on statsd's Unix socket; its reply, parsed."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.connect(sock)
+    s.sendall(json.dumps({"method": method, "parameters": params})
+              .encode() + b"\0")
+    buf = b""
+    while not buf.endswith(b"\0"):
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+    s.close()
+    return json.loads(buf[:-1])

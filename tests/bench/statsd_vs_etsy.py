@@ -39,7 +39,6 @@ STATSD_BENCH_CONFIG adds statsd.conf lines (';'-separated), e.g.
 "statsd_threads = 0" to read in the event loop.
 Not run by meson test: its figures depend on the machine and its load.
 """
-import json
 import os
 import re
 import shutil
@@ -51,7 +50,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers import free_port, netdata_conf  # noqa: E402
+from peers import cpu_s, free_port, netdata_conf, varlink  # noqa: E402
 
 build = sys.argv[1] if len(sys.argv) > 1 else "build"
 ms = int(sys.argv[2]) if len(sys.argv) > 2 else 2000
@@ -73,12 +72,6 @@ def wait_for(pred, what, deadline=30.0):
             return v
         time.sleep(0.05)
     sys.exit("statsd_vs_etsy: timed out waiting for " + what)
-
-
-def cpu_s(pid):
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def udp_socket(port):
@@ -109,21 +102,6 @@ def settle(read, quiet=6):
 
 
 # ----------------------------------------------------------------- statsd
-def varlink(sock, method, params):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.connect(sock)
-    s.sendall(json.dumps({"method": method, "parameters": params})
-              .encode() + b"\0")
-    buf = b""
-    while not buf.endswith(b"\0"):
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        buf += chunk
-    s.close()
-    return json.loads(buf[:-1])
-
-
 class Statsd:
     def __init__(self, tmp, nice, binary=None, label="statsd"):
         self.name = "%s, nice %d" % (label, nice)
