@@ -111,6 +111,8 @@ def statsd():
                 break
             except OSError:
                 time.sleep(0.05)
+        else:
+            sys.exit("rx_floor: statsd did not answer within 30 s")
         u0, s0 = ticks(p.pid)
         sent = send(port)
         # Drained once the count stops moving.
