@@ -41,11 +41,17 @@ def netdata_conf(tmp, port):
     return conf
 
 
-def cpu_s(pid):
-    """The process's CPU time (every thread's, user and system), in s."""
+def cpu_times(pid):
+    """The process's (user, system) CPU time, every thread's, in s."""
     with open("/proc/%d/stat" % pid) as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    hz = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / hz, int(fields[12]) / hz
+
+
+def cpu_s(pid):
+    """The process's CPU time (every thread's, user and system), in s."""
+    return sum(cpu_times(pid))
 
 
 def varlink(sock, method, params):

@@ -34,7 +34,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from peers import free_port, varlink  # noqa: E402
+from peers import cpu_times, free_port, varlink  # noqa: E402
 
 if len(sys.argv) < 2:
     sys.exit(__doc__)
@@ -84,14 +84,6 @@ def applied(sock):
     return int(d["parameters"]["data"]["statsd_applied"])
 
 
-def ticks(pid):
-    """(user, system) CPU s of every thread of pid."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    hz = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / hz, int(fields[12]) / hz
-
-
 def statsd():
     tmp = tempfile.mkdtemp(prefix="rx_floor.")
     port = free_port()
@@ -113,7 +105,7 @@ def statsd():
                 time.sleep(0.05)
         else:
             sys.exit("rx_floor: statsd did not answer within 30 s")
-        u0, s0 = ticks(p.pid)
+        u0, s0 = cpu_times(p.pid)
         sent = send(port)
         # Drained once the count stops moving.
         last, still = applied(sock), 0
@@ -122,7 +114,7 @@ def statsd():
             now = applied(sock)
             still = still + 1 if now == last else 0
             last = now
-        u1, s1 = ticks(p.pid)
+        u1, s1 = cpu_times(p.pid)
     finally:
         p.terminate()
         p.wait()

@@ -428,43 +428,6 @@ START_TEST(timeout_then_late_reply)
 END_TEST
 
 /*
- * The connection's socket blocks, each read bounded by SO_RCVTIMEO (1 s,
- * vlclient.c's VLC_BLOCK_MS): a reply that takes longer than one such
- * read is still taken within the call's time-out, and a call's shorter
- * time-out is kept although a blocking read would wait longer (this
- * test would hang, and time out, if it were not).
- */
-START_TEST(slow_replies_keep_deadlines)
-{
-	static const struct step st[] = {
-		{ REPLY("{\"parameters\":{\"slow\":true}}\0"),
-		    .delay_ms = 1300 },
-		{ REPLY("{\"parameters\":{\"late\":true}}\0"),
-		    .delay_ms = 1700 },
-		{ REPLY("{\"parameters\":{\"third\":true}}\0") },
-	};
-	struct server *s = srv_start(st, 3);
-	struct vlc_reply rep;
-	struct vlc *c;
-
-	ck_assert_int_eq(vlc_connect(s->path, 1000, &c), 0);
-	ck_assert_int_eq(vlc_call(c, VL_M_INFO, NULL, 0, NULL, 0, 4000,
-	    &rep), 0);
-	ck_assert_ptr_nonnull(json_object_get(rep.params, "slow"));
-	vlc_reply_done(&rep);
-	ck_assert_int_eq(vlc_call(c, VL_M_INFO, NULL, 0, NULL, 0, 1200,
-	    &rep), -ETIMEDOUT);
-	vlc_reply_done(&rep);
-	ck_assert_int_eq(vlc_call(c, VL_M_CHAIN, NULL, 0, NULL, 0, 4000,
-	    &rep), 0);
-	ck_assert_ptr_nonnull(json_object_get(rep.params, "third"));
-	vlc_reply_done(&rep);
-	vlc_free(c);
-	srv_stop(s);
-}
-END_TEST
-
-/*
  * A call sleeps once while it waits for its reply. The server reads each
  * call 20 ms after it was sent, so the client is asleep when the read
  * frees the call's buffer; a client that waited in a blocking recvmsg(2)
@@ -654,7 +617,6 @@ vlclient_suite(void)
 	tcase_add_test(tc, descriptors);
 	tcase_add_test(tc, pipelined);
 	tcase_add_test(tc, timeout_then_late_reply);
-	tcase_add_test(tc, slow_replies_keep_deadlines);
 	tcase_add_test(tc, one_sleep_a_call);
 	tcase_add_test(tc, frames_as_jansson);
 	tcase_add_test(tc, hangup);

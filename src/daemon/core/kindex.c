@@ -84,16 +84,19 @@ kindex_cmp(const char *am, int32_t ai, const char *an, const char *bm,
 
 /*
  * A name's first 8 bytes, case folded as strcasecmp() folds them, in one
- * big-endian integer (bytes after the NUL are 0); *whole: the name ended
- * among them. Two names whose prefixes differ compare as their prefixes;
+ * big-endian integer (bytes after the NUL are 0; no other byte folds to
+ * 0, so the lowest byte is 0 exactly when the name ended among them:
+ * KX_WHOLE()). Two names whose prefixes differ compare as their prefixes;
  * equal prefixes that hold the NUL are equal names. So a walk of the
  * skip list decides at most entries from the integers the entry holds,
  * where strcasecmp() read both names: at 80,000 kstats each insertion
  * compared some 25 entries, each a cache miss on the entry, on its
  * links, and on its strings.
  */
+#define KX_WHOLE(prefix)	(((prefix) & 0xff) == 0)
+
 static uint64_t
-kx_prefix(const char *s, bool *whole)
+kx_prefix(const char *s)
 {
 	uint64_t k = 0;
 	bool end = false;
@@ -106,7 +109,6 @@ kx_prefix(const char *s, bool *whole)
 			end = true;
 		k = k << 8 | (uint8_t)tolower(c);
 	}
-	*whole = end;
 	return k;
 }
 
@@ -114,7 +116,6 @@ kx_prefix(const char *s, bool *whole)
 struct kx_key {
 	const char	*m, *n;
 	int32_t		 i;
-	bool		 mwhole, nwhole;
 	uint64_t	 mprefix, nprefix;
 };
 
@@ -124,8 +125,8 @@ kx_key_of(struct kx_key *k, const char *m, int32_t i, const char *n)
 	k->m = m;
 	k->n = n;
 	k->i = i;
-	k->mprefix = kx_prefix(m, &k->mwhole);
-	k->nprefix = kx_prefix(n, &k->nwhole);
+	k->mprefix = kx_prefix(m);
+	k->nprefix = kx_prefix(n);
 }
 
 /* kindex_cmp(a's key, k), from the prefixes where they tell. */
@@ -136,13 +137,13 @@ kx_cmp(const struct kx_entry *a, const struct kx_key *k)
 
 	if (a->mprefix != k->mprefix)
 		return a->mprefix < k->mprefix ? -1 : 1;
-	if (!a->mwhole && (c = strcasecmp(a->module + 8, k->m + 8)) != 0)
+	if (!KX_WHOLE(a->mprefix) && (c = strcasecmp(a->module + 8, k->m + 8)) != 0)
 		return c;
 	if (a->instance != k->i)
 		return a->instance < k->i ? -1 : 1;
 	if (a->nprefix != k->nprefix)
 		return a->nprefix < k->nprefix ? -1 : 1;
-	if (!a->nwhole && (c = strcasecmp(a->name + 8, k->n + 8)) != 0)
+	if (!KX_WHOLE(a->nprefix) && (c = strcasecmp(a->name + 8, k->n + 8)) != 0)
 		return c;
 	c = strcmp(a->module, k->m);
 	return c != 0 ? c : strcmp(a->name, k->n);
@@ -414,9 +415,7 @@ kindex_add(struct kindex *x, struct kx_entry *e)
 	e->height = h;
 	kx_key_of(&k, e->module, e->instance, e->name);
 	e->mprefix = k.mprefix;
-	e->mwhole = k.mwhole;
 	e->nprefix = k.nprefix;
-	e->nwhole = k.nwhole;
 	kx_table_put(&x->by_handle, e, kx_home_handle);
 	kx_table_put(&x->by_name, e, kx_home_name);
 	kx_path(x, &k, false, pred);
@@ -439,7 +438,6 @@ kindex_remove(struct kindex *x, struct kx_entry *e)
 	struct kx_entry *pred[KX_MAX_HEIGHT];
 	struct kx_key k = {
 		.m = e->module, .n = e->name, .i = e->instance,
-		.mwhole = e->mwhole, .nwhole = e->nwhole,
 		.mprefix = e->mprefix, .nprefix = e->nprefix,
 	};
 	int lv;

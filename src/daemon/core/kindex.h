@@ -36,7 +36,6 @@ struct kx_entry {
 	/* The index's. */
 	uint32_t		 name_hash;
 	uint8_t			 height;
-	bool			 mwhole, nwhole;	/* ended in the prefix */
 	struct kx_entry		**next;		/* height of them */
 	uint64_t		 mprefix, nprefix;	/* kindex.c kx_prefix() */
 };
