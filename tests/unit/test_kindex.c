@@ -2,7 +2,8 @@
 /*
  * test_kindex.c: the registry's kstat indexes — lookups by handle and by
  * name, duplicates refused, the kstat(1M) order checked against a sort
- * through random additions and removals, seeks at and after a key (also
+ * through random additions and removals (read at once and in rounds),
+ * seeks at and after a key (also
  * one no entry has), and growth of the tables; names about the 8-byte
  * prefixes the skip list compares first.
  */
@@ -88,13 +89,13 @@ START_TEST(order_is_kstats)
 		ck_assert_int_eq(kindex_add(x, &it[i].e), 0);
 	e = kindex_seek(x, NULL, 0, NULL, false);
 	ck_assert_ptr_eq(e, &it[3].e);
-	e = kindex_next(e);
+	e = kindex_next(x, e);
 	ck_assert_ptr_eq(e, &it[2].e);
-	e = kindex_next(e);
+	e = kindex_next(x, e);
 	ck_assert_ptr_eq(e, &it[1].e);
-	e = kindex_next(e);
+	e = kindex_next(x, e);
 	ck_assert_ptr_eq(e, &it[0].e);
-	ck_assert_ptr_null(kindex_next(e));
+	ck_assert_ptr_null(kindex_next(x, e));
 	/* At, after, and between keys. */
 	ck_assert_ptr_eq(kindex_seek(x, "a", 2, "Z", false), &it[2].e);
 	ck_assert_ptr_eq(kindex_seek(x, "a", 2, "Z", true), &it[1].e);
@@ -166,7 +167,7 @@ START_TEST(random_against_sort)
 	ck_assert_uint_eq(kindex_count(x), n);
 	qsort(sorted, n, sizeof(*sorted), item_cmp);
 	for (i = 0, e = kindex_seek(x, NULL, 0, NULL, false); i < n;
-	    i++, e = kindex_next(e))
+	    i++, e = kindex_next(x, e))
 		ck_assert_ptr_eq(e, &sorted[i]->e);
 	ck_assert_ptr_null(e);
 	/* Resuming after any entry gives the rest, as a reader resumes
@@ -182,6 +183,102 @@ START_TEST(random_against_sort)
 	ck_assert_uint_eq(kindex_count(x), 0);
 	ck_assert_ptr_null(kindex_seek(x, NULL, 0, NULL, false));
 	kindex_free(x);
+}
+END_TEST
+
+/*
+ * Entries added find their place when the order is next read: few
+ * against a long list are walked to it one by one, many are merged in one
+ * pass. Rounds of random additions and removals of every size, the order
+ * read after each and checked against a sort, take both ways, and
+ * removals of entries placed and not yet placed. A walk that meets
+ * additions made after its cursor sees those that sort after it.
+ */
+#define NSETTLE	4000
+
+static void
+check_order(struct kindex *x, struct item *it, size_t nit)
+{
+	static struct item *sorted[NSETTLE];
+	struct kx_entry *e;
+	size_t i, n = 0;
+
+	for (i = 0; i < nit; i++)
+		if (it[i].in)
+			sorted[n++] = &it[i];
+	ck_assert_uint_eq(kindex_count(x), n);
+	qsort(sorted, n, sizeof(*sorted), item_cmp);
+	for (i = 0, e = kindex_seek(x, NULL, 0, NULL, false); i < n;
+	    i++, e = kindex_next(x, e))
+		ck_assert_ptr_eq(e, &sorted[i]->e);
+	ck_assert_ptr_null(e);
+}
+
+START_TEST(order_settles_when_read)
+{
+	static struct item it[NSETTLE];
+	static const size_t batch[] = { 1, 2, 3, 7, 40, 129, 1000, 2500 };
+	struct kindex *x;
+	struct kx_entry *e;
+	uint64_t s = 7;
+	size_t i, j, k, r;
+
+	ck_assert_int_eq(kindex_new(&x), 0);
+	for (i = 0; i < NSETTLE; i++) {
+		char m[16], nm[16];
+
+		snprintf(m, sizeof(m), "m%u", (unsigned)(unit_rnd(&s) % 40));
+		snprintf(nm, sizeof(nm), "s%u", (unsigned)i);
+		item_set(&it[i], (uint32_t)i + 1, m,
+		    (int32_t)(unit_rnd(&s) % 3), nm);
+	}
+	for (r = 0; r < 60; r++) {
+		size_t b = batch[unit_rnd(&s) % (sizeof(batch) /
+		    sizeof(batch[0]))];
+
+		for (j = 0; j < b; j++) {
+			k = unit_rnd(&s) % NSETTLE;
+			if (it[k].in && unit_rnd(&s) % 3 == 0) {
+				kindex_remove(x, &it[k].e);
+				it[k].in = false;
+			} else if (!it[k].in) {
+				ck_assert_int_eq(kindex_add(x, &it[k].e), 0);
+				it[k].in = true;
+			}
+		}
+		check_order(x, it, NSETTLE);
+	}
+	/* A walk halfway: of two entries added now, the one after the
+	 * cursor is met, the one before is not. */
+	for (i = 0; i < NSETTLE; i++)
+		if (it[i].in) {
+			kindex_remove(x, &it[i].e);
+			it[i].in = false;
+		}
+	for (i = 0; i < 100; i++) {
+		item_set(&it[i], (uint32_t)i + 1, "walk", 0, "");
+		snprintf(it[i].name, sizeof(it[i].name), "w%03u",
+		    (unsigned)(2 * i + 1));
+		ck_assert_int_eq(kindex_add(x, &it[i].e), 0);
+		it[i].in = true;
+	}
+	e = kindex_seek(x, "walk", 0, "w051", false);
+	ck_assert_str_eq(((struct item *)e->item)->name, "w051");
+	item_set(&it[100], 101, "walk", 0, "w002");
+	item_set(&it[101], 102, "walk", 0, "w052");
+	ck_assert_int_eq(kindex_add(x, &it[100].e), 0);
+	ck_assert_int_eq(kindex_add(x, &it[101].e), 0);
+	e = kindex_next(x, e);
+	ck_assert_ptr_eq(e, &it[101].e);
+	e = kindex_next(x, e);
+	ck_assert_str_eq(((struct item *)e->item)->name, "w053");
+	/* Freed with entries placed and not yet placed (LeakSanitizer
+	 * checks what the index allocated for them). */
+	item_set(&it[102], 103, "walk", 0, "w000");
+	ck_assert_int_eq(kindex_add(x, &it[102].e), 0);
+	kindex_free(x);
+	ck_assert_ptr_null(it[102].e.next);
+	ck_assert_ptr_null(it[0].e.next);
 }
 END_TEST
 
@@ -230,7 +327,7 @@ START_TEST(prefixes_keep_the_order)
 	}
 	qsort(sorted, n, sizeof(*sorted), item_cmp);
 	for (i = 0, e = kindex_seek(x, NULL, 0, NULL, false); i < n;
-	    i++, e = kindex_next(e))
+	    i++, e = kindex_next(x, e))
 		ck_assert_ptr_eq(e, &sorted[i]->e);
 	ck_assert_ptr_null(e);
 	for (i = 0; i < 3000; i++) {
@@ -255,7 +352,7 @@ START_TEST(prefixes_keep_the_order)
 	for (i = 0; i < n; i += 2)
 		kindex_remove(x, &sorted[i]->e);
 	for (i = 1, e = kindex_seek(x, NULL, 0, NULL, false); i < n;
-	    i += 2, e = kindex_next(e))
+	    i += 2, e = kindex_next(x, e))
 		ck_assert_ptr_eq(e, &sorted[i]->e);
 	ck_assert_ptr_null(e);
 	kindex_free(x);
@@ -334,6 +431,7 @@ main(void)
 	tcase_add_test(tc, lookups);
 	tcase_add_test(tc, order_is_kstats);
 	tcase_add_test(tc, random_against_sort);
+	tcase_add_test(tc, order_settles_when_read);
 	tcase_add_test(tc, prefixes_keep_the_order);
 	tcase_add_test(tc, flood_names_spread);
 	suite_add_tcase(s, tc);

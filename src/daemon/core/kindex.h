@@ -36,6 +36,8 @@ struct kx_entry {
 	/* The index's. */
 	uint32_t		 name_hash;
 	uint8_t			 height;
+	uint32_t		 unsorted;	/* not yet in the order: its
+						 * place among those + 1 */
 	struct kx_entry		**next;		/* height of them */
 	uint64_t		 mprefix, nprefix;	/* kindex.c kx_prefix() */
 };
@@ -58,7 +60,8 @@ size_t kindex_name_probe_max(const struct kindex *x);
 
 /*
  * kindex_add: index e under its handle, its name and its place in the
- * order.
+ * order. Its place in the order is found when the order is next read
+ * (kindex_seek(), kindex_next()), with every other entry added since.
  * Returns: 0; -EEXIST if its handle or its name is indexed already
  * (nothing changed); -ENOMEM (nothing changed).
  */
@@ -82,11 +85,12 @@ struct kx_entry *kindex_by_name(const struct kindex *x, const char *module,
  * entry.
  * Returns: it, or NULL at the end.
  */
-struct kx_entry *kindex_seek(const struct kindex *x, const char *module,
+struct kx_entry *kindex_seek(struct kindex *x, const char *module,
     int32_t instance, const char *name, bool after);
 
-/* Returns: the entry after e in the order, or NULL at the end. */
-struct kx_entry *kindex_next(const struct kx_entry *e);
+/* Returns: the entry after e (which x indexes) in the order, or NULL at
+ * the end. */
+struct kx_entry *kindex_next(struct kindex *x, const struct kx_entry *e);
 
 /* The order: <0, 0 or >0 as a comes before, is, or comes after b. */
 int kindex_cmp(const char *am, int32_t ai, const char *an, const char *bm,

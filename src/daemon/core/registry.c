@@ -843,9 +843,9 @@ registry_kstat_seek(struct registry *r, const char *module,
 }
 
 struct reg_kstat *
-registry_kstat_after(const struct reg_kstat *k)
+registry_kstat_after(struct registry *r, const struct reg_kstat *k)
 {
-	struct kx_entry *e = kindex_next(&k->ix);
+	struct kx_entry *e = kindex_next(r->ix, &k->ix);
 
 	return e != NULL ? e->item : NULL;
 }

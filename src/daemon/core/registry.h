@@ -326,7 +326,8 @@ size_t registry_kstats(struct registry *r, struct reg_kstat ***ret);
  */
 struct reg_kstat *registry_kstat_seek(struct registry *r, const char *module,
     int32_t instance, const char *name, bool after);
-struct reg_kstat *registry_kstat_after(const struct reg_kstat *k);
+struct reg_kstat *registry_kstat_after(struct registry *r,
+    const struct reg_kstat *k);
 
 /* The next handle to give out, and raise it (the state log: persist/ck_*.c). */
 uint32_t registry_next_handle(const struct registry *r);

@@ -394,7 +394,7 @@ ck_pass_step(struct checkpoint *c)
 	    registry_kstat_seek(reg, c->cur_module, c->cur_instance,
 	    c->cur_name, true);
 	for (; k != NULL && written < CKPT_SLICE_BYTES;
-	    k = registry_kstat_after(k)) {
+	    k = registry_kstat_after(reg, k)) {
 		c->at_start = false;
 		snprintf(c->cur_module, sizeof(c->cur_module), "%s",
 		    k->hdr.module);

@@ -170,7 +170,7 @@ m_walk_next(struct m_walk *w, uint64_t cost)
 			break;
 		}
 		w->last = k;
-		w->k = m_walk_single(w) ? NULL : registry_kstat_after(k);
+		w->k = m_walk_single(w) ? NULL : registry_kstat_after(w->reg, k);
 		if (m_walk_match(w, k))
 			return k;
 	}
