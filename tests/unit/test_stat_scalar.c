@@ -181,6 +181,81 @@ START_TEST(json_strings_long)
 }
 END_TEST
 
+/*
+ * The escape is written in place at the end of the buffer: after text
+ * already there, into buffers made small or large, through texts that
+ * grow six times (every byte a control character) and so need more room
+ * than was claimed; and into fixed buffers, which keep the prefix that
+ * fits and latch the error, as sbuf_bcat() does.
+ */
+START_TEST(json_strings_in_place)
+{
+	static const int caps[] = { 0, 1, 16, 100, 4096, 70000 };
+	unsigned seed = 11;
+	size_t round, n, i, c;
+
+	for (round = 0; round < 60; round++) {
+		struct sbuf *want = sbuf_new_auto();
+		char *in;
+		unsigned dense = (unsigned)(round % 3);
+
+		n = (size_t)(rand_r(&seed) % 9000);
+		in = malloc(n + 1);
+		ck_assert_ptr_nonnull(in);
+		sbuf_cat(want, "head:\"");
+		for (i = 0; i < n; i++) {
+			unsigned r = (unsigned)rand_r(&seed);
+
+			/* dense 0: few escapes; 1: a quote in four; 2: all
+			 * control characters. */
+			in[i] = dense == 2 ? (char)(1 + r % 31) :
+			    dense == 1 && r % 4 == 0 ? '"' : (char)('a' + r % 26);
+			ref_escape(want, (unsigned char)in[i]);
+		}
+		sbuf_putc(want, '"');
+		ck_assert_int_eq(sbuf_finish(want), 0);
+		for (c = 0; c < sizeof(caps) / sizeof(caps[0]); c++) {
+			struct sbuf *got = sbuf_new(NULL, NULL, caps[c],
+			    SBUF_AUTOEXTEND);
+			char *fixed = malloc((size_t)caps[c] + 1);
+			struct sbuf fx;
+
+			ck_assert_ptr_nonnull(got);
+			ck_assert_ptr_nonnull(fixed);
+			sbuf_cat(got, "head:");
+			stat_json_string(got, in, n);
+			ck_assert_int_eq(sbuf_finish(got), 0);
+			ck_assert_uint_eq(sbuf_len(got), sbuf_len(want));
+			ck_assert_int_eq(memcmp(sbuf_data(got), sbuf_data(want),
+			    (size_t)sbuf_len(want)), 0);
+			sbuf_delete(got);
+			if (caps[c] < 2) {
+				free(fixed);
+				continue;
+			}
+			ck_assert_ptr_eq(sbuf_new(&fx, fixed, caps[c],
+			    SBUF_FIXEDLEN), &fx);
+			sbuf_cat(&fx, "head:");
+			stat_json_string(&fx, in, n);
+			if ((ssize_t)caps[c] > sbuf_len(want)) {
+				ck_assert_int_eq(sbuf_finish(&fx), 0);
+				ck_assert_str_eq(sbuf_data(&fx), sbuf_data(want));
+			} else {
+				ck_assert_int_ne(sbuf_finish(&fx), 0);
+				ck_assert_uint_eq(strlen(fixed),
+				    (size_t)caps[c] - 1);
+				ck_assert_int_eq(memcmp(fixed, sbuf_data(want),
+				    (size_t)caps[c] - 1), 0);
+			}
+			sbuf_delete(&fx);
+			free(fixed);
+		}
+		free(in);
+		sbuf_delete(want);
+	}
+}
+END_TEST
+
 START_TEST(helper_refusals)
 {
 	struct voistatspec v = { .stype = VS_STYPE_SUM };
@@ -235,6 +310,7 @@ stat_scalar_suite(void)
 	tcase_add_test(tc, strings);
 	tcase_add_test(tc, helper_refusals);
 	tcase_add_test(tc, json_strings_long);
+	tcase_add_test(tc, json_strings_in_place);
 	tcase_add_test(tc, json_strings);
 	tcase_add_test(tc, named_data_types);
 	suite_add_tcase(s, tc);

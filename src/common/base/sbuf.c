@@ -10,6 +10,8 @@
 
 #include <statsd/sbuf.h>
 
+#include "sbuf_claim.h"
+
 #define SBUF_DYNSTRUCT	0x00010000	/* struct was malloc'ed here */
 #define SBUF_DYNAMIC	0x00020000	/* storage was malloc'ed here */
 #define SBUF_FINISHED	0x00040000
@@ -115,6 +117,25 @@ sbuf_bcat(struct sbuf *s, const void *data, size_t len)
 	s->s_len += (ssize_t)len;
 	s->s_buf[s->s_len] = '\0';
 	return 0;
+}
+
+char *
+sbuf_claim(struct sbuf *s, size_t want, size_t *room)
+{
+	if (s->s_error != 0)
+		return NULL;
+	if ((size_t)(s->s_size - s->s_len - 1) < want &&
+	    (!(s->s_flags & SBUF_AUTOEXTEND) || sbuf_reserve(s, want) != 0))
+		return NULL;
+	*room = (size_t)(s->s_size - s->s_len - 1);
+	return s->s_buf + s->s_len;
+}
+
+void
+sbuf_commit(struct sbuf *s, size_t len)
+{
+	s->s_len += (ssize_t)len;
+	s->s_buf[s->s_len] = '\0';
 }
 
 int

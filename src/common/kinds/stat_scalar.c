@@ -18,8 +18,13 @@
 
 #include "numeric.h"
 #include "op.h"
+#include "sbuf_claim.h"
 #include "stat_scalar.h"
 #include "utf8.h"
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* One weight in the VOI's units: 1, or 1.0 for a fixed-point type. */
 static struct voistatdata_numeric
@@ -263,28 +268,96 @@ json_word_special(uint64_t w)
 	    ((q - JSON_ONES) & ~q) | ((b - JSON_ONES) & ~b)) & JSON_HIGHS;
 }
 
-void
-stat_json_string(struct sbuf *buf, const char *s, size_t len)
+#ifdef __SSE2__
+/* json_word_special() for 16 bytes, exact: one bit a byte. */
+static inline unsigned
+json_block_special(__m128i x)
 {
-	/*
-	 * Written through a buffer of our own, handed to the sbuf whole: a
-	 * scrape's text has a quote or a newline every few bytes. Eight
-	 * bytes at a time are copied ahead and kept up to the first one to
-	 * escape, which the word's lowest mark finds (little-endian: the
-	 * lowest byte is the first), as simdjson's writer does with wider
-	 * registers. Room for a word and the longest escape is kept.
-	 */
-	char out[4096];
-	const unsigned char *p = (const unsigned char *)s;
+	__m128i q = _mm_cmpeq_epi8(x, _mm_set1_epi8('"'));
+	__m128i b = _mm_cmpeq_epi8(x, _mm_set1_epi8('\\'));
+	/* Unsigned: at most 0x1f when the minimum with it is the byte,
+	 * at least 0x7f when the maximum is. */
+	__m128i lo = _mm_cmpeq_epi8(_mm_min_epu8(x, _mm_set1_epi8(0x1f)), x);
+	__m128i hi = _mm_cmpeq_epi8(_mm_max_epu8(x,
+	    _mm_set1_epi8(0x7f)), x);
+
+	return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(q, b),
+	    _mm_or_si128(lo, hi)));
+}
+#endif
+
+/* The escapes of two bytes, by the byte escaped (0: none). */
+static const char json_esc2[256] = {
+	['"'] = '"', ['\\'] = '\\', ['\n'] = 'n', ['\t'] = 't', ['\r'] = 'r',
+};
+
+/* Room json_escape_some() keeps at the end of its output: a block of 16
+ * bytes that doubles, and the 16 it copies ahead. */
+#define JSON_ESC_SLACK	64
+
+/*
+ * Escape p[0..len) as the inside of a JSON string into out (room bytes,
+ * at least JSON_ESC_SLACK), until the input ends or fewer than
+ * JSON_ESC_SLACK bytes of room are left.
+ * Returns: the bytes written; *used: the input bytes escaped.
+ */
+static size_t
+json_escape_some(char *out, size_t room, const unsigned char *p, size_t len,
+    size_t *used)
+{
 	size_t i = 0, o = 0, u;
 	unsigned char c;
 
-	out[o++] = '"';
-	while (i < len) {
-		if (o > sizeof(out) - 16) {
-			sbuf_bcat(buf, out, o);
-			o = 0;
-		}
+	/*
+	 * Bytes are copied ahead a block at a time and kept up to the
+	 * first byte to escape, which the block's lowest mark finds
+	 * (little-endian: the lowest byte is the first), as simdjson's
+	 * writer does. A scrape's text has a quote or a newline every few
+	 * bytes, several a block: each mark of a 16-byte block is taken
+	 * from the one mask in turn, and the escapes of two bytes are
+	 * looked up, not switched on. Escaping a page of Prometheus text
+	 * took 2.5 times as long when each escape ended the block and the
+	 * next block was loaded from the byte after it.
+	 */
+	while (i < len && room - o >= JSON_ESC_SLACK) {
+#ifdef __SSE2__
+		if (len - i >= 32) {
+			/* Every mark of the block in turn: the bytes before it
+			 * are copied 16 at a time from where the last one left
+			 * off (within the input: 16 more bytes are there). */
+			__m128i x = _mm_loadu_si128((const void *)(p + i));
+			unsigned m = json_block_special(x);
+			size_t done = 0;
+
+			if (m == 0) {
+				_mm_storeu_si128((void *)(out + o), x);
+				i += 16;
+				o += 16;
+				continue;
+			}
+			do {
+				u = (size_t)__builtin_ctz(m);
+				_mm_storeu_si128((void *)(out + o),
+				    _mm_loadu_si128((const void *)(p + i + done)));
+				o += u - done;
+				c = p[i + u];
+				if (json_esc2[c] == 0)
+					break;
+				out[o++] = '\\';
+				out[o++] = json_esc2[c];
+				done = u + 1;
+				m &= m - 1;
+			} while (m != 0);
+			if (m == 0) {
+				_mm_storeu_si128((void *)(out + o),
+				    _mm_loadu_si128((const void *)(p + i + done)));
+				o += 16 - done;
+				i += 16;
+				continue;
+			}
+			i += u;	/* p[i] is to escape, not in two bytes */
+		} else
+#endif
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 		if (len - i >= 8) {
 			uint64_t w, m;
@@ -299,13 +372,19 @@ stat_json_string(struct sbuf *buf, const char *s, size_t len)
 			}
 			u = (size_t)__builtin_ctzll(m) >> 3;
 			i += u;
-			o += u;	/* p[i] is to escape: on below */
+			o += u;	/* p[i] is to escape */
 		}
 #endif
 		c = p[i];
+		if (json_esc2[c] != 0) {
+			out[o++] = '\\';
+			out[o++] = json_esc2[c];
+			i++;
+			continue;
+		}
 		/* Printable ASCII but the quote and the backslash: as it is
 		 * (the last bytes, short of a word). */
-		if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
+		if (c >= 0x20 && c < 0x7f) {
 			out[o++] = (char)c;
 			i++;
 			continue;
@@ -314,8 +393,9 @@ stat_json_string(struct sbuf *buf, const char *s, size_t len)
 		 * RFC 8259's escapes only, never kstat(1M)'s invalid "\?".
 		 * UTF-8 is JSON's own text and goes as it is (a statsd tag
 		 * "city:zürich" reaches statsctl as itself); any other byte
-		 * past ASCII is shown as the code point of its value, so the
-		 * output is valid JSON whatever a provider stored.
+		 * past ASCII, and any other control character, is shown as
+		 * the code point of its value, so the output is valid JSON
+		 * whatever a provider stored.
 		 */
 		if (c >= 0x80 && (u = utf8_seq(p + i, len - i)) > 0) {
 			memcpy(out + o, p + i, u);	/* u <= 4 */
@@ -323,32 +403,46 @@ stat_json_string(struct sbuf *buf, const char *s, size_t len)
 			i += u;
 			continue;
 		}
-		out[o++] = '\\';
-		switch (c) {
-		case '"':
-		case '\\':
-			out[o++] = (char)c;
-			break;
-		case '\n':
-			out[o++] = 'n';
-			break;
-		case '\t':
-			out[o++] = 't';
-			break;
-		case '\r':
-			out[o++] = 'r';
-			break;
-		default:
-			/* Below 0x20, 0x7f, or a byte past ASCII that is
-			 * no UTF-8. */
-			o += (size_t)snprintf(out + o, sizeof(out) - o,
-			    "u%04x", c);
-			break;
-		}
+		o += (size_t)snprintf(out + o, room - o, "\\u%04x", c);
 		i++;
 	}
-	out[o++] = '"';
-	sbuf_bcat(buf, out, o);
+	*used = i;
+	return o;
+}
+
+void
+stat_json_string(struct sbuf *buf, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	char bounce[4096], *out;
+	size_t room, used, o;
+
+	sbuf_putc(buf, '"');
+	while (len > 0) {
+		/*
+		 * Written in place at the end of the text, with room for an
+		 * eighth more than the rest: a page of a scrape is not copied
+		 * again. A buffer that cannot grow to that takes what fits
+		 * through a buffer of our own (sbuf_bcat() keeps as much as
+		 * fits, as sbuf(9) does).
+		 */
+		out = sbuf_claim(buf, len + len / 8 + JSON_ESC_SLACK, &room);
+		if (out == NULL) {
+			if (sbuf_error(buf) != 0)
+				return;
+			out = bounce;
+			room = sizeof(bounce);
+		}
+		o = json_escape_some(out, room, p, len, &used);
+		if (out == bounce) {
+			if (sbuf_bcat(buf, bounce, o) != 0)
+				return;
+		} else
+			sbuf_commit(buf, o);
+		p += used;
+		len -= used;
+	}
+	sbuf_putc(buf, '"');
 }
 
 int
