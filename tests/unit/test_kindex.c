@@ -118,6 +118,27 @@ item_cmp(const void *a, const void *b)
 	    y->e.instance, y->name);
 }
 
+/* The walk of x is its entries in it[0..nit) marked in, sorted by
+ * kindex_cmp(). Returns: how many; sorted: they, in order. */
+static size_t
+check_order(struct kindex *x, struct item *it, size_t nit,
+    struct item **sorted)
+{
+	struct kx_entry *e;
+	size_t i, n = 0;
+
+	for (i = 0; i < nit; i++)
+		if (it[i].in)
+			sorted[n++] = &it[i];
+	ck_assert_uint_eq(kindex_count(x), n);
+	qsort(sorted, n, sizeof(*sorted), item_cmp);
+	for (i = 0, e = kindex_seek(x, NULL, 0, NULL, false); i < n;
+	    i++, e = kindex_next(x, e))
+		ck_assert_ptr_eq(e, &sorted[i]->e);
+	ck_assert_ptr_null(e);
+	return n;
+}
+
 #define NRAND	20000
 
 START_TEST(random_against_sort)
@@ -156,20 +177,13 @@ START_TEST(random_against_sort)
 			it[k].in = true;
 		}
 	}
-	for (i = n = 0; i < NRAND; i++) {
-		if (it[i].in)
-			sorted[n++] = &it[i];
+	for (i = 0; i < NRAND; i++) {
 		ck_assert_ptr_eq(kindex_by_handle(x, (uint32_t)i + 1),
 		    it[i].in ? &it[i].e : NULL);
 		ck_assert_ptr_eq(kindex_by_name(x, it[i].module,
 		    it[i].e.instance, it[i].name), it[i].in ? &it[i].e : NULL);
 	}
-	ck_assert_uint_eq(kindex_count(x), n);
-	qsort(sorted, n, sizeof(*sorted), item_cmp);
-	for (i = 0, e = kindex_seek(x, NULL, 0, NULL, false); i < n;
-	    i++, e = kindex_next(x, e))
-		ck_assert_ptr_eq(e, &sorted[i]->e);
-	ck_assert_ptr_null(e);
+	n = check_order(x, it, NRAND, sorted);
 	/* Resuming after any entry gives the rest, as a reader resumes
 	 * after the last kstat it was sent. */
 	for (i = 0; i + 1 < n; i += 97) {
@@ -196,27 +210,11 @@ END_TEST
  */
 #define NSETTLE	4000
 
-static void
-check_order(struct kindex *x, struct item *it, size_t nit)
-{
-	static struct item *sorted[NSETTLE];
-	struct kx_entry *e;
-	size_t i, n = 0;
-
-	for (i = 0; i < nit; i++)
-		if (it[i].in)
-			sorted[n++] = &it[i];
-	ck_assert_uint_eq(kindex_count(x), n);
-	qsort(sorted, n, sizeof(*sorted), item_cmp);
-	for (i = 0, e = kindex_seek(x, NULL, 0, NULL, false); i < n;
-	    i++, e = kindex_next(x, e))
-		ck_assert_ptr_eq(e, &sorted[i]->e);
-	ck_assert_ptr_null(e);
-}
 
 START_TEST(order_settles_when_read)
 {
 	static struct item it[NSETTLE];
+	static struct item *sorted[NSETTLE];
 	static const size_t batch[] = { 1, 2, 3, 7, 40, 129, 1000, 2500 };
 	struct kindex *x;
 	struct kx_entry *e;
@@ -246,7 +244,7 @@ START_TEST(order_settles_when_read)
 				it[k].in = true;
 			}
 		}
-		check_order(x, it, NSETTLE);
+		(void)check_order(x, it, NSETTLE, sorted);
 	}
 	/* A walk halfway: of two entries added now, the one after the
 	 * cursor is met, the one before is not. */
