@@ -7,10 +7,12 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 
 #include "unit.h"
 #include "kstat_hdr.h"
 #include "statsd_line.h"
+#include "utf8.h"
 
 static const struct sl_limits lim = {
 	.name_max = 200, .tag_max = 200, .tags_max = 32, .values_max = 64,
@@ -331,6 +333,84 @@ START_TEST(random_bytes_never_crash)
 }
 END_TEST
 
+/* The name's verdict, a byte at a time, for names_in_blocks. */
+static enum sl_reject
+name_verdict(const char *s, size_t n, size_t *name_len)
+{
+	size_t i, j;
+	bool high = false;
+
+	for (i = 0; i < n && s[i] != ':' && s[i] != '|'; i++)
+		;
+	if (i == n || s[i] == '|')
+		return SL_R_SYNTAX;
+	*name_len = i;
+	if (i == 0 || i > lim.name_max)
+		return SL_R_NAME;
+	for (j = 0; j < i; j++) {
+		unsigned char c = (unsigned char)s[j];
+
+		if (c < 0x20 || c == 0x7f || strchr(" #@,", c) != NULL)
+			return SL_R_NAME;
+		high |= c >= 0x80;
+	}
+	for (j = 0; high && j < i; j++) {
+		size_t u = (unsigned char)s[j] < 0x80 ? 1 :
+		    utf8_seq((const unsigned char *)s + j, i - j);
+
+		if (u == 0)
+			return SL_R_UTF8;
+		j += u - 1;
+	}
+	return SL_OK;
+}
+
+/*
+ * A name is scanned 16 bytes at a time: names of 0 to 80 bytes, plain
+ * with a byte the name may not hold, a ':' or a '|', UTF-8 good and bad,
+ * at every place of a block and after it, get the verdict and the length
+ * a byte-at-a-time reading gives.
+ */
+START_TEST(names_in_blocks)
+{
+	static const char odd[] = ":|: #@,\x01\x1f\x7f\x80\xff\xc3";
+	uint64_t seed = 9;
+	char buf[128];
+	struct sl_line l;
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		size_t n = unit_rnd(&seed) % 81, j, want_len = 0, k;
+		enum sl_reject want, got;
+
+		for (j = 0; j < n; j++)
+			buf[j] = "abcXYZ019._-"[unit_rnd(&seed) % 12];
+		/* One to three bytes that are not plain, anywhere. */
+		for (k = unit_rnd(&seed) % 4; k > 0 && n > 0; k--) {
+			j = unit_rnd(&seed) % n;
+			if (unit_rnd(&seed) % 3 == 0 && j + 1 < n) {
+				buf[j] = (char)0xc3;	/* é, whole */
+				buf[j + 1] = (char)0xa9;
+			} else
+				buf[j] = odd[unit_rnd(&seed) % (sizeof(odd) -
+				    1)];
+		}
+		memcpy(buf + n, ":1|c", 4);
+		want = name_verdict(buf, n + 4, &want_len);
+		got = sl_line_parse(buf, n + 4, &lim, &l);
+		/* A good name may still be followed by values or a type
+		 * that are not (a ':' or '|' put after it). */
+		if (want == SL_OK && got != SL_R_SYNTAX && got != SL_R_NAME &&
+		    got != SL_R_UTF8)
+			got = SL_OK;
+		ck_assert_msg(got == want, "line %.*s: %d, not %d",
+		    (int)n + 4, buf, (int)got, (int)want);
+		if (got != SL_R_SYNTAX)
+			ck_assert_uint_eq(l.name_len, want_len);
+	}
+}
+END_TEST
+
 /*
  * A value is the double nearest its decimal, as strtod() rounds it,
  * whether the parser computes it itself (up to 19 digits below 2^53 and
@@ -394,6 +474,7 @@ statsd_line_suite(void)
 	tcase_add_test(tc, series_path);
 	tcase_add_test(tc, series_path_limits);
 	tcase_add_test(tc, random_bytes_never_crash);
+	tcase_add_test(tc, names_in_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }

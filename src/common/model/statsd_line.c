@@ -11,6 +11,10 @@
 #include "statsd_line.h"
 #include "utf8.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 const char *const sl_type_names[SL_NTYPES] = {
 	[SL_COUNTER] = "counter",
 	[SL_GAUGE] = "gauge",
@@ -216,6 +220,50 @@ sl_classes(const char *s, size_t n)
 	return acc;
 }
 
+/*
+ * The start of a name, 16 bytes at a time: where its first ':' or '|'
+ * is, or the bytes left short of a block; *acc gets the classes of the
+ * bytes before that. A name is of letters, digits, '.', '_' and '-',
+ * none of which has a class, so the bytes' classes are looked up
+ * (sl_classes()) only in a block that holds others. Names under 16
+ * bytes are left to the byte loop of sl_line_parse(): for them a block
+ * of 8 cost more instructions than the loop saved.
+ * Returns: the bytes scanned (at a ':' or '|', or len minus under 16).
+ */
+static size_t
+sl_name_scan(const char *p, size_t len, unsigned *acc)
+{
+	size_t i = 0;
+
+#ifdef __SSE2__
+	for (; len - i >= 16; i += 16) {
+		__m128i x = _mm_loadu_si128((const void *)(p + i));
+		/* A byte at most ' ', at least 0x7f, or one of "#@," has a
+		 * class (sl_class[]). */
+		unsigned stop = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8(':')),
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('|'))));
+		unsigned odd = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+		    _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(x,
+		    _mm_set1_epi8(' ')), x), _mm_cmpeq_epi8(_mm_max_epu8(x,
+		    _mm_set1_epi8(0x7f)), x)), _mm_or_si128(_mm_or_si128(
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('#')),
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8('@'))),
+		    _mm_cmpeq_epi8(x, _mm_set1_epi8(',')))));
+		size_t n = stop != 0 ? (size_t)__builtin_ctz(stop) : 16;
+
+		if (odd & ((1u << n) - 1))
+			*acc |= sl_classes(p + i, n);
+		if (stop != 0)
+			return i + n;
+	}
+#endif
+	(void)p;
+	(void)len;
+	(void)acc;
+	return i;
+}
+
 /* A tag or a set member: no controls (blanks are allowed in values);
  * SL_R_UTF8 if not valid UTF-8. */
 static enum sl_reject
@@ -309,7 +357,8 @@ sl_line_parse(const char *p, size_t len, const struct sl_limits *lim,
 		return SL_R_EVENT;
 	/* The name, up to the first ':', in one pass that also looks at
 	 * what it holds. A '|' before any ':' is no line. */
-	for (i = 0; i < len; i++) {
+	i = sl_name_scan(p, len, &acc);
+	for (; i < len; i++) {
 		cls = sl_class[(unsigned char)p[i]];
 		if (cls & (SL_C_COLON | SL_C_BAR))
 			break;
